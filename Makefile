@@ -1,0 +1,39 @@
+# Front door.  make | make demo | make test | make bench | make install PREFIX=...
+# Everything builds into build/, laid out like an install tree:
+#   build/bin/{mpd,mpdl}  build/lib/libmpdrt.a  build/include/mpd/*.h
+PREFIX ?= /usr/local
+BUILD  := $(CURDIR)/build
+CARGO  ?= cargo
+
+all: runtime compiler
+
+runtime:
+	$(MAKE) -C runtime BUILD=$(BUILD)
+
+compiler:
+	cd compiler && $(CARGO) build --release --quiet
+	@mkdir -p $(BUILD)/bin
+	cp compiler/target/release/mpd compiler/target/release/mpdl $(BUILD)/bin/
+
+demo: all
+	$(BUILD)/bin/mpd run examples/hello.mpd
+
+# Every test of the project; the last line is the overall "N passed, N failed".
+test: all
+	sh scripts/test-all.sh
+
+bench: all
+	sh scripts/bench-all.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/mpd $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BUILD)/bin/mpd $(BUILD)/bin/mpdl $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(BUILD)/lib/libmpdrt.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(BUILD)/include/mpd/*.h $(DESTDIR)$(PREFIX)/include/mpd/
+	if ls docs/man/*.1 >/dev/null 2>&1; then install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
+
+clean:
+	rm -rf $(BUILD)
+	cd compiler && $(CARGO) clean
+
+.PHONY: all runtime compiler demo test bench install clean

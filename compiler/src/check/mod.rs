@@ -1,0 +1,1 @@
+//! check: see lib.rs for the pipeline.

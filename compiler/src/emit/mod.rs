@@ -1,0 +1,1 @@
+//! emit: see lib.rs for the pipeline.

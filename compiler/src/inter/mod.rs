@@ -1,0 +1,1 @@
+//! inter: see lib.rs for the pipeline.

@@ -1,0 +1,9 @@
+//! mpdc: the MPD compiler as a library.
+//! The path of a program: syntax (text -> AST) -> check (AST -> typed IR)
+//! -> emit (typed IR -> C) ; driver runs cc and the linker; inter keeps
+//! MPDinter (separate compilation).
+pub mod syntax;
+pub mod check;
+pub mod emit;
+pub mod inter;
+pub mod driver;

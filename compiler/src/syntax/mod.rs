@@ -1,0 +1,1 @@
+//! syntax: see lib.rs for the pipeline.

@@ -1,0 +1,2 @@
+# The project's own MPD conformance corpus (tests/corpus).
+sh tests/run-corpus.sh "$BUILD/bin"

@@ -1,0 +1,45 @@
+#!/bin/sh
+# run-corpus.sh [BIN]: the project's own MPD conformance corpus.
+# Each tests/corpus/<area>/<name>.mpd is compiled with BIN/mpd and run; its
+# output (stdout+stderr) must equal <name>.std.  Optional companions:
+#   <name>.in    standard input (default /dev/null)
+#   <name>.args  command-line arguments
+#   <name>.code  expected exit status (default 0)
+#   <name>.env   environment assignments for the run (e.g. MPD_PARALLEL=2)
+# A .std named <name>.cerr instead means compilation must fail (exit 1) and
+# the compiler's messages must contain every line of the .cerr file.
+cd "$(dirname "$0")/corpus" || exit 2
+BIN=${1:-${BUILD:-../../build}/bin}
+case $BIN in /*) ;; *) BIN=$(cd "$(dirname "$0")/.." 2>/dev/null; cd "$OLDPWD"; cd "$BIN" && pwd) ;; esac
+pass=0; fail=0
+work=$(mktemp -d)
+for src in */*.mpd; do
+  [ -e "$src" ] || continue
+  base=${src%.mpd}; name=$(echo "$base" | tr / _)
+  d="$work/$name"; mkdir -p "$d"; cp "$src" "$d/"
+  f=${src##*/}
+  if [ -f "$base.cerr" ]; then
+    (cd "$d" && "$BIN/mpd" "$f" >cerr.out 2>&1); rc=$?
+    ok=1; [ $rc = 1 ] || ok=0
+    while IFS= read -r l; do grep -qF -- "$l" "$d/cerr.out" || ok=0; done <"$base.cerr"
+    if [ $ok = 1 ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL corpus/$base (compile diagnostics)"; head -5 "$d/cerr.out" | sed 's/^/    /'; fi
+    continue
+  fi
+  if ! (cd "$d" && "$BIN/mpd" -o prog "$f" >compile.out 2>&1); then
+    fail=$((fail+1)); echo "FAIL corpus/$base (compile)"; head -5 "$d/compile.out" | sed 's/^/    /'; continue
+  fi
+  in=/dev/null; [ -f "$base.in" ] && in="$PWD/$base.in"
+  args=""; [ -f "$base.args" ] && args=$(cat "$base.args")
+  envs=""; [ -f "$base.env" ] && envs=$(cat "$base.env")
+  want=0; [ -f "$base.code" ] && want=$(cat "$base.code")
+  (cd "$d" && env $envs timeout 60 ./prog $args <"$in" >run.out 2>&1); rc=$?
+  if [ "$rc" = "$want" ] && cmp -s "$base.std" "$d/run.out"; then
+    pass=$((pass+1))
+  else
+    fail=$((fail+1)); echo "FAIL corpus/$base (exit $rc, want $want)"
+    diff "$base.std" "$d/run.out" | head -10 | sed 's/^/    /'
+  fi
+done
+rm -rf "$work"
+echo "corpus: $pass passed, $fail failed"
+[ $fail = 0 ]
