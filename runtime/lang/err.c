@@ -1,0 +1,51 @@
+/* err.c: MPD runtime error and warning reports (format fixed by MPD 1.0.1). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "mpd/err.h"
+
+static void default_before_exit(void) { fflush(NULL); }
+void (*mpd_rts_before_exit)(void) = default_before_exit;
+
+_Noreturn void mpd_rts_vabort(const char *file, int line, const char *fmt, va_list ap)
+{
+    if (mpd_rts_before_exit)
+        mpd_rts_before_exit();
+    fprintf(stderr, "RTS abort: file %s, line %d:\n   ", file ? file : "?", line);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+    _exit(1);   /* other VPs may be running: do not run atexit handlers */
+}
+
+_Noreturn void mpd_rts_abort(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    mpd_rts_vabort(file, line, fmt, ap);
+}
+
+_Noreturn void mpd_rts_fatal(const char *fmt, ...)
+{
+    va_list ap;
+    if (mpd_rts_before_exit)
+        mpd_rts_before_exit();
+    fputs("RTS abort: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+    _exit(1);
+}
+
+void mpd_rts_warning(const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fputs("RTS warning: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
