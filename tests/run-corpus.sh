@@ -8,9 +8,9 @@
 #   <name>.env   environment assignments for the run (e.g. MPD_PARALLEL=2)
 # A .std named <name>.cerr instead means compilation must fail (exit 1) and
 # the compiler's messages must contain every line of the .cerr file.
+BIN=$(cd "${1:-$(dirname "$0")/../build/bin}" && pwd) || exit 2
+mkdir -p "$(dirname "$0")/corpus"
 cd "$(dirname "$0")/corpus" || exit 2
-BIN=${1:-${BUILD:-../../build}/bin}
-case $BIN in /*) ;; *) BIN=$(cd "$(dirname "$0")/.." 2>/dev/null; cd "$OLDPWD"; cd "$BIN" && pwd) ;; esac
 pass=0; fail=0
 work=$(mktemp -d)
 for src in */*.mpd; do
