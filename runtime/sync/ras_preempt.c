@@ -1,0 +1,147 @@
+/* ras_preempt.c: per-OS-thread preemption timer whose signal calls a hook outside critical code. */
+#include "mpd/ras.h"
+
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
+/* Per OS thread (per virtual processor) state. */
+typedef struct {
+    int armed;
+    int off;                      /* mpd_preempt_off nesting */
+    timer_t timer;
+    mpd_preempt_hook hook;
+    unsigned long ticks, taken, deferred;
+} preempt_tls;
+
+static _Thread_local preempt_tls tls;
+
+/* A lightweight thread may leave the hook on one OS thread and come back on
+ * another, so after the hook the TLS block must be looked up afresh. */
+__attribute__((noinline)) static preempt_tls *me(void) {
+    preempt_tls *p = &tls;
+    __asm__ volatile("" : "+r"(p));
+    return p;
+}
+
+/* Executable segments of the main program: only code there is preempted
+ * (libc and other shared objects are not reentrant across our threads). */
+#define MAX_TEXT 8
+static struct { uintptr_t lo, hi; } text[MAX_TEXT];
+static int ntext;
+static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+
+static int collect_main_text(struct dl_phdr_info *info, size_t size, void *arg) {
+    (void)size; (void)arg;
+    for (int i = 0; i < info->dlpi_phnum && ntext < MAX_TEXT; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            text[ntext].lo = info->dlpi_addr + ph->p_vaddr;
+            text[ntext].hi = text[ntext].lo + ph->p_memsz;
+            ntext++;
+        }
+    }
+    return 1;                     /* the first object reported is the main program */
+}
+
+static int in_main_text(uintptr_t pc) {
+    for (int i = 0; i < ntext; i++)
+        if (pc >= text[i].lo && pc < text[i].hi) return 1;
+    return 0;
+}
+
+static uintptr_t pc_of(void *ucontext) {
+    ucontext_t *uc = ucontext;
+#if defined(__x86_64__)
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (uintptr_t)uc->uc_mcontext.pc;
+#else
+    (void)uc; return 0;
+#endif
+}
+
+static void on_tick(int sig, siginfo_t *si, void *uc) {
+    (void)sig; (void)si;
+    int saved = errno;
+    preempt_tls *p = me();
+    p->ticks++;
+    if (!p->armed || p->off > 0 || !p->hook || !in_main_text(pc_of(uc))) {
+        p->deferred++;
+        errno = saved;
+        return;
+    }
+    p->taken++;
+    p->off++;                     /* SA_NODEFER: a nested tick sees this and returns */
+    p->hook(uc);
+    me()->off--;
+    errno = saved;
+}
+
+static void setup(void) {
+    dl_iterate_phdr(collect_main_text, NULL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_tick;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(MPD_PREEMPT_SIGNAL, &sa, NULL);
+}
+
+int mpd_preempt_start(long period_us, mpd_preempt_hook hook) {
+    if (period_us <= 0 || !hook) return EINVAL;
+    pthread_once(&setup_once, setup);
+    preempt_tls *p = me();
+    if (p->armed) mpd_preempt_stop();
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = MPD_PREEMPT_SIGNAL;
+    ev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+    if (timer_create(CLOCK_MONOTONIC, &ev, &p->timer) != 0) return errno;
+    p->hook = hook;
+    p->armed = 1;
+    struct itimerspec its;
+    its.it_interval.tv_sec = period_us / 1000000;
+    its.it_interval.tv_nsec = (period_us % 1000000) * 1000;
+    its.it_value = its.it_interval;
+    if (timer_settime(p->timer, 0, &its, NULL) != 0) {
+        int e = errno;
+        timer_delete(p->timer);
+        p->armed = 0;
+        return e;
+    }
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, MPD_PREEMPT_SIGNAL);
+    pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+    return 0;
+}
+
+void mpd_preempt_stop(void) {
+    preempt_tls *p = me();
+    if (!p->armed) return;
+    p->armed = 0;                 /* a tick already queued is now deferred */
+    timer_delete(p->timer);
+}
+
+void mpd_preempt_off(void) { me()->off++; }
+void mpd_preempt_on(void) { me()->off--; }
+int mpd_preempt_is_off(void) { return me()->off > 0; }
+
+void mpd_preempt_stats(unsigned long *ticks, unsigned long *taken, unsigned long *deferred) {
+    preempt_tls *p = me();
+    if (ticks) *ticks = p->ticks;
+    if (taken) *taken = p->taken;
+    if (deferred) *deferred = p->deferred;
+}
