@@ -1,0 +1,133 @@
+/* mpd/alock.h: adaptive locks -- a mutex whose waiting policy changes at run time with contention.
+ *
+ * One lock object covers the whole spectrum the configurable-threads work
+ * (Mukherjee & Schwan; Ghosh et al., KSR cthreads) describes, from pure spin
+ * to back-off to pure blocking, through two waiting-policy attributes:
+ *   spin_ns   how long a waiter spins before it blocks (MPD_ALOCK_FOREVER: never blocks)
+ *   sleep_ns  how long a blocked waiter stays blocked before it spins again
+ *             (MPD_ALOCK_FOREVER: until an unlock wakes it)
+ * Presets: SPIN = {FOREVER, 0}; BLOCK = {0, FOREVER}; ADAPTIVE starts as SPIN
+ * and lets the default policy move the two values with measured contention.
+ *
+ * Monitor: every `sample_every` unlocks the holder samples the number of
+ * threads waiting (spinning or blocked), keeps a moving average, appends
+ * (time, waiting, spin_ns, sleep_ns) to the lock's contention profile and
+ * calls the adaptation policy with what it saw.
+ *
+ * Attribute mutability and ownership (as in the paper):
+ *   - the waiting policy (spin_ns, sleep_ns) is always mutable;
+ *   - the scheduling policy (the order in which blocked waiters are woken) is
+ *     immutable while any waiter is blocked: changing it then gives EBUSY;
+ *   - monitor settings and the policy hook are always mutable;
+ *   - an external agent may take exclusive ownership of the attributes with
+ *     mpd_alock_attr_acquire(); while it holds them, changes by anyone else
+ *     (including the built-in adaptation policy) fail with EPERM.
+ *
+ * Locks work for OS threads (blocked with futexes) and for lightweight
+ * threads of mpd/threads.h, which block their lightweight thread, not the VP.
+ * The lock is not recursive.  All functions are thread-safe. */
+#ifndef MPD_ALOCK_H
+#define MPD_ALOCK_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPD_ALOCK_FOREVER (-1L)
+
+typedef struct mpd_alock mpd_alock_t;
+
+enum mpd_alock_kind { MPD_ALOCK_SPIN, MPD_ALOCK_BLOCK, MPD_ALOCK_ADAPTIVE };
+/* Scheduling policy: which blocked waiter an unlock wakes. */
+enum mpd_alock_sched { MPD_ALOCK_WAKE_FIFO, MPD_ALOCK_WAKE_LIFO, MPD_ALOCK_WAKE_PRIORITY };
+
+/* What the monitor hands to the adaptation policy. */
+typedef struct {
+    double t;                 /* seconds since the lock was created */
+    int waiting;              /* threads waiting at this sample */
+    double avg_waiting;       /* exponential moving average of the samples */
+    unsigned long acquisitions, contended, blocks, samples;
+    long spin_ns, sleep_ns;   /* current waiting policy */
+} mpd_alock_monitor_t;
+
+typedef void (*mpd_alock_policy_fn)(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg);
+
+/* Creation attributes.  Initialise with mpd_alock_attr_init(). */
+typedef struct {
+    const char *name;            /* for profiles (copied) */
+    long spin_ns, sleep_ns;      /* initial waiting policy */
+    int sched;                   /* enum mpd_alock_sched */
+    int sample_every;            /* monitor period in unlocks (>= 1; default 2) */
+    size_t profile_cap;          /* samples kept (0: no profile; default 4096) */
+    mpd_alock_policy_fn policy;  /* adaptation policy; NULL = static lock */
+    void *policy_arg;
+} mpd_alock_attr_t;
+
+void mpd_alock_attr_init(mpd_alock_attr_t *a, enum mpd_alock_kind kind);
+
+mpd_alock_t *mpd_alock_create(const mpd_alock_attr_t *a);   /* NULL attr: ADAPTIVE */
+void mpd_alock_destroy(mpd_alock_t *l);
+
+void mpd_alock_lock(mpd_alock_t *l);
+int  mpd_alock_trylock(mpd_alock_t *l);                     /* 0 or EBUSY */
+void mpd_alock_unlock(mpd_alock_t *l);
+
+/* ---- attributes ---- */
+int  mpd_alock_attr_acquire(mpd_alock_t *l, const void *owner);  /* 0, EBUSY if owned by another */
+int  mpd_alock_attr_release(mpd_alock_t *l, const void *owner);  /* 0, EPERM if not the owner */
+/* owner may be NULL when nobody owns the attributes. Negative values other
+ * than MPD_ALOCK_FOREVER give EINVAL. */
+int  mpd_alock_set_waiting(mpd_alock_t *l, const void *owner, long spin_ns, long sleep_ns);
+int  mpd_alock_set_sched(mpd_alock_t *l, const void *owner, int sched);  /* EBUSY while waiters block */
+int  mpd_alock_set_policy(mpd_alock_t *l, const void *owner, mpd_alock_policy_fn p, void *arg);
+int  mpd_alock_set_sample_every(mpd_alock_t *l, const void *owner, int n);
+void mpd_alock_get_waiting(const mpd_alock_t *l, long *spin_ns, long *sleep_ns);
+int  mpd_alock_get_sched(const mpd_alock_t *l);
+int  mpd_alock_waiting(const mpd_alock_t *l);    /* threads waiting right now */
+const char *mpd_alock_name(const mpd_alock_t *l);
+
+/* ---- the default adaptation policy ----
+ * Spin when the average number of waiters is below `low`, block when it is
+ * above `high`, and move both attributes linearly in between (back-off).
+ * Pass a mpd_alock_default_params_t* as policy_arg, or NULL for defaults
+ * (low 0.5, high 2, spin_max 100 us, spin_min 0, sleep_max 50 us). */
+typedef struct { double low, high; long spin_max_ns, spin_min_ns, sleep_max_ns; } mpd_alock_default_params_t;
+void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg);
+
+/* ---- statistics and contention profile ---- */
+typedef struct {
+    unsigned long acquisitions, contended, spin_acquired, blocks, sleep_timeouts, samples, adaptations;
+} mpd_alock_stats_t;
+void mpd_alock_stats(mpd_alock_t *l, mpd_alock_stats_t *s);
+
+typedef struct { double t; int waiting; long spin_ns, sleep_ns; } mpd_alock_sample_t;
+/* Copy up to max samples (oldest first); returns the number copied.  When
+ * the profile fills up it keeps every other sample and samples half as often,
+ * so it always spans the whole run. */
+size_t mpd_alock_profile(mpd_alock_t *l, mpd_alock_sample_t *out, size_t max);
+/* Write the profile as text: a "# lock NAME" header, then lines
+ * "t_seconds waiting spin_us sleep_us" (sleep -1 = until woken). */
+int  mpd_alock_profile_write(mpd_alock_t *l, FILE *f);
+
+/* ---- for thread packages: how waiters spin and block ----
+ * mpd/threads.h installs a backend so lightweight threads block in the
+ * runtime; without one (or when cur() returns NULL) OS threads block on a
+ * futex.  park() returns when *flag != 0 or after timeout_ns (< 0: none);
+ * spurious returns are allowed.  unpark(t, flag) is called after *flag was
+ * set to 1.  relax() is called while spinning (e.g. to let other
+ * lightweight threads of the VP run). */
+typedef struct {
+    void *(*cur)(void);
+    void (*park)(void *self, int *flag, long timeout_ns);
+    void (*unpark)(void *t, int *flag);
+    void (*relax)(void);
+} mpd_alock_backend_t;
+void mpd_alock_set_backend(const mpd_alock_backend_t *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

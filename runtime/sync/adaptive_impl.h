@@ -1,0 +1,58 @@
+/* adaptive_impl.h: internal layout of the adaptive lock, shared by the adaptive_*.c files. */
+#ifndef MPD_SYNC_ADAPTIVE_IMPL_H
+#define MPD_SYNC_ADAPTIVE_IMPL_H
+#include "mpd/alock.h"
+#include <stdatomic.h>
+
+/* A blocked waiter, on its own stack.  woken: 0 waiting, 1 popped and being
+ * unparked, 2 the unlocker no longer touches it. */
+typedef struct alock_waiter {
+    struct alock_waiter *next;
+    void *thread;
+    int prio;
+    atomic_int woken;
+} alock_waiter;
+
+struct mpd_alock {
+    atomic_int state;                 /* 0 free, 1 held */
+    atomic_int waiting;               /* threads in the slow path (the monitored value) */
+    atomic_int nblocked;              /* of which queued */
+    atomic_int qlock;
+    alock_waiter *qhead, *qtail;      /* under qlock */
+
+    /* waiting and scheduling policy */
+    atomic_long spin_ns, sleep_ns;
+    atomic_int sched;
+    /* ownership: the agent allowed to change attributes (NULL: anyone) */
+    const void *_Atomic owner;
+
+    /* monitor: written by the lock holder */
+    atomic_int sample_every;
+    atomic_ulong acquisitions, unlocks;
+    double avg_waiting;
+    mpd_alock_policy_fn _Atomic policy;
+    void *_Atomic policy_arg;
+    atomic_ulong st_contended, st_spin_acq, st_blocks, st_timeouts, st_samples, st_adapt;
+
+    /* contention profile: written by the holder, read under the lock */
+    mpd_alock_sample_t *prof;
+    size_t prof_cap, prof_len;
+    unsigned long prof_stride, prof_skip;
+    long created_ns;
+    char name[48];
+};
+
+/* Relaxed single-writer counter bump (no interlocked instruction). */
+#define BUMP(x) (atomic_store_explicit(&(x), atomic_load_explicit(&(x), memory_order_relaxed) + 1, \
+                 memory_order_relaxed), atomic_load_explicit(&(x), memory_order_relaxed))
+
+long mpd_alock__now_ns(void);
+void mpd_alock__sample(mpd_alock_t *l);
+void mpd_alock__lock_slow(mpd_alock_t *l, int prio);
+/* Priority of the calling thread for MPD_ALOCK_WAKE_PRIORITY (threads layer). */
+extern int (*_Atomic mpd_alock__prio_hook)(void);
+static inline int mpd_alock__cur_prio(void) {
+    int (*h)(void) = atomic_load_explicit(&mpd_alock__prio_hook, memory_order_relaxed);
+    return h ? h() : 0;
+}
+#endif

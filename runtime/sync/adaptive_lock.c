@@ -1,0 +1,259 @@
+/* adaptive_lock.c: the adaptive lock -- spin/back-off/block waiting, wake order, monitor hook. */
+#include "mpd/alock.h"
+#include "sync/adaptive_impl.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+long mpd_alock__now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+/* ---- default backend: OS threads on futexes ---- */
+static void *os_cur(void) { return NULL; }
+
+static void os_park(void *self, int *flag, long timeout_ns) {
+    (void)self;
+    struct timespec ts, *tp = NULL;
+    if (timeout_ns >= 0) {
+        ts.tv_sec = timeout_ns / 1000000000L;
+        ts.tv_nsec = timeout_ns % 1000000000L;
+        tp = &ts;
+    }
+    if (__atomic_load_n(flag, __ATOMIC_ACQUIRE)) return;
+    syscall(SYS_futex, flag, FUTEX_WAIT_PRIVATE, 0, tp, NULL, 0);
+}
+
+static void os_unpark(void *t, int *flag) {
+    (void)t;
+    syscall(SYS_futex, flag, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void os_relax(void) {}
+
+static const mpd_alock_backend_t os_backend = { os_cur, os_park, os_unpark, os_relax };
+static const mpd_alock_backend_t *_Atomic backend = &os_backend;
+
+void mpd_alock_set_backend(const mpd_alock_backend_t *b) { atomic_store(&backend, b ? b : &os_backend); }
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
+/* ---- internal queue spin lock (held for a few instructions only) ---- */
+static void q_lock(mpd_alock_t *l) {
+    while (atomic_exchange_explicit(&l->qlock, 1, memory_order_acquire))
+        while (atomic_load_explicit(&l->qlock, memory_order_relaxed)) cpu_relax();
+}
+static void q_unlock(mpd_alock_t *l) { atomic_store_explicit(&l->qlock, 0, memory_order_release); }
+
+/* ---- creation ---- */
+void mpd_alock_attr_init(mpd_alock_attr_t *a, enum mpd_alock_kind kind) {
+    memset(a, 0, sizeof *a);
+    a->sched = MPD_ALOCK_WAKE_FIFO;
+    a->sample_every = 2;
+    a->profile_cap = 4096;
+    switch (kind) {
+    case MPD_ALOCK_SPIN:  a->spin_ns = MPD_ALOCK_FOREVER; a->sleep_ns = 0; break;
+    case MPD_ALOCK_BLOCK: a->spin_ns = 0; a->sleep_ns = MPD_ALOCK_FOREVER; break;
+    default:
+        a->spin_ns = MPD_ALOCK_FOREVER; a->sleep_ns = 0;
+        a->policy = mpd_alock_default_policy;
+        break;
+    }
+}
+
+mpd_alock_t *mpd_alock_create(const mpd_alock_attr_t *a) {
+    mpd_alock_attr_t def;
+    if (!a) { mpd_alock_attr_init(&def, MPD_ALOCK_ADAPTIVE); a = &def; }
+    mpd_alock_t *l = calloc(1, sizeof *l);
+    if (!l) return NULL;
+    snprintf(l->name, sizeof l->name, "%s", a->name ? a->name : "lock");
+    atomic_init(&l->spin_ns, a->spin_ns);
+    atomic_init(&l->sleep_ns, a->sleep_ns);
+    atomic_init(&l->sched, a->sched);
+    atomic_init(&l->sample_every, a->sample_every > 0 ? a->sample_every : 2);
+    atomic_init(&l->policy, a->policy);
+    atomic_init(&l->policy_arg, a->policy_arg);
+    l->created_ns = mpd_alock__now_ns();
+    if (a->profile_cap > 0) {
+        l->prof = calloc(a->profile_cap, sizeof *l->prof);
+        l->prof_cap = l->prof ? a->profile_cap : 0;
+    }
+    l->prof_stride = 1;
+    return l;
+}
+
+void mpd_alock_destroy(mpd_alock_t *l) {
+    if (!l) return;
+    free(l->prof);
+    free(l);
+}
+
+/* ---- waiting ---- */
+static inline int try_take(mpd_alock_t *l) {
+    int z = 0;
+    return atomic_load_explicit(&l->state, memory_order_relaxed) == 0 &&
+           atomic_compare_exchange_strong_explicit(&l->state, &z, 1, memory_order_acquire,
+                                                   memory_order_relaxed);
+}
+
+/* Spin for up to spin_ns (re-read each round so a change applies at once).
+ * Returns 1 with the lock held. */
+static int spin_phase(mpd_alock_t *l, const mpd_alock_backend_t *b) {
+    long start = mpd_alock__now_ns();
+    for (unsigned i = 1;; i++) {
+        if (try_take(l)) return 1;
+        cpu_relax();
+        if ((i & 63) == 0) {
+            b->relax();
+            long s = atomic_load_explicit(&l->spin_ns, memory_order_relaxed);
+            if (s != MPD_ALOCK_FOREVER && mpd_alock__now_ns() - start >= s) return 0;
+        } else if (atomic_load_explicit(&l->spin_ns, memory_order_relaxed) == 0) {
+            return try_take(l);
+        }
+    }
+}
+
+static void enqueue(mpd_alock_t *l, alock_waiter *w) {
+    int sched = atomic_load_explicit(&l->sched, memory_order_relaxed);
+    w->next = NULL;
+    if (!l->qhead) { l->qhead = l->qtail = w; return; }
+    if (sched == MPD_ALOCK_WAKE_LIFO) { w->next = l->qhead; l->qhead = w; return; }
+    if (sched == MPD_ALOCK_WAKE_PRIORITY) {
+        alock_waiter **pp = &l->qhead;       /* higher prio first, FIFO among equals */
+        while (*pp && (*pp)->prio >= w->prio) pp = &(*pp)->next;
+        w->next = *pp; *pp = w;
+        if (!w->next) l->qtail = w;
+        return;
+    }
+    l->qtail->next = w; l->qtail = w;
+}
+
+static int unlink_waiter(mpd_alock_t *l, alock_waiter *w) {
+    alock_waiter *prev = NULL;
+    for (alock_waiter *p = l->qhead; p; prev = p, p = p->next) {
+        if (p != w) continue;
+        if (prev) prev->next = p->next; else l->qhead = p->next;
+        if (l->qtail == p) l->qtail = prev;
+        return 1;
+    }
+    return 0;
+}
+
+/* A popped waiter's frame must outlive the unlocker's use of it (woken == 2). */
+static void wait_unlocker_done(alock_waiter *w) {
+    for (unsigned i = 1; atomic_load_explicit(&w->woken, memory_order_acquire) != 2; i++) {
+        cpu_relax();
+        if ((i & 255) == 0) atomic_load_explicit(&backend, memory_order_acquire)->relax();  /* unlocker may share our VP */
+    }
+}
+
+/* Block until woken by an unlock or until sleep_ns passes. Returns 1 if the
+ * lock was taken on the way. */
+static int block_phase(mpd_alock_t *l, const mpd_alock_backend_t *b, int prio) {
+    alock_waiter w;
+    w.prio = prio;
+    w.thread = b->cur();
+    atomic_init(&w.woken, 0);
+    q_lock(l);
+    enqueue(l, &w);
+    atomic_fetch_add(&l->nblocked, 1);
+    q_unlock(l);
+    /* Dekker with unlock: it clears state then reads nblocked; we raised
+     * nblocked and now read state.  One of us sees the other. */
+    if (try_take(l)) {
+        q_lock(l);
+        int mine = unlink_waiter(l, &w);
+        if (mine) atomic_fetch_sub(&l->nblocked, 1);
+        q_unlock(l);
+        if (!mine) wait_unlocker_done(&w);   /* an unlock popped us: let it finish with w */
+        return 1;
+    }
+    atomic_fetch_add_explicit(&l->st_blocks, 1, memory_order_relaxed);
+    long sleep = atomic_load_explicit(&l->sleep_ns, memory_order_relaxed);
+    long deadline = sleep == MPD_ALOCK_FOREVER ? 0 : mpd_alock__now_ns() + sleep;
+    while (!atomic_load_explicit(&w.woken, memory_order_acquire)) {
+        long left = -1;
+        if (sleep != MPD_ALOCK_FOREVER) {
+            left = deadline - mpd_alock__now_ns();
+            if (left <= 0) break;
+        }
+        b->park(w.thread, (int *)&w.woken, left);
+    }
+    if (!atomic_load_explicit(&w.woken, memory_order_acquire)) {
+        q_lock(l);
+        int mine = unlink_waiter(l, &w);
+        if (mine) atomic_fetch_sub(&l->nblocked, 1);
+        q_unlock(l);
+        if (mine) {
+            atomic_fetch_add_explicit(&l->st_timeouts, 1, memory_order_relaxed);
+            return 0;
+        }
+    }
+    wait_unlocker_done(&w);
+    return 0;
+}
+
+void mpd_alock__lock_slow(mpd_alock_t *l, int prio) {
+    const mpd_alock_backend_t *b = atomic_load_explicit(&backend, memory_order_acquire);
+    atomic_fetch_add(&l->waiting, 1);
+    atomic_fetch_add_explicit(&l->st_contended, 1, memory_order_relaxed);
+    for (;;) {
+        if (spin_phase(l, b)) {
+            atomic_fetch_add_explicit(&l->st_spin_acq, 1, memory_order_relaxed);
+            break;
+        }
+        if (block_phase(l, b, prio)) break;
+        if (try_take(l)) break;
+    }
+    atomic_fetch_sub(&l->waiting, 1);
+}
+
+void mpd_alock_lock(mpd_alock_t *l) {
+    if (!try_take(l)) mpd_alock__lock_slow(l, mpd_alock__cur_prio());
+    BUMP(l->acquisitions);
+}
+
+int mpd_alock_trylock(mpd_alock_t *l) {
+    if (!try_take(l)) return EBUSY;
+    BUMP(l->acquisitions);
+    return 0;
+}
+
+static void wake_one(mpd_alock_t *l) {
+    const mpd_alock_backend_t *b = atomic_load_explicit(&backend, memory_order_acquire);
+    q_lock(l);
+    alock_waiter *w = l->qhead;
+    if (w) {
+        l->qhead = w->next;
+        if (!l->qhead) l->qtail = NULL;
+        atomic_fetch_sub(&l->nblocked, 1);
+    }
+    q_unlock(l);
+    if (!w) return;
+    void *t = w->thread;
+    atomic_store_explicit(&w->woken, 1, memory_order_release);
+    b->unpark(t, (int *)&w->woken);
+    atomic_store_explicit(&w->woken, 2, memory_order_release);   /* done with w */
+}
+
+void mpd_alock_unlock(mpd_alock_t *l) {
+    unsigned long n = BUMP(l->unlocks);
+    int every = atomic_load_explicit(&l->sample_every, memory_order_relaxed);
+    if (n % (unsigned long)every == 0) mpd_alock__sample(l);
+    atomic_store_explicit(&l->state, 0, memory_order_seq_cst);
+    if (atomic_load_explicit(&l->nblocked, memory_order_seq_cst) > 0) wake_one(l);
+}

@@ -1,0 +1,157 @@
+/* adaptive_monitor.c: adaptive-lock monitor, attribute ownership, default policy, profile export. */
+#include "sync/adaptive_impl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int (*_Atomic mpd_alock__prio_hook)(void);
+
+/* ---- monitor (runs in unlock, by the holder) ---- */
+static void profile_add(mpd_alock_t *l, const mpd_alock_sample_t *s) {
+    if (!l->prof_cap) return;
+    if (++l->prof_skip < l->prof_stride) return;
+    l->prof_skip = 0;
+    if (l->prof_len == l->prof_cap) {          /* full: keep every other, sample half as often */
+        for (size_t i = 0; i < l->prof_cap / 2; i++) l->prof[i] = l->prof[2 * i + 1];
+        l->prof_len = l->prof_cap / 2;
+        l->prof_stride *= 2;
+    }
+    l->prof[l->prof_len++] = *s;
+}
+
+void mpd_alock__sample(mpd_alock_t *l) {
+    mpd_alock_monitor_t m;
+    m.t = (double)(mpd_alock__now_ns() - l->created_ns) * 1e-9;
+    m.waiting = atomic_load_explicit(&l->waiting, memory_order_relaxed);
+    l->avg_waiting += (m.waiting - l->avg_waiting) * 0.125;
+    m.avg_waiting = l->avg_waiting;
+    m.acquisitions = atomic_load_explicit(&l->acquisitions, memory_order_relaxed);
+    m.contended = atomic_load_explicit(&l->st_contended, memory_order_relaxed);
+    m.blocks = atomic_load_explicit(&l->st_blocks, memory_order_relaxed);
+    m.samples = BUMP(l->st_samples);
+    m.spin_ns = atomic_load_explicit(&l->spin_ns, memory_order_relaxed);
+    m.sleep_ns = atomic_load_explicit(&l->sleep_ns, memory_order_relaxed);
+    mpd_alock_sample_t s = { m.t, m.waiting, m.spin_ns, m.sleep_ns };
+    profile_add(l, &s);
+    mpd_alock_policy_fn p = atomic_load_explicit(&l->policy, memory_order_acquire);
+    if (p) p(l, &m, atomic_load_explicit(&l->policy_arg, memory_order_relaxed));
+}
+
+/* ---- ownership ---- */
+int mpd_alock_attr_acquire(mpd_alock_t *l, const void *owner) {
+    const void *none = NULL;
+    if (!owner) return EINVAL;
+    if (atomic_compare_exchange_strong(&l->owner, &none, owner) || none == owner) return 0;
+    return EBUSY;
+}
+
+int mpd_alock_attr_release(mpd_alock_t *l, const void *owner) {
+    const void *o = owner;
+    return owner && atomic_compare_exchange_strong(&l->owner, &o, NULL) ? 0 : EPERM;
+}
+
+static int may_change(mpd_alock_t *l, const void *who) {
+    const void *o = atomic_load(&l->owner);
+    return o == NULL || o == who;
+}
+
+/* ---- attributes ---- */
+int mpd_alock_set_waiting(mpd_alock_t *l, const void *owner, long spin_ns, long sleep_ns) {
+    if ((spin_ns < 0 && spin_ns != MPD_ALOCK_FOREVER) || (sleep_ns < 0 && sleep_ns != MPD_ALOCK_FOREVER))
+        return EINVAL;
+    if (!may_change(l, owner)) return EPERM;
+    atomic_store_explicit(&l->spin_ns, spin_ns, memory_order_relaxed);
+    atomic_store_explicit(&l->sleep_ns, sleep_ns, memory_order_relaxed);
+    return 0;
+}
+
+int mpd_alock_set_sched(mpd_alock_t *l, const void *owner, int sched) {
+    if (sched < MPD_ALOCK_WAKE_FIFO || sched > MPD_ALOCK_WAKE_PRIORITY) return EINVAL;
+    if (!may_change(l, owner)) return EPERM;
+    /* The queue order may only change while nobody is queued; hold the queue
+     * lock so no waiter can enqueue under the old order meanwhile. */
+    while (atomic_exchange_explicit(&l->qlock, 1, memory_order_acquire)) {}
+    int busy = l->qhead != NULL;
+    if (!busy) atomic_store(&l->sched, sched);
+    atomic_store_explicit(&l->qlock, 0, memory_order_release);
+    return busy ? EBUSY : 0;
+}
+
+int mpd_alock_set_policy(mpd_alock_t *l, const void *owner, mpd_alock_policy_fn p, void *arg) {
+    if (!may_change(l, owner)) return EPERM;
+    atomic_store(&l->policy_arg, arg);
+    atomic_store(&l->policy, p);
+    return 0;
+}
+
+int mpd_alock_set_sample_every(mpd_alock_t *l, const void *owner, int n) {
+    if (n < 1) return EINVAL;
+    if (!may_change(l, owner)) return EPERM;
+    atomic_store(&l->sample_every, n);
+    return 0;
+}
+
+void mpd_alock_get_waiting(const mpd_alock_t *l, long *spin_ns, long *sleep_ns) {
+    if (spin_ns) *spin_ns = atomic_load_explicit(&l->spin_ns, memory_order_relaxed);
+    if (sleep_ns) *sleep_ns = atomic_load_explicit(&l->sleep_ns, memory_order_relaxed);
+}
+int mpd_alock_get_sched(const mpd_alock_t *l) { return atomic_load(&l->sched); }
+int mpd_alock_waiting(const mpd_alock_t *l) { return atomic_load(&l->waiting); }
+const char *mpd_alock_name(const mpd_alock_t *l) { return l->name; }
+
+/* ---- the default policy: spin at low contention, block at high ---- */
+void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg) {
+    static const mpd_alock_default_params_t def = { 0.5, 2.0, 100000, 0, 50000 };
+    const mpd_alock_default_params_t *p = arg ? arg : &def;
+    long spin, sleep;
+    double a = m->avg_waiting;
+    if (a <= p->low) {
+        spin = MPD_ALOCK_FOREVER; sleep = 0;                      /* pure spin */
+    } else if (a >= p->high) {
+        spin = p->spin_min_ns; sleep = MPD_ALOCK_FOREVER;          /* pure block */
+    } else {                                                       /* back-off in between */
+        double f = (a - p->low) / (p->high - p->low);
+        spin = p->spin_min_ns + (long)((1 - f) * (double)(p->spin_max_ns - p->spin_min_ns));
+        sleep = 1000 + (long)(f * (double)p->sleep_max_ns);
+    }
+    if (spin != m->spin_ns || sleep != m->sleep_ns) {
+        /* The policy acts for the lock itself: refused while an agent owns it. */
+        if (mpd_alock_set_waiting(l, l, spin, sleep) == 0) BUMP(l->st_adapt);
+    }
+}
+
+/* ---- statistics and profile ---- */
+void mpd_alock_stats(mpd_alock_t *l, mpd_alock_stats_t *s) {
+    s->acquisitions = atomic_load(&l->acquisitions);
+    s->contended = atomic_load(&l->st_contended);
+    s->spin_acquired = atomic_load(&l->st_spin_acq);
+    s->blocks = atomic_load(&l->st_blocks);
+    s->sleep_timeouts = atomic_load(&l->st_timeouts);
+    s->samples = atomic_load(&l->st_samples);
+    s->adaptations = atomic_load(&l->st_adapt);
+}
+
+size_t mpd_alock_profile(mpd_alock_t *l, mpd_alock_sample_t *out, size_t max) {
+    mpd_alock_lock(l);                 /* samples are appended by lock holders */
+    size_t n = l->prof_len < max ? l->prof_len : max;
+    memcpy(out, l->prof, n * sizeof *out);
+    mpd_alock_unlock(l);
+    return n;
+}
+
+int mpd_alock_profile_write(mpd_alock_t *l, FILE *f) {
+    mpd_alock_lock(l);
+    size_t n = l->prof_len;
+    mpd_alock_sample_t *copy = malloc(n ? n * sizeof *copy : 1);
+    if (copy) memcpy(copy, l->prof, n * sizeof *copy);
+    mpd_alock_unlock(l);
+    if (!copy) return ENOMEM;
+    fprintf(f, "# lock %s\n# t_seconds waiting spin_us sleep_us\n", l->name);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%.6f %d %.3f %.3f\n", copy[i].t, copy[i].waiting,
+                copy[i].spin_ns < 0 ? -1.0 : copy[i].spin_ns / 1e3,
+                copy[i].sleep_ns < 0 ? -1.0 : copy[i].sleep_ns / 1e3);
+    free(copy);
+    return ferror(f) ? EIO : 0;
+}

@@ -1,0 +1,182 @@
+/* alock_attrs.c: adaptive-lock attribute rules (mutability, ownership), wake order, monitor, profile. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "mpd/alock.h"
+#include "sync/adaptive_impl.h"
+#include "check.h"
+
+static _Thread_local int my_prio;
+static int get_prio(void) { return my_prio; }
+
+static mpd_alock_t *L;
+static int order[8], norder;
+static pthread_mutex_t order_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void *waiter(void *arg) {
+    my_prio = (int)(long)arg;
+    mpd_alock_lock(L);
+    pthread_mutex_lock(&order_mu);
+    order[norder++] = (int)(long)arg;
+    pthread_mutex_unlock(&order_mu);
+    mpd_alock_unlock(L);
+    return NULL;
+}
+
+static void wait_blocked(int n) {
+    mpd_alock_stats_t s;
+    for (int i = 0; i < 20000; i++) {
+        mpd_alock_stats(L, &s);
+        if ((int)atomic_load(&L->nblocked) >= n) return;
+        usleep(100);
+    }
+}
+
+/* Queue 3 waiters with ids/prios 1,2,3 in that order, release, return order. */
+static void run_order(int sched, int out[3]) {
+    mpd_alock_attr_t a;
+    mpd_alock_attr_init(&a, MPD_ALOCK_BLOCK);
+    a.sched = sched;
+    L = mpd_alock_create(&a);
+    mpd_alock_lock(L);
+    pthread_t t[3];
+    for (long i = 0; i < 3; i++) {
+        pthread_create(&t[i], NULL, waiter, (void *)(i + 1));
+        wait_blocked((int)i + 1);
+    }
+    norder = 0;
+    mpd_alock_unlock(L);
+    for (int i = 0; i < 3; i++) pthread_join(t[i], NULL);
+    memcpy(out, order, 3 * sizeof(int));
+    mpd_alock_destroy(L);
+}
+
+static int policy_calls;
+static void counting_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg) {
+    (void)l; (void)m; (void)arg;
+    policy_calls++;
+}
+
+int main(void) {
+    atomic_store(&mpd_alock__prio_hook, get_prio);
+    mpd_alock_attr_t a;
+    long sp, sl;
+
+    /* presets */
+    mpd_alock_attr_init(&a, MPD_ALOCK_SPIN);
+    CHECK(a.spin_ns == MPD_ALOCK_FOREVER && a.policy == NULL);
+    mpd_alock_attr_init(&a, MPD_ALOCK_BLOCK);
+    CHECK(a.spin_ns == 0 && a.sleep_ns == MPD_ALOCK_FOREVER);
+    mpd_alock_t *l = mpd_alock_create(NULL);
+    CHECK(l != NULL);
+    CHECK_EQ_L(mpd_alock_trylock(l), 0);
+    CHECK_EQ_L(mpd_alock_trylock(l), EBUSY);
+    mpd_alock_unlock(l);
+
+    /* waiting policy: always mutable, values validated */
+    CHECK_EQ_L(mpd_alock_set_waiting(l, NULL, 500, 700), 0);
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp == 500 && sl == 700);
+    CHECK_EQ_L(mpd_alock_set_waiting(l, NULL, -5, 0), EINVAL);
+    mpd_alock_lock(l);                                 /* mutable while held, too */
+    CHECK_EQ_L(mpd_alock_set_waiting(l, NULL, 1, MPD_ALOCK_FOREVER), 0);
+    mpd_alock_unlock(l);
+
+    /* ownership */
+    int agent1, agent2;
+    CHECK_EQ_L(mpd_alock_attr_acquire(l, NULL), EINVAL);
+    CHECK_EQ_L(mpd_alock_attr_acquire(l, &agent1), 0);
+    CHECK_EQ_L(mpd_alock_attr_acquire(l, &agent1), 0);          /* re-acquire by owner */
+    CHECK_EQ_L(mpd_alock_attr_acquire(l, &agent2), EBUSY);
+    CHECK_EQ_L(mpd_alock_set_waiting(l, &agent2, 1, 1), EPERM);
+    CHECK_EQ_L(mpd_alock_set_waiting(l, NULL, 1, 1), EPERM);
+    CHECK_EQ_L(mpd_alock_set_sched(l, &agent2, MPD_ALOCK_WAKE_LIFO), EPERM);
+    CHECK_EQ_L(mpd_alock_set_policy(l, &agent2, NULL, NULL), EPERM);
+    CHECK_EQ_L(mpd_alock_set_waiting(l, &agent1, 9, 9), 0);
+    /* the built-in policy acts for the lock: it is refused while an agent owns it */
+    mpd_alock_monitor_t m = { 0, 10, 10.0, 0, 0, 0, 0, 9, 9 };
+    mpd_alock_default_policy(l, &m, NULL);
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp == 9 && sl == 9);
+    CHECK_EQ_L(mpd_alock_attr_release(l, &agent2), EPERM);
+    CHECK_EQ_L(mpd_alock_attr_release(l, &agent1), 0);
+    mpd_alock_default_policy(l, &m, NULL);                          /* now it applies: block */
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp == 0 && sl == MPD_ALOCK_FOREVER);
+    m.avg_waiting = 0.1; m.spin_ns = sp; m.sleep_ns = sl;
+    mpd_alock_default_policy(l, &m, NULL);                          /* low: spin */
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp == MPD_ALOCK_FOREVER && sl == 0);
+    m.avg_waiting = 1.25; m.spin_ns = sp; m.sleep_ns = sl;
+    mpd_alock_default_policy(l, &m, NULL);                          /* between: back-off */
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp > 0 && sp < 100000 && sl > 1000 && sl < 50000);
+    mpd_alock_destroy(l);
+
+    /* scheduling policy: immutable while a waiter is blocked */
+    mpd_alock_attr_init(&a, MPD_ALOCK_BLOCK);
+    L = mpd_alock_create(&a);
+    CHECK_EQ_L(mpd_alock_set_sched(L, NULL, 99), EINVAL);
+    mpd_alock_lock(L);
+    pthread_t t;
+    pthread_create(&t, NULL, waiter, (void *)7L);
+    wait_blocked(1);
+    CHECK_EQ_L(mpd_alock_waiting(L), 1);
+    CHECK_EQ_L(mpd_alock_set_sched(L, NULL, MPD_ALOCK_WAKE_LIFO), EBUSY);
+    CHECK_EQ_L(mpd_alock_set_waiting(L, NULL, 0, MPD_ALOCK_FOREVER), 0);   /* still mutable */
+    mpd_alock_unlock(L);
+    pthread_join(t, NULL);
+    CHECK_EQ_L(mpd_alock_set_sched(L, NULL, MPD_ALOCK_WAKE_LIFO), 0);
+    CHECK_EQ_L(mpd_alock_get_sched(L), MPD_ALOCK_WAKE_LIFO);
+    mpd_alock_destroy(L);
+
+    /* wake order */
+    int o[3];
+    run_order(MPD_ALOCK_WAKE_FIFO, o);
+    CHECK(o[0] == 1 && o[1] == 2 && o[2] == 3);
+    run_order(MPD_ALOCK_WAKE_LIFO, o);
+    CHECK(o[0] == 3 && o[1] == 2 && o[2] == 1);
+    run_order(MPD_ALOCK_WAKE_PRIORITY, o);
+    CHECK(o[0] == 3 && o[1] == 2 && o[2] == 1);
+
+    /* timed sleep: a waiter with a short sleep_ns wakes without an unlock */
+    mpd_alock_attr_init(&a, MPD_ALOCK_BLOCK);
+    a.sleep_ns = 200000;   /* 0.2 ms */
+    L = mpd_alock_create(&a);
+    mpd_alock_lock(L);
+    pthread_create(&t, NULL, waiter, (void *)1L);
+    usleep(20000);
+    mpd_alock_stats_t st;
+    mpd_alock_stats(L, &st);
+    CHECK(st.sleep_timeouts > 0);
+    mpd_alock_unlock(L);
+    pthread_join(t, NULL);
+    mpd_alock_destroy(L);
+
+    /* monitor period, policy hook, and profile export */
+    mpd_alock_attr_init(&a, MPD_ALOCK_SPIN);
+    a.name = "probe";
+    a.sample_every = 3;
+    a.profile_cap = 8;
+    a.policy = counting_policy;
+    l = mpd_alock_create(&a);
+    for (int i = 0; i < 30; i++) { mpd_alock_lock(l); mpd_alock_unlock(l); }
+    CHECK_EQ_L(policy_calls, 10);
+    CHECK_EQ_L(mpd_alock_set_sample_every(l, NULL, 0), EINVAL);
+    for (int i = 0; i < 200; i++) { mpd_alock_lock(l); mpd_alock_unlock(l); }
+    mpd_alock_sample_t s[16];
+    size_t n = mpd_alock_profile(l, s, 16);
+    CHECK(n >= 4 && n <= 8);
+    for (size_t i = 1; i < n; i++) CHECK(s[i].t >= s[i - 1].t);
+    CHECK(s[n - 1].t > 0);
+    char buf[4096];
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    CHECK_EQ_L(mpd_alock_profile_write(l, f), 0);
+    fclose(f);
+    CHECK(strncmp(buf, "# lock probe\n", 13) == 0);
+    CHECK_EQ_L(strcmp(mpd_alock_name(l), "probe"), 0);
+    mpd_alock_destroy(l);
+    CHECK_DONE();
+}
