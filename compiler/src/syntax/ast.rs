@@ -75,15 +75,18 @@ pub enum ComponentKind {
 pub enum ComponentForm {
     /// `resource r  spec...  body r(params)  body...  end r` (also `global g ... body g ... end`).
     Combined,
-    /// `resource r(params)  body...  end r` — spec and body in one; `spec` is empty,
-    /// `body.params` holds the parameters. For a global, `global g  decls... end g` with no
-    /// `body` keyword is [`ComponentForm::SpecOnly`].
+    /// `resource r(params)  body...  end r` (or `global g()  body... end g`) — spec and
+    /// body in one; `spec` is empty, `body.params` holds the parameters. A global without
+    /// parentheses and without `body` (`global g  decls... end g`) is
+    /// [`ComponentForm::SpecOnly`].
     Simple,
     /// `resource r  spec...  end r`: abstract spec (resource) or a global without body.
     SpecOnly,
     /// `resource r  spec...  body r(params) separate`: spec whose body is compiled apart.
     SeparateSpec,
-    /// `body r  body...  end r`: the separately compiled body of an earlier spec.
+    /// `body r  body...  end r`: the separately compiled body of an earlier spec. Whether
+    /// `r` is a resource or a global is not known syntactically: the parser sets
+    /// [`ComponentKind::Resource`] and the checker corrects it from the spec.
     SeparateBody,
 }
 
@@ -136,8 +139,9 @@ pub enum DeclKind {
     Var(VarDecl),
     /// `type name = type_definition`.
     Type { name: Ident, ty: Type },
-    /// `op name[dims](params) returns ... {restriction}` or `op optype_name name[dims]`;
-    /// several names may share one signature: `op a, b(int x)`.
+    /// `op name[dims](params) returns ... {restriction}` or `op optype_name name[dims]`.
+    /// A list `op a(), b(int x), T c` declares independent ops: the parser emits one
+    /// `Op` declaration (one [`Stmt`]) per item, so `names` normally has one element.
     Op(OpDecl),
     /// `external name[dims](params) returns type result {restriction}`.
     External(OpDecl),
@@ -320,6 +324,11 @@ pub enum TypeKind {
     Cap(CapTarget),
     /// `[ranges] T`: array type with prefix ranges, e.g. `[1:10, *] int`.
     Array { ranges: Vec<Range>, elem: Box<Type> },
+    /// `sem` as a type: only in `new(sem)` (allocates a semaphore, yields `cap sem`).
+    Sem,
+    /// `op (params) returns ...` as a type: only in `new(op (int))` (allocates an
+    /// operation, yields a capability for it).
+    Op(Box<OpSig>),
 }
 
 /// What a capability refers to.

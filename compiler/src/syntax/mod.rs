@@ -10,7 +10,9 @@
 
 pub mod ast;
 pub mod diag;
+pub mod lexer;
 mod parser;
+pub mod token;
 
 pub use diag::{Diagnostics, SourceMap};
 
