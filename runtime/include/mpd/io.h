@@ -59,6 +59,12 @@ FILE *mpd_file_cfile(mpd_file f);
 /* Flush every MPD output stream (called at stop, exit and abort). */
 void mpd_io_flush_all(void);
 
+/* Input from a terminal, pipe or socket runs through this hook when it is
+ * set: the runtime core sets it to a call that runs fn(arg) where it may
+ * block without stopping the other MPD processes, and returns when fn has
+ * returned.  NULL (the default): fn runs directly. */
+extern void (*mpd_io_block_hook)(void (*fn)(void *arg), void *arg);
+
 /* ---- values for output ------------------------------------------------- */
 
 typedef enum {

@@ -1,0 +1,198 @@
+/* io_file.c: MPD file values — the standard files, open/close/flush/seek/
+ * where/remove, and the two doors all statement I/O goes through (io_emit
+ * for output, io_input for input). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "io_internal.h"
+
+static struct mpd_file_s std_in = { .kind = FK_STREAM, .mode = MPD_READ, .may_block = 1, .std = 1 };
+static struct mpd_file_s std_out = { .kind = FK_STREAM, .mode = MPD_WRITE, .may_block = 1, .std = 1 };
+static struct mpd_file_s std_err = { .kind = FK_STREAM, .mode = MPD_WRITE, .may_block = 1,
+                                     .autoflush = 1, .std = 1 };
+static struct mpd_file_s noop_file = { .kind = FK_NOOP, .mode = MPD_READWRITE, .std = 1 };
+
+mpd_file mpd_stdin = &std_in;
+mpd_file mpd_stdout = &std_out;
+mpd_file mpd_stderr = &std_err;
+mpd_file mpd_noop = &noop_file;
+
+void (*mpd_io_block_hook)(void (*fn)(void *), void *arg);
+
+/* Closed files are kept (and listed here): copies of a file value may still
+ * exist, and using one must give "file not open", not touch a new file. */
+static struct mpd_file_s *all_files;
+static pthread_mutex_t all_files_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Regular files and block devices never block for long; anything else
+ * (terminal, pipe, socket) may wait for another program or a person. */
+static void classify(struct mpd_file_s *f)
+{
+    struct stat st;
+    int fd = fileno(f->fp);
+    f->may_block = !(fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)));
+    f->autoflush = isatty(fd);
+}
+
+__attribute__((constructor)) static void io_std_init(void)
+{
+    std_in.fp = stdin;
+    std_out.fp = stdout;
+    std_err.fp = stderr;
+    classify(&std_in);
+    classify(&std_out);
+    classify(&std_err);
+    std_err.autoflush = 1;
+}
+
+int io_usable(const char *file, int line, mpd_file f)
+{
+    if (f == NULL)
+        mpd_rts_abort(file, line, "operation attempted on null file");
+    if (f->kind == FK_NOOP)
+        return 0;
+    if (f->kind != FK_STREAM || f->fp == NULL)
+        mpd_rts_abort(file, line, "file not open");
+    return 1;
+}
+
+void io_emit(const char *file, int line, mpd_file f, const char *p, size_t n)
+{
+    if (!io_usable(file, line, f))
+        return;
+    /* stderr, terminals and pipes may share a destination with stdout:
+     * what stdout holds must come out first */
+    if (f->fp != stdout && f->may_block)
+        fflush(stdout);
+    if (n)
+        fwrite(p, 1, n, f->fp);
+    if (f->autoflush)
+        fflush(f->fp);
+}
+
+typedef struct { void (*fn)(void *); void *arg; FILE *fp; } input_job;
+
+static void run_locked(void *a)
+{
+    input_job *j = a;
+    flockfile(j->fp);
+    j->fn(j->arg);
+    funlockfile(j->fp);
+}
+
+void io_input(mpd_file f, void (*fn)(void *), void *arg)
+{
+    input_job j = { fn, arg, f->fp };
+    if (!f->may_block) {
+        run_locked(&j);
+        return;
+    }
+    /* a prompt written before the input must be visible */
+    fflush(stdout);
+    if (mpd_io_block_hook)
+        mpd_io_block_hook(run_locked, &j);
+    else
+        run_locked(&j);
+}
+
+mpd_file mpd_open(const char *file, int line, const char *path, int pathlen, long long mode)
+{
+    static const char *const how[] = { "r", "w", "r+" };
+    if (mode < MPD_READ || mode > MPD_READWRITE)
+        mpd_rts_abort(file, line, "illegal mode %lld for open", mode);
+    char *name = malloc((size_t)pathlen + 1);
+    if (!name)
+        mpd_rts_fatal("out of memory");
+    memcpy(name, path, (size_t)pathlen);
+    name[pathlen] = 0;
+    /* what this program wrote so far must be in files it may now read */
+    fflush(NULL);
+    FILE *fp = fopen(name, how[mode]);
+    free(name);
+    if (!fp)
+        return NULL;
+    struct mpd_file_s *f = calloc(1, sizeof *f);
+    if (!f)
+        mpd_rts_fatal("out of memory");
+    f->kind = FK_STREAM;
+    f->fp = fp;
+    f->mode = (int)mode;
+    classify(f);
+    pthread_mutex_lock(&all_files_lock);
+    f->next = all_files;
+    all_files = f;
+    pthread_mutex_unlock(&all_files_lock);
+    return f;
+}
+
+void mpd_close(const char *file, int line, mpd_file f)
+{
+    if (!io_usable(file, line, f))
+        return;
+    if (f->std) {               /* stdout and friends stay usable for RTS messages */
+        fflush(f->fp);
+        return;
+    }
+    FILE *fp = f->fp;
+    f->fp = NULL;
+    f->kind = FK_CLOSED;        /* the value may still be copied around: keep it */
+    if (fclose(fp) != 0)
+        mpd_rts_abort(file, line, "close failed: %s", strerror(errno));
+}
+
+void mpd_flush(const char *file, int line, mpd_file f)
+{
+    if (!io_usable(file, line, f))
+        return;
+    if (fflush(f->fp) != 0 && f->mode != MPD_READ)
+        mpd_rts_abort(file, line, "flush failed: %s", strerror(errno));
+}
+
+int mpd_remove(const char *path, int pathlen)
+{
+    char *name = malloc((size_t)pathlen + 1);
+    if (!name)
+        mpd_rts_fatal("out of memory");
+    memcpy(name, path, (size_t)pathlen);
+    name[pathlen] = 0;
+    int ok = unlink(name) == 0;
+    free(name);
+    return ok;
+}
+
+long long mpd_seek(const char *file, int line, mpd_file f, long long stype, long long off)
+{
+    static const int whence[] = { SEEK_SET, SEEK_CUR, SEEK_END };
+    if (!io_usable(file, line, f))
+        return 0;
+    if (stype < MPD_ABSOLUTE || stype > MPD_EXTEND)
+        mpd_rts_abort(file, line, "illegal seek type %lld", stype);
+    if (fseeko(f->fp, (off_t)off, whence[stype]) != 0)
+        return -1;
+    return (long long)ftello(f->fp);
+}
+
+long long mpd_where(const char *file, int line, mpd_file f)
+{
+    if (!io_usable(file, line, f))
+        return 0;
+    return (long long)ftello(f->fp);
+}
+
+FILE *mpd_file_cfile(mpd_file f)
+{
+    return f && f->kind == FK_STREAM ? f->fp : NULL;
+}
+
+void mpd_io_flush_all(void)
+{
+    fflush(NULL);
+}
+
+void mpd_put(const char *file, int line, mpd_file f, const char *p, int len)
+{
+    io_emit(file, line, f, p, len > 0 ? (size_t)len : 0);
+}
