@@ -79,6 +79,19 @@ int mpd_fmt_ptr(char *buf, const void *p)
     return snprintf(buf, MPD_FMT_MAX, "%08llX", (unsigned long long)(uintptr_t)p);
 }
 
+int mpd_fmt_val(char *buf, const mpd_val *v)
+{
+    switch (v->kind) {
+    case MPD_V_INT:  return mpd_fmt_int(buf, v->u.i);
+    case MPD_V_REAL: return mpd_fmt_real(buf, v->u.r);
+    case MPD_V_BOOL: return mpd_fmt_bool(buf, v->u.b);
+    case MPD_V_PTR:  return mpd_fmt_ptr(buf, v->u.p);
+    case MPD_V_CHAR: buf[0] = (char)v->u.c; buf[1] = 0; return 1;
+    default:
+        mpd_rts_fatal("mpd_fmt_val: not a scalar value (kind %d)", v->kind);
+    }
+}
+
 void io_buf_add_val(io_buf *b, const mpd_val *v)
 {
     char tmp[MPD_FMT_MAX];

@@ -175,6 +175,9 @@ int mpd_fmt_int(char *buf, long long i);
 int mpd_fmt_real(char *buf, double r);
 int mpd_fmt_bool(char *buf, int b);
 int mpd_fmt_ptr(char *buf, const void *p);
+/* Any scalar mpd_val (not MPD_V_STR) by the rules above; chars give one
+ * character. */
+int mpd_fmt_val(char *buf, const mpd_val *v);
 
 /* string(x) for a scalar value into a string[cap] variable; aborts with
  * "string of length N is too long to assign to string[cap]" if it does not

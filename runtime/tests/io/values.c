@@ -74,6 +74,12 @@ int main(int argc, char **argv)
     CHECK_STR(string_of(MPD_VP((void *)(uintptr_t)0x803344ffu)), "803344FF");
     CHECK_STR(string_of(MPD_VS(" 29 ", 4)), " 29 ");
 
+    char buf[MPD_FMT_MAX];
+    CHECK_INT(mpd_fmt_val(buf, &MPD_VR(0.25)), 8);
+    CHECK_STR(buf, "0.250000");
+    CHECK_INT(mpd_fmt_val(buf, &MPD_VC('q')), 1);
+    CHECK_STR(buf, "q");
+
     /* int(s): decimal, octal q, hex x, sign, blanks around */
     long long i = 0;
     CHECK_INT(mpd_int_of_str("t", 1, " 64x ", 5), 100);
