@@ -3,6 +3,7 @@
  * for output, io_input for input). */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -46,6 +47,8 @@ __attribute__((constructor)) static void io_std_init(void)
     classify(&std_out);
     classify(&std_err);
     std_err.autoflush = 1;
+    /* RTS aborts flush MPD's files, but never wait on a blocked reader */
+    mpd_rts_before_exit = mpd_io_flush_all;
 }
 
 int io_usable(const char *file, int line, mpd_file f)
@@ -109,7 +112,7 @@ mpd_file mpd_open(const char *file, int line, const char *path, int pathlen, lon
     memcpy(name, path, (size_t)pathlen);
     name[pathlen] = 0;
     /* what this program wrote so far must be in files it may now read */
-    fflush(NULL);
+    mpd_io_flush_all();
     FILE *fp = fopen(name, how[mode]);
     free(name);
     if (!fp)
@@ -187,9 +190,30 @@ FILE *mpd_file_cfile(mpd_file f)
     return f && f->kind == FK_STREAM ? f->fp : NULL;
 }
 
+/* Flushes fp unless another thread keeps it locked (a reader blocked on a
+ * terminal holds its stream's lock): an abort must never hang on it. */
+static void flush_if_free(FILE *fp)
+{
+    for (int tries = 0; tries < 100; tries++) {
+        if (ftrylockfile(fp) == 0) {
+            fflush_unlocked(fp);
+            funlockfile(fp);
+            return;
+        }
+        sched_yield();
+    }
+}
+
 void mpd_io_flush_all(void)
 {
-    fflush(NULL);
+    flush_if_free(stdout);
+    flush_if_free(stderr);
+    if (pthread_mutex_trylock(&all_files_lock) != 0)
+        return;
+    for (struct mpd_file_s *f = all_files; f; f = f->next)
+        if (f->kind == FK_STREAM && f->fp && f->mode != MPD_READ)
+            flush_if_free(f->fp);
+    pthread_mutex_unlock(&all_files_lock);
 }
 
 void mpd_put(const char *file, int line, mpd_file f, const char *p, int len)

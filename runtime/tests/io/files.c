@@ -1,6 +1,7 @@
 /* files.c: open/close/flush/seek/where/remove, the noop and null files,
  * getarg/numargs, and the math and random functions. */
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include "mpd/io.h"
 #include "check.h"
@@ -171,8 +172,34 @@ static void math(void)
     CHECK(t0 >= 0 && t1 - t0 >= 15 && t1 - t0 < 5000);
 }
 
+static void *blocked_reader(void *arg)
+{
+    int i;
+    (void)arg;
+    mpd_read("r.mpd", 1, mpd_stdin, 1, (mpd_dest[]){ MPD_DI(&i) });
+    return NULL;
+}
+
+/* An abort while another thread waits for terminal input (holding stdin's
+ * stdio lock) must still print its message and end the program. */
+static void abort_while_reading(void)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        exit(2);
+    dup2(fds[0], 0);              /* input that never comes: the writer stays open */
+    alarm(10);                    /* a hang fails the test instead of blocking it */
+    pthread_t t;
+    pthread_create(&t, NULL, blocked_reader, NULL);
+    usleep(100000);
+    mpd_writes("r.mpd", 2, mpd_stdout, 1, (mpd_val[]){ VS("pending output ") });
+    mpd_rts_abort("r.mpd", 3, "something went wrong");
+}
+
 static void null_file_op(const char *which)
 {
+    if (!strcmp(which, "abort-reading"))
+        abort_while_reading();
     if (!strcmp(which, "close-null")) mpd_close("n.mpd", 1, NULL);
     else if (!strcmp(which, "seek-null")) mpd_seek("n.mpd", 2, NULL, MPD_ABSOLUTE, 0);
     else if (!strcmp(which, "closed")) {
@@ -204,5 +231,7 @@ int main(int argc, char **argv)
                "RTS abort: file n.mpd, line 2:\n   operation attempted on null file\n");
     CHECK_CASE(argv[0], "closed", "", 0, 1, "RTS abort: file n.mpd, line 5:\n   file not open\n");
     CHECK_CASE(argv[0], "close-stdout", "", 0, 0, "before\nafter\n");
+    CHECK_CASE(argv[0], "abort-reading", "", 0, 1,
+               "pending output RTS abort: file r.mpd, line 3:\n   something went wrong\n");
     return report("io/files");
 }
