@@ -1,0 +1,171 @@
+/* mpf_internal.h: the layout of an MPF segment and the helpers shared by the mpf/ modules.
+ *
+ * Design.  Everything MPF shares lives in one region: a heap block for the
+ * in-process deployment, a POSIX shared-memory mapping for the cross-process
+ * one.  Inside it there are no pointers, only 32-bit offsets from the region
+ * base (0 means "none"), so every process may map it at a different address.
+ *
+ *   header | process table | LNVC table | connection table | message headers | data blocks
+ *
+ * An LNVC is a singly linked FIFO of message headers running from `front` (the
+ * oldest message still needed) to `tail`, an empty sentinel header that the next
+ * send fills in.  Reading positions ("heads") point at the next message to read;
+ * a head equal to `tail` means "nothing to read".  The FCFS receivers share
+ * `fcfs_head`; each BROADCAST receiver keeps its own head in its connection.
+ *
+ * The close-receive problem is solved with a reference count per message, set
+ * at send time to the number of readers due to get it (one per BROADCAST
+ * receiver, one for the FCFS group if it has members).  A read decrements it; a
+ * receiver that leaves decrements the messages between its own head and the
+ * tail (only its own backlog, never anybody else's head).  Because every reader
+ * consumes in order, counts reach zero in FIFO order, so freeing is "pop from
+ * `front` while the count is zero" -- O(1) per message.
+ *
+ * Concurrency.  Each LNVC has one mutex; every change to an LNVC's queue, heads,
+ * counts or connections happens under it (payloads longer than the inline area
+ * are copied into private blocks before taking it).  The name table has its own
+ * mutex, always taken before an LNVC mutex.  Message headers and data blocks come
+ * from two lock-free stacks with ABA tags.  Both mutexes are robust: the code
+ * that takes one and learns its owner died rebuilds the derived state (tail,
+ * counts, reference counts) from the parts that are always consistent, and marks
+ * the segment for reaping of dead participants.  Blocked receivers sleep on a
+ * per-LNVC 32-bit futex word that every send and close increments. */
+#ifndef MPF_INTERNAL_H
+#define MPF_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "mpd/mpf.h"
+
+#define MPF_MAGIC 0x3146504d2d44504dULL /* "MPD-MPF1" */
+#define MPF_VERSION 1u
+#define MPF_MSG_NODE 256u                 /* bytes per message header */
+#define MPF_INLINE (MPF_MSG_NODE - 32u)   /* payload bytes stored in the header itself */
+#define MPF_BLK_HDR 8u                    /* link word at the start of a data block */
+#define MPF_CACHE 64
+
+enum { LNVC_FREE = 0, LNVC_LIVE = 1 };
+enum { CONN_NONE = 0 };
+
+/* A queued message (or the sentinel / a free header). */
+typedef struct mpf_msg {
+    _Atomic uint32_t next; /* next in the LNVC queue, or in the free stack */
+    uint32_t refs;         /* readers still due to read it (under the LNVC lock) */
+    uint64_t seq;          /* position in the LNVC's send order */
+    uint32_t len;          /* payload length */
+    uint32_t data;         /* first data block when len > MPF_INLINE */
+    uint32_t pending;      /* sent while nobody was receiving: kept for the first receiver */
+    uint32_t pad;
+    unsigned char inl[MPF_INLINE];
+} mpf_msg;
+
+typedef struct mpf_blk {
+    _Atomic uint32_t next; /* next block of the same message, or in the free stack */
+    uint32_t pad;
+    unsigned char bytes[];
+} mpf_blk;
+
+typedef struct mpf_proc {
+    _Atomic int32_t os_pid; /* OS process using this id (cross-process), 0 if free */
+    uint32_t nconn;         /* its connections (under the table lock) */
+} mpf_proc;
+
+typedef struct mpf_conn {
+    uint8_t send;  /* 1 if connected as sender */
+    uint8_t recv;  /* CONN_NONE, MPF_FCFS or MPF_BROADCAST */
+    uint16_t pad;
+    uint32_t head; /* BROADCAST receiver: next message to read */
+} mpf_conn;
+
+typedef struct mpf_lnvc {
+    pthread_mutex_t lock;
+    uint32_t state, gen;        /* LNVC_*; gen changes at every creation (stale ids) */
+    uint32_t front, tail, fcfs_head;
+    uint32_t n_send, n_fcfs, n_bcast;
+    uint32_t queued;            /* messages between front and tail */
+    _Atomic uint32_t word;      /* futex word: bumped by every send and close */
+    _Atomic uint32_t sleepers;  /* receivers asleep (or about to be) on word */
+    void *lwp_waiters;          /* in-process MPF_WAIT_LWP only: parked processes */
+    char name[MPF_NAME_MAX + 1];
+} __attribute__((aligned(MPF_CACHE))) mpf_lnvc;
+
+typedef struct mpf_region {
+    _Atomic uint64_t magic; /* written last by the creator */
+    uint32_t version, shared;
+    uint64_t size;
+    uint32_t max_lnvcs, max_procs, n_msgs, n_blocks;
+    uint32_t block_size, max_message, send_waits;
+    uint32_t off_procs, off_lnvcs, off_conns, off_msgs, off_blocks;
+    _Atomic uint32_t reap_pending;
+    _Atomic uint64_t recoveries;
+    pthread_mutex_t table_lock;
+    _Alignas(MPF_CACHE) _Atomic uint64_t msg_free;  /* tag << 32 | offset */
+    _Atomic int64_t n_msg_free;
+    _Alignas(MPF_CACHE) _Atomic uint64_t blk_free;
+    _Atomic int64_t n_blk_free;
+    _Alignas(MPF_CACHE) _Atomic uint32_t space_word; /* bumped when memory is freed */
+    _Atomic uint32_t space_sleepers;
+} mpf_region;
+
+struct mpf {
+    mpf_region *r;
+    char *base;
+    size_t size;
+    int shared, spin, wait;
+    int32_t os_pid;
+};
+
+#define MPF_AT(m, off) ((void *)((m)->base + (off)))
+#define MPF_MSG(m, off) ((mpf_msg *)MPF_AT(m, off))
+#define MPF_BLK(m, off) ((mpf_blk *)MPF_AT(m, off))
+
+static inline mpf_lnvc *mpf_lnvc_at(mpf_t *m, uint32_t slot)
+{
+    return (mpf_lnvc *)MPF_AT(m, m->r->off_lnvcs) + slot;
+}
+static inline mpf_proc *mpf_proc_at(mpf_t *m, uint32_t pid)
+{
+    return (mpf_proc *)MPF_AT(m, m->r->off_procs) + pid;
+}
+static inline mpf_conn *mpf_conn_at(mpf_t *m, uint32_t slot, uint32_t pid)
+{
+    return (mpf_conn *)MPF_AT(m, m->r->off_conns) + (size_t)slot * m->r->max_procs + pid;
+}
+static inline uint32_t mpf_block_payload(const mpf_region *r) { return r->block_size - MPF_BLK_HDR; }
+
+/* An LNVC id encodes slot and generation so that stale ids are detected. */
+static inline int mpf_make_id(const mpf_region *r, uint32_t slot, uint32_t gen)
+{
+    return (int)(slot + r->max_lnvcs * (gen % (0x7fffffffu / r->max_lnvcs)));
+}
+
+/* mpf_region.c: memory pools, locks, waiting. */
+uint32_t mpf_msg_alloc(mpf_t *m);
+void mpf_msg_free(mpf_t *m, uint32_t off);              /* also frees its data blocks */
+int mpf_blocks_alloc(mpf_t *m, size_t len, uint32_t *first); /* chain for len bytes */
+void mpf_blocks_free(mpf_t *m, uint32_t first);
+void mpf_space_wait(mpf_t *m, uint32_t observed);
+int mpf_lock_lnvc(mpf_t *m, mpf_lnvc *l);               /* 0 or -MPF_ECORRUPT */
+void mpf_unlock(pthread_mutex_t *mu);
+int mpf_lock_table(mpf_t *m);
+void mpf_futex_wait(mpf_t *m, _Atomic uint32_t *word, uint32_t observed);
+void mpf_futex_wake_all(mpf_t *m, _Atomic uint32_t *word);
+int mpf_os_pid_alive(int32_t pid);
+
+/* mpf_lnvc.c: the LNVC table, connections, repair and reaping. */
+void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l);  /* LNVC lock held, owner died */
+void mpf_table_repair(mpf_t *m);              /* table lock held, owner died */
+void mpf_lnvc_pop_front(mpf_t *m, mpf_lnvc *l);
+void mpf_lnvc_notify(mpf_t *m, mpf_lnvc *l);  /* bump word, wake sleepers */
+int mpf_reap_locked(mpf_t *m);
+void mpf_maybe_reap(mpf_t *m);
+
+/* mpf_wait.c: blocking a receiver until its LNVC changes. */
+void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed);
+void mpf_wake_waiters(mpf_t *m, mpf_lnvc *l);
+
+#endif

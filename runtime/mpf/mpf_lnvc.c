@@ -1,0 +1,365 @@
+/* mpf_lnvc.c: the conversation table -- open and close by name, deletion, repair after a dead lock owner, reaping. */
+#include <string.h>
+
+#include "mpf_internal.h"
+
+enum { ROLE_SEND = 0, ROLE_RECV = 3 }; /* roles: ROLE_SEND, MPF_FCFS, MPF_BROADCAST; ROLE_RECV = either */
+
+static int check_pid(mpf_t *m, int pid)
+{
+    return pid >= 0 && (uint32_t)pid < m->r->max_procs ? 0 : -MPF_EBADPID;
+}
+
+void mpf_lnvc_notify(mpf_t *m, mpf_lnvc *l)
+{
+    atomic_fetch_add_explicit(&l->word, 1, memory_order_seq_cst);
+    mpf_wake_waiters(m, l);
+}
+
+/* Free every message at the front that no reader needs any more. */
+void mpf_lnvc_pop_front(mpf_t *m, mpf_lnvc *l)
+{
+    while (l->front != l->tail) {
+        mpf_msg *g = MPF_MSG(m, l->front);
+        if (g->refs || g->pending) break;
+        uint32_t old = l->front;
+        l->front = atomic_load_explicit(&g->next, memory_order_relaxed);
+        l->queued--;
+        mpf_msg_free(m, old);
+    }
+}
+
+/* A reader leaves: it no longer holds a reference to its unread backlog. */
+static void release_backlog(mpf_t *m, mpf_lnvc *l, uint32_t head)
+{
+    for (uint32_t n = head; n && n != l->tail;) {
+        mpf_msg *g = MPF_MSG(m, n);
+        if (g->refs) g->refs--;
+        n = atomic_load_explicit(&g->next, memory_order_relaxed);
+    }
+}
+
+/* The first receiver of a conversation takes over what was sent while nobody received. */
+static void claim_pending(mpf_t *m, mpf_lnvc *l)
+{
+    for (uint32_t n = l->front; n != l->tail;) {
+        mpf_msg *g = MPF_MSG(m, n);
+        g->pending = 0;
+        g->refs = 1;
+        n = atomic_load_explicit(&g->next, memory_order_relaxed);
+    }
+}
+
+static int add_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
+{
+    if (role == ROLE_SEND) {
+        if (c->send) return -MPF_EALREADY;
+        c->send = 1;
+        l->n_send++;
+        return 0;
+    }
+    if (c->recv) return c->recv == role ? -MPF_EALREADY : -MPF_EPROTOCOL;
+    int first = l->n_fcfs + l->n_bcast == 0;
+    if (first) claim_pending(m, l);
+    uint32_t start = first ? l->front : l->tail;
+    if (role == MPF_FCFS) {
+        if (l->n_fcfs++ == 0) l->fcfs_head = start;
+    } else {
+        l->n_bcast++;
+        c->head = start;
+    }
+    c->recv = (uint8_t)role;
+    return 0;
+}
+
+static int drop_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
+{
+    if (role == ROLE_SEND) {
+        if (!c->send) return -MPF_ENOTCONN;
+        c->send = 0;
+        l->n_send--;
+        return 0;
+    }
+    if (!c->recv) return -MPF_ENOTCONN;
+    if (c->recv == MPF_FCFS) {
+        if (--l->n_fcfs == 0) {
+            release_backlog(m, l, l->fcfs_head);
+            l->fcfs_head = 0;
+        }
+    } else {
+        l->n_bcast--;
+        release_backlog(m, l, c->head);
+        c->head = 0;
+    }
+    c->recv = CONN_NONE;
+    mpf_lnvc_pop_front(m, l);
+    mpf_lnvc_notify(m, l); /* a receive of this pid blocked in another thread must notice */
+    return 0;
+}
+
+/* Both locks held; the LNVC has no connection left. */
+static void delete_lnvc(mpf_t *m, mpf_lnvc *l)
+{
+    l->state = LNVC_FREE; /* first, so that a crash below leaks memory but leaves no dangling queue */
+    uint32_t n = l->front;
+    l->front = l->tail = l->fcfs_head = 0;
+    l->queued = 0;
+    while (n) {
+        uint32_t nx = atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed);
+        mpf_msg_free(m, n);
+        n = nx;
+    }
+}
+
+static int lnvc_empty(const mpf_lnvc *l) { return l->n_send + l->n_fcfs + l->n_bcast == 0; }
+
+/* Cross-process: an id belongs to one OS process at a time.  Table lock held. */
+static int claim_pid(mpf_t *m, int pid)
+{
+    if (!m->shared) return 0;
+    mpf_proc *p = mpf_proc_at(m, (uint32_t)pid);
+    int32_t os = atomic_load(&p->os_pid);
+    if (os == m->os_pid) return 0;
+    if (os != 0 && mpf_os_pid_alive(os)) return -MPF_EBUSYPID;
+    if (os != 0) mpf_reap_locked(m);
+    atomic_store(&p->os_pid, m->os_pid);
+    return 0;
+}
+
+static void release_pid(mpf_t *m, int pid)
+{
+    mpf_proc *p = mpf_proc_at(m, (uint32_t)pid);
+    if (p->nconn) p->nconn--;
+    if (p->nconn == 0) atomic_store(&p->os_pid, 0);
+}
+
+static int lock_table(mpf_t *m)
+{
+    int rc = mpf_lock_table(m);
+    if (rc == 0 && m->shared && atomic_load(&m->r->reap_pending)) mpf_reap_locked(m);
+    return rc;
+}
+
+static int find_or_create(mpf_t *m, const char *name, uint32_t *slot, int *created)
+{
+    mpf_region *r = m->r;
+    int free_slot = -1;
+    *created = 0;
+    for (uint32_t i = 0; i < r->max_lnvcs; i++) {
+        mpf_lnvc *l = mpf_lnvc_at(m, i);
+        if (l->state == LNVC_LIVE && strcmp(l->name, name) == 0) {
+            *slot = i;
+            return 0;
+        }
+        if (l->state == LNVC_FREE && free_slot < 0) free_slot = (int)i;
+    }
+    if (free_slot < 0) return -MPF_ENOLNVC;
+    mpf_lnvc *l = mpf_lnvc_at(m, (uint32_t)free_slot);
+    uint32_t s = mpf_msg_alloc(m);
+    if (!s) return -MPF_ENOSPACE;
+    int rc = mpf_lock_lnvc(m, l);
+    if (rc) {
+        mpf_msg_free(m, s);
+        return rc;
+    }
+    MPF_MSG(m, s)->seq = 1;
+    l->front = l->tail = s;
+    l->fcfs_head = 0;
+    l->n_send = l->n_fcfs = l->n_bcast = 0;
+    l->queued = 0;
+    strcpy(l->name, name);
+    l->gen++;
+    l->state = LNVC_LIVE;
+    mpf_unlock(&l->lock);
+    *slot = (uint32_t)free_slot;
+    *created = 1;
+    return 0;
+}
+
+static int open_role(mpf_t *m, int pid, const char *name, int role)
+{
+    if (!m || !name) return -MPF_EINVAL;
+    int rc = check_pid(m, pid);
+    if (rc) return rc;
+    size_t n = strlen(name);
+    if (n == 0 || n > MPF_NAME_MAX) return -MPF_ENAME;
+    if ((rc = lock_table(m))) return rc;
+    uint32_t slot = 0;
+    int created = 0;
+    if ((rc = claim_pid(m, pid)) || (rc = find_or_create(m, name, &slot, &created))) goto out;
+    mpf_lnvc *l = mpf_lnvc_at(m, slot);
+    if ((rc = mpf_lock_lnvc(m, l))) goto out;
+    mpf_conn *c = mpf_conn_at(m, slot, (uint32_t)pid);
+    int had = c->send || c->recv;
+    rc = add_role(m, l, c, role);
+    if (rc == 0) {
+        if (!had) mpf_proc_at(m, (uint32_t)pid)->nconn++;
+        rc = mpf_make_id(m->r, slot, l->gen);
+    } else if (created) {
+        delete_lnvc(m, l);
+    }
+    mpf_unlock(&l->lock);
+out:
+    if (rc < 0 && mpf_proc_at(m, (uint32_t)pid)->nconn == 0 && m->shared)
+        atomic_store(&mpf_proc_at(m, (uint32_t)pid)->os_pid, 0);
+    mpf_unlock(&m->r->table_lock);
+    return rc;
+}
+
+int mpf_open_send(mpf_t *m, int pid, const char *name) { return open_role(m, pid, name, ROLE_SEND); }
+
+int mpf_open_receive(mpf_t *m, int pid, const char *name, int protocol)
+{
+    if (protocol != MPF_FCFS && protocol != MPF_BROADCAST) return -MPF_EINVAL;
+    return open_role(m, pid, name, protocol);
+}
+
+static int close_role(mpf_t *m, int pid, int id, int role)
+{
+    if (!m) return -MPF_EINVAL;
+    int rc = check_pid(m, pid);
+    if (rc) return rc;
+    if (id < 0) return -MPF_EBADID;
+    uint32_t slot = (uint32_t)id % m->r->max_lnvcs;
+    if ((rc = lock_table(m))) return rc;
+    mpf_lnvc *l = mpf_lnvc_at(m, slot);
+    if ((rc = mpf_lock_lnvc(m, l))) goto out;
+    if (l->state != LNVC_LIVE || mpf_make_id(m->r, slot, l->gen) != id) {
+        rc = -MPF_EBADID;
+    } else {
+        mpf_conn *c = mpf_conn_at(m, slot, (uint32_t)pid);
+        rc = drop_role(m, l, c, role);
+        if (rc == 0 && !c->send && !c->recv) release_pid(m, pid);
+        if (rc == 0 && lnvc_empty(l)) delete_lnvc(m, l);
+    }
+    mpf_unlock(&l->lock);
+out:
+    mpf_unlock(&m->r->table_lock);
+    return rc;
+}
+
+int mpf_close_send(mpf_t *m, int pid, int lnvc) { return close_role(m, pid, lnvc, ROLE_SEND); }
+int mpf_close_receive(mpf_t *m, int pid, int lnvc) { return close_role(m, pid, lnvc, ROLE_RECV); }
+
+/* ---- recovery ---- */
+
+/* Is `node` on the queue front..tail?  (Used only by repair.) */
+static int on_queue(mpf_t *m, mpf_lnvc *l, uint32_t node)
+{
+    uint32_t limit = m->r->n_msgs + 1;
+    for (uint32_t n = l->front; n && limit--; n = atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed))
+        if (n == node) return 1;
+    return 0;
+}
+
+static void add_backlog_refs(mpf_t *m, mpf_lnvc *l, uint32_t head)
+{
+    for (uint32_t n = head; n && n != l->tail; n = atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed))
+        MPF_MSG(m, n)->refs++;
+}
+
+/* The LNVC lock's owner died inside a critical section.  The queue links and the
+ * connection table are always written in an order that keeps them usable; the
+ * tail, the counters and the reference counts are derived from them again. */
+void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l)
+{
+    if (l->state != LNVC_LIVE) return;
+    uint32_t slot = (uint32_t)(l - mpf_lnvc_at(m, 0));
+    uint32_t n = l->front, count = 0, limit = m->r->n_msgs + 1;
+    while (limit--) {
+        uint32_t nx = atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed);
+        if (!nx) break;
+        n = nx;
+        count++;
+    }
+    l->tail = n;
+    l->queued = count;
+    l->n_send = l->n_fcfs = l->n_bcast = 0;
+    for (uint32_t p = 0; p < m->r->max_procs; p++) {
+        mpf_conn *c = mpf_conn_at(m, slot, p);
+        l->n_send += c->send;
+        if (c->recv == MPF_FCFS) l->n_fcfs++;
+        if (c->recv == MPF_BROADCAST) {
+            l->n_bcast++;
+            if (!on_queue(m, l, c->head)) c->head = l->tail;
+        }
+    }
+    if (l->n_fcfs == 0) l->fcfs_head = 0;
+    else if (!on_queue(m, l, l->fcfs_head)) l->fcfs_head = l->tail;
+    int receivers = l->n_fcfs + l->n_bcast;
+    for (uint32_t q = l->front; q != l->tail; q = atomic_load_explicit(&MPF_MSG(m, q)->next, memory_order_relaxed)) {
+        MPF_MSG(m, q)->refs = 0;
+        MPF_MSG(m, q)->pending = receivers == 0;
+    }
+    for (uint32_t p = 0; p < m->r->max_procs; p++) {
+        mpf_conn *c = mpf_conn_at(m, slot, p);
+        if (c->recv == MPF_BROADCAST) add_backlog_refs(m, l, c->head);
+    }
+    if (l->n_fcfs) add_backlog_refs(m, l, l->fcfs_head);
+    mpf_lnvc_pop_front(m, l);
+    mpf_lnvc_notify(m, l);
+}
+
+/* The table lock's owner died: recount connections per id, drop half-made conversations. */
+void mpf_table_repair(mpf_t *m)
+{
+    mpf_region *r = m->r;
+    for (uint32_t p = 0; p < r->max_procs; p++) mpf_proc_at(m, p)->nconn = 0;
+    for (uint32_t i = 0; i < r->max_lnvcs; i++) {
+        mpf_lnvc *l = mpf_lnvc_at(m, i);
+        if (mpf_lock_lnvc(m, l)) continue;
+        if (l->state == LNVC_LIVE) {
+            for (uint32_t p = 0; p < r->max_procs; p++) {
+                mpf_conn *c = mpf_conn_at(m, i, p);
+                if (c->send || c->recv) mpf_proc_at(m, p)->nconn++;
+            }
+            if (lnvc_empty(l)) delete_lnvc(m, l);
+        }
+        mpf_unlock(&l->lock);
+    }
+    for (uint32_t p = 0; p < r->max_procs; p++)
+        if (mpf_proc_at(m, p)->nconn == 0) atomic_store(&mpf_proc_at(m, p)->os_pid, 0);
+}
+
+/* Close every connection of ids whose OS process is gone.  Table lock held. */
+int mpf_reap_locked(mpf_t *m)
+{
+    mpf_region *r = m->r;
+    int closed = 0;
+    atomic_store(&r->reap_pending, 0);
+    if (!m->shared) return 0;
+    for (uint32_t p = 0; p < r->max_procs; p++) {
+        mpf_proc *pr = mpf_proc_at(m, p);
+        int32_t os = atomic_load(&pr->os_pid);
+        if (os == 0 || os == m->os_pid || mpf_os_pid_alive(os)) continue;
+        for (uint32_t i = 0; i < r->max_lnvcs; i++) {
+            mpf_lnvc *l = mpf_lnvc_at(m, i);
+            if (mpf_lock_lnvc(m, l)) continue;
+            mpf_conn *c = mpf_conn_at(m, i, p);
+            if (l->state == LNVC_LIVE && (c->send || c->recv)) {
+                if (c->send) drop_role(m, l, c, ROLE_SEND), closed++;
+                if (c->recv) drop_role(m, l, c, ROLE_RECV), closed++;
+                if (lnvc_empty(l)) delete_lnvc(m, l);
+            }
+            mpf_unlock(&l->lock);
+        }
+        pr->nconn = 0;
+        atomic_store(&pr->os_pid, 0);
+    }
+    return closed;
+}
+
+void mpf_maybe_reap(mpf_t *m)
+{
+    if (m->shared && atomic_load_explicit(&m->r->reap_pending, memory_order_relaxed)) mpf_reap(m);
+}
+
+int mpf_reap(mpf_t *m)
+{
+    if (!m) return -MPF_EINVAL;
+    int rc = mpf_lock_table(m);
+    if (rc) return rc;
+    rc = mpf_reap_locked(m);
+    mpf_unlock(&m->r->table_lock);
+    return rc;
+}

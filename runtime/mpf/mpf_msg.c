@@ -1,0 +1,180 @@
+/* mpf_msg.c: message transfer -- send (copy in, append), receive (wait, copy out, release), check. */
+#include <string.h>
+
+#include "mpf_internal.h"
+
+/* Lock the LNVC named by id and check that it is still the one the id was made for. */
+static int lock_live(mpf_t *m, int id, mpf_lnvc **out, uint32_t *slot)
+{
+    if (id < 0) return -MPF_EBADID;
+    *slot = (uint32_t)id % m->r->max_lnvcs;
+    mpf_lnvc *l = mpf_lnvc_at(m, *slot);
+    int rc = mpf_lock_lnvc(m, l);
+    if (rc) return rc;
+    if (l->state != LNVC_LIVE || mpf_make_id(m->r, *slot, l->gen) != id) {
+        mpf_unlock(&l->lock);
+        return -MPF_EBADID;
+    }
+    *out = l;
+    return 0;
+}
+
+static int check_args(mpf_t *m, int pid)
+{
+    if (!m) return -MPF_EINVAL;
+    return pid >= 0 && (uint32_t)pid < m->r->max_procs ? 0 : -MPF_EBADPID;
+}
+
+/* Message memory is exhausted: reap dead participants (their backlogs), or wait if asked to. */
+static int out_of_space(mpf_t *m, int *tries)
+{
+    mpf_region *r = m->r;
+    if (m->shared && (*tries)++ == 0 && mpf_reap(m) > 0) return 0;
+    if (!r->send_waits) return -MPF_ENOSPACE;
+    mpf_space_wait(m, atomic_load(&r->space_word));
+    return 0;
+}
+
+static void copy_to_blocks(mpf_t *m, uint32_t b, const unsigned char *src, size_t len)
+{
+    uint32_t pay = mpf_block_payload(m->r);
+    for (size_t done = 0; done < len; done += pay, b = atomic_load_explicit(&MPF_BLK(m, b)->next, memory_order_relaxed))
+        memcpy(MPF_BLK(m, b)->bytes, src + done, len - done < pay ? len - done : pay);
+}
+
+static void copy_from_msg(mpf_t *m, const mpf_msg *g, unsigned char *dst)
+{
+    if (g->len <= MPF_INLINE) {
+        memcpy(dst, g->inl, g->len);
+        return;
+    }
+    uint32_t pay = mpf_block_payload(m->r), b = g->data;
+    for (size_t done = 0; done < g->len; done += pay, b = atomic_load_explicit(&MPF_BLK(m, b)->next, memory_order_relaxed))
+        memcpy(dst + done, MPF_BLK(m, b)->bytes, g->len - done < pay ? g->len - done : pay);
+}
+
+int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
+{
+    int rc = check_args(m, pid), tries = 0;
+    if (rc) return rc;
+    if (!buf && len) return -MPF_EINVAL;
+    if (len > m->r->max_message) return -MPF_ETOOLONG;
+    /* The new sentinel and (for long messages) the data blocks are filled before locking. */
+    uint32_t fresh, data = 0;
+    while (!(fresh = mpf_msg_alloc(m)))
+        if ((rc = out_of_space(m, &tries))) return rc;
+    if (len > MPF_INLINE) {
+        while (mpf_blocks_alloc(m, len, &data))
+            if ((rc = out_of_space(m, &tries))) {
+                mpf_msg_free(m, fresh);
+                return rc;
+            }
+        copy_to_blocks(m, data, buf, len);
+    }
+    mpf_lnvc *l;
+    uint32_t slot;
+    if ((rc = lock_live(m, id, &l, &slot))) goto fail;
+    if (!mpf_conn_at(m, slot, (uint32_t)pid)->send) {
+        mpf_unlock(&l->lock);
+        rc = -MPF_ENOTCONN;
+        goto fail;
+    }
+    mpf_msg *s = MPF_MSG(m, l->tail), *f = MPF_MSG(m, fresh);
+    s->len = (uint32_t)len;
+    if (len <= MPF_INLINE) memcpy(s->inl, buf, len);
+    else s->data = data;
+    uint32_t readers = l->n_bcast + (l->n_fcfs > 0);
+    s->refs = readers;
+    s->pending = readers == 0;
+    f->seq = s->seq + 1;
+    /* Publish: link first, then move the tail (repair relies on this order). */
+    atomic_store_explicit(&s->next, fresh, memory_order_release);
+    l->tail = fresh;
+    l->queued++;
+    atomic_fetch_add_explicit(&l->word, 1, memory_order_seq_cst);
+    mpf_unlock(&l->lock);
+    mpf_wake_waiters(m, l);
+    mpf_maybe_reap(m);
+    return 0;
+fail:
+    mpf_msg_free(m, fresh);
+    mpf_blocks_free(m, data);
+    return rc;
+}
+
+static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int block)
+{
+    int rc = check_args(m, pid), waited = 0;
+    if (rc) return rc;
+    if (!buf && cap) return -MPF_EINVAL;
+    mpf_lnvc *l;
+    uint32_t slot;
+    if ((rc = lock_live(m, id, &l, &slot))) return rc;
+    mpf_conn *c = mpf_conn_at(m, slot, (uint32_t)pid);
+    for (;;) {
+        if (!c->recv) {
+            rc = waited ? -MPF_ECLOSED : -MPF_ENOTCONN;
+            break;
+        }
+        uint32_t *headp = c->recv == MPF_FCFS ? &l->fcfs_head : &c->head;
+        if (*headp != l->tail) {
+            mpf_msg *g = MPF_MSG(m, *headp);
+            if (g->len > cap) {
+                rc = -MPF_EMSGSIZE;
+                break;
+            }
+            ssize_t len = g->len;
+            copy_from_msg(m, g, buf);
+            *headp = atomic_load_explicit(&g->next, memory_order_relaxed);
+            if (--g->refs == 0) mpf_lnvc_pop_front(m, l);
+            mpf_unlock(&l->lock);
+            mpf_maybe_reap(m);
+            return len;
+        }
+        if (!block) {
+            rc = -MPF_EAGAIN;
+            break;
+        }
+        uint32_t observed = atomic_load_explicit(&l->word, memory_order_relaxed);
+        mpf_unlock(&l->lock);
+        mpf_wait_change(m, l, observed);
+        waited = 1;
+        if ((rc = mpf_lock_lnvc(m, l))) return rc;
+        if (l->state != LNVC_LIVE || mpf_make_id(m->r, slot, l->gen) != id) {
+            rc = -MPF_ECLOSED;
+            break;
+        }
+    }
+    mpf_unlock(&l->lock);
+    return rc;
+}
+
+ssize_t mpf_message_receive(mpf_t *m, int pid, int id, void *buf, size_t cap)
+{
+    return receive(m, pid, id, buf, cap, 1);
+}
+
+ssize_t mpf_message_try_receive(mpf_t *m, int pid, int id, void *buf, size_t cap)
+{
+    return receive(m, pid, id, buf, cap, 0);
+}
+
+int mpf_check_receive(mpf_t *m, int pid, int id, size_t *next_len)
+{
+    int rc = check_args(m, pid);
+    if (rc) return rc;
+    mpf_lnvc *l;
+    uint32_t slot;
+    if ((rc = lock_live(m, id, &l, &slot))) return rc;
+    mpf_conn *c = mpf_conn_at(m, slot, (uint32_t)pid);
+    if (!c->recv) {
+        rc = -MPF_ENOTCONN;
+    } else {
+        mpf_msg *h = MPF_MSG(m, c->recv == MPF_FCFS ? l->fcfs_head : c->head);
+        uint64_t n = MPF_MSG(m, l->tail)->seq - h->seq;
+        rc = n > 0x7fffffff ? 0x7fffffff : (int)n;
+        if (n && next_len) *next_len = h->len;
+    }
+    mpf_unlock(&l->lock);
+    return rc;
+}
