@@ -61,7 +61,10 @@ int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
     if (len > m->r->max_message) return -MPF_ETOOLONG;
     /* The new sentinel and (for long messages) the data blocks are filled before locking. */
     uint32_t fresh, data = 0;
-    while (!(fresh = mpf_msg_alloc(m)))
+    /* Sends leave max_lnvcs headers in reserve so that opening a conversation
+     * (which needs one sentinel) does not fail because traffic filled memory. */
+    while (atomic_load_explicit(&m->r->n_msg_free, memory_order_relaxed) <= (int64_t)m->r->max_lnvcs ||
+           !(fresh = mpf_msg_alloc(m)))
         if ((rc = out_of_space(m, &tries))) return rc;
     if (len > MPF_INLINE) {
         while (mpf_blocks_alloc(m, len, &data))
