@@ -68,7 +68,7 @@ void io_emit(const char *file, int line, mpd_file f, const char *p, size_t n)
         return;
     /* stderr, terminals and pipes may share a destination with stdout:
      * what stdout holds must come out first */
-    if (f->fp != stdout && f->may_block)
+    if (f->fp != stdout && (f->may_block || f == &std_err))
         fflush(stdout);
     if (n)
         fwrite(p, 1, n, f->fp);

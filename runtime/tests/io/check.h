@@ -78,6 +78,33 @@ static int run_case(const char *self, const char *name, const char *input, int a
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* Like run_case, but stdout and stderr go to one regular file, as in the
+ * suite's `a.out >>Errors.out 2>&1`. */
+__attribute__((unused)) static int run_case_to_file(const char *self, const char *name, char *out, size_t outsz)
+{
+    char tmpl[] = "/tmp/mpd-io-out-XXXXXX";
+    int fd = mkstemp(tmpl);
+    if (fd < 0)
+        exit(2);
+    unlink(tmpl);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDONLY);
+        dup2(nul, 0);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execl(self, self, name, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    lseek(fd, 0, SEEK_SET);
+    ssize_t n = read(fd, out, outsz - 1);
+    out[n > 0 ? n : 0] = 0;
+    close(fd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 /* Checks that case `name` exits with `code` and prints exactly `want`. */
 #define CHECK_CASE(self, name, input, as_file, code, want) do { char o_[8192]; \
     int c_ = run_case((self), (name), (input), (as_file), o_, sizeof o_); \

@@ -144,6 +144,15 @@ int main(int argc, char **argv)
     CHECK_CASE(argv[0], "ordering", "", 0, 0,
                "out 1\nerr 2\nout 3 err 4\n\nRTS warning: a warning\n"
                "C printf shares the stream\nout 8\n");
+    {
+        char o[4096];
+        CHECK_INT(run_case_to_file(argv[0], "ordering", o, sizeof o), 0);
+        CHECK_STR(o, "out 1\nerr 2\nout 3 err 4\n\nRTS warning: a warning\n"
+                     "C printf shares the stream\nout 8\n");
+        CHECK_INT(run_case_to_file(argv[0], "15", o, sizeof o), 1);
+        CHECK_STR(o, "\n15: abc RTS abort: file runerrs.mpd, line 57:\n"
+                     "   insufficient argument list for format\n");
+    }
     CHECK_CASE(argv[0], "sprintf-long", "", 0, 1,
                "RTS abort: file s.mpd, line 3:\n"
                "   string of length 6 is too long to assign to string[5]\n");
