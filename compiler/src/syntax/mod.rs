@@ -10,6 +10,7 @@
 
 pub mod ast;
 pub mod diag;
+pub mod dump;
 pub mod lexer;
 mod parser;
 pub mod token;

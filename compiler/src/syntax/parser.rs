@@ -102,6 +102,17 @@ fn ends_list(k: &TokKind) -> bool {
     )
 }
 
+/// In `cap (int) returns int f` with no further name, `f` names the declared item, not
+/// the result: take it back from the signature (the result stays unnamed).
+fn steal_result_name(ty: &mut Type) -> Option<ParamName> {
+    let TypeKind::Cap(CapTarget::Sig(sig)) = &mut ty.kind else { return None };
+    let OpSig::Explicit { returns: Some(r), .. } = sig.as_mut() else { return None };
+    r.ty.as_ref()?;
+    let name = r.name.take()?;
+    let dims = std::mem::take(&mut r.dims);
+    Some(ParamName { span: name.span, name, dims })
+}
+
 /// Keyword types that can start a declaration (`int x`) or a conversion (`int(x)`).
 fn is_simple_type_kw(k: Kw) -> bool {
     matches!(k, Kw::Bool | Kw::Int | Kw::Char | Kw::Real | Kw::Double | Kw::String | Kw::File)
@@ -803,11 +814,14 @@ impl<'a, 'd> Parser<'a, 'd> {
         }
         // `const N = 10` has no type: an identifier directly followed by `=`.
         let untyped = constant && self.at_ident() && *self.nth(1) == TokKind::Punct(Punct::Eq);
-        let ty = if untyped { None } else { Some(self.type_()?) };
+        let mut ty = if untyped { None } else { Some(self.type_()?) };
+        let mut stolen = if self.at_ident() { None } else { ty.as_mut().and_then(steal_result_name) };
         let mut vars = Vec::new();
         loop {
-            let name = self.ident()?;
-            let dims = self.dims()?;
+            let (name, dims) = match stolen.take() {
+                Some(pn) => (pn.name, pn.dims),
+                None => (self.ident()?, self.dims()?),
+            };
             let init = if self.eat(Punct::Eq) { Some(self.expr_no_assign()?) } else { None };
             vars.push(VarItem { span: name.span.to(self.prev_span()), name, dims, init });
             if !self.eat(Punct::Comma) {
@@ -965,8 +979,11 @@ impl<'a, 'd> Parser<'a, 'd> {
             if mode != ParamMode::Default {
                 self.bump();
             }
-            let ty = self.type_()?;
+            let mut ty = self.type_()?;
             let mut names = Vec::new();
+            if !self.at_ident() {
+                names.extend(steal_result_name(&mut ty));
+            }
             if self.at_ident() {
                 names.push(self.param_name()?);
                 while self.at(Punct::Comma) && self.continues_group() {
@@ -1196,8 +1213,9 @@ impl<'a, 'd> Parser<'a, 'd> {
                 break;
             }
             let lo = self.span();
-            let ty = self.type_()?;
-            let mut names = vec![self.param_name()?];
+            let mut ty = self.type_()?;
+            let first = if self.at_ident() { self.param_name()? } else { steal_result_name(&mut ty).ok_or_else(|| self.unexpected("a field name"))? };
+            let mut names = vec![first];
             while self.at(Punct::Comma) && self.continues_group() {
                 self.bump();
                 names.push(self.param_name()?);
