@@ -1,9 +1,290 @@
-//! driver: the mpd and mpdl command lines (placeholder until the driver lands).
-pub fn mpd_main() -> i32 {
-    eprintln!("mpd: compiler not built yet");
-    2
+//! driver: the `mpd` and `mpdl` command lines (MPD 1.0.1 compatible) and `mpd run`.
+pub mod cc;
+pub mod compile;
+pub mod link;
+pub mod paths;
+
+use clap::{Arg, ArgAction, Command};
+
+/// Options of one `mpd` run.
+#[derive(Clone, Debug, Default)]
+pub struct MpdOpts {
+    pub specs_only: bool,   // -s
+    pub bodies_only: bool,  // -b
+    pub no_link: bool,      // -c
+    pub quiet: bool,        // -q
+    pub no_warn: bool,      // -w
+    pub debug: bool,        // -g
+    pub verbose: bool,      // -v
+    pub optimize: bool,     // -O: omit runtime checks, optimize C
+    pub no_slice: bool,     // -T: no loop-top yield
+    pub deps_only: bool,    // -M
+    pub keep_c: bool,       // -C: stop after .c files
+    pub no_fold: bool,      // -F
+    pub no_opt: bool,       // -P
+    pub inter: Option<String>,
+    pub output: Option<String>,
+    pub sources: Vec<String>,
+    pub others: Vec<String>, // .o .a -lxx passed to the linker
 }
+
+/// Options of one `mpdl` run.
+#[derive(Clone, Debug, Default)]
+pub struct MpdlOpts {
+    pub no_warn: bool,
+    pub list: bool,
+    pub verbose: bool,
+    pub async_out: bool,
+    pub debug: bool,
+    pub inter: Option<String>,
+    pub output: Option<String>,
+    pub limits: Vec<(char, String)>,
+    pub components: Vec<String>,
+    pub others: Vec<String>,
+}
+
+/// Splits off arguments clap must not see as options: -lxx libraries.
+fn split_libs(args: Vec<String>, keep_l_flag: bool) -> (Vec<String>, Vec<String>) {
+    let mut rest = Vec::new();
+    let mut libs = Vec::new();
+    for (i, a) in args.into_iter().enumerate() {
+        if i > 0 && a.starts_with("-l") && a.len() > 2 && !(keep_l_flag && a == "-l") {
+            libs.push(a);
+        } else {
+            rest.push(a);
+        }
+    }
+    (rest, libs)
+}
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+fn flag(c: char, help: &'static str) -> Arg {
+    Arg::new(leak(c.to_string())).short(c).action(ArgAction::SetTrue).help(help)
+}
+
+fn mpd_command() -> Command {
+    Command::new("mpd")
+        .about("MPD compiler: mpd [-sbcqwgvOTMCFP] [-I dir] [-o file] file.mpd ... other.o -lxx\n       mpd run prog.mpd [args...]")
+        .disable_version_flag(true)
+        .arg(flag('s', "create specification files only"))
+        .arg(flag('b', "compile bodies only"))
+        .arg(flag('c', "compile but do not link"))
+        .arg(flag('q', "do not echo source file names"))
+        .arg(flag('w', "suppress warnings"))
+        .arg(flag('e', "experimental (ignored)"))
+        .arg(flag('g', "compile for debugging, keep .c files"))
+        .arg(flag('v', "verbose: show programs invoked"))
+        .arg(flag('O', "omit runtime checks, optimize"))
+        .arg(flag('T', "omit loop-top context switch code"))
+        .arg(flag('M', "print dependencies and exit"))
+        .arg(flag('C', "stop after generating .c files"))
+        .arg(flag('F', "inhibit constant folding"))
+        .arg(flag('P', "inhibit optimizations"))
+        .arg(Arg::new("I").short('I').num_args(1).help("use DIR/MPDinter"))
+        .arg(Arg::new("o").short('o').num_args(1).help("executable name (default a.out)"))
+        .arg(Arg::new("d").short('d').num_args(1).help("debug flags (ignored)"))
+        .arg(Arg::new("files").num_args(0..).action(ArgAction::Append))
+}
+
+fn parse_mpd(args: Vec<String>) -> Result<MpdOpts, String> {
+    let (args, libs) = split_libs(args, false);
+    let m = mpd_command().try_get_matches_from(args).map_err(|e| e.to_string())?;
+    let f = |c: &str| m.get_flag(c);
+    let mut o = MpdOpts {
+        specs_only: f("s"),
+        bodies_only: f("b"),
+        no_link: f("c"),
+        quiet: f("q"),
+        no_warn: f("w"),
+        debug: f("g"),
+        verbose: f("v"),
+        optimize: f("O"),
+        no_slice: f("T"),
+        deps_only: f("M"),
+        keep_c: f("C"),
+        no_fold: f("F"),
+        no_opt: f("P"),
+        inter: m.get_one::<String>("I").cloned(),
+        output: m.get_one::<String>("o").cloned(),
+        ..Default::default()
+    };
+    for a in m.get_many::<String>("files").into_iter().flatten() {
+        if a.ends_with(".mpd") {
+            o.sources.push(a.clone());
+        } else {
+            o.others.push(a.clone());
+        }
+    }
+    o.others.extend(libs);
+    Ok(o)
+}
+
+/// Entry point of the `mpd` binary; returns the exit status.
+pub fn mpd_main() -> i32 {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() >= 2 && args[1] == "run" {
+        return run_main(&args[2..]);
+    }
+    let o = match parse_mpd(args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprint!("{}", e);
+            return if e.starts_with("Usage") || e.contains("Print help") && !e.contains("error") { 0 } else { 2 };
+        }
+    };
+    if o.sources.is_empty() && !o.deps_only {
+        eprintln!("mpd: no .mpd files given\nusage: mpd [-sbcqwgvOTMCFP] [-I dir] [-o file] file.mpd ... other.o -lxx");
+        return 1;
+    }
+    let comps = match compile::compile(&o) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    if o.specs_only || o.bodies_only || o.no_link || o.deps_only || o.keep_c {
+        return 0;
+    }
+    let lo = MpdlOpts {
+        no_warn: o.no_warn,
+        verbose: o.verbose,
+        debug: o.debug,
+        inter: o.inter.clone(),
+        output: o.output.clone(),
+        components: comps,
+        others: o.others.clone(),
+        ..Default::default()
+    };
+    link::link(&lo, o.optimize)
+}
+
+/// `mpd run prog.mpd [args...]`: compile into a private directory and run.
+fn run_main(args: &[String]) -> i32 {
+    let Some(src) = args.first() else {
+        eprintln!("usage: mpd run prog.mpd [args...]");
+        return 2;
+    };
+    let dir = std::env::temp_dir().join(format!("mpd-run-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("mpd: cannot create {}: {}", dir.display(), e);
+        return 1;
+    }
+    let exe = dir.join("a.out");
+    let o = MpdOpts {
+        quiet: true,
+        inter: Some(dir.to_string_lossy().into_owned()),
+        output: Some(exe.to_string_lossy().into_owned()),
+        sources: vec![src.clone()],
+        ..Default::default()
+    };
+    let code = match compile::compile(&o) {
+        Ok(comps) => {
+            let lo = MpdlOpts {
+                inter: o.inter.clone(),
+                output: o.output.clone(),
+                components: comps,
+                ..Default::default()
+            };
+            match link::link(&lo, false) {
+                0 => match std::process::Command::new(&exe).args(&args[1..]).status() {
+                    Ok(s) => s.code().unwrap_or(1),
+                    Err(e) => {
+                        eprintln!("mpd: cannot run {}: {}", exe.display(), e);
+                        1
+                    }
+                },
+                c => c,
+            }
+        }
+        Err(c) => c,
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    code
+}
+
+fn mpdl_command() -> Command {
+    let mut c = Command::new("mpdl")
+        .about("MPD linker: mpdl [-wlvA] [-I dir] [-o file] [-C -L -N -O -P -Q -R -V -S n] component ...")
+        .disable_version_flag(true)
+        .arg(flag('w', "suppress warnings"))
+        .arg(flag('l', "list runtime limits and exit"))
+        .arg(flag('v', "verbose"))
+        .arg(flag('A', "asynchronous output"))
+        .arg(flag('e', "experimental (ignored)"))
+        .arg(flag('g', "debugging"))
+        .arg(Arg::new("I").short('I').num_args(1))
+        .arg(Arg::new("o").short('o').num_args(1))
+        .arg(Arg::new("r").short('r').num_args(1))
+        .arg(Arg::new("files").num_args(0..).action(ArgAction::Append));
+    for l in ['C', 'L', 'N', 'O', 'P', 'Q', 'R', 'V', 'S'] {
+        c = c.arg(Arg::new(leak(l.to_string())).short(l).num_args(1).action(ArgAction::Append));
+    }
+    c
+}
+
+/// Entry point of the `mpdl` binary.
 pub fn mpdl_main() -> i32 {
-    eprintln!("mpdl: linker not built yet");
-    2
+    let args: Vec<String> = std::env::args().collect();
+    let (args, libs) = split_libs(args, true);
+    let m = match mpdl_command().try_get_matches_from(args) {
+        Ok(m) => m,
+        Err(e) => {
+            eprint!("{}", e);
+            return 2;
+        }
+    };
+    let mut o = MpdlOpts {
+        no_warn: m.get_flag("w"),
+        list: m.get_flag("l"),
+        verbose: m.get_flag("v"),
+        async_out: m.get_flag("A"),
+        debug: m.get_flag("g"),
+        inter: m.get_one::<String>("I").cloned(),
+        output: m.get_one::<String>("o").cloned(),
+        ..Default::default()
+    };
+    for l in ['C', 'L', 'N', 'O', 'P', 'Q', 'R', 'V', 'S'] {
+        for v in m.get_many::<String>(&l.to_string()).into_iter().flatten() {
+            o.limits.push((l, v.clone()));
+        }
+    }
+    for a in m.get_many::<String>("files").into_iter().flatten() {
+        if a.ends_with(".o") || a.ends_with(".a") || a.ends_with(".so") || a.contains('/') {
+            o.others.push(a.clone());
+        } else {
+            o.components.push(a.clone());
+        }
+    }
+    o.others.extend(libs);
+    if o.list {
+        link::list_limits();
+        return 0;
+    }
+    if o.components.is_empty() {
+        eprintln!("mpdl: no components named");
+        return 1;
+    }
+    link::link(&o, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    fn v(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+    #[test]
+    fn mpd_flags_cluster() {
+        let o = parse_mpd(v("mpd -cq -I dir -o prog a.mpd b.mpd x.o -lm")).unwrap();
+        assert!(o.no_link && o.quiet && !o.optimize);
+        assert_eq!(o.inter.as_deref(), Some("dir"));
+        assert_eq!(o.output.as_deref(), Some("prog"));
+        assert_eq!(o.sources, v("a.mpd b.mpd"));
+        assert_eq!(o.others, v("x.o -lm"));
+    }
+    #[test]
+    fn mpd_bad_flag() {
+        assert!(parse_mpd(v("mpd -Z a.mpd")).is_err());
+    }
 }

@@ -1,1 +1,109 @@
-//! inter: see lib.rs for the pipeline.
+//! inter: the MPDinter directory that carries specs and objects between mpd and mpdl runs.
+//!
+//! For each component X compiled, MPDinter holds:
+//!   X.spec  a header line `#mpdspec <kind> <line> <source file>` followed by the
+//!           component's source text (importers re-read its spec portion);
+//!   X.c     the generated C (kept with -C/-g, otherwise deleted after cc);
+//!   X.o     the object file mpdl links.
+use std::fs;
+use std::path::{Path, PathBuf};
+
+pub struct Inter {
+    pub dir: PathBuf,
+}
+
+/// A component spec as stored in MPDinter.
+#[derive(Clone, Debug)]
+pub struct StoredSpec {
+    pub kind: String,
+    pub line: u32,
+    pub file: String,
+    pub text: String,
+}
+
+impl Inter {
+    /// The MPDinter directory under `base` (from -I) or under the current directory.
+    pub fn new(base: Option<&str>) -> Inter {
+        let b = base.map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
+        Inter { dir: b.join("MPDinter") }
+    }
+
+    pub fn create(&self) -> Result<(), String> {
+        fs::create_dir_all(&self.dir).map_err(|e| format!("cannot create {}: {}", self.dir.display(), e))
+    }
+
+    pub fn path(&self, name: &str, ext: &str) -> PathBuf {
+        self.dir.join(format!("{}.{}", name, ext))
+    }
+
+    pub fn write_spec(&self, name: &str, s: &StoredSpec) -> Result<(), String> {
+        self.create()?;
+        let body = format!("#mpdspec {} {} {}\n{}", s.kind, s.line, s.file, s.text);
+        let p = self.path(name, "spec");
+        fs::write(&p, body).map_err(|e| format!("cannot write {}: {}", p.display(), e))
+    }
+
+    /// Finds X.spec: MPD_PATH directories, then the current directory, then MPDinter.
+    pub fn read_spec(&self, name: &str) -> Option<StoredSpec> {
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        if let Ok(mp) = std::env::var("MPD_PATH") {
+            for d in mp.split(':').filter(|d| !d.is_empty()) {
+                dirs.push(PathBuf::from(d));
+            }
+        }
+        dirs.push(PathBuf::from("."));
+        dirs.push(self.dir.clone());
+        for d in dirs {
+            let p = d.join(format!("{}.spec", name));
+            if let Ok(t) = fs::read_to_string(&p) {
+                if let Some(s) = parse_spec(&t) {
+                    return Some(s);
+                }
+            }
+        }
+        None
+    }
+
+    /// Finds X.o for mpdl: current directory, then MPDinter.
+    pub fn find_object(&self, name: &str) -> Option<PathBuf> {
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        if let Ok(mp) = std::env::var("MPD_PATH") {
+            for d in mp.split(':').filter(|d| !d.is_empty()) {
+                dirs.push(PathBuf::from(d));
+            }
+        }
+        dirs.push(self.dir.clone());
+        dirs.into_iter().map(|d| d.join(format!("{}.o", name))).find(|p| p.exists())
+    }
+}
+
+fn parse_spec(t: &str) -> Option<StoredSpec> {
+    let (first, rest) = t.split_once('\n')?;
+    let mut it = first.strip_prefix("#mpdspec ")?.splitn(3, ' ');
+    let kind = it.next()?.to_string();
+    let line = it.next()?.parse().ok()?;
+    let file = it.next()?.to_string();
+    Some(StoredSpec { kind, line, file, text: rest.to_string() })
+}
+
+pub fn exists(p: &Path) -> bool {
+    p.exists()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn spec_roundtrip() {
+        let d = std::env::temp_dir().join(format!("mpdinter-test-{}", std::process::id()));
+        let i = Inter::new(Some(d.to_str().unwrap()));
+        let s = StoredSpec { kind: "global".into(), line: 3, file: "a b.mpd".into(), text: "global g\nend\n".into() };
+        i.write_spec("g", &s).unwrap();
+        let r = i.read_spec("g").unwrap();
+        assert_eq!(r.kind, "global");
+        assert_eq!(r.line, 3);
+        assert_eq!(r.file, "a b.mpd");
+        assert_eq!(r.text, s.text);
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

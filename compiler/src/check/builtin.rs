@@ -1,0 +1,758 @@
+//! builtin: invocations — procedures, conversions, record constructors and MPD's
+//! predefined functions (I/O through mpd/io.h, the rest through mpd/lang.h or C).
+use super::konst::KV;
+use super::scope::{ProcSig, Sym};
+use super::types::Ty;
+use super::{Checker, Form, V};
+use crate::syntax::ast::{self, Expr, ExprKind, ParamMode, Span, TypeKind};
+use std::rc::Rc;
+
+impl<'a> Checker<'a> {
+    pub fn call_expr(&mut self, callee: &Expr, args: &[Expr], span: Span) -> V {
+        match &callee.kind {
+            ExprKind::Type(t) => {
+                let ty = match &t.kind {
+                    TypeKind::String(None) => Ty::Str(None),
+                    _ => self.ty(t),
+                };
+                self.convert(ty, args, span)
+            }
+            ExprKind::Ident(id) => match self.lookup(&id.name).cloned() {
+                Some(Sym::Proc(sig)) => self.call_proc(&sig, args, span),
+                Some(Sym::Type(ty)) => match ty {
+                    Ty::Rec(_) => self.rec_cons(ty, args, span),
+                    _ => self.convert(ty, args, span),
+                },
+                Some(_) => {
+                    self.error(id.span, format!("`{}` cannot be invoked", id.name));
+                    V::err()
+                }
+                None => self.predefined(&id.name, args, span),
+            },
+            ExprKind::Field { base, name } => {
+                if let ExprKind::Ident(b) = &base.kind {
+                    if let Some(sym) = self.qualified(b, name) {
+                        if let Sym::Proc(sig) = sym {
+                            return self.call_proc(&sig, args, span);
+                        }
+                    }
+                }
+                self.error(callee.span, "this invocation is not supported yet");
+                V::err()
+            }
+            _ => {
+                self.error(callee.span, "this invocation is not supported yet");
+                V::err()
+            }
+        }
+    }
+
+    fn call_proc(&mut self, sig: &Rc<ProcSig>, args: &[Expr], span: Span) -> V {
+        if args.len() != sig.params.len() {
+            self.error(span, format!("`{}` takes {} arguments, not {}", sig.name, sig.params.len(), args.len()));
+            return V::err();
+        }
+        let mut cargs = vec![sig.selfc.clone(), {
+            self.used_tmp = true;
+            "&_t".to_string()
+        }];
+        if sig.external {
+            cargs.clear();
+        }
+        for (a, p) in args.iter().zip(sig.params.iter()) {
+            let v = self.expr(a);
+            if v.ty == Ty::Error {
+                cargs.push("0".into());
+                continue;
+            }
+            let byref = !matches!(p.mode, ParamMode::Default | ParamMode::Val);
+            if p.ty.is_blob() {
+                let c = match &p.ty {
+                    Ty::Str(_) => {
+                        if !(v.ty.is_string() || v.ty == Ty::Char || v.ty.is_char_array()) {
+                            self.error(a.span, format!("expected a string argument, found {}", self.types.show(&v.ty)));
+                        }
+                        if byref {
+                            if !v.lv || v.form != Form::Blob {
+                                self.error(a.span, "a var/res/ref argument must be a variable");
+                            }
+                            v.c.clone()
+                        } else if v.form == Form::Blob && v.ty.is_string() {
+                            v.c.clone()
+                        } else {
+                            let s = self.sv(&v);
+                            let t = self.t();
+                            format!("((char *)mpd_str_blob({}, {}, 0))", t, s)
+                        }
+                    }
+                    _ => {
+                        if !self.types.assignable(&p.ty, &v.ty) && !(v.ty.is_string() && p.ty.is_char_array()) {
+                            self.error(a.span, format!("expected a {} argument, found {}", self.types.show(&p.ty), self.types.show(&v.ty)));
+                        }
+                        if byref && !v.lv {
+                            self.error(a.span, "a var/res/ref argument must be a variable");
+                        }
+                        if v.ty.is_string() {
+                            let s = self.sv(&v);
+                            let t = self.t();
+                            format!("((char *)mpd_chars({}, {}))", t, s)
+                        } else {
+                            v.c.clone()
+                        }
+                    }
+                };
+                if sig.external && p.ty.is_string() {
+                    cargs.push(format!("MPD_STR_CHARS({})", c));
+                } else {
+                    cargs.push(c);
+                }
+            } else if byref {
+                if !v.lv || v.form != Form::Scalar {
+                    self.error(a.span, "a var/res/ref argument must be a variable");
+                    cargs.push("0".into());
+                    continue;
+                }
+                if !self.types.same(&p.ty, &v.ty) {
+                    self.error(a.span, format!("expected a {} variable, found {}", self.types.show(&p.ty), self.types.show(&v.ty)));
+                }
+                cargs.push(format!("&({})", v.c));
+            } else {
+                let c = self.scalar_for(&p.ty, v, a.span);
+                cargs.push(c);
+            }
+        }
+        let call = format!("{}({})", sig.cname, cargs.join(", "));
+        if sig.ret.is_blob() {
+            let t = self.tmp();
+            self.code.put(&format!("char *{} = {};", t, call));
+            V { c: t, ty: sig.ret.clone(), form: Form::Blob, k: None, lv: false, slice: None }
+        } else {
+            V::scalar(call, sig.ret.clone())
+        }
+    }
+
+    fn rec_cons(&mut self, ty: Ty, args: &[Expr], span: Span) -> V {
+        let Ty::Rec(r) = ty else { return V::err() };
+        let fields = self.types.recs[r].fields.clone();
+        if fields.len() != args.len() {
+            self.error(span, format!("{} has {} fields, not {}", self.types.recs[r].name, fields.len(), args.len()));
+            return V::err();
+        }
+        let size = self.types.recs[r].size;
+        let b = self.tmp();
+        let t = self.t();
+        self.code.put(&format!("char *{} = mpd_tmp_alloc({}, {});", b, t, size));
+        let b2 = b.clone();
+        self.init_blob(&b2, &ty, &[], &None);
+        for ((_, fty, off), a) in fields.iter().zip(args) {
+            let v = self.expr(a);
+            let dst = if fty.is_blob() {
+                V { c: format!("({} + {})", b, off), ty: fty.clone(), form: Form::Blob, k: None, lv: true, slice: None }
+            } else {
+                let ct = self.ctype(fty);
+                V { c: format!("(*({} *)({} + {}))", ct, b, off), ty: fty.clone(), form: Form::Scalar, k: None, lv: true, slice: None }
+            };
+            self.assign_into(&dst, v, a.span);
+        }
+        V { c: b, ty, form: Form::Blob, k: None, lv: false, slice: None }
+    }
+
+    fn one_arg(&mut self, args: &[Expr], span: Span, what: &str) -> Option<V> {
+        if args.len() != 1 {
+            self.error(span, format!("{} takes one argument", what));
+            return None;
+        }
+        Some(self.expr(&args[0]))
+    }
+
+    /// Type conversions `T(x)`.
+    fn convert(&mut self, to: Ty, args: &[Expr], span: Span) -> V {
+        let Some(v) = self.one_arg(args, span, "a conversion") else { return V::err() };
+        if v.ty == Ty::Error || to == Ty::Error {
+            return V::err();
+        }
+        let p = self.pos(span);
+        let stringy = v.ty.is_string() || v.ty.is_char_array();
+        let sv = if stringy { self.sv(&v) } else { String::new() };
+        let sv2 = sv.clone();
+        let strconv = |f: &str| format!("({{ mpd_sv _s = {}; {}({}, _s.p, _s.len); }})", sv2, f, p);
+        match (&to, &v.ty) {
+            (Ty::Int, Ty::Int) => v,
+            (Ty::Int, Ty::Real) => match v.k {
+                Some(KV::Real(x)) if x.abs() < 2147483648.0 => self.konst(KV::Int(x.trunc() as i64), Ty::Int),
+                _ => V::scalar(format!("((int)mpd_int_of_real({}, {}))", p, v.c), Ty::Int),
+            },
+            (Ty::Int, Ty::Char) => match v.k {
+                Some(KV::Char(c)) => self.konst(KV::Int(c as i64), Ty::Int),
+                _ => V::scalar(format!("((int)({}))", v.c), Ty::Int),
+            },
+            (Ty::Int, Ty::Bool) | (Ty::Int, Ty::Enum(_)) | (Ty::Int, Ty::Ptr(_)) | (Ty::Int, Ty::PtrAny) => match v.k {
+                Some(KV::Bool(b)) => self.konst(KV::Int(b as i64), Ty::Int),
+                Some(KV::Int(n)) => self.konst(KV::Int(n), Ty::Int),
+                _ => V::scalar(format!("((int)(intptr_t)({}))", v.c), Ty::Int),
+            },
+            (Ty::Int, _) if stringy => V::scalar(format!("((int){})", strconv("mpd_int_of_str")), Ty::Int),
+            (Ty::Real, Ty::Int) | (Ty::Real, Ty::Real) | (Ty::Real, Ty::Char) => match v.k {
+                Some(KV::Int(n)) => self.konst(KV::Real(n as f64), Ty::Real),
+                Some(KV::Char(n)) => self.konst(KV::Real(n as f64), Ty::Real),
+                _ => V::scalar(format!("((double)({}))", v.c), Ty::Real),
+            },
+            (Ty::Real, _) if stringy => V::scalar(strconv("mpd_real_of_str"), Ty::Real),
+            (Ty::Char, Ty::Int) => match v.k {
+                Some(KV::Int(n)) if (0..=255).contains(&n) => self.konst(KV::Char(n as u8), Ty::Char),
+                _ => V::scalar(format!("mpd_char_of_int({}, {})", p, v.c), Ty::Char),
+            },
+            (Ty::Char, Ty::Char) => v,
+            (Ty::Char, Ty::Bool) | (Ty::Char, Ty::Enum(_)) => V::scalar(format!("mpd_char_of_int({}, (int)({}))", p, v.c), Ty::Char),
+            (Ty::Char, Ty::Real) => V::scalar(format!("mpd_char_of_int({}, (int)mpd_int_of_real({}, {}))", p, p, v.c), Ty::Char),
+            (Ty::Char, _) if stringy => {
+                V::scalar(format!("((unsigned char)({{ mpd_sv _s = {}; mpd_char_of_str(_s.p, _s.len); }}))", sv), Ty::Char)
+            }
+            (Ty::Bool, Ty::Bool) => v,
+            (Ty::Bool, Ty::Int) | (Ty::Bool, Ty::Char) => V::scalar(format!("mpd_bool_of_int({}, {})", p, v.c), Ty::Bool),
+            (Ty::Bool, _) if stringy => V::scalar(format!("((_Bool){})", strconv("mpd_bool_of_str")), Ty::Bool),
+            (Ty::Enum(e), Ty::Int) | (Ty::Enum(e), Ty::Char) | (Ty::Enum(e), Ty::Enum(_)) | (Ty::Enum(e), Ty::Bool) => {
+                let n = self.types.enums[*e].lits.len();
+                let name = crate::emit::lit::c_string(self.types.enums[*e].name.as_bytes());
+                V::scalar(format!("mpd_enum_check({}, (int)({}), {}, {})", p, v.c, n, name), to.clone())
+            }
+            (Ty::Str(_), _) => match &v.ty {
+                Ty::Str(_) => v,
+                t if t.is_char_array() => {
+                    let t = self.t();
+                    V { c: format!("mpd_string_of_chars({}, {})", t, v.c), ty: Ty::Str(None), form: Form::View, k: None, lv: false, slice: None }
+                }
+                Ty::Char => {
+                    let s = self.sv(&v);
+                    V { c: s, ty: Ty::Str(Some(1)), form: Form::View, k: None, lv: false, slice: None }
+                }
+                t if t.is_scalar() => {
+                    let val = self.mpd_val(&v);
+                    let t = self.t();
+                    V {
+                        c: format!("mpd_string_of_val({}, {}, {})", p, t, val),
+                        ty: Ty::Str(None),
+                        form: Form::View,
+                        k: None,
+                        lv: false,
+                        slice: None,
+                    }
+                }
+                _ => {
+                    self.error(span, format!("cannot convert a {} to a string", self.types.show(&v.ty)));
+                    V::err()
+                }
+            },
+            (Ty::Ptr(_) | Ty::PtrAny, Ty::Ptr(_) | Ty::PtrAny | Ty::Null) => V::scalar(v.c, to.clone()),
+            (Ty::Ptr(_) | Ty::PtrAny, Ty::Int) => V::scalar(format!("((void *)(intptr_t)({}))", v.c), to.clone()),
+            (Ty::Ptr(_) | Ty::PtrAny, _) if stringy => V::scalar(strconv("mpd_ptr_of_str"), to.clone()),
+            _ => {
+                self.error(span, format!("cannot convert a {} to {}", self.types.show(&v.ty), self.types.show(&to)));
+                V::err()
+            }
+        }
+    }
+
+    /// An `mpd_val` for output of a scalar, string or char array.
+    pub fn mpd_val(&mut self, v: &V) -> String {
+        match &v.ty {
+            Ty::Int | Ty::Enum(_) => format!("MPD_VI({})", v.c),
+            Ty::Real => format!("MPD_VR({})", v.c),
+            Ty::Char => format!("MPD_VC({})", v.c),
+            Ty::Bool => format!("MPD_VB({})", v.c),
+            Ty::Str(_) => {
+                let s = self.sv(v);
+                format!("mpd_v_sv({})", s)
+            }
+            t if t.is_char_array() => format!("mpd_v_chars({})", v.c),
+            Ty::Ptr(_) | Ty::PtrAny | Ty::Null => format!("MPD_VP({})", v.c),
+            _ => "MPD_VI(0)".into(),
+        }
+    }
+
+    fn printable(&mut self, v: &V, span: Span) -> bool {
+        let ok = v.ty.is_scalar() && !matches!(v.ty, Ty::File | Ty::Cap(_) | Ty::Void) || v.ty.is_string() || v.ty.is_char_array();
+        if !ok && v.ty != Ty::Error {
+            self.error(span, format!("cannot write a {}", self.types.show(&v.ty)));
+        }
+        ok
+    }
+
+    /// `mpd_dest` for an input destination.
+    fn dest(&mut self, v: &V, span: Span) -> String {
+        if !v.lv && v.ty != Ty::Error {
+            self.error(span, "an input argument must be a variable");
+            return "MPD_DI(&(int){0})".into();
+        }
+        match &v.ty {
+            Ty::Int | Ty::Enum(_) => format!("MPD_DI(&({}))", v.c),
+            Ty::Real => format!("MPD_DR(&({}))", v.c),
+            Ty::Char => format!("MPD_DC(&({}))", v.c),
+            Ty::Bool => format!("MPD_DB(&({}))", v.c),
+            Ty::Ptr(_) | Ty::PtrAny => format!("MPD_DP(&({}))", v.c),
+            Ty::Str(_) => format!("mpd_d_str({})", v.c),
+            t if t.is_char_array() => format!("mpd_d_chars({})", v.c),
+            Ty::Error => "MPD_DI(&(int){0})".into(),
+            _ => {
+                self.error(span, format!("cannot read into a {}", self.types.show(&v.ty)));
+                "MPD_DI(&(int){0})".into()
+            }
+        }
+    }
+
+    /// Splits an optional leading file argument off an I/O call.
+    fn file_arg(&mut self, args: &[Expr]) -> (String, usize) {
+        if let Some(a) = args.first() {
+            // peek at the type without emitting twice: files are cheap expressions
+            let saved = self.code.out.len();
+            let v = self.expr(a);
+            if v.ty == Ty::File || v.ty == Ty::Null {
+                let c = if v.ty == Ty::Null { "NULL".to_string() } else { v.c };
+                return (c, 1);
+            }
+            self.code.out.truncate(saved);
+        }
+        ("mpd_stdout".into(), 0)
+    }
+
+    fn vals(&mut self, args: &[Expr]) -> (usize, String) {
+        let mut vs = Vec::new();
+        for a in args {
+            let v = self.expr(a);
+            if self.printable(&v, a.span) {
+                vs.push(self.mpd_val(&v));
+            }
+        }
+        let n = vs.len();
+        if n == 0 {
+            (0, "NULL".into())
+        } else {
+            (n, format!("(mpd_val[]){{ {} }}", vs.join(", ")))
+        }
+    }
+
+    fn dests(&mut self, args: &[Expr]) -> (usize, String) {
+        let mut ds = Vec::new();
+        for a in args {
+            let v = self.expr(a);
+            ds.push(self.dest(&v, a.span));
+        }
+        let n = ds.len();
+        if n == 0 {
+            (0, "NULL".into())
+        } else {
+            (n, format!("(mpd_dest[]){{ {} }}", ds.join(", ")))
+        }
+    }
+
+    fn want(&mut self, args: &[Expr], n: std::ops::RangeInclusive<usize>, name: &str, span: Span) -> bool {
+        if !n.contains(&args.len()) {
+            let (a, b) = (n.start(), n.end());
+            let how = if a == b { format!("{}", a) } else { format!("{} to {}", a, b) };
+            self.error(span, format!("{} takes {} arguments, not {}", name, how, args.len()));
+            return false;
+        }
+        true
+    }
+
+    fn real_arg(&mut self, e: &Expr) -> String {
+        let v = self.expr(e);
+        if !v.ty.is_numeric() {
+            self.error(e.span, format!("expected an int or real, found {}", self.types.show(&v.ty)));
+            return "0.0".into();
+        }
+        self.coerce(v, &Ty::Real).c
+    }
+
+    fn int_arg(&mut self, e: &Expr) -> String {
+        let v = self.expr(e);
+        if v.ty != Ty::Int && v.ty != Ty::Error {
+            self.error(e.span, format!("expected an int, found {}", self.types.show(&v.ty)));
+        }
+        v.c
+    }
+
+    fn str_arg(&mut self, e: &Expr) -> String {
+        let v = self.expr(e);
+        if !(v.ty.is_string() || v.ty.is_char_array() || v.ty == Ty::Char) && v.ty != Ty::Error {
+            self.error(e.span, format!("expected a string, found {}", self.types.show(&v.ty)));
+            return "mpd_sv_lit(\"\", 0)".into();
+        }
+        self.sv(&v)
+    }
+
+    /// MPD's predefined functions.
+    fn predefined(&mut self, name: &str, args: &[Expr], span: Span) -> V {
+        let p = self.pos(span);
+        let void = |c: String| V::scalar(c, Ty::Void);
+        match name {
+            "write" | "writes" => {
+                let (f, skip) = self.file_arg(args);
+                let (n, vs) = self.vals(&args[skip..]);
+                void(format!("mpd_{}({}, {}, {}, {})", name, p, f, n, vs))
+            }
+            "put" => {
+                let (f, skip) = self.file_arg(args);
+                if !self.want(&args[skip..], 1..=1, "put", span) {
+                    return V::err();
+                }
+                let s = self.str_arg(&args[skip]);
+                void(format!("({{ mpd_sv _s = {}; mpd_put({}, {}, _s.p, _s.len); }})", s, p, f))
+            }
+            "printf" => {
+                let (f, skip) = self.file_arg(args);
+                if args.len() <= skip {
+                    self.error(span, "printf needs a format");
+                    return V::err();
+                }
+                let fmt = self.str_arg(&args[skip]);
+                let (n, vs) = self.vals(&args[skip + 1..]);
+                void(format!("({{ mpd_sv _f = {}; mpd_printf({}, {}, _f.p, _f.len, {}, {}); }})", fmt, p, f, n, vs))
+            }
+            "sprintf" => {
+                if args.len() < 2 {
+                    self.error(span, "sprintf needs a string variable and a format");
+                    return V::err();
+                }
+                let d = self.expr(&args[0]);
+                if !(d.ty.is_string() && d.lv && d.form == Form::Blob) && d.ty != Ty::Error {
+                    self.error(args[0].span, "sprintf's first argument must be a string variable");
+                }
+                let fmt = self.str_arg(&args[1]);
+                let (n, vs) = self.vals(&args[2..]);
+                void(format!(
+                    "({{ mpd_sv _f = {}; mpd_sprintf({}, MPD_STR_CHARS({d}), MPD_STR_MAX({d}), &MPD_STR_LEN({d}), _f.p, _f.len, {}, {}); }})",
+                    fmt,
+                    p,
+                    n,
+                    vs,
+                    d = d.c
+                ))
+            }
+            "read" => {
+                let (f, skip) = self.file_arg(args);
+                let f = if skip == 0 { "mpd_stdin".to_string() } else { f };
+                let (n, ds) = self.dests(&args[skip..]);
+                V::scalar(format!("((int)mpd_read({}, {}, {}, {}))", p, f, n, ds), Ty::Int)
+            }
+            "get" => {
+                let (f, skip) = self.file_arg(args);
+                let f = if skip == 0 { "mpd_stdin".to_string() } else { f };
+                if !self.want(&args[skip..], 1..=1, "get", span) {
+                    return V::err();
+                }
+                let v = self.expr(&args[skip]);
+                let d = self.dest(&v, args[skip].span);
+                V::scalar(format!("({{ mpd_dest _d = {}; (int)mpd_get({}, {}, _d.addr, _d.size, _d.len); }})", d, p, f), Ty::Int)
+            }
+            "scanf" => {
+                let (f, skip) = self.file_arg(args);
+                let f = if skip == 0 { "mpd_stdin".to_string() } else { f };
+                if args.len() <= skip {
+                    self.error(span, "scanf needs a format");
+                    return V::err();
+                }
+                let fmt = self.str_arg(&args[skip]);
+                let (n, ds) = self.dests(&args[skip + 1..]);
+                V::scalar(format!("({{ mpd_sv _f = {}; (int)mpd_scanf({}, {}, _f.p, _f.len, {}, {}); }})", fmt, p, f, n, ds), Ty::Int)
+            }
+            "sscanf" => {
+                if args.len() < 2 {
+                    self.error(span, "sscanf needs a string and a format");
+                    return V::err();
+                }
+                let s = self.str_arg(&args[0]);
+                let fmt = self.str_arg(&args[1]);
+                let (n, ds) = self.dests(&args[2..]);
+                V::scalar(
+                    format!("({{ mpd_sv _s = {}, _f = {}; (int)mpd_sscanf({}, _s.p, _s.len, _f.p, _f.len, {}, {}); }})", s, fmt, p, n, ds),
+                    Ty::Int,
+                )
+            }
+            "open" => {
+                if !self.want(args, 2..=2, "open", span) {
+                    return V::err();
+                }
+                let s = self.str_arg(&args[0]);
+                let m = self.int_arg(&args[1]);
+                V::scalar(format!("({{ mpd_sv _s = {}; mpd_open({}, _s.p, _s.len, {}); }})", s, p, m), Ty::File)
+            }
+            "close" | "flush" | "where" => {
+                if !self.want(args, 1..=1, name, span) {
+                    return V::err();
+                }
+                let f = self.expr(&args[0]);
+                if f.ty != Ty::File && f.ty != Ty::Null && f.ty != Ty::Error {
+                    self.error(args[0].span, format!("{} needs a file", name));
+                }
+                let fc = if f.ty == Ty::Null { "NULL".to_string() } else { f.c };
+                if name == "where" {
+                    V::scalar(format!("((int)mpd_where({}, {}))", p, fc), Ty::Int)
+                } else {
+                    void(format!("mpd_{}({}, {})", name, p, fc))
+                }
+            }
+            "seek" => {
+                if !self.want(args, 3..=3, "seek", span) {
+                    return V::err();
+                }
+                let f = self.expr(&args[0]);
+                let t = self.int_arg(&args[1]);
+                let o = self.int_arg(&args[2]);
+                V::scalar(format!("((int)mpd_seek({}, {}, {}, {}))", p, f.c, t, o), Ty::Int)
+            }
+            "remove" => {
+                if !self.want(args, 1..=1, "remove", span) {
+                    return V::err();
+                }
+                let s = self.str_arg(&args[0]);
+                V::scalar(format!("({{ mpd_sv _s = {}; (_Bool)mpd_remove(_s.p, _s.len); }})", s), Ty::Bool)
+            }
+            "getarg" => {
+                if !self.want(args, 2..=2, "getarg", span) {
+                    return V::err();
+                }
+                let n = self.int_arg(&args[0]);
+                let v = self.expr(&args[1]);
+                let d = self.dest(&v, args[1].span);
+                V::scalar(format!("((int)mpd_getarg({}, {}, &{}))", p, n, d), Ty::Int)
+            }
+            "numargs" => V::scalar("((int)mpd_numargs())".into(), Ty::Int),
+            "age" => V::scalar("((int)mpd_age())".into(), Ty::Int),
+            "random" => {
+                if !self.want(args, 0..=2, "random", span) {
+                    return V::err();
+                }
+                let a: Vec<String> = args.iter().map(|a| self.real_arg(a)).collect();
+                let c = match a.len() {
+                    0 => "mpd_random()".to_string(),
+                    1 => format!("mpd_random_ub({})", a[0]),
+                    _ => format!("mpd_random_range({}, {})", a[0], a[1]),
+                };
+                V::scalar(c, Ty::Real)
+            }
+            "seed" => {
+                if !self.want(args, 1..=1, "seed", span) {
+                    return V::err();
+                }
+                let a = self.real_arg(&args[0]);
+                void(format!("mpd_seed({})", a))
+            }
+            "sqrt" | "ceil" | "floor" | "round" | "sin" | "cos" | "tan" | "asin" | "acos" => {
+                if !self.want(args, 1..=1, name, span) {
+                    return V::err();
+                }
+                let a = self.real_arg(&args[0]);
+                let f = if name == "round" { "mpd_round" } else { name };
+                V::scalar(format!("{}({})", f, a), Ty::Real)
+            }
+            "log" | "exp" | "atan" => {
+                if !self.want(args, 1..=2, name, span) {
+                    return V::err();
+                }
+                let a: Vec<String> = args.iter().map(|a| self.real_arg(a)).collect();
+                let c = match (name, a.len()) {
+                    ("log", 1) => format!("mpd_log({})", a[0]),
+                    ("log", _) => format!("mpd_logb({}, {})", a[0], a[1]),
+                    ("exp", 1) => format!("exp({})", a[0]),
+                    ("exp", _) => format!("mpd_expb({}, {})", a[0], a[1]),
+                    (_, 1) => format!("atan({})", a[0]),
+                    _ => format!("mpd_atan2({}, {})", a[0], a[1]),
+                };
+                V::scalar(c, Ty::Real)
+            }
+            "abs" => {
+                let Some(v) = self.one_arg(args, span, "abs") else { return V::err() };
+                match (&v.ty, &v.k) {
+                    (Ty::Int, Some(KV::Int(n))) => self.konst(KV::Int(super::konst::wrap(n.abs())), Ty::Int),
+                    (Ty::Int, _) => V::scalar(format!("mpd_int_abs({})", v.c), Ty::Int),
+                    (Ty::Real, _) => V::scalar(format!("fabs({})", v.c), Ty::Real),
+                    (Ty::Error, _) => V::err(),
+                    _ => {
+                        self.error(span, "abs needs an int or real");
+                        V::err()
+                    }
+                }
+            }
+            "min" | "max" => {
+                if args.is_empty() {
+                    self.error(span, format!("{} needs arguments", name));
+                    return V::err();
+                }
+                let vs: Vec<V> = args.iter().map(|a| self.expr(a)).collect();
+                let real = vs.iter().any(|v| v.ty == Ty::Real);
+                let ty = if real { Ty::Real } else { vs[0].ty.clone() };
+                if !(ty.is_ordinal() || ty == Ty::Real) {
+                    self.error(span, format!("{} needs ordered or real arguments", name));
+                    return V::err();
+                }
+                let mut acc: Option<V> = None;
+                for v in vs {
+                    let v = if real { self.coerce(v, &Ty::Real) } else { v };
+                    if !self.types.same(&v.ty, &ty) {
+                        self.error(span, format!("the arguments of {} must have the same type", name));
+                        return V::err();
+                    }
+                    acc = Some(match acc {
+                        None => v,
+                        Some(a) => {
+                            if let (Some(KV::Int(x)), Some(KV::Int(y))) = (&a.k, &v.k) {
+                                let r = if name == "min" { *x.min(y) } else { *x.max(y) };
+                                self.konst(KV::Int(r), ty.clone())
+                            } else {
+                                let ct = self.ctype(&ty);
+                                let o = if name == "min" { "<" } else { ">" };
+                                V::scalar(format!("({{ {ct} _a = {}, _b = {}; _a {o} _b ? _a : _b; }})", a.c, v.c, ct = ct, o = o), ty.clone())
+                            }
+                        }
+                    });
+                }
+                let mut r = acc.unwrap();
+                r.ty = ty;
+                r
+            }
+            "pred" | "succ" => {
+                let Some(v) = self.one_arg(args, span, name) else { return V::err() };
+                if !v.ty.is_ordinal() {
+                    self.error(span, format!("{} needs an ordered value", name));
+                    return V::err();
+                }
+                let d = if name == "pred" { "-" } else { "+" };
+                match &v.ty {
+                    Ty::Int => V::scalar(format!("((int)((unsigned)({}) {} 1u))", v.c, d), Ty::Int),
+                    Ty::Enum(e) => {
+                        let n = self.types.enums[*e].lits.len();
+                        let nm = crate::emit::lit::c_string(name.as_bytes());
+                        V::scalar(format!("mpd_ord_step({}, (int)({}) {} 1, 0, {}, {})", p, v.c, d, n - 1, nm), v.ty.clone())
+                    }
+                    Ty::Char => {
+                        let nm = crate::emit::lit::c_string(name.as_bytes());
+                        V::scalar(format!("((unsigned char)mpd_ord_step({}, (int)({}) {} 1, 0, 255, {}))", p, v.c, d, nm), Ty::Char)
+                    }
+                    _ => {
+                        let nm = crate::emit::lit::c_string(name.as_bytes());
+                        V::scalar(format!("((_Bool)mpd_ord_step({}, (int)({}) {} 1, 0, 1, {}))", p, v.c, d, nm), Ty::Bool)
+                    }
+                }
+            }
+            "lb" | "ub" => {
+                if !self.want(args, 1..=2, name, span) {
+                    return V::err();
+                }
+                let v = self.expr(&args[0]);
+                let dim = match args.get(1) {
+                    Some(d) => match self.expr(d).k {
+                        Some(KV::Int(n)) if n >= 1 => n,
+                        _ => {
+                            self.error(d.span, format!("{}'s dimension must be a positive int constant", name));
+                            1
+                        }
+                    },
+                    None => 1,
+                };
+                let mut c = v.c.clone();
+                let mut t = v.ty.clone();
+                for _ in 1..dim {
+                    match t {
+                        Ty::Arr(e, _, _) => {
+                            c = format!("MPD_ARR_DATA({})", c);
+                            t = *e;
+                        }
+                        _ => break,
+                    }
+                }
+                match &t {
+                    Ty::Arr(_, lo, hi) => {
+                        let k = if name == "lb" { *lo } else { *hi };
+                        if let Some(k) = k {
+                            return self.konst(KV::Int(k), Ty::Int);
+                        }
+                        V::scalar(format!("MPD_ARR_{}({})", name.to_uppercase(), c), Ty::Int)
+                    }
+                    Ty::Error => V::err(),
+                    _ => {
+                        self.error(args[0].span, format!("{} needs an array", name));
+                        V::err()
+                    }
+                }
+            }
+            "length" | "maxlength" => {
+                let Some(v) = self.one_arg(args, span, name) else { return V::err() };
+                if !v.ty.is_string() {
+                    if v.ty != Ty::Error {
+                        self.error(span, format!("{} needs a string", name));
+                    }
+                    return V::err();
+                }
+                if let Some(KV::Str(s)) = &v.k {
+                    return self.konst(KV::Int(s.len() as i64), Ty::Int);
+                }
+                if name == "maxlength" {
+                    if let Ty::Str(Some(n)) = v.ty {
+                        return self.konst(KV::Int(n), Ty::Int);
+                    }
+                    if v.form == Form::Blob {
+                        return V::scalar(format!("MPD_STR_MAX({})", v.c), Ty::Int);
+                    }
+                }
+                let s = self.sv(&v);
+                V::scalar(format!("({}).len", s), Ty::Int)
+            }
+            "chars" => {
+                let Some(v) = self.one_arg(args, span, "chars") else { return V::err() };
+                if !(v.ty.is_string() || v.ty == Ty::Char) {
+                    if v.ty != Ty::Error {
+                        self.error(span, "chars needs a string");
+                    }
+                    return V::err();
+                }
+                let s = self.sv(&v);
+                let t = self.t();
+                V { c: format!("((char *)mpd_chars({}, {}))", t, s), ty: Ty::Arr(Box::new(Ty::Char), None, None), form: Form::Blob, k: None, lv: false, slice: None }
+            }
+            "free" => {
+                let Some(v) = self.one_arg(args, span, "free") else { return V::err() };
+                if !matches!(v.ty, Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::Error) {
+                    self.error(span, "free needs a pointer");
+                }
+                void(format!("mpd_free({}, {})", p, v.c))
+            }
+            "nap" => {
+                if !self.want(args, 1..=1, "nap", span) {
+                    return V::err();
+                }
+                let a = self.int_arg(&args[0]);
+                void(format!("mpd_lang_nap({})", a))
+            }
+            "locate" => {
+                if !self.want(args, 2..=3, "locate", span) {
+                    return V::err();
+                }
+                let a: Vec<String> = args.iter().map(|a| self.expr(a).c).collect();
+                let _ = a;
+                self.error(span, "locate is not supported");
+                V::err()
+            }
+            "mypriority" => V::scalar("0".into(), Ty::Int),
+            "setpriority" => {
+                if !self.want(args, 1..=1, "setpriority", span) {
+                    return V::err();
+                }
+                let a = self.int_arg(&args[0]);
+                void(format!("(void)({})", a))
+            }
+            _ => {
+                self.error(span, format!("undeclared operation `{}`", name));
+                V::err()
+            }
+        }
+    }
+
+    /// For `low(x)`-style uses of a kind: unused helper kept small.
+    pub fn is_type_name(&self, e: &Expr) -> bool {
+        matches!(&e.kind, ExprKind::Ident(id) if matches!(self.lookup(&id.name), Some(Sym::Type(_))))
+    }
+}
+
+#[allow(dead_code)]
+fn _unused(_: ast::Span) {}

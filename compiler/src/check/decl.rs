@@ -1,0 +1,714 @@
+//! decl: types, variables, constants, type and procedure declarations.
+use super::konst::KV;
+use super::scope::{PSig, ProcSig, Sym};
+use super::types::{Ty, ARR_HDR};
+use super::{Checker, Form, RetInfo, V};
+use crate::emit::{names, Code};
+use crate::syntax::ast::{self, Bound, DeclKind, ParamMode, ProcKind, Range, TypeKind};
+use std::rc::Rc;
+
+/// A type elaborated for a declaration: C expressions for every array level's
+/// bounds (outermost first) and the length of a string whose length is dynamic.
+pub struct Tyx {
+    pub ty: Ty,
+    pub dims: Vec<(String, String)>,
+    pub strlen: Option<String>,
+}
+
+impl<'a> Checker<'a> {
+    /// A type where every size must be known at compile time (or be `*`).
+    pub fn ty(&mut self, t: &ast::Type) -> Ty {
+        self.tyx(t, false).ty
+    }
+
+    fn const_bound(&mut self, b: &Bound, dyn_ok: bool) -> (Option<i64>, String) {
+        match b {
+            Bound::Star(_) => (None, "0".into()),
+            Bound::Expr(e) => {
+                let v = self.expr(e);
+                let v = self.ordinal_value(v, e.span);
+                match v.k {
+                    Some(KV::Int(n)) => (Some(n), n.to_string()),
+                    Some(KV::Char(n)) => (Some(n as i64), n.to_string()),
+                    Some(KV::Bool(n)) => (Some(n as i64), (n as i64).to_string()),
+                    _ => {
+                        if !dyn_ok {
+                            self.error(e.span, "a bound here must be a constant");
+                        }
+                        (None, format!("({})", v.c))
+                    }
+                }
+            }
+        }
+    }
+
+    /// A range `[lo:hi]`, `[n]` (1:n), `[*]`, or `[enumtype]`.
+    fn range(&mut self, r: &Range, dyn_ok: bool) -> (Option<i64>, Option<i64>, String, String) {
+        if r.lo.is_none() {
+            if let Bound::Expr(ast::Expr { kind: ast::ExprKind::Ident(id), .. }) = &r.hi {
+                if let Some(Sym::Type(t)) = self.lookup(&id.name).cloned() {
+                    return match t {
+                        Ty::Enum(e) => {
+                            let n = self.types.enums[e].lits.len() as i64;
+                            (Some(0), Some(n - 1), "0".into(), (n - 1).to_string())
+                        }
+                        Ty::Bool => (Some(0), Some(1), "0".into(), "1".into()),
+                        Ty::Char => (Some(0), Some(255), "0".into(), "255".into()),
+                        _ => {
+                            self.error(id.span, "an array range type must be an enumeration, bool or char");
+                            (Some(1), Some(1), "1".into(), "1".into())
+                        }
+                    };
+                }
+            }
+        }
+        let (lo, loc) = match &r.lo {
+            None => (Some(1), "1".to_string()),
+            Some(b) => self.const_bound(b, dyn_ok),
+        };
+        let (hi, hic) = self.const_bound(&r.hi, dyn_ok);
+        (lo, hi, loc, hic)
+    }
+
+    /// Elaborates a type; with `dyn_ok`, bounds may be run-time expressions.
+    pub fn tyx(&mut self, t: &ast::Type, dyn_ok: bool) -> Tyx {
+        let mut dims = Vec::new();
+        let mut strlen = None;
+        let ty = match &t.kind {
+            TypeKind::Bool => Ty::Bool,
+            TypeKind::Int => Ty::Int,
+            TypeKind::Char => Ty::Char,
+            TypeKind::Real | TypeKind::Double => Ty::Real,
+            TypeKind::File => Ty::File,
+            TypeKind::String(None) => Ty::Str(None),
+            TypeKind::String(Some(b)) => {
+                let (n, c) = self.const_bound(b, dyn_ok);
+                if n.is_none() && matches!(b, Bound::Expr(_)) {
+                    strlen = Some(c);
+                }
+                if let Some(n) = n {
+                    if n < 0 {
+                        self.error(t.span, "a string's maximum length cannot be negative");
+                    }
+                }
+                Ty::Str(n)
+            }
+            TypeKind::Named(q) => self.named_type(q),
+            TypeKind::Enum(lits) => {
+                let e = self.types.enums.len();
+                self.types.enums.push(super::types::EnumInfo {
+                    name: "enum".into(),
+                    lits: lits.iter().map(|l| l.name.clone()).collect(),
+                });
+                for (i, l) in lits.iter().enumerate() {
+                    self.declare(l, Sym::EnumLit { e, i: i as i64 });
+                }
+                Ty::Enum(e)
+            }
+            TypeKind::Rec(fields) | TypeKind::Union(fields) => {
+                let union = matches!(t.kind, TypeKind::Union(_));
+                let mut fs: Vec<(String, Ty)> = Vec::new();
+                for f in fields {
+                    let ft = self.ty(&f.ty);
+                    for n in &f.names {
+                        let ty = self.with_dims(&ft, &n.dims, false);
+                        if fs.iter().any(|(x, _)| *x == n.name.name) {
+                            self.error(n.name.span, format!("duplicate field `{}`", n.name.name));
+                        }
+                        fs.push((n.name.name.clone(), ty));
+                    }
+                }
+                match self.types.layout(&fs, union) {
+                    Some((fields, size)) => {
+                        let i = self.types.recs.len();
+                        self.types.recs.push(super::types::RecInfo {
+                            name: if union { "union".into() } else { "rec".into() },
+                            fields,
+                            size,
+                            union,
+                        });
+                        if union {
+                            Ty::Union(i)
+                        } else {
+                            Ty::Rec(i)
+                        }
+                    }
+                    None => {
+                        self.error(t.span, "record fields must have sizes known at compile time");
+                        Ty::Error
+                    }
+                }
+            }
+            TypeKind::Ptr(inner) => {
+                // `ptr T` may name T before it is complete (linked lists): resolve lazily
+                // by using the named type if known, else any.
+                if let TypeKind::Named(q) = &inner.kind {
+                    if q.parts.len() == 1 && self.lookup(&q.parts[0].name).is_none() {
+                        return Tyx { ty: Ty::PtrAny, dims, strlen };
+                    }
+                }
+                Ty::Ptr(Box::new(self.ty(inner)))
+            }
+            TypeKind::PtrAny => Ty::PtrAny,
+            TypeKind::Sem => Ty::Cap(super::types::CapTy::Sem),
+            TypeKind::Op(_) => Ty::Cap(super::types::CapTy::Op(0)),
+            TypeKind::Cap(target) => match target {
+                ast::CapTarget::Vm => Ty::Cap(super::types::CapTy::Vm),
+                ast::CapTarget::Sem => Ty::Cap(super::types::CapTy::Sem),
+                ast::CapTarget::Named(q) => Ty::Cap(super::types::CapTy::Resource(
+                    q.parts.iter().map(|p| p.name.clone()).collect::<Vec<_>>().join("."),
+                )),
+                ast::CapTarget::Sig(_) => Ty::Cap(super::types::CapTy::Op(0)),
+            },
+            TypeKind::Array { ranges, elem } => {
+                let inner = self.tyx(elem, dyn_ok);
+                let mut ty = inner.ty;
+                let mut rs = Vec::new();
+                for r in ranges {
+                    rs.push(self.range(r, dyn_ok));
+                }
+                for (lo, hi, _, _) in rs.iter().rev() {
+                    ty = Ty::Arr(Box::new(ty), *lo, *hi);
+                }
+                for (_, _, l, h) in rs {
+                    dims.push((l, h));
+                }
+                dims.extend(inner.dims);
+                strlen = inner.strlen;
+                ty
+            }
+        };
+        Tyx { ty, dims, strlen }
+    }
+
+    fn named_type(&mut self, q: &ast::QualName) -> Ty {
+        let last = q.parts.last().unwrap();
+        let sym = if q.parts.len() == 2 {
+            self.qualified(&q.parts[0], &q.parts[1])
+        } else {
+            self.lookup(&last.name).cloned()
+        };
+        match sym {
+            Some(Sym::Type(t)) => t,
+            Some(_) => {
+                self.error(last.span, format!("`{}` is not a type", last.name));
+                Ty::Error
+            }
+            None => {
+                self.error(last.span, format!("undeclared type `{}`", last.name));
+                Ty::Error
+            }
+        }
+    }
+
+    /// Looks `b` up in the interface of component `a`.
+    pub fn qualified(&mut self, a: &ast::Ident, b: &ast::Ident) -> Option<Sym> {
+        let comp = match self.lookup(&a.name) {
+            Some(Sym::Comp(c)) => c.clone(),
+            _ if a.name == self.comp => {
+                return self.exports.iter().find(|(n, _)| *n == b.name).map(|(_, s)| s.clone())
+            }
+            _ => return None,
+        };
+        self.ifaces.get(&comp).and_then(|i| i.syms.iter().find(|(n, _)| *n == b.name).map(|(_, s)| s.clone()))
+    }
+
+    /// Wraps `base` in the arrays of declarator dims (outermost first), static only.
+    pub fn with_dims(&mut self, base: &Ty, dims: &[Range], star_ok: bool) -> Ty {
+        let mut rs = Vec::new();
+        for r in dims {
+            rs.push(self.range(r, false));
+        }
+        let _ = star_ok;
+        let mut ty = base.clone();
+        for (lo, hi, _, _) in rs.iter().rev() {
+            ty = Ty::Arr(Box::new(ty), *lo, *hi);
+        }
+        ty
+    }
+
+    /// C expression for the size of a blob of type `ty` whose dynamic parts are
+    /// given by `dims` (one per array level) and `strlen`.
+    pub fn size_c(&self, ty: &Ty, dims: &[(String, String)], strlen: &Option<String>) -> String {
+        if let Some(n) = self.types.size_of(ty) {
+            return n.to_string();
+        }
+        match ty {
+            Ty::Str(_) => format!("MPD_STR_SIZE({})", strlen.clone().unwrap_or_else(|| "0".into())),
+            Ty::Arr(e, _, _) => {
+                let (lo, hi) = dims.first().cloned().unwrap_or(("1".into(), "0".into()));
+                let es = self.size_c(e, dims.get(1..).unwrap_or(&[]), strlen);
+                format!("MPD_ALIGN(mpd_arr_size({}, {}, {}))", lo, hi, es)
+            }
+            _ => "16".into(),
+        }
+    }
+
+    /// Emits code that sets up the headers inside a fresh zeroed blob at `addr`.
+    pub fn init_blob(&mut self, addr: &str, ty: &Ty, dims: &[(String, String)], strlen: &Option<String>) {
+        match ty {
+            Ty::Str(n) => {
+                let max = match n {
+                    Some(n) => n.to_string(),
+                    None => strlen.clone().unwrap_or_else(|| "0".into()),
+                };
+                self.code.put(&format!("mpd_str_init({}, {});", addr, max));
+            }
+            Ty::Arr(e, _, _) => {
+                let (lo, hi) = dims.first().cloned().unwrap_or(("1".into(), "0".into()));
+                let rest = dims.get(1..).unwrap_or(&[]).to_vec();
+                let es = self.size_c(e, &rest, strlen);
+                self.code.put(&format!("mpd_arr_hdr({}, {}, {}, (int)({}));", addr, lo, hi, es));
+                if e.is_blob() && !matches!(**e, Ty::Rec(_) | Ty::Union(_)) || self.rec_needs_init(e) {
+                    let i = self.tmp();
+                    self.code.open(&format!("for (int {i} = 0; {i} <= ({hi}) - ({lo}); {i}++) {{"));
+                    let a = format!("({} + {} + (size_t){} * ({}))", addr, ARR_HDR, i, es);
+                    self.init_blob(&a, e, &rest, strlen);
+                    self.code.close("}");
+                }
+            }
+            Ty::Rec(r) | Ty::Union(r) => {
+                let fields = self.types.recs[*r].fields.clone();
+                for (_, ft, off) in fields {
+                    if ft.is_blob() {
+                        self.init_blob(&format!("({} + {})", addr, off), &ft, &[], &None);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn rec_needs_init(&self, t: &Ty) -> bool {
+        match t {
+            Ty::Rec(r) | Ty::Union(r) => self.types.recs[*r].fields.iter().any(|f| f.1.is_blob()),
+            _ => false,
+        }
+    }
+
+    /// Evaluates the bounds of a declaration into C locals and checks them.
+    fn bind_dims(&mut self, dims: &mut [(String, String)], span: ast::Span) {
+        for d in dims.iter_mut() {
+            if d.0.parse::<i64>().is_ok() && d.1.parse::<i64>().is_ok() {
+                let (l, h): (i64, i64) = (d.0.parse().unwrap(), d.1.parse().unwrap());
+                if h < l - 1 {
+                    self.error(span, format!("illegal bounds [{}:{}] for array", l, h));
+                }
+                continue;
+            }
+            let (a, b) = (self.tmp(), self.tmp());
+            self.code.put(&format!("int {} = {}, {} = {};", a, d.0, b, d.1));
+            if !self.opts.no_checks {
+                let p = self.pos(span);
+                self.code.put(&format!("mpd_arr_check_bounds({}, {}, {});", p, a, b));
+            }
+            *d = (a, b);
+        }
+    }
+
+    // ---- declarations --------------------------------------------------------
+
+    pub fn decl(&mut self, d: &ast::Decl) {
+        match &d.kind {
+            DeclKind::Import { names: ns, .. } => {
+                for n in ns {
+                    match self.ifaces.get(&n.name) {
+                        Some(i) => {
+                            let g = i.global;
+                            let syms = i.syms.clone();
+                            if g && !self.imported_globals.contains(&n.name) {
+                                self.imported_globals.push(n.name.clone());
+                            }
+                            self.declare(n, Sym::Comp(n.name.clone()));
+                            // imported names are visible unqualified too
+                            for (k, s) in syms {
+                                let top = self.scopes.last_mut().unwrap();
+                                top.map.entry(k).or_insert(s);
+                            }
+                        }
+                        None => self.error(n.span, format!("cannot import `{}`: no such component compiled", n.name)),
+                    }
+                }
+            }
+            DeclKind::Var(v) => self.var_decl(v, d.span),
+            DeclKind::Type { name, ty } => {
+                let t = self.ty(ty);
+                let t = match (t, &ty.kind) {
+                    (Ty::Enum(e), _) => {
+                        self.types.enums[e].name = name.name.clone();
+                        Ty::Enum(e)
+                    }
+                    (Ty::Rec(r), _) | (Ty::Union(r), _) => {
+                        self.types.recs[r].name = name.name.clone();
+                        if matches!(ty.kind, TypeKind::Union(_)) {
+                            Ty::Union(r)
+                        } else {
+                            Ty::Rec(r)
+                        }
+                    }
+                    (t, _) => t,
+                };
+                self.declare(name, Sym::Type(t));
+            }
+            DeclKind::Op(op) | DeclKind::External(op) => self.op_decl(op, d.span, matches!(d.kind, DeclKind::External(_))),
+            DeclKind::Proc(p) => self.proc_decl(p),
+            DeclKind::Sem(_) => self.error(d.span, "semaphores are not supported yet"),
+            DeclKind::Optype { name, .. } => self.declare(name, Sym::Type(Ty::Cap(super::types::CapTy::Op(0)))),
+            DeclKind::Final(b) => {
+                if !self.at_top {
+                    self.error(d.span, "`final` belongs at the top level of a component body");
+                }
+                let _ = b;
+            }
+        }
+    }
+
+    fn var_decl(&mut self, v: &ast::VarDecl, span: ast::Span) {
+        let base = match &v.ty {
+            Some(t) => Some(self.tyx(t, true)),
+            None => None,
+        };
+        for item in &v.vars {
+            self.code.line(self.line(item.span));
+            let init = item.init.as_ref().map(|e| (self.expr(e), e.span));
+            let mut tx = match &base {
+                Some(b) => Tyx { ty: b.ty.clone(), dims: b.dims.clone(), strlen: b.strlen.clone() },
+                None => match &init {
+                    Some((iv, _)) => Tyx { ty: iv.ty.clone(), dims: vec![], strlen: None },
+                    None => Tyx { ty: Ty::Error, dims: vec![], strlen: None },
+                },
+            };
+            // declarator dims wrap the declared type: int a[1:n] is [1:n] int
+            let mut outer = Vec::new();
+            for r in &item.dims {
+                outer.push(self.range(r, true));
+            }
+            let mut dims: Vec<(String, String)> = outer.iter().map(|(_, _, l, h)| (l.clone(), h.clone())).collect();
+            for (lo, hi, _, _) in outer.iter().rev() {
+                tx.ty = Ty::Arr(Box::new(tx.ty), *lo, *hi);
+            }
+            dims.extend(tx.dims);
+            let ty = tx.ty;
+            // constants fold when the value is known and scalar/string
+            if v.constant {
+                if let Some((iv, sp)) = &init {
+                    if let Some(k) = iv.k.clone() {
+                        if ty.is_scalar() || matches!(k, KV::Str(_)) && matches!(ty, Ty::Str(_) | Ty::Error) {
+                            let ty2 = if ty == Ty::Error { iv.ty.clone() } else { ty.clone() };
+                            let k = match (&ty2, k) {
+                                (Ty::Real, KV::Int(n)) => KV::Real(n as f64),
+                                (_, k) => k,
+                            };
+                            if !self.types.assignable(&ty2, &iv.ty) && !(ty2 == Ty::Real && iv.ty == Ty::Int) {
+                                self.error(*sp, format!("cannot initialize a {} with a {}", self.types.show(&ty2), self.types.show(&iv.ty)));
+                            }
+                            self.declare(&item.name, Sym::Const { v: k, ty: ty2 });
+                            continue;
+                        }
+                    }
+                } else {
+                    self.error(item.span, "a constant needs a value");
+                }
+            }
+            if ty == Ty::Error && v.ty.is_none() && init.is_none() {
+                continue;
+            }
+            self.bind_dims(&mut dims, item.span);
+            let strlen = match tx.strlen {
+                Some(s) if s.parse::<i64>().is_err() => {
+                    let t = self.tmp();
+                    self.code.put(&format!("int {} = {};", t, s));
+                    Some(t)
+                }
+                s => s,
+            };
+            let c = if self.at_top {
+                self.field_decl(&item.name.name, &ty)
+            } else {
+                let cn = format!("{}_{}", names::var(&item.name.name), self.fresh);
+                self.fresh += 1;
+                if ty.is_blob() {
+                    self.code.put(&format!("char *{};", cn));
+                } else {
+                    self.code.put(&format!("{} {} = {{0}};", self.ctype(&ty), cn));
+                }
+                cn
+            };
+            if ty.is_blob() {
+                let size = self.size_c(&ty, &dims, &strlen);
+                if self.at_top {
+                    self.code.put(&format!("{} = mpd_blob_new({});", c, size));
+                } else {
+                    self.code.put(&format!("{} = mpd_tmp_alloc(&_f, {});", c, size));
+                }
+                let c2 = c.clone();
+                self.init_blob(&c2, &ty, &dims, &strlen);
+            }
+            let var = V { c: c.clone(), ty: ty.clone(), form: if ty.is_blob() { Form::Blob } else { Form::Scalar }, k: None, lv: true, slice: None };
+            if let Some((iv, sp)) = init {
+                self.assign_into(&var, iv, sp);
+                self.flush_tmps();
+            }
+            self.declare(&item.name, Sym::Var { c, ty, assignable: !v.constant });
+        }
+        let _ = span;
+    }
+
+    /// Declares an op; an op whose body is a `proc` is called like a procedure.
+    fn op_decl(&mut self, op: &ast::OpDecl, span: ast::Span, external: bool) {
+        let (params, ret, ret_name) = match &op.sig {
+            ast::OpSig::Explicit { params, returns, .. } => {
+                let ps = self.params(params);
+                let (rt, rn) = self.ret_spec(returns.as_ref());
+                (ps, rt, rn)
+            }
+            ast::OpSig::Optype(q) => {
+                self.error(q.span, "optypes are not supported yet");
+                (vec![], Ty::Void, None)
+            }
+        };
+        for n in &op.names {
+            if !n.dims.is_empty() {
+                self.error(n.span, "arrays of operations are not supported yet");
+            }
+            let cname = if external { n.name.name.clone() } else { names::proc_fn(&self.comp, &n.name.name) };
+            let sig = ProcSig { name: n.name.name.clone(), cname, params: params.clone(), ret: ret.clone(), ret_name: ret_name.clone(), selfc: self.self_arg(), external };
+            if external {
+                self.protos.push_str(&self.external_proto(&sig));
+            }
+            let s = Sym::Proc(Rc::new(sig));
+            self.declare(&n.name, s);
+        }
+        let _ = span;
+    }
+
+    fn external_proto(&self, s: &ProcSig) -> String {
+        let ps: Vec<String> = s
+            .params
+            .iter()
+            .map(|p| {
+                let base = match &p.ty {
+                    Ty::Str(_) => "char *".to_string(),
+                    t if t.is_blob() => "void *".to_string(),
+                    t => self.ctype(t),
+                };
+                if p.mode == ParamMode::Default || p.mode == ParamMode::Val || p.ty.is_blob() {
+                    base
+                } else {
+                    format!("{} *", base)
+                }
+            })
+            .collect();
+        let r = if s.ret.is_blob() { "char *".to_string() } else { self.ctype(&s.ret) };
+        format!("extern {} {}({});\n", r, s.cname, if ps.is_empty() { "void".into() } else { ps.join(", ") })
+    }
+
+    fn params(&mut self, params: &[ast::Param]) -> Vec<PSig> {
+        let mut out = Vec::new();
+        for p in params {
+            let t = self.ty(&p.ty);
+            if p.names.is_empty() {
+                out.push(PSig { mode: p.mode, ty: t.clone(), name: String::new() });
+            }
+            for n in &p.names {
+                let ty = self.with_dims(&t, &n.dims, true);
+                out.push(PSig { mode: p.mode, ty, name: n.name.name.clone() });
+            }
+        }
+        out
+    }
+
+    fn ret_spec(&mut self, r: Option<&ast::ReturnSpec>) -> (Ty, Option<String>) {
+        match r {
+            None => (Ty::Void, None),
+            Some(r) => {
+                let t = match &r.ty {
+                    Some(t) => self.ty(t),
+                    None => Ty::Error,
+                };
+                let t = self.with_dims(&t, &r.dims, true);
+                (t, r.name.as_ref().map(|n| n.name.clone()))
+            }
+        }
+    }
+
+    /// `procedure` declares its op itself; declare it before the body text so calls
+    /// that precede it resolve.
+    pub fn predeclare_proc(&mut self, p: &ast::ProcDecl) {
+        if p.kind != ProcKind::Procedure {
+            return;
+        }
+        let params = self.params(&p.params);
+        let (ret, ret_name) = self.ret_spec(p.returns.as_ref());
+        let sig = ProcSig {
+            name: p.name.name.clone(),
+            cname: names::proc_fn(&self.comp, &p.name.name),
+            params,
+            ret,
+            ret_name,
+            selfc: self.self_arg(),
+            external: false,
+        };
+        self.declare(&p.name, Sym::Proc(Rc::new(sig)));
+    }
+
+    /// What a call passes as the instance of this component.
+    pub fn self_arg(&self) -> String {
+        if self.global {
+            format!("&{}", names::global_inst(&self.comp))
+        } else {
+            "self".into()
+        }
+    }
+
+    fn self_type(&self) -> String {
+        if self.global {
+            format!("struct {}", names::global_struct(&self.comp))
+        } else {
+            format!("struct {}", names::res_struct(&self.comp))
+        }
+    }
+
+    /// The C prototype of a procedure.
+    pub fn proc_proto(&self, s: &ProcSig) -> String {
+        let mut ps = vec![format!("{} *self", self.self_type()), "mpd_tmp **_rt".to_string()];
+        for (i, p) in s.params.iter().enumerate() {
+            let byref = !matches!(p.mode, ParamMode::Default | ParamMode::Val);
+            let t = if p.ty.is_blob() {
+                "char *".to_string()
+            } else if byref {
+                format!("{} *", self.ctype(&p.ty))
+            } else {
+                self.ctype(&p.ty)
+            };
+            ps.push(format!("{} p{}", t, i));
+        }
+        let r = if s.ret.is_blob() { "char *".to_string() } else { self.ctype(&s.ret) };
+        format!("{} {}({})", r, s.cname, ps.join(", "))
+    }
+
+    fn proc_decl(&mut self, p: &ast::ProcDecl) {
+        if p.kind == ProcKind::Process {
+            self.error(p.name.span, "processes are not supported yet");
+            return;
+        }
+        let sig = match self.lookup(&p.name.name).cloned() {
+            Some(Sym::Proc(s)) => s,
+            _ => {
+                self.error(p.name.span, format!("`proc {}` has no matching `op` declaration", p.name.name));
+                return;
+            }
+        };
+        // formal names: from the procedure's params or the proc's identifiers
+        let formal_names: Vec<(String, ast::Span)> = if p.kind == ProcKind::Procedure {
+            p.params.iter().flat_map(|g| g.names.iter().map(|n| (n.name.name.clone(), n.name.span))).collect()
+        } else {
+            p.formals.iter().map(|f| (f.name.clone(), f.span)).collect()
+        };
+        if formal_names.len() != sig.params.len() {
+            self.error(p.name.span, format!("`{}` has {} parameters but its op has {}", p.name.name, formal_names.len(), sig.params.len()));
+            return;
+        }
+        let saved_code = std::mem::replace(&mut self.code, Code::new(&self.file_name, self.opts.lines));
+        let saved_top = self.at_top;
+        let saved_loops = self.loops;
+        self.at_top = false;
+        self.loops = 0;
+        self.push();
+        self.code.line(self.line(p.name.span));
+        self.code.put("mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f; (void)_rt;");
+        for (i, ((n, sp), ps)) in formal_names.iter().zip(sig.params.iter()).enumerate() {
+            let byref = !matches!(ps.mode, ParamMode::Default | ParamMode::Val);
+            let c = format!("{}_{}", names::var(n), i);
+            if ps.ty.is_blob() {
+                if byref {
+                    self.code.put(&format!("char *{} = p{};", c, i));
+                } else {
+                    // value parameter: a private copy
+                    let size = match self.types.size_of(&ps.ty) {
+                        Some(s) => s.to_string(),
+                        None => format!("mpd_blob_size(p{})", i),
+                    };
+                    let _ = size;
+                    self.code.put(&format!("char *{} = mpd_blob_dup(&_f, p{}, {});", c, i, self.blob_kind(&ps.ty)));
+                }
+            } else if byref {
+                let c2 = format!("(*p{})", i);
+                self.declare(&ast::Ident { name: n.clone(), span: *sp }, Sym::Var { c: c2, ty: ps.ty.clone(), assignable: true });
+                continue;
+            } else {
+                self.code.put(&format!("{} {} = p{};", self.ctype(&ps.ty), c, i));
+            }
+            self.declare(&ast::Ident { name: n.clone(), span: *sp }, Sym::Var { c, ty: ps.ty.clone(), assignable: true });
+        }
+        // the result variable
+        let rname = p.returns.as_ref().and_then(|r| r.name.as_ref()).map(|n| n.name.clone()).or(sig.ret_name.clone());
+        let ret_stmt = if sig.ret == Ty::Void {
+            "mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;".to_string()
+        } else {
+            // result type: for a procedure, elaborate again here so dims may use params
+            let (rty, mut dims, strlen) = match (&p.kind, p.returns.as_ref().and_then(|r| r.ty.as_ref())) {
+                (ProcKind::Procedure, Some(t)) => {
+                    let tx = self.tyx(t, true);
+                    let mut outer = Vec::new();
+                    for r in &p.returns.as_ref().unwrap().dims {
+                        outer.push(self.range(r, true));
+                    }
+                    let mut ty = tx.ty;
+                    for (lo, hi, _, _) in outer.iter().rev() {
+                        ty = Ty::Arr(Box::new(ty), *lo, *hi);
+                    }
+                    let mut d: Vec<(String, String)> = outer.into_iter().map(|(_, _, l, h)| (l, h)).collect();
+                    d.extend(tx.dims);
+                    (ty, d, tx.strlen)
+                }
+                _ => (sig.ret.clone(), self.static_dims(&sig.ret), None),
+            };
+            self.bind_dims(&mut dims, p.name.span);
+            let c = "v_result".to_string();
+            if rty.is_blob() {
+                let size = self.size_c(&rty, &dims, &strlen);
+                self.code.put(&format!("char *{} = mpd_tmp_alloc(_rt, {});", c, size));
+                self.init_blob(&c, &rty, &dims, &strlen);
+            } else {
+                self.code.put(&format!("{} {} = {{0}};", self.ctype(&rty), c));
+            }
+            if let Some(rn) = &rname {
+                let sp = p.returns.as_ref().map(|r| r.span).unwrap_or(p.name.span);
+                self.declare(&ast::Ident { name: rn.clone(), span: sp }, Sym::Var { c: c.clone(), ty: rty.clone(), assignable: true });
+            }
+            format!("mpd_tmp_free(&_t); mpd_tmp_free(&_f); return {};", c)
+        };
+        let saved_ret = self.ret.replace(RetInfo { stmt: ret_stmt.clone() });
+        self.block_stmts(&p.body.stmts);
+        self.code.put(&ret_stmt);
+        self.ret = saved_ret;
+        self.pop();
+        let body = std::mem::replace(&mut self.code, saved_code).take();
+        self.at_top = saved_top;
+        self.loops = saved_loops;
+        let proto = self.proc_proto(&sig);
+        self.protos.push_str(&format!("{};\n", proto));
+        self.funcs.push_str(&format!("{} {{\n{}}}\n", proto, body));
+    }
+
+    /// "bounds known statically" dims of a type, as C text.
+    pub fn static_dims(&self, t: &Ty) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut t = t;
+        while let Ty::Arr(e, lo, hi) = t {
+            out.push((lo.unwrap_or(1).to_string(), hi.unwrap_or(0).to_string()));
+            t = e;
+        }
+        out
+    }
+
+    /// Which runtime copier knows the size of a blob of this type from its header.
+    pub fn blob_kind(&self, t: &Ty) -> String {
+        match t {
+            Ty::Str(_) => "MPD_BLOB_STR".into(),
+            Ty::Arr(..) => "MPD_BLOB_ARR".into(),
+            _ => format!("{}", self.types.size_of(t).unwrap_or(16)),
+        }
+    }
+}

@@ -1,0 +1,962 @@
+//! expr: checking and translating expressions (operators, names, subscripts, fields).
+use super::konst::{fold, wrap, KV};
+use super::scope::Sym;
+use super::types::{Ty, ARR_HDR};
+use super::{Checker, Form, V};
+use crate::emit::lit;
+use crate::syntax::ast::{self, AssignOp, BinaryOp, Expr, ExprKind, Span, Subscript, UnaryOp};
+
+impl<'a> Checker<'a> {
+    /// The statement-temporaries list, marking that the statement used it.
+    pub fn t(&mut self) -> &'static str {
+        self.used_tmp = true;
+        "&_t"
+    }
+
+    /// Frees statement temporaries after a statement that made some.
+    pub fn flush_tmps(&mut self) {
+        if self.used_tmp {
+            self.code.put("mpd_tmp_free(&_t);");
+            self.used_tmp = false;
+        }
+    }
+
+    pub fn konst(&self, k: KV, ty: Ty) -> V {
+        let c = match &k {
+            KV::Int(n) => lit::c_int(*n),
+            KV::Real(x) => lit::c_real(*x),
+            KV::Bool(b) => if *b { "1".into() } else { "0".into() },
+            KV::Char(c) => format!("{}", c),
+            KV::Str(s) => format!("mpd_sv_lit({}, {})", lit::c_string(s), s.len()),
+        };
+        let form = if matches!(k, KV::Str(_)) { Form::View } else { Form::Scalar };
+        V { c, ty, form, k: Some(k), lv: false, slice: None }
+    }
+
+    /// Checks an expression and returns its C translation.
+    pub fn expr(&mut self, e: &Expr) -> V {
+        match &e.kind {
+            ExprKind::Int(n) => {
+                if *n > u32::MAX as i64 {
+                    self.error(e.span, "integer literal too large");
+                }
+                self.konst(KV::Int(wrap(*n)), Ty::Int)
+            }
+            ExprKind::Real(x) => self.konst(KV::Real(*x), Ty::Real),
+            ExprKind::Char(c) => self.konst(KV::Char(*c), Ty::Char),
+            ExprKind::Bool(b) => self.konst(KV::Bool(*b), Ty::Bool),
+            ExprKind::Str(s) => {
+                let n = s.len() as i64;
+                self.konst(KV::Str(s.clone()), Ty::Str(Some(n)))
+            }
+            ExprKind::Null => V::scalar("NULL".into(), Ty::Null),
+            ExprKind::Noop => V::scalar("mpd_noop".into(), Ty::File),
+            ExprKind::StdFile(f) => V::scalar(
+                match f {
+                    ast::StdFile::Stdin => "mpd_stdin",
+                    ast::StdFile::Stdout => "mpd_stdout",
+                    ast::StdFile::Stderr => "mpd_stderr",
+                }
+                .into(),
+                Ty::File,
+            ),
+            ExprKind::Ident(id) => self.ident(id),
+            ExprKind::Paren(inner) => {
+                let mut v = self.expr(inner);
+                v.lv = false;
+                v
+            }
+            ExprKind::Field { base, name } => self.field(base, name, e.span),
+            ExprKind::Index { base, subs } => {
+                let b = self.expr(base);
+                self.index(b, subs, e.span)
+            }
+            ExprKind::Call { callee, args } => self.call_expr(callee, args, e.span),
+            ExprKind::Unary { op, operand } => self.unary(*op, operand, e.span),
+            ExprKind::Binary { op, lhs, rhs } => {
+                let a = self.expr(lhs);
+                let b = self.expr(rhs);
+                self.binary(*op, a, b, e.span)
+            }
+            ExprKind::Assign { op, lhs, rhs } => {
+                self.assign_expr(*op, lhs, rhs, e.span);
+                V::scalar("0".into(), Ty::Void)
+            }
+            ExprKind::Swap { lhs, rhs } => {
+                self.swap(lhs, rhs, e.span);
+                V::scalar("0".into(), Ty::Void)
+            }
+            ExprKind::ArrayCons(elems) => self.array_cons(elems, e.span),
+            ExprKind::Type(t) => {
+                self.error(t.span, "a type is not a value here");
+                V::err()
+            }
+            ExprKind::New(t) => {
+                let ty = self.ty(t);
+                match self.types.size_of(&ty) {
+                    Some(n) => {
+                        let tmp = self.tmp();
+                        self.code.put(&format!("char *{} = mpd_new({});", tmp, n));
+                        let tmp2 = tmp.clone();
+                        self.init_blob(&tmp2, &ty, &[], &None);
+                        V::scalar(format!("((void *){})", tmp), Ty::Ptr(Box::new(ty)))
+                    }
+                    None => {
+                        self.error(t.span, "new needs a type whose size is known at compile time");
+                        V::err()
+                    }
+                }
+            }
+            ExprKind::Low(t) | ExprKind::High(t) => {
+                let high = matches!(e.kind, ExprKind::High(_));
+                let ty = self.ty(t);
+                match ty {
+                    Ty::Int => self.konst(KV::Int(if high { i32::MAX as i64 } else { i32::MIN as i64 }), Ty::Int),
+                    Ty::Char => self.konst(KV::Char(if high { 255 } else { 0 }), Ty::Char),
+                    Ty::Bool => self.konst(KV::Bool(high), Ty::Bool),
+                    Ty::Real => self.konst(KV::Real(if high { f64::MAX } else { f64::MIN_POSITIVE }), Ty::Real),
+                    Ty::Enum(en) => {
+                        let n = self.types.enums[en].lits.len() as i64;
+                        let mut v = self.konst(KV::Int(if high { n - 1 } else { 0 }), Ty::Enum(en));
+                        v.ty = Ty::Enum(en);
+                        v
+                    }
+                    Ty::Error => V::err(),
+                    _ => {
+                        self.error(t.span, "low/high need an ordered type or real");
+                        V::err()
+                    }
+                }
+            }
+            ExprKind::Create { .. } => {
+                self.error(e.span, "create is not supported yet");
+                V::err()
+            }
+        }
+    }
+
+    fn ident(&mut self, id: &ast::Ident) -> V {
+        match self.lookup(&id.name).cloned() {
+            Some(Sym::Var { c, ty, assignable }) => {
+                let form = if ty.is_blob() { Form::Blob } else { Form::Scalar };
+                V { c, ty, form, k: None, lv: assignable, slice: None }
+            }
+            Some(Sym::Const { v, ty }) => {
+                let mut r = self.konst(v, ty.clone());
+                r.ty = ty;
+                r
+            }
+            Some(Sym::EnumLit { e, i }) => {
+                let mut v = self.konst(KV::Int(i), Ty::Enum(e));
+                v.ty = Ty::Enum(e);
+                v
+            }
+            Some(Sym::Proc(s)) if s.params.is_empty() => {
+                // `f` alone: MPD requires parentheses for invocations
+                self.error(id.span, format!("`{}` is an operation; invoke it as {}()", id.name, id.name));
+                V::err()
+            }
+            Some(Sym::Proc(_)) | Some(Sym::Comp(_)) | Some(Sym::Type(_)) => {
+                self.error(id.span, format!("`{}` is not a value", id.name));
+                V::err()
+            }
+            None => match id.name.as_str() {
+                "EOF" => self.konst(KV::Int(-1), Ty::Int),
+                "READ" => self.konst(KV::Int(0), Ty::Int),
+                "WRITE" => self.konst(KV::Int(1), Ty::Int),
+                "READWRITE" => self.konst(KV::Int(2), Ty::Int),
+                "ABSOLUTE" => self.konst(KV::Int(0), Ty::Int),
+                "RELATIVE" => self.konst(KV::Int(1), Ty::Int),
+                "EXTEND" => self.konst(KV::Int(2), Ty::Int),
+                _ => {
+                    self.error(id.span, format!("undeclared identifier `{}`", id.name));
+                    V::err()
+                }
+            },
+        }
+    }
+
+    fn field(&mut self, base: &Expr, name: &ast::Ident, span: Span) -> V {
+        // qualified name: component.member
+        if let ExprKind::Ident(b) = &base.kind {
+            if matches!(self.lookup(&b.name), Some(Sym::Comp(_))) || b.name == self.comp {
+                return match self.qualified(b, name) {
+                    Some(sym) => {
+                        let saved = self.scopes.len();
+                        let _ = saved;
+                        match sym {
+                            Sym::Var { c, ty, assignable } => {
+                                let form = if ty.is_blob() { Form::Blob } else { Form::Scalar };
+                                V { c, ty, form, k: None, lv: assignable, slice: None }
+                            }
+                            Sym::Const { v, ty } => {
+                                let mut r = self.konst(v, ty.clone());
+                                r.ty = ty;
+                                r
+                            }
+                            Sym::EnumLit { e, i } => {
+                                let mut v = self.konst(KV::Int(i), Ty::Enum(e));
+                                v.ty = Ty::Enum(e);
+                                v
+                            }
+                            _ => {
+                                self.error(name.span, format!("`{}.{}` is not a value", b.name, name.name));
+                                V::err()
+                            }
+                        }
+                    }
+                    None => {
+                        self.error(name.span, format!("`{}` has no member `{}`", b.name, name.name));
+                        V::err()
+                    }
+                };
+            }
+        }
+        let b = self.expr(base);
+        let b = self.auto_deref(b);
+        match &b.ty {
+            Ty::Rec(r) | Ty::Union(r) => {
+                let info = &self.types.recs[*r];
+                match info.fields.iter().find(|f| f.0 == name.name) {
+                    Some((_, fty, off)) => {
+                        let (fty, off) = (fty.clone(), *off);
+                        let addr = format!("({} + {})", b.c, off);
+                        if fty.is_blob() {
+                            V { c: addr, ty: fty, form: Form::Blob, k: None, lv: b.lv, slice: None }
+                        } else {
+                            let ct = self.ctype(&fty);
+                            V { c: format!("(*({} *){})", ct, addr), ty: fty, form: Form::Scalar, k: None, lv: b.lv, slice: None }
+                        }
+                    }
+                    None => {
+                        self.error(name.span, format!("{} has no field `{}`", self.types.show(&b.ty), name.name));
+                        V::err()
+                    }
+                }
+            }
+            Ty::Error => V::err(),
+            _ => {
+                self.error(span, format!("`.{}` needs a record, not a {}", name.name, self.types.show(&b.ty)));
+                V::err()
+            }
+        }
+    }
+
+    /// MPD lets `p.f` mean `p^.f` for pointers to records.
+    fn auto_deref(&mut self, b: V) -> V {
+        if let Ty::Ptr(inner) = &b.ty {
+            if matches!(**inner, Ty::Rec(_) | Ty::Union(_)) {
+                return self.deref(b, Span::default());
+            }
+        }
+        b
+    }
+
+    pub fn deref(&mut self, p: V, span: Span) -> V {
+        match &p.ty {
+            Ty::Ptr(inner) => {
+                let inner = (**inner).clone();
+                let pc = if self.opts.no_checks {
+                    p.c.clone()
+                } else {
+                    format!("mpd_ptr_check({}, {})", self.pos(span), p.c)
+                };
+                if inner.is_blob() {
+                    V { c: format!("((char *){})", pc), ty: inner, form: Form::Blob, k: None, lv: true, slice: None }
+                } else {
+                    let ct = self.ctype(&inner);
+                    V { c: format!("(*({} *){})", ct, pc), ty: inner, form: Form::Scalar, k: None, lv: true, slice: None }
+                }
+            }
+            Ty::Error => V::err(),
+            _ => {
+                self.error(span, format!("`^` needs a pointer, not a {}", self.types.show(&p.ty)));
+                V::err()
+            }
+        }
+    }
+
+    /// The value of an ordinal expression as a C int (subscripts, bounds).
+    pub fn ordinal_value(&mut self, v: V, span: Span) -> V {
+        if !v.ty.is_ordinal() {
+            self.error(span, format!("expected an int, char, bool or enum value, found {}", self.types.show(&v.ty)));
+            return V::err();
+        }
+        v
+    }
+
+    fn index(&mut self, mut b: V, subs: &[Subscript], span: Span) -> V {
+        for s in subs {
+            b = self.auto_deref_arr(b);
+            b = match s {
+                Subscript::Index(ie) => {
+                    let i = self.expr(ie);
+                    let i = self.ordinal_value(i, ie.span);
+                    self.subscript(b, i, ie.span)
+                }
+                Subscript::Slice { lo, hi, span: ssp } => self.slice(b, lo.as_ref(), hi, *ssp),
+            };
+        }
+        let _ = span;
+        b
+    }
+
+    fn auto_deref_arr(&mut self, b: V) -> V {
+        b
+    }
+
+    fn subscript(&mut self, b: V, i: V, span: Span) -> V {
+        let p = self.pos(span);
+        match &b.ty {
+            Ty::Arr(e, _, _) => {
+                let e = (**e).clone();
+                let addr = if self.opts.no_checks {
+                    format!("mpd_arr_elem_nc({}, {})", b.c, i.c)
+                } else {
+                    format!("mpd_arr_elem({}, {}, {})", p, b.c, i.c)
+                };
+                if e.is_blob() {
+                    V { c: addr, ty: e, form: Form::Blob, k: None, lv: b.lv, slice: None }
+                } else {
+                    let ct = self.ctype(&e);
+                    V { c: format!("(*({} *){})", ct, addr), ty: e, form: Form::Scalar, k: None, lv: b.lv, slice: None }
+                }
+            }
+            Ty::Str(_) => {
+                if let (Some(KV::Str(s)), Some(KV::Int(n))) = (&b.k, &i.k) {
+                    if *n >= 1 && (*n as usize) <= s.len() {
+                        return self.konst(KV::Char(s[*n as usize - 1]), Ty::Char);
+                    }
+                }
+                match b.form {
+                    Form::Blob if b.lv => V {
+                        c: format!("(*(unsigned char *)mpd_str_at({}, {}, {}))", p, b.c, i.c),
+                        ty: Ty::Char,
+                        form: Form::Scalar,
+                        k: None,
+                        lv: true,
+                        slice: None,
+                    },
+                    Form::Blob => V::scalar(format!("mpd_str_get({}, {}, {})", p, b.c, i.c), Ty::Char),
+                    _ => {
+                        let t = self.t();
+                        V::scalar(format!("mpd_str_get({}, mpd_str_blob({}, {}, 0), {})", p, t, b.c, i.c), Ty::Char)
+                    }
+                }
+            }
+            Ty::Error => V::err(),
+            _ => {
+                self.error(span, format!("cannot subscript a {}", self.types.show(&b.ty)));
+                V::err()
+            }
+        }
+    }
+
+    fn bound_c(&mut self, b: &ast::Bound) -> Option<String> {
+        match b {
+            ast::Bound::Star(_) => None,
+            ast::Bound::Expr(e) => {
+                let v = self.expr(e);
+                let v = self.ordinal_value(v, e.span);
+                Some(v.c)
+            }
+        }
+    }
+
+    fn slice(&mut self, b: V, lo: Option<&ast::Bound>, hi: &ast::Bound, span: Span) -> V {
+        let p = self.pos(span);
+        let loc = lo.and_then(|l| self.bound_c(l));
+        let hic = self.bound_c(hi);
+        match &b.ty {
+            Ty::Arr(e, _, _) => {
+                let lo = loc.unwrap_or_else(|| format!("MPD_ARR_LB({})", b.c));
+                let hi = hic.unwrap_or_else(|| format!("MPD_ARR_UB({})", b.c));
+                let t = self.t();
+                V {
+                    c: format!("((char *)mpd_arr_slice({}, {}, {}, {}, {}))", p, t, b.c, lo, hi),
+                    ty: Ty::Arr(e.clone(), None, None),
+                    form: Form::Blob,
+                    k: None,
+                    lv: false,
+                    slice: None,
+                }
+                .with_slice_of(b.c.clone(), lo, hi, b.lv)
+            }
+            Ty::Str(_) => {
+                let sv = self.sv(&b);
+                let max = if b.form == Form::Blob { format!("MPD_STR_MAX({})", b.c) } else { format!("({}).len", sv) };
+                let lo = loc.unwrap_or_else(|| "1".into());
+                let hi = hic.unwrap_or_else(|| format!("({}).len", sv));
+                V {
+                    c: format!("mpd_str_slice({}, {}, {}, {}, {})", p, sv, max, lo, hi),
+                    ty: Ty::Str(None),
+                    form: Form::View,
+                    k: None,
+                    lv: false,
+                    slice: None,
+                }
+                .with_slice_of(b.c.clone(), lo, hi, b.lv && b.form == Form::Blob)
+            }
+            Ty::Error => V::err(),
+            _ => {
+                self.error(span, format!("cannot slice a {}", self.types.show(&b.ty)));
+                V::err()
+            }
+        }
+    }
+
+    /// The string view of a string-like value (string, char, char array).
+    pub fn sv(&mut self, v: &V) -> String {
+        match (&v.ty, v.form) {
+            (Ty::Str(_), Form::Blob) => format!("mpd_sv_of({})", v.c),
+            (Ty::Str(_), _) => v.c.clone(),
+            (Ty::Char, _) => {
+                let t = self.t();
+                format!("mpd_str_char({}, {})", t, v.c)
+            }
+            (t, _) if t.is_char_array() => {
+                let t = self.t();
+                format!("mpd_string_of_chars({}, {})", t, v.c)
+            }
+            _ => "mpd_sv_lit(\"\", 0)".into(),
+        }
+    }
+
+    /// Converts `v` to a value of numeric type `to` (int → real promotion).
+    pub fn coerce(&mut self, v: V, to: &Ty) -> V {
+        match (&v.ty, to) {
+            (Ty::Int, Ty::Real) => {
+                let k = match v.k {
+                    Some(KV::Int(n)) => Some(KV::Real(n as f64)),
+                    _ => None,
+                };
+                V { c: format!("((double)({}))", v.c), ty: Ty::Real, form: Form::Scalar, k, lv: false, slice: None }
+            }
+            _ => v,
+        }
+    }
+
+    pub fn binary(&mut self, op: BinaryOp, a: V, b: V, span: Span) -> V {
+        use BinaryOp::*;
+        if a.ty == Ty::Error || b.ty == Ty::Error {
+            return V::err();
+        }
+        let p = self.pos(span);
+        // constant folding
+        if !self.opts.no_fold || true {
+            if let (Some(x), Some(y)) = (&a.k, &b.k) {
+                let (x, y) = match (x, y) {
+                    (KV::Int(i), KV::Real(_)) => (KV::Real(*i as f64), y.clone()),
+                    (KV::Real(_), KV::Int(j)) => (x.clone(), KV::Real(*j as f64)),
+                    (KV::Char(c), KV::Str(_)) if op == Concat => (KV::Str(vec![*c]), y.clone()),
+                    (KV::Str(_), KV::Char(c)) if op == Concat => (x.clone(), KV::Str(vec![*c])),
+                    (KV::Char(c), KV::Char(d)) if op == Concat => (KV::Str(vec![*c]), KV::Str(vec![*d])),
+                    _ => (x.clone(), y.clone()),
+                };
+                if let Some(k) = fold(op, &x, &y) {
+                    let ty = match &k {
+                        KV::Int(_) => {
+                            if let (Ty::Enum(_), Ty::Enum(_)) = (&a.ty, &b.ty) {
+                                Ty::Int
+                            } else {
+                                Ty::Int
+                            }
+                        }
+                        KV::Real(_) => Ty::Real,
+                        KV::Bool(_) => Ty::Bool,
+                        KV::Char(_) => Ty::Char,
+                        KV::Str(s) => Ty::Str(Some(s.len() as i64)),
+                    };
+                    return self.konst(k, ty);
+                }
+            }
+        }
+        match op {
+            Add | Sub | Mul | Div | Pow | Rem | Mod => {
+                let both_int = a.ty == Ty::Int && b.ty == Ty::Int;
+                // pointer arithmetic: ptr +/- int
+                if matches!(a.ty, Ty::Ptr(_)) && b.ty == Ty::Int && matches!(op, Add | Sub) {
+                    let sz = match &a.ty {
+                        Ty::Ptr(t) => self.types.size_of(t).unwrap_or(1),
+                        _ => 1,
+                    };
+                    let o = if op == Add { "+" } else { "-" };
+                    return V::scalar(format!("((void *)((char *){} {} (ptrdiff_t)({}) * {}))", a.c, o, b.c, sz), a.ty.clone());
+                }
+                if matches!(a.ty, Ty::Ptr(_)) && matches!(b.ty, Ty::Ptr(_)) && op == Sub {
+                    let sz = match &a.ty {
+                        Ty::Ptr(t) => self.types.size_of(t).unwrap_or(1),
+                        _ => 1,
+                    };
+                    return V::scalar(format!("((int)(((char *){} - (char *){}) / {}))", a.c, b.c, sz), Ty::Int);
+                }
+                if !a.ty.is_numeric() || !b.ty.is_numeric() {
+                    self.error(
+                        span,
+                        format!("operator {} needs int or real operands, not {} and {}", op.as_str(), self.types.show(&a.ty), self.types.show(&b.ty)),
+                    );
+                    return V::err();
+                }
+                if both_int {
+                    let c = match op {
+                        Add => format!("((int)((unsigned)({}) + (unsigned)({})))", a.c, b.c),
+                        Sub => format!("((int)((unsigned)({}) - (unsigned)({})))", a.c, b.c),
+                        Mul => format!("((int)((unsigned)({}) * (unsigned)({})))", a.c, b.c),
+                        Div => format!("mpd_int_div({}, {}, {})", p, a.c, b.c),
+                        Rem => format!("mpd_int_rem({}, {}, {})", p, a.c, b.c),
+                        Mod => format!("mpd_int_mod({}, {}, {})", p, a.c, b.c),
+                        _ => format!("mpd_int_pow({}, {}, {})", p, a.c, b.c),
+                    };
+                    return V::scalar(c, Ty::Int);
+                }
+                if op == Pow && b.ty == Ty::Int {
+                    let a = self.coerce(a, &Ty::Real);
+                    return V::scalar(format!("mpd_real_powi({}, {}, {})", p, a.c, b.c), Ty::Real);
+                }
+                let a = self.coerce(a, &Ty::Real);
+                let b = self.coerce(b, &Ty::Real);
+                let c = match op {
+                    Add => format!("({} + {})", a.c, b.c),
+                    Sub => format!("({} - {})", a.c, b.c),
+                    Mul => format!("({} * {})", a.c, b.c),
+                    Div => format!("({} / {})", a.c, b.c),
+                    Rem | Mod => format!("mpd_real_mod({}, {}, {})", p, a.c, b.c),
+                    _ => format!("mpd_real_pow({}, {}, {})", p, a.c, b.c),
+                };
+                V::scalar(c, Ty::Real)
+            }
+            Concat => {
+                let ok = |t: &Ty| t.is_string() || *t == Ty::Char || t.is_char_array();
+                if !ok(&a.ty) || !ok(&b.ty) {
+                    self.error(span, format!("|| needs strings or chars, not {} and {}", self.types.show(&a.ty), self.types.show(&b.ty)));
+                    return V::err();
+                }
+                let x = self.sv(&a);
+                let y = self.sv(&b);
+                let t = self.t();
+                V { c: format!("mpd_str_cat({}, {}, {})", t, x, y), ty: Ty::Str(None), form: Form::View, k: None, lv: false, slice: None }
+            }
+            Shl | Shr => {
+                if a.ty != Ty::Int || b.ty != Ty::Int {
+                    self.error(span, format!("{} needs int operands", op.as_str()));
+                    return V::err();
+                }
+                let c = if op == Shl {
+                    format!("((int)((unsigned)({}) << (({}) & 31)))", a.c, b.c)
+                } else {
+                    format!("(({}) >> (({}) & 31))", a.c, b.c)
+                };
+                V::scalar(c, Ty::Int)
+            }
+            And | Or | Xor => {
+                if a.ty == Ty::Bool && b.ty == Ty::Bool {
+                    let c = match op {
+                        And => format!("({} && {})", a.c, b.c),
+                        Or => format!("({} || {})", a.c, b.c),
+                        _ => format!("(({}) != ({}))", a.c, b.c),
+                    };
+                    V::scalar(c, Ty::Bool)
+                } else if a.ty == Ty::Int && b.ty == Ty::Int {
+                    let o = match op {
+                        And => "&",
+                        Or => "|",
+                        _ => "^",
+                    };
+                    V::scalar(format!("(({}) {} ({}))", a.c, o, b.c), Ty::Int)
+                } else {
+                    self.error(span, format!("`{}` needs two bools or two ints, not {} and {}", op.as_str(), self.types.show(&a.ty), self.types.show(&b.ty)));
+                    V::err()
+                }
+            }
+            Eq | Ne | Lt | Le | Gt | Ge => self.compare(op, a, b, span),
+        }
+    }
+
+    fn compare(&mut self, op: BinaryOp, a: V, b: V, span: Span) -> V {
+        use BinaryOp::*;
+        let o = match op {
+            Eq => "==",
+            Ne => "!=",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            _ => ">=",
+        };
+        let stringy = |t: &Ty| t.is_string() || t.is_char_array();
+        if (stringy(&a.ty) && (stringy(&b.ty) || b.ty == Ty::Char)) || (a.ty == Ty::Char && stringy(&b.ty)) {
+            if a.ty.is_char_array() && b.ty.is_char_array() && matches!(op, Eq | Ne) {
+                let c = format!("(mpd_arr_eq({}, {}) {} 1)", a.c, b.c, o);
+                return V::scalar(c, Ty::Bool);
+            }
+            let x = self.sv(&a);
+            let y = self.sv(&b);
+            return V::scalar(format!("(mpd_str_cmp({}, {}) {} 0)", x, y, o), Ty::Bool);
+        }
+        if a.ty.is_numeric() && b.ty.is_numeric() {
+            let (a, b) = if a.ty == Ty::Real || b.ty == Ty::Real {
+                (self.coerce(a, &Ty::Real), self.coerce(b, &Ty::Real))
+            } else {
+                (a, b)
+            };
+            return V::scalar(format!("(({}) {} ({}))", a.c, o, b.c), Ty::Bool);
+        }
+        let same = self.types.same(&a.ty, &b.ty);
+        match (&a.ty, &b.ty) {
+            (Ty::Char, Ty::Char) | (Ty::Bool, Ty::Bool) | (Ty::Enum(_), Ty::Enum(_)) if same => {
+                V::scalar(format!("(({}) {} ({}))", a.c, o, b.c), Ty::Bool)
+            }
+            (Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File, Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File) => {
+                V::scalar(format!("((void *)({}) {} (void *)({}))", a.c, o, b.c), Ty::Bool)
+            }
+            (Ty::Cap(_) | Ty::Null, Ty::Cap(_) | Ty::Null) if matches!(op, Eq | Ne) => {
+                let x = if a.ty == Ty::Null { "mpd_cap_null".to_string() } else { a.c.clone() };
+                let y = if b.ty == Ty::Null { "mpd_cap_null".to_string() } else { b.c.clone() };
+                V::scalar(format!("(mpd_cap_eq({}, {}) {} 1)", x, y, o), Ty::Bool)
+            }
+            (Ty::Arr(..), Ty::Arr(..)) | (Ty::Rec(_), Ty::Rec(_)) if same && matches!(op, Eq | Ne) => {
+                if let Ty::Arr(..) = a.ty {
+                    V::scalar(format!("(mpd_arr_eq({}, {}) {} 1)", a.c, b.c, o), Ty::Bool)
+                } else {
+                    let n = self.types.size_of(&a.ty).unwrap_or(16);
+                    V::scalar(format!("(memcmp({}, {}, {}) {} 0)", a.c, b.c, n, o), Ty::Bool)
+                }
+            }
+            _ => {
+                self.error(span, format!("cannot compare {} with {} using {}", self.types.show(&a.ty), self.types.show(&b.ty), op.as_str()));
+                V::err()
+            }
+        }
+    }
+
+    fn unary(&mut self, op: UnaryOp, operand: &Expr, span: Span) -> V {
+        match op {
+            UnaryOp::Neg | UnaryOp::Plus => {
+                let v = self.expr(operand);
+                if !v.ty.is_numeric() {
+                    self.error(span, format!("unary {} needs an int or real, not {}", op.as_str(), self.types.show(&v.ty)));
+                    return V::err();
+                }
+                if op == UnaryOp::Plus {
+                    return V { lv: false, slice: None, ..v };
+                }
+                match v.k {
+                    Some(KV::Int(n)) => self.konst(KV::Int(wrap(-n)), Ty::Int),
+                    Some(KV::Real(x)) => self.konst(KV::Real(-x), Ty::Real),
+                    _ if v.ty == Ty::Int => V::scalar(format!("((int)(0u - (unsigned)({})))", v.c), Ty::Int),
+                    _ => V::scalar(format!("(-({}))", v.c), v.ty),
+                }
+            }
+            UnaryOp::Not => {
+                let v = self.expr(operand);
+                match (&v.ty, &v.k) {
+                    (Ty::Bool, Some(KV::Bool(b))) => self.konst(KV::Bool(!b), Ty::Bool),
+                    (Ty::Bool, _) => V::scalar(format!("(!({}))", v.c), Ty::Bool),
+                    (Ty::Int, Some(KV::Int(n))) => self.konst(KV::Int(!n), Ty::Int),
+                    (Ty::Int, _) => V::scalar(format!("(~({}))", v.c), Ty::Int),
+                    (Ty::Error, _) => V::err(),
+                    _ => {
+                        self.error(span, format!("`not` needs a bool or int, not {}", self.types.show(&v.ty)));
+                        V::err()
+                    }
+                }
+            }
+            UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec => {
+                let v = self.expr(operand);
+                if !v.lv {
+                    self.error(span, format!("{} needs a variable", op.as_str()));
+                    return V::err();
+                }
+                let o = if matches!(op, UnaryOp::PreInc | UnaryOp::PostInc) { "++" } else { "--" };
+                match &v.ty {
+                    Ty::Int | Ty::Char | Ty::Enum(_) | Ty::Real => {
+                        let c = if matches!(op, UnaryOp::PreInc | UnaryOp::PreDec) {
+                            format!("({}{})", o, v.c)
+                        } else {
+                            format!("({}{})", v.c, o)
+                        };
+                        V::scalar(c, v.ty.clone())
+                    }
+                    Ty::Ptr(t) => {
+                        let sz = self.types.size_of(t).unwrap_or(1);
+                        let sign = if o == "++" { "+" } else { "-" };
+                        let c = if matches!(op, UnaryOp::PreInc | UnaryOp::PreDec) {
+                            format!("({} = (char *){} {} {})", v.c, v.c, sign, sz)
+                        } else {
+                            let tmp = self.tmp();
+                            format!("({{ void *{t} = {v}; {v} = (char *){v} {s} {z}; {t}; }})", t = tmp, v = v.c, s = sign, z = sz)
+                        };
+                        V::scalar(c, v.ty.clone())
+                    }
+                    Ty::Error => V::err(),
+                    _ => {
+                        self.error(span, format!("{} needs an int, char, enum, real or pointer variable", o));
+                        V::err()
+                    }
+                }
+            }
+            UnaryOp::AddrOf => {
+                let v = self.expr(operand);
+                if !v.lv {
+                    self.error(span, "`@` needs a variable");
+                    return V::err();
+                }
+                let c = if v.form == Form::Blob { format!("((void *){})", v.c) } else { format!("((void *)&{})", v.c) };
+                V::scalar(c, Ty::Ptr(Box::new(v.ty)))
+            }
+            UnaryOp::Deref => {
+                let v = self.expr(operand);
+                self.deref(v, span)
+            }
+            UnaryOp::Pending => {
+                self.error(span, "`?op` is not supported yet");
+                V::err()
+            }
+        }
+    }
+
+    /// Stores `rhs` into the variable `lhs` (with MPD's conversions and checks).
+    pub fn assign_into(&mut self, lhs: &V, rhs: V, span: Span) {
+        let p = self.pos(span);
+        if lhs.ty == Ty::Error || rhs.ty == Ty::Error {
+            return;
+        }
+        if let Some(sl) = &lhs.slice {
+            // assignment into a slice
+            let (base, lo, hi) = sl.clone();
+            match &lhs.ty {
+                Ty::Str(_) => {
+                    let v = self.sv(&rhs);
+                    self.code.put(&format!("mpd_str_slice_set({}, {}, {}, {}, {});", p, base, lo, hi, v));
+                }
+                _ => {
+                    let r = self.array_value(&rhs, lhs.ty.elem().cloned().unwrap_or(Ty::Error), span);
+                    self.code.put(&format!("mpd_arr_slice_set({}, {}, {}, {}, {});", p, base, lo, hi, r));
+                }
+            }
+            return;
+        }
+        match &lhs.ty {
+            Ty::Str(_) => {
+                if !(rhs.ty.is_string() || rhs.ty == Ty::Char || rhs.ty.is_char_array()) {
+                    self.error(span, format!("cannot assign a {} to a {}", self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
+                    return;
+                }
+                if rhs.ty.is_char_array() {
+                    self.code.put(&format!("mpd_str_set_chars({}, {}, {});", p, lhs.c, rhs.c));
+                } else {
+                    let v = self.sv(&rhs);
+                    self.code.put(&format!("mpd_str_set({}, {}, {});", p, lhs.c, v));
+                }
+            }
+            Ty::Arr(e, _, _) => {
+                let e = (**e).clone();
+                if !(rhs.ty.is_string() && e == Ty::Char) && !self.types.assignable(&lhs.ty, &rhs.ty) {
+                    self.error(span, format!("cannot assign a {} to an {}", self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
+                    return;
+                }
+                let r = self.array_value(&rhs, e, span);
+                self.code.put(&format!("mpd_arr_assign({}, {}, {});", p, lhs.c, r));
+            }
+            Ty::Rec(_) | Ty::Union(_) => {
+                if !self.types.assignable(&lhs.ty, &rhs.ty) {
+                    self.error(span, format!("cannot assign a {} to a {}", self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
+                    return;
+                }
+                let n = self.types.size_of(&lhs.ty).unwrap_or(16);
+                self.code.put(&format!("mpd_blob_copy({}, {}, {});", lhs.c, rhs.c, n));
+            }
+            _ => {
+                let r = self.scalar_for(&lhs.ty, rhs, span);
+                self.code.put(&format!("{} = {};", lhs.c, r));
+            }
+        }
+    }
+
+    /// The C text of `v` as a value of scalar type `to`, or an error.
+    pub fn scalar_for(&mut self, to: &Ty, v: V, span: Span) -> String {
+        if *to == Ty::Real && v.ty == Ty::Int {
+            return self.coerce(v, &Ty::Real).c;
+        }
+        if !self.types.assignable(to, &v.ty) {
+            self.error(span, format!("expected a {}, found a {}", self.types.show(to), self.types.show(&v.ty)));
+            return "0".into();
+        }
+        if matches!(to, Ty::Cap(_)) && v.ty == Ty::Null {
+            return "mpd_cap_null".into();
+        }
+        v.c
+    }
+
+    /// An array blob for `v` (a string becomes chars(v)).
+    fn array_value(&mut self, v: &V, elem: Ty, _span: Span) -> String {
+        if v.ty.is_string() && elem == Ty::Char {
+            let s = self.sv(v);
+            let t = self.t();
+            format!("mpd_chars({}, {})", t, s)
+        } else {
+            v.c.clone()
+        }
+    }
+
+    fn assign_expr(&mut self, op: AssignOp, lhs: &Expr, rhs: &Expr, span: Span) {
+        let l = self.expr(lhs);
+        if !l.lv && l.ty != Ty::Error {
+            self.error(lhs.span, "the left side of an assignment must be a variable");
+            return;
+        }
+        let r = match op {
+            AssignOp::Plain => self.expr(rhs),
+            AssignOp::Compound(b) => {
+                let r = self.expr(rhs);
+                let cur = V { lv: false, k: None, slice: None, ..l.clone() };
+                self.binary(b, cur, r, span)
+            }
+        };
+        self.assign_into(&l, r, span);
+    }
+
+    fn swap(&mut self, lhs: &Expr, rhs: &Expr, span: Span) {
+        let a = self.expr(lhs);
+        let b = self.expr(rhs);
+        if a.ty == Ty::Error || b.ty == Ty::Error {
+            return;
+        }
+        if !a.lv || !b.lv {
+            self.error(span, ":=: needs two variables");
+            return;
+        }
+        if !self.types.assignable(&a.ty, &b.ty) || !self.types.assignable(&b.ty, &a.ty) {
+            self.error(span, format!("cannot swap a {} with a {}", self.types.show(&a.ty), self.types.show(&b.ty)));
+            return;
+        }
+        let p = self.pos(span);
+        match &a.ty {
+            Ty::Str(_) => {
+                self.code.put(&format!("mpd_str_swap({}, {}, {});", p, a.c, b.c));
+            }
+            Ty::Arr(..) => {
+                self.code.put(&format!("mpd_arr_swap({}, {}, {});", p, a.c, b.c));
+            }
+            Ty::Rec(_) | Ty::Union(_) => {
+                let n = self.types.size_of(&a.ty).unwrap_or(16);
+                self.code.put(&format!("mpd_blob_swap({}, {}, {});", a.c, b.c, n));
+            }
+            _ => {
+                let t = self.tmp();
+                let ct = self.ctype(&a.ty);
+                self.code.put(&format!("{{ {} {} = {}; {} = {}; {} = {}; }}", ct, t, a.c, a.c, b.c, b.c, t));
+            }
+        }
+    }
+
+    /// `(e1, [n] e2, ...)`: a new array [1:count].
+    fn array_cons(&mut self, elems: &[ast::ArrayElem], span: Span) -> V {
+        let mut vals = Vec::new();
+        for el in elems {
+            let cnt = el.count.as_ref().map(|c| {
+                let v = self.expr(c);
+                if v.ty != Ty::Int && v.ty != Ty::Error {
+                    self.error(c.span, "a repetition count must be an int");
+                }
+                v
+            });
+            let v = self.expr(&el.value);
+            vals.push((cnt, v, el.span));
+        }
+        // element type: real if any real among numbers, else the first's
+        let mut ety = vals.first().map(|v| v.1.ty.clone()).unwrap_or(Ty::Int);
+        if vals.iter().any(|v| v.1.ty == Ty::Real) && vals.iter().all(|v| v.1.ty.is_numeric()) {
+            ety = Ty::Real;
+        }
+        if ety.is_string() {
+            // a string element: size by the longest constant, else dynamic max
+            let maxc: Vec<String> = vals.iter_mut().map(|v| {
+                let s = self.sv(&v.1);
+                v.1 = V { c: s.clone(), ty: Ty::Str(None), form: Form::View, k: v.1.k.clone(), lv: false, slice: None };
+                format!("({}).len", s)
+            }).collect();
+            let _ = maxc;
+        }
+        let p = self.pos(span);
+        let n = self.tmp();
+        let mut count = Vec::new();
+        for (c, _, _) in &vals {
+            count.push(match c {
+                Some(cv) => format!("mpd_rep_count({}, {})", p, cv.c),
+                None => "1".to_string(),
+            });
+        }
+        self.code.put(&format!("int {} = {};", n, if count.is_empty() { "0".into() } else { count.join(" + ") }));
+        let (esize, inner_dims): (String, Vec<(String, String)>) = match &ety {
+            t if t.is_scalar() => (self.types.size_of(t).unwrap_or(4).to_string(), vec![]),
+            Ty::Str(_) => {
+                // longest element decides the string capacity
+                let m = self.tmp();
+                self.code.put(&format!("int {} = 0;", m));
+                for (_, v, _) in &vals {
+                    self.code.put(&format!("if (({}).len > {}) {} = ({}).len;", v.c, m, m, v.c));
+                }
+                (format!("(int)MPD_STR_SIZE({})", m), vec![("0".into(), m)])
+            }
+            t => match self.types.size_of(t) {
+                Some(s) => (s.to_string(), vec![]),
+                None => (format!("(int)mpd_blob_size({})", vals[0].1.c), vec![]),
+            },
+        };
+        let a = self.tmp();
+        let t = self.t();
+        self.code.put(&format!("char *{} = mpd_tmp_alloc({}, MPD_ALIGN(mpd_arr_size(1, {}, {})));", a, t, n, esize));
+        self.code.put(&format!("mpd_arr_hdr({}, 1, {}, {});", a, n, esize));
+        let k = self.tmp();
+        self.code.put(&format!("int {} = 0;", k));
+        for (c, v, sp) in vals {
+            let reps = match &c {
+                Some(cv) => format!("mpd_rep_count({}, {})", p, cv.c),
+                None => "1".into(),
+            };
+            let r = self.tmp();
+            let tmpv = self.tmp();
+            let store_ty = ety.clone();
+            // evaluate once, store reps times
+            let (decl, val) = if store_ty.is_scalar() {
+                let vv = self.coerce(v, &store_ty);
+                let ct = self.ctype(&store_ty);
+                (format!("{} {} = {};", ct, tmpv, vv.c), V::scalar(tmpv.clone(), store_ty.clone()))
+            } else if store_ty.is_string() {
+                (format!("mpd_sv {} = {};", tmpv, v.c), V { c: tmpv.clone(), ty: Ty::Str(None), form: Form::View, k: None, lv: false, slice: None })
+            } else {
+                (format!("char *{} = {};", tmpv, v.c), V { c: tmpv.clone(), ty: v.ty.clone(), form: Form::Blob, k: None, lv: false, slice: None })
+            };
+            self.code.put(&decl);
+            self.code.open(&format!("for (int {r} = {reps}; {r} > 0; {r}--, {k}++) {{"));
+            let dst_addr = format!("({} + {} + (size_t){} * {})", a, ARR_HDR, k, esize);
+            if store_ty.is_string() {
+                self.code.put(&format!("mpd_str_init({}, {});", dst_addr, inner_dims[0].1));
+            } else if store_ty.is_blob() {
+                self.code.put(&format!("memcpy({}, {}, {});", dst_addr, val.c, esize));
+                self.code.close("}");
+                continue;
+            }
+            let dst = if store_ty.is_blob() {
+                V { c: dst_addr, ty: store_ty.clone(), form: Form::Blob, k: None, lv: true, slice: None }
+            } else {
+                let ct = self.ctype(&store_ty);
+                V { c: format!("(*({} *){})", ct, dst_addr), ty: store_ty.clone(), form: Form::Scalar, k: None, lv: true, slice: None }
+            };
+            self.assign_into(&dst, val, sp);
+            self.code.close("}");
+        }
+        V { c: a, ty: Ty::Arr(Box::new(ety), None, None), form: Form::Blob, k: None, lv: false, slice: None }
+    }
+}
+
+impl V {
+    /// Remembers that this value is the slice base[lo:hi] so it can be assigned to.
+    fn with_slice_of(mut self, base: String, lo: String, hi: String, lv: bool) -> V {
+        if lv {
+            self.lv = true;
+            self.slice = Some((base, lo, hi));
+        }
+        self
+    }
+}

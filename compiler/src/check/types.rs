@@ -1,0 +1,241 @@
+//! types: MPD types as the checker and emitter see them, with their C layout.
+//!
+//! Scalars are C scalars; strings, arrays and records are blobs (see mpd/lang.h):
+//! a string[n] is {len,max,chars}, an array is {lb,ub,esize,pad} then elements
+//! (a k-dimensional array is an array of (k-1)-dimensional arrays), a record
+//! has its fields at offsets fixed here.
+
+/// A type.  `Arr` bounds and `Str` lengths are `Some` when known at compile time.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ty {
+    /// The type of an erroneous expression; compatible with everything so one
+    /// error is not reported many times.
+    Error,
+    /// No value (procedures without `returns`).
+    Void,
+    Bool,
+    Int,
+    Char,
+    Real,
+    File,
+    Str(Option<i64>),
+    Enum(usize),
+    Rec(usize),
+    Union(usize),
+    Ptr(Box<Ty>),
+    PtrAny,
+    /// The type of `null` before it meets a pointer, file or capability.
+    Null,
+    Arr(Box<Ty>, Option<i64>, Option<i64>),
+    /// Capability: to a resource, an operation (by signature index) or a sem.
+    Cap(CapTy),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum CapTy {
+    Resource(String),
+    Op(usize),
+    Sem,
+    Vm,
+}
+
+/// A record or union type.
+#[derive(Clone, Debug)]
+pub struct RecInfo {
+    pub name: String,
+    pub fields: Vec<(String, Ty, usize)>,
+    pub size: usize,
+    pub union: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct EnumInfo {
+    pub name: String,
+    pub lits: Vec<String>,
+}
+
+/// The type tables of one compilation.
+#[derive(Clone, Debug, Default)]
+pub struct Types {
+    pub recs: Vec<RecInfo>,
+    pub enums: Vec<EnumInfo>,
+}
+
+pub fn align(n: usize, a: usize) -> usize {
+    (n + a - 1) / a * a
+}
+
+/// Size in bytes of the C header of a string blob / array blob.
+pub const STR_HDR: usize = 8;
+pub const ARR_HDR: usize = 16;
+
+impl Ty {
+    pub fn is_scalar(&self) -> bool {
+        !matches!(self, Ty::Str(_) | Ty::Arr(..) | Ty::Rec(_) | Ty::Union(_))
+    }
+    pub fn is_blob(&self) -> bool {
+        !self.is_scalar()
+    }
+    pub fn is_numeric(&self) -> bool {
+        matches!(self, Ty::Int | Ty::Real | Ty::Error)
+    }
+    /// Ordered types: usable in <, ++, for-loops, as subscripts (int, char, enum, bool).
+    pub fn is_ordinal(&self) -> bool {
+        matches!(self, Ty::Int | Ty::Char | Ty::Enum(_) | Ty::Bool | Ty::Error)
+    }
+    pub fn is_string(&self) -> bool {
+        matches!(self, Ty::Str(_))
+    }
+    pub fn is_char_array(&self) -> bool {
+        matches!(self, Ty::Arr(e, ..) if **e == Ty::Char)
+    }
+    pub fn elem(&self) -> Option<&Ty> {
+        match self {
+            Ty::Arr(e, ..) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl Types {
+    /// C alignment of a value of this type inside a blob.
+    pub fn align_of(&self, t: &Ty) -> usize {
+        match t {
+            Ty::Bool | Ty::Char => 1,
+            Ty::Int | Ty::Enum(_) => 4,
+            Ty::Cap(_) => 8,
+            Ty::Real | Ty::Ptr(_) | Ty::PtrAny | Ty::File | Ty::Null => 8,
+            _ => 16,
+        }
+    }
+
+    /// Size in bytes when known at compile time.
+    pub fn size_of(&self, t: &Ty) -> Option<usize> {
+        Some(match t {
+            Ty::Bool | Ty::Char => 1,
+            Ty::Int | Ty::Enum(_) => 4,
+            Ty::Real | Ty::Ptr(_) | Ty::PtrAny | Ty::File | Ty::Null => 8,
+            Ty::Cap(_) => 16,
+            Ty::Str(Some(n)) => align(STR_HDR + *n as usize + 1, 16),
+            Ty::Arr(e, Some(lo), Some(hi)) => {
+                let n = if hi >= lo { (hi - lo + 1) as usize } else { 0 };
+                align(ARR_HDR + n * self.size_of(e)?, 16)
+            }
+            Ty::Rec(i) | Ty::Union(i) => self.recs[*i].size,
+            _ => return None,
+        })
+    }
+
+    /// Lays out a record or union from its fields; None when a field has no static size.
+    pub fn layout(&self, fields: &[(String, Ty)], union: bool) -> Option<(Vec<(String, Ty, usize)>, usize)> {
+        let mut off = 0usize;
+        let mut out = Vec::new();
+        let mut max = 0usize;
+        for (n, t) in fields {
+            let sz = self.size_of(t)?;
+            let a = self.align_of(t);
+            if union {
+                out.push((n.clone(), t.clone(), 0));
+                max = max.max(sz);
+            } else {
+                off = align(off, a);
+                out.push((n.clone(), t.clone(), off));
+                off += sz;
+            }
+        }
+        let total = if union { max } else { off };
+        Some((out, align(total.max(1), 16)))
+    }
+
+    /// Whether a value of type `from` may be assigned to a variable of type `to`.
+    pub fn assignable(&self, to: &Ty, from: &Ty) -> bool {
+        match (to, from) {
+            (Ty::Error, _) | (_, Ty::Error) => true,
+            (Ty::Real, Ty::Real) => true,
+            (Ty::Str(_), Ty::Str(_)) => true,
+            (Ty::Str(_), Ty::Char) => true,
+            (Ty::Str(_), t) if t.is_char_array() => true,
+            (t, Ty::Str(_)) if t.is_char_array() => true,
+            (Ty::Ptr(_), Ty::Null) | (Ty::PtrAny, Ty::Null) | (Ty::File, Ty::Null) | (Ty::Cap(_), Ty::Null) => true,
+            (Ty::PtrAny, Ty::Ptr(_)) | (Ty::Ptr(_), Ty::PtrAny) => true,
+            (Ty::Ptr(a), Ty::Ptr(b)) => self.same(a, b),
+            (Ty::Arr(a, ..), Ty::Arr(b, ..)) => self.assignable(a, b) && self.same_shape(a, b),
+            (Ty::Cap(_), Ty::Cap(_)) => true,
+            _ => self.same(to, from),
+        }
+    }
+
+    fn same_shape(&self, a: &Ty, b: &Ty) -> bool {
+        match (a, b) {
+            (Ty::Str(_), Ty::Str(_)) => true,
+            (Ty::Arr(x, ..), Ty::Arr(y, ..)) => self.same_shape(x, y),
+            _ => a.is_scalar() == b.is_scalar() && self.same(a, b),
+        }
+    }
+
+    /// Structural equality, ignoring array bounds and string lengths.
+    pub fn same(&self, a: &Ty, b: &Ty) -> bool {
+        match (a, b) {
+            (Ty::Error, _) | (_, Ty::Error) => true,
+            (Ty::Str(_), Ty::Str(_)) => true,
+            (Ty::Arr(x, ..), Ty::Arr(y, ..)) => self.same(x, y),
+            (Ty::Ptr(x), Ty::Ptr(y)) => self.same(x, y),
+            (Ty::Rec(x), Ty::Rec(y)) | (Ty::Union(x), Ty::Union(y)) => {
+                x == y || {
+                    let (p, q) = (&self.recs[*x], &self.recs[*y]);
+                    p.fields.len() == q.fields.len()
+                        && p.fields.iter().zip(&q.fields).all(|(f, g)| self.same(&f.1, &g.1))
+                }
+            }
+            (Ty::Cap(_), Ty::Cap(_)) => true,
+            _ => a == b,
+        }
+    }
+
+    /// How MPD names a type in messages.
+    pub fn show(&self, t: &Ty) -> String {
+        match t {
+            Ty::Error => "<error>".into(),
+            Ty::Void => "no value".into(),
+            Ty::Bool => "bool".into(),
+            Ty::Int => "int".into(),
+            Ty::Char => "char".into(),
+            Ty::Real => "real".into(),
+            Ty::File => "file".into(),
+            Ty::Str(Some(n)) => format!("string[{}]", n),
+            Ty::Str(None) => "string".into(),
+            Ty::Enum(i) => self.enums[*i].name.clone(),
+            Ty::Rec(i) | Ty::Union(i) => self.recs[*i].name.clone(),
+            Ty::Ptr(t) => format!("ptr {}", self.show(t)),
+            Ty::PtrAny => "ptr any".into(),
+            Ty::Null => "null".into(),
+            Ty::Arr(e, _, _) => format!("array of {}", self.show(e)),
+            Ty::Cap(CapTy::Resource(r)) => format!("cap {}", r),
+            Ty::Cap(_) => "cap".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn sizes() {
+        let t = Types::default();
+        assert_eq!(t.size_of(&Ty::Int), Some(4));
+        assert_eq!(t.size_of(&Ty::Str(Some(10))), Some(32));
+        let a = Ty::Arr(Box::new(Ty::Int), Some(1), Some(10));
+        assert_eq!(t.size_of(&a), Some(16 + 48));
+        assert_eq!(t.size_of(&Ty::Arr(Box::new(Ty::Int), None, Some(3))), None);
+    }
+    #[test]
+    fn record_layout() {
+        let t = Types::default();
+        let (f, size) = t
+            .layout(&[("c".into(), Ty::Char), ("i".into(), Ty::Int), ("r".into(), Ty::Real)], false)
+            .unwrap();
+        assert_eq!(f[1].2, 4);
+        assert_eq!(f[2].2, 8);
+        assert_eq!(size, 16);
+    }
+}

@@ -1,0 +1,67 @@
+//! cc: running the C compiler on generated code and linking programs.
+use super::paths;
+use std::path::Path;
+use std::process::Command;
+
+/// Options that reach the C compiler.
+#[derive(Clone, Debug, Default)]
+pub struct CcOpts {
+    pub optimize: bool,
+    pub debug: bool,
+    pub verbose: bool,
+}
+
+fn base(o: &CcOpts) -> Command {
+    let cc = paths::cc();
+    let mut parts = cc.split_whitespace();
+    let mut cmd = Command::new(parts.next().unwrap_or("cc"));
+    for p in parts {
+        cmd.arg(p);
+    }
+    cmd.arg("-std=gnu11").arg("-fno-strict-aliasing").arg("-fwrapv");
+    cmd.arg(if o.optimize { "-O2" } else { "-O1" });
+    if o.debug {
+        cmd.arg("-g");
+    }
+    cmd
+}
+
+fn run(cmd: &mut Command, verbose: bool) -> Result<(), String> {
+    if verbose {
+        eprintln!("{:?}", cmd);
+    }
+    match cmd.output() {
+        Ok(out) if out.status.success() => Ok(()),
+        Ok(out) => {
+            let mut msg = String::from_utf8_lossy(&out.stderr).into_owned();
+            msg.push_str(&String::from_utf8_lossy(&out.stdout));
+            Err(msg)
+        }
+        Err(e) => Err(format!("cannot run {:?}: {}", cmd.get_program(), e)),
+    }
+}
+
+/// Compile one generated C file to an object file.
+pub fn compile(c_file: &Path, obj: &Path, o: &CcOpts) -> Result<(), String> {
+    let mut cmd = base(o);
+    cmd.arg("-w").arg("-c").arg("-I").arg(paths::include_dir()).arg(c_file).arg("-o").arg(obj);
+    run(&mut cmd, o.verbose)
+}
+
+/// Link objects, extra inputs (.o, .a, -lxx) and the runtime into an executable.
+pub fn link(objs: &[std::path::PathBuf], extra: &[String], out: &Path, o: &CcOpts) -> Result<(), String> {
+    let lib = paths::runtime_lib();
+    if !lib.exists() {
+        return Err(format!("runtime library {} not found (set MPD_HOME)", lib.display()));
+    }
+    let mut cmd = base(o);
+    cmd.arg("-o").arg(out);
+    for f in objs {
+        cmd.arg(f);
+    }
+    for e in extra {
+        cmd.arg(e);
+    }
+    cmd.arg(lib).arg("-lpthread").arg("-lm");
+    run(&mut cmd, o.verbose)
+}

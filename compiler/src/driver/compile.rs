@@ -1,0 +1,140 @@
+//! compile: what `mpd` does with its .mpd files — parse, check, generate C, write
+//! specs into MPDinter and compile each component to an object file.
+use super::cc::{self, CcOpts};
+use super::MpdOpts;
+use crate::check::{self, Iface};
+use crate::inter::{Inter, StoredSpec};
+use crate::syntax::{self, ast, Diagnostics, SourceMap};
+use std::collections::HashMap;
+
+/// Compiles the sources of `o`; returns the component names in order (for linking)
+/// or the exit status on failure.
+pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
+    let inter = Inter::new(o.inter.as_deref());
+    let mut map = SourceMap::new();
+    let mut diags = Diagnostics::new();
+    let mut files: Vec<(ast::SourceFile, String)> = Vec::new();
+    for src in &o.sources {
+        let bytes = match std::fs::read(src) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("mpd: cannot read {}: {}", src, e);
+                return Err(1);
+            }
+        };
+        if !o.quiet && o.verbose {
+            eprintln!("{}:", src);
+        }
+        let id = map.add_bytes(src.clone(), &bytes);
+        let f = syntax::parse_file(&map, id, &mut diags);
+        files.push((f, src.clone()));
+    }
+    if diags.has_errors() {
+        diags.emit_stderr(&map);
+        return Err(1);
+    }
+    // interfaces of components compiled in earlier runs, for imports
+    let mut ifaces: HashMap<String, Iface> = HashMap::new();
+    let here: Vec<String> = files.iter().flat_map(|(f, _)| f.components.iter().map(|c| c.name.name.clone())).collect();
+    let mut imported_files: Vec<(ast::SourceFile, String)> = Vec::new();
+    for (f, _) in &files {
+        for c in &f.components {
+            for name in imports_of(c) {
+                if here.contains(&name) || imported_files.iter().any(|(f, _)| f.components.iter().any(|c| c.name.name == name)) {
+                    continue;
+                }
+                if let Some(spec) = inter.read_spec(&name) {
+                    let id = map.add(spec.file.clone(), spec.text.clone());
+                    let sf = syntax::parse_file(&map, id, &mut diags);
+                    imported_files.push((sf, spec.file.clone()));
+                }
+            }
+        }
+    }
+    let opts = check::Opts { no_checks: o.optimize, no_fold: o.no_fold, lines: true };
+    let mut idiags = Diagnostics::new();
+    let _ = check::check_files(&map, &imported_files, &mut idiags, &opts, &mut ifaces);
+    let outs = check::check_files(&map, &files, &mut diags, &opts, &mut ifaces);
+    if diags.has_errors() {
+        diags.emit_stderr(&map);
+        return Err(1);
+    }
+    if !o.no_warn && !diags.is_empty() {
+        diags.emit_stderr(&map);
+    }
+    if o.deps_only {
+        return Ok(vec![]);
+    }
+    if let Err(e) = inter.create() {
+        eprintln!("mpd: {}", e);
+        return Err(1);
+    }
+    // specs: the source text of each component
+    for (f, name) in &files {
+        let text = map.source(f.file);
+        for c in &f.components {
+            let lo = c.span.lo as usize;
+            let hi = (c.span.hi as usize).min(text.len());
+            let body = text.get(lo..hi).unwrap_or("");
+            let line = map.line_col(f.file, c.span.lo).0 as u32;
+            // keep line numbers: pad with newlines up to the component's first line
+            let padded = format!("{}{}\n", "\n".repeat(line.saturating_sub(1) as usize), body);
+            let spec = StoredSpec {
+                kind: if c.kind == ast::ComponentKind::Global { "global".into() } else { "resource".into() },
+                line,
+                file: name.clone(),
+                text: padded,
+            };
+            if !o.bodies_only {
+                if let Err(e) = inter.write_spec(&c.name.name, &spec) {
+                    eprintln!("mpd: {}", e);
+                    return Err(1);
+                }
+            }
+        }
+    }
+    if o.specs_only {
+        return Ok(vec![]);
+    }
+    let co = CcOpts { optimize: o.optimize, debug: o.debug, verbose: o.verbose };
+    let mut names = Vec::new();
+    for out in &outs {
+        let c_file = inter.path(&out.name, "c");
+        if let Err(e) = std::fs::write(&c_file, &out.c) {
+            eprintln!("mpd: cannot write {}: {}", c_file.display(), e);
+            return Err(1);
+        }
+        names.push(out.name.clone());
+        if o.keep_c {
+            continue;
+        }
+        let obj = inter.path(&out.name, "o");
+        if let Err(e) = cc::compile(&c_file, &obj, &co) {
+            eprintln!(
+                "mpd: internal error: the C compiler rejected the code generated for {} (kept in {}):\n{}",
+                out.name,
+                c_file.display(),
+                e
+            );
+            return Err(1);
+        }
+        if !o.debug {
+            let _ = std::fs::remove_file(&c_file);
+        }
+    }
+    Ok(names)
+}
+
+/// Names a component imports (spec and body).
+fn imports_of(c: &ast::Component) -> Vec<String> {
+    let mut out = Vec::new();
+    let body_items = c.body.as_ref().map(|b| b.items.as_slice()).unwrap_or(&[]);
+    for s in c.spec.iter().chain(body_items.iter()) {
+        if let ast::StmtKind::Decl(d) = &s.kind {
+            if let ast::DeclKind::Import { names, .. } = &d.kind {
+                out.extend(names.iter().map(|n| n.name.clone()));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,62 @@
+//! link: what mpdl does — find component objects in MPDinter, write the start-up
+//! file MPDinter/_ofile.c that runs the main resource, and link with libmpdrt.
+use super::cc::{self, CcOpts};
+use super::MpdlOpts;
+use crate::emit::names;
+use crate::inter::Inter;
+use std::path::PathBuf;
+
+pub fn list_limits() {
+    println!("MPD runtime limits: none fixed; processes, operations, resources, semaphores and");
+    println!("co statements are limited only by memory.  -S n sets the process stack size.");
+}
+
+/// Links the named components; the last resource named is the main one.
+pub fn link(o: &MpdlOpts, optimize: bool) -> i32 {
+    let inter = Inter::new(o.inter.as_deref());
+    let mut objs: Vec<PathBuf> = Vec::new();
+    let mut main: Option<String> = None;
+    for c in &o.components {
+        let Some(obj) = inter.find_object(c) else {
+            eprintln!("mpdl: component {} not found (no {}/{}.o); compile it with mpd first", c, inter.dir.display(), c);
+            return 1;
+        };
+        objs.push(obj);
+        match inter.read_spec(c) {
+            Some(s) if s.kind == "global" => {}
+            Some(_) => main = Some(c.clone()),
+            None => {
+                eprintln!("mpdl: no specification for {} in {}", c, inter.dir.display());
+                return 1;
+            }
+        }
+    }
+    let Some(main) = main else {
+        eprintln!("mpdl: no resource named; the last resource named is the main one");
+        return 1;
+    };
+    let stack = o.limits.iter().rev().find(|(l, _)| *l == 'S').map(|(_, v)| v.clone());
+    let stub = names::start_file(&main, stack.as_deref());
+    if let Err(e) = inter.create() {
+        eprintln!("mpdl: {}", e);
+        return 1;
+    }
+    let c_file = inter.path("_ofile", "c");
+    let o_file = inter.path("_ofile", "o");
+    if let Err(e) = std::fs::write(&c_file, stub) {
+        eprintln!("mpdl: cannot write {}: {}", c_file.display(), e);
+        return 1;
+    }
+    let co = CcOpts { optimize, debug: o.debug, verbose: o.verbose };
+    if let Err(e) = cc::compile(&c_file, &o_file, &co) {
+        eprintln!("mpdl: internal error compiling {}:\n{}", c_file.display(), e);
+        return 1;
+    }
+    objs.push(o_file);
+    let out = PathBuf::from(o.output.clone().unwrap_or_else(|| "a.out".to_string()));
+    if let Err(e) = cc::link(&objs, &o.others, &out, &co) {
+        eprintln!("mpdl: link failed:\n{}", e);
+        return 1;
+    }
+    0
+}

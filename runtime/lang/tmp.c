@@ -1,0 +1,50 @@
+/* tmp.c: statement temporaries and heap blobs for generated code. */
+#include "mpd/lang.h"
+#include <stdlib.h>
+
+struct mpd_tmp {
+    struct mpd_tmp *next;
+    size_t pad;             /* keeps the payload 16-byte aligned */
+};
+
+static void *zalloc(size_t n) {
+    void *p = calloc(1, n ? n : 1);
+    if (!p) mpd_rts_fatal("out of memory (%zu bytes)", n);
+    return p;
+}
+
+void *mpd_tmp_alloc(mpd_tmp **list, size_t n) {
+    mpd_tmp *t = zalloc(sizeof(mpd_tmp) + n);
+    t->next = *list;
+    *list = t;
+    return t + 1;
+}
+
+void mpd_tmp_free(mpd_tmp **list) {
+    mpd_tmp *t = *list;
+    while (t) {
+        mpd_tmp *n = t->next;
+        free(t);
+        t = n;
+    }
+    *list = NULL;
+}
+
+void *mpd_blob_new(size_t n) { return zalloc(n); }
+void mpd_blob_free(void *p) { free(p); }
+
+void *mpd_new(size_t n) { return zalloc(n); }
+
+void mpd_free(const char *f, int l, void *p) {
+    (void)f; (void)l;
+    free(p);
+}
+
+int mpd_lang_argc;
+char **mpd_lang_argv;
+
+void mpd_lang_start(int argc, char **argv) {
+    mpd_lang_argc = argc;
+    mpd_lang_argv = argv;
+    mpd_args_set(argc, argv);
+}
