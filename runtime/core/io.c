@@ -1,0 +1,102 @@
+/* io.c: blocking calls run on helper OS threads while the processes go on. */
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
+#include "core/rt_internal.h"
+#include "mpd/err.h"
+
+#define MAX_HELPERS 64
+
+atomic_long mpd__io_pending;
+_Atomic(mpd_proc *) mpd__inbox;
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static mpd_proc *jobs_head, *jobs_tail;
+static int nhelpers, nidle;
+
+/* All processes finished remotely, oldest first. */
+mpd_proc *mpd__inbox_take(void)
+{
+    mpd_proc *l = atomic_exchange_explicit(&mpd__inbox, NULL, memory_order_acquire), *r = NULL;
+    while (l) {
+        mpd_proc *n = l->io_next;
+        l->io_next = r;
+        r = l;
+        l = n;
+    }
+    return r;
+}
+
+static void *helper(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&mu);
+    for (;;) {
+        while (!jobs_head) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_sec += 10;
+            nidle++;
+            int rc = pthread_cond_timedwait(&cv, &mu, &ts);
+            nidle--;
+            if (rc == ETIMEDOUT && !jobs_head) {   /* idle for long: go away */
+                nhelpers--;
+                pthread_mutex_unlock(&mu);
+                return NULL;
+            }
+        }
+        mpd_proc *p = jobs_head;
+        jobs_head = p->io_next;
+        if (!jobs_head)
+            jobs_tail = NULL;
+        pthread_mutex_unlock(&mu);
+        errno = 0;
+        p->io_result = p->io_fn(p->io_arg);
+        p->io_errno = errno;
+        /* visible in the inbox before it stops counting as pending */
+        mpd__ready_remote(p);
+        atomic_fetch_sub(&mpd__io_pending, 1);
+        mpd__wake_idle_vp();
+        pthread_mutex_lock(&mu);
+    }
+}
+
+/* Post-switch action: the caller is off its stack, hand it to a helper. */
+void mpd__io_submit(mpd_proc *p)
+{
+    p->io_next = NULL;
+    pthread_mutex_lock(&mu);
+    if (jobs_tail)
+        jobs_tail->io_next = p;
+    else
+        jobs_head = p;
+    jobs_tail = p;
+    if (nidle > 0) {
+        pthread_cond_signal(&cv);
+    } else if (nhelpers < MAX_HELPERS) {
+        pthread_t t;
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&t, &a, helper, NULL) == 0)
+            nhelpers++;
+        else if (nhelpers == 0)
+            mpd_rts_fatal("cannot start a thread for blocking calls");
+        pthread_attr_destroy(&a);
+    }
+    pthread_mutex_unlock(&mu);
+}
+
+intptr_t mpd_blocking_call(intptr_t (*fn)(void *), void *arg, int *err)
+{
+    mpd_proc *self = proc_self();
+    self->io_fn = fn;
+    self->io_arg = arg;
+    atomic_fetch_add(&mpd__io_pending, 1);
+    self->state = P_IOWAIT;
+    mpd__switch_out(PS_IO, self, NULL);
+    if (err)
+        *err = self->io_errno;
+    return self->io_result;
+}

@@ -1,0 +1,191 @@
+/* main.c: mpd_rt_main -- settings from the environment, VP start-up and shutdown. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "core/rt_internal.h"
+#include "mpd/err.h"
+
+#ifdef MPD_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
+
+#define MAX_VPS 1024
+
+long mpd__max_procs = 1000000;
+static int g_argc;
+static char **g_argv;
+static int exit_status;
+static int want_nvp;              /* 0 = from MPD_PARALLEL */
+static int started;
+static const mpd_sched_ops *want_sched[MAX_VPS];
+static const mpd_sched_ops *want_sched_all;
+
+int mpd_argc(void) { return g_argc; }
+char **mpd_argv(void) { return g_argv; }
+int mpd_nvp(void) { return mpd__nvp; }
+int mpd_vp_index(void) { mpd_vp *v = vp_self(); return v ? v->index : -1; }
+void mpd_rt_set_exit_status(int status) { exit_status = status; }
+void mpd_rt_set_nvp(int n) { want_nvp = n; }
+void mpd_rt_set_stack_size(size_t bytes) { if (bytes) mpd__stack_default = bytes; }
+void mpd_rt_set_max_procs(long n) { if (n > 0) mpd__max_procs = n; }
+void mpd_rt_set_slice(long n) { mpd__slice = n > 0 ? n : 0; }
+
+_Noreturn void mpd_exit(int status)
+{
+    if (mpd_rts_before_exit)
+        mpd_rts_before_exit();
+    fflush(NULL);
+    _exit(status);
+}
+
+/* Parses a non-negative number with an optional k/m/g suffix; -1 if bad. */
+static long long parse_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || v < 0)
+        return -1;
+    switch (*end) {
+    case 'k': case 'K': v <<= 10; end++; break;
+    case 'm': case 'M': v <<= 20; end++; break;
+    case 'g': case 'G': v <<= 30; end++; break;
+    }
+    return *end ? -1 : v;
+}
+
+static long long env_num(const char *name, long long lo, long long hi, long long dflt)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return dflt;
+    long long v = parse_size(s);
+    if (v < lo || v > hi)
+        mpd_rts_fatal("bad %s=\"%s\": expected a number from %lld to %lld", name, s, lo, hi);
+    return v;
+}
+
+static const mpd_sched_ops *sched_by_name(const char *s)
+{
+    if (!strcmp(s, "fifo")) return &mpd_sched_fifo;
+    if (!strcmp(s, "prio")) return &mpd_sched_prio;
+    if (!strcmp(s, "steal")) return &mpd_sched_steal;
+    mpd_rts_fatal("bad MPD_SCHED=\"%s\": expected fifo, prio or steal", s);
+}
+
+int mpd_vp_set_sched(int vp, const mpd_sched_ops *ops)
+{
+    if (!ops || vp < -1 || vp >= MAX_VPS)
+        return -1;
+    if (!started) {
+        if (vp < 0)
+            want_sched_all = ops;
+        else
+            want_sched[vp] = ops;
+        return 0;
+    }
+    if (mpd__nvp != 1 || vp > 0)
+        return -1;
+    /* one VP: move the ready processes over to the new scheduler */
+    mpd_vp *v = mpd__vps[0];
+    void *st = ops->init(0, 1);
+    mpd_proc *p;
+    while ((p = v->sched->get(v->sched_st)))
+        ops->put(st, p);
+    v->sched = ops;
+    v->sched_st = st;
+    return 0;
+}
+
+static void loop_fiber_init(mpd_vp *vp)
+{
+    pthread_attr_t a;
+    memset(&vp->loop, 0, sizeof vp->loop);
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+        void *lo;
+        size_t sz;
+        pthread_attr_getstack(&a, &lo, &sz);
+        vp->loop.stack_lo = lo;
+        vp->loop.stack_size = sz;
+        pthread_attr_destroy(&a);
+    }
+#ifdef MPD_TSAN
+    vp->loop.tsan = __tsan_get_current_fiber();
+#endif
+}
+
+static void *vp_thread(void *arg)
+{
+    mpd_vp *vp = arg;
+    mpd__tls_vp = &vp->hot;
+    mpd__vp_signals_init(vp);
+    loop_fiber_init(vp);
+    mpd__vp_loop_run(vp);
+    return NULL;
+}
+
+int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
+{
+    if (started)
+        mpd_rts_fatal("mpd_rt_main called twice");
+    g_argc = argc;
+    g_argv = argv;
+    mpd__start_ns = mpd_now_ns();
+    int n = want_nvp > 0 ? want_nvp : (int)env_num("MPD_PARALLEL", 1, MAX_VPS, 1);
+    if (n > MAX_VPS)
+        mpd_rts_fatal("too many virtual processors: %d (at most %d)", n, MAX_VPS);
+    if (!mpd__slice)
+        mpd__slice = (long)env_num("MPD_SLICE", 0, 1000000000000LL, 0);
+    long long ss = env_num("MPD_STACK_SIZE", 16384, 1LL << 36, 0);
+    if (ss)
+        mpd__stack_default = (size_t)ss;
+    long long mp = env_num("MPD_MAX_PROCS", 1, 1LL << 40, 0);
+    if (mp)
+        mpd__max_procs = (long)mp;
+    const char *sn = getenv("MPD_SCHED");
+    const mpd_sched_ops *dflt = want_sched_all ? want_sched_all
+                                : (sn && *sn) ? sched_by_name(sn) : &mpd_sched_fifo;
+
+    mpd__nvp = n;
+    mpd__single = (n == 1);
+    mpd__vps = calloc((size_t)n, sizeof *mpd__vps);
+    if (!mpd__vps)
+        mpd_rts_fatal("out of memory starting the runtime");
+    for (int i = 0; i < n; i++) {
+        mpd_vp *vp = aligned_alloc(64, (sizeof(mpd_vp) + 63) / 64 * 64);
+        if (!vp)
+            mpd_rts_fatal("out of memory starting the runtime");
+        memset(vp, 0, sizeof *vp);
+        vp->index = i;
+        vp->sched = want_sched[i] ? want_sched[i] : dflt;
+        vp->sched_st = vp->sched->init(i, n);
+        vp->hot.slice_left = mpd__slice > 0 ? mpd__slice : (long)(~0UL >> 1);
+        mpd__vps[i] = vp;
+    }
+    started = 1;
+    mpd__signals_install();
+    mpd_vp *vp0 = mpd__vps[0];
+    mpd__tls_vp = &vp0->hot;
+    mpd__vp_signals_init(vp0);
+    loop_fiber_init(vp0);
+
+    mpd_proc_attr a = MPD_PROC_ATTR_INIT;
+    a.name = "main";
+    a.detached = 1;
+    mpd_proc_create(main_fn, arg, &a);
+
+    pthread_t *th = calloc((size_t)n, sizeof *th);
+    for (int i = 1; i < n; i++)
+        if (pthread_create(&th[i], NULL, vp_thread, mpd__vps[i]) != 0)
+            mpd_rts_fatal("cannot start virtual processor %d of %d", i, n);
+    mpd__vp_loop_run(vp0);
+    for (int i = 1; i < n; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    fflush(NULL);
+    mpd__tls_vp = NULL;
+    return exit_status;
+}

@@ -1,0 +1,140 @@
+/* rt_internal.h: private structures of the runtime core (processes, VPs).
+ *
+ * Invariants:
+ *  - A process runs on at most one VP at a time.  A process that stops
+ *    running (blocks, yields, exits) is published -- put in a run queue,
+ *    its lock released, its stack freed -- only by the NEXT context on the
+ *    same VP, after the switch (vp->post), so no other VP can resume a
+ *    process still on its stack.
+ *  - A process is linked into at most one queue (run or wait) via link.
+ *  - With one VP (mpd__single) only that VP's thread touches processes,
+ *    run queues and semaphores; helper threads (blocking calls) talk to the
+ *    VPs through the atomic inbox only.
+ */
+#ifndef MPD_RT_INTERNAL_H
+#define MPD_RT_INTERNAL_H
+#include <stdatomic.h>
+#include <stdint.h>
+#include "mpd/rt.h"
+#include "csw/csw.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define MPD_ASAN 1
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define MPD_TSAN 1
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MPD_ASAN 1
+#endif
+#if __has_feature(thread_sanitizer)
+#define MPD_TSAN 1
+#endif
+#endif
+
+/* A fiber: something we can switch to (a process, or a VP's own loop). */
+typedef struct mpd_fiber {
+    mpd_ctx ctx;
+    char *stack_lo;         /* usable stack [stack_lo, stack_lo + stack_size) */
+    size_t stack_size;
+#ifdef MPD_TSAN
+    void *tsan;
+#endif
+#ifdef MPD_ASAN
+    void *asan_fake;
+#endif
+} mpd_fiber;
+
+enum { P_READY, P_RUNNING, P_BLOCKED, P_NAPPING, P_IOWAIT, P_DONE };
+
+struct mpd_vp;
+
+struct mpd_proc {
+    struct mpd__proc_hot hot;   /* must be first: inline accessors use it */
+    mpd_fiber f;
+    mpd_proc *link;             /* run queue / wait queue */
+    mpd_proc *all_next, *all_prev;
+    void (*fn)(void *);
+    void *arg;
+    void *result;
+    int state;
+    int detached;
+    mpd_proc *joiner;
+    mpd_spinlock lock;          /* state vs join/detach */
+    char *map_base;             /* the mmap'd region holding stack + this */
+    size_t map_size;
+    uint64_t seq;               /* creation order */
+    /* blocking call in flight */
+    intptr_t (*io_fn)(void *);
+    void *io_arg;
+    intptr_t io_result;
+    int io_errno;
+    mpd_proc *io_next;          /* helper queue / inbox */
+    int64_t wake_ns;            /* nap deadline */
+    char name[40];
+    char *long_name;
+};
+
+/* What the next context must do for the one that switched away. */
+enum { PS_NONE, PS_UNLOCK, PS_READY, PS_EXIT, PS_IO };
+
+typedef struct mpd_vp {
+    struct mpd__vp_hot hot;     /* must be first */
+    int index;
+    mpd_fiber loop;             /* the VP's scheduler loop on the thread stack */
+    const mpd_sched_ops *sched;
+    void *sched_st;
+    int post_kind;
+    mpd_proc *post_proc;
+    mpd_spinlock *post_lock;
+    mpd_proc *stack_cache;      /* free default-size regions */
+    int stack_cached;
+    void *altstack;
+} mpd_vp;
+
+/* shared runtime state */
+extern mpd_vp **mpd__vps;
+extern int mpd__nvp;
+extern long mpd__slice;             /* 0 = never */
+extern size_t mpd__stack_default;
+extern long mpd__max_procs;
+extern int64_t mpd__start_ns;
+
+static inline mpd_vp *vp_self(void) { return (mpd_vp *)(void *)mpd__vp(); }
+static inline mpd_proc *proc_self(void) { return (mpd_proc *)(void *)vp_self()->hot.cur; }
+
+/* vp.c */
+void mpd__switch_out(int post_kind, mpd_proc *pp, mpd_spinlock *lk);
+void mpd__ready(mpd_proc *p);            /* from a VP */
+void mpd__ready_remote(mpd_proc *p);     /* from any thread */
+void mpd__wake_idle_vp(void);
+void mpd__proc_start(void *arg);
+void mpd__vp_loop_run(mpd_vp *vp);
+void mpd__post_switch(mpd_vp *vp);
+
+/* proc.c */
+void mpd__proc_exited(mpd_proc *p);      /* post-switch of an exit */
+extern atomic_long mpd__nprocs;
+extern mpd_proc *mpd__all;
+extern mpd_spinlock mpd__all_lock;
+
+/* stack.c */
+mpd_proc *mpd__region_alloc(mpd_vp *vp, size_t stack_size, const char *name);
+void mpd__region_free(mpd_vp *vp, mpd_proc *p);
+void mpd__vp_signals_init(mpd_vp *vp);
+void mpd__signals_install(void);
+size_t mpd__page_size(void);
+
+/* timer.c */
+extern atomic_long mpd__ntimers;
+int mpd__timers_fire(void);          /* readies expired nappers; count */
+int64_t mpd__timers_next(void);      /* earliest deadline or INT64_MAX */
+
+/* io.c */
+extern atomic_long mpd__io_pending;
+void mpd__io_submit(mpd_proc *p);
+mpd_proc *mpd__inbox_take(void);     /* all procs made ready remotely */
+extern _Atomic(mpd_proc *) mpd__inbox;
+
+#endif

@@ -1,0 +1,115 @@
+/* sched.c: the built-in schedulers -- FIFO, priority and work stealing. */
+#include <stdlib.h>
+#include "core/rt_internal.h"
+#include "mpd/err.h"
+
+static inline void lock_if(mpd_spinlock *l) { if (!mpd__single) mpd_spin_lock(l); }
+static inline void unlock_if(mpd_spinlock *l) { if (!mpd__single) mpd_spin_unlock(l); }
+
+/* A locked FIFO of processes; n lets readers skip the lock when empty. */
+typedef struct runq {
+    mpd_spinlock lk;
+    mpd_proc *head, *tail;
+    atomic_long n;
+    char pad[64];
+} runq;
+
+static void rq_put(runq *q, mpd_proc *p)
+{
+    lock_if(&q->lk);
+    p->link = NULL;
+    if (q->tail)
+        q->tail->link = p;
+    else
+        q->head = p;
+    q->tail = p;
+    atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    unlock_if(&q->lk);
+}
+
+static mpd_proc *rq_get(runq *q)
+{
+    if (atomic_load_explicit(&q->n, memory_order_relaxed) == 0)
+        return NULL;
+    lock_if(&q->lk);
+    mpd_proc *p = q->head;
+    if (p) {
+        q->head = p->link;
+        if (!q->head)
+            q->tail = NULL;
+        atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) - 1,
+                              memory_order_relaxed);
+    }
+    unlock_if(&q->lk);
+    return p;
+}
+
+static int rq_empty(runq *q) { return atomic_load_explicit(&q->n, memory_order_relaxed) == 0; }
+
+/* ---- FIFO: one queue shared by every VP, so order is global ---- */
+static runq fifo_q;
+static void *fifo_init(int vp, int nvp) { (void)vp; (void)nvp; return &fifo_q; }
+static void fifo_put(void *st, mpd_proc *p) { rq_put(st, p); }
+static mpd_proc *fifo_get(void *st) { return rq_get(st); }
+static int fifo_empty(void *st) { return rq_empty(st); }
+const mpd_sched_ops mpd_sched_fifo = { "fifo", fifo_init, fifo_put, fifo_get, fifo_empty, NULL };
+
+/* ---- priority: shared list sorted by priority, FIFO among equals ---- */
+static runq prio_q;
+static void *prio_init(int vp, int nvp) { (void)vp; (void)nvp; return &prio_q; }
+static void prio_put(void *st, mpd_proc *p)
+{
+    runq *q = st;
+    lock_if(&q->lk);
+    int pr = p->hot.priority;
+    if (!q->tail || q->tail->hot.priority >= pr) {   /* common case: append */
+        p->link = NULL;
+        if (q->tail)
+            q->tail->link = p;
+        else
+            q->head = p;
+        q->tail = p;
+    } else {
+        mpd_proc **pp = &q->head;
+        while ((*pp)->hot.priority >= pr)
+            pp = &(*pp)->link;
+        p->link = *pp;
+        *pp = p;
+    }
+    atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    unlock_if(&q->lk);
+}
+const mpd_sched_ops mpd_sched_prio = { "prio", prio_init, prio_put, fifo_get, fifo_empty, NULL };
+
+/* ---- work stealing: a queue per VP; an idle VP takes from the others ---- */
+static runq *steal_qs;
+static int steal_n;
+static void *steal_init(int vp, int nvp)
+{
+    if (!steal_qs) {
+        steal_qs = aligned_alloc(64, sizeof(runq) * (size_t)nvp);
+        if (!steal_qs)
+            mpd_rts_fatal("out of memory for the scheduler");
+        for (int i = 0; i < nvp; i++) {
+            mpd_spin_init(&steal_qs[i].lk);
+            steal_qs[i].head = steal_qs[i].tail = NULL;
+            atomic_init(&steal_qs[i].n, 0);
+        }
+        steal_n = nvp;
+    }
+    return &steal_qs[vp];
+}
+static mpd_proc *steal_idle(void *st)
+{
+    int me = (int)((runq *)st - steal_qs);
+    for (int k = 1; k < steal_n; k++) {
+        mpd_proc *p = rq_get(&steal_qs[(me + k) % steal_n]);
+        if (p)
+            return p;
+    }
+    return NULL;
+}
+const mpd_sched_ops mpd_sched_steal = { "steal", steal_init, fifo_put, fifo_get, fifo_empty,
+                                        steal_idle };

@@ -1,0 +1,351 @@
+/* vp.c: virtual processors -- the scheduler loop, switching, park/unpark,
+ * idle sleep on a futex, and detection of the program's end (quiescence). */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "core/rt_internal.h"
+#include "mpd/err.h"
+
+#ifdef MPD_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+#ifdef MPD_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
+
+_Thread_local struct mpd__vp_hot *mpd__tls_vp;
+int mpd__single = 1;
+mpd_vp **mpd__vps;
+int mpd__nvp = 1;
+long mpd__slice;
+
+/* Wake-up protocol between VPs.  A VP about to sleep increments nsleep,
+ * reads idle_seq, looks for work once more and sleeps on idle_seq.  Whoever
+ * makes work available then checks nsleep and, if some VP sleeps, bumps
+ * idle_seq and wakes one: either the sleeper sees the work or it sees
+ * idle_seq change (seq_cst on both sides). */
+static atomic_int nsleep;
+static atomic_uint idle_seq;
+static atomic_int stopping;
+/* Held while a VP decides to sleep: a VP counted in nsleep takes no work
+ * except under this lock, so "all VPs asleep, nothing queued" is stable. */
+static mpd_spinlock idle_mu = MPD_SPINLOCK_INIT;
+
+static mpd_quiesce_fn quiesce_hook;
+static void *quiesce_arg;
+static int quiesce_hook_ran;
+static void (*report_fn)(void) = mpd_rt_report_blocked;
+
+__attribute__((noinline)) struct mpd__vp_hot *mpd__vp_get(void) { return mpd__tls_vp; }
+
+static void futex_wait(atomic_uint *w, unsigned val, const struct timespec *rel)
+{
+    syscall(SYS_futex, (unsigned *)w, FUTEX_WAIT_PRIVATE, val, rel, NULL, 0);
+}
+static void futex_wake(atomic_uint *w, int n)
+{
+    syscall(SYS_futex, (unsigned *)w, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+void mpd__wake_idle_vp(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load(&nsleep) > 0) {
+        atomic_fetch_add(&idle_seq, 1);
+        futex_wake(&idle_seq, 1);
+    }
+}
+
+static inline void slice_reset(mpd_vp *vp)
+{
+    vp->hot.slice_left = mpd__slice > 0 ? mpd__slice : LONG_MAX;
+}
+
+/* Switch from one fiber to another, telling the sanitizers. */
+static inline void fiber_switch(mpd_fiber *from, mpd_fiber *to, int from_dies)
+{
+#ifdef MPD_ASAN
+    __sanitizer_start_switch_fiber(from_dies ? NULL : &from->asan_fake, to->stack_lo, to->stack_size);
+#else
+    (void)from_dies;
+#endif
+#ifdef MPD_TSAN
+    __tsan_switch_to_fiber(to->tsan, 0);
+#endif
+    mpd_ctx_switch(&from->ctx, &to->ctx);
+#ifdef MPD_ASAN
+    __sanitizer_finish_switch_fiber(from->asan_fake, NULL, NULL);
+#endif
+}
+
+void mpd__ready(mpd_proc *p)
+{
+    mpd_vp *vp = vp_self();
+    p->state = P_READY;
+    vp->sched->put(vp->sched_st, p);
+    if (!mpd__single)
+        mpd__wake_idle_vp();
+}
+
+void mpd__ready_remote(mpd_proc *p)
+{
+    mpd_proc *h = atomic_load_explicit(&mpd__inbox, memory_order_relaxed);
+    do
+        p->io_next = h;
+    while (!atomic_compare_exchange_weak_explicit(&mpd__inbox, &h, p, memory_order_release,
+                                                  memory_order_relaxed));
+}
+
+static void drain_inbox(void)
+{
+    mpd_proc *l = mpd__inbox_take();
+    while (l) {
+        mpd_proc *n = l->io_next;
+        mpd__ready(l);
+        l = n;
+    }
+}
+
+/* The next process this VP should run, or NULL. */
+static mpd_proc *pick_next(mpd_vp *vp)
+{
+    if (__builtin_expect(atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL, 0))
+        drain_inbox();
+    if (__builtin_expect(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0, 0))
+        mpd__timers_fire();
+    mpd_proc *p = vp->sched->get(vp->sched_st);
+    if (!p && vp->sched->idle)
+        p = vp->sched->idle(vp->sched_st);
+    return p;
+}
+
+void mpd__post_switch(mpd_vp *vp)
+{
+    int k = vp->post_kind;
+    if (k == PS_NONE)
+        return;
+    vp->post_kind = PS_NONE;
+    switch (k) {
+    case PS_UNLOCK: mpd_spin_unlock(vp->post_lock); break;
+    case PS_READY:  mpd__ready(vp->post_proc); break;
+    case PS_EXIT:   mpd__proc_exited(vp->post_proc); break;
+    case PS_IO:     mpd__io_submit(vp->post_proc); break;
+    }
+}
+
+/* Leave the running process `self` for `next` (NULL: the VP loop); the
+ * post action is done by whatever runs next on this VP. */
+static void switch_away(mpd_vp *vp, mpd_proc *self, mpd_proc *next, int kind, mpd_proc *pp,
+                        mpd_spinlock *lk)
+{
+    vp->post_kind = kind;
+    vp->post_proc = pp;
+    vp->post_lock = lk;
+    slice_reset(vp);
+    mpd_fiber *to;
+    if (next) {
+        next->state = P_RUNNING;
+        vp->hot.cur = &next->hot;
+        to = &next->f;
+    } else {
+        vp->hot.cur = NULL;
+        to = &vp->loop;
+    }
+    fiber_switch(&self->f, to, kind == PS_EXIT);
+    mpd__post_switch(vp_self());   /* resumed, perhaps on another VP */
+}
+
+void mpd__switch_out(int kind, mpd_proc *pp, mpd_spinlock *lk)
+{
+    mpd_vp *vp = vp_self();
+    mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
+    switch_away(vp, self, pick_next(vp), kind, pp, lk);
+}
+
+void mpd_park(mpd_spinlock *lock)
+{
+    proc_self()->state = P_BLOCKED;
+    mpd__switch_out(lock ? PS_UNLOCK : PS_NONE, NULL, lock);
+}
+
+void mpd_unpark(mpd_proc *p)
+{
+    mpd__ready(p);
+}
+
+void mpd_unpark_handoff(mpd_proc *p)
+{
+    mpd_vp *vp = vp_self();
+    mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
+    switch_away(vp, self, p, PS_READY, self, NULL);
+}
+
+void mpd_yield(void)
+{
+    mpd_vp *vp = vp_self();
+    mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
+    mpd_proc *next = pick_next(vp);
+    if (!next) {
+        slice_reset(vp);
+        return;
+    }
+    switch_away(vp, self, next, PS_READY, self, NULL);
+}
+
+void mpd__slice_expired(void)
+{
+    mpd_vp *vp = vp_self();
+    if (mpd__slice <= 0 || !vp->hot.cur) {
+        slice_reset(vp);
+        return;
+    }
+    mpd_yield();
+}
+
+/* First code run by every process. */
+void mpd__proc_start(void *arg)
+{
+    mpd_proc *p = arg;
+#ifdef MPD_ASAN
+    __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
+#endif
+    mpd__post_switch(vp_self());
+    p->fn(p->arg);
+    mpd_proc_exit(NULL);
+}
+
+void mpd_proc_exit(void *result)
+{
+    mpd_proc *self = proc_self();
+    self->result = result;
+    mpd__switch_out(PS_EXIT, self, NULL);
+    mpd_rts_fatal("internal error: an exited process was resumed");
+}
+
+/* ---- quiescence ---- */
+
+void mpd_rt_set_quiesce_hook(mpd_quiesce_fn fn, void *arg)
+{
+    quiesce_hook = fn;
+    quiesce_arg = arg;
+}
+
+void mpd_rt_set_report(void (*report)(void))
+{
+    report_fn = report ? report : mpd_rt_report_blocked;
+}
+
+static int hook_all_done;
+static void hook_proc(void *arg)
+{
+    (void)arg;
+    quiesce_hook(hook_all_done, quiesce_arg);
+}
+
+static void stop_all(void)
+{
+    atomic_store(&stopping, 1);
+    atomic_fetch_add(&idle_seq, 1);
+    futex_wake(&idle_seq, INT_MAX);
+}
+
+/* Every VP is in its loop with nothing to do, no timer and no blocking
+ * call pending: the program is finished or deadlocked. */
+static void quiesce(void)
+{
+    long n = atomic_load(&mpd__nprocs);
+    if (quiesce_hook && !quiesce_hook_ran) {
+        quiesce_hook_ran = 1;
+        hook_all_done = (n == 0);
+        mpd_proc_attr a = MPD_PROC_ATTR_INIT;
+        a.name = "final";
+        a.detached = 1;
+        mpd_proc_create(hook_proc, NULL, &a);
+        return;
+    }
+    if (n > 0)
+        report_fn();
+    stop_all();
+}
+
+static int all_idle_and_nothing_pending(void)
+{
+    return atomic_load(&nsleep) == mpd__nvp && atomic_load(&mpd__ntimers) == 0 &&
+           atomic_load(&mpd__io_pending) == 0 && atomic_load(&mpd__inbox) == NULL;
+}
+
+/* Nothing to run: spin a little (several VPs), then sleep until woken, the
+ * next timer is due, or the program ends.  Returns a process to run or NULL. */
+static mpd_proc *idle_wait(mpd_vp *vp)
+{
+    mpd_proc *p;
+    if (!mpd__single) {
+        for (int i = 0; i < 200; i++) {
+            if ((p = pick_next(vp)))
+                return p;
+            if (atomic_load_explicit(&stopping, memory_order_relaxed))
+                return NULL;
+            for (int k = 0; k < 20; k++) {
+#if defined(__x86_64__)
+                __builtin_ia32_pause();
+#elif defined(__aarch64__)
+                __asm__ volatile("yield");
+#endif
+            }
+        }
+    }
+    mpd_spin_lock(&idle_mu);
+    atomic_fetch_add(&nsleep, 1);
+    unsigned seq = atomic_load(&idle_seq);
+    p = pick_next(vp);
+    if (p || atomic_load(&stopping)) {
+        atomic_fetch_sub(&nsleep, 1);
+        mpd_spin_unlock(&idle_mu);
+        return p;
+    }
+    if (all_idle_and_nothing_pending()) {
+        quiesce();
+        p = pick_next(vp);
+        atomic_fetch_sub(&nsleep, 1);
+        mpd_spin_unlock(&idle_mu);
+        return p;
+    }
+    mpd_spin_unlock(&idle_mu);
+    struct timespec ts, *tp = NULL;
+    if (atomic_load(&mpd__ntimers) > 0) {
+        int64_t d = mpd__timers_next() - mpd_now_ns();
+        if (d < 0)
+            d = 0;
+        ts.tv_sec = d / 1000000000;
+        ts.tv_nsec = d % 1000000000;
+        tp = &ts;
+    }
+    futex_wait(&idle_seq, seq, tp);
+    atomic_fetch_sub(&nsleep, 1);
+    return NULL;
+}
+
+/* The loop each VP runs on its thread's own stack. */
+void mpd__vp_loop_run(mpd_vp *vp)
+{
+    for (;;) {
+        mpd__post_switch(vp);
+        if (atomic_load_explicit(&stopping, memory_order_relaxed))
+            return;
+        mpd_proc *p = pick_next(vp);
+        if (!p)
+            p = idle_wait(vp);
+        if (!p)
+            continue;
+        p->state = P_RUNNING;
+        vp->hot.cur = &p->hot;
+        slice_reset(vp);
+        fiber_switch(&vp->loop, &p->f, 0);
+        vp->hot.cur = NULL;
+    }
+}

@@ -1,0 +1,375 @@
+/* mpd/rt.h: the runtime core -- lightweight processes on virtual processors.
+ *
+ * CONCEPTS
+ *   process  a lightweight thread with its own stack (mpd_proc).  Processes are
+ *            multiplexed onto virtual processors and never block an OS thread.
+ *   VP       a virtual processor: one OS thread running a scheduler loop.
+ *            MPD_PARALLEL=n (default 1) VPs are started by mpd_rt_main().
+ *   scheduler  a per-VP object (mpd_sched_ops) that holds ready processes.
+ *            Built in: FIFO (default), priority, work stealing.
+ *
+ * RULES
+ *   - Every call below that may block (P, park, join, nap, yield, blocking
+ *     call) must be made from a process, i.e. from code started by
+ *     mpd_rt_main() or mpd_proc_create().
+ *   - With one VP the fast paths use no atomic read-modify-write
+ *     instructions; with several VPs they use atomics and are still inline.
+ *   - FP control state (rounding mode, exception masks: MXCSR/x87 CW on
+ *     x86-64, FPCR on aarch64) belongs to the VP's OS thread, not to a
+ *     process: the asm context switch does not save it.  A process that
+ *     changes it must restore it before it can block or yield.
+ *   - Names are stable: later versions add calls, they do not rename them.
+ *
+ * ERRORS
+ *   Exhaustion (too many processes, no memory for a stack), stack overflow
+ *   ("stack overflow in process X") and misuse are reported on stderr in
+ *   MPD's "RTS abort:" format and end the program with exit status 1.
+ */
+#ifndef MPD_RT_H
+#define MPD_RT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Program start and end                                               */
+/* ------------------------------------------------------------------ */
+
+/* Starts the runtime: reads the environment (MPD_PARALLEL = number of VPs,
+ * MPD_SLICE = loop-iteration limit, MPD_STACK_SIZE = default stack bytes,
+ * MPD_MAX_PROCS, MPD_SCHED = fifo|prio|steal), starts the VPs, runs
+ * main_fn(arg) as the first process (named "main") and returns the exit
+ * status once every process has finished, or once the program is
+ * deadlocked (after the report, see mpd_rt_set_quiesce_hook).  The calling
+ * OS thread becomes VP 0.  Call it once. */
+int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg);
+
+/* Ends the program from anywhere (MPD's stop(n)): runs mpd_rts_before_exit
+ * (default: flush all stdio streams) and exits with status. */
+_Noreturn void mpd_exit(int status);
+
+/* The status mpd_rt_main() returns when the program ends normally. */
+void mpd_rt_set_exit_status(int status);
+
+/* Command line as given to mpd_rt_main(). */
+int mpd_argc(void);
+char **mpd_argv(void);
+
+/* Number of VPs, and the index (0..n-1) of the VP running the caller
+ * (-1 outside any VP). */
+int mpd_nvp(void);
+int mpd_vp_index(void);
+
+/* Settings that may be changed before mpd_rt_main() (they override the
+ * environment).  Stack size 0 = default (256 KiB); max procs 0 = default
+ * (1000000). */
+void mpd_rt_set_nvp(int n);
+void mpd_rt_set_stack_size(size_t bytes);
+void mpd_rt_set_max_procs(long n);
+
+/* ------------------------------------------------------------------ */
+/* Quiescence: the end of the program and deadlock                     */
+/* ------------------------------------------------------------------ */
+
+/* The program is QUIESCENT when no process is running or ready and no
+ * timer (nap) or blocking call is pending.  Then either every process has
+ * finished (all_done = 1) or the remaining ones are blocked forever
+ * (all_done = 0, a deadlock).
+ *
+ * The first time the program becomes quiescent, the hook installed here is
+ * run as a new process named "final" (so it may block, create processes,
+ * run MPD "final" code...).  The next time it becomes quiescent the
+ * runtime ends: if processes are blocked it calls the report function
+ * (default: mpd_rt_report_blocked), then mpd_rt_main() returns the exit
+ * status.  Without a hook the first quiescence ends the program. */
+typedef void (*mpd_quiesce_fn)(int all_done, void *arg);
+void mpd_rt_set_quiesce_hook(mpd_quiesce_fn fn, void *arg);
+/* Replace the deadlock report (NULL restores the default). */
+void mpd_rt_set_report(void (*report)(void));
+
+/* Default report: for every blocked process, newest first,
+ *   RTS warning: blocked process: <name> : file F, line L
+ * on stderr (stdout is flushed first). */
+void mpd_rt_report_blocked(void);
+
+/* Calls fn for every process that is blocked (not running, ready, napping
+ * or in a blocking call), newest first.  Only meaningful while the program
+ * is quiescent (e.g. in a report function). */
+typedef struct mpd_proc mpd_proc;
+void mpd_rt_foreach_blocked(void (*fn)(mpd_proc *p, void *arg), void *arg);
+
+/* ------------------------------------------------------------------ */
+/* Processes                                                           */
+/* ------------------------------------------------------------------ */
+
+typedef struct mpd_proc_attr {
+    const char *name;      /* copied; NULL = "proc" */
+    int priority;          /* larger runs first under the priority scheduler */
+    size_t stack_size;     /* bytes; 0 = default */
+    int detached;          /* 1: resources freed at exit, cannot be joined */
+} mpd_proc_attr;
+#define MPD_PROC_ATTR_INIT { 0, 0, 0, 0 }
+
+/* The part of a process the inline fast paths use; the rest is private. */
+struct mpd__proc_hot {
+    const char *file;      /* current MPD source position, for diagnostics */
+    int line;
+    int priority;
+    void *udata;           /* owned by the language layer */
+};
+
+/* Creates a ready process running fn(arg).  attr may be NULL (joinable,
+ * default name/stack/priority 0).  Returning from fn is mpd_proc_exit(NULL).
+ * Aborts with a clear message on too many processes or no memory. */
+mpd_proc *mpd_proc_create(void (*fn)(void *), void *arg, const mpd_proc_attr *attr);
+/* Ends the calling process; result is what mpd_proc_join() returns. */
+_Noreturn void mpd_proc_exit(void *result);
+/* Lets other ready processes run; returns at once if there are none. */
+void mpd_yield(void);
+/* Waits for a joinable process to end, stores its result (if result is not
+ * NULL) and frees it.  Returns 0, or -1 if p is detached or joins itself. */
+int mpd_proc_join(mpd_proc *p, void **result);
+/* p's resources are freed when it ends; it can no longer be joined. */
+int mpd_proc_detach(mpd_proc *p);
+
+static inline mpd_proc *mpd_self(void);
+const char *mpd_proc_name(const mpd_proc *p);
+void mpd_proc_set_name(mpd_proc *p, const char *name);   /* copied */
+static inline int mpd_proc_priority(const mpd_proc *p)
+{ return ((const struct mpd__proc_hot *)(const void *)p)->priority; }
+/* Takes effect the next time p is made ready. */
+void mpd_proc_set_priority(mpd_proc *p, int priority);
+static inline void *mpd_proc_udata(const mpd_proc *p)
+{ return ((const struct mpd__proc_hot *)(const void *)p)->udata; }
+static inline void mpd_proc_set_udata(mpd_proc *p, void *u)
+{ ((struct mpd__proc_hot *)(void *)p)->udata = u; }
+/* The process's current source position (file may be NULL). */
+static inline const char *mpd_proc_file(const mpd_proc *p)
+{ return ((const struct mpd__proc_hot *)(const void *)p)->file; }
+static inline int mpd_proc_line(const mpd_proc *p)
+{ return ((const struct mpd__proc_hot *)(const void *)p)->line; }
+/* Records the caller's MPD source position: two stores.  Generated code
+ * does this only before an operation that may block. */
+static inline void mpd_set_loc(const char *file, int line);
+
+/* ------------------------------------------------------------------ */
+/* Spin locks (usable between VPs; never block the process)            */
+/* ------------------------------------------------------------------ */
+
+typedef struct mpd_spinlock { atomic_int v; } mpd_spinlock;
+#define MPD_SPINLOCK_INIT { 0 }
+static inline void mpd_spin_init(mpd_spinlock *l) { atomic_init(&l->v, 0); }
+static inline int mpd_spin_trylock(mpd_spinlock *l)
+{
+    return atomic_load_explicit(&l->v, memory_order_relaxed) == 0 &&
+           atomic_exchange_explicit(&l->v, 1, memory_order_acquire) == 0;
+}
+void mpd__spin_lock_slow(mpd_spinlock *l);
+static inline void mpd_spin_lock(mpd_spinlock *l)
+{
+    if (__builtin_expect(!mpd_spin_trylock(l), 0))
+        mpd__spin_lock_slow(l);
+}
+static inline void mpd_spin_unlock(mpd_spinlock *l)
+{ atomic_store_explicit(&l->v, 0, memory_order_release); }
+
+/* ------------------------------------------------------------------ */
+/* Park / unpark: the primitive every blocking construct is built on   */
+/* ------------------------------------------------------------------ */
+
+/* Blocks the calling process.  If lock is not NULL it must be held; it is
+ * released only once the process is completely switched out, so whoever
+ * finds the process under that lock may unpark it at once. */
+void mpd_park(mpd_spinlock *lock);
+/* Makes a parked process ready (it runs when a VP gets to it).  Call it
+ * only for a process found (under the lock given to mpd_park) parked. */
+void mpd_unpark(mpd_proc *p);
+/* Like mpd_unpark, then switches to p at once; the caller becomes ready. */
+void mpd_unpark_handoff(mpd_proc *p);
+
+/* Wait queues: FIFO lists of parked processes.  The caller protects each
+ * queue with a lock of its own (or none when mpd_rt_single()). */
+typedef struct mpd_waitq { mpd_proc *head, *tail; } mpd_waitq;
+#define MPD_WAITQ_INIT { 0, 0 }
+static inline void mpd_waitq_init(mpd_waitq *q) { q->head = q->tail = 0; }
+static inline int mpd_waitq_empty(const mpd_waitq *q) { return q->head == 0; }
+void mpd_waitq_push(mpd_waitq *q, mpd_proc *p);
+mpd_proc *mpd_waitq_pop(mpd_waitq *q);              /* NULL if empty */
+int mpd_waitq_remove(mpd_waitq *q, mpd_proc *p);    /* 1 if it was there */
+/* Appends the caller to q and parks it, releasing lock (may be NULL). */
+void mpd_waitq_wait(mpd_waitq *q, mpd_spinlock *lock);
+/* Pops the first process and unparks it; returns it (NULL if q empty). */
+mpd_proc *mpd_waitq_wake_one(mpd_waitq *q);
+/* Unparks every waiting process; returns how many. */
+int mpd_waitq_wake_all(mpd_waitq *q);
+
+/* 1 when the runtime has a single VP: then no other OS thread touches
+ * processes, and locks protecting process-level data may be skipped. */
+extern int mpd__single;
+static inline int mpd_rt_single(void) { return mpd__single; }
+
+/* ------------------------------------------------------------------ */
+/* Semaphores                                                          */
+/* ------------------------------------------------------------------ */
+
+/* count > 0: available units; count < 0: -count processes waiting (or about
+ * to).  wakeups: V()s that found no queued waiter yet (several VPs only). */
+typedef struct mpd_sem {
+    atomic_long count;
+    mpd_spinlock lock;
+    long wakeups;
+    mpd_waitq q;
+} mpd_sem;
+#define MPD_SEM_INIT(n) { (n), MPD_SPINLOCK_INIT, 0, MPD_WAITQ_INIT }
+void mpd_sem_init(mpd_sem *s, long n);
+void mpd__sem_wait(mpd_sem *s);
+void mpd__sem_wake(mpd_sem *s);
+
+/* P: waits until the count is positive, then decrements it. */
+static inline void mpd_sem_P(mpd_sem *s)
+{
+    long c;
+    if (mpd__single) {
+        c = atomic_load_explicit(&s->count, memory_order_relaxed);
+        atomic_store_explicit(&s->count, c - 1, memory_order_relaxed);
+    } else {
+        c = atomic_fetch_sub_explicit(&s->count, 1, memory_order_acq_rel);
+    }
+    if (__builtin_expect(c <= 0, 0))
+        mpd__sem_wait(s);
+}
+/* V: increments the count, waking the first waiter (FIFO) if any. */
+static inline void mpd_sem_V(mpd_sem *s)
+{
+    long c;
+    if (mpd__single) {
+        c = atomic_load_explicit(&s->count, memory_order_relaxed);
+        atomic_store_explicit(&s->count, c + 1, memory_order_relaxed);
+    } else {
+        c = atomic_fetch_add_explicit(&s->count, 1, memory_order_acq_rel);
+    }
+    if (__builtin_expect(c < 0, 0))
+        mpd__sem_wake(s);
+}
+/* P without waiting: 1 if it decremented, 0 if the count was not positive. */
+int mpd_sem_tryP(mpd_sem *s);
+/* Current count (negative: number of waiters). */
+static inline long mpd_sem_value(mpd_sem *s)
+{ return atomic_load_explicit(&s->count, memory_order_relaxed); }
+
+/* ------------------------------------------------------------------ */
+/* Time                                                                */
+/* ------------------------------------------------------------------ */
+
+/* Blocks only the calling process for ms milliseconds (<= 0: a yield). */
+void mpd_nap(long ms);
+/* Milliseconds since mpd_rt_main() started. */
+long mpd_age(void);
+/* Nanoseconds on the monotonic clock. */
+int64_t mpd_now_ns(void);
+
+/* ------------------------------------------------------------------ */
+/* Blocking calls                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Runs fn(arg) -- which may block, e.g. read(2) on a terminal -- on a
+ * helper OS thread while other processes go on; the caller waits and gets
+ * fn's result, and (if err is not NULL) the errno fn left.  While it runs
+ * the program is not deadlocked.  Do not read errno itself after a call
+ * that may switch: with several VPs the process may resume on another OS
+ * thread, and compilers keep errno's (per-thread) address across calls. */
+intptr_t mpd_blocking_call(intptr_t (*fn)(void *), void *arg, int *err);
+
+/* ------------------------------------------------------------------ */
+/* Time slicing                                                        */
+/* ------------------------------------------------------------------ */
+
+/* At most n calls of mpd_maybe_yield() between context switches (MPD's
+ * mpdl -L n); 0 = never switch there.  Default from MPD_SLICE, else 0. */
+void mpd_rt_set_slice(long n);
+static inline void mpd_maybe_yield(void);
+
+/* ------------------------------------------------------------------ */
+/* Schedulers                                                          */
+/* ------------------------------------------------------------------ */
+
+/* A scheduler holds ready processes for one VP.  init returns its state
+ * (it may return state shared by all VPs, like the built-in FIFO); the
+ * other calls get that state.  The runtime calls put/get/empty/idle with
+ * the VP's own thread, but a shared state sees several VPs at once and
+ * must lock (unless mpd_rt_single()).  idle is called when get() found
+ * nothing; it may return work taken elsewhere (stealing) or NULL. */
+typedef struct mpd_sched_ops {
+    const char *name;
+    void *(*init)(int vp, int nvp);
+    void (*put)(void *st, mpd_proc *p);
+    mpd_proc *(*get)(void *st);
+    int (*empty)(void *st);
+    mpd_proc *(*idle)(void *st);
+} mpd_sched_ops;
+extern const mpd_sched_ops mpd_sched_fifo;    /* one FIFO shared by the VPs */
+extern const mpd_sched_ops mpd_sched_prio;    /* highest priority first, FIFO among equals */
+extern const mpd_sched_ops mpd_sched_steal;   /* per-VP queues, idle VPs steal */
+/* Installs ops on VP vp (-1 = every VP).  Before mpd_rt_main(), or later
+ * while only one VP exists (ready processes move over).  0 or -1. */
+int mpd_vp_set_sched(int vp, const mpd_sched_ops *ops);
+/* Link field schedulers use to chain processes (a process is in at most
+ * one run or wait queue at a time). */
+mpd_proc **mpd_proc_link(mpd_proc *p);
+
+/* ------------------------------------------------------------------ */
+/* Inline fast paths (implementation)                                  */
+/* ------------------------------------------------------------------ */
+
+struct mpd__vp_hot {
+    struct mpd__proc_hot *cur;   /* running process (NULL in the VP loop) */
+    long slice_left;             /* mpd_maybe_yield() calls left */
+};
+extern _Thread_local struct mpd__vp_hot *mpd__tls_vp;
+
+/* The VP running the caller.  A process may move between VPs while it is
+ * switched out, so the thread-local must be re-read after every possible
+ * switch: the asm is volatile so the compiler cannot cache it. */
+static inline struct mpd__vp_hot *mpd__vp(void)
+{
+#if defined(__x86_64__) && !defined(MPD_NO_TLS_ASM)
+    struct mpd__vp_hot *v;
+    __asm__ volatile("movq mpd__tls_vp@gottpoff(%%rip), %0\n\t"
+                     "movq %%fs:(%0), %0" : "=r"(v));
+    return v;
+#else
+    extern struct mpd__vp_hot *mpd__vp_get(void);
+    return mpd__vp_get();
+#endif
+}
+
+static inline mpd_proc *mpd_self(void)
+{
+    struct mpd__vp_hot *v = mpd__vp();
+    return v ? (mpd_proc *)(void *)v->cur : 0;
+}
+
+static inline void mpd_set_loc(const char *file, int line)
+{
+    struct mpd__proc_hot *p = mpd__vp()->cur;
+    p->file = file;
+    p->line = line;
+}
+
+void mpd__slice_expired(void);
+static inline void mpd_maybe_yield(void)
+{
+    struct mpd__vp_hot *v = mpd__vp();
+    if (__builtin_expect(--v->slice_left <= 0, 0))
+        mpd__slice_expired();
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

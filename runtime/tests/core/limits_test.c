@@ -1,0 +1,66 @@
+/* limits_test.c: stack overflow, too many processes and bad settings end the
+ * program with a clear message and exit status 1. */
+#include "harness.h"
+
+static volatile int sink;
+static int deep(int n)
+{
+    volatile char pad[512];
+    pad[0] = (char)n;
+    if (n < 0)
+        return 0;
+    sink = pad[0];
+    return deep(n + 1) + pad[0];
+}
+static void overflow_proc(void *a) { (void)a; sink = deep(0); }
+static void body_overflow(void *arg)
+{
+    (void)arg;
+    printf("start\n");
+    mpd_proc_attr at = MPD_PROC_ATTR_INIT;
+    at.name = "res.deep";
+    at.stack_size = 64 * 1024;
+    mpd_proc_create(overflow_proc, NULL, &at);
+}
+
+static mpd_sem never;
+static void sleeper(void *a) { (void)a; mpd_sem_P(&never); }
+static void body_many(void *arg)
+{
+    (void)arg;
+    mpd_sem_init(&never, 0);
+    for (int i = 0; i < 100; i++)
+        mpd_proc_create(sleeper, NULL, NULL);
+}
+
+int main(void)
+{
+    char *out;
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    int rc = run_child(body_overflow, NULL, 1, &out);
+    CHECK_EQ(rc, 1);
+    CHECK(strstr(out, "start\n") == out);
+    CHECK(strstr(out, "RTS abort: stack overflow in process res.deep") != NULL);
+    if (t_failures) fprintf(stderr, "got:\n%s", out);
+    free(out);
+    rc = run_child(body_overflow, NULL, 2, &out);
+    CHECK_EQ(rc, 1);
+    CHECK(strstr(out, "stack overflow in process res.deep") != NULL);
+    free(out);
+#endif
+    setenv("MPD_MAX_PROCS", "50", 1);
+    int rc2 = run_child(body_many, NULL, 1, &out);
+    CHECK_EQ(rc2, 1);
+    CHECK(strstr(out, "RTS abort: too many processes") != NULL);
+    free(out);
+    unsetenv("MPD_MAX_PROCS");
+
+    setenv("MPD_PARALLEL", "zero", 1);
+    mpd_rt_set_nvp(0);
+    rc2 = run_child(body_many, NULL, 0, &out);
+    CHECK_EQ(rc2, 1);
+    CHECK(strstr(out, "bad MPD_PARALLEL=\"zero\"") != NULL);
+    free(out);
+    unsetenv("MPD_PARALLEL");
+    return t_done("limits_test");
+}

@@ -1,0 +1,104 @@
+/* proc_test.c: processes -- create, FIFO order, yield, join/detach, names, priority, udata, loc. */
+#include "harness.h"
+
+static char order[64];
+static int olen;
+static void note(char c) { order[olen++] = c; order[olen] = 0; }
+
+static void letter(void *a)
+{
+    char c = (char)(intptr_t)a;
+    note(c);
+    mpd_yield();
+    note((char)(c - 'a' + 'A'));
+}
+
+static void *ret_val(void *a) { return a; }
+static void joined(void *a) { mpd_proc_exit(ret_val(a)); }
+
+static void loc_proc(void *a)
+{
+    (void)a;
+    mpd_set_loc("x.mpd", 42);
+    CHECK(!strcmp(mpd_proc_file(mpd_self()), "x.mpd"));
+    CHECK_EQ(mpd_proc_line(mpd_self()), 42);
+}
+
+static void main_one(void *arg)
+{
+    (void)arg;
+    CHECK(!strcmp(mpd_proc_name(mpd_self()), "main"));
+    CHECK_EQ(mpd_vp_index(), 0);
+    CHECK_EQ(mpd_nvp(), 1);
+    CHECK_EQ(mpd_argc(), 1);
+    /* FIFO: a b c run in creation order; each yield goes to the back */
+    mpd_proc_attr at = MPD_PROC_ATTR_INIT;
+    at.detached = 1;
+    for (char c = 'a'; c <= 'c'; c++)
+        mpd_proc_create(letter, (void *)(intptr_t)c, &at);
+    note('m');
+    mpd_yield();
+    note('M');
+    mpd_yield();
+    mpd_yield();
+    CHECK(!strcmp(order, "mabcMABC"));
+
+    /* join returns the exit value; joining twice or a detached one fails */
+    mpd_proc_attr jt = MPD_PROC_ATTR_INIT;
+    jt.name = "a-rather-long-process-name-that-does-not-fit-inline";
+    jt.priority = 7;
+    mpd_proc *p = mpd_proc_create(joined, (void *)(intptr_t)1234, &jt);
+    CHECK(!strcmp(mpd_proc_name(p), jt.name));
+    CHECK_EQ(mpd_proc_priority(p), 7);
+    mpd_proc_set_udata(p, &order);
+    CHECK(mpd_proc_udata(p) == &order);
+    void *r = NULL;
+    CHECK_EQ(mpd_proc_join(p, &r), 0);
+    CHECK_EQ((intptr_t)r, 1234);
+    CHECK_EQ(mpd_proc_join(mpd_self(), NULL), -1);
+
+    /* join after the process already ended */
+    p = mpd_proc_create(joined, (void *)(intptr_t)5, NULL);
+    mpd_yield();
+    CHECK_EQ(mpd_proc_join(p, &r), 0);
+    CHECK_EQ((intptr_t)r, 5);
+
+    /* detach then let it end; detach of an ended one frees it */
+    p = mpd_proc_create(joined, NULL, NULL);
+    CHECK_EQ(mpd_proc_detach(p), 0);
+    CHECK_EQ(mpd_proc_join(p, NULL), -1);
+    p = mpd_proc_create(joined, NULL, NULL);
+    mpd_yield();
+    CHECK_EQ(mpd_proc_detach(p), 0);
+
+    mpd_proc_create(loc_proc, NULL, &at);
+    mpd_yield();
+
+    /* many processes, stack reuse */
+    for (int round = 0; round < 3; round++) {
+        mpd_proc *ps[1000];
+        for (int i = 0; i < 1000; i++)
+            ps[i] = mpd_proc_create(joined, (void *)(intptr_t)i, NULL);
+        for (int i = 0; i < 1000; i++) {
+            CHECK_EQ(mpd_proc_join(ps[i], &r), 0);
+            CHECK_EQ((intptr_t)r, i);
+        }
+    }
+    mpd_rt_set_exit_status(t_failures ? 3 : 0);
+}
+
+static void main_exit(void *a) { (void)a; printf("before"); mpd_exit(7); }
+
+int main(void)
+{
+    char *out;
+    int rc = run_child(main_one, NULL, 1, &out);
+    if (rc) fprintf(stderr, "child output:\n%s\n", out);
+    CHECK_EQ(rc, 0);
+    free(out);
+    rc = run_child(main_exit, NULL, 1, &out);
+    CHECK_EQ(rc, 7);
+    CHECK(!strcmp(out, "before"));   /* stdout flushed by mpd_exit */
+    free(out);
+    return t_done("proc_test");
+}

@@ -1,0 +1,65 @@
+/* time_io_test.c: nap blocks only its caller and wakes in deadline order;
+ * age() advances; a blocking call (read on a pipe) lets others run. */
+#include <errno.h>
+#include "harness.h"
+
+static char order[16];
+static int olen;
+static mpd_sem done;
+
+static void napper(void *a)
+{
+    long ms = (long)(intptr_t)a;
+    mpd_nap(ms);
+    order[olen++] = (char)('0' + ms / 10);
+    mpd_sem_V(&done);
+}
+
+static int pfd[2];
+static intptr_t do_read(void *buf) { return read(pfd[0], buf, 5); }
+static intptr_t do_fail(void *a) { (void)a; errno = EBADF; return -1; }
+static volatile int others_ran;
+static void other(void *a) { (void)a; for (int i = 0; i < 5; i++) { mpd_nap(5); others_ran++; } if (write(pfd[1], "hello", 5) != 5) abort(); }
+
+static void body(void *arg)
+{
+    (void)arg;
+    mpd_proc_attr at = MPD_PROC_ATTR_INIT;
+    at.detached = 1;
+    mpd_sem_init(&done, 0);
+    long t0 = mpd_age();
+    int ms[] = { 50, 10, 30, 20, 40 };
+    for (int i = 0; i < 5; i++)
+        mpd_proc_create(napper, (void *)(intptr_t)ms[i], &at);
+    for (int i = 0; i < 5; i++)
+        mpd_sem_P(&done);
+    long dt = mpd_age() - t0;
+    CHECK(!strcmp(order, "12345"));
+    CHECK(dt >= 50);
+    CHECK(dt < 5000);
+
+    /* the reader waits on a helper thread while `other` keeps running */
+    CHECK(pipe(pfd) == 0);
+    mpd_proc_create(other, NULL, &at);
+    char buf[8] = { 0 };
+    intptr_t n = mpd_blocking_call(do_read, buf, NULL);
+    CHECK_EQ(n, 5);
+    CHECK(!memcmp(buf, "hello", 5));
+    CHECK_EQ(others_ran, 5);
+    int err = 0;
+    CHECK_EQ(mpd_blocking_call(do_fail, NULL, &err), -1);
+    CHECK_EQ(err, EBADF);
+    mpd_rt_set_exit_status(t_failures ? 3 : 0);
+}
+
+int main(void)
+{
+    for (int nvp = 1; nvp <= 2; nvp++) {
+        char *out;
+        int rc = run_child(body, NULL, nvp, &out);
+        if (rc) fprintf(stderr, "with %d VPs: status %d, output:\n%s\n", nvp, rc, out);
+        CHECK_EQ(rc, 0);
+        free(out);
+    }
+    return t_done("time_io_test");
+}
