@@ -211,3 +211,14 @@ fn deep_nesting_is_an_error_not_a_crash() {
     let deep = format!("{} int p", "ptr ".repeat(100_000));
     assert!(body_errors(&deep).contains("nested too deeply"));
 }
+
+#[test]
+fn recovery_keeps_going_in_source_order() {
+    let src = "resource main()\n  int x =\n  if (x > ) {\n     y = 1\n  }\n  }\n  write(x\n  z = [1]\n  in p(x) -> skip\n  [] q(1) -> skip ni\n  proc f(a) { a = 1 }\n  s = \"abc\n  c = 'ab'\n  x = 3 $ 4\nend\n";
+    let (d, e) = parse(src);
+    let lines: Vec<&str> = e.lines().filter(|l| l.contains(": error: ")).map(|l| l.split(": error: ").next().unwrap()).collect();
+    assert_eq!(lines, ["t.mpd:3:3", "t.mpd:6:3", "t.mpd:8:3", "t.mpd:10:8", "t.mpd:12:7", "t.mpd:13:7", "t.mpd:14:9"], "{}", e);
+    // What parsed correctly is still in the tree.
+    assert!(d.contains("(proc f (a) {(= a 1)})"), "{}", d);
+    assert!(d.contains("(in (p (x) -> {skip}))"), "{}", d);
+}

@@ -139,3 +139,16 @@ fn diag_collections() {
     eprintln!("diag collections: {} syntax errors diagnosed as expected, {} other cases parse", syntax_ok, clean_ok);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Debugging aid: `MPD_DUMP=file.mpd cargo test --test syntax_suite dump -- --nocapture`
+/// prints the S-expression tree and diagnostics of one file.
+#[test]
+fn dump_from_env() {
+    let Ok(path) = std::env::var("MPD_DUMP") else { return };
+    let src = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+    let mut map = SourceMap::new();
+    let mut diags = Diagnostics::new();
+    let f = parse_source(&mut map, &path, &src, &mut diags);
+    println!("{}", mpdc::syntax::dump::file(&f).replace(") (", ")\n  ("));
+    print!("{}", diags.render(&map));
+}

@@ -149,6 +149,11 @@ impl Diagnostics {
         self.list.is_empty()
     }
 
+    /// Order diagnostics by file and position (stable: equal positions keep their order).
+    pub fn sort_by_position(&mut self) {
+        self.list.sort_by_key(|d| (d.span.file, d.span.lo));
+    }
+
     /// Move all diagnostics of `other` into `self`.
     pub fn extend(&mut self, other: Diagnostics) {
         self.errors += other.errors;

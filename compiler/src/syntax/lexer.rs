@@ -423,12 +423,34 @@ fn continues(k: &TokKind) -> bool {
     }
 }
 
+/// Keywords that can only begin a statement, declaration or component (or end a list),
+/// never appear inside parentheses.
+fn starts_statement_only(k: &TokKind) -> bool {
+    matches!(
+        k,
+        TokKind::Kw(
+            Kw::If | Kw::While | Kw::For | Kw::In | Kw::Co | Kw::End | Kw::Ni | Kw::Oc | Kw::Resource
+                | Kw::Global | Kw::Body | Kw::Proc | Kw::Procedure | Kw::Process | Kw::Begin | Kw::Skip
+                | Kw::Exit | Kw::Next | Kw::Stop | Kw::Return | Kw::Reply | Kw::Send | Kw::Receive
+                | Kw::Forward | Kw::Destroy | Kw::Fork | Kw::Import | Kw::Extend | Kw::Final | Kw::Type
+                | Kw::Const | Kw::Optype | Kw::External
+        )
+    )
+}
+
 /// Apply the line-break rule: insert `Newline` tokens where a break ends a statement.
 fn insert_separators(raw: Vec<Token>) -> Vec<Token> {
     let mut out: Vec<Token> = Vec::with_capacity(raw.len() + raw.len() / 4);
     // Innermost open bracket kinds; breaks directly inside `(` never separate.
     let mut open: Vec<Punct> = Vec::new();
     for tok in raw {
+        if tok.nl_before && starts_statement_only(&tok.kind) {
+            // An unclosed `(` must not swallow the rest of the file: a line that starts
+            // with a statement keyword is never inside parentheses.
+            while open.last() == Some(&Punct::LParen) {
+                open.pop();
+            }
+        }
         if tok.nl_before {
             if let Some(prev) = out.last() {
                 let in_parens = open.last() == Some(&Punct::LParen);

@@ -20,9 +20,14 @@ struct Reported;
 type PResult<T> = Result<T, Reported>;
 
 pub(crate) fn parse(file: FileId, src: &str, diags: &mut Diagnostics) -> SourceFile {
-    let toks = lexer::lex(file, src, diags);
-    let mut p = Parser { toks, pos: 0, file, src, diags, depth: 0, last_error: usize::MAX, extra: Vec::new() };
-    p.source_file()
+    // Lexical and syntax errors are collected apart, then reported in source order.
+    let mut local = Diagnostics::new();
+    let toks = lexer::lex(file, src, &mut local);
+    let mut p = Parser { toks, pos: 0, file, src, diags: &mut local, depth: 0, last_error: usize::MAX, extra: Vec::new() };
+    let tree = p.source_file();
+    local.sort_by_position();
+    diags.extend(local);
+    tree
 }
 
 struct Parser<'a, 'd> {
@@ -266,6 +271,28 @@ impl<'a, 'd> Parser<'a, 'd> {
         }
     }
 
+    /// After an error in an `in`/`co` arm: skip to the next arm separator `sep` or the
+    /// closing keyword `close` of this statement (nested in/co and brackets skipped whole).
+    fn skip_arm(&mut self, sep: Punct, close: Kw) {
+        let mut depth = 0i32;
+        loop {
+            match self.kind() {
+                TokKind::Eof => return,
+                TokKind::Kw(Kw::End) if depth <= 0 => return,
+                TokKind::Punct(p) if *p == sep && depth <= 0 => return,
+                TokKind::Kw(k) if *k == close && depth <= 0 => return,
+                TokKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) | TokKind::Kw(Kw::In | Kw::Co) => {
+                    depth += 1
+                }
+                TokKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) | TokKind::Kw(Kw::Ni | Kw::Oc) => {
+                    depth -= 1
+                }
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
     // ───────────── files and components ─────────────
 
     /// file = { SEP | component } EOF
@@ -332,7 +359,7 @@ impl<'a, 'd> Parser<'a, 'd> {
             let name = self.ident()?;
             let params = self.opt_params()?;
             let body_start = name.span;
-            let items = self.item_list(false);
+            let items = self.item_list();
             let end_name = self.component_end(&name)?;
             let body = Body { name: name.clone(), params, items, separate: false, span: body_start.to(self.prev_span()) };
             return Ok(Component {
@@ -351,13 +378,13 @@ impl<'a, 'd> Parser<'a, 'd> {
             if kind == ComponentKind::Global && params.as_ref().is_some_and(|p| !p.is_empty()) {
                 self.error(name.span, "a global cannot have a parameter list");
             }
-            let items = self.item_list(false);
+            let items = self.item_list();
             let end_name = self.component_end(&name)?;
             let span = start.to(self.prev_span());
             let body = Some(Body { name: name.clone(), params, items, separate: false, span });
             return Ok(Component { kind, form: ComponentForm::Simple, name, spec: Vec::new(), body, end_name, span });
         }
-        let spec = self.item_list(true);
+        let spec = self.item_list();
         if self.at_kw(Kw::End) {
             let end_name = self.component_end(&name)?;
             return Ok(Component {
@@ -393,7 +420,7 @@ impl<'a, 'd> Parser<'a, 'd> {
                 span: start.to(self.prev_span()),
             });
         }
-        let items = self.item_list(false);
+        let items = self.item_list();
         let end_name = self.component_end(&name)?;
         let body = Body { name: body_name, params, items, separate: false, span: body_kw.to(self.prev_span()) };
         Ok(Component {
@@ -432,10 +459,20 @@ impl<'a, 'd> Parser<'a, 'd> {
         }
     }
 
-    /// items = { SEP | stmt } — until `end` (or `body` when `in_spec`).
-    fn item_list(&mut self, in_spec: bool) -> Vec<Stmt> {
-        let _ = in_spec;
-        self.stmt_list()
+    /// items = { SEP | stmt } — until `end`, `body` or EOF. A stray closer (`}`, `ni`,
+    /// `oc`, `[]`, `//`) is reported and skipped so the rest of the component is checked.
+    fn item_list(&mut self) -> Vec<Stmt> {
+        let mut items = Vec::new();
+        loop {
+            items.extend(self.stmt_list());
+            match self.kind() {
+                TokKind::Kw(Kw::End | Kw::Body) | TokKind::Eof => return items,
+                _ => {
+                    let _ = self.unexpected("a declaration or statement");
+                    self.bump();
+                }
+            }
+        }
     }
 
     // ───────────── statement lists and blocks ─────────────
@@ -676,7 +713,10 @@ impl<'a, 'd> Parser<'a, 'd> {
                 let stmts = self.stmt_list();
                 else_block = Some(Block { stmts, span: lo.to(self.prev_span()) });
             } else {
-                arms.push(self.in_arm()?);
+                match self.in_arm() {
+                    Ok(a) => arms.push(a),
+                    Err(Reported) => self.skip_arm(Punct::Box, Kw::Ni),
+                }
             }
             self.skip_seps();
             if !self.eat(Punct::Box) {
@@ -730,7 +770,10 @@ impl<'a, 'd> Parser<'a, 'd> {
         let mut arms = Vec::new();
         loop {
             self.skip_seps();
-            arms.push(self.co_arm()?);
+            match self.co_arm() {
+                Ok(a) => arms.push(a),
+                Err(Reported) => self.skip_arm(Punct::SlashSlash, Kw::Oc),
+            }
             self.skip_seps();
             if !self.eat(Punct::SlashSlash) {
                 break;
