@@ -19,7 +19,7 @@ int64_t mpd_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-long mpd_age(void) { return (long)((mpd_now_ns() - mpd__start_ns) / 1000000); }
+long mpd_rt_age_ms(void) { return (long)((mpd_now_ns() - mpd__start_ns) / 1000000); }
 
 static void heap_push(mpd_proc *p)
 {

@@ -27,13 +27,13 @@ static void body(void *arg)
     mpd_proc_attr at = MPD_PROC_ATTR_INIT;
     at.detached = 1;
     mpd_sem_init(&done, 0);
-    long t0 = mpd_age();
+    long t0 = mpd_rt_age_ms();
     int ms[] = { 50, 10, 30, 20, 40 };
     for (int i = 0; i < 5; i++)
         mpd_proc_create(napper, (void *)(intptr_t)ms[i], &at);
     for (int i = 0; i < 5; i++)
         mpd_sem_P(&done);
-    long dt = mpd_age() - t0;
+    long dt = mpd_rt_age_ms() - t0;
     CHECK(!strcmp(order, "12345"));
     CHECK(dt >= 50);
     CHECK(dt < 5000);
