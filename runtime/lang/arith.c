@@ -42,7 +42,8 @@ double mpd_real_mod(const char *f, int l, double x, double y) {
 }
 
 unsigned char mpd_char_of_int(const char *f, int l, int i) {
-    if (i < 0 || i > 255) mpd_rts_abort(f, l, "illegal conversion: char(%d)", i);
+    /* the bits above the low 8 must be all 0 or all 1: char(-221) is '#' */
+    if ((i >> 8) != 0 && (i >> 8) != -1) mpd_rts_abort(f, l, "illegal conversion: char(%d)", i);
     return (unsigned char)i;
 }
 
