@@ -1,0 +1,374 @@
+/* mpd/ops.h: the ABI for MPD operations, invocations, input statements, co,
+ * resources and globals -- what the compiler's generated C calls.
+ *
+ * ------------------------------------------------------------------------
+ * Concepts
+ * ------------------------------------------------------------------------
+ * object      A resource instance, a global instance, or a block of local
+ *             ops (ops declared inside a proc).  Objects live in a table and
+ *             are named by (vm, slot, generation); each object owns an array
+ *             of mpd_op, indexed from 0 (op arrays occupy consecutive
+ *             indices, row-major, lower bound mapped to 0).
+ * capability  mpd_cap = (vm, object id, op index).  Never a pointer: it can
+ *             be copied as bytes, compared, and sent to another address
+ *             space.  A resource capability is an mpd_cap whose idx is
+ *             MPD_CAP_RES.  The all-zero value is an *uninitialised*
+ *             capability ("invalid operation capability" when used);
+ *             mpd_cap_null and mpd_cap_noop are the two special values.
+ * op          How an operation is implemented, decided when it is declared:
+ *               MPD_OPK_PROC   by a proc (a C function generated from it)
+ *               MPD_OPK_INPUT  by input statements (in/receive): a queue
+ *               MPD_OPK_SEM    used only as a semaphore (the compiler says
+ *                              so): send = V, receive/P = P, ?op = count.
+ * invocation  One contiguous invocation block (mpd_invb header followed by
+ *   block     the parameters, the return value last).  Generated code
+ *             declares one struct per op type:
+ *                 struct inv_f { mpd_invb h; int x; int y; int ret; };
+ *             and sets h.size = sizeof(struct inv_f).  A block holds no
+ *             pointer into the invoker's stack (except `ref` parameters), so
+ *             the runtime may copy it as bytes.  call passes the invoker's
+ *             block (results are written back into it); send hands the
+ *             runtime a block that it copies when it must outlive the call.
+ * file, line  Every function that can fail or block takes the MPD source
+ *             position (F, L below): errors print MPD's "RTS abort: file F,
+ *             line L:" and blocked processes are reported at that line.
+ *
+ * All invocations go through mpd_invoke() (mpd_call/mpd_send are the two
+ * wrappers), which resolves the capability and routes the invocation; the
+ * only thing it does not handle is the compiler's own fast path: a call of
+ * a proc of the *same* resource whose op is MPD_OP_DIRECT may be compiled
+ * as a plain C call of the proc function.
+ *
+ * Thread safety: everything here may be called from any process on any
+ * virtual processor (MPD_PARALLEL=N).
+ *
+ * Worked examples of generated code for each construct are in docs/ops.md.
+ */
+#ifndef MPD_OPS_H
+#define MPD_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------- */
+/* Capabilities                                                            */
+/* ---------------------------------------------------------------------- */
+
+typedef struct mpd_cap {
+    uint32_t vm;    /* virtual machine number (1 = this one); 0 = special */
+    uint32_t idx;   /* op index in the object, or MPD_CAP_RES             */
+    uint64_t obj;   /* (generation << 32) | slot; 0/1/2 = invalid/null/noop */
+} mpd_cap;
+
+#define MPD_CAP_RES       0xffffffffu   /* idx of a resource capability */
+#define MPD_CAP_OBJ_NULL  1u
+#define MPD_CAP_OBJ_NOOP  2u
+
+#define MPD_CAP_INVALID_INIT { 0, 0, 0 }
+#define MPD_CAP_NULL_INIT    { 0, 0, MPD_CAP_OBJ_NULL }
+#define MPD_CAP_NOOP_INIT    { 0, 0, MPD_CAP_OBJ_NOOP }
+extern const mpd_cap mpd_cap_null, mpd_cap_noop;
+
+static inline int mpd_cap_eq(mpd_cap a, mpd_cap b)
+{
+    return a.vm == b.vm && a.idx == b.idx && a.obj == b.obj;
+}
+static inline int mpd_cap_is_null(mpd_cap c) { return c.vm == 0 && c.obj == MPD_CAP_OBJ_NULL; }
+static inline int mpd_cap_is_noop(mpd_cap c) { return c.vm == 0 && c.obj == MPD_CAP_OBJ_NOOP; }
+
+/* The capability for op `i` of resource capability `rc` (rc.foo, rc.a[i]).
+ * Null/noop resource capabilities give null/noop op capabilities. */
+static inline mpd_cap mpd_cap_op_of(mpd_cap rc, uint32_t i)
+{
+    mpd_cap c = rc;
+    if (rc.vm != 0)
+        c.idx = i;
+    return c;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Invocation blocks                                                       */
+/* ---------------------------------------------------------------------- */
+
+typedef struct mpd_op mpd_op;
+typedef struct mpd_co mpd_co;
+
+/* Header of every invocation block.  Generated code sets `size` (and
+ * `co_arm`/`co_idx` for co); every other field belongs to the runtime. */
+typedef struct mpd_invb {
+    uint32_t size;              /* whole block in bytes, header included */
+    uint8_t  kind;              /* MPD_INV_CALL / MPD_INV_SEND            */
+    uint8_t  state;             /* runtime bookkeeping                    */
+    uint8_t  pins;              /* in-statement scanners inspecting it    */
+    uint8_t  flags;             /* MPD_INVF_*                             */
+    uint32_t co_arm;            /* co: arm number (set by generated code) */
+    uint32_t co_idx;            /* co: quantifier instance (generated)    */
+    mpd_op  *op;                /* the op it was delivered to             */
+    struct mpd_invb *next, *prev;   /* op queue links                     */
+    uint64_t seq;               /* arrival order (FIFO across arms)       */
+    void    *done;              /* who to tell on completion              */
+    struct mpd_invb *orig;      /* forward: the block to copy results to  */
+    mpd_co  *co;                /* co statement it belongs to, if any     */
+    const char *file;           /* invoking statement (for errors)        */
+    int      line;
+    uint32_t _pad;
+} mpd_invb;
+
+enum { MPD_INV_CALL = 1, MPD_INV_SEND = 2 };
+
+/* Start of the parameters of block `ib` (they follow the header). */
+#define MPD_INV_ARGS(ib) ((void *)((mpd_invb *)(ib) + 1))
+
+/* ---------------------------------------------------------------------- */
+/* Objects, resources and globals                                          */
+/* ---------------------------------------------------------------------- */
+
+typedef struct mpd_res mpd_res;
+
+/* The function generated for a proc.  `self` is the instance it belongs to,
+ * `ib` its invocation block (parameters follow the header).  It returns
+ * when the proc ends; the runtime then completes the invocation. */
+typedef void (*mpd_procfn)(mpd_res *self, mpd_invb *ib);
+
+/* Resource pattern: one static const per resource or global. */
+typedef struct mpd_respat {
+    const char *name;           /* "server"                                  */
+    size_t      size;           /* sizeof the instance struct; it begins
+                                   with an mpd_res                           */
+    uint32_t    nops;           /* ops in its table: spec ops first, in spec
+                                   order, so that capabilities work across
+                                   separately compiled bodies                */
+    unsigned    flags;          /* MPD_RES_GLOBAL                            */
+    /* Initial code.  Runs as a new process named "<name>.body".  `args` is
+     * the creation block (resource parameters after the header).  It
+     * declares the ops (mpd_op_proc/input/sem), runs the body, starts the
+     * `process`es (mpd_send to their ops) and returns. */
+    void (*init)(mpd_res *self, mpd_invb *args);
+    void (*final)(mpd_res *self); /* final code, or NULL                     */
+    const char *file;           /* source file, for messages                 */
+} mpd_respat;
+
+enum { MPD_RES_GLOBAL = 1 };
+
+/* Runtime header at the start of every instance.  Generated code only reads
+ * `ops` (its op table) and passes the instance around. */
+struct mpd_res {
+    const mpd_respat *pat;
+    mpd_op   *ops;              /* pat->nops entries                        */
+    uint64_t  id;               /* object id (generation << 32 | slot)      */
+    void     *rt;               /* runtime-private state                    */
+};
+
+/* create r(args): runs r's initial code in a new process and waits until it
+ * ends or replies; returns the resource capability.  `args` is copied (may be
+ * NULL if there are no parameters). */
+mpd_cap  mpd_create(const char *F, int L, const mpd_respat *pat, mpd_invb *args);
+
+/* destroy rc: runs the final code (in a new process, "<name>.final"), kills
+ * the processes of the instance, purges its ops.  Never returns when a
+ * process destroys its own resource.  Null and noop capabilities: no-op. */
+void     mpd_destroy(const char *F, int L, mpd_cap rc);
+
+/* import g: creates the global on first import (and waits for its initial
+ * code to end or reply); returns the instance, for access to its variables.
+ * Globals are finalised at program end, importers first. */
+mpd_res *mpd_global(const char *F, int L, const mpd_respat *pat);
+
+/* myresource() */
+mpd_cap  mpd_myresource(void);
+/* The instance the running process belongs to (NULL outside any). */
+mpd_res *mpd_self_res(void);
+
+/* The program's start: creates the main resource from inside the first MPD
+ * process and returns when its initial code ends.  At program end (every
+ * process finished or blocked) the runtime runs the main resource's final
+ * code, then the globals' final code, then reports blocked processes. */
+void     mpd_main_resource(const mpd_respat *pat, mpd_invb *args);
+
+/* Maximum number of live resource instances (mpdl -R); default 0 = none.
+ * Exceeding it: "RTS abort: too many active resources". */
+extern unsigned mpd_max_resources;
+
+/* ---------------------------------------------------------------------- */
+/* Declaring operations (inside init code, or in a proc for local ops)     */
+/* ---------------------------------------------------------------------- */
+
+enum {
+    MPD_OP_CALLONLY = 1,        /* {call}                                    */
+    MPD_OP_SENDONLY = 2,        /* {send}                                    */
+    MPD_OP_DIRECT   = 4,        /* proc has no reply/forward: a call may run
+                                   it on the caller's stack (the fast path)  */
+};
+
+/* op i (or ops i..i+n-1 of an op array) of `self` is implemented by proc fn.
+ * `name` is "res.proc" for messages and the blocked-process report. */
+void mpd_op_proc(mpd_res *self, uint32_t i, uint32_t n, mpd_procfn fn,
+                 const char *name, unsigned flags);
+/* ops i..i+n-1 are implemented by input statements. */
+void mpd_op_input(mpd_res *self, uint32_t i, uint32_t n, unsigned flags);
+/* ops i..i+n-1 are semaphores (sem s[n] = init, or an op the compiler proved
+ * is only sent to and received from).  A negative init aborts with
+ * "illegal semaphore initializer value". */
+void mpd_op_sem(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, long init);
+
+/* Local ops of a proc (op declared inside a block) of instance `self`: a new
+ * object with n ops that the block declares with the calls above (passing the returned
+ * pseudo-instance as `self`).  mpd_ops_local_end kills them at block exit:
+ * later invocations through capabilities get "attempting to invoke
+ * operation that no longer exists". */
+mpd_res *mpd_ops_local(mpd_res *self, uint32_t nops);
+void     mpd_ops_local_end(mpd_res *local);
+
+/* The capability of op i of `self` (own ops: generated code builds caps to
+ * them with this; it is cheap). */
+mpd_cap  mpd_cap_of(mpd_res *self, uint32_t i);
+/* The capability of instance `self` (myresource(), create's result). */
+mpd_cap  mpd_rescap_of(mpd_res *self);
+
+/* new(op ...) and destroy of a dynamic op capability. */
+mpd_cap  mpd_op_new(const char *F, int L, unsigned flags);
+void     mpd_op_destroy(const char *F, int L, mpd_cap c);
+
+/* ---------------------------------------------------------------------- */
+/* Invoking                                                                */
+/* ---------------------------------------------------------------------- */
+
+/* call c(args): returns when the invocation has been serviced (or replied
+ * to); results are in `ib`.  noop: returns at once.  null: aborts. */
+void mpd_call(const char *F, int L, mpd_cap c, mpd_invb *ib);
+/* send c(args): never blocks; `ib` may be reused as soon as it returns. */
+void mpd_send(const char *F, int L, mpd_cap c, mpd_invb *ib);
+/* call or send by kind (MPD_INV_CALL / MPD_INV_SEND): the one entry point. */
+void mpd_invoke(const char *F, int L, mpd_cap c, mpd_invb *ib, int kind);
+
+/* The same, for an op of the current resource known by pointer (own ops):
+ * skips capability resolution.  self->ops + i. */
+void mpd_call_op(const char *F, int L, mpd_op *op, mpd_invb *ib);
+void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib);
+
+/* reply: completes the invocation `ib` being serviced (proc or in arm); the
+ * invoker resumes with the results now in the block.  Returns the block the
+ * servicing code must use from now on (a private copy when the invoker's
+ * block was handed back): generated code writes  p = mpd_reply(F, L, p);
+ * A second reply, or a reply to a send, does nothing. */
+mpd_invb *mpd_reply(const char *F, int L, mpd_invb *ib);
+
+/* forward c(args): the invocation `cur` being serviced is passed on: `nib`
+ * (a block of the target op, same signature) is invoked on `c`, and the
+ * original invoker is answered when `nib` is.  Like mpd_reply, returns the
+ * block the servicing code keeps using (its later changes are not seen by
+ * the invoker). */
+mpd_invb *mpd_forward(const char *F, int L, mpd_invb *cur, mpd_cap c, mpd_invb *nib);
+
+/* ?op: number of pending invocations (0 for procs and noop). */
+int mpd_pending(const char *F, int L, mpd_cap c);
+int mpd_pending_op(mpd_op *op);
+
+/* ---------------------------------------------------------------------- */
+/* Input statements: in ... ni, receive                                     */
+/* ---------------------------------------------------------------------- */
+
+/* One arm: `n` ops (1 for a plain arm; one per quantifier value for
+ * `in [i = ...] p[i](...)`, element k being the k-th value tuple). */
+typedef struct mpd_arm {
+    mpd_op *const *ops;
+    uint32_t n;
+    uint8_t  has_st;            /* st expression present                    */
+    uint8_t  has_by;            /* by expression present                    */
+    uint8_t  st_pure;           /* st/by read only the invocation's
+                                   parameters and quantifier values: after
+                                   a wakeup only new arrivals are examined */
+    uint8_t  _pad;
+} mpd_arm;
+
+/* The input statement being executed (lives on the generated code's
+ * stack).  Callbacks receive `env` (a pointer to a struct of the variables
+ * the expressions use), the arm, the element k and the invocation. */
+typedef struct mpd_in {
+    const mpd_arm *arms;
+    uint32_t narms;
+    uint32_t has_else;
+    int    (*st)(void *env, uint32_t arm, uint32_t k, mpd_invb *ib);
+    double (*by)(void *env, uint32_t arm, uint32_t k, mpd_invb *ib);
+    void    *env;
+    /* results of mpd_in_wait */
+    uint32_t arm, k;
+} mpd_in;
+
+/* Chooses an invocation: among the pending invocations of every arm whose st
+ * is true, the oldest -- or, for arms with `by`, the one with the least by
+ * value (oldest among equals).  Removes it and returns it (in->arm, in->k
+ * say which arm); blocks until there is one; returns NULL (else arm)
+ * when there is none and in->has_else. */
+mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in);
+/* End of the arm's body: answers the invoker of a call (unless replied or
+ * forwarded) and frees the block of a send. */
+void mpd_in_done(mpd_invb *ib);
+
+/* receive / P on one op: the common one-arm, no st/by case. */
+mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op);
+/* Resolve a capability used in an input statement: null aborts ("null
+ * operation capability"), a proc op aborts ("cannot input from a proc
+ * operation"); noop gives an op that never receives anything. */
+mpd_op   *mpd_in_cap(const char *F, int L, mpd_cap c);
+
+/* ---------------------------------------------------------------------- */
+/* co statements                                                           */
+/* ---------------------------------------------------------------------- */
+
+/* co [quantifiers] invocation -> block // ... oc
+ *   mpd_co *co = mpd_co_begin();
+ *   for each arm (and quantifier instance): fill a block, set co_arm/co_idx,
+ *       mpd_co_invoke(F, L, co, cap, &blk.h, kind);
+ *   while ((ib = mpd_co_wait(F, L, co)) != NULL) {
+ *       copy results out of ib; run the arm's post-processing block;
+ *       mpd_co_release(ib);
+ *       (an `exit` from a post-processing block: break)
+ *   }
+ *   mpd_co_end(co);
+ * mpd_co_invoke copies the block (the invocation may outlive the statement).
+ * A send, or an invocation of noop, completes at once.  mpd_co_wait returns
+ * completed invocations one at a time, in completion order, and NULL when
+ * all are done.  mpd_co_end abandons invocations still running: they
+ * complete on their own later. */
+mpd_co   *mpd_co_begin(void);
+void      mpd_co_invoke(const char *F, int L, mpd_co *co, mpd_cap c, mpd_invb *ib, int kind);
+void      mpd_co_invoke_op(const char *F, int L, mpd_co *co, mpd_op *op, mpd_invb *ib, int kind);
+mpd_invb *mpd_co_wait(const char *F, int L, mpd_co *co);
+void      mpd_co_release(mpd_invb *ib);
+void      mpd_co_end(mpd_co *co);
+
+/* ---------------------------------------------------------------------- */
+/* Semaphore ops                                                           */
+/* ---------------------------------------------------------------------- */
+
+/* P(s) and V(s) on an op declared with mpd_op_sem (or any op: V = send of an
+ * empty block, P = receive and done). */
+void mpd_op_P(const char *F, int L, mpd_op *op);
+void mpd_op_V(const char *F, int L, mpd_op *op);
+
+/* ---------------------------------------------------------------------- */
+/* The op table entry (private: generated code only takes its address)     */
+/* ---------------------------------------------------------------------- */
+
+enum { MPD_OPK_NONE = 0, MPD_OPK_PROC, MPD_OPK_INPUT, MPD_OPK_SEM, MPD_OPK_NOOP, MPD_OPK_DEAD };
+
+struct mpd_op {
+    uint8_t  kind;              /* MPD_OPK_*                                */
+    uint8_t  flags;             /* MPD_OP_*                                 */
+    uint16_t _pad;
+    uint32_t idx;               /* index in its object                      */
+    mpd_res *owner;
+    const char *name;           /* procs: "res.proc"                        */
+    mpd_procfn fn;              /* procs                                    */
+    void    *q;                 /* input ops: its queue; sem ops: the sem   */
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,115 @@
+/* co.c: the concurrent invocation statement -- start arms, collect completions one at a time. */
+#include "opint.h"
+
+struct mpd_co {
+    opk_lock  lk;
+    opk_event ev;               /* one post per completion */
+    mpd_invb *dfirst, *dlast;   /* completed, not yet returned by wait */
+    uint32_t  outstanding;      /* started, not yet returned by wait */
+    int       abandoned;        /* mpd_co_end ran with invocations left */
+};
+
+mpd_co *mpd_co_begin(void)
+{
+    mpd_co *co = calloc(1, sizeof *co);
+    if (!co)
+        mpd_rts_fatal("out of memory");
+    opk_lock_init(&co->lk);
+    opk_event_init(&co->ev);
+    return co;
+}
+
+/* An invocation of co finished (or was replied to): ib now belongs to co. */
+void co_completed(mpd_invb *ib)
+{
+    mpd_co *co = ib->co;
+    opk_acquire(&co->lk);
+    if (co->abandoned) {
+        int last = --co->outstanding == 0;
+        opk_release(&co->lk);
+        inv_free(ib);
+        if (last)
+            free(co);
+        return;
+    }
+    ib->next = NULL;
+    if (co->dlast)
+        co->dlast->next = ib;
+    else
+        co->dfirst = ib;
+    co->dlast = ib;
+    opk_release(&co->lk);
+    opk_event_post(&co->ev);
+}
+
+void mpd_co_invoke_op(const char *F, int L, mpd_co *co, mpd_op *op, mpd_invb *ib, int kind)
+{
+    ib->file = F;
+    ib->line = L;
+    opk_acquire(&co->lk);
+    co->outstanding++;
+    opk_release(&co->lk);
+    if (kind == MPD_INV_SEND) {
+        /* the send goes on its own; the arm completes at once */
+        if (op->kind != MPD_OPK_NOOP)
+            mpd_send_op(F, L, op, ib);
+        mpd_invb *h = inv_copy(ib);
+        h->co = co;
+        inv_answer(h);
+        return;
+    }
+    mpd_invb *h = inv_copy(ib);
+    h->kind = MPD_INV_CALL;
+    h->co = co;
+    inv_deliver(F, L, op, h);   /* procs get their own process */
+}
+
+void mpd_co_invoke(const char *F, int L, mpd_co *co, mpd_cap c, mpd_invb *ib, int kind)
+{
+    mpd_co_invoke_op(F, L, co, inv_resolve(F, L, c, 0), ib, kind);
+}
+
+mpd_invb *mpd_co_wait(const char *F, int L, mpd_co *co)
+{
+    opk_acquire(&co->lk);
+    if (co->outstanding == 0) {
+        opk_release(&co->lk);
+        return NULL;
+    }
+    opk_release(&co->lk);
+    opk_event_wait(&co->ev, F, L);
+    opk_acquire(&co->lk);
+    mpd_invb *ib = co->dfirst;
+    co->dfirst = ib->next;
+    if (!co->dfirst)
+        co->dlast = NULL;
+    co->outstanding--;
+    opk_release(&co->lk);
+    ib->co = NULL;
+    return ib;
+}
+
+void mpd_co_release(mpd_invb *ib)
+{
+    if (ib)
+        inv_free(ib);
+}
+
+void mpd_co_end(mpd_co *co)
+{
+    opk_acquire(&co->lk);
+    /* completed but never collected */
+    mpd_invb *ib = co->dfirst;
+    co->dfirst = co->dlast = NULL;
+    while (ib) {
+        mpd_invb *n = ib->next;
+        co->outstanding--;
+        inv_free(ib);
+        ib = n;
+    }
+    int done = co->outstanding == 0;
+    co->abandoned = 1;
+    opk_release(&co->lk);
+    if (done)
+        free(co);
+}

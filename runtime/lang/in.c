@@ -1,0 +1,450 @@
+/* in.c: input statements -- per-op invocation queues, arrival dispatch, and the in/receive selection.
+ *
+ * Design (see docs/ops.md):
+ *  - Each input op has a FIFO queue; every arrival gets a class-wide
+ *    sequence number, so "oldest" is well defined across arms.
+ *  - A process that finds nothing acceptable registers an inwait on the
+ *    class and sleeps.  An arrival at op X hands the invocation straight to
+ *    the first waiter that has a plain arm (no st/by) on X -- it never
+ *    enters the queue and the waiter does not scan anything.  Otherwise the
+ *    invocation is queued and only waiters with an st/by arm on X are woken
+ *    to look at it.
+ *  - Plain arms look only at queue heads.  st/by arms evaluate callbacks
+ *    with the class lock released; the invocation under evaluation is pinned
+ *    so that it cannot vanish.  Arms whose st/by read only the invocation
+ *    (st_pure) re-examine only arrivals newer than what they already saw.
+ */
+#include "opint.h"
+
+/* ---- queue primitives (class lock held) -------------------------------- */
+
+static void q_push(opq *q, mpd_invb *ib)
+{
+    ib->next = NULL;
+    ib->prev = q->tail;
+    if (q->tail)
+        q->tail->next = ib;
+    else
+        q->head = ib;
+    q->tail = ib;
+    ib->state = INV_QUEUED;
+    __atomic_store_n(&q->count, q->count + 1, __ATOMIC_RELAXED);
+}
+
+static void q_remove(opq *q, mpd_invb *ib)
+{
+    if (ib->prev)
+        ib->prev->next = ib->next;
+    else
+        q->head = ib->next;
+    if (ib->next)
+        ib->next->prev = ib->prev;
+    else
+        q->tail = ib->prev;
+    ib->next = ib->prev = NULL;
+    ib->state = INV_TAKEN;
+    ib->flags &= ~MPD_INVF_SKIPPED;
+    __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
+}
+
+static void w_append(opcls *c, inwait *w)
+{
+    w->next = NULL;
+    w->prev = c->wlast;
+    if (c->wlast)
+        c->wlast->next = w;
+    else
+        c->wfirst = w;
+    c->wlast = w;
+    w->queued = 1;
+}
+
+static void w_unlink(opcls *c, inwait *w)
+{
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        c->wfirst = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    else
+        c->wlast = w->prev;
+    w->next = w->prev = NULL;
+    w->queued = 0;
+}
+
+/* Does waiter w have an arm on op, plain (want_plain) or with st/by? */
+static int w_covers(const inwait *w, const mpd_op *op, int want_plain, uint32_t *arm, uint32_t *k)
+{
+    const mpd_in *in = w->in;
+    for (uint32_t a = 0; a < in->narms; a++) {
+        const mpd_arm *ar = &in->arms[a];
+        int plain = !ar->has_st && !ar->has_by;
+        if (plain != want_plain)
+            continue;
+        for (uint32_t i = 0; i < ar->n; i++)
+            if (ar->ops[i] == op) {
+                *arm = a;
+                *k = i;
+                return 1;
+            }
+    }
+    return 0;
+}
+
+/* Waiters to wake once the class lock is released. */
+typedef struct wakelist { inwait *first; } wakelist;
+
+static void wake_add(wakelist *wl, inwait *w)
+{
+    w->next = wl->first;
+    wl->first = w;
+}
+
+static void wake_all(wakelist *wl)
+{
+    inwait *w = wl->first;
+    while (w) {
+        inwait *n = w->next;    /* read before posting: w dies after */
+        opk_event_post(&w->ev);
+        w = n;
+    }
+    wl->first = NULL;
+}
+
+/* ib is available at op (new, or just unpinned).  If a waiter with a plain
+ * arm on op exists, hand ib to it; else make sure it is queued and wake the
+ * st/by waiters on op. */
+static void dispatch(opcls *c, mpd_op *op, mpd_invb *ib, int queued, wakelist *wl)
+{
+    uint32_t arm, k;
+    for (inwait *w = c->wfirst; w; w = w->next)
+        if (w_covers(w, op, 1, &arm, &k)) {
+            if (queued)
+                q_remove(op_queue(op), ib);
+            ib->state = INV_TAKEN;
+            w_unlink(c, w);
+            w->got = ib;
+            w->arm = arm;
+            w->k = k;
+            wake_add(wl, w);
+            return;
+        }
+    if (!queued)
+        q_push(op_queue(op), ib);
+    c->gen++;
+    for (inwait *w = c->wfirst, *n; w; w = n) {
+        n = w->next;
+        if (w_covers(w, op, 0, &arm, &k)) {
+            w_unlink(c, w);
+            w->rescan = 1;
+            wake_add(wl, w);
+        }
+    }
+}
+
+void in_arrive(mpd_op *op, mpd_invb *ib)
+{
+    opcls *c = op_queue(op)->cls;
+    wakelist wl = { NULL };
+    ib->op = op;
+    ib->pins = 0;
+    opk_acquire(&c->lk);
+    ib->seq = ++c->seq;
+    dispatch(c, op, ib, 0, &wl);
+    opk_release(&c->lk);
+    wake_all(&wl);
+}
+
+/* Drop one pin; if someone skipped ib meanwhile, offer it again. */
+static void unpin(opcls *c, mpd_invb *ib, wakelist *wl)
+{
+    if (--ib->pins == 0 && (ib->flags & MPD_INVF_SKIPPED)) {
+        ib->flags &= ~MPD_INVF_SKIPPED;
+        dispatch(c, ib->op, ib, 1, wl);
+    }
+}
+
+/* First invocation of q not pinned by a scanner (marking skipped ones). */
+static mpd_invb *q_first_free(opq *q)
+{
+    for (mpd_invb *ib = q->head; ib; ib = ib->next) {
+        if (!ib->pins)
+            return ib;
+        ib->flags |= MPD_INVF_SKIPPED;
+    }
+    return NULL;
+}
+
+/* ---- the selection ------------------------------------------------------ */
+
+/* An arm's candidate.  `order` is the arrival number of the oldest
+ * acceptable invocation of its op: the oldest order wins among arms, and
+ * for an arm with `by` the chosen invocation is the one of that op with
+ * the least by value (MPD's rule: quantified arms take the op first). */
+typedef struct cand {
+    mpd_invb *ib;
+    uint64_t  order;
+    uint32_t  arm, k;
+    int       pinned;       /* we hold a pin on ib */
+} cand;
+
+static opcls *in_class(const char *F, int L, const mpd_in *in)
+{
+    opcls *c = NULL;
+    for (uint32_t a = 0; a < in->narms; a++)
+        for (uint32_t i = 0; i < in->arms[a].n; i++) {
+            mpd_op *op = in->arms[a].ops[i];
+            if (op->kind == MPD_OPK_NOOP)
+                continue;
+            if (op->kind == MPD_OPK_PROC)
+                mpd_rts_abort(F, L, "cannot input from a proc operation");
+            if (op->kind == MPD_OPK_DEAD)
+                mpd_rts_abort(F, L, "attempting to invoke operation that no longer exists");
+            if (op->kind != MPD_OPK_INPUT)
+                mpd_rts_abort(F, L, "input statement on a semaphore-optimized operation "
+                              "together with other arms (compiler error)");
+            opcls *oc = op_queue(op)->cls;
+            if (c && oc != c)
+                mpd_rts_abort(F, L, "input statement over operations of different "
+                              "resources is not supported yet");
+            c = oc;
+        }
+    return c;
+}
+
+/* Scan arm a (with st/by) of in, under lock c (released around callbacks).
+ * Updates *best (pinned).  seen: only invocations with seq > seen are
+ * examined (0 = all). */
+static void scan_arm(opcls *c, mpd_in *in, uint32_t a, uint64_t seen, cand *best, wakelist *wl)
+{
+    const mpd_arm *ar = &in->arms[a];
+    for (uint32_t k = 0; k < ar->n; k++) {
+        mpd_op *op = ar->ops[k];
+        if (op->kind != MPD_OPK_INPUT)
+            continue;
+        uint64_t first = 0;         /* oldest acceptable of this op */
+        mpd_invb *pick = NULL;      /* pinned */
+        double pickkey = 0;
+        mpd_invb *ib = op_queue(op)->head;
+        while (ib) {
+            if (!first && best->ib && best->order < ib->seq)
+                break;              /* this op cannot beat the candidate */
+            if (ib->seq <= seen) {
+                ib = ib->next;
+                continue;
+            }
+            ib->pins++;
+            opk_release(&c->lk);
+            int ok = ar->has_st ? in->st(in->env, a, k, ib) : 1;
+            double key = (ok && ar->has_by) ? in->by(in->env, a, k, ib) : 0;
+            opk_acquire(&c->lk);
+            int take = ok && (!pick || key < pickkey);
+            if (ok && !first)
+                first = ib->seq;
+            if (take) {
+                if (pick)
+                    unpin(c, pick, wl);
+                pick = ib;
+                pickkey = key;
+            }
+            mpd_invb *next = ib->next;      /* ib still queued: pinned */
+            if (!take)
+                unpin(c, ib, wl);
+            if (ok && !ar->has_by)
+                break;
+            ib = next;
+        }
+        if (!pick)
+            continue;
+        if (!best->ib || first < best->order) {
+            if (best->ib)
+                unpin(c, best->ib, wl);
+            best->ib = pick;
+            best->order = first;
+            best->arm = a;
+            best->k = k;
+            best->pinned = 1;
+        } else {
+            unpin(c, pick, wl);
+        }
+    }
+}
+
+mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
+{
+    /* receive/P on a semaphore op */
+    if (in->narms == 1 && in->arms[0].n == 1 && !in->arms[0].has_st && !in->arms[0].has_by) {
+        mpd_op *op = in->arms[0].ops[0];
+        if (op->kind == MPD_OPK_SEM) {
+            in->arm = in->k = 0;
+            if (in->has_else && !mpd_sem_tryP((mpd_sem *)op->q))
+                return NULL;
+            if (!in->has_else)
+                opk_sem_P((mpd_sem *)op->q, F, L);
+            static mpd_invb semblk = { sizeof(mpd_invb), MPD_INV_SEND, INV_TAKEN, 0,
+                                       MPD_INVF_ANSWERED, 0, 0, NULL, NULL, NULL, 0,
+                                       NULL, NULL, NULL, NULL, 0, 0 };
+            return &semblk;
+        }
+    }
+    opcls *c = in_class(F, L, in);
+    int any_cond = 0, all_pure = 1;
+    for (uint32_t a = 0; a < in->narms; a++)
+        if (in->arms[a].has_st || in->arms[a].has_by) {
+            any_cond = 1;
+            all_pure &= in->arms[a].st_pure;
+        }
+    if (!c) {               /* only noop arms */
+        if (in->has_else)
+            return NULL;
+        inwait w;
+        opk_event_init(&w.ev);
+        opk_event_wait(&w.ev, F, L);       /* forever */
+        return NULL;
+    }
+
+    inwait w;
+    memset(&w, 0, sizeof w);
+    opk_event_init(&w.ev);
+    w.in = in;
+    uint64_t seen = 0;
+    wakelist wl = { NULL };
+    cand cands[8], *cv = in->narms <= 8 ? cands : malloc(in->narms * sizeof *cv);
+    opk_acquire(&c->lk);
+    for (;;) {
+        uint64_t gen0 = c->gen, seq0 = c->seq;
+        memset(cv, 0, in->narms * sizeof *cv);
+        /* st/by arms first: they release the lock */
+        if (any_cond)
+            for (uint32_t a = 0; a < in->narms; a++)
+                if (in->arms[a].has_st || in->arms[a].has_by)
+                    scan_arm(c, in, a, all_pure ? seen : 0, &cv[a], &wl);
+        /* plain arms: queue heads */
+        for (uint32_t a = 0; a < in->narms; a++) {
+            const mpd_arm *ar = &in->arms[a];
+            if (ar->has_st || ar->has_by)
+                continue;
+            for (uint32_t k = 0; k < ar->n; k++) {
+                if (ar->ops[k]->kind != MPD_OPK_INPUT)
+                    continue;
+                mpd_invb *ib = q_first_free(op_queue(ar->ops[k]));
+                if (ib && (!cv[a].ib || ib->seq < cv[a].order)) {
+                    cv[a].ib = ib;
+                    cv[a].order = ib->seq;
+                    cv[a].arm = a;
+                    cv[a].k = k;
+                }
+            }
+        }
+        /* the oldest candidate wins */
+        cand *win = NULL;
+        for (uint32_t a = 0; a < in->narms; a++)
+            if (cv[a].ib && (!win || cv[a].order < win->order))
+                win = &cv[a];
+        int blocked_by_pin = win && win->ib->pins > (win->pinned ? 1 : 0);
+        for (uint32_t a = 0; a < in->narms; a++)
+            if (cv[a].pinned && (&cv[a] != win || blocked_by_pin))
+                unpin(c, cv[a].ib, &wl);
+        if (win && !blocked_by_pin) {
+            mpd_invb *ib = win->ib;
+            if (win->pinned)
+                ib->pins--;
+            q_remove(op_queue(ib->op), ib);
+            in->arm = win->arm;
+            in->k = win->k;
+            opk_release(&c->lk);
+            wake_all(&wl);
+            if (cv != cands)
+                free(cv);
+            return ib;
+        }
+        if (blocked_by_pin) {
+            win->ib->flags |= MPD_INVF_SKIPPED;
+            seen = 0;               /* look at it again when offered */
+        } else {
+            seen = seq0;
+        }
+        if (in->has_else && !blocked_by_pin) {
+            opk_release(&c->lk);
+            wake_all(&wl);
+            if (cv != cands)
+                free(cv);
+            return NULL;
+        }
+        if (c->gen != gen0)
+            continue;               /* something came while unlocked */
+        w.got = NULL;
+        w.rescan = 0;
+        w_append(c, &w);
+        opk_release(&c->lk);
+        wake_all(&wl);
+        opk_event_wait(&w.ev, F, L);
+        opk_acquire(&c->lk);
+        if (w.got) {
+            opk_release(&c->lk);
+            in->arm = w.arm;
+            in->k = w.k;
+            if (cv != cands)
+                free(cv);
+            return w.got;
+        }
+    }
+}
+
+mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
+{
+    mpd_op *ops[1] = { op };
+    mpd_arm arm = { ops, 1, 0, 0, 0, 0 };
+    mpd_in in = { &arm, 1, 0, NULL, NULL, NULL, 0, 0 };
+    return mpd_in_wait(F, L, &in);
+}
+
+mpd_op *mpd_in_cap(const char *F, int L, mpd_cap c)
+{
+    mpd_op *op = inv_resolve(F, L, c, 1);
+    if (op->kind == MPD_OPK_PROC)
+        mpd_rts_abort(F, L, "cannot input from a proc operation");
+    return op;
+}
+
+/* Destroying an op: answer every pending invocation (its invoker is
+ * released; a send is dropped). */
+void in_purge(mpd_op *op)
+{
+    opq *q = op_queue(op);
+    opcls *c = q->cls;
+    opk_acquire(&c->lk);
+    mpd_invb *list = q->head;
+    q->head = q->tail = NULL;
+    __atomic_store_n(&q->count, 0, __ATOMIC_RELAXED);
+    opk_release(&c->lk);
+    while (list) {
+        mpd_invb *n = list->next;
+        inv_complete(list);
+        list = n;
+    }
+}
+
+/* ---- semaphore-style P and V on any op ---------------------------------- */
+
+void mpd_op_P(const char *F, int L, mpd_op *op)
+{
+    if (op->kind == MPD_OPK_SEM) {
+        opk_sem_P((mpd_sem *)op->q, F, L);
+        return;
+    }
+    mpd_in_done(mpd_receive_op(F, L, op));
+}
+
+void mpd_op_V(const char *F, int L, mpd_op *op)
+{
+    if (op->kind == MPD_OPK_SEM) {
+        mpd_sem_V((mpd_sem *)op->q);
+        return;
+    }
+    mpd_invb ib;
+    memset(&ib, 0, sizeof ib);
+    ib.size = sizeof ib;
+    mpd_send_op(F, L, op, &ib);
+}

@@ -1,0 +1,338 @@
+/* inv.c: invocations -- call, send, reply, forward, and the routing of an invocation to its op. */
+#include <stdio.h>
+#include "opint.h"
+
+/* ---- invocation block memory: per-thread caches by 64-byte size class --- */
+
+#define NCLASS 4                    /* 64, 128, 192, 256 bytes */
+#define CACHE_MAX 64
+static _Thread_local mpd_invb *cache[NCLASS];
+static _Thread_local unsigned cachen[NCLASS];
+
+static unsigned size_class(uint32_t size) { return (size + 63) / 64 - 1; }
+
+mpd_invb *inv_alloc(uint32_t size)
+{
+    unsigned c = size_class(size);
+    mpd_invb *ib;
+    if (c < NCLASS && cache[c]) {
+        ib = cache[c];
+        cache[c] = ib->next;
+        cachen[c]--;
+    } else {
+        ib = malloc(c < NCLASS ? (c + 1) * 64 : size);
+        if (!ib)
+            mpd_rts_fatal("out of memory for invocation blocks");
+    }
+    return ib;
+}
+
+void inv_free(mpd_invb *ib)
+{
+    unsigned c = size_class(ib->size);
+    if (c < NCLASS && cachen[c] < CACHE_MAX) {
+        ib->next = cache[c];
+        cache[c] = ib;
+        cachen[c]++;
+    } else {
+        free(ib);
+    }
+}
+
+/* A runtime-owned copy of ib, with no ties to any invoker. */
+mpd_invb *inv_copy(const mpd_invb *ib)
+{
+    uint32_t size = ib->size < sizeof(mpd_invb) ? (uint32_t)sizeof(mpd_invb) : ib->size;
+    mpd_invb *c = inv_alloc(size);
+    memcpy(c, ib, size);
+    c->size = size;
+    c->flags = MPD_INVF_HEAP;
+    c->state = INV_NEW;
+    c->pins = 0;
+    c->done = NULL;
+    c->orig = NULL;
+    c->co = NULL;
+    c->next = c->prev = NULL;
+    return c;
+}
+
+/* ---- answering the invoker --------------------------------------------- */
+
+/* Tell the invoker that ib is answered: copy results to its block, wake it,
+ * or hand the block to its co statement.  Never touches an invoker's block
+ * after waking the invoker. */
+void inv_answer(mpd_invb *ib)
+{
+    if (ib->flags & MPD_INVF_ANSWERED)
+        return;
+    ib->flags |= MPD_INVF_ANSWERED;
+    if (ib->co) {
+        co_completed(ib);           /* the co statement owns it now */
+        return;
+    }
+    if (ib->orig) {
+        mpd_invb *o = ib->orig;
+        uint32_t n = ib->size < o->size ? ib->size : o->size;
+        if (n > sizeof(mpd_invb))
+            memcpy(o + 1, ib + 1, n - sizeof(mpd_invb));
+        ib->orig = NULL;
+    }
+    opk_event *ev = ib->done;
+    ib->done = NULL;
+    if (ev)
+        opk_event_post(ev);
+}
+
+/* The servicing code is finished with ib (end of proc or in arm). */
+void inv_complete(mpd_invb *ib)
+{
+    uint8_t f = ib->flags;
+    if (!(f & MPD_INVF_ANSWERED)) {
+        if (ib->co) {
+            inv_answer(ib);         /* ownership passes to the co */
+            return;
+        }
+        inv_answer(ib);             /* ib may be the invoker's: gone now */
+    }
+    if (f & MPD_INVF_HEAP)
+        inv_free(ib);
+}
+
+void mpd_in_done(mpd_invb *ib)
+{
+    if (ib)
+        inv_complete(ib);
+}
+
+/* ---- resolving capabilities ------------------------------------------- */
+
+static mpd_op noop_op = { MPD_OPK_NOOP, 0, 0, 0, NULL, "noop", NULL, NULL };
+
+mpd_op *inv_resolve(const char *F, int L, mpd_cap c, int for_input)
+{
+    if (c.vm == 0) {
+        if (c.obj == MPD_CAP_OBJ_NOOP)
+            return &noop_op;
+        if (c.obj == MPD_CAP_OBJ_NULL && for_input)
+            mpd_rts_abort(F, L, "null operation capability");
+        mpd_rts_abort(F, L, "invalid operation capability");
+    }
+    if (c.vm != 1 || c.idx == MPD_CAP_RES)
+        mpd_rts_abort(F, L, "invalid operation capability");
+    mpd_res *r = obj_lookup(c.obj);
+    if (!r || c.idx >= res_rt(r)->nops) {
+        if (!r)
+            mpd_rts_abort(F, L, "attempting to invoke operation that no longer exists");
+        mpd_rts_abort(F, L, "invalid operation capability");
+    }
+    mpd_op *op = &r->ops[c.idx];
+    if (op->kind == MPD_OPK_DEAD)
+        mpd_rts_abort(F, L, "attempting to invoke operation that no longer exists");
+    if (op->kind == MPD_OPK_NONE)
+        mpd_rts_abort(F, L, "invalid operation capability");
+    return op;
+}
+
+/* ---- procs run as processes -------------------------------------------- */
+
+static void proc_entry(void *arg)
+{
+    mpd_invb *ib = arg;
+    mpd_op *op = ib->op;
+    op->fn(op->owner, ib);
+    inv_complete(ib);
+}
+
+/* Start a process servicing heap block h (its invoker ties already set). */
+static void proc_spawn(mpd_op *op, mpd_invb *h)
+{
+    h->op = op;
+    opk_spawn(proc_entry, h, op->name, op->owner);
+}
+
+/* Route a runtime-owned block h whose answer goes to h->done/orig/co:
+ * used by send, forward and co.  Never blocks. */
+void inv_deliver(const char *F, int L, mpd_op *op, mpd_invb *h)
+{
+    switch (op->kind) {
+    case MPD_OPK_PROC:
+        proc_spawn(op, h);
+        return;
+    case MPD_OPK_INPUT:
+        in_arrive(op, h);
+        return;
+    case MPD_OPK_SEM:
+        mpd_sem_V((mpd_sem *)op->q);
+        inv_complete(h);
+        return;
+    case MPD_OPK_NOOP:
+        inv_complete(h);
+        return;
+    default:
+        mpd_rts_abort(F, L, "attempting to invoke operation that no longer exists");
+    }
+}
+
+static void check_restriction(const char *F, int L, mpd_op *op, int kind)
+{
+    if (kind == MPD_INV_CALL && (op->flags & MPD_OP_SENDONLY))
+        mpd_rts_abort(F, L, "cannot call a send-only operation");
+    if (kind == MPD_INV_SEND && (op->flags & MPD_OP_CALLONLY))
+        mpd_rts_abort(F, L, "cannot send to a call-only operation");
+}
+
+/* ---- call and send ------------------------------------------------------ */
+
+void mpd_call_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
+{
+    ib->kind = MPD_INV_CALL;
+    switch (op->kind) {
+    case MPD_OPK_PROC:
+        if (op->flags & MPD_OP_DIRECT) {        /* the fast path */
+            op->fn(op->owner, ib);
+            return;
+        } else {
+            opk_event ev;
+            opk_event_init(&ev);
+            mpd_invb *h = inv_copy(ib);
+            h->orig = ib;
+            h->done = &ev;
+            proc_spawn(op, h);
+            opk_event_wait(&ev, F, L);
+            return;
+        }
+    case MPD_OPK_INPUT: {                       /* rendezvous: no copy */
+        opk_event ev;
+        opk_event_init(&ev);
+        ib->flags = 0;
+        ib->pins = 0;
+        ib->done = &ev;
+        ib->orig = NULL;
+        ib->co = NULL;
+        in_arrive(op, ib);
+        opk_event_wait(&ev, F, L);
+        return;
+    }
+    case MPD_OPK_SEM:
+        mpd_sem_V((mpd_sem *)op->q);
+        return;
+    case MPD_OPK_NOOP:
+        return;
+    default:
+        mpd_rts_abort(F, L, "attempting to invoke operation that no longer exists");
+    }
+}
+
+void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
+{
+    ib->kind = MPD_INV_SEND;
+    switch (op->kind) {
+    case MPD_OPK_SEM:
+        mpd_sem_V((mpd_sem *)op->q);
+        return;
+    case MPD_OPK_NOOP:
+        return;
+    case MPD_OPK_PROC:
+    case MPD_OPK_INPUT:
+        inv_deliver(F, L, op, inv_copy(ib));
+        return;
+    default:
+        mpd_rts_abort(F, L, "attempting to invoke operation that no longer exists");
+    }
+}
+
+void mpd_invoke(const char *F, int L, mpd_cap c, mpd_invb *ib, int kind)
+{
+    mpd_op *op = inv_resolve(F, L, c, 0);
+    check_restriction(F, L, op, kind);
+    ib->file = F;
+    ib->line = L;
+    if (kind == MPD_INV_CALL)
+        mpd_call_op(F, L, op, ib);
+    else
+        mpd_send_op(F, L, op, ib);
+}
+
+void mpd_call(const char *F, int L, mpd_cap c, mpd_invb *ib)
+{
+    mpd_invoke(F, L, c, ib, MPD_INV_CALL);
+}
+
+void mpd_send(const char *F, int L, mpd_cap c, mpd_invb *ib)
+{
+    mpd_invoke(F, L, c, ib, MPD_INV_SEND);
+}
+
+/* ---- reply and forward -------------------------------------------------- */
+
+/* Does the servicing code own ib (a runtime block not held by a co)? */
+static int owned(const mpd_invb *ib)
+{
+    return (ib->flags & MPD_INVF_HEAP) && !ib->co;
+}
+
+mpd_invb *mpd_reply(const char *F, int L, mpd_invb *ib)
+{
+    (void)F; (void)L;
+    if (!ib || (ib->flags & MPD_INVF_ANSWERED))
+        return ib;
+    if (owned(ib)) {                /* results go to ib->orig; keep ib */
+        inv_answer(ib);
+        return ib;
+    }
+    mpd_invb *mine = inv_copy(ib);  /* ib goes back to its invoker/co */
+    mine->flags |= MPD_INVF_ANSWERED;
+    inv_answer(ib);
+    return mine;
+}
+
+mpd_invb *mpd_forward(const char *F, int L, mpd_invb *cur, mpd_cap c, mpd_invb *nib)
+{
+    mpd_op *op = inv_resolve(F, L, c, 0);
+    nib->file = F;
+    nib->line = L;
+    if (cur->flags & MPD_INVF_ANSWERED) {   /* nobody waits: a plain send */
+        mpd_send_op(F, L, op, nib);
+        return cur;
+    }
+    mpd_invb *h = inv_copy(nib);
+    h->kind = cur->kind;
+    mpd_invb *keep = cur;
+    if (cur->co) {                          /* the co waits for h instead */
+        h->co = cur->co;
+        cur->co = NULL;
+        cur->flags |= MPD_INVF_ANSWERED;
+    } else if (owned(cur)) {                /* proc copy or queued block */
+        h->orig = cur->orig;
+        h->done = cur->done;
+        cur->orig = NULL;
+        cur->done = NULL;
+        cur->flags |= MPD_INVF_ANSWERED;
+    } else {                                /* cur is the invoker's block */
+        keep = inv_copy(cur);
+        keep->flags |= MPD_INVF_ANSWERED;
+        h->orig = cur;
+        h->done = cur->done;
+    }
+    inv_deliver(F, L, op, h);
+    return keep;
+}
+
+/* ---- ?op ---------------------------------------------------------------- */
+
+int mpd_pending_op(mpd_op *op)
+{
+    switch (op->kind) {
+    case MPD_OPK_INPUT:
+        return (int)__atomic_load_n(&op_queue(op)->count, __ATOMIC_RELAXED);
+    case MPD_OPK_SEM:
+        { long v = mpd_sem_value((mpd_sem *)op->q); return v > 0 ? (int)v : 0; }
+    default:
+        return 0;
+    }
+}
+
+int mpd_pending(const char *F, int L, mpd_cap c)
+{
+    return mpd_pending_op(inv_resolve(F, L, c, 1));
+}

@@ -1,0 +1,123 @@
+/* op.c: declaring operations -- procs, input ops, semaphore ops, local and dynamic ops. */
+#include "opint.h"
+
+static opcls *cls_of(mpd_res *self)
+{
+    resrt *rt = res_rt(self);
+    while (rt->parent)
+        rt = rt->parent;        /* local ops share their resource's class */
+    return &rt->cls;
+}
+
+static void check_range(mpd_res *self, uint32_t i, uint32_t n)
+{
+    if ((uint64_t)i + n > res_rt(self)->nops)
+        mpd_rts_fatal("op index %u..%u outside the op table of %s (compiler error)",
+                      i, i + n, self->pat->name);
+}
+
+void mpd_op_proc(mpd_res *self, uint32_t i, uint32_t n, mpd_procfn fn,
+                 const char *name, unsigned flags)
+{
+    check_range(self, i, n);
+    for (uint32_t j = i; j < i + n; j++) {
+        mpd_op *op = &self->ops[j];
+        op->fn = fn;
+        op->name = name;
+        op->flags = (uint8_t)flags;
+        __atomic_store_n(&op->kind, MPD_OPK_PROC, __ATOMIC_RELEASE);
+    }
+}
+
+void mpd_op_input(mpd_res *self, uint32_t i, uint32_t n, unsigned flags)
+{
+    check_range(self, i, n);
+    opcls *c = cls_of(self);
+    opq *qs = calloc(n ? n : 1, sizeof *qs);
+    if (!qs)
+        mpd_rts_fatal("out of memory");
+    for (uint32_t j = 0; j < n; j++) {
+        mpd_op *op = &self->ops[i + j];
+        qs[j].cls = c;
+        op->q = &qs[j];
+        op->flags = (uint8_t)flags;
+        op->name = self->pat->name;
+        __atomic_store_n(&op->kind, MPD_OPK_INPUT, __ATOMIC_RELEASE);
+    }
+}
+
+void mpd_op_sem(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, long init)
+{
+    check_range(self, i, n);
+    if (init < 0)
+        mpd_rts_abort(F, L, "illegal semaphore initializer value: %ld", init);
+    mpd_sem *s = calloc(n ? n : 1, sizeof *s);
+    if (!s)
+        mpd_rts_fatal("out of memory");
+    for (uint32_t j = 0; j < n; j++) {
+        mpd_op *op = &self->ops[i + j];
+        mpd_sem_init(&s[j], init);
+        op->q = &s[j];
+        op->name = self->pat->name;
+        __atomic_store_n(&op->kind, MPD_OPK_SEM, __ATOMIC_RELEASE);
+    }
+}
+
+/* ---- local op blocks ---------------------------------------------------- */
+
+mpd_res *mpd_ops_local(mpd_res *self, uint32_t nops)
+{
+    return obj_new(sizeof(mpd_res), nops, &obj_localpat, self ? res_rt(self) : NULL);
+}
+
+static void op_kill(mpd_op *op)
+{
+    uint8_t k = op->kind;
+    __atomic_store_n(&op->kind, MPD_OPK_DEAD, __ATOMIC_RELEASE);
+    if (k == MPD_OPK_INPUT)
+        in_purge(op);
+}
+
+void mpd_ops_local_end(mpd_res *local)
+{
+    obj_kill(local);
+    for (uint32_t i = 0; i < res_rt(local)->nops; i++)
+        op_kill(&local->ops[i]);
+}
+
+void res_kill_ops(mpd_res *r)
+{
+    for (uint32_t i = 0; i < res_rt(r)->nops; i++)
+        op_kill(&r->ops[i]);
+}
+
+/* ---- dynamic ops: new(op ...) ------------------------------------------- */
+
+mpd_cap mpd_op_new(const char *F, int L, unsigned flags)
+{
+    (void)F; (void)L;
+    mpd_res *self = opk_cur_res();
+    mpd_res *blk = obj_new(sizeof(mpd_res), 1, &obj_localpat, self ? res_rt(self) : NULL);
+    res_rt(blk)->state = RES_ALIVE;
+    mpd_op_input(blk, 0, 1, flags);
+    blk->ops[0].flags |= MPD_OPF_DYNAMIC;          /* dynamic: may be destroyed */
+    return mpd_cap_of(blk, 0);
+}
+
+void mpd_op_destroy(const char *F, int L, mpd_cap c)
+{
+    if (c.vm == 0 && c.obj == MPD_CAP_OBJ_NULL)
+        return;
+    if (c.vm == 0 && c.obj == MPD_CAP_OBJ_NOOP)
+        return;
+    if (c.vm == 0 || c.vm != 1 || c.idx == MPD_CAP_RES)
+        mpd_rts_abort(F, L, "invalid operation capability");
+    mpd_res *r = obj_lookup(c.obj);
+    if (!r)
+        mpd_rts_abort(F, L, "op no longer exists");
+    mpd_op *op = &r->ops[c.idx];
+    if (!(op->flags & MPD_OPF_DYNAMIC))
+        mpd_rts_abort(F, L, "not a dynamic op");
+    obj_kill(r);
+    op_kill(op);
+}

@@ -1,0 +1,53 @@
+/* opcore.h: the few runtime-core services the operations layer uses.
+ *
+ * Everything in lang/op*.c, inv*.c, in*.c, co*.c and res*.c reaches the
+ * process core only through these, so that the language layer does not
+ * depend on the core's internals (opcore.c maps them onto mpd/rt.h).
+ *
+ *   opk_lock     a short spin lock (never held across a block)
+ *   opk_event    a counting wakeup signal owned by one waiting process:
+ *                post() may come before or after wait(); each wait()
+ *                consumes one post.
+ *   processes    spawn a process running fn(arg), with a name for the
+ *                blocked-process report and the resource it belongs to;
+ *                record where the running process is about to block.
+ */
+#ifndef MPD_OPCORE_H
+#define MPD_OPCORE_H
+
+#include <stdint.h>
+#include "mpd/ops.h"
+#include "mpd/rt.h"
+
+typedef mpd_spinlock opk_lock;
+#define OPK_LOCK_INIT MPD_SPINLOCK_INIT
+static inline void opk_lock_init(opk_lock *l) { mpd_spin_init(l); }
+static inline void opk_acquire(opk_lock *l) { mpd_spin_lock(l); }
+static inline void opk_release(opk_lock *l) { mpd_spin_unlock(l); }
+
+typedef mpd_sem opk_event;
+static inline void opk_event_init(opk_event *e) { mpd_sem_init(e, 0); }
+/* Block until posted.  F/L: where the MPD program is blocked. */
+void opk_event_wait(opk_event *e, const char *F, int L);
+static inline void opk_event_post(opk_event *e) { mpd_sem_V(e); }
+
+/* P on a semaphore op, recording where the process blocks. */
+void opk_sem_P(mpd_sem *s, const char *F, int L);
+
+/* Start a process running fn(arg).  name: "res.proc" (copied); res: the
+ * instance it belongs to (its processes die with it), or NULL. */
+void opk_spawn(void (*fn)(void *), void *arg, const char *name, mpd_res *res);
+
+/* The resource instance of the running process (set at spawn). */
+mpd_res *opk_cur_res(void);
+
+/* End the calling process. */
+_Noreturn void opk_exit(void);
+
+/* Retire the processes of destroyed instance r (other than the caller):
+ * they end the next time they would block or wake in this layer, and the
+ * blocked-process report leaves them out.  Returns 1 if r's body process
+ * was among them. */
+int opk_kill_procs(mpd_res *r);
+
+#endif

@@ -1,0 +1,120 @@
+/* opint.h: internal structures shared by the operations layer (op*.c,
+ * inv.c, in.c, co.c, res*.c).  Not part of the ABI.
+ *
+ * Invariants
+ *  - Every object (resource instance, global, local-op block, dynamic op)
+ *    has a class: one spin lock protecting the queues of all its input
+ *    ops, the arrival counter and the list of processes blocked in input
+ *    statements on them.  Local and dynamic ops share the class of the
+ *    resource that declares them, so one input statement normally locks
+ *    one class.
+ *  - An invocation is in at most one op queue; `pins` counts in-statement
+ *    scanners that hold a pointer to it with the class lock released (while
+ *    they run st/by callbacks).  Nobody else removes a pinned invocation; it
+ *    is marked MPD_INVF_SKIPPED instead, and the last unpin re-dispatches it.
+ *  - cls->gen changes whenever an invocation becomes available (arrival,
+ *    re-dispatch): a scanner about to block rechecks it under the lock, so
+ *    no arrival is lost between its scan and its sleep.
+ */
+#ifndef MPD_OPINT_H
+#define MPD_OPINT_H
+
+#include <stdlib.h>
+#include <string.h>
+#include "mpd/ops.h"
+#include "mpd/err.h"
+#include "opcore.h"
+
+/* invb flags */
+enum {
+    MPD_INVF_HEAP    = 1,   /* runtime-allocated: free on completion      */
+    MPD_INVF_SKIPPED = 2,   /* someone wanted it while it was pinned       */
+    MPD_INVF_ANSWERED= 4,   /* replied/forwarded: completion tells nobody  */
+};
+/* internal op flag */
+enum { MPD_OPF_DYNAMIC = 0x80 };
+
+/* invb state */
+enum { INV_NEW = 0, INV_QUEUED, INV_TAKEN, INV_DONE };
+
+typedef struct opcls  opcls;
+typedef struct inwait inwait;
+struct oproc;
+
+/* The queue of an input op. */
+typedef struct opq {
+    mpd_invb *head, *tail;
+    uint32_t  count;        /* ?op */
+    opcls    *cls;
+} opq;
+
+struct opcls {
+    opk_lock  lk;
+    uint64_t  seq;          /* arrival counter */
+    uint64_t  gen;          /* availability changes (see top) */
+    inwait   *wfirst, *wlast;   /* blocked input statements, FIFO */
+};
+
+/* A process blocked in an input statement. */
+struct inwait {
+    inwait   *next, *prev;
+    mpd_in   *in;
+    opk_event ev;
+    mpd_invb *got;          /* handed over directly by an arrival */
+    uint32_t  arm, k;
+    int       rescan;       /* woken to re-examine (st/by arms)   */
+    int       queued;
+};
+
+/* Runtime state of an object (res->rt). */
+typedef struct resrt {
+    uint32_t  slot, gen;
+    uint32_t  nops;
+    int       state;        /* RES_* */
+    opcls     cls;
+    mpd_res  *res;
+    struct resrt *parent;   /* local/dynamic op blocks: their resource */
+    opk_event initdone;     /* creator waits here */
+    int       init_answered;
+    int       is_global;
+    int       is_local;
+    mpd_invb *createblk;
+    struct resrt *gnext;    /* globals, newest first */
+    struct oproc *procs;    /* its processes (opcore.c) */
+} resrt;
+
+enum { RES_INIT = 1, RES_ALIVE, RES_FINAL, RES_DEAD };
+
+static inline resrt *res_rt(mpd_res *r) { return (resrt *)r->rt; }
+static inline opq *op_queue(mpd_op *op) { return (opq *)op->q; }
+
+/* opobj.c: object table */
+mpd_res  *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *parent);
+mpd_res  *obj_lookup(uint64_t id);          /* NULL if gone */
+void      obj_kill(mpd_res *r);             /* invalidate its id */
+const char *obj_lastname(uint64_t id);     /* pattern name of a slot */
+extern const mpd_respat obj_localpat;
+
+/* inv.c */
+mpd_invb *inv_alloc(uint32_t size);
+void      inv_free(mpd_invb *ib);
+mpd_invb *inv_copy(const mpd_invb *ib);
+void      inv_complete(mpd_invb *ib);       /* answer the invoker, free */
+void      inv_answer(mpd_invb *ib);         /* answer the invoker only  */
+mpd_op   *inv_resolve(const char *F, int L, mpd_cap c, int for_input);
+void      inv_deliver(const char *F, int L, mpd_op *op, mpd_invb *ib);
+
+void      res_kill_ops(mpd_res *r);
+
+/* in.c */
+void      in_arrive(mpd_op *op, mpd_invb *ib);  /* ib: stable memory */
+void      in_purge(mpd_op *op);
+
+/* res.c / opcore.c */
+void      res_program_end(void);
+void      opk_install_end(void);
+
+/* co.c */
+void      co_completed(mpd_invb *ib);
+
+#endif

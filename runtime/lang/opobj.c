@@ -1,0 +1,148 @@
+/* opobj.c: the object table -- capabilities name objects by (slot, generation), never by pointer. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include "opint.h"
+
+/* Two-level table so that lookups never race with growth: a fixed top
+ * array of chunk pointers, chunks allocated once and never moved. */
+#define CHUNK_BITS 10
+#define CHUNK      (1u << CHUNK_BITS)
+#define TOP        4096u
+
+typedef struct slotent {
+    _Atomic uint32_t gen;           /* odd while live: id generation */
+    _Atomic(mpd_res *) res;
+    const mpd_respat *lastpat;      /* for "destroy ... no longer exists" */
+    uint32_t nextfree;
+} slotent;
+
+static _Atomic(slotent *) top[TOP];
+static opk_lock tablk = OPK_LOCK_INIT;
+static uint32_t nslots = 1;         /* slot 0 unused */
+static uint32_t freelist;           /* 0 = empty */
+static unsigned live_res;           /* live resource/global instances */
+unsigned mpd_max_resources;
+
+const mpd_cap mpd_cap_null = MPD_CAP_NULL_INIT;
+const mpd_cap mpd_cap_noop = MPD_CAP_NOOP_INIT;
+
+const mpd_respat obj_localpat = { "local ops", sizeof(mpd_res), 0, 0, 0, 0, 0 };
+
+static slotent *slot_ent(uint32_t slot)
+{
+    slotent *c = atomic_load_explicit(&top[slot >> CHUNK_BITS], memory_order_acquire);
+    return c ? &c[slot & (CHUNK - 1)] : NULL;
+}
+
+static uint32_t slot_take(void)
+{
+    uint32_t s;
+    if (freelist) {
+        s = freelist;
+        freelist = slot_ent(s)->nextfree;
+        return s;
+    }
+    if (nslots >= TOP * CHUNK)
+        mpd_rts_fatal("too many objects (resources and local op blocks)");
+    s = nslots++;
+    if (!atomic_load_explicit(&top[s >> CHUNK_BITS], memory_order_relaxed)) {
+        slotent *c = calloc(CHUNK, sizeof *c);
+        if (!c)
+            mpd_rts_fatal("out of memory");
+        atomic_store_explicit(&top[s >> CHUNK_BITS], c, memory_order_release);
+    }
+    return s;
+}
+
+mpd_res *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *parent)
+{
+    if (size < sizeof(mpd_res))
+        size = sizeof(mpd_res);
+    mpd_res *r = calloc(1, size);
+    resrt *rt = calloc(1, sizeof *rt);
+    mpd_op *ops = calloc(nops + 1, sizeof *ops);    /* + a NONE sentinel */
+    if (!r || !rt || !ops)
+        mpd_rts_fatal("out of memory");
+    r->pat = pat;
+    r->ops = ops;
+    r->rt = rt;
+    rt->res = r;
+    rt->nops = nops;
+    rt->parent = parent;
+    rt->is_local = parent != NULL;
+    opk_lock_init(&rt->cls.lk);
+    opk_event_init(&rt->initdone);
+    for (uint32_t i = 0; i < nops; i++) {
+        ops[i].idx = i;
+        ops[i].owner = r;
+    }
+    opk_acquire(&tablk);
+    if (!parent) {
+        if (mpd_max_resources && live_res >= mpd_max_resources) {
+            opk_release(&tablk);
+            mpd_rts_fatal("too many active resources");
+        }
+        live_res++;
+    }
+    uint32_t s = slot_take();
+    slotent *e = slot_ent(s);
+    uint32_t g = atomic_load_explicit(&e->gen, memory_order_relaxed) + 1;
+    if (g == 0)
+        g = 1;
+    atomic_store_explicit(&e->res, r, memory_order_relaxed);
+    e->lastpat = pat;
+    atomic_store_explicit(&e->gen, g, memory_order_release);
+    opk_release(&tablk);
+    rt->slot = s;
+    rt->gen = g;
+    r->id = ((uint64_t)g << 32) | s;
+    return r;
+}
+
+mpd_res *obj_lookup(uint64_t id)
+{
+    uint32_t s = (uint32_t)id, g = (uint32_t)(id >> 32);
+    if (s == 0 || s >= TOP * CHUNK)
+        return NULL;
+    slotent *e = slot_ent(s);
+    if (!e || atomic_load_explicit(&e->gen, memory_order_acquire) != g)
+        return NULL;
+    return atomic_load_explicit(&e->res, memory_order_relaxed);
+}
+
+const char *obj_lastname(uint64_t id)
+{
+    uint32_t s = (uint32_t)id;
+    slotent *e = (s && s < TOP * CHUNK) ? slot_ent(s) : NULL;
+    return e && e->lastpat ? e->lastpat->name : "?";
+}
+
+/* The instance's memory is not freed: a process on another virtual
+ * processor may still hold a pointer it looked up just before.  The slot
+ * is reused under a new generation, so stale capabilities fail. */
+void obj_kill(mpd_res *r)
+{
+    resrt *rt = res_rt(r);
+    opk_acquire(&tablk);
+    slotent *e = slot_ent(rt->slot);
+    if (atomic_load_explicit(&e->gen, memory_order_relaxed) == rt->gen) {
+        atomic_store_explicit(&e->gen, rt->gen + 1, memory_order_release);
+        e->nextfree = freelist;
+        freelist = rt->slot;
+        if (!rt->is_local)
+            live_res--;
+    }
+    opk_release(&tablk);
+}
+
+mpd_cap mpd_cap_of(mpd_res *self, uint32_t i)
+{
+    mpd_cap c = { 1, i, self->id };
+    return c;
+}
+
+mpd_cap mpd_rescap_of(mpd_res *self)
+{
+    mpd_cap c = { 1, MPD_CAP_RES, self->id };
+    return c;
+}
