@@ -280,6 +280,14 @@ mpd_invb *mpd_reply(const char *F, int L, mpd_invb *ib)
         inv_answer(ib);
         return ib;
     }
+    if (ib->flags & MPD_INVF_HEAP) {    /* a co's block: the co gets a copy */
+        mpd_invb *c = inv_copy(ib);
+        c->co = ib->co;
+        ib->co = NULL;
+        ib->flags |= MPD_INVF_ANSWERED;
+        inv_answer(c);
+        return ib;
+    }
     mpd_invb *mine = inv_copy(ib);  /* ib goes back to its invoker/co */
     mine->flags |= MPD_INVF_ANSWERED;
     inv_answer(ib);

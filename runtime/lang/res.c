@@ -72,7 +72,8 @@ void mpd_main_resource(const mpd_respat *pat, mpd_invb *args)
     main_res = r;
     opk_release(&reslk);
     opk_install_end();
-    start_body(r, pat->file, 0);
+    res_rt(r)->createblk->done = NULL;      /* nobody waits for it */
+    opk_spawn(body_entry, r, proc_name(pat, "body"), r);
 }
 
 /* ---- globals ------------------------------------------------------------ */

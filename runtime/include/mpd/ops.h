@@ -184,7 +184,8 @@ mpd_cap  mpd_myresource(void);
 mpd_res *mpd_self_res(void);
 
 /* The program's start: creates the main resource from inside the first MPD
- * process and returns when its initial code ends.  At program end (every
+ * process (mpd_rt_main's main function) and returns at once; the main
+ * function should then return.  At program end (every
  * process finished or blocked) the runtime runs the main resource's final
  * code, then the globals' final code, then reports blocked processes. */
 void     mpd_main_resource(const mpd_respat *pat, mpd_invb *args);

@@ -129,7 +129,7 @@ static void scenario(void *arg)
         CHECK_EQ(seen[3], 2);
         CHECK_EQ(got, 22);
         mpd_nap(10);                    /* let the sent procs finish */
-        CHECK_EQ(t_nlog, 11);
+        CHECK_EQ(log_count(), 11);
         CHECK_EQ(log_sum(), 8 * 100 + 28 + 3 * 200 + 3);
     }
 
@@ -188,7 +188,7 @@ static void scenario(void *arg)
         mpd_co_invoke_op(F, 17, co, &self->ops[REPLIER], &b.h, MPD_INV_CALL);
         mpd_invb *d = mpd_co_wait(F, 18, co);
         CHECK_EQ(((struct inv_int *)d)->a, 77);
-        CHECK_EQ(t_nlog, 0);            /* the replier is still napping */
+        CHECK_EQ(log_count(), 0);            /* the replier is still napping */
         mpd_co_release(d);
         CHECK(mpd_co_wait(F, 19, co) == NULL);
         mpd_co_end(co);

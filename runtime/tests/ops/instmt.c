@@ -219,7 +219,7 @@ static void scenario(void *arg)
             mpd_send_op(F, 8, &self->ops[SENDER], &s.h);
         }
         mpd_op_P(F, 9, &self->ops[DONE]);
-        CHECK_EQ(t_nlog, 20);
+        CHECK_EQ(log_count(), 20);
         for (int r = 0; r < 5; r++) {
             CHECK_EQ(t_log[4 * r], 4);          /* the largest delta first */
             long s = 0;

@@ -123,7 +123,7 @@ static void scenario(void *arg)
     /* P(done) via receive on the sem op's capability */
     mpd_op *done = mpd_in_cap(F, 63, mpd_cap_op_of(rc, DONE));
     mpd_in_done(mpd_receive_op(F, 63, done));
-    CHECK(t_nlog == 1 && t_log[0] == 105);
+    CHECK(log_count() == 1 && t_log[0] == 105);
 
     /* sends to an input op queue up in order; ?op counts them */
     for (int i = 1; i <= 3; i++) {

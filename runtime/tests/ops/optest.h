@@ -26,10 +26,12 @@ static inline void logv(long v)
         t_log[t_nlog++] = v;
     mpd_spin_unlock(&t_loglk);
 }
-static inline void log_reset(void) { t_nlog = 0; }
+static inline void log_reset(void) { mpd_spin_lock(&t_loglk); t_nlog = 0; mpd_spin_unlock(&t_loglk); }
+static inline int log_count(void) { mpd_spin_lock(&t_loglk); int n = t_nlog; mpd_spin_unlock(&t_loglk); return n; }
 /* The log equals the n values given. */
 static inline int log_is(const long *want, int n)
 {
+    mpd_spin_lock(&t_loglk);
     int ok = t_nlog == n;
     for (int i = 0; ok && i < n; i++)
         ok = t_log[i] == want[i];
@@ -42,11 +44,20 @@ static inline int log_is(const long *want, int n)
             fprintf(stderr, " %ld", want[i]);
         fprintf(stderr, "\n");
     }
+    mpd_spin_unlock(&t_loglk);
     return ok;
 }
 #define LOG_IS(...) do { long _w[] = { __VA_ARGS__ }; CHECK(log_is(_w, (int)(sizeof _w / sizeof _w[0]))); } while (0)
 /* Sum / count of the log. */
-static inline long log_sum(void) { long s = 0; for (int i = 0; i < t_nlog; i++) s += t_log[i]; return s; }
+static inline long log_sum(void)
+{
+    mpd_spin_lock(&t_loglk);
+    long s = 0;
+    for (int i = 0; i < t_nlog; i++)
+        s += t_log[i];
+    mpd_spin_unlock(&t_loglk);
+    return s;
+}
 
 /* Runs scenario(NULL) as the first process of a fresh runtime with nvp
  * virtual processors, in a child process; returns its exit status. */
