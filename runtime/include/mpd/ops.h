@@ -252,10 +252,12 @@ void mpd_call_op(const char *F, int L, mpd_op *op, mpd_invb *ib);
 void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib);
 
 /* reply: completes the invocation `ib` being serviced (proc or in arm); the
- * invoker resumes with the results now in the block.  Returns the block the
- * servicing code must use from now on (a private copy when the invoker's
- * block was handed back): generated code writes  p = mpd_reply(F, L, p);
- * A second reply, or a reply to a send, does nothing. */
+ * invoker resumes with the results now in its block.  Returns the block the
+ * servicing code must use from now on: in a proc, `ib` itself; in an in arm
+ * serving a call, a private copy (the invoker's own block goes back to it).
+ * Generated code always writes  p = mpd_reply(F, L, p);  A second reply, or
+ * a reply to a send, does nothing.  In initial code, `reply` is
+ * mpd_reply(F, L, args): the creator resumes. */
 mpd_invb *mpd_reply(const char *F, int L, mpd_invb *ib);
 
 /* forward c(args): the invocation `cur` being serviced is passed on: `nib`
