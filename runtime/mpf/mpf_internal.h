@@ -21,12 +21,12 @@
  * consumes in order, counts reach zero in FIFO order, so freeing is "pop from
  * `front` while the count is zero" -- O(1) per message.
  *
- * Concurrency.  Each LNVC has one mutex; every change to an LNVC's queue, heads,
+ * Concurrency.  Each LNVC has one lock; every change to an LNVC's queue, heads,
  * counts or connections happens under it (payloads longer than the inline area
  * are copied into private blocks before taking it).  The name table has its own
- * mutex, always taken before an LNVC mutex.  Message headers and data blocks come
- * from two lock-free stacks with ABA tags.  Both mutexes are robust: the code
- * that takes one and learns its owner died rebuilds the derived state (tail,
+ * lock, always taken before an LNVC lock.  Message headers and data blocks come
+ * from two lock-free stacks with ABA tags.  Locks record their owner's pid: the
+ * code that takes one over from a dead owner rebuilds the derived state (tail,
  * counts, reference counts) from the parts that are always consistent, and marks
  * the segment for reaping of dead participants.  Blocked receivers sleep on a
  * per-LNVC 32-bit futex word that every send and close increments. */
@@ -44,7 +44,8 @@
 #define MPF_MAGIC 0x3146504d2d44504dULL /* "MPD-MPF1" */
 #define MPF_VERSION 1u
 #define MPF_MSG_NODE 256u                 /* bytes per message header */
-#define MPF_INLINE (MPF_MSG_NODE - 32u)   /* payload bytes stored in the header itself */
+#define MPF_INLINE (MPF_MSG_NODE - 20u)   /* payload bytes stored in the header itself */
+#define MPF_PENDING 0xffffffffu           /* refs of a message sent while nobody received */
 #define MPF_BLK_HDR 8u                    /* link word at the start of a data block */
 #define MPF_CACHE 64
 
@@ -54,13 +55,11 @@ enum { CONN_NONE = 0 };
 /* A queued message (or the sentinel / a free header). */
 typedef struct mpf_msg {
     _Atomic uint32_t next; /* next in the LNVC queue, or in the free stack */
-    uint32_t refs;         /* readers still due to read it (under the LNVC lock) */
-    uint64_t seq;          /* position in the LNVC's send order */
+    uint32_t refs;         /* readers still due to read it (under the LNVC lock), or MPF_PENDING */
+    uint32_t seq;          /* position in the LNVC's send order (modulo 2^32) */
     uint32_t len;          /* payload length */
     uint32_t data;         /* first data block when len > MPF_INLINE */
-    uint32_t pending;      /* sent while nobody was receiving: kept for the first receiver */
-    uint32_t pad;
-    unsigned char inl[MPF_INLINE];
+    unsigned char inl[MPF_INLINE]; /* short payloads: the first 44 bytes share the header's cache line */
 } mpf_msg;
 
 typedef struct mpf_blk {
@@ -81,15 +80,20 @@ typedef struct mpf_conn {
     uint32_t head; /* BROADCAST receiver: next message to read */
 } mpf_conn;
 
+typedef _Atomic uint32_t mpf_lock_t; /* 0, or owner's OS pid | waiters bit (mpf_lock.c) */
+
+/* The first cache line holds everything a send or receive touches; the futex
+ * word that spinning receivers poll has a line of its own. */
 typedef struct mpf_lnvc {
-    pthread_mutex_t lock;
+    mpf_lock_t lock;
     uint32_t state, gen;        /* LNVC_*; gen changes at every creation (stale ids) */
     uint32_t front, tail, fcfs_head;
     uint32_t n_send, n_fcfs, n_bcast;
     uint32_t queued;            /* messages between front and tail */
-    _Atomic uint32_t word;      /* futex word: bumped by every send and close */
+    uint32_t spare;             /* one freed header kept for the next send: no trip to the shared stack */
     _Atomic uint32_t sleepers;  /* receivers asleep (or about to be) on word */
     void *lwp_waiters;          /* in-process MPF_WAIT_LWP only: parked processes */
+    _Alignas(MPF_CACHE) _Atomic uint32_t word; /* futex word: bumped by every send and close */
     char name[MPF_NAME_MAX + 1];
 } __attribute__((aligned(MPF_CACHE))) mpf_lnvc;
 
@@ -102,7 +106,7 @@ typedef struct mpf_region {
     uint32_t off_procs, off_lnvcs, off_conns, off_msgs, off_blocks;
     _Atomic uint32_t reap_pending;
     _Atomic uint64_t recoveries;
-    pthread_mutex_t table_lock;
+    mpf_lock_t table_lock;
     _Alignas(MPF_CACHE) _Atomic uint64_t msg_free;  /* tag << 32 | offset */
     _Atomic int64_t n_msg_free;
     _Alignas(MPF_CACHE) _Atomic uint64_t blk_free;
@@ -116,7 +120,6 @@ struct mpf {
     char *base;
     size_t size;
     int shared, spin, wait;
-    int32_t os_pid;
 };
 
 #define MPF_AT(m, off) ((void *)((m)->base + (off)))
@@ -143,14 +146,24 @@ static inline int mpf_make_id(const mpf_region *r, uint32_t slot, uint32_t gen)
     return (int)(slot + r->max_lnvcs * (gen % (0x7fffffffu / r->max_lnvcs)));
 }
 
-/* mpf_region.c: memory pools, locks, waiting. */
+static inline void mpf_msg_reset(mpf_msg *g)
+{
+    atomic_store_explicit(&g->next, 0, memory_order_relaxed);
+    g->refs = g->len = g->data = 0;
+}
+
+/* mpf_region.c: memory pools, waiting. */
 uint32_t mpf_msg_alloc(mpf_t *m);
 void mpf_msg_free(mpf_t *m, uint32_t off);              /* also frees its data blocks */
 int mpf_blocks_alloc(mpf_t *m, size_t len, uint32_t *first); /* chain for len bytes */
 void mpf_blocks_free(mpf_t *m, uint32_t first);
 void mpf_space_wait(mpf_t *m, uint32_t observed);
-int mpf_lock_lnvc(mpf_t *m, mpf_lnvc *l);               /* 0 or -MPF_ECORRUPT */
-void mpf_unlock(pthread_mutex_t *mu);
+/* mpf_lock.c: owner-pid locks with dead-owner takeover. */
+uint32_t mpf_self(void);
+int mpf_lock_acquire(mpf_t *m, mpf_lock_t *l); /* 1: taken over from a dead owner */
+void mpf_lock_release(mpf_t *m, mpf_lock_t *l);
+#define mpf_unlock(m, l) mpf_lock_release(m, l)
+int mpf_lock_lnvc(mpf_t *m, mpf_lnvc *l);       /* repairs after a dead owner; 0 */
 int mpf_lock_table(mpf_t *m);
 void mpf_futex_wait(mpf_t *m, _Atomic uint32_t *word, uint32_t observed);
 void mpf_futex_wake_all(mpf_t *m, _Atomic uint32_t *word);

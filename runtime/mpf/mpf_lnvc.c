@@ -1,5 +1,6 @@
 /* mpf_lnvc.c: the conversation table -- open and close by name, deletion, repair after a dead lock owner, reaping. */
 #include <string.h>
+#include <unistd.h>
 
 #include "mpf_internal.h"
 
@@ -21,11 +22,19 @@ void mpf_lnvc_pop_front(mpf_t *m, mpf_lnvc *l)
 {
     while (l->front != l->tail) {
         mpf_msg *g = MPF_MSG(m, l->front);
-        if (g->refs || g->pending) break;
+        if (g->refs) break; /* still due somewhere, or MPF_PENDING */
         uint32_t old = l->front;
         l->front = atomic_load_explicit(&g->next, memory_order_relaxed);
         l->queued--;
-        mpf_msg_free(m, old);
+        if (l->spare) {
+            mpf_msg_free(m, old);
+        } else {
+            if (g->data) { /* short messages leave the header unwritten: the sender resets it */
+                mpf_blocks_free(m, g->data);
+                g->data = 0;
+            }
+            l->spare = old;
+        }
     }
 }
 
@@ -34,7 +43,7 @@ static void release_backlog(mpf_t *m, mpf_lnvc *l, uint32_t head)
 {
     for (uint32_t n = head; n && n != l->tail;) {
         mpf_msg *g = MPF_MSG(m, n);
-        if (g->refs) g->refs--;
+        if (g->refs && g->refs != MPF_PENDING) g->refs--;
         n = atomic_load_explicit(&g->next, memory_order_relaxed);
     }
 }
@@ -44,7 +53,6 @@ static void claim_pending(mpf_t *m, mpf_lnvc *l)
 {
     for (uint32_t n = l->front; n != l->tail;) {
         mpf_msg *g = MPF_MSG(m, n);
-        g->pending = 0;
         g->refs = 1;
         n = atomic_load_explicit(&g->next, memory_order_relaxed);
     }
@@ -104,6 +112,8 @@ static void delete_lnvc(mpf_t *m, mpf_lnvc *l)
     uint32_t n = l->front;
     l->front = l->tail = l->fcfs_head = 0;
     l->queued = 0;
+    if (l->spare) mpf_msg_free(m, l->spare);
+    l->spare = 0;
     while (n) {
         uint32_t nx = atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed);
         mpf_msg_free(m, n);
@@ -118,11 +128,11 @@ static int claim_pid(mpf_t *m, int pid)
 {
     if (!m->shared) return 0;
     mpf_proc *p = mpf_proc_at(m, (uint32_t)pid);
-    int32_t os = atomic_load(&p->os_pid);
-    if (os == m->os_pid) return 0;
+    int32_t os = atomic_load(&p->os_pid), me = (int32_t)getpid(); /* not cached: handles survive fork() */
+    if (os == me) return 0;
     if (os != 0 && mpf_os_pid_alive(os)) return -MPF_EBUSYPID;
     if (os != 0) mpf_reap_locked(m);
-    atomic_store(&p->os_pid, m->os_pid);
+    atomic_store(&p->os_pid, me);
     return 0;
 }
 
@@ -167,10 +177,11 @@ static int find_or_create(mpf_t *m, const char *name, uint32_t *slot, int *creat
     l->fcfs_head = 0;
     l->n_send = l->n_fcfs = l->n_bcast = 0;
     l->queued = 0;
+    l->spare = 0;
     strcpy(l->name, name);
     l->gen++;
     l->state = LNVC_LIVE;
-    mpf_unlock(&l->lock);
+    mpf_unlock(m, &l->lock);
     *slot = (uint32_t)free_slot;
     *created = 1;
     return 0;
@@ -198,11 +209,11 @@ static int open_role(mpf_t *m, int pid, const char *name, int role)
     } else if (created) {
         delete_lnvc(m, l);
     }
-    mpf_unlock(&l->lock);
+    mpf_unlock(m, &l->lock);
 out:
     if (rc < 0 && mpf_proc_at(m, (uint32_t)pid)->nconn == 0 && m->shared)
         atomic_store(&mpf_proc_at(m, (uint32_t)pid)->os_pid, 0);
-    mpf_unlock(&m->r->table_lock);
+    mpf_unlock(m, &m->r->table_lock);
     return rc;
 }
 
@@ -232,9 +243,9 @@ static int close_role(mpf_t *m, int pid, int id, int role)
         if (rc == 0 && !c->send && !c->recv) release_pid(m, pid);
         if (rc == 0 && lnvc_empty(l)) delete_lnvc(m, l);
     }
-    mpf_unlock(&l->lock);
+    mpf_unlock(m, &l->lock);
 out:
-    mpf_unlock(&m->r->table_lock);
+    mpf_unlock(m, &m->r->table_lock);
     return rc;
 }
 
@@ -274,6 +285,7 @@ void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l)
     }
     l->tail = n;
     l->queued = count;
+    l->spare = 0; /* may have been half taken: leak one header rather than share it */
     l->n_send = l->n_fcfs = l->n_bcast = 0;
     for (uint32_t p = 0; p < m->r->max_procs; p++) {
         mpf_conn *c = mpf_conn_at(m, slot, p);
@@ -288,8 +300,7 @@ void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l)
     else if (!on_queue(m, l, l->fcfs_head)) l->fcfs_head = l->tail;
     int receivers = l->n_fcfs + l->n_bcast;
     for (uint32_t q = l->front; q != l->tail; q = atomic_load_explicit(&MPF_MSG(m, q)->next, memory_order_relaxed)) {
-        MPF_MSG(m, q)->refs = 0;
-        MPF_MSG(m, q)->pending = receivers == 0;
+        MPF_MSG(m, q)->refs = receivers ? 0 : MPF_PENDING;
     }
     for (uint32_t p = 0; p < m->r->max_procs; p++) {
         mpf_conn *c = mpf_conn_at(m, slot, p);
@@ -315,7 +326,7 @@ void mpf_table_repair(mpf_t *m)
             }
             if (lnvc_empty(l)) delete_lnvc(m, l);
         }
-        mpf_unlock(&l->lock);
+        mpf_unlock(m, &l->lock);
     }
     for (uint32_t p = 0; p < r->max_procs; p++)
         if (mpf_proc_at(m, p)->nconn == 0) atomic_store(&mpf_proc_at(m, p)->os_pid, 0);
@@ -328,10 +339,11 @@ int mpf_reap_locked(mpf_t *m)
     int closed = 0;
     atomic_store(&r->reap_pending, 0);
     if (!m->shared) return 0;
+    int32_t me = (int32_t)getpid();
     for (uint32_t p = 0; p < r->max_procs; p++) {
         mpf_proc *pr = mpf_proc_at(m, p);
         int32_t os = atomic_load(&pr->os_pid);
-        if (os == 0 || os == m->os_pid || mpf_os_pid_alive(os)) continue;
+        if (os == 0 || os == me || mpf_os_pid_alive(os)) continue;
         for (uint32_t i = 0; i < r->max_lnvcs; i++) {
             mpf_lnvc *l = mpf_lnvc_at(m, i);
             if (mpf_lock_lnvc(m, l)) continue;
@@ -341,7 +353,7 @@ int mpf_reap_locked(mpf_t *m)
                 if (c->recv) drop_role(m, l, c, ROLE_RECV), closed++;
                 if (lnvc_empty(l)) delete_lnvc(m, l);
             }
-            mpf_unlock(&l->lock);
+            mpf_unlock(m, &l->lock);
         }
         pr->nconn = 0;
         atomic_store(&pr->os_pid, 0);
@@ -360,6 +372,6 @@ int mpf_reap(mpf_t *m)
     int rc = mpf_lock_table(m);
     if (rc) return rc;
     rc = mpf_reap_locked(m);
-    mpf_unlock(&m->r->table_lock);
+    mpf_unlock(m, &m->r->table_lock);
     return rc;
 }

@@ -12,7 +12,7 @@ static int lock_live(mpf_t *m, int id, mpf_lnvc **out, uint32_t *slot)
     int rc = mpf_lock_lnvc(m, l);
     if (rc) return rc;
     if (l->state != LNVC_LIVE || mpf_make_id(m->r, *slot, l->gen) != id) {
-        mpf_unlock(&l->lock);
+        mpf_unlock(m, &l->lock);
         return -MPF_EBADID;
     }
     *out = l;
@@ -59,48 +59,53 @@ int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
     if (rc) return rc;
     if (!buf && len) return -MPF_EINVAL;
     if (len > m->r->max_message) return -MPF_ETOOLONG;
-    /* The new sentinel and (for long messages) the data blocks are filled before locking. */
-    uint32_t fresh, data = 0;
-    /* Sends leave max_lnvcs headers in reserve so that opening a conversation
-     * (which needs one sentinel) does not fail because traffic filled memory. */
-    while (atomic_load_explicit(&m->r->n_msg_free, memory_order_relaxed) <= (int64_t)m->r->max_lnvcs ||
-           !(fresh = mpf_msg_alloc(m)))
-        if ((rc = out_of_space(m, &tries))) return rc;
+    /* Long payloads are copied into private blocks before locking. */
+    uint32_t fresh = 0, data = 0;
     if (len > MPF_INLINE) {
         while (mpf_blocks_alloc(m, len, &data))
-            if ((rc = out_of_space(m, &tries))) {
-                mpf_msg_free(m, fresh);
-                return rc;
-            }
+            if ((rc = out_of_space(m, &tries))) return rc;
         copy_to_blocks(m, data, buf, len);
     }
     mpf_lnvc *l;
     uint32_t slot;
-    if ((rc = lock_live(m, id, &l, &slot))) goto fail;
-    if (!mpf_conn_at(m, slot, (uint32_t)pid)->send) {
-        mpf_unlock(&l->lock);
-        rc = -MPF_ENOTCONN;
-        goto fail;
+    for (;;) {
+        if ((rc = lock_live(m, id, &l, &slot))) goto fail;
+        if (!mpf_conn_at(m, slot, (uint32_t)pid)->send) {
+            mpf_unlock(m, &l->lock);
+            rc = -MPF_ENOTCONN;
+            goto fail;
+        }
+        if (fresh) break;
+        if ((fresh = l->spare)) { /* the usual case: a header freed by the last receive */
+            l->spare = 0;
+            mpf_msg_reset(MPF_MSG(m, fresh));
+            break;
+        }
+        mpf_unlock(m, &l->lock);
+        /* Sends leave max_lnvcs headers in reserve so that opening a conversation
+         * (which needs one sentinel) does not fail because traffic filled memory. */
+        while (atomic_load_explicit(&m->r->n_msg_free, memory_order_relaxed) <= (int64_t)m->r->max_lnvcs ||
+               !(fresh = mpf_msg_alloc(m)))
+            if ((rc = out_of_space(m, &tries))) goto fail;
     }
     mpf_msg *s = MPF_MSG(m, l->tail), *f = MPF_MSG(m, fresh);
     s->len = (uint32_t)len;
     if (len <= MPF_INLINE) memcpy(s->inl, buf, len);
     else s->data = data;
     uint32_t readers = l->n_bcast + (l->n_fcfs > 0);
-    s->refs = readers;
-    s->pending = readers == 0;
+    s->refs = readers ? readers : MPF_PENDING;
     f->seq = s->seq + 1;
     /* Publish: link first, then move the tail (repair relies on this order). */
     atomic_store_explicit(&s->next, fresh, memory_order_release);
     l->tail = fresh;
     l->queued++;
     atomic_fetch_add_explicit(&l->word, 1, memory_order_seq_cst);
-    mpf_unlock(&l->lock);
+    mpf_unlock(m, &l->lock);
     mpf_wake_waiters(m, l);
     mpf_maybe_reap(m);
     return 0;
 fail:
-    mpf_msg_free(m, fresh);
+    if (fresh) mpf_msg_free(m, fresh);
     mpf_blocks_free(m, data);
     return rc;
 }
@@ -130,7 +135,7 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             copy_from_msg(m, g, buf);
             *headp = atomic_load_explicit(&g->next, memory_order_relaxed);
             if (--g->refs == 0) mpf_lnvc_pop_front(m, l);
-            mpf_unlock(&l->lock);
+            mpf_unlock(m, &l->lock);
             mpf_maybe_reap(m);
             return len;
         }
@@ -139,7 +144,7 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             break;
         }
         uint32_t observed = atomic_load_explicit(&l->word, memory_order_relaxed);
-        mpf_unlock(&l->lock);
+        mpf_unlock(m, &l->lock);
         mpf_wait_change(m, l, observed);
         waited = 1;
         if ((rc = mpf_lock_lnvc(m, l))) return rc;
@@ -148,7 +153,7 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             break;
         }
     }
-    mpf_unlock(&l->lock);
+    mpf_unlock(m, &l->lock);
     return rc;
 }
 
@@ -174,10 +179,10 @@ int mpf_check_receive(mpf_t *m, int pid, int id, size_t *next_len)
         rc = -MPF_ENOTCONN;
     } else {
         mpf_msg *h = MPF_MSG(m, c->recv == MPF_FCFS ? l->fcfs_head : c->head);
-        uint64_t n = MPF_MSG(m, l->tail)->seq - h->seq;
+        uint32_t n = MPF_MSG(m, l->tail)->seq - h->seq; /* modulo 2^32 */
         rc = n > 0x7fffffff ? 0x7fffffff : (int)n;
         if (n && next_len) *next_len = h->len;
     }
-    mpf_unlock(&l->lock);
+    mpf_unlock(m, &l->lock);
     return rc;
 }

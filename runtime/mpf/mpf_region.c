@@ -54,14 +54,7 @@ static void stack_push(mpf_t *m, _Atomic uint64_t *top, _Atomic int64_t *count, 
 uint32_t mpf_msg_alloc(mpf_t *m)
 {
     uint32_t off = stack_pop(m, &m->r->msg_free, &m->r->n_msg_free);
-    if (off) {
-        mpf_msg *g = MPF_MSG(m, off);
-        atomic_store_explicit(&g->next, 0, memory_order_relaxed);
-        g->refs = 0;
-        g->len = 0;
-        g->data = 0;
-        g->pending = 0;
-    }
+    if (off) mpf_msg_reset(MPF_MSG(m, off));
     return off;
 }
 
@@ -78,7 +71,6 @@ void mpf_msg_free(mpf_t *m, uint32_t off)
 {
     mpf_msg *g = MPF_MSG(m, off);
     if (g->data) mpf_blocks_free(m, g->data);
-    g->data = 0;
     stack_push(m, &m->r->msg_free, &m->r->n_msg_free, off, off, 1);
 }
 
@@ -124,52 +116,6 @@ void mpf_space_wait(mpf_t *m, uint32_t observed)
         mpf_futex_wait(m, &r->space_word, observed);
     atomic_fetch_sub_explicit(&r->space_sleepers, 1, memory_order_relaxed);
 }
-
-/* ---- robust locks ---- */
-
-static int init_mutex(pthread_mutex_t *mu, int shared)
-{
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    if (shared) {
-        pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-        pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-    }
-    int rc = pthread_mutex_init(mu, &a);
-    pthread_mutexattr_destroy(&a);
-    return rc;
-}
-
-int mpf_lock_lnvc(mpf_t *m, mpf_lnvc *l)
-{
-    int rc = pthread_mutex_lock(&l->lock);
-    if (rc == 0) return 0;
-    if (rc == EOWNERDEAD) {
-        /* The previous owner died inside its critical section: rebuild, then carry on. */
-        mpf_lnvc_repair(m, l);
-        atomic_fetch_add(&m->r->recoveries, 1);
-        atomic_store(&m->r->reap_pending, 1);
-        pthread_mutex_consistent(&l->lock);
-        return 0;
-    }
-    return -MPF_ECORRUPT;
-}
-
-int mpf_lock_table(mpf_t *m)
-{
-    int rc = pthread_mutex_lock(&m->r->table_lock);
-    if (rc == 0) return 0;
-    if (rc == EOWNERDEAD) {
-        mpf_table_repair(m);
-        atomic_fetch_add(&m->r->recoveries, 1);
-        atomic_store(&m->r->reap_pending, 1);
-        pthread_mutex_consistent(&m->r->table_lock);
-        return 0;
-    }
-    return -MPF_ECORRUPT;
-}
-
-void mpf_unlock(pthread_mutex_t *mu) { pthread_mutex_unlock(mu); }
 
 /* A process counts as dead once it no longer exists or is a zombie. */
 int mpf_os_pid_alive(int32_t pid)
@@ -231,8 +177,6 @@ static void format_region(mpf_t *m, const mpf_options *o, const layout *L)
     r->off_conns = (uint32_t)L->conns;
     r->off_msgs = (uint32_t)L->msgs;
     r->off_blocks = (uint32_t)L->blocks;
-    init_mutex(&r->table_lock, m->shared);
-    for (uint32_t i = 0; i < r->max_lnvcs; i++) init_mutex(&mpf_lnvc_at(m, i)->lock, m->shared);
     /* Free stacks: link every header / block, lowest address on top. */
     for (uint32_t i = 0; i < r->n_msgs; i++) {
         uint32_t off = r->off_msgs + i * MPF_MSG_NODE;
@@ -263,7 +207,7 @@ static int fill_defaults(mpf_options *o)
     if (!o->pool_bytes) o->pool_bytes = 16u << 20;
     if (!o->max_messages) o->max_messages = 16384;
     if (!o->data_block) o->data_block = 4096;
-    if (!o->spin) o->spin = env_int("MPF_SPIN", 2000);
+    if (!o->spin) o->spin = env_int("MPF_SPIN", 20000);
     if (o->max_lnvcs < 0 || o->max_processes < 0 || o->max_messages < o->max_lnvcs + 2 || o->spin < 0 ||
         o->max_lnvcs > 65536 || o->max_processes > 65536 || o->data_block < 64 || o->data_block % 8 ||
         o->max_message > 0x7fffffff || (o->wait != MPF_WAIT_THREADS && o->wait != MPF_WAIT_LWP) ||
@@ -272,12 +216,7 @@ static int fill_defaults(mpf_options *o)
     return 0;
 }
 
-static mpf_t *new_handle(void)
-{
-    mpf_t *m = calloc(1, sizeof *m);
-    if (m) m->os_pid = (int32_t)getpid();
-    return m;
-}
+static mpf_t *new_handle(void) { return calloc(1, sizeof(mpf_t)); }
 
 static int shm_path(const char *name, char *out, size_t cap)
 {
@@ -386,7 +325,7 @@ int mpf_attach(mpf_t **out, const char *shm_name)
     m->r = r;
     m->size = (size_t)st.st_size;
     m->shared = 1;
-    m->spin = env_int("MPF_SPIN", 2000);
+    m->spin = env_int("MPF_SPIN", 20000);
     m->wait = MPF_WAIT_THREADS;
     *out = m;
     return 0;
@@ -395,8 +334,6 @@ int mpf_attach(mpf_t **out, const char *shm_name)
 int mpf_finish(mpf_t *m)
 {
     if (!m) return -MPF_EINVAL;
-    if (!m->shared)
-        for (uint32_t i = 0; i < m->r->max_lnvcs; i++) pthread_mutex_destroy(&mpf_lnvc_at(m, i)->lock);
     munmap(m->base, m->size);
     free(m);
     return 0;
@@ -423,7 +360,7 @@ int mpf_stats_get(mpf_t *m, mpf_stats *st)
             st->lnvcs++;
             st->messages_queued += (int)l->queued;
         }
-        mpf_unlock(&l->lock);
+        mpf_unlock(m, &l->lock);
     }
     st->free_messages = (size_t)atomic_load(&m->r->n_msg_free);
     st->free_blocks = (size_t)atomic_load(&m->r->n_blk_free);

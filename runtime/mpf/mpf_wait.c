@@ -1,4 +1,6 @@
 /* mpf_wait.c: how a receiver with nothing to read waits for its conversation to change, and how it is woken. */
+#include <sched.h>
+
 #include "mpf_internal.h"
 
 static inline void cpu_relax(void)
@@ -10,14 +12,16 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Spin a little (a sender on another core usually answers within a microsecond),
- * then sleep on the LNVC's futex word.  `observed` was read under the LNVC lock;
+/* Spin a little (a sender on another core usually answers within a microsecond;
+ * yielding now and then lets it run when cores are oversubscribed), then sleep
+ * on the LNVC's futex word.  `observed` was read under the LNVC lock;
  * every send and close bumps the word, so a change means "look again". */
 void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed)
 {
     for (int i = m->spin; i > 0; i--) {
         if (atomic_load_explicit(&l->word, memory_order_acquire) != observed) return;
         cpu_relax();
+        if ((i & 255) == 0) sched_yield();
     }
     atomic_fetch_add_explicit(&l->sleepers, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&l->word, memory_order_seq_cst) == observed) mpf_futex_wait(m, &l->word, observed);

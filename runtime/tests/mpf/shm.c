@@ -137,7 +137,7 @@ static int die_in_send(mpf_t *c, int pid)
     (void)r;
     MUST(mpf_message_send(c, pid, s, "before", 6));
     mpf_lnvc *l = mpf_lnvc_at(c, (uint32_t)s % c->r->max_lnvcs);
-    pthread_mutex_lock(&l->lock);
+    mpf_lock_acquire(c, &l->lock);
     uint32_t fresh = mpf_msg_alloc(c);
     mpf_msg *t = MPF_MSG(c, l->tail);
     t->len = 4;
@@ -152,7 +152,7 @@ static int die_in_send(mpf_t *c, int pid)
 static int die_in_table(mpf_t *c, int pid)
 {
     MUST(mpf_open_send(c, pid, "table-crash"));
-    pthread_mutex_lock(&c->r->table_lock);
+    mpf_lock_acquire(c, &c->r->table_lock);
     raise(SIGKILL);
     return 1;
 }

@@ -1,0 +1,302 @@
+/* mpf_bench.c: the MPF paper's benchmarks (base, fcfs, broadcast, random) plus ping-pong latency, over MPF.
+ *
+ *   mpf_bench MODE DEPLOY N SIZE COUNT
+ *     MODE    base | fcfs | broadcast | random | latency
+ *     DEPLOY  threads (one program, in-process segment) | procs (fork, named shm segment)
+ *     N       receivers (fcfs, broadcast) or processes (random); ignored by base/latency
+ *     SIZE    message bytes;  COUNT  messages sent (per process for random, round trips for latency)
+ * Prints one line: "mpf-DEPLOY MODE N SIZE seconds MB/s msgs/s [one-way-ns-mean one-way-ns-best-batch]". */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mpd/mpf.h"
+
+static mpf_t *m;
+static int procs, N, COUNT;
+static size_t SIZE;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int must(long rc, const char *what)
+{
+    if (rc < 0) {
+        fprintf(stderr, "mpf_bench: %s: %s\n", what, mpf_strerror((int)rc));
+        exit(1);
+    }
+    return (int)rc;
+}
+
+/* Workers are threads or forked processes; the same code either way. */
+typedef struct worker {
+    pthread_t t;
+    pid_t p;
+} worker;
+static worker W[256];
+static int nw;
+
+static void start(void *(*fn)(void *), long arg)
+{
+    worker *w = &W[nw++];
+    if (!procs) {
+        pthread_create(&w->t, NULL, fn, (void *)arg);
+        return;
+    }
+    w->p = fork();
+    if (w->p == 0) {
+        fn((void *)arg);
+        _exit(0);
+    }
+}
+
+static void join_all(void)
+{
+    for (int i = 0; i < nw; i++) {
+        if (procs) {
+            int st;
+            waitpid(W[i].p, &st, 0);
+            if (!WIFEXITED(st) || WEXITSTATUS(st)) fprintf(stderr, "mpf_bench: worker failed\n"), exit(1);
+        } else {
+            pthread_join(W[i].t, NULL);
+        }
+    }
+    nw = 0;
+}
+
+/* Control conversation: workers report "ready" and "done" to pid 0. */
+static void ctl_send(int pid)
+{
+    int c = must(mpf_open_send(m, pid, "ctl"), "open ctl");
+    must(mpf_message_send(m, pid, c, "", 0), "send ctl");
+    must(mpf_close_send(m, pid, c), "close ctl");
+}
+
+static void ctl_wait(int ctl, int n)
+{
+    char b[1];
+    for (int i = 0; i < n; i++) must(mpf_message_receive(m, 0, ctl, b, sizeof b), "ctl receive");
+}
+
+/* ---- fcfs / broadcast: pid 0 sends COUNT messages, receivers 1..N read until an empty message ---- */
+
+static int proto;
+static double best_batch;
+
+static void *receiver(void *arg)
+{
+    int pid = (int)(long)arg;
+    char *buf = malloc(SIZE + 1);
+    int id = must(mpf_open_receive(m, pid, "data", proto), "open data");
+    ctl_send(pid);
+    for (;;) {
+        ssize_t n = must(mpf_message_receive(m, pid, id, buf, SIZE + 1), "receive");
+        if (n == 0) break;
+    }
+    must(mpf_close_receive(m, pid, id), "close");
+    ctl_send(pid);
+    free(buf);
+    return NULL;
+}
+
+static double one_to_many(int ctl, double *bytes)
+{
+    char *buf = calloc(1, SIZE);
+    int s = must(mpf_open_send(m, 0, "data"), "open send");
+    for (int r = 1; r <= N; r++) start(receiver, r);
+    ctl_wait(ctl, N);
+    double t0 = now();
+    for (int i = 0; i < COUNT; i++) must(mpf_message_send(m, 0, s, buf, SIZE), "send");
+    for (int i = 0; i < (proto == MPF_FCFS ? N : 1); i++) must(mpf_message_send(m, 0, s, buf, 0), "send end");
+    ctl_wait(ctl, N);
+    double t = now() - t0;
+    join_all();
+    must(mpf_close_send(m, 0, s), "close send");
+    *bytes = (double)COUNT * (double)SIZE * (proto == MPF_BROADCAST ? N : 1);
+    free(buf);
+    return t;
+}
+
+/* ---- base: one process, loop-back through one conversation ---- */
+
+static double base(double *bytes)
+{
+    char *buf = calloc(1, SIZE);
+    int s = must(mpf_open_send(m, 0, "loop"), "open");
+    int r = must(mpf_open_receive(m, 0, "loop", MPF_FCFS), "open");
+    double t0 = now();
+    for (int i = 0; i < COUNT; i++) {
+        must(mpf_message_send(m, 0, s, buf, SIZE), "send");
+        must(mpf_message_receive(m, 0, r, buf, SIZE), "receive");
+    }
+    double t = now() - t0;
+    must(mpf_close_send(m, 0, s), "close");
+    must(mpf_close_receive(m, 0, r), "close");
+    *bytes = (double)COUNT * (double)SIZE;
+    free(buf);
+    return t;
+}
+
+/* ---- latency: ping-pong between pid 0 and a worker ---- */
+
+static void *ponger(void *arg)
+{
+    (void)arg;
+    char *buf = malloc(SIZE + 1);
+    int in = must(mpf_open_receive(m, 1, "ping", MPF_FCFS), "open");
+    int out = must(mpf_open_send(m, 1, "pong"), "open");
+    ctl_send(1);
+    for (;;) {
+        ssize_t n = must(mpf_message_receive(m, 1, in, buf, SIZE + 1), "receive");
+        if (n == 0) break;
+        must(mpf_message_send(m, 1, out, buf, (size_t)n), "send");
+    }
+    must(mpf_close_receive(m, 1, in), "close");
+    must(mpf_close_send(m, 1, out), "close");
+    return NULL;
+}
+
+static double latency(int ctl, double *bytes)
+{
+    char *buf = calloc(1, SIZE);
+    int out = must(mpf_open_send(m, 0, "ping"), "open");
+    int in = must(mpf_open_receive(m, 0, "pong", MPF_FCFS), "open");
+    start(ponger, 0);
+    ctl_wait(ctl, 1);
+    for (int i = 0; i < COUNT / 10; i++) { /* warm up */
+        must(mpf_message_send(m, 0, out, buf, SIZE), "send");
+        must(mpf_message_receive(m, 0, in, buf, SIZE), "receive");
+    }
+    /* Batches of 500 round trips; the fastest batch is the latency when both sides
+     * had a core (the machine is shared, so the mean includes being descheduled). */
+    double t0 = now(), tb = t0;
+    best_batch = 1e9;
+    for (int i = 1; i <= COUNT; i++) {
+        must(mpf_message_send(m, 0, out, buf, SIZE), "send");
+        must(mpf_message_receive(m, 0, in, buf, SIZE), "receive");
+        if (i % 500 == 0) {
+            double tn = now();
+            if (tn - tb < best_batch) best_batch = tn - tb;
+            tb = tn;
+        }
+    }
+    double t = now() - t0;
+    must(mpf_message_send(m, 0, out, buf, 0), "send end");
+    join_all();
+    must(mpf_close_send(m, 0, out), "close");
+    must(mpf_close_receive(m, 0, in), "close");
+    *bytes = 2.0 * COUNT * (double)SIZE;
+    free(buf);
+    return t;
+}
+
+/* ---- random: N processes, each with its own FCFS conversation, send to random peers ---- */
+
+static void *random_peer(void *arg)
+{
+    int pid = (int)(long)arg;
+    char *buf = calloc(1, SIZE + 1), name[32];
+    int out[256];
+    snprintf(name, sizeof name, "peer%d", pid);
+    int in = must(mpf_open_receive(m, pid, name, MPF_FCFS), "open");
+    for (int j = 1; j <= N; j++) {
+        snprintf(name, sizeof name, "peer%d", j);
+        out[j] = must(mpf_open_send(m, pid, name), "open");
+    }
+    ctl_send(pid);
+    /* Wait for "go" so that every peer's conversation exists before traffic starts. */
+    int go = must(mpf_open_receive(m, pid, "go", MPF_BROADCAST), "open go");
+    ctl_send(pid);
+    must(mpf_message_receive(m, pid, go, buf, SIZE + 1), "go");
+    unsigned seed = (unsigned)pid * 2654435761u;
+    int ends = 0;
+    for (int i = 0; i < COUNT; i++) {
+        seed = seed * 1103515245u + 12345u;
+        int dest = 1 + (int)((seed >> 16) % (unsigned)N);
+        int rc;
+        while ((rc = mpf_message_send(m, pid, out[dest], buf, SIZE)) == -MPF_ENOSPACE) /* drain while full */
+            if (mpf_message_try_receive(m, pid, in, buf, SIZE + 1) == 0) ends++;
+        must(rc, "send");
+        ssize_t n;
+        while ((n = mpf_message_try_receive(m, pid, in, buf, SIZE + 1)) >= 0)
+            if (n == 0) ends++;
+    }
+    for (int j = 1; j <= N; j++) {
+        int rc;
+        while ((rc = mpf_message_send(m, pid, out[j], buf, 0)) == -MPF_ENOSPACE)
+            if (mpf_message_try_receive(m, pid, in, buf, SIZE + 1) == 0) ends++;
+        must(rc, "send end");
+    }
+    while (ends < N)
+        if (must(mpf_message_receive(m, pid, in, buf, SIZE + 1), "receive") == 0) ends++;
+    ctl_send(pid);
+    /* Stay connected until everyone is done, so no conversation vanishes early. */
+    must(mpf_message_receive(m, pid, go, buf, SIZE + 1), "go");
+    for (int j = 1; j <= N; j++) must(mpf_close_send(m, pid, out[j]), "close");
+    must(mpf_close_receive(m, pid, in), "close");
+    must(mpf_close_receive(m, pid, go), "close");
+    free(buf);
+    return NULL;
+}
+
+static double random_bench(int ctl, double *bytes)
+{
+    int go = must(mpf_open_send(m, 0, "go"), "open go");
+    for (int p = 1; p <= N; p++) start(random_peer, p);
+    ctl_wait(ctl, 2 * N);
+    double t0 = now();
+    must(mpf_message_send(m, 0, go, "", 0), "go");
+    ctl_wait(ctl, N);
+    double t = now() - t0;
+    must(mpf_message_send(m, 0, go, "", 0), "go");
+    join_all();
+    must(mpf_close_send(m, 0, go), "close");
+    *bytes = (double)N * COUNT * (double)SIZE;
+    return t;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 6) {
+        fprintf(stderr, "usage: mpf_bench base|fcfs|broadcast|random|latency threads|procs N SIZE COUNT\n");
+        return 2;
+    }
+    const char *mode = argv[1];
+    procs = strcmp(argv[2], "procs") == 0;
+    if (!procs && strcmp(argv[2], "threads") != 0) return fprintf(stderr, "mpf_bench: bad deployment\n"), 2;
+    N = atoi(argv[3]);
+    SIZE = (size_t)atol(argv[4]);
+    COUNT = atoi(argv[5]);
+    if (N < 1 || N > 200 || SIZE < 1 || SIZE > (1 << 20) || COUNT < 1) return fprintf(stderr, "mpf_bench: bad numbers\n"), 2;
+    char seg[64];
+    snprintf(seg, sizeof seg, "/mpf-bench-%d", (int)getpid());
+    mpf_options o = {.shm_name = procs ? seg : NULL, .replace = 1, .max_lnvcs = 2 * N + 8, .max_processes = N + 2,
+                     .max_message = SIZE < 65536 ? 65536 : SIZE, .pool_bytes = 32u << 20, .max_messages = 32768,
+                     .send_waits = strcmp(mode, "random") != 0};
+    must(mpf_init_ex(&m, &o), "init");
+    if (procs) mpf_unlink(seg); /* the mapping stays; nothing is left in /dev/shm */
+    int ctl = must(mpf_open_receive(m, 0, "ctl", MPF_FCFS), "open ctl");
+    double bytes = 0, t;
+    if (!strcmp(mode, "base")) t = base(&bytes);
+    else if (!strcmp(mode, "fcfs")) proto = MPF_FCFS, t = one_to_many(ctl, &bytes);
+    else if (!strcmp(mode, "broadcast")) proto = MPF_BROADCAST, t = one_to_many(ctl, &bytes);
+    else if (!strcmp(mode, "random")) t = random_bench(ctl, &bytes);
+    else if (!strcmp(mode, "latency")) t = latency(ctl, &bytes);
+    else return fprintf(stderr, "mpf_bench: unknown mode %s\n", mode), 2;
+    double msgs = bytes / (double)SIZE;
+    printf("mpf-%s %s %d %zu %.6f %.2f %.0f", procs ? "procs" : "threads", mode, N, SIZE, t, bytes / t / 1e6,
+           msgs / t);
+    if (!strcmp(mode, "latency")) printf(" %.0f %.0f", t / (2.0 * COUNT) * 1e9, best_batch / 1000.0 * 1e9);
+    printf("\n");
+    mpf_close_receive(m, 0, ctl);
+    mpf_finish(m);
+    return 0;
+}
