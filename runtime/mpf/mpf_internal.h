@@ -28,8 +28,12 @@
  * from two lock-free stacks with ABA tags.  Locks record their owner's pid: the
  * code that takes one over from a dead owner rebuilds the derived state (tail,
  * counts, reference counts) from the parts that are always consistent, and marks
- * the segment for reaping of dead participants.  Blocked receivers sleep on a
- * per-LNVC 32-bit futex word that every send and close increments. */
+ * the segment for reaping of dead participants.
+ *
+ * Waiting.  A receiver with nothing to read spins on the sentinel's `next` link
+ * (the first thing a send writes, in the line that also carries the payload) and
+ * on the LNVC's `word` (bumped by closes), then sleeps on `word`; a send bumps
+ * `word` and wakes only when `sleepers` says somebody sleeps. */
 #ifndef MPF_INTERNAL_H
 #define MPF_INTERNAL_H
 
@@ -178,7 +182,7 @@ int mpf_reap_locked(mpf_t *m);
 void mpf_maybe_reap(mpf_t *m);
 
 /* mpf_wait.c: blocking a receiver until its LNVC changes. */
-void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed);
+void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel);
 void mpf_wake_waiters(mpf_t *m, mpf_lnvc *l);
 
 #endif

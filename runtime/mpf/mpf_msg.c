@@ -95,11 +95,11 @@ int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
     uint32_t readers = l->n_bcast + (l->n_fcfs > 0);
     s->refs = readers ? readers : MPF_PENDING;
     f->seq = s->seq + 1;
-    /* Publish: link first, then move the tail (repair relies on this order). */
-    atomic_store_explicit(&s->next, fresh, memory_order_release);
+    /* Publish: link first, then move the tail (repair relies on this order).  The
+     * link is what a spinning receiver watches; sleepers are woken through `word`. */
+    atomic_store_explicit(&s->next, fresh, memory_order_seq_cst);
     l->tail = fresh;
     l->queued++;
-    atomic_fetch_add_explicit(&l->word, 1, memory_order_seq_cst);
     mpf_unlock(m, &l->lock);
     mpf_wake_waiters(m, l);
     mpf_maybe_reap(m);
@@ -143,9 +143,9 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             rc = -MPF_EAGAIN;
             break;
         }
-        uint32_t observed = atomic_load_explicit(&l->word, memory_order_relaxed);
+        uint32_t observed = atomic_load_explicit(&l->word, memory_order_relaxed), at = l->tail;
         mpf_unlock(m, &l->lock);
-        mpf_wait_change(m, l, observed);
+        mpf_wait_change(m, l, observed, at);
         waited = 1;
         if ((rc = mpf_lock_lnvc(m, l))) return rc;
         if (l->state != LNVC_LIVE || mpf_make_id(m->r, slot, l->gen) != id) {
