@@ -14,8 +14,12 @@
 //! 2. we are not directly inside parentheses, and
 //! 3. the token after it cannot only continue an expression — binary operators, `=` and
 //!    the other assignment operators, `,` `)` `]` `{` `.` `:` `->`, `else`, `to`, `downto`,
-//!    (but not `+`/`-`, which may start a statement: `-x`, like `++x`),
-//!    `by`, `st`, `returns`, `on`, `separate`, `and`, `or`, `xor`, `mod` keep the line going.
+//!    `by`, `st`, `returns`, `on`, `separate`, `and`, `or`, `xor`, `mod` keep the line going
+//!    (but not `+`/`-`, which may start a statement: `-x`, like `++x`).
+//!
+//! A line that starts with a statement keyword (`if`, `end`, `proc`, ...) also closes any
+//! parentheses left open, so one missing `)` does not swallow the rest of the file.
+//!
 //! So `x = a +` ⏎ `b`, `write(a,` ⏎ `b)`, `x` ⏎ `| y`, `}` ⏎ `else {` all continue, while
 //! `for [ i` ⏎ `end` reports "unexpected newline".
 

@@ -596,11 +596,10 @@ impl<'a, 'd> Parser<'a, 'd> {
 
     /// `T x` or `r.T x`: an identifier naming a type followed by the declared name.
     fn starts_named_decl(&self) -> bool {
-        match (self.nth(1), self.nth(2), self.nth(3)) {
-            (TokKind::Ident(_), _, _) => true,
-            (TokKind::Punct(Punct::Dot), TokKind::Ident(_), TokKind::Ident(_)) => true,
-            _ => false,
-        }
+        matches!(
+            (self.nth(1), self.nth(2), self.nth(3)),
+            (TokKind::Ident(_), _, _) | (TokKind::Punct(Punct::Dot), TokKind::Ident(_), TokKind::Ident(_))
+        )
     }
 
     /// stop_stmt = "stop" [ "(" expr ")" ]
