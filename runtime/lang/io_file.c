@@ -6,9 +6,11 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "io_internal.h"
+#include "mpd/rt.h"
 
 static struct mpd_file_s std_in = { .kind = FK_STREAM, .mode = MPD_READ, .may_block = 1, .std = 1 };
 static struct mpd_file_s std_out = { .kind = FK_STREAM, .mode = MPD_WRITE, .may_block = 1, .std = 1 };
@@ -47,6 +49,9 @@ __attribute__((constructor)) static void io_std_init(void)
     classify(&std_out);
     classify(&std_err);
     std_err.autoflush = 1;
+    sem_init(&std_in.in_lock, 0, 1);
+    sem_init(&std_out.in_lock, 0, 1);
+    sem_init(&std_err.in_lock, 0, 1);
     /* RTS aborts flush MPD's files, but never wait on a blocked reader */
     mpd_rts_before_exit = mpd_io_flush_all;
 }
@@ -76,29 +81,82 @@ void io_emit(const char *file, int line, mpd_file f, const char *p, size_t n)
         fflush(f->fp);
 }
 
-typedef struct { void (*fn)(void *); void *arg; FILE *fp; } input_job;
+/* ---- waiting without stopping the other processes ---- */
 
-static void run_locked(void *a)
+typedef struct { intptr_t (*fn)(void *); void *arg; intptr_t result; } hook_job;
+
+static void run_hook_job(void *a)
 {
-    input_job *j = a;
-    flockfile(j->fp);
-    j->fn(j->arg);
-    funlockfile(j->fp);
+    hook_job *j = a;
+    j->result = j->fn(j->arg);
 }
 
-void io_input(mpd_file f, void (*fn)(void *), void *arg)
+intptr_t io_block(intptr_t (*fn)(void *), void *arg)
 {
-    input_job j = { fn, arg, f->fp };
-    if (!f->may_block) {
-        run_locked(&j);
-        return;
+    if (mpd_io_block_hook) {
+        hook_job j = { fn, arg, 0 };
+        mpd_io_block_hook(run_hook_job, &j);
+        return j.result;
     }
-    /* a prompt written before the input must be visible */
-    fflush(stdout);
-    if (mpd_io_block_hook)
-        mpd_io_block_hook(run_locked, &j);
-    else
-        run_locked(&j);
+    if (mpd_self())
+        return mpd_blocking_call(fn, arg, NULL);
+    return fn(arg);         /* plain C caller, not an MPD process */
+}
+
+static intptr_t poll_input(void *a)
+{
+    struct pollfd p = { *(int *)a, POLLIN, 0 };
+    while (poll(&p, 1, -1) < 0 && errno == EINTR)
+        ;
+    return 0;
+}
+
+void io_wait_readable(mpd_file f)
+{
+    int fd = fileno(f->fp);
+    struct pollfd p = { fd, POLLIN, 0 };
+    if (poll(&p, 1, 0) != 0)
+        return;                 /* data, end of file or an error: no wait */
+    fflush(stdout);             /* a prompt written before must be visible */
+    io_block(poll_input, &fd);
+}
+
+static intptr_t wait_sem(void *a)
+{
+    while (sem_wait(a) != 0 && errno == EINTR)
+        ;
+    return 0;
+}
+
+#ifndef IO_BUFFER_EMPTY
+typedef struct { void (*fn)(io_src *, void *); void *arg; io_src *in; } input_job;
+
+static intptr_t run_input_job(void *a)
+{
+    input_job *j = a;
+    j->fn(j->in, j->arg);
+    return 0;
+}
+#endif
+
+void io_input(mpd_file f, void (*fn)(io_src *in, void *arg), void *arg)
+{
+    io_src in = { f, f->fp, 0, NULL, 0, 0 };
+    if (sem_trywait(&f->in_lock) != 0)
+        io_block(wait_sem, &f->in_lock);    /* another process is reading f */
+#ifdef IO_BUFFER_EMPTY
+    in.wait = f->may_block;
+    fn(&in, arg);
+#else
+    if (f->may_block) {
+        input_job j = { fn, arg, &in };
+        fflush(stdout);
+        io_block(run_input_job, &j);
+    } else {
+        fn(&in, arg);
+    }
+#endif
+    sem_post(&f->in_lock);
 }
 
 mpd_file mpd_open(const char *file, int line, const char *path, int pathlen, long long mode)
@@ -123,6 +181,7 @@ mpd_file mpd_open(const char *file, int line, const char *path, int pathlen, lon
     f->kind = FK_STREAM;
     f->fp = fp;
     f->mode = (int)mode;
+    sem_init(&f->in_lock, 0, 1);
     classify(f);
     pthread_mutex_lock(&all_files_lock);
     f->next = all_files;

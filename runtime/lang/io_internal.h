@@ -2,7 +2,9 @@
 #ifndef MPD_IO_INTERNAL_H
 #define MPD_IO_INTERNAL_H
 
+#include <semaphore.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "mpd/io.h"
 
@@ -31,6 +33,8 @@ struct mpd_file_s {
     int may_block;     /* terminal, pipe, socket: input can block */
     int autoflush;     /* terminal: flush after every output statement */
     int std;           /* one of the three standard streams (never fclosed) */
+    sem_t in_lock;     /* one input statement at a time (not tied to a thread:
+                        * a process may resume on another VP after blocking) */
     struct mpd_file_s *next;   /* every file ever opened (values outlive close) */
 };
 
@@ -38,23 +42,38 @@ struct mpd_file_s {
 int io_usable(const char *file, int line, mpd_file f);
 /* Writes one whole output statement to f (handles ordering and flushing). */
 void io_emit(const char *file, int line, mpd_file f, const char *p, size_t n);
-/* Runs fn(arg) on f's stream: inline for regular files, or where it may
- * block without stopping other MPD processes for terminals and pipes.
- * The stream is locked (flockfile) while fn runs, so fn uses the unlocked
- * stdio calls. */
-void io_input(mpd_file f, void (*fn)(void *), void *arg);
+/* Runs fn(arg) where it may block without stopping the other MPD processes
+ * (mpd_blocking_call inside a process, else directly). */
+intptr_t io_block(intptr_t (*fn)(void *), void *arg);
 
-/* ---- character sources for read/scanf: a locked FILE or a string ---- */
+/* ---- character sources for read/scanf: a FILE or a string ---- */
 typedef struct {
+    mpd_file f;
     FILE *fp;              /* NULL: read from s */
+    int wait;              /* check for data before each refill of fp */
     const char *s;
     int slen, pos;
 } io_src;
 
+/* Waits (letting other processes run) until f's descriptor has input, an
+ * end of file or an error, so that the next refill cannot block. */
+void io_wait_readable(mpd_file f);
+
+#if defined(__GLIBC__) && !defined(MPD_IO_PORTABLE)
+/* glibc lets us see whether the stream buffer is empty: then (and only
+ * then) the next getc would read(2), and a terminal or pipe may block. */
+#define IO_BUFFER_EMPTY(fp) ((fp)->_IO_read_ptr >= (fp)->_IO_read_end)
+#endif
+
 static inline int io_getc(io_src *in)
 {
-    if (in->fp)
+    if (in->fp) {
+#ifdef IO_BUFFER_EMPTY
+        if (in->wait && IO_BUFFER_EMPTY(in->fp))
+            io_wait_readable(in->f);
+#endif
         return getc_unlocked(in->fp);
+    }
     return in->pos < in->slen ? (unsigned char)in->s[in->pos++] : EOF;
 }
 static inline void io_ungetc(io_src *in, int c)
@@ -66,6 +85,12 @@ static inline void io_ungetc(io_src *in, int c)
     else
         in->pos--;
 }
+
+/* Runs fn(in, arg) with a source reading f, one input statement at a time
+ * per file.  Terminal and pipe input waits without stopping other
+ * processes: per refill with glibc, else the whole statement runs on a
+ * helper thread. */
+void io_input(mpd_file f, void (*fn)(io_src *in, void *arg), void *arg);
 
 /* ---- storing into input destinations ---- */
 void io_store_int(const mpd_dest *d, long long v);

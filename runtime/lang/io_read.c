@@ -4,7 +4,6 @@
 #include "io_internal.h"
 
 typedef struct {
-    io_src in;
     int n;
     const mpd_dest *d;
     long long result;
@@ -51,7 +50,7 @@ static int read_token(io_src *in, io_buf *b)
     return 1;
 }
 
-static void do_read(void *arg)
+static void do_read(io_src *in, void *arg)
 {
     read_job *j = arg;
     io_buf b;
@@ -60,7 +59,7 @@ static void do_read(void *arg)
     for (int i = 0; i < j->n; i++) {
         const mpd_dest *d = &j->d[i];
         b.len = 0;
-        int got = d->kind == MPD_V_STR ? read_line(&j->in, d, &b) : read_token(&j->in, &b);
+        int got = d->kind == MPD_V_STR ? read_line(in, d, &b) : read_token(in, &b);
         if (!got) {
             j->result = count ? count : MPD_EOF;
             goto out;
@@ -80,23 +79,22 @@ long long mpd_read(const char *file, int line, mpd_file f, int n, const mpd_dest
 {
     if (!io_usable(file, line, f))
         return MPD_EOF;
-    read_job j = { { f->fp, NULL, 0, 0 }, n, d, 0 };
+    read_job j = { n, d, 0 };
     io_input(f, do_read, &j);
     return j.result;
 }
 
 typedef struct {
-    FILE *fp;
     char *data;
     int cap;
     long long result;
 } get_job;
 
-static void do_get(void *arg)
+static void do_get(io_src *in, void *arg)
 {
     get_job *j = arg;
     int k = 0, c = 0;
-    while (k < j->cap && (c = getc_unlocked(j->fp)) != EOF)
+    while (k < j->cap && (c = io_getc(in)) != EOF)
         j->data[k++] = (char)c;
     j->result = k == 0 && c == EOF ? MPD_EOF : k;
 }
@@ -105,7 +103,7 @@ long long mpd_get(const char *file, int line, mpd_file f, char *data, int cap, i
 {
     if (!io_usable(file, line, f))
         return MPD_EOF;
-    get_job j = { f->fp, data, cap, 0 };
+    get_job j = { data, cap, 0 };
     io_input(f, do_get, &j);
     if (len && j.result >= 0)
         *len = (int)j.result;

@@ -9,7 +9,7 @@
 #define DEFAULT_WIDTH 512     /* the ANSI limit MPD used for unbounded fields */
 
 typedef struct {
-    io_src in;
+    io_src *in;
     const char *fmt;
     int flen, n;
     const mpd_dest *d;
@@ -196,12 +196,12 @@ static int conversion(scan_job *j, int *i, int *argi, long long *count, int *con
     if (c == 'h' || c == 'l' || c == 'L')
         return j->err = "illegal size modifier (h/l/L) in format spec", MATCH_FAIL;
     if (c == '%') {
-        if (!skip_space(&j->in))
+        if (!skip_space(j->in))
             return INPUT_FAIL;
-        int k = io_getc(&j->in);
+        int k = io_getc(j->in);
         if (k == '%')
             return OK;
-        io_ungetc(&j->in, k);
+        io_ungetc(j->in, k);
         return MATCH_FAIL;
     }
     unsigned char set[256];
@@ -235,7 +235,7 @@ static int conversion(scan_job *j, int *i, int *argi, long long *count, int *con
     io_buf b;
     io_buf_init(&b);
     int r = OK;
-    io_src *in = &j->in;
+    io_src *in = j->in;
     if (c == 'c') {
         int w = width ? width : 1, k;
         while ((int)b.len < w && (k = io_getc(in)) != EOF)
@@ -312,9 +312,10 @@ static int conversion(scan_job *j, int *i, int *argi, long long *count, int *con
     return r;
 }
 
-static void do_scan(void *arg)
+static void do_scan(io_src *in, void *arg)
 {
     scan_job *j = arg;
+    j->in = in;
     long long count = 0;
     int argi = 0, converted = 0, r = OK;
     for (int i = 0; i < j->flen && r == OK && !j->err;) {
@@ -322,15 +323,15 @@ static void do_scan(void *arg)
         if (io_isspace(f)) {
             while (i < j->flen && io_isspace((unsigned char)j->fmt[i]))
                 i++;
-            skip_space(&j->in);
+            skip_space(j->in);
         } else if (f == '%') {
             i++;
             r = conversion(j, &i, &argi, &count, &converted);
         } else {
             i++;
-            int c = io_getc(&j->in);
+            int c = io_getc(j->in);
             if (c != f) {
-                io_ungetc(&j->in, c);
+                io_ungetc(j->in, c);
                 r = c == EOF ? INPUT_FAIL : MATCH_FAIL;
             }
         }
@@ -345,7 +346,7 @@ long long mpd_scanf(const char *file, int line, mpd_file f, const char *fmt, int
 {
     if (!io_usable(file, line, f))
         return MPD_EOF;
-    scan_job j = { { f->fp, NULL, 0, 0 }, fmt, fmtlen, n, d, 0, NULL };
+    scan_job j = { NULL, fmt, fmtlen, n, d, 0, NULL };
     io_input(f, do_scan, &j);
     if (j.err)
         mpd_rts_abort(file, line, "%s", j.err);
@@ -355,8 +356,9 @@ long long mpd_scanf(const char *file, int line, mpd_file f, const char *fmt, int
 long long mpd_sscanf(const char *file, int line, const char *buf, int buflen,
                      const char *fmt, int fmtlen, int n, const mpd_dest *d)
 {
-    scan_job j = { { NULL, buf, buflen, 0 }, fmt, fmtlen, n, d, 0, NULL };
-    do_scan(&j);
+    io_src in = { NULL, NULL, 0, buf, buflen, 0 };
+    scan_job j = { NULL, fmt, fmtlen, n, d, 0, NULL };
+    do_scan(&in, &j);
     if (j.err)
         mpd_rts_abort(file, line, "%s", j.err);
     return j.result;

@@ -29,7 +29,7 @@ static int failures;
 /* Runs `self case` with `input` on stdin (through a pipe, or a regular temp
  * file when as_file) and stdout+stderr into one pipe.  Returns the exit
  * status; the output goes to out (NUL-terminated). */
-static int run_case(const char *self, const char *name, const char *input, int as_file,
+__attribute__((unused)) static int run_case(const char *self, const char *name, const char *input, int as_file,
                     char *out, size_t outsz)
 {
     int op[2], ip[2] = { -1, -1 };
