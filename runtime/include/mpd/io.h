@@ -20,8 +20,11 @@
  * not interleave.  mpd_stdout IS the C stdio stdout (externals that printf
  * interleave correctly).  On a terminal every output statement is flushed;
  * otherwise stdout is buffered but flushed before anything is written to
- * another file (stderr included), before input that may block, and at exit or
- * abort, so merged stdout/stderr (2>&1) keeps program order. */
+ * stderr, a terminal or a pipe, before input that has to wait, and at exit or
+ * abort, so merged stdout/stderr (2>&1) keeps program order.
+ *
+ * Input: waiting for a terminal or pipe goes through mpd_blocking_call()
+ * (mpd/rt.h), so the other MPD processes keep running. */
 #ifndef MPD_IO_H
 #define MPD_IO_H
 
@@ -59,10 +62,9 @@ FILE *mpd_file_cfile(mpd_file f);
 /* Flush every MPD output stream (called at stop, exit and abort). */
 void mpd_io_flush_all(void);
 
-/* Input from a terminal, pipe or socket runs through this hook when it is
- * set: the runtime core sets it to a call that runs fn(arg) where it may
- * block without stopping the other MPD processes, and returns when fn has
- * returned.  NULL (the default): fn runs directly. */
+/* How input waits for a terminal, pipe or socket.  NULL (the default):
+ * through mpd_blocking_call() inside an MPD process, directly elsewhere.
+ * Set it to run fn(arg) some other way (it must return when fn has). */
 extern void (*mpd_io_block_hook)(void (*fn)(void *arg), void *arg);
 
 /* ---- values for output ------------------------------------------------- */
