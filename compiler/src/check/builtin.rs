@@ -17,7 +17,7 @@ impl<'a> Checker<'a> {
                 };
                 self.convert(ty, args, span)
             }
-            ExprKind::Ident(id) => match self.lookup(&id.name).cloned() {
+            ExprKind::Ident(id) => match self.resolve(&id.name) {
                 Some(Sym::Proc(sig)) => self.call_proc(&sig, args, span),
                 Some(Sym::Type(ty)) => match ty {
                     Ty::Rec(_) => self.rec_cons(ty, args, span),
@@ -59,6 +59,7 @@ impl<'a> Checker<'a> {
         if sig.external {
             cargs.clear();
         }
+        let mut writeback: Vec<String> = Vec::new();
         for (a, p) in args.iter().zip(sig.params.iter()) {
             let v = self.expr(a);
             if v.ty == Ty::Error {
@@ -96,6 +97,17 @@ impl<'a> Checker<'a> {
                             let s = self.sv(&v);
                             let t = self.t();
                             format!("((char *)mpd_chars({}, {}))", t, s)
+                        } else if let (true, Some((base, lo, hi))) = (byref, v.slice.clone()) {
+                            // a slice passed var: the callee's result goes back into it
+                            let tmp = self.tmp();
+                            self.code.put(&format!("char *{} = {};", tmp, v.c));
+                            let p = self.pos(a.span);
+                            if lo == "#sec" {
+                                writeback.push(format!("mpd_arr_section_set({}, {}, {}, {});", p, base, hi, tmp));
+                            } else {
+                                writeback.push(format!("mpd_arr_slice_set({}, {}, {}, {}, {});", p, base, lo, hi, tmp));
+                            }
+                            tmp
                         } else {
                             v.c.clone()
                         }
@@ -122,6 +134,23 @@ impl<'a> Checker<'a> {
             }
         }
         let call = format!("{}({})", sig.cname, cargs.join(", "));
+        if !writeback.is_empty() {
+            if sig.ret == Ty::Void {
+                self.code.put(&format!("{};", call));
+                for w in writeback {
+                    self.code.put(&w);
+                }
+                return V::scalar("0".into(), Ty::Void);
+            }
+            let t = self.tmp();
+            let ct = if sig.ret.is_blob() { "char *".to_string() } else { self.ctype(&sig.ret) };
+            self.code.put(&format!("{} {} = {};", ct, t, call));
+            for w in writeback {
+                self.code.put(&w);
+            }
+            let form = if sig.ret.is_blob() { Form::Blob } else { Form::Scalar };
+            return V { c: t, ty: sig.ret.clone(), form, k: None, lv: false, slice: None };
+        }
         if sig.ret.is_blob() {
             let t = self.tmp();
             self.code.put(&format!("char *{} = {};", t, call));
@@ -515,7 +544,7 @@ impl<'a> Checker<'a> {
                 let n = self.int_arg(&args[0]);
                 let v = self.expr(&args[1]);
                 let d = self.dest(&v, args[1].span);
-                V::scalar(format!("((int)mpd_getarg({}, {}, &{}))", p, n, d), Ty::Int)
+                V::scalar(format!("((int)mpd_getarg({}, {}, (mpd_dest[]){{ {} }}))", p, n, d), Ty::Int)
             }
             "numargs" => V::scalar("((int)mpd_numargs())".into(), Ty::Int),
             "age" => V::scalar("((int)mpd_age())".into(), Ty::Int),

@@ -107,44 +107,14 @@ impl<'a> Checker<'a> {
             }
             TypeKind::Rec(fields) | TypeKind::Union(fields) => {
                 let union = matches!(t.kind, TypeKind::Union(_));
-                let mut fs: Vec<(String, Ty)> = Vec::new();
-                for f in fields {
-                    let ft = self.ty(&f.ty);
-                    for n in &f.names {
-                        let ty = self.with_dims(&ft, &n.dims, false);
-                        if fs.iter().any(|(x, _)| *x == n.name.name) {
-                            self.error(n.name.span, format!("duplicate field `{}`", n.name.name));
-                        }
-                        fs.push((n.name.name.clone(), ty));
-                    }
-                }
-                match self.types.layout(&fs, union) {
-                    Some((fields, size)) => {
-                        let i = self.types.recs.len();
-                        self.types.recs.push(super::types::RecInfo {
-                            name: if union { "union".into() } else { "rec".into() },
-                            fields,
-                            size,
-                            union,
-                        });
-                        if union {
-                            Ty::Union(i)
-                        } else {
-                            Ty::Rec(i)
-                        }
-                    }
-                    None => {
-                        self.error(t.span, "record fields must have sizes known at compile time");
-                        Ty::Error
-                    }
-                }
+                self.rec_type(fields, union, None, t.span)
             }
             TypeKind::Ptr(inner) => {
                 // `ptr T` may name T before it is complete (linked lists): resolve lazily
                 // by using the named type if known, else any.
                 if let TypeKind::Named(q) = &inner.kind {
                     if q.parts.len() == 1 && self.lookup(&q.parts[0].name).is_none() {
-                        return Tyx { ty: Ty::PtrAny, dims, strlen };
+                        return Tyx { ty: Ty::Ptr(Box::new(Ty::Fwd(q.parts[0].name.clone()))), dims, strlen };
                     }
                 }
                 Ty::Ptr(Box::new(self.ty(inner)))
@@ -179,6 +149,47 @@ impl<'a> Checker<'a> {
             }
         };
         Tyx { ty, dims, strlen }
+    }
+
+    /// A record or union type; `reserved` is the table slot when the type's name
+    /// was declared first (so fields may point to it: `rec(int v; ptr node next)`).
+    fn rec_type(&mut self, fields: &[ast::Field], union: bool, reserved: Option<usize>, span: ast::Span) -> Ty {
+        let mut fs: Vec<(String, Ty)> = Vec::new();
+        for f in fields {
+            let ft = self.ty(&f.ty);
+            for n in &f.names {
+                let ty = self.with_dims(&ft, &n.dims, false);
+                if fs.iter().any(|(x, _)| *x == n.name.name) {
+                    self.error(n.name.span, format!("duplicate field `{}`", n.name.name));
+                }
+                fs.push((n.name.name.clone(), ty));
+            }
+        }
+        match self.types.layout(&fs, union) {
+            Some((fields, size)) => {
+                let info = super::types::RecInfo { name: if union { "union".into() } else { "rec".into() }, fields, size, union };
+                let i = match reserved {
+                    Some(i) => {
+                        let name = std::mem::take(&mut self.types.recs[i].name);
+                        self.types.recs[i] = super::types::RecInfo { name, ..info };
+                        i
+                    }
+                    None => {
+                        self.types.recs.push(info);
+                        self.types.recs.len() - 1
+                    }
+                };
+                if union {
+                    Ty::Union(i)
+                } else {
+                    Ty::Rec(i)
+                }
+            }
+            None => {
+                self.error(span, "record fields must have sizes known at compile time");
+                Ty::Error
+            }
+        }
     }
 
     fn named_type(&mut self, q: &ast::QualName) -> Ty {
@@ -254,8 +265,12 @@ impl<'a> Checker<'a> {
                 };
                 self.code.put(&format!("mpd_str_init({}, {});", addr, max));
             }
-            Ty::Arr(e, _, _) => {
-                let (lo, hi) = dims.first().cloned().unwrap_or(("1".into(), "0".into()));
+            Ty::Arr(e, slo, shi) => {
+                let (lo, hi) = match (slo, shi, dims.first()) {
+                    (_, _, Some(d)) => d.clone(),
+                    (Some(l), Some(h), None) => (l.to_string(), h.to_string()),
+                    _ => ("1".into(), "0".into()),
+                };
                 let rest = dims.get(1..).unwrap_or(&[]).to_vec();
                 let es = self.size_c(e, &rest, strlen);
                 self.code.put(&format!("mpd_arr_hdr({}, {}, {}, (int)({}));", addr, lo, hi, es));
@@ -332,6 +347,15 @@ impl<'a> Checker<'a> {
             }
             DeclKind::Var(v) => self.var_decl(v, d.span),
             DeclKind::Type { name, ty } => {
+                if let TypeKind::Rec(fields) | TypeKind::Union(fields) = &ty.kind {
+                    let union = matches!(ty.kind, TypeKind::Union(_));
+                    let i = self.types.recs.len();
+                    self.types.recs.push(super::types::RecInfo { name: name.name.clone(), fields: vec![], size: 16, union });
+                    let rt = if union { Ty::Union(i) } else { Ty::Rec(i) };
+                    self.declare(name, Sym::Type(rt));
+                    self.rec_type(fields, union, Some(i), ty.span);
+                    return;
+                }
                 let t = self.ty(ty);
                 let t = match (t, &ty.kind) {
                     (Ty::Enum(e), _) => {
@@ -357,8 +381,22 @@ impl<'a> Checker<'a> {
             DeclKind::Final(b) => {
                 if !self.at_top {
                     self.error(d.span, "`final` belongs at the top level of a component body");
+                    return;
                 }
-                let _ = b;
+                if self.final_body.is_some() {
+                    self.error(d.span, "a component has at most one `final` block");
+                    return;
+                }
+                let saved = std::mem::replace(&mut self.code, Code::new(&self.file_name, self.opts.lines));
+                self.at_top = false;
+                self.code.put("mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f;");
+                let saved_ret = self.ret.replace(RetInfo { stmt: "mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;".into() });
+                self.block(b);
+                self.code.put("mpd_tmp_free(&_t); mpd_tmp_free(&_f);");
+                self.ret = saved_ret;
+                self.at_top = true;
+                let body = std::mem::replace(&mut self.code, saved).take();
+                self.final_body = Some(body);
             }
         }
     }
@@ -538,6 +576,22 @@ impl<'a> Checker<'a> {
         if p.kind != ProcKind::Procedure {
             return;
         }
+        // the signature is elaborated on first use, when the types it names exist
+        self.declare(&p.name, Sym::PendingProc(Rc::new(p.clone())));
+    }
+
+    /// Looks a name up, elaborating a procedure's signature on first use.
+    pub fn resolve(&mut self, name: &str) -> Option<Sym> {
+        let idx = self.scopes.iter().rposition(|s| s.map.contains_key(name))?;
+        if let Some(Sym::PendingProc(p)) = self.scopes[idx].map.get(name).cloned() {
+            let sig = self.procedure_sig(&p);
+            self.scopes[idx].map.insert(name.to_string(), sig.clone());
+            return Some(sig);
+        }
+        self.scopes[idx].map.get(name).cloned()
+    }
+
+    fn procedure_sig(&mut self, p: &ast::ProcDecl) -> Sym {
         let params = self.params(&p.params);
         let (ret, ret_name) = self.ret_spec(p.returns.as_ref());
         let sig = ProcSig {
@@ -549,7 +603,7 @@ impl<'a> Checker<'a> {
             selfc: self.self_arg(),
             external: false,
         };
-        self.declare(&p.name, Sym::Proc(Rc::new(sig)));
+        Sym::Proc(Rc::new(sig))
     }
 
     /// What a call passes as the instance of this component.
@@ -592,7 +646,7 @@ impl<'a> Checker<'a> {
             self.error(p.name.span, "processes are not supported yet");
             return;
         }
-        let sig = match self.lookup(&p.name.name).cloned() {
+        let sig = match self.resolve(&p.name.name) {
             Some(Sym::Proc(s)) => s,
             _ => {
                 self.error(p.name.span, format!("`proc {}` has no matching `op` declaration", p.name.name));
@@ -617,19 +671,29 @@ impl<'a> Checker<'a> {
         self.push();
         self.code.line(self.line(p.name.span));
         self.code.put("mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f; (void)_rt;");
+        let mut copyback = String::new();
         for (i, ((n, sp), ps)) in formal_names.iter().zip(sig.params.iter()).enumerate() {
             let byref = !matches!(ps.mode, ParamMode::Default | ParamMode::Val);
             let c = format!("{}_{}", names::var(n), i);
-            if ps.ty.is_blob() {
+            if let Ty::Arr(..) = ps.ty {
+                // arrays take the formal's lower bounds: a private copy, rebased;
+                // var/res/ref copy back when the procedure returns
+                let mut lbs = Vec::new();
+                let mut t = &ps.ty;
+                while let Ty::Arr(e, lo, _) = t {
+                    lbs.push(lo.map(|l| l.to_string()).unwrap_or_else(|| "INT_MIN".into()));
+                    t = e;
+                }
+                self.code.put(&format!("char *{} = mpd_blob_dup(&_f, p{}, MPD_BLOB_ARR);", c, i));
+                self.code.put(&format!("mpd_arr_rebase({}, {}, (const int[]){{{}}});", c, lbs.len(), lbs.join(", ")));
+                if byref {
+                    copyback.push_str(&format!("mpd_arr_copyback(p{}, {}, {}); ", i, c, lbs.len()));
+                }
+            } else if ps.ty.is_blob() {
                 if byref {
                     self.code.put(&format!("char *{} = p{};", c, i));
                 } else {
                     // value parameter: a private copy
-                    let size = match self.types.size_of(&ps.ty) {
-                        Some(s) => s.to_string(),
-                        None => format!("mpd_blob_size(p{})", i),
-                    };
-                    let _ = size;
                     self.code.put(&format!("char *{} = mpd_blob_dup(&_f, p{}, {});", c, i, self.blob_kind(&ps.ty)));
                 }
             } else if byref {
@@ -644,7 +708,7 @@ impl<'a> Checker<'a> {
         // the result variable
         let rname = p.returns.as_ref().and_then(|r| r.name.as_ref()).map(|n| n.name.clone()).or(sig.ret_name.clone());
         let ret_stmt = if sig.ret == Ty::Void {
-            "mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;".to_string()
+            format!("{}mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;", copyback)
         } else {
             // result type: for a procedure, elaborate again here so dims may use params
             let (rty, mut dims, strlen) = match (&p.kind, p.returns.as_ref().and_then(|r| r.ty.as_ref())) {
@@ -677,7 +741,7 @@ impl<'a> Checker<'a> {
                 let sp = p.returns.as_ref().map(|r| r.span).unwrap_or(p.name.span);
                 self.declare(&ast::Ident { name: rn.clone(), span: sp }, Sym::Var { c: c.clone(), ty: rty.clone(), assignable: true });
             }
-            format!("mpd_tmp_free(&_t); mpd_tmp_free(&_f); return {};", c)
+            format!("{}mpd_tmp_free(&_t); mpd_tmp_free(&_f); return {};", copyback, c)
         };
         let saved_ret = self.ret.replace(RetInfo { stmt: ret_stmt.clone() });
         self.block_stmts(&p.body.stmts);

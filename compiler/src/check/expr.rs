@@ -79,8 +79,11 @@ impl<'a> Checker<'a> {
                 self.binary(*op, a, b, e.span)
             }
             ExprKind::Assign { op, lhs, rhs } => {
-                self.assign_expr(*op, lhs, rhs, e.span);
-                V::scalar("0".into(), Ty::Void)
+                // the value of an assignment is the variable's new value
+                match self.assign_expr(*op, lhs, rhs, e.span) {
+                    Some(l) => V { lv: false, slice: None, k: None, ..l },
+                    None => V::err(),
+                }
             }
             ExprKind::Swap { lhs, rhs } => {
                 self.swap(lhs, rhs, e.span);
@@ -156,7 +159,7 @@ impl<'a> Checker<'a> {
                 self.error(id.span, format!("`{}` is an operation; invoke it as {}()", id.name, id.name));
                 V::err()
             }
-            Some(Sym::Proc(_)) | Some(Sym::Comp(_)) | Some(Sym::Type(_)) => {
+            Some(Sym::Proc(_)) | Some(Sym::PendingProc(_)) | Some(Sym::Comp(_)) | Some(Sym::Type(_)) => {
                 self.error(id.span, format!("`{}` is not a value", id.name));
                 V::err()
             }
@@ -220,7 +223,16 @@ impl<'a> Checker<'a> {
                 match info.fields.iter().find(|f| f.0 == name.name) {
                     Some((_, fty, off)) => {
                         let (fty, off) = (fty.clone(), *off);
-                        let addr = format!("({} + {})", b.c, off);
+                        let mut addr = format!("({} + {})", b.c, off);
+                        if self.types.recs[*r].union {
+                            // other members overwrite a member's header: restore it on access
+                            if fty.is_blob() {
+                                let a = self.tmp();
+                                self.code.put(&format!("char *{} = {};", a, addr));
+                                self.restore_hdrs(&a, &fty);
+                                addr = a;
+                            }
+                        }
                         if fty.is_blob() {
                             V { c: addr, ty: fty, form: Form::Blob, k: None, lv: b.lv, slice: None }
                         } else {
@@ -242,10 +254,38 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Rewrites the headers inside a union member (keeping string lengths).
+    fn restore_hdrs(&mut self, addr: &str, t: &Ty) {
+        match t {
+            Ty::Str(Some(n)) => self.code.put(&format!("mpd_union_str({}, {});", addr, n)),
+            Ty::Arr(e, Some(lo), Some(hi)) => {
+                let es = self.types.size_of(e).unwrap_or(1);
+                self.code.put(&format!("mpd_union_arr({}, {}, {}, {});", addr, lo, hi, es));
+                if e.is_blob() {
+                    let i = self.tmp();
+                    self.code.open(&format!("for (int {i} = 0; {i} <= {} - {}; {i}++) {{", hi, lo));
+                    let ea = format!("({} + {} + (size_t){} * {})", addr, ARR_HDR, i, es);
+                    let e = (**e).clone();
+                    self.restore_hdrs(&ea, &e);
+                    self.code.close("}");
+                }
+            }
+            Ty::Rec(r) | Ty::Union(r) => {
+                let fields = self.types.recs[*r].fields.clone();
+                for (_, ft, off) in fields {
+                    if ft.is_blob() {
+                        self.restore_hdrs(&format!("({} + {})", addr, off), &ft);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// MPD lets `p.f` mean `p^.f` for pointers to records.
     fn auto_deref(&mut self, b: V) -> V {
         if let Ty::Ptr(inner) = &b.ty {
-            if matches!(**inner, Ty::Rec(_) | Ty::Union(_)) {
+            if matches!(**inner, Ty::Rec(_) | Ty::Union(_) | Ty::Fwd(_)) {
                 return self.deref(b, Span::default());
             }
         }
@@ -255,7 +295,16 @@ impl<'a> Checker<'a> {
     pub fn deref(&mut self, p: V, span: Span) -> V {
         match &p.ty {
             Ty::Ptr(inner) => {
-                let inner = (**inner).clone();
+                let mut inner = (**inner).clone();
+                if let Ty::Fwd(n) = &inner {
+                    inner = match self.lookup(n) {
+                        Some(Sym::Type(t)) => t.clone(),
+                        _ => {
+                            self.error(span, format!("`{}` is not a type", n));
+                            return V::err();
+                        }
+                    };
+                }
                 let pc = if self.opts.no_checks {
                     p.c.clone()
                 } else {
@@ -286,7 +335,10 @@ impl<'a> Checker<'a> {
     }
 
     fn index(&mut self, mut b: V, subs: &[Subscript], span: Span) -> V {
-        for s in subs {
+        for (k, s) in subs.iter().enumerate() {
+            if matches!(s, Subscript::Slice { .. }) && k + 1 < subs.len() && matches!(b.ty, Ty::Arr(..)) {
+                return self.section(b, &subs[k..], span);
+            }
             b = self.auto_deref_arr(b);
             b = match s {
                 Subscript::Index(ie) => {
@@ -299,6 +351,55 @@ impl<'a> Checker<'a> {
         }
         let _ = span;
         b
+    }
+
+    /// A section like `a[*, 2]`: a range followed by more subscripts.
+    fn section(&mut self, b: V, subs: &[Subscript], span: Span) -> V {
+        let mut parts = Vec::new();
+        let mut ty = b.ty.clone();
+        let mut shape: Vec<bool> = Vec::new();
+        for s in subs {
+            let elem = match &ty {
+                Ty::Arr(e, _, _) => (**e).clone(),
+                Ty::Error => return V::err(),
+                _ => {
+                    self.error(span, format!("too many subscripts for a {}", self.types.show(&b.ty)));
+                    return V::err();
+                }
+            };
+            match s {
+                Subscript::Index(ie) => {
+                    let i = self.expr(ie);
+                    let i = self.ordinal_value(i, ie.span);
+                    parts.push(format!("{{0, {}, 0}}", i.c));
+                    shape.push(false);
+                }
+                Subscript::Slice { lo, hi, .. } => {
+                    let l = lo.as_ref().and_then(|l| self.bound_c(l)).unwrap_or_else(|| "INT_MIN".into());
+                    let h = self.bound_c(hi).unwrap_or_else(|| "INT_MAX".into());
+                    parts.push(format!("{{1, {}, {}}}", l, h));
+                    shape.push(true);
+                }
+            }
+            ty = elem;
+        }
+        for sl in shape.iter().rev() {
+            if *sl {
+                ty = Ty::Arr(Box::new(ty), None, None);
+            }
+        }
+        let subs_c = format!("{}, (const mpd_sub[]){{{}}}", parts.len(), parts.join(", "));
+        let p = self.pos(span);
+        let t = self.t();
+        let v = V {
+            c: format!("((char *)mpd_arr_section({}, {}, {}, {}))", p, t, b.c, subs_c),
+            ty,
+            form: Form::Blob,
+            k: None,
+            lv: false,
+            slice: None,
+        };
+        v.with_slice_of(b.c.clone(), "#sec".into(), subs_c, b.lv)
     }
 
     fn auto_deref_arr(&mut self, b: V) -> V {
@@ -483,9 +584,13 @@ impl<'a> Checker<'a> {
                     let o = if op == Add { "+" } else { "-" };
                     return V::scalar(format!("((void *)((char *){} {} (ptrdiff_t)({}) * {}))", a.c, o, b.c, sz), a.ty.clone());
                 }
-                if matches!(a.ty, Ty::Ptr(_)) && matches!(b.ty, Ty::Ptr(_)) && op == Sub {
-                    let sz = match &a.ty {
-                        Ty::Ptr(t) => self.types.size_of(t).unwrap_or(1),
+                if matches!(b.ty, Ty::Ptr(_)) && a.ty == Ty::Int && op == Add {
+                    return self.binary(op, b, a, span);
+                }
+                let is_ptr = |t: &Ty| matches!(t, Ty::Ptr(_) | Ty::PtrAny);
+                if is_ptr(&a.ty) && is_ptr(&b.ty) && op == Sub {
+                    let sz = match (&a.ty, &b.ty) {
+                        (Ty::Ptr(t), _) | (_, Ty::Ptr(t)) => self.types.size_of(t).unwrap_or(1),
                         _ => 1,
                     };
                     return V::scalar(format!("((int)(((char *){} - (char *){}) / {}))", a.c, b.c, sz), Ty::Int);
@@ -723,6 +828,11 @@ impl<'a> Checker<'a> {
         if let Some(sl) = &lhs.slice {
             // assignment into a slice
             let (base, lo, hi) = sl.clone();
+            if lo == "#sec" {
+                let r = self.array_value(&rhs, lhs.ty.elem().cloned().unwrap_or(Ty::Error), span);
+                self.code.put(&format!("mpd_arr_section_set({}, {}, {}, {});", p, base, hi, r));
+                return;
+            }
             match &lhs.ty {
                 Ty::Str(_) => {
                     let v = self.sv(&rhs);
@@ -755,7 +865,16 @@ impl<'a> Checker<'a> {
                     return;
                 }
                 let r = self.array_value(&rhs, e, span);
-                self.code.put(&format!("mpd_arr_assign({}, {}, {});", p, lhs.c, r));
+                let (mut depth, mut t) = (0, &lhs.ty);
+                while let Ty::Arr(e, _, _) = t {
+                    depth += 1;
+                    t = e;
+                }
+                if depth == 1 && !t.is_string() {
+                    self.code.put(&format!("mpd_arr_assign({}, {}, {});", p, lhs.c, r));
+                } else {
+                    self.code.put(&format!("mpd_arr_assign_d({}, {}, {}, {}, {});", p, lhs.c, r, depth, t.is_string() as i32));
+                }
             }
             Ty::Rec(_) | Ty::Union(_) => {
                 if !self.types.assignable(&lhs.ty, &rhs.ty) {
@@ -798,11 +917,11 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn assign_expr(&mut self, op: AssignOp, lhs: &Expr, rhs: &Expr, span: Span) {
+    fn assign_expr(&mut self, op: AssignOp, lhs: &Expr, rhs: &Expr, span: Span) -> Option<V> {
         let l = self.expr(lhs);
         if !l.lv && l.ty != Ty::Error {
             self.error(lhs.span, "the left side of an assignment must be a variable");
-            return;
+            return None;
         }
         let r = match op {
             AssignOp::Plain => self.expr(rhs),
@@ -813,6 +932,7 @@ impl<'a> Checker<'a> {
             }
         };
         self.assign_into(&l, r, span);
+        Some(l)
     }
 
     fn swap(&mut self, lhs: &Expr, rhs: &Expr, span: Span) {
@@ -849,58 +969,83 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// `(e1, [n] e2, ...)`: a new array [1:count].
+    /// `(e1, [n] e2, ...)`: a new array [1:count].  Counts are evaluated first;
+    /// an element repeated zero times is not evaluated.
     fn array_cons(&mut self, elems: &[ast::ArrayElem], span: Span) -> V {
+        let p = self.pos(span);
+        let mut counts = Vec::new();
+        for el in elems {
+            let c = self.tmp();
+            match &el.count {
+                Some(ce) => {
+                    let v = self.expr(ce);
+                    if v.ty != Ty::Int && v.ty != Ty::Error {
+                        self.error(ce.span, "a repetition count must be an int");
+                    }
+                    self.code.put(&format!("int {} = mpd_rep_count({}, {});", c, p, v.c));
+                }
+                None => self.code.put(&format!("int {} = 1;", c)),
+            }
+            counts.push(c);
+        }
         let mut vals = Vec::new();
         for el in elems {
-            let cnt = el.count.as_ref().map(|c| {
-                let v = self.expr(c);
-                if v.ty != Ty::Int && v.ty != Ty::Error {
-                    self.error(c.span, "a repetition count must be an int");
-                }
-                v
-            });
             let v = self.expr(&el.value);
-            vals.push((cnt, v, el.span));
+            vals.push((v, el.span));
         }
-        // element type: real if any real among numbers, else the first's
-        let mut ety = vals.first().map(|v| v.1.ty.clone()).unwrap_or(Ty::Int);
-        if vals.iter().any(|v| v.1.ty == Ty::Real) && vals.iter().all(|v| v.1.ty.is_numeric()) {
+        let mut ety = vals.first().map(|v| v.0.ty.clone()).unwrap_or(Ty::Int);
+        if vals.iter().any(|v| v.0.ty == Ty::Real) && vals.iter().all(|v| v.0.ty.is_numeric()) {
             ety = Ty::Real;
         }
-        if ety.is_string() {
-            // a string element: size by the longest constant, else dynamic max
-            let maxc: Vec<String> = vals.iter_mut().map(|v| {
-                let s = self.sv(&v.1);
-                v.1 = V { c: s.clone(), ty: Ty::Str(None), form: Form::View, k: v.1.k.clone(), lv: false, slice: None };
-                format!("({}).len", s)
-            }).collect();
-            let _ = maxc;
+        if ety == Ty::Char && vals.iter().any(|v| v.0.ty.is_string()) {
+            ety = Ty::Str(None);
         }
-        let p = self.pos(span);
+        // evaluate each element once (only if repeated at least once)
+        let mut held = Vec::new();
+        for ((v, sp), c) in vals.into_iter().zip(&counts) {
+            let h = self.tmp();
+            if ety.is_string() {
+                let s = self.sv(&v);
+                self.code.put(&format!("mpd_sv {} = {{0, 0}}; if ({} > 0) {} = {};", h, c, h, s));
+                held.push((V { c: h, ty: Ty::Str(None), form: Form::View, k: None, lv: false, slice: None }, sp));
+            } else if ety.is_scalar() {
+                if !self.types.assignable(&ety, &v.ty) && !(ety == Ty::Real && v.ty == Ty::Int) {
+                    self.error(sp, format!("array constructor elements must have one type ({} and {})", self.types.show(&ety), self.types.show(&v.ty)));
+                }
+                let v = self.coerce(v, &ety);
+                let ct = self.ctype(&ety);
+                self.code.put(&format!("{} {} = {{0}}; if ({} > 0) {} = {};", ct, h, c, h, v.c));
+                held.push((V::scalar(h, ety.clone()), sp));
+            } else {
+                if !self.types.same(&ety, &v.ty) {
+                    self.error(sp, "array constructor elements must have one type");
+                }
+                self.code.put(&format!("char *{} = NULL; if ({} > 0) {} = {};", h, c, h, v.c));
+                held.push((V { c: h, ty: v.ty.clone(), form: Form::Blob, k: None, lv: false, slice: None }, sp));
+            }
+        }
         let n = self.tmp();
-        let mut count = Vec::new();
-        for (c, _, _) in &vals {
-            count.push(match c {
-                Some(cv) => format!("mpd_rep_count({}, {})", p, cv.c),
-                None => "1".to_string(),
-            });
-        }
-        self.code.put(&format!("int {} = {};", n, if count.is_empty() { "0".into() } else { count.join(" + ") }));
-        let (esize, inner_dims): (String, Vec<(String, String)>) = match &ety {
-            t if t.is_scalar() => (self.types.size_of(t).unwrap_or(4).to_string(), vec![]),
+        self.code.put(&format!("int {} = {};", n, if counts.is_empty() { "0".into() } else { counts.join(" + ") }));
+        let mut strmax = String::new();
+        let esize = match &ety {
+            t if t.is_scalar() => self.types.size_of(t).unwrap_or(4).to_string(),
             Ty::Str(_) => {
-                // longest element decides the string capacity
                 let m = self.tmp();
                 self.code.put(&format!("int {} = 0;", m));
-                for (_, v, _) in &vals {
-                    self.code.put(&format!("if (({}).len > {}) {} = ({}).len;", v.c, m, m, v.c));
+                for (v, _) in &held {
+                    self.code.put(&format!("if ({}.len > {}) {} = {}.len;", v.c, m, m, v.c));
                 }
-                (format!("(int)MPD_STR_SIZE({})", m), vec![("0".into(), m)])
+                strmax = m.clone();
+                format!("(int)MPD_STR_SIZE({})", m)
             }
             t => match self.types.size_of(t) {
-                Some(s) => (s.to_string(), vec![]),
-                None => (format!("(int)mpd_blob_size({})", vals[0].1.c), vec![]),
+                Some(s) => s.to_string(),
+                None => {
+                    let e = self.tmp();
+                    let first = held[0].0.c.clone();
+                    self.code.put(&format!("int {} = 0; if ({}) {} = (int)mpd_blob_size_k({}, {});", e, first, e, first, self.blob_kind(t)));
+                    e
+                }
             },
         };
         let a = self.tmp();
@@ -909,41 +1054,21 @@ impl<'a> Checker<'a> {
         self.code.put(&format!("mpd_arr_hdr({}, 1, {}, {});", a, n, esize));
         let k = self.tmp();
         self.code.put(&format!("int {} = 0;", k));
-        for (c, v, sp) in vals {
-            let reps = match &c {
-                Some(cv) => format!("mpd_rep_count({}, {})", p, cv.c),
-                None => "1".into(),
-            };
+        for ((val, sp), c) in held.into_iter().zip(&counts) {
             let r = self.tmp();
-            let tmpv = self.tmp();
-            let store_ty = ety.clone();
-            // evaluate once, store reps times
-            let (decl, val) = if store_ty.is_scalar() {
-                let vv = self.coerce(v, &store_ty);
-                let ct = self.ctype(&store_ty);
-                (format!("{} {} = {};", ct, tmpv, vv.c), V::scalar(tmpv.clone(), store_ty.clone()))
-            } else if store_ty.is_string() {
-                (format!("mpd_sv {} = {};", tmpv, v.c), V { c: tmpv.clone(), ty: Ty::Str(None), form: Form::View, k: None, lv: false, slice: None })
-            } else {
-                (format!("char *{} = {};", tmpv, v.c), V { c: tmpv.clone(), ty: v.ty.clone(), form: Form::Blob, k: None, lv: false, slice: None })
-            };
-            self.code.put(&decl);
-            self.code.open(&format!("for (int {r} = {reps}; {r} > 0; {r}--, {k}++) {{"));
+            self.code.open(&format!("for (int {r} = {c}; {r} > 0; {r}--, {k}++) {{"));
             let dst_addr = format!("({} + {} + (size_t){} * {})", a, ARR_HDR, k, esize);
-            if store_ty.is_string() {
-                self.code.put(&format!("mpd_str_init({}, {});", dst_addr, inner_dims[0].1));
-            } else if store_ty.is_blob() {
+            if ety.is_string() {
+                self.code.put(&format!("mpd_str_init({}, {});", dst_addr, strmax));
+                let dst = V { c: dst_addr, ty: ety.clone(), form: Form::Blob, k: None, lv: true, slice: None };
+                self.assign_into(&dst, val, sp);
+            } else if ety.is_blob() {
                 self.code.put(&format!("memcpy({}, {}, {});", dst_addr, val.c, esize));
-                self.code.close("}");
-                continue;
-            }
-            let dst = if store_ty.is_blob() {
-                V { c: dst_addr, ty: store_ty.clone(), form: Form::Blob, k: None, lv: true, slice: None }
             } else {
-                let ct = self.ctype(&store_ty);
-                V { c: format!("(*({} *){})", ct, dst_addr), ty: store_ty.clone(), form: Form::Scalar, k: None, lv: true, slice: None }
-            };
-            self.assign_into(&dst, val, sp);
+                let ct = self.ctype(&ety);
+                let dst = V { c: format!("(*({} *){})", ct, dst_addr), ty: ety.clone(), form: Form::Scalar, k: None, lv: true, slice: None };
+                self.assign_into(&dst, val, sp);
+            }
             self.code.close("}");
         }
         V { c: a, ty: Ty::Arr(Box::new(ety), None, None), form: Form::Blob, k: None, lv: false, slice: None }

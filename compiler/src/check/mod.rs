@@ -118,6 +118,8 @@ pub struct Checker<'a> {
     used_tmp: bool,
     /// C labels (exit, next) of the enclosing loops.
     loop_labels: Vec<(String, String)>,
+    /// The body of the component's `final` block.
+    final_body: Option<String>,
 }
 
 #[derive(Clone)]
@@ -150,6 +152,7 @@ impl<'a> Checker<'a> {
             imported_globals: Vec::new(),
             used_tmp: false,
             loop_labels: Vec::new(),
+            final_body: None,
         }
     }
 
@@ -328,12 +331,15 @@ impl<'a> Checker<'a> {
                 st,
                 init_body
             ));
+            let fin = self.final_body.take().unwrap_or_default();
+            out.push_str(&format!("static void {}_final(struct {} *self) {{\n    (void)self;\n{}}}\n", names::res_init(&comp), st, fin));
             out.push_str(&format!(
-                "void {}(void *arg) {{\n    (void)arg;\n{}    struct {} *self = mpd_blob_new(sizeof(struct {}));\n    {}(self);\n}}\n",
+                "void {}(void *arg) {{\n    (void)arg;\n{}    struct {} *self = mpd_blob_new(sizeof(struct {}));\n    {}(self);\n    {}_final(self);\n}}\n",
                 names::res_main(&comp),
                 imports,
                 st,
                 st,
+                names::res_init(&comp),
                 names::res_init(&comp)
             ));
         }
@@ -349,13 +355,18 @@ pub fn check_files(
     diags: &mut Diagnostics,
     opts: &Opts,
     ifaces: &mut HashMap<String, Iface>,
+    types: &mut Types,
 ) -> Vec<CompOut> {
     let mut outs = Vec::new();
     for (f, name) in files {
         for c in &f.components {
             let snapshot = ifaces.clone();
             let mut ck = Checker::new(map, diags, opts.clone(), &snapshot);
-            if let Some((out, iface)) = ck.component(c, name) {
+            // one type table for the whole run: imported types keep their identity
+            ck.types = std::mem::take(types);
+            let r = ck.component(c, name);
+            *types = std::mem::take(&mut ck.types);
+            if let Some((out, iface)) = r {
                 ifaces.insert(out.name.clone(), iface);
                 outs.push(out);
             }

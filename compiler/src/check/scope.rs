@@ -35,6 +35,8 @@ pub enum Sym {
     Type(Ty),
     EnumLit { e: usize, i: i64 },
     Proc(Rc<ProcSig>),
+    /// A `procedure` whose signature is elaborated on first use.
+    PendingProc(Rc<crate::syntax::ast::ProcDecl>),
     /// An imported component, for qualified names `g.x`.
     Comp(String),
 }

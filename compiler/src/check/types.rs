@@ -29,6 +29,9 @@ pub enum Ty {
     Arr(Box<Ty>, Option<i64>, Option<i64>),
     /// Capability: to a resource, an operation (by signature index) or a sem.
     Cap(CapTy),
+    /// A type named before its declaration (only behind `ptr`); resolved by name
+    /// where the pointer is dereferenced.
+    Fwd(String),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -177,6 +180,7 @@ impl Types {
     pub fn same(&self, a: &Ty, b: &Ty) -> bool {
         match (a, b) {
             (Ty::Error, _) | (_, Ty::Error) => true,
+            (Ty::Fwd(_), _) | (_, Ty::Fwd(_)) => true,
             (Ty::Str(_), Ty::Str(_)) => true,
             (Ty::Arr(x, ..), Ty::Arr(y, ..)) => self.same(x, y),
             (Ty::Ptr(x), Ty::Ptr(y)) => self.same(x, y),
@@ -212,6 +216,7 @@ impl Types {
             Ty::Arr(e, _, _) => format!("array of {}", self.show(e)),
             Ty::Cap(CapTy::Resource(r)) => format!("cap {}", r),
             Ty::Cap(_) => "cap".into(),
+            Ty::Fwd(n) => n.clone(),
         }
     }
 }

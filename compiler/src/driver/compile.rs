@@ -53,8 +53,9 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
     }
     let opts = check::Opts { no_checks: o.optimize, no_fold: o.no_fold, lines: true };
     let mut idiags = Diagnostics::new();
-    let _ = check::check_files(&map, &imported_files, &mut idiags, &opts, &mut ifaces);
-    let outs = check::check_files(&map, &files, &mut diags, &opts, &mut ifaces);
+    let mut types = check::types::Types::default();
+    let _ = check::check_files(&map, &imported_files, &mut idiags, &opts, &mut ifaces, &mut types);
+    let outs = check::check_files(&map, &files, &mut diags, &opts, &mut ifaces, &mut types);
     if diags.has_errors() {
         diags.emit_stderr(&map);
         return Err(1);

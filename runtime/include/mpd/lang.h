@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <stdbool.h>
+#include <limits.h>
 #include "mpd/err.h"
 #include "mpd/io.h"
 
@@ -90,6 +91,9 @@ void mpd_arr_check_bounds(const char *f, int l, int lb, int ub);
 void mpd_arr_hdr(void *b, int lb, int ub, int esize);
 /* a := b (same element layout, counts must match; bounds of a are kept) */
 void mpd_arr_assign(const char *f, int l, void *a, const void *b);
+/* a := b for `depth` nested array levels, keeping a's inner bounds; with
+ * leafstr the innermost elements are strings (checked against a's maxima) */
+void mpd_arr_assign_d(const char *f, int l, void *a, const void *b, int depth, int leafstr);
 /* copy of b as a new temporary blob */
 void *mpd_arr_dup(mpd_tmp **t, const void *b);
 /* slice a[lo:hi] as a new temporary blob (bounds lo..hi) */
@@ -97,6 +101,15 @@ void *mpd_arr_slice(const char *f, int l, mpd_tmp **t, const void *a, int lo, in
 void mpd_arr_slice_set(const char *f, int l, void *a, int lo, int hi, const void *v);
 /* whole-array equality by bytes of the elements (counts must match) */
 int mpd_arr_eq(const void *a, const void *b);
+/* array parameters: give a copy the formal's lower bounds (INT_MIN keeps one),
+ * level by level; copy the elements back into the actual on return */
+void mpd_arr_rebase(void *b, int depth, const int *lbs);
+void mpd_arr_copyback(void *dst, const void *src, int depth);
+/* sections: several subscripts, some of them ranges (a[*, 2] is column 2).
+ * A range with lo INT_MIN / hi INT_MAX means the bound of that dimension. */
+typedef struct { int slice, lo, hi; } mpd_sub;
+void *mpd_arr_section(const char *f, int l, mpd_tmp **t, const void *b, int n, const mpd_sub *s);
+void mpd_arr_section_set(const char *f, int l, void *b, int n, const mpd_sub *s, const void *src);
 /* chars(s) and string(a) conversions */
 void *mpd_chars(mpd_tmp **t, mpd_sv s);
 mpd_sv mpd_string_of_chars(mpd_tmp **t, const void *a);
@@ -134,6 +147,18 @@ void mpd_str_swap(const char *f, int l, void *a, void *b);
 void mpd_arr_swap(const char *f, int l, void *a, void *b);
 int mpd_rep_count(const char *f, int l, int n);
 #define mpd_blob_size(b) mpd_arr_size(MPD_ARR_LB(b), MPD_ARR_UB(b), MPD_ARR_ES(b))
+
+/* union members share storage, so a blob member's header is restored on access */
+static inline void *mpd_union_arr(void *b, int lb, int ub, int esize) {
+    mpd_arr_hdr(b, lb, ub, esize);
+    return b;
+}
+static inline void *mpd_union_str(void *b, int max) {
+    mpd_strhdr *h = (mpd_strhdr *)b;
+    h->max = max;
+    if (h->len < 0 || h->len > max) h->len = 0;
+    return b;
+}
 
 /* ---- checks and small operators ---------------------------------------- */
 static inline void *mpd_ptr_check(const char *f, int l, void *p) {
