@@ -170,13 +170,6 @@ static inline int mpd_int_abs(int i) { return i < 0 ? (int)(0u - (unsigned)i) : 
 _Bool mpd_bool_of_int(const char *f, int l, int i);
 int mpd_ord_step(const char *f, int l, int v, int lo, int hi, const char *what);
 
-/* ---- capabilities (values naming vm, object, index; never raw pointers) --- */
-typedef struct { void *obj; int index; int vm; } mpd_cap;
-#define mpd_cap_null ((mpd_cap){ 0, 0, 0 })
-static inline int mpd_cap_eq(mpd_cap a, mpd_cap b) {
-    return a.obj == b.obj && a.index == b.index && a.vm == b.vm;
-}
-
 /* ---- glue to mpd/io.h --------------------------------------------------- */
 static inline mpd_val mpd_v_sv(mpd_sv s) { return MPD_VS(s.p, s.len); }
 static inline mpd_val mpd_v_chars(const void *a) {
