@@ -1,17 +1,16 @@
 /* prog.c: program-level language support — stop(n), nap, string(x) of scalars. */
 #include "mpd/lang.h"
+#include "mpd/rt.h"
 #include <stdlib.h>
 #include <time.h>
 
 _Noreturn void mpd_lang_stop(int n) {
     mpd_io_flush_all();
-    exit(n);
+    mpd_exit(n);
 }
 
 void mpd_lang_nap(int ms) {
-    if (ms <= 0) return;
-    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-    nanosleep(&ts, NULL);
+    mpd_nap(ms);
 }
 
 mpd_sv mpd_string_of_val(const char *f, int l, mpd_tmp **t, mpd_val v) {
