@@ -210,6 +210,19 @@ fn deep_nesting_is_an_error_not_a_crash() {
     assert!(body_errors(&deep).contains("nested too deeply"));
     let deep = format!("{} int p", "ptr ".repeat(100_000));
     assert!(body_errors(&deep).contains("nested too deeply"));
+    // Trees built by loops are bounded too (dropping or walking them must not overflow).
+    for deep in [
+        format!("x = 1{}", "+1".repeat(200_000)),
+        format!("x = a{}", "[1]".repeat(200_000)),
+        format!("x = a{}", "^".repeat(200_000)),
+        format!("x = f{}", "()".repeat(200_000)),
+        format!("x = {}", "(1+".repeat(60) + "1" + &"+1".repeat(900) + &")".repeat(60)),
+    ] {
+        assert!(body_errors(&deep).contains("expression is nested too deeply"), "{}", &deep[..40]);
+    }
+    // ... while long but shallow expressions are fine.
+    let wide = format!("write({})", vec!["1"; 20_000].join(", "));
+    assert_eq!(body_errors(&wide), "");
 }
 
 #[test]

@@ -9,6 +9,9 @@
 //!   [`Body::items`]) because MPD lets them appear in any order. Which declarations are
 //!   legal where (e.g. `proc` only at component level, `var` not in a resource spec) is
 //!   checked later, so the parser accepts the union and the checker gives precise errors.
+//! - Trees from the parser are bounded: no expression is deeper than
+//!   [`crate::syntax::MAX_HEIGHT`] (1000) and statements/types nest at most ~80 levels, so
+//!   passes may walk them recursively (on a normal 8 MB main-thread stack).
 //! - Assignment, swap and `++`/`--` are expressions (SR/MPD give them the lowest
 //!   precedence); a statement like `x = 1` is `StmtKind::Expr(Expr{kind: Assign ..})`.
 

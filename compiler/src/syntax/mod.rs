@@ -6,7 +6,8 @@
 //!
 //! Errors go to a [`Diagnostics`] collection; the parser recovers and keeps going, so one
 //! run reports several errors, and it always returns a (possibly partial) tree. The
-//! parser never panics, whatever the input.
+//! parser never panics, whatever the input: statement/type nesting is bounded and no
+//! expression tree is deeper than [`MAX_HEIGHT`], so later passes may recurse freely.
 
 pub mod ast;
 pub mod diag;
@@ -16,6 +17,7 @@ mod parser;
 pub mod token;
 
 pub use diag::{Diagnostics, SourceMap};
+pub use parser::MAX_HEIGHT;
 
 /// Parse the file `file` of `map` into an AST, reporting syntax errors into `diags`.
 /// The returned tree is complete when `diags` received no errors; otherwise it holds

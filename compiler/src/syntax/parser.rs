@@ -11,8 +11,11 @@ use super::diag::Diagnostics;
 use super::lexer;
 use super::token::{Kw, Punct, TokKind, Token};
 
-/// Deepest nesting of statements/expressions/types accepted.
+/// Deepest recursion of the parser (nested statements, parentheses, types) accepted.
 const MAX_DEPTH: u32 = 160;
+/// Deepest expression tree accepted (also bounds trees built by loops, like
+/// `a+b+...`): later passes may recurse over expressions without a stack check.
+pub const MAX_HEIGHT: u32 = 1000;
 
 /// An error was reported; unwind to the nearest statement list.
 #[derive(Debug)]
@@ -23,7 +26,7 @@ pub(crate) fn parse(file: FileId, src: &str, diags: &mut Diagnostics) -> SourceF
     // Lexical and syntax errors are collected apart, then reported in source order.
     let mut local = Diagnostics::new();
     let toks = lexer::lex(file, src, &mut local);
-    let mut p = Parser { toks, pos: 0, file, src, diags: &mut local, depth: 0, last_error: usize::MAX, extra: Vec::new() };
+    let mut p = Parser { toks, pos: 0, file, src, diags: &mut local, depth: 0, last_error: usize::MAX, h: 0, peak: 0, extra: Vec::new() };
     let tree = p.source_file();
     local.sort_by_position();
     diags.extend(local);
@@ -39,6 +42,10 @@ struct Parser<'a, 'd> {
     depth: u32,
     /// Token index of the last reported error (one error per token).
     last_error: usize,
+    /// Height of the expression last returned by an expression method (see `node`).
+    h: u32,
+    /// Greatest expression height built since it was last reset (for `new(T)` etc.).
+    peak: u32,
     /// Further statements produced by one source statement (`op a(), b()` gives one
     /// `Op` declaration per item); the statement list appends them after the first.
     extra: Vec<Stmt>,
@@ -1285,6 +1292,25 @@ impl<'a, 'd> Parser<'a, 'd> {
     }
 
     // ───────────── expressions ─────────────
+    //
+    // Every method that returns an Expr leaves its height in `self.h` (built through
+    // `node`), so trees made by loops (`a+b+c+...`, `a[1][2]...`) are bounded too:
+    // no expression is deeper than MAX_HEIGHT, whatever walks it later.
+
+    /// Build a node whose deepest child has height `child_h`; enforce MAX_HEIGHT.
+    fn node(&mut self, kind: ExprKind, span: Span, child_h: u32) -> PResult<Expr> {
+        let h = child_h + 1;
+        if h > MAX_HEIGHT {
+            if self.last_error != self.pos {
+                self.last_error = self.pos;
+                self.error(span, "expression is nested too deeply");
+            }
+            return Err(Reported);
+        }
+        self.h = h;
+        self.peak = self.peak.max(h);
+        Ok(Expr { kind, span })
+    }
 
     /// expr = binary [ assign_op expr | ":=:" expr ]      (right associative)
     fn expr(&mut self) -> PResult<Expr> {
@@ -1296,18 +1322,22 @@ impl<'a, 'd> Parser<'a, 'd> {
 
     fn expr_inner(&mut self) -> PResult<Expr> {
         let lhs = self.binary(1)?;
+        let hl = self.h;
         if let Some(op) = assign_op(self.kind()) {
             self.bump();
             let rhs = self.expr()?;
             let span = lhs.span.to(rhs.span);
-            return Ok(Expr { kind: ExprKind::Assign { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }, span });
+            let h = hl.max(self.h);
+            return self.node(ExprKind::Assign { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }, span, h);
         }
         if self.at(Punct::Swap) {
             self.bump();
             let rhs = self.expr()?;
             let span = lhs.span.to(rhs.span);
-            return Ok(Expr { kind: ExprKind::Swap { lhs: Box::new(lhs), rhs: Box::new(rhs) }, span });
+            let h = hl.max(self.h);
+            return self.node(ExprKind::Swap { lhs: Box::new(lhs), rhs: Box::new(rhs) }, span, h);
         }
+        self.h = hl;
         Ok(lhs)
     }
 
@@ -1323,6 +1353,7 @@ impl<'a, 'd> Parser<'a, 'd> {
     /// `**` is right associative, all others left.
     fn binary(&mut self, min_prec: u8) -> PResult<Expr> {
         let mut lhs = self.unary()?;
+        let mut h = self.h;
         while let Some((op, prec)) = binary_op(self.kind()) {
             if prec < min_prec {
                 break;
@@ -1334,8 +1365,11 @@ impl<'a, 'd> Parser<'a, 'd> {
             self.leave();
             let rhs = rhs?;
             let span = lhs.span.to(rhs.span);
-            lhs = Expr { kind: ExprKind::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }, span };
+            let ch = h.max(self.h);
+            lhs = self.node(ExprKind::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }, span, ch)?;
+            h = self.h;
         }
+        self.h = h;
         Ok(lhs)
     }
 
@@ -1358,27 +1392,31 @@ impl<'a, 'd> Parser<'a, 'd> {
         self.leave();
         let operand = operand?;
         let span = lo.to(operand.span);
-        Ok(Expr { kind: ExprKind::Unary { op, operand: Box::new(operand) }, span })
+        let h = self.h;
+        self.node(ExprKind::Unary { op, operand: Box::new(operand) }, span, h)
     }
 
     /// postfix_expr = primary { "[" subscripts "]" | "(" [ args ] ")" | "." ID | "^" | "++" | "--" }
     fn postfix_expr(&mut self) -> PResult<Expr> {
         let mut e = self.primary()?;
+        let mut h = self.h;
         loop {
             let lo = e.span;
             match self.kind() {
                 TokKind::Punct(Punct::LBracket) => {
                     let subs = self.subscripts()?;
-                    e = Expr { kind: ExprKind::Index { base: Box::new(e), subs }, span: lo.to(self.prev_span()) };
+                    let ch = h.max(self.h);
+                    e = self.node(ExprKind::Index { base: Box::new(e), subs }, lo.to(self.prev_span()), ch)?;
                 }
                 TokKind::Punct(Punct::LParen) => {
                     let args = self.args()?;
-                    e = Expr { kind: ExprKind::Call { callee: Box::new(e), args }, span: lo.to(self.prev_span()) };
+                    let ch = h.max(self.h);
+                    e = self.node(ExprKind::Call { callee: Box::new(e), args }, lo.to(self.prev_span()), ch)?;
                 }
                 TokKind::Punct(Punct::Dot) => {
                     self.bump();
                     let name = self.ident()?;
-                    e = Expr { kind: ExprKind::Field { base: Box::new(e), name }, span: lo.to(self.prev_span()) };
+                    e = self.node(ExprKind::Field { base: Box::new(e), name }, lo.to(self.prev_span()), h)?;
                 }
                 TokKind::Punct(p @ (Punct::Caret | Punct::PlusPlus | Punct::MinusMinus)) => {
                     let op = match p {
@@ -1387,23 +1425,33 @@ impl<'a, 'd> Parser<'a, 'd> {
                         _ => UnaryOp::PostDec,
                     };
                     self.bump();
-                    e = Expr { kind: ExprKind::Unary { op, operand: Box::new(e) }, span: lo.to(self.prev_span()) };
+                    e = self.node(ExprKind::Unary { op, operand: Box::new(e) }, lo.to(self.prev_span()), h)?;
                 }
-                _ => return Ok(e),
+                _ => {
+                    self.h = h;
+                    return Ok(e);
+                }
             }
+            h = self.h;
         }
     }
 
     /// subscripts = "[" subscript { "," subscript } "]"
     /// subscript  = expr | bound ":" bound | "*"
+    /// (leaves the greatest height of the subscript expressions in `self.h`)
     fn subscripts(&mut self) -> PResult<Vec<Subscript>> {
         self.expect(Punct::LBracket)?;
         let mut out = Vec::new();
+        let mut hm = 0;
         loop {
             let lo = self.span();
+            self.h = 0;
             let first = self.bound()?;
+            hm = hm.max(self.h);
             if self.eat(Punct::Colon) {
+                self.h = 0;
                 let hi = self.bound()?;
+                hm = hm.max(self.h);
                 out.push(Subscript::Slice { lo: Some(first), hi, span: lo.to(self.prev_span()) });
             } else {
                 match first {
@@ -1416,23 +1464,26 @@ impl<'a, 'd> Parser<'a, 'd> {
             }
         }
         self.expect(Punct::RBracket)?;
+        self.h = hm;
         Ok(out)
     }
 
-    /// args = "(" [ expr { "," expr } ] ")"
+    /// args = "(" [ expr { "," expr } ] ")"   (greatest argument height left in `self.h`)
     fn args(&mut self) -> PResult<Vec<Expr>> {
         self.expect(Punct::LParen)?;
         let mut out = Vec::new();
-        if self.eat(Punct::RParen) {
-            return Ok(out);
-        }
-        loop {
-            out.push(self.expr()?);
-            if !self.eat(Punct::Comma) {
-                break;
+        let mut hm = 0;
+        if !self.eat(Punct::RParen) {
+            loop {
+                out.push(self.expr()?);
+                hm = hm.max(self.h);
+                if !self.eat(Punct::Comma) {
+                    break;
+                }
             }
+            self.expect(Punct::RParen)?;
         }
-        self.expect(Punct::RParen)?;
+        self.h = hm;
         Ok(out)
     }
 
@@ -1457,14 +1508,19 @@ impl<'a, 'd> Parser<'a, 'd> {
             TokKind::Kw(k @ (Kw::New | Kw::Low | Kw::High)) => {
                 self.bump();
                 self.expect(Punct::LParen)?;
-                let ty = Box::new(self.type_()?);
+                // Expressions inside the type (bounds) count toward this node's height.
+                let saved = std::mem::replace(&mut self.peak, 0);
+                let ty = self.type_();
+                let inner = std::mem::replace(&mut self.peak, saved);
+                self.peak = self.peak.max(inner);
+                let ty = Box::new(ty?);
                 self.expect(Punct::RParen)?;
                 let kind = match k {
                     Kw::New => ExprKind::New(ty),
                     Kw::Low => ExprKind::Low(ty),
                     _ => ExprKind::High(ty),
                 };
-                return Ok(Expr { kind, span: t.span.to(self.prev_span()) });
+                return self.node(kind, t.span.to(self.prev_span()), inner);
             }
             TokKind::Kw(Kw::Create) => return self.create_expr(),
             TokKind::Kw(k) if is_simple_type_kw(k) && *self.nth(1) == TokKind::Punct(Punct::LParen) => {
@@ -1482,7 +1538,7 @@ impl<'a, 'd> Parser<'a, 'd> {
             _ => return Err(self.unexpected("an expression")),
         };
         self.bump();
-        Ok(Expr { kind, span: t.span })
+        self.node(kind, t.span, 0)
     }
 
     /// paren_or_constructor = "(" elem { "," elem } ")"     elem = [ "[" expr "]" ] expr
@@ -1490,16 +1546,19 @@ impl<'a, 'd> Parser<'a, 'd> {
     fn paren_or_constructor(&mut self) -> PResult<Expr> {
         let lo = self.expect(Punct::LParen)?;
         let mut elems = Vec::new();
+        let mut hm = 0;
         loop {
             let elo = self.span();
             let count = if self.eat(Punct::LBracket) {
                 let c = self.expr_no_assign()?;
+                hm = hm.max(self.h);
                 self.expect(Punct::RBracket)?;
                 Some(c)
             } else {
                 None
             };
             let value = self.expr()?;
+            hm = hm.max(self.h);
             elems.push(ArrayElem { count, value, span: elo.to(self.prev_span()) });
             if !self.eat(Punct::Comma) {
                 break;
@@ -1509,9 +1568,9 @@ impl<'a, 'd> Parser<'a, 'd> {
         let span = lo.to(hi);
         if elems.len() == 1 && elems[0].count.is_none() {
             let inner = elems.pop().map(|e| e.value).ok_or(Reported)?;
-            return Ok(Expr { kind: ExprKind::Paren(Box::new(inner)), span });
+            return self.node(ExprKind::Paren(Box::new(inner)), span, hm);
         }
-        Ok(Expr { kind: ExprKind::ArrayCons(elems), span })
+        self.node(ExprKind::ArrayCons(elems), span, hm)
     }
 
     /// create = "create" ( "vm" "(" ")" | qual_name args ) [ "on" expr ]
@@ -1523,11 +1582,18 @@ impl<'a, 'd> Parser<'a, 'd> {
             CreateTarget::Resource(self.qual_name()?)
         };
         let args = self.args()?;
+        let mut hm = self.h;
         if let (CreateTarget::Vm(_), false) = (&target, args.is_empty()) {
             let sp = args[0].span.to(args[args.len() - 1].span);
             self.error(sp, "no arguments allowed in 'create vm()'");
         }
-        let on = if self.eat_kw(Kw::On) { Some(Box::new(self.expr_no_assign()?)) } else { None };
-        Ok(Expr { kind: ExprKind::Create { target, args, on }, span: lo.to(self.prev_span()) })
+        let on = if self.eat_kw(Kw::On) {
+            let e = self.expr_no_assign()?;
+            hm = hm.max(self.h);
+            Some(Box::new(e))
+        } else {
+            None
+        };
+        self.node(ExprKind::Create { target, args, on }, lo.to(self.prev_span()), hm)
     }
 }
