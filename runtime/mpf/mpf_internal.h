@@ -96,7 +96,7 @@ typedef struct mpf_lnvc {
     uint32_t queued;            /* messages between front and tail */
     uint32_t spare;             /* one freed header kept for the next send: no trip to the shared stack */
     _Atomic uint32_t sleepers;  /* receivers asleep (or about to be) on word */
-    void *lwp_waiters;          /* in-process MPF_WAIT_LWP only: parked processes */
+    _Atomic uint32_t parked;    /* MPF_WAIT_LWP: processes parked (or about to be) */
     _Alignas(MPF_CACHE) _Atomic uint32_t word; /* futex word: bumped by every send and close */
     char name[MPF_NAME_MAX + 1];
 } __attribute__((aligned(MPF_CACHE))) mpf_lnvc;
@@ -119,11 +119,13 @@ typedef struct mpf_region {
     _Atomic uint32_t space_sleepers;
 } mpf_region;
 
+struct mpf_lwpq;
 struct mpf {
     mpf_region *r;
     char *base;
     size_t size;
     int shared, spin, wait;
+    struct mpf_lwpq *lwpq; /* MPF_WAIT_LWP: parked receivers, one queue per LNVC slot */
 };
 
 #define MPF_AT(m, off) ((void *)((m)->base + (off)))
@@ -183,6 +185,11 @@ void mpf_maybe_reap(mpf_t *m);
 
 /* mpf_wait.c: blocking a receiver until its LNVC changes. */
 void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel);
+/* LNVC lock held; returns with it released, once woken (MPF_WAIT_LWP, from a process). */
+int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l);
 void mpf_wake_waiters(mpf_t *m, mpf_lnvc *l);
+int mpf_wait_lwp_yield(mpf_t *m); /* MPF_WAIT_LWP process: yield once, return 1 */
+int mpf_lwp_setup(mpf_t *m);
+void mpf_lwp_free(mpf_t *m);
 
 #endif

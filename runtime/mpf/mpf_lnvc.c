@@ -14,7 +14,7 @@ static int check_pid(mpf_t *m, int pid)
 void mpf_lnvc_notify(mpf_t *m, mpf_lnvc *l)
 {
     atomic_fetch_add_explicit(&l->word, 1, memory_order_seq_cst);
-    if (atomic_load_explicit(&l->sleepers, memory_order_seq_cst)) mpf_futex_wake_all(m, &l->word);
+    mpf_wake_waiters(m, l);
 }
 
 /* Free every message at the front that no reader needs any more. */

@@ -31,6 +31,7 @@ static int out_of_space(mpf_t *m, int *tries)
     mpf_region *r = m->r;
     if (m->shared && (*tries)++ == 0 && mpf_reap(m) > 0) return 0;
     if (!r->send_waits) return -MPF_ENOSPACE;
+    if (mpf_wait_lwp_yield(m)) return 0; /* an MPD process lets the receivers run instead */
     mpf_space_wait(m, atomic_load(&r->space_word));
     return 0;
 }
@@ -143,9 +144,11 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             rc = -MPF_EAGAIN;
             break;
         }
-        uint32_t observed = atomic_load_explicit(&l->word, memory_order_relaxed), at = l->tail;
-        mpf_unlock(m, &l->lock);
-        mpf_wait_change(m, l, observed, at);
+        if (!mpf_wait_lwp(m, l)) { /* not an MPD process: wait like a thread */
+            uint32_t observed = atomic_load_explicit(&l->word, memory_order_relaxed), at = l->tail;
+            mpf_unlock(m, &l->lock);
+            mpf_wait_change(m, l, observed, at);
+        }
         waited = 1;
         if ((rc = mpf_lock_lnvc(m, l))) return rc;
         if (l->state != LNVC_LIVE || mpf_make_id(m->r, slot, l->gen) != id) {

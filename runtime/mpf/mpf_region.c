@@ -211,7 +211,7 @@ static int fill_defaults(mpf_options *o)
     if (o->max_lnvcs < 0 || o->max_processes < 0 || o->max_messages < o->max_lnvcs + 2 || o->spin < 0 ||
         o->max_lnvcs > 65536 || o->max_processes > 65536 || o->data_block < 64 || o->data_block % 8 ||
         o->max_message > 0x7fffffff || (o->wait != MPF_WAIT_THREADS && o->wait != MPF_WAIT_LWP) ||
-        o->wait == MPF_WAIT_LWP)
+        (o->wait == MPF_WAIT_LWP && o->shm_name))
         return -MPF_EINVAL;
     return 0;
 }
@@ -272,6 +272,10 @@ int mpf_init_ex(mpf_t **out, const mpf_options *opt)
     m->base = p;
     m->r = p;
     format_region(m, &o, &L);
+    if (m->wait == MPF_WAIT_LWP && (rc = mpf_lwp_setup(m))) {
+        munmap(p, L.size);
+        goto fail;
+    }
     *out = m;
     return 0;
 fail:
@@ -334,6 +338,7 @@ int mpf_attach(mpf_t **out, const char *shm_name)
 int mpf_finish(mpf_t *m)
 {
     if (!m) return -MPF_EINVAL;
+    mpf_lwp_free(m);
     munmap(m->base, m->size);
     free(m);
     return 0;

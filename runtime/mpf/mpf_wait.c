@@ -1,7 +1,15 @@
 /* mpf_wait.c: how a receiver with nothing to read waits for its conversation to change, and how it is woken. */
 #include <sched.h>
+#include <stdlib.h>
 
+#include "mpd/rt.h"
 #include "mpf_internal.h"
+
+/* Parked MPD processes waiting on one LNVC (in-process, MPF_WAIT_LWP). */
+typedef struct mpf_lwpq {
+    mpd_spinlock lock;
+    mpd_waitq q;
+} mpf_lwpq;
 
 static inline void cpu_relax(void)
 {
@@ -22,9 +30,9 @@ static inline int changed(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sen
            atomic_load_explicit(&l->word, memory_order_seq_cst) != observed;
 }
 
-/* Spin a little (a sender on another core usually answers within a microsecond;
- * yielding now and then lets it run when cores are oversubscribed), then sleep
- * on the LNVC's futex word. */
+/* Threads and OS processes: spin a little (a sender on another core usually
+ * answers within a microsecond; yielding now and then lets it run when cores
+ * are oversubscribed), then sleep on the LNVC's futex word. */
 void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel)
 {
     for (int i = m->spin; i > 0; i--) {
@@ -39,11 +47,55 @@ void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel
     atomic_fetch_sub_explicit(&l->sleepers, 1, memory_order_relaxed);
 }
 
-/* After a send has linked its message: wake sleepers, if any. */
+/* MPD processes: park only the calling process.  It registers under the LNVC
+ * lock, so a sender that links afterwards (and then reads `sleepers`) finds it. */
+int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l)
+{
+    if (!m->lwpq || !mpd_self()) return 0;
+    mpf_lwpq *w = &m->lwpq[l - mpf_lnvc_at(m, 0)];
+    atomic_fetch_add_explicit(&l->parked, 1, memory_order_seq_cst);
+    mpd_spin_lock(&w->lock);
+    mpf_unlock(m, &l->lock);
+    mpd_waitq_wait(&w->q, &w->lock);
+    atomic_fetch_sub_explicit(&l->parked, 1, memory_order_relaxed);
+    return 1;
+}
+
+int mpf_wait_lwp_yield(mpf_t *m)
+{
+    if (!m->lwpq || !mpd_self()) return 0;
+    mpd_yield();
+    return 1;
+}
+
+/* After a send linked its message, or a close: wake whoever sleeps, if anyone. */
 void mpf_wake_waiters(mpf_t *m, mpf_lnvc *l)
 {
+    if (m->lwpq && atomic_load_explicit(&l->parked, memory_order_seq_cst)) {
+        mpf_lwpq *w = &m->lwpq[l - mpf_lnvc_at(m, 0)];
+        mpd_spin_lock(&w->lock);
+        mpd_waitq_wake_all(&w->q);
+        mpd_spin_unlock(&w->lock);
+    }
     if (atomic_load_explicit(&l->sleepers, memory_order_seq_cst)) {
         atomic_fetch_add_explicit(&l->word, 1, memory_order_seq_cst);
         mpf_futex_wake_all(m, &l->word);
     }
+}
+
+int mpf_lwp_setup(mpf_t *m)
+{
+    m->lwpq = calloc(m->r->max_lnvcs, sizeof *m->lwpq);
+    if (!m->lwpq) return -MPF_ESYS;
+    for (uint32_t i = 0; i < m->r->max_lnvcs; i++) {
+        mpd_spin_init(&m->lwpq[i].lock);
+        mpd_waitq_init(&m->lwpq[i].q);
+    }
+    return 0;
+}
+
+void mpf_lwp_free(mpf_t *m)
+{
+    free(m->lwpq);
+    m->lwpq = NULL;
 }
