@@ -124,6 +124,7 @@ static void *vp_thread(void *arg)
     mpd__vp_signals_init(vp);
     loop_fiber_init(vp);
     mpd__vp_loop_run(vp);
+    mpd__vp_signals_fini(vp);
     return NULL;
 }
 
@@ -185,6 +186,7 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
     for (int i = 1; i < n; i++)
         pthread_join(th[i], NULL);
     free(th);
+    mpd__vp_signals_fini(vp0);
     fflush(NULL);
     mpd__tls_vp = NULL;
     return exit_status;

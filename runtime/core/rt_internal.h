@@ -123,6 +123,7 @@ extern mpd_spinlock mpd__all_lock;
 mpd_proc *mpd__region_alloc(mpd_vp *vp, size_t stack_size, const char *name);
 void mpd__region_free(mpd_vp *vp, mpd_proc *p);
 void mpd__vp_signals_init(mpd_vp *vp);
+void mpd__vp_signals_fini(mpd_vp *vp);
 void mpd__signals_install(void);
 size_t mpd__page_size(void);
 

@@ -125,11 +125,14 @@ void mpd__signals_install(void)
     sigaction(SIGBUS, &sa, NULL);
 }
 
-/* Each VP thread needs its own alternate stack: the overflowing one is useless. */
+/* Each VP thread needs an alternate signal stack: the overflowing one is
+ * useless.  Keep one that is already there (sanitizers install their own). */
 void mpd__vp_signals_init(mpd_vp *vp)
 {
     size_t sz = 64 * 1024;
-    stack_t ss;
+    stack_t ss, old;
+    if (sigaltstack(NULL, &old) == 0 && !(old.ss_flags & SS_DISABLE) && old.ss_size >= 16384)
+        return;
     vp->altstack = malloc(sz);
     if (!vp->altstack)
         mpd_rts_fatal("out of memory for a signal stack");
@@ -137,4 +140,17 @@ void mpd__vp_signals_init(mpd_vp *vp)
     ss.ss_size = sz;
     ss.ss_flags = 0;
     sigaltstack(&ss, NULL);
+}
+
+/* Before a VP thread ends: remove and free its alternate stack. */
+void mpd__vp_signals_fini(mpd_vp *vp)
+{
+    if (!vp->altstack)
+        return;
+    stack_t ss;
+    memset(&ss, 0, sizeof ss);
+    ss.ss_flags = SS_DISABLE;
+    sigaltstack(&ss, NULL);
+    free(vp->altstack);
+    vp->altstack = NULL;
 }

@@ -7,7 +7,7 @@
 #include "csw/csw.h"
 
 #define NCTX 200
-#define STK (128 * 1024)
+#define STK (1024 * 1024)
 #define LAPS 100
 
 /* One generic driver, instantiated for each backend below. */
@@ -43,7 +43,7 @@
     static void NAME##_run(void)                                                           \
     {                                                                                      \
         char *mem = mmap(NULL, (size_t)NCTX * STK, PROT_READ | PROT_WRITE,                \
-                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);                              \
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);                              \
         for (int i = 0; i < NCTX; i++)                                                     \
             MAKE(&NAME##_c[i], mem + (size_t)i * STK, STK, NAME##_entry, (void *)(intptr_t)i); \
         long m1 = 17; double md = 2.5;                                                     \

@@ -13,6 +13,15 @@ static int t_failures;
 #define CHECK_EQ(a, b) do { long long _a = (long long)(a), _b = (long long)(b); if (_a != _b) { \
     fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld != %lld)\n", __FILE__, __LINE__, #a, #b, _a, _b); t_failures++; } } while (0)
 
+/* n divided by $MPD_TEST_DIV (default 1): slow builds (sanitizers, qemu)
+ * run the long loops shorter. */
+__attribute__((unused)) static long t_scaled(long n)
+{
+    const char *e = getenv("MPD_TEST_DIV");
+    long d = e ? atol(e) : 1;
+    return d > 1 ? (n / d > 0 ? n / d : 1) : n;
+}
+
 /* Runs body(arg) as the main process of a fresh runtime with nvp VPs in a
  * child process.  Returns the child's exit status (256+sig if killed); its
  * stdout+stderr go to *out (malloc'd, may be NULL). */

@@ -13,7 +13,7 @@ static int deep(int n)
     return deep(n + 1) + pad[0];
 }
 static void overflow_proc(void *a) { (void)a; sink = deep(0); }
-static void body_overflow(void *arg)
+__attribute__((unused)) static void body_overflow(void *arg)
 {
     (void)arg;
     printf("start\n");

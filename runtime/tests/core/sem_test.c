@@ -61,7 +61,7 @@ static void body(void *arg)
     at.detached = 1;
     mpd_sem_init(&mutex, 1);
     mpd_sem_init(&done, 0);
-    iters = nvp == 1 ? 200000 : 100000;
+    iters = t_scaled(nvp == 1 ? 200000 : 100000);
     for (int i = 0; i < NWORK; i++)
         mpd_proc_create(worker, NULL, &at);
     for (int i = 0; i < NWORK; i++)
@@ -72,7 +72,7 @@ static void body(void *arg)
     /* ping-pong: every V is matched by exactly one P */
     mpd_sem_init(&ping, 0);
     mpd_sem_init(&pong, 0);
-    rounds = nvp == 1 ? 1000000 : 300000;
+    rounds = t_scaled(nvp == 1 ? 1000000 : 300000);
     mpd_proc_create(pinger, NULL, &at);
     mpd_proc_create(ponger, NULL, &at);
     mpd_sem_P(&done);

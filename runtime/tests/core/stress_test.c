@@ -40,9 +40,7 @@ static void body(void *arg)
     (void)arg;
     mpd_proc_attr at = MPD_PROC_ATTR_INIT;
     at.detached = 1;
-    const char *e = getenv("MPD_STRESS_SCALE");
-    long scale = e ? atol(e) : 1;
-    per_pair = 250000 * scale;      /* 8 pairs x 2 handoffs x 250000 = 4M P/V pairs */
+    per_pair = t_scaled(250000);      /* 8 pairs x 2 handoffs x 250000 = 4M P/V pairs */
     mpd_sem_init(&done, 0);
     for (int i = 0; i < NPAIRS; i++) {
         mpd_sem_init(&a[i], 0);
@@ -58,7 +56,7 @@ static void body(void *arg)
         CHECK_EQ(mpd_sem_value(&b[i]), 0);
     }
 
-    long each = 100000 * scale;
+    long each = t_scaled(100000);
     mpd_sem_init(&shared, 0);
     for (int i = 0; i < 4; i++) {
         mpd_proc_create(consumer, (void *)(intptr_t)each, &at);

@@ -1,0 +1,26 @@
+# Runtime core tests cross-built for aarch64 (asm backend) and riscv64
+# (ucontext fallback), run under qemu-user.  Skipped (counted as passed
+# zero times) when the cross compiler or qemu is missing.
+R=$(pwd)/runtime
+B=${BUILD:-$(pwd)/build}/cross
+core_bins() { for t in "$R"/tests/core/*.c; do n=${t##*/}; echo "$1/tests/runtime/core/${n%.c}"; done; }
+p=0; f=0
+for arch in aarch64 riscv64; do
+  cc=$arch-linux-gnu-gcc
+  if ! command -v $cc >/dev/null || ! command -v qemu-$arch >/dev/null; then
+    echo "SKIP $arch: $cc or qemu-$arch not installed"; continue
+  fi
+  want=asm; [ $arch = riscv64 ] && want=ucontext
+  if ! make -s -C "$R" BUILD="$B/$arch" CC=$cc FCONTEXT=0 SRCDIRS="csw core sync lang" $(core_bins "$B/$arch"); then
+    f=$((f+1)); echo "FAIL build $arch"; continue
+  fi
+  for t in $(core_bins "$B/$arch"); do
+    n=${t##*/}
+    if MPD_TEST_DIV=5 timeout 300 qemu-$arch -L /usr/$arch-linux-gnu "$t" >"$t.log" 2>&1; then
+      p=$((p+1)); echo "PASS $arch/$n"
+    else f=$((f+1)); echo "FAIL $arch/$n"; tail -n 30 "$t.log" | sed 's/^/    /'; fi
+  done
+  grep -q "runtime uses: $want" "$B/$arch/tests/runtime/core/csw_test.log" || { f=$((f+1)); echo "FAIL $arch: expected the $want backend"; }
+done
+echo "runtime-cross: $p passed, $f failed"
+[ $f = 0 ]
