@@ -105,8 +105,8 @@ static void wake_all(wakelist *wl)
 {
     inwait *w = wl->first;
     while (w) {
-        inwait *n = w->next;    /* read before posting: w dies after */
-        opk_event_post(&w->ev);
+        inwait *n = w->next;    /* read before waking: w dies after */
+        mpd_unpark(w->proc);
         w = n;
     }
     wl->first = NULL;
@@ -271,129 +271,207 @@ static void scan_arm(opcls *c, mpd_in *in, uint32_t a, uint64_t seen, cand *best
     }
 }
 
-mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
+/* The oldest free head over the plain arms of in (lock held). */
+static mpd_invb *plain_heads(const mpd_in *in, uint32_t *barm, uint32_t *bk)
 {
-    /* receive/P on a semaphore op */
-    if (in->narms == 1 && in->arms[0].n == 1 && !in->arms[0].has_st && !in->arms[0].has_by) {
-        mpd_op *op = in->arms[0].ops[0];
-        if (op->kind == MPD_OPK_SEM) {
-            in->arm = in->k = 0;
-            if (in->has_else && !mpd_sem_tryP((mpd_sem *)op->q))
-                return NULL;
-            if (!in->has_else)
-                opk_sem_P((mpd_sem *)op->q, F, L);
-            static mpd_invb semblk = { sizeof(mpd_invb), MPD_INV_SEND, INV_TAKEN, 0,
-                                       MPD_INVF_ANSWERED, 0, 0, NULL, NULL, NULL, 0,
-                                       NULL, NULL, NULL, NULL, 0, 0 };
-            return &semblk;
+    mpd_invb *best = NULL;
+    for (uint32_t a = 0; a < in->narms; a++) {
+        const mpd_arm *ar = &in->arms[a];
+        if (ar->has_st || ar->has_by)
+            continue;
+        for (uint32_t k = 0; k < ar->n; k++) {
+            mpd_op *op = ar->ops[k];
+            if (op->kind != MPD_OPK_INPUT)
+                continue;
+            mpd_invb *ib = q_first_free(op_queue(op));
+            if (ib && (!best || ib->seq < best->seq)) {
+                best = ib;
+                *barm = a;
+                *bk = k;
+            }
         }
     }
-    opcls *c = in_class(F, L, in);
-    int any_cond = 0, all_pure = 1;
-    for (uint32_t a = 0; a < in->narms; a++)
-        if (in->arms[a].has_st || in->arms[a].has_by) {
-            any_cond = 1;
-            all_pure &= in->arms[a].st_pure;
-        }
-    if (!c) {               /* only noop arms */
-        if (in->has_else)
-            return NULL;
-        inwait w;
-        opk_event_init(&w.ev);
-        opk_event_wait(&w.ev, F, L);       /* forever */
+    return best;
+}
+
+/* An input statement whose arms are all plain: take the oldest head, or
+ * wait to be handed an arrival (plain waiters are only woken that way). */
+static mpd_invb *in_wait_plain(const char *F, int L, mpd_in *in, opcls *c)
+{
+    uint32_t arm = 0, k = 0;
+    opk_acquire(&c->lk);
+    mpd_invb *ib = plain_heads(in, &arm, &k);
+    if (ib) {
+        q_remove(op_queue(ib->op), ib);
+        opk_release(&c->lk);
+        in->arm = arm;
+        in->k = k;
+        return ib;
+    }
+    if (in->has_else) {
+        opk_release(&c->lk);
         return NULL;
     }
-
     inwait w;
-    memset(&w, 0, sizeof w);
-    opk_event_init(&w.ev);
+    w.got = NULL;
+    w.rescan = 0;
+    w.proc = mpd_self();
+    w.in = in;
+    w_append(c, &w);
+    opk_park_waiter(&c->lk, F, L);
+    in->arm = w.arm;
+    in->k = w.k;
+    return w.got;
+}
+
+static int in_has_cond(const mpd_in *in)
+{
+    for (uint32_t a = 0; a < in->narms; a++)
+        if (in->arms[a].has_st || in->arms[a].has_by)
+            return 1;
+    return 0;
+}
+
+/* A semaphore op in a one-arm, plain statement (receive/P). */
+static mpd_invb semblk = { sizeof(mpd_invb), MPD_INV_SEND, INV_TAKEN, 0, MPD_INVF_ANSWERED,
+                           0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, 0 };
+
+mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
+{
+    if (in->narms == 1 && in->arms[0].n == 1 && !in->arms[0].has_st && !in->arms[0].has_by
+        && in->arms[0].ops[0]->kind == MPD_OPK_SEM) {
+        mpd_sem *sem = (mpd_sem *)in->arms[0].ops[0]->q;
+        in->arm = in->k = 0;
+        if (in->has_else)
+            return mpd_sem_tryP(sem) ? &semblk : NULL;
+        opk_sem_P(sem, F, L);
+        return &semblk;
+    }
+    opcls *c = in_class(F, L, in);
+    if (!c) {                           /* only noop arms */
+        if (in->has_else)
+            return NULL;
+        opk_event ev;
+        opk_event_init(&ev);
+        opk_event_wait(&ev, F, L);      /* forever */
+        return NULL;
+    }
+    if (!in_has_cond(in))
+        return in_wait_plain(F, L, in, c);
+
+    int all_pure = 1;
+    for (uint32_t a = 0; a < in->narms; a++)
+        if (in->arms[a].has_st || in->arms[a].has_by)
+            all_pure &= in->arms[a].st_pure;
+    inwait w;
+    w.next = w.prev = NULL;
+    w.got = NULL;
+    w.arm = w.k = 0;
+    w.rescan = w.queued = 0;
+    w.proc = mpd_self();
     w.in = in;
     uint64_t seen = 0;
+    int retries = 0;
     wakelist wl = { NULL };
     cand cands[8], *cv = in->narms <= 8 ? cands : malloc(in->narms * sizeof *cv);
+    if (!cv)
+        mpd_rts_fatal("out of memory");
+    mpd_invb *result = NULL;
     opk_acquire(&c->lk);
     for (;;) {
         uint64_t gen0 = c->gen, seq0 = c->seq;
-        memset(cv, 0, in->narms * sizeof *cv);
-        /* st/by arms first: they release the lock */
-        if (any_cond)
-            for (uint32_t a = 0; a < in->narms; a++)
-                if (in->arms[a].has_st || in->arms[a].has_by)
-                    scan_arm(c, in, a, all_pure ? seen : 0, &cv[a], &wl);
-        /* plain arms: queue heads */
         for (uint32_t a = 0; a < in->narms; a++) {
-            const mpd_arm *ar = &in->arms[a];
-            if (ar->has_st || ar->has_by)
-                continue;
-            for (uint32_t k = 0; k < ar->n; k++) {
-                if (ar->ops[k]->kind != MPD_OPK_INPUT)
-                    continue;
-                mpd_invb *ib = q_first_free(op_queue(ar->ops[k]));
-                if (ib && (!cv[a].ib || ib->seq < cv[a].order)) {
-                    cv[a].ib = ib;
-                    cv[a].order = ib->seq;
-                    cv[a].arm = a;
-                    cv[a].k = k;
-                }
-            }
+            cv[a].ib = NULL;
+            cv[a].pinned = 0;
+        }
+        /* st/by arms first: they release the lock */
+        for (uint32_t a = 0; a < in->narms; a++)
+            if (in->arms[a].has_st || in->arms[a].has_by)
+                scan_arm(c, in, a, all_pure ? seen : 0, &cv[a], &wl);
+        /* plain arms: queue heads */
+        uint32_t parm = 0, pk = 0;
+        mpd_invb *ph = plain_heads(in, &parm, &pk);
+        if (ph) {
+            cv[parm].ib = ph;
+            cv[parm].order = ph->seq;
+            cv[parm].arm = parm;
+            cv[parm].k = pk;
         }
         /* the oldest candidate wins */
         cand *win = NULL;
         for (uint32_t a = 0; a < in->narms; a++)
             if (cv[a].ib && (!win || cv[a].order < win->order))
                 win = &cv[a];
+        /* st/by that read shared state judged a changing queue: look again
+         * (a bounded number of times) so the choice is made on one state */
+        if (win && win->pinned && !all_pure && c->gen != gen0 && retries < 3) {
+            retries++;
+            for (uint32_t a = 0; a < in->narms; a++)
+                if (cv[a].pinned)
+                    unpin(c, cv[a].ib, &wl);
+            continue;
+        }
         int blocked_by_pin = win && win->ib->pins > (win->pinned ? 1 : 0);
         for (uint32_t a = 0; a < in->narms; a++)
             if (cv[a].pinned && (&cv[a] != win || blocked_by_pin))
                 unpin(c, cv[a].ib, &wl);
         if (win && !blocked_by_pin) {
-            mpd_invb *ib = win->ib;
+            result = win->ib;
             if (win->pinned)
-                ib->pins--;
-            q_remove(op_queue(ib->op), ib);
+                result->pins--;
+            q_remove(op_queue(result->op), result);
             in->arm = win->arm;
             in->k = win->k;
-            opk_release(&c->lk);
-            wake_all(&wl);
-            if (cv != cands)
-                free(cv);
-            return ib;
+            break;
         }
         if (blocked_by_pin) {
             win->ib->flags |= MPD_INVF_SKIPPED;
-            seen = 0;               /* look at it again when offered */
+            seen = 0;                   /* look at it again when offered */
         } else {
             seen = seq0;
         }
-        if (in->has_else && !blocked_by_pin) {
+        if (in->has_else && !blocked_by_pin)
+            break;                      /* result NULL: the else arm */
+        if (c->gen != gen0)
+            continue;                   /* something came while unlocked */
+        if (wl.first) {                 /* wake others first, then look again */
             opk_release(&c->lk);
             wake_all(&wl);
-            if (cv != cands)
-                free(cv);
-            return NULL;
+            opk_acquire(&c->lk);
+            continue;
         }
-        if (c->gen != gen0)
-            continue;               /* something came while unlocked */
         w.got = NULL;
         w.rescan = 0;
-        w_append(c, &w);
-        opk_release(&c->lk);
-        wake_all(&wl);
-        opk_event_wait(&w.ev, F, L);
+        w_append(c, &w);                /* registered and parked atomically */
+        opk_park_waiter(&c->lk, F, L);
         opk_acquire(&c->lk);
         if (w.got) {
-            opk_release(&c->lk);
+            result = w.got;
             in->arm = w.arm;
             in->k = w.k;
-            if (cv != cands)
-                free(cv);
-            return w.got;
+            break;
         }
     }
+    opk_release(&c->lk);
+    wake_all(&wl);
+    if (cv != cands)
+        free(cv);
+    return result;
 }
 
 mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
 {
+    if (op->kind == MPD_OPK_INPUT) {    /* fast path: the head is free */
+        opq *q = op_queue(op);
+        opk_acquire(&q->cls->lk);
+        mpd_invb *ib = q->head;
+        if (ib && !ib->pins) {
+            q_remove(q, ib);
+            opk_release(&q->cls->lk);
+            return ib;
+        }
+        opk_release(&q->cls->lk);
+    }
     mpd_op *ops[1] = { op };
     mpd_arm arm = { ops, 1, 0, 0, 0, 0 };
     mpd_in in = { &arm, 1, 0, NULL, NULL, NULL, 0, 0 };

@@ -40,11 +40,29 @@ void inv_free(mpd_invb *ib)
 }
 
 /* A runtime-owned copy of ib, with no ties to any invoker. */
+/* Copy n bytes of parameters, word by word: blocks are small and a
+ * library memcpy's start-up costs more than the copy (the asm keeps the
+ * compiler from turning the loop back into a memcpy call). */
+static inline void copy_words(void *dst, const void *src, size_t n)
+{
+    uint64_t *d = dst;
+    const uint64_t *s = src;
+    for (size_t i = 0; i < n / 8; i++) {
+        uint64_t w = s[i];
+        __asm__("" : "+r"(w));
+        d[i] = w;
+    }
+    if (n % 8)
+        memcpy((char *)dst + (n & ~(size_t)7), (const char *)src + (n & ~(size_t)7), n % 8);
+}
+
 mpd_invb *inv_copy(const mpd_invb *ib)
 {
     uint32_t size = ib->size < sizeof(mpd_invb) ? (uint32_t)sizeof(mpd_invb) : ib->size;
     mpd_invb *c = inv_alloc(size);
-    memcpy(c, ib, size);
+    *c = *ib;
+    if (size > sizeof(mpd_invb))
+        copy_words(c + 1, ib + 1, size - sizeof(mpd_invb));
     c->size = size;
     c->flags = MPD_INVF_HEAP;
     c->state = INV_NEW;
@@ -74,7 +92,7 @@ void inv_answer(mpd_invb *ib)
         mpd_invb *o = ib->orig;
         uint32_t n = ib->size < o->size ? ib->size : o->size;
         if (n > sizeof(mpd_invb))
-            memcpy(o + 1, ib + 1, n - sizeof(mpd_invb));
+            copy_words(o + 1, ib + 1, n - sizeof(mpd_invb));
         ib->orig = NULL;
     }
     opk_event *ev = ib->done;
@@ -120,7 +138,7 @@ mpd_op *inv_resolve(const char *F, int L, mpd_cap c, int for_input)
     if (c.vm != 1 || c.idx == MPD_CAP_RES)
         mpd_rts_abort(F, L, "invalid operation capability");
     mpd_res *r = obj_lookup(c.obj);
-    if (!r || c.idx >= res_rt(r)->nops) {
+    if (!r || c.idx >= r->nops) {
         if (!r)
             mpd_rts_abort(F, L, "attempting to invoke operation that no longer exists");
         mpd_rts_abort(F, L, "invalid operation capability");
@@ -255,6 +273,18 @@ void mpd_invoke(const char *F, int L, mpd_cap c, mpd_invb *ib, int kind)
 
 void mpd_call(const char *F, int L, mpd_cap c, mpd_invb *ib)
 {
+    /* fast path: a live local object, a direct proc */
+    if (__builtin_expect(c.vm == 1, 1)) {
+        mpd_res *r = obj_lookup(c.obj);
+        if (__builtin_expect(r && c.idx < r->nops, 1)) {
+            mpd_op *op = &r->ops[c.idx];
+            if (op->kind == MPD_OPK_PROC && (op->flags & (MPD_OP_DIRECT | MPD_OP_SENDONLY)) == MPD_OP_DIRECT) {
+                ib->kind = MPD_INV_CALL;
+                op->fn(op->owner, ib);
+                return;
+            }
+        }
+    }
     mpd_invoke(F, L, c, ib, MPD_INV_CALL);
 }
 

@@ -11,7 +11,7 @@ static opcls *cls_of(mpd_res *self)
 
 static void check_range(mpd_res *self, uint32_t i, uint32_t n)
 {
-    if ((uint64_t)i + n > res_rt(self)->nops)
+    if ((uint64_t)i + n > self->nops)
         mpd_rts_fatal("op index %u..%u outside the op table of %s (compiler error)",
                       i, i + n, self->pat->name);
 }
@@ -81,13 +81,13 @@ static void op_kill(mpd_op *op)
 void mpd_ops_local_end(mpd_res *local)
 {
     obj_kill(local);
-    for (uint32_t i = 0; i < res_rt(local)->nops; i++)
+    for (uint32_t i = 0; i < local->nops; i++)
         op_kill(&local->ops[i]);
 }
 
 void res_kill_ops(mpd_res *r)
 {
-    for (uint32_t i = 0; i < res_rt(r)->nops; i++)
+    for (uint32_t i = 0; i < r->nops; i++)
         op_kill(&r->ops[i]);
 }
 

@@ -131,6 +131,14 @@ void opk_event_wait(opk_event *e, const char *F, int L)
     die_if_killed();
 }
 
+void opk_park_waiter(opk_lock *held, const char *F, int L)
+{
+    if (F)
+        mpd_set_loc(F, L);
+    mpd_park(mpd_rt_single() ? NULL : held);
+    die_if_killed();
+}
+
 void opk_sem_P(mpd_sem *s, const char *F, int L)
 {
     if (F)

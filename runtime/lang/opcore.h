@@ -22,8 +22,11 @@
 typedef mpd_spinlock opk_lock;
 #define OPK_LOCK_INIT MPD_SPINLOCK_INIT
 static inline void opk_lock_init(opk_lock *l) { mpd_spin_init(l); }
-static inline void opk_acquire(opk_lock *l) { mpd_spin_lock(l); }
-static inline void opk_release(opk_lock *l) { mpd_spin_unlock(l); }
+/* With one VP, processes switch only when they block or yield, and this
+ * layer never blocks inside a critical section: no lock is needed (and an
+ * atomic exchange costs more than the rest of a send). */
+static inline void opk_acquire(opk_lock *l) { if (!mpd_rt_single()) mpd_spin_lock(l); }
+static inline void opk_release(opk_lock *l) { if (!mpd_rt_single()) mpd_spin_unlock(l); }
 
 typedef mpd_sem opk_event;
 static inline void opk_event_init(opk_event *e) { mpd_sem_init(e, 0); }

@@ -19,6 +19,7 @@
 #ifndef MPD_OPINT_H
 #define MPD_OPINT_H
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mpd/ops.h"
@@ -59,7 +60,7 @@ struct opcls {
 struct inwait {
     inwait   *next, *prev;
     mpd_in   *in;
-    opk_event ev;
+    mpd_proc *proc;         /* parked until handed an invocation or woken */
     mpd_invb *got;          /* handed over directly by an arrival */
     uint32_t  arm, k;
     int       rescan;       /* woken to re-examine (st/by arms)   */
@@ -69,7 +70,6 @@ struct inwait {
 /* Runtime state of an object (res->rt). */
 typedef struct resrt {
     uint32_t  slot, gen;
-    uint32_t  nops;
     int       state;        /* RES_* */
     opcls     cls;
     mpd_res  *res;
@@ -88,9 +88,39 @@ enum { RES_INIT = 1, RES_ALIVE, RES_FINAL, RES_DEAD };
 static inline resrt *res_rt(mpd_res *r) { return (resrt *)r->rt; }
 static inline opq *op_queue(mpd_op *op) { return (opq *)op->q; }
 
-/* opobj.c: object table */
+/* opobj.c: the object table.  Two levels so that lookups never race with
+ * growth: a fixed top array of chunk pointers; chunks are allocated once and
+ * never move. */
+#define CHUNK_BITS 10
+#define CHUNK      (1u << CHUNK_BITS)
+#define TOP        4096u
+typedef struct slotent {
+    _Atomic uint32_t gen;           /* generation of the live object */
+    _Atomic(mpd_res *) res;
+    const mpd_respat *lastpat;      /* for "destroy ... no longer exists" */
+    uint32_t nextfree;
+} slotent;
+extern _Atomic(slotent *) obj_top[TOP];
+
+static inline slotent *obj_slot(uint32_t s)
+{
+    slotent *c = atomic_load_explicit(&obj_top[s >> CHUNK_BITS], memory_order_acquire);
+    return c ? &c[s & (CHUNK - 1)] : NULL;
+}
+/* The live object with this id, or NULL. */
+static inline mpd_res *obj_lookup(uint64_t id)
+{
+    uint32_t s = (uint32_t)id, g = (uint32_t)(id >> 32);
+    if (s == 0 || s >= TOP * CHUNK)
+        return NULL;
+    slotent *e = obj_slot(s);
+    if (!e || atomic_load_explicit(&e->gen, memory_order_acquire) != g)
+        return NULL;
+    return atomic_load_explicit(&e->res, memory_order_relaxed);
+}
+
 mpd_res  *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *parent);
-mpd_res  *obj_lookup(uint64_t id);          /* NULL if gone */
+
 void      obj_kill(mpd_res *r);             /* invalidate its id */
 const char *obj_lastname(uint64_t id);     /* pattern name of a slot */
 extern const mpd_respat obj_localpat;
@@ -109,6 +139,10 @@ void      res_kill_ops(mpd_res *r);
 /* in.c */
 void      in_arrive(mpd_op *op, mpd_invb *ib);  /* ib: stable memory */
 void      in_purge(mpd_op *op);
+
+/* opcore.c: park the caller (registered as a waiter under c->lk, which is
+ * held unless single) until unparked; records F/L. */
+void      opk_park_waiter(opk_lock *held, const char *F, int L);
 
 /* res.c / opcore.c */
 void      res_program_end(void);

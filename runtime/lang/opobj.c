@@ -1,22 +1,7 @@
 /* opobj.c: the object table -- capabilities name objects by (slot, generation), never by pointer. */
-#include <stdatomic.h>
 #include <stdio.h>
 #include "opint.h"
 
-/* Two-level table so that lookups never race with growth: a fixed top
- * array of chunk pointers, chunks allocated once and never moved. */
-#define CHUNK_BITS 10
-#define CHUNK      (1u << CHUNK_BITS)
-#define TOP        4096u
-
-typedef struct slotent {
-    _Atomic uint32_t gen;           /* odd while live: id generation */
-    _Atomic(mpd_res *) res;
-    const mpd_respat *lastpat;      /* for "destroy ... no longer exists" */
-    uint32_t nextfree;
-} slotent;
-
-static _Atomic(slotent *) top[TOP];
 static opk_lock tablk = OPK_LOCK_INIT;
 static uint32_t nslots = 1;         /* slot 0 unused */
 static uint32_t freelist;           /* 0 = empty */
@@ -28,11 +13,9 @@ const mpd_cap mpd_cap_noop = MPD_CAP_NOOP_INIT;
 
 const mpd_respat obj_localpat = { "local ops", sizeof(mpd_res), 0, 0, 0, 0, 0 };
 
-static slotent *slot_ent(uint32_t slot)
-{
-    slotent *c = atomic_load_explicit(&top[slot >> CHUNK_BITS], memory_order_acquire);
-    return c ? &c[slot & (CHUNK - 1)] : NULL;
-}
+_Atomic(slotent *) obj_top[TOP];
+
+static slotent *slot_ent(uint32_t slot) { return obj_slot(slot); }
 
 static uint32_t slot_take(void)
 {
@@ -45,11 +28,11 @@ static uint32_t slot_take(void)
     if (nslots >= TOP * CHUNK)
         mpd_rts_fatal("too many objects (resources and local op blocks)");
     s = nslots++;
-    if (!atomic_load_explicit(&top[s >> CHUNK_BITS], memory_order_relaxed)) {
+    if (!atomic_load_explicit(&obj_top[s >> CHUNK_BITS], memory_order_relaxed)) {
         slotent *c = calloc(CHUNK, sizeof *c);
         if (!c)
             mpd_rts_fatal("out of memory");
-        atomic_store_explicit(&top[s >> CHUNK_BITS], c, memory_order_release);
+        atomic_store_explicit(&obj_top[s >> CHUNK_BITS], c, memory_order_release);
     }
     return s;
 }
@@ -67,7 +50,7 @@ mpd_res *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *paren
     r->ops = ops;
     r->rt = rt;
     rt->res = r;
-    rt->nops = nops;
+    r->nops = nops;
     rt->parent = parent;
     rt->is_local = parent != NULL;
     opk_lock_init(&rt->cls.lk);
@@ -97,17 +80,6 @@ mpd_res *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *paren
     rt->gen = g;
     r->id = ((uint64_t)g << 32) | s;
     return r;
-}
-
-mpd_res *obj_lookup(uint64_t id)
-{
-    uint32_t s = (uint32_t)id, g = (uint32_t)(id >> 32);
-    if (s == 0 || s >= TOP * CHUNK)
-        return NULL;
-    slotent *e = slot_ent(s);
-    if (!e || atomic_load_explicit(&e->gen, memory_order_acquire) != g)
-        return NULL;
-    return atomic_load_explicit(&e->res, memory_order_relaxed);
 }
 
 const char *obj_lastname(uint64_t id)

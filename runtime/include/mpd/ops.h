@@ -158,9 +158,11 @@ enum { MPD_RES_GLOBAL = 1 };
  * `ops` (its op table) and passes the instance around. */
 struct mpd_res {
     const mpd_respat *pat;
-    mpd_op   *ops;              /* pat->nops entries                        */
+    mpd_op   *ops;              /* nops entries                             */
     uint64_t  id;               /* object id (generation << 32 | slot)      */
     void     *rt;               /* runtime-private state                    */
+    uint32_t  nops;
+    uint32_t  _pad;
 };
 
 /* create r(args): runs r's initial code in a new process and waits until it
