@@ -171,6 +171,7 @@ fn error_messages_follow_mpd_wording() {
     let e = body_errors("\tfa i by 3 }");
     assert!(e.starts_with("t.mpd:2:7: error: parse error at keyword 'by'"), "{}", e);
     assert!(body_errors("fa i : }").contains("parse error at token ':'"));
+    assert!(body_errors("x := 1").contains("parse error at token ':': expected ';' or a new line (MPD assigns with '=')"));
     assert!(body_errors("fa i 'x' }").contains("parse error at literal 'x'"));
     assert!(body_errors("fa i \"abcdefghijklmnopqrstuvwxyz\"").contains("parse error at literal 'abcdefghijklmnop'"));
     assert!(body_errors("for [ i\n").contains("unexpected newline"));

@@ -230,6 +230,12 @@ impl<'a, 'd> Parser<'a, 'd> {
             TokKind::Newline => format!("unexpected newline: expected {}", what),
             _ => format!("parse error at {}: expected {}", tok.describe(self.src), what),
         };
+        // A common slip from SR or Pascal: `x := 1`.
+        let msg = if tok.kind == TokKind::Punct(Punct::Colon) && *self.nth(1) == TokKind::Punct(Punct::Eq) {
+            format!("{} (MPD assigns with '=')", msg)
+        } else {
+            msg
+        };
         self.diags.error(tok.span, msg);
         Reported
     }
