@@ -1,0 +1,3 @@
+module mpdbench/timings
+
+go 1.18
