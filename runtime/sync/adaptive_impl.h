@@ -17,7 +17,7 @@ struct mpd_alock {
     atomic_int state;                 /* 0 free, 1 held */
     atomic_int waiting;               /* threads in the slow path (the monitored value) */
     atomic_int nblocked;              /* of which queued */
-    atomic_int qlock;
+    mpd_spinlock qlock;
     alock_waiter *qhead, *qtail;      /* under qlock */
 
     /* waiting and scheduling policy */

@@ -20,8 +20,8 @@ long mpd_alock__now_ns(void) {
 /* ---- default backend: OS threads on futexes ---- */
 static void *os_cur(void) { return NULL; }
 
-static void os_park(void *self, int *flag, long timeout_ns) {
-    (void)self;
+/* OS threads wait on their waiter's flag with a futex. */
+static void futex_park(int *flag, long timeout_ns) {
     struct timespec ts, *tp = NULL;
     if (timeout_ns >= 0) {
         ts.tv_sec = timeout_ns / 1000000000L;
@@ -32,11 +32,12 @@ static void os_park(void *self, int *flag, long timeout_ns) {
     syscall(SYS_futex, flag, FUTEX_WAIT_PRIVATE, 0, tp, NULL, 0);
 }
 
-static void os_unpark(void *t, int *flag) {
-    (void)t;
+static void futex_unpark(int *flag) {
     syscall(SYS_futex, flag, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+static void os_park(void *self, mpd_spinlock *held) { (void)self; mpd_spin_unlock(held); }
+static void os_unpark(void *t) { (void)t; }
 static void os_relax(void) {}
 
 static const mpd_alock_backend_t os_backend = { os_cur, os_park, os_unpark, os_relax };
@@ -53,11 +54,8 @@ static inline void cpu_relax(void) {
 }
 
 /* ---- internal queue spin lock (held for a few instructions only) ---- */
-static void q_lock(mpd_alock_t *l) {
-    while (atomic_exchange_explicit(&l->qlock, 1, memory_order_acquire))
-        while (atomic_load_explicit(&l->qlock, memory_order_relaxed)) cpu_relax();
-}
-static void q_unlock(mpd_alock_t *l) { atomic_store_explicit(&l->qlock, 0, memory_order_release); }
+static void q_lock(mpd_alock_t *l) { mpd_spin_lock(&l->qlock); }
+static void q_unlock(mpd_alock_t *l) { mpd_spin_unlock(&l->qlock); }
 
 /* ---- creation ---- */
 void mpd_alock_attr_init(mpd_alock_attr_t *a, enum mpd_alock_kind kind) {
@@ -164,26 +162,38 @@ static void wait_unlocker_done(alock_waiter *w) {
 /* Block until woken by an unlock or until sleep_ns passes. Returns 1 if the
  * lock was taken on the way. */
 static int block_phase(mpd_alock_t *l, const mpd_alock_backend_t *b, int prio) {
+    void *self = b->cur();
+    long sleep = atomic_load_explicit(&l->sleep_ns, memory_order_relaxed);
+    if (self && sleep != MPD_ALOCK_FOREVER) {
+        /* A lightweight thread backs off by giving its VP to other threads. */
+        long end = mpd_alock__now_ns() + sleep;
+        atomic_fetch_add_explicit(&l->st_timeouts, 1, memory_order_relaxed);
+        do b->relax();
+        while (atomic_load_explicit(&l->state, memory_order_relaxed) != 0 && mpd_alock__now_ns() < end);
+        return 0;
+    }
     alock_waiter w;
     w.prio = prio;
-    w.thread = b->cur();
+    w.thread = self;
     atomic_init(&w.woken, 0);
     q_lock(l);
     enqueue(l, &w);
     atomic_fetch_add(&l->nblocked, 1);
-    q_unlock(l);
     /* Dekker with unlock: it clears state then reads nblocked; we raised
-     * nblocked and now read state.  One of us sees the other. */
+     * nblocked and now read state.  One of us sees the other.  We still hold
+     * the queue lock, so no unlock can have popped us. */
     if (try_take(l)) {
-        q_lock(l);
-        int mine = unlink_waiter(l, &w);
-        if (mine) atomic_fetch_sub(&l->nblocked, 1);
+        unlink_waiter(l, &w);
+        atomic_fetch_sub(&l->nblocked, 1);
         q_unlock(l);
-        if (!mine) wait_unlocker_done(&w);   /* an unlock popped us: let it finish with w */
         return 1;
     }
     atomic_fetch_add_explicit(&l->st_blocks, 1, memory_order_relaxed);
-    long sleep = atomic_load_explicit(&l->sleep_ns, memory_order_relaxed);
+    if (self) {
+        b->park(self, &l->qlock);        /* releases qlock once switched out */
+        return 0;                        /* an unlock popped and unparked us */
+    }
+    q_unlock(l);
     long deadline = sleep == MPD_ALOCK_FOREVER ? 0 : mpd_alock__now_ns() + sleep;
     while (!atomic_load_explicit(&w.woken, memory_order_acquire)) {
         long left = -1;
@@ -191,7 +201,7 @@ static int block_phase(mpd_alock_t *l, const mpd_alock_backend_t *b, int prio) {
             left = deadline - mpd_alock__now_ns();
             if (left <= 0) break;
         }
-        b->park(w.thread, (int *)&w.woken, left);
+        futex_park((int *)&w.woken, left);
     }
     if (!atomic_load_explicit(&w.woken, memory_order_acquire)) {
         q_lock(l);
@@ -245,8 +255,12 @@ static void wake_one(mpd_alock_t *l) {
     q_unlock(l);
     if (!w) return;
     void *t = w->thread;
+    if (t) {                      /* a parked lightweight thread: nothing else touches w */
+        b->unpark(t);
+        return;
+    }
     atomic_store_explicit(&w->woken, 1, memory_order_release);
-    b->unpark(t, (int *)&w->woken);
+    futex_unpark((int *)&w->woken);
     atomic_store_explicit(&w->woken, 2, memory_order_release);   /* done with w */
 }
 

@@ -71,10 +71,10 @@ int mpd_alock_set_sched(mpd_alock_t *l, const void *owner, int sched) {
     if (!may_change(l, owner)) return EPERM;
     /* The queue order may only change while nobody is queued; hold the queue
      * lock so no waiter can enqueue under the old order meanwhile. */
-    while (atomic_exchange_explicit(&l->qlock, 1, memory_order_acquire)) {}
+    mpd_spin_lock(&l->qlock);
     int busy = l->qhead != NULL;
     if (!busy) atomic_store(&l->sched, sched);
-    atomic_store_explicit(&l->qlock, 0, memory_order_release);
+    mpd_spin_unlock(&l->qlock);
     return busy ? EBUSY : 0;
 }
 

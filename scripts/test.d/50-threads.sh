@@ -10,4 +10,4 @@ done
 make -s -C runtime BUILD="$B" SAN=thread OPT=-O1 $tests >/dev/null || { echo "threads-tsan: 0 passed, 1 failed"; exit 1; }
 # Old TSan runtimes cannot map their shadow under high ASLR entropy: run without randomisation when possible.
 R=""; setarch "$(uname -m)" -R true 2>/dev/null && R="setarch $(uname -m) -R"
-TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}" $R sh scripts/run-tests.sh threads-tsan $tests
+TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$PWD/runtime/tests/threads/tsan.supp ${TSAN_OPTIONS:-}" $R sh scripts/run-tests.sh threads-tsan $tests

@@ -31,6 +31,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "mpd/rt.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -115,14 +116,17 @@ int  mpd_alock_profile_write(mpd_alock_t *l, FILE *f);
 /* ---- for thread packages: how waiters spin and block ----
  * mpd/threads.h installs a backend so lightweight threads block in the
  * runtime; without one (or when cur() returns NULL) OS threads block on a
- * futex.  park() returns when *flag != 0 or after timeout_ns (< 0: none);
- * spurious returns are allowed.  unpark(t, flag) is called after *flag was
- * set to 1.  relax() is called while spinning (e.g. to let other
- * lightweight threads of the VP run). */
+ * futex.  For a lightweight thread, park(self, held) is called with the
+ * lock's queue spin lock held and the waiter queued: it must block the
+ * thread and release `held` only once the thread is switched out (mpd_park);
+ * unpark(t) makes it ready again.  relax() is called while spinning or
+ * backing off (e.g. to let other lightweight threads of the VP run).  A
+ * lock is used either by lightweight threads or by plain OS threads, not by
+ * both at once. */
 typedef struct {
     void *(*cur)(void);
-    void (*park)(void *self, int *flag, long timeout_ns);
-    void (*unpark)(void *t, int *flag);
+    void (*park)(void *self, mpd_spinlock *held);
+    void (*unpark)(void *t);
     void (*relax)(void);
 } mpd_alock_backend_t;
 void mpd_alock_set_backend(const mpd_alock_backend_t *b);

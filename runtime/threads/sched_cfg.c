@@ -1,0 +1,360 @@
+/* sched_cfg.c: the configurable per-VP scheduler (FIFO/priority/EDF, locality, migration,
+ * preemption, throttling window) installed on the runtime's VPs by mpd/threads.h. */
+#include "threads/threads_impl.h"
+#include "core/rt_internal.h"   /* mpd__wake_idle_vp: a ready thread pinned to a sleeping VP */
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mpd/err.h"
+#include "mpd/ras.h"
+
+#define MAX_STATIC_VP 256
+
+/* A ready queue kept in policy order (insertion sort: queues are short). */
+typedef struct cq {
+    mpd_spinlock lk;
+    mpd_proc *head, *tail;
+    atomic_long n;
+} cq;
+
+typedef struct vpsched {
+    int vp;
+    mpd_sched_attr_t attr;            /* applied; read by other VPs with relaxed loads */
+    mpd_sched_attr_t pending;
+    atomic_int has_pending;
+    mpd_spinlock attr_lk;
+    cq local;
+    cq *q;                            /* &local, or &global_q */
+    atomic_int migrate, policy;       /* copies other VPs read */
+    atomic_ulong picks, migrations, swaps;
+    long preempt_armed_us;
+    /* throttling window */
+    atomic_int window;
+    atomic_long uncommitted, committed_cur, rolled_cur;
+    long committed_last, committed_prev, rolled_last;
+    int64_t next_feedback_ns;
+    mpd_spinlock fb_lk;
+    char pad[64];
+} vpsched;
+
+static vpsched *vps;
+static int nvps;
+static cq global_q;
+static mpd_sched_attr_t static_attr[MAX_STATIC_VP];
+static unsigned char static_set[MAX_STATIC_VP];
+static mpd_sched_attr_t static_all;
+static int static_all_set;
+static atomic_int started;
+
+void mpd_sched_attr_init(mpd_sched_attr_t *a) {
+    memset(a, 0, sizeof *a);
+    a->policy = MPD_SCHED_FIFO;
+    a->locality = MPD_SCHED_LOCAL;
+    a->migrate = 1;
+    a->throttle_ms = 10;
+}
+
+static int attr_ok(const mpd_sched_attr_t *a) {
+    return a && a->policy >= MPD_SCHED_FIFO && a->policy <= MPD_SCHED_EDF &&
+           (a->locality == MPD_SCHED_LOCAL || a->locality == MPD_SCHED_GLOBAL) &&
+           a->preempt_us >= 0 && a->throttle >= 0 && a->throttle_ms >= 0;
+}
+
+int mpd_sched_install(int vp, const mpd_sched_attr_t *a) {
+    if (!attr_ok(a) || vp < -1 || vp >= MAX_STATIC_VP) return EINVAL;
+    if (atomic_load(&started)) return EBUSY;
+    if (vp < 0) { static_all = *a; static_all_set = 1; memset(static_set, 0, sizeof static_set); }
+    else { static_attr[vp] = *a; static_set[vp] = 1; }
+    return 0;
+}
+
+/* ---- queue order ---- */
+static int64_t edf_key(mpd_proc *p) {
+    mpd_thread_t *t = thread_of(p);
+    int64_t d = t ? atomic_load_explicit(&t->deadline, memory_order_relaxed) : 0;
+    return d > 0 ? d : INT64_MAX;
+}
+
+/* 1 if a must run before b under policy (ties keep arrival order). */
+static int before(int policy, mpd_proc *a, mpd_proc *b) {
+    if (policy == MPD_SCHED_PRIORITY) return mpd_proc_priority(a) > mpd_proc_priority(b);
+    if (policy == MPD_SCHED_EDF) return edf_key(a) < edf_key(b);
+    return 0;
+}
+
+static void cq_insert(cq *q, mpd_proc *p, int policy) {
+    *mpd_proc_link(p) = NULL;
+    if (!q->head) { q->head = q->tail = p; }
+    else if (policy == MPD_SCHED_FIFO || !before(policy, p, q->tail)) {
+        *mpd_proc_link(q->tail) = p; q->tail = p;
+    } else {
+        mpd_proc **pp = &q->head;
+        while (*pp && !before(policy, p, *pp)) pp = mpd_proc_link(*pp);
+        *mpd_proc_link(p) = *pp; *pp = p;
+        if (!*mpd_proc_link(p)) q->tail = p;
+    }
+    atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
+static mpd_proc *cq_pop(cq *q) {
+    if (atomic_load_explicit(&q->n, memory_order_relaxed) == 0) return NULL;
+    mpd_spin_lock(&q->lk);
+    mpd_proc *p = q->head;
+    if (p) {
+        q->head = *mpd_proc_link(p);
+        if (!q->head) q->tail = NULL;
+        atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) - 1, memory_order_relaxed);
+    }
+    mpd_spin_unlock(&q->lk);
+    return p;
+}
+
+/* Re-order a queue under a new policy (the "swap"). */
+static void cq_resort(cq *q, int policy) {
+    mpd_spin_lock(&q->lk);
+    mpd_proc *l = q->head;
+    q->head = q->tail = NULL;
+    atomic_store_explicit(&q->n, 0, memory_order_relaxed);
+    while (l) { mpd_proc *nx = *mpd_proc_link(l); cq_insert(q, l, policy); l = nx; }
+    mpd_spin_unlock(&q->lk);
+}
+
+/* ---- the scheduler object ---- */
+static void vps_setup(int n) {
+    size_t bytes = (sizeof(vpsched) * (size_t)n + 63) / 64 * 64;   /* a multiple of the alignment */
+    vps = aligned_alloc(64, bytes);
+    if (!vps) mpd_rts_fatal("out of memory for the thread schedulers");
+    memset(vps, 0, sizeof(vpsched) * (size_t)n);
+    nvps = n;
+    for (int i = 0; i < n; i++) {
+        vpsched *s = &vps[i];
+        s->vp = i;
+        if (i < MAX_STATIC_VP && static_set[i]) s->attr = static_attr[i];
+        else if (static_all_set) s->attr = static_all;
+        else mpd_sched_attr_init(&s->attr);
+        s->q = s->attr.locality == MPD_SCHED_GLOBAL ? &global_q : &s->local;
+        atomic_init(&s->migrate, s->attr.migrate);
+        atomic_init(&s->policy, s->attr.policy);
+        atomic_init(&s->window, s->attr.throttle);
+        s->next_feedback_ns = mpd_now_ns() + (int64_t)(s->attr.throttle_ms ? s->attr.throttle_ms : 10) * 1000000;
+    }
+    atomic_store(&started, 1);
+}
+
+static void *cfg_init(int vp, int nvp) {
+    if (!vps) vps_setup(nvp);
+    return &vps[vp];
+}
+
+static void cfg_put(void *st, mpd_proc *p) {
+    vpsched *s = st;
+    mpd_thread_t *t = thread_of(p);
+    int new_thread = 0;
+    if (!t && mpd__threads_forking && mpd_proc_udata(p) == NULL) {
+        t = mpd__threads_forking;                /* a fork in progress: attach now */
+        t->p = p;
+        mpd_proc_set_udata(p, t);
+        mpd__threads_forking = NULL;
+        new_thread = 1;
+    }
+    vpsched *target = s;
+    if (t && t->home_vp != s->vp && t->home_vp < nvps) {
+        vpsched *home = &vps[t->home_vp];
+        /* pinned threads go home; so does a new thread forked for another VP */
+        if (!atomic_load_explicit(&home->migrate, memory_order_relaxed) || new_thread)
+            target = home;
+    }
+    cq *q = target->q;
+    mpd_spin_lock(&q->lk);
+    cq_insert(q, p, atomic_load_explicit(&target->policy, memory_order_relaxed));
+    mpd_spin_unlock(&q->lk);
+    if (target != s) mpd__wake_idle_vp();
+}
+
+static void apply_pending(vpsched *s) {
+    mpd_spin_lock(&s->attr_lk);
+    mpd_sched_attr_t a = s->pending;
+    atomic_store(&s->has_pending, 0);
+    mpd_spin_unlock(&s->attr_lk);
+    int resort = a.policy != s->attr.policy;
+    if (a.throttle_ms != s->attr.throttle_ms)
+        s->next_feedback_ns = mpd_now_ns() + (int64_t)(a.throttle_ms ? a.throttle_ms : 10) * 1000000;
+    a.locality = s->attr.locality;              /* fixed once started */
+    s->attr = a;
+    atomic_store(&s->migrate, a.migrate);
+    atomic_store(&s->policy, a.policy);
+    if (a.throttle != atomic_load(&s->window) && a.throttle == 0) atomic_store(&s->window, 0);
+    else if (a.throttle > 0 && atomic_load(&s->window) == 0) atomic_store(&s->window, a.throttle);
+    if (resort) { cq_resort(s->q, a.policy); atomic_fetch_add(&s->swaps, 1); }
+}
+
+static void check_preempt(vpsched *s) {
+    if (s->attr.preempt_us == s->preempt_armed_us) return;
+    if (s->attr.preempt_us > 0) {
+        if (mpd_preempt_start(s->attr.preempt_us, mpd__threads_preempt_hook) != 0)
+            mpd_rts_warning("cannot arm the preemption timer on VP %d", s->vp);
+    } else {
+        mpd_preempt_stop();
+    }
+    s->preempt_armed_us = s->attr.preempt_us;
+}
+
+static mpd_proc *cfg_get(void *st) {
+    vpsched *s = st;
+    if (__builtin_expect(atomic_load_explicit(&s->has_pending, memory_order_acquire), 0)) apply_pending(s);
+    if (__builtin_expect(s->attr.preempt_us != s->preempt_armed_us, 0)) check_preempt(s);
+    mpd_proc *p = cq_pop(s->q);
+    if (!p && s->q != &s->local) p = cq_pop(&s->local);
+    if (p) atomic_store_explicit(&s->picks, atomic_load_explicit(&s->picks, memory_order_relaxed) + 1,
+                                 memory_order_relaxed);
+    return p;
+}
+
+static int cfg_empty(void *st) {
+    vpsched *s = st;
+    return atomic_load_explicit(&s->q->n, memory_order_relaxed) == 0 &&
+           atomic_load_explicit(&s->local.n, memory_order_relaxed) == 0;
+}
+
+/* Work queued for a pinned VP that may be asleep: pass the wakeup on. */
+static void nudge_pinned(vpsched *s) {
+    for (int k = 1; k < nvps; k++) {
+        vpsched *o = &vps[(s->vp + k) % nvps];
+        if (o->q == &o->local && atomic_load_explicit(&o->local.n, memory_order_relaxed) > 0 &&
+            !atomic_load_explicit(&o->migrate, memory_order_relaxed)) {
+            mpd__wake_idle_vp();
+            return;
+        }
+    }
+}
+
+static mpd_proc *cfg_idle(void *st) {
+    vpsched *s = st;
+    if (nvps > 1) nudge_pinned(s);
+    if (!atomic_load_explicit(&s->migrate, memory_order_relaxed)) return NULL;
+    for (int k = 1; k < nvps; k++) {
+        vpsched *o = &vps[(s->vp + k) % nvps];
+        if (!atomic_load_explicit(&o->migrate, memory_order_relaxed) || o->q == s->q) continue;
+        mpd_proc *p = cq_pop(o->q);
+        if (p) {
+            mpd_thread_t *t = thread_of(p);
+            if (t && !atomic_load_explicit(&vps[t->home_vp].migrate, memory_order_relaxed)) {
+                mpd_spin_lock(&o->q->lk);        /* pinned elsewhere after all: put it back */
+                cq_insert(o->q, p, atomic_load(&o->policy));
+                mpd_spin_unlock(&o->q->lk);
+                continue;
+            }
+            atomic_fetch_add(&s->migrations, 1);
+            return p;
+        }
+    }
+    return NULL;
+}
+
+const mpd_sched_ops mpd__cfg_sched_ops = { "configurable", cfg_init, cfg_put, cfg_get, cfg_empty, cfg_idle };
+
+/* ---- dynamic configuration ---- */
+static int set_one(int vp, const mpd_sched_attr_t *a) {
+    vpsched *s = &vps[vp];
+    if (a->locality != s->attr.locality) return EBUSY;
+    mpd_spin_lock(&s->attr_lk);
+    s->pending = *a;
+    atomic_store_explicit(&s->has_pending, 1, memory_order_release);
+    mpd_spin_unlock(&s->attr_lk);
+    atomic_store(&s->migrate, a->migrate);       /* visible to other VPs at once */
+    mpd__wake_idle_vp();
+    return 0;
+}
+
+int mpd_sched_set_attr(int vp, const mpd_sched_attr_t *a) {
+    if (!attr_ok(a)) return EINVAL;
+    if (!vps) return mpd_sched_install(vp, a);
+    if (vp < -1 || vp >= nvps) return EINVAL;
+    if (vp >= 0) return set_one(vp, a);
+    for (int i = 0; i < nvps; i++) {
+        int r = set_one(i, a);
+        if (r) return r;
+    }
+    return 0;
+}
+
+int mpd_sched_get_attr(int vp, mpd_sched_attr_t *a) {
+    if (!vps) {
+        if (vp < 0 || vp >= MAX_STATIC_VP) return EINVAL;
+        if (static_set[vp]) *a = static_attr[vp];
+        else if (static_all_set) *a = static_all;
+        else mpd_sched_attr_init(a);
+        return 0;
+    }
+    if (vp < 0 || vp >= nvps) return EINVAL;
+    vpsched *s = &vps[vp];
+    mpd_spin_lock(&s->attr_lk);
+    *a = atomic_load(&s->has_pending) ? s->pending : s->attr;
+    mpd_spin_unlock(&s->attr_lk);
+    return 0;
+}
+
+void mpd_sched_stats(int vp, unsigned long *picks, unsigned long *migrations, unsigned long *swaps) {
+    if (!vps || vp < 0 || vp >= nvps) { *picks = *migrations = *swaps = 0; return; }
+    *picks = atomic_load(&vps[vp].picks);
+    *migrations = atomic_load(&vps[vp].migrations);
+    *swaps = atomic_load(&vps[vp].swaps);
+}
+
+/* ---- throttling window ---- */
+int mpd_throttle_default_policy(int vp, const mpd_throttle_info_t *in, void *arg) {
+    (void)vp; (void)arg;
+    int w = in->window;
+    if (in->committed_last > in->committed_prev && in->rolled_back_last <= in->committed_last)
+        return w + 1 + w / 4;                   /* more commits: speculate further */
+    if (in->committed_last < in->committed_prev || in->rolled_back_last > in->committed_last)
+        return w - w / 4 - 1 > 1 ? w - w / 4 - 1 : 1;   /* fewer commits or many rollbacks: throttle */
+    return w;
+}
+
+static vpsched *my_vps(void) {
+    int v = mpd_vp_index();
+    return vps && v >= 0 && v < nvps ? &vps[v] : NULL;
+}
+
+static void feedback(vpsched *s) {
+    int64_t now = mpd_now_ns();
+    if (now < s->next_feedback_ns || !mpd_spin_trylock(&s->fb_lk)) return;
+    if (now >= s->next_feedback_ns) {
+        s->committed_prev = s->committed_last;
+        s->committed_last = atomic_exchange(&s->committed_cur, 0);
+        s->rolled_last = atomic_exchange(&s->rolled_cur, 0);
+        mpd_throttle_info_t in = { atomic_load(&s->window), atomic_load(&s->uncommitted),
+                                   s->committed_last, s->committed_prev, s->rolled_last };
+        mpd_throttle_policy_fn f = s->attr.throttle_policy ? s->attr.throttle_policy : mpd_throttle_default_policy;
+        int w = f(s->vp, &in, s->attr.throttle_arg);
+        if (w < 1) w = 1;
+        atomic_store(&s->window, w);
+        s->next_feedback_ns = now + (int64_t)(s->attr.throttle_ms ? s->attr.throttle_ms : 10) * 1000000;
+    }
+    mpd_spin_unlock(&s->fb_lk);
+}
+
+int mpd_throttle_ok(void) {
+    vpsched *s = my_vps();
+    if (!s || s->attr.throttle == 0) return 1;
+    feedback(s);
+    return atomic_load(&s->uncommitted) < atomic_load(&s->window);
+}
+
+void mpd_throttle_processed(long n) { vpsched *s = my_vps(); if (s) atomic_fetch_add(&s->uncommitted, n); }
+void mpd_throttle_committed(long n) {
+    vpsched *s = my_vps();
+    if (!s) return;
+    atomic_fetch_sub(&s->uncommitted, n);
+    atomic_fetch_add(&s->committed_cur, n);
+}
+void mpd_throttle_rolled_back(long n) {
+    vpsched *s = my_vps();
+    if (!s) return;
+    atomic_fetch_sub(&s->uncommitted, n);
+    atomic_fetch_add(&s->rolled_cur, n);
+}
+int mpd_throttle_window(int vp) { return vps && vp >= 0 && vp < nvps ? atomic_load(&vps[vp].window) : 0; }
