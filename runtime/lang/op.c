@@ -121,3 +121,8 @@ void mpd_op_destroy(const char *F, int L, mpd_cap c)
     obj_kill(r);
     op_kill(op);
 }
+
+_Noreturn void mpd_op_index_error(const char *F, int L, long i, long lo, long n)
+{
+    mpd_rts_abort(F, L, "illegal subscript [%ld] of array with bounds [%ld:%ld]", i, lo, lo + n - 1);
+}

@@ -120,6 +120,12 @@ typedef struct mpd_invb {
 
 enum { MPD_INV_CALL = 1, MPD_INV_SEND = 2 };
 
+/* The block of an op without parameters or result. */
+#ifndef MPD_INV_mpd_inv_none
+#define MPD_INV_mpd_inv_none
+struct mpd_inv_none { mpd_invb h; };
+#endif
+
 /* Start of the parameters of block `ib` (they follow the header). */
 #define MPD_INV_ARGS(ib) ((void *)((mpd_invb *)(ib) + 1))
 
@@ -235,6 +241,17 @@ mpd_cap  mpd_rescap_of(mpd_res *self);
 /* new(op ...) and destroy of a dynamic op capability. */
 mpd_cap  mpd_op_new(const char *F, int L, unsigned flags);
 void     mpd_op_destroy(const char *F, int L, mpd_cap c);
+
+/* Index of element i of an op array with lower bound lo and n elements
+ * (0-based, to add to the array's first op index); aborts with MPD's
+ * subscript message when i is out of range. */
+_Noreturn void mpd_op_index_error(const char *F, int L, long i, long lo, long n);
+static inline uint32_t mpd_op_index(const char *F, int L, long i, long lo, long n)
+{
+    if (__builtin_expect(i < lo || i >= lo + n, 0))
+        mpd_op_index_error(F, L, i, lo, n);
+    return (uint32_t)(i - lo);
+}
 
 /* ---------------------------------------------------------------------- */
 /* Invoking                                                                */

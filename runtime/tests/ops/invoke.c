@@ -191,6 +191,13 @@ static void err_sendonly(void *a)
     mpd_call("e.mpd", 13, mpd_cap_op_of(rc, SERVER), &v.h);
 }
 
+static void err_op_index(void *a)
+{
+    (void)a;
+    CHECK_EQ(mpd_op_index("e.mpd", 14, 3, 1, 3), 2);
+    mpd_op_index("e.mpd", 14, 5, 1, 3);
+}
+
 int main(void)
 {
     int bad = t_run_both("invoke", scenario);
@@ -201,5 +208,6 @@ int main(void)
     bad += t_expect_err("receive from proc", err_in_proc, 1, "line 11:\n   cannot input from a proc operation");
     bad += t_expect_err("receive from noop blocks", err_noop_recv, 0, "RTS warning: blocked process: main : file e.mpd, line 12");
     bad += t_expect_err("call a send-only op", err_sendonly, 1, "line 13:\n   cannot call a send-only operation");
+    bad += t_expect_err("op array subscript", err_op_index, 1, "line 14:\n   illegal subscript [5] of array with bounds [1:3]");
     return bad != 0;
 }
