@@ -40,15 +40,20 @@ static void classify(struct mpd_file_s *f)
     f->autoflush = isatty(fd);
 }
 
+void mpd_io_std_reset(void)
+{
+    classify(&std_in);
+    classify(&std_out);
+    classify(&std_err);
+    std_err.autoflush = 1;
+}
+
 __attribute__((constructor)) static void io_std_init(void)
 {
     std_in.fp = stdin;
     std_out.fp = stdout;
     std_err.fp = stderr;
-    classify(&std_in);
-    classify(&std_out);
-    classify(&std_err);
-    std_err.autoflush = 1;
+    mpd_io_std_reset();
     sem_init(&std_in.in_lock, 0, 1);
     sem_init(&std_out.in_lock, 0, 1);
     sem_init(&std_err.in_lock, 0, 1);

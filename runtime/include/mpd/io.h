@@ -59,6 +59,10 @@ long long mpd_where(const char *file, int line, mpd_file f);
  * (MPD passes a file to C as FILE *).  NULL for null and noop. */
 FILE *mpd_file_cfile(mpd_file f);
 
+/* Looks at file descriptors 0, 1 and 2 again (after dup2 redirected them):
+ * whether each is a terminal or pipe decides how it is flushed and read. */
+void mpd_io_std_reset(void);
+
 /* Flush every MPD output stream (called at stop, exit and abort). */
 void mpd_io_flush_all(void);
 

@@ -10,8 +10,20 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "mpd/io.h"
 
 static int failures;
+int main(int argc, char **argv);
+
+/* In a child whose fds 0-2 were just redirected: runs `self name` by exec,
+ * or, where exec cannot work (qemu-user without binfmt), by calling main. */
+static void run_child(const char *self, const char *name)
+{
+    execl(self, self, name, (char *)NULL);
+    mpd_io_std_reset();
+    char *args[] = { (char *)self, (char *)name, NULL };
+    exit(main(2, args));
+}
 
 #define CHECK(cond) do { if (!(cond)) { failures++; \
     fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); } } while (0)
@@ -46,6 +58,7 @@ __attribute__((unused)) static int run_case(const char *self, const char *name, 
     } else if (pipe(ip) != 0) {
         exit(2);
     }
+    fflush(NULL);           /* a forked child must not repeat our output */
     pid_t pid = fork();
     if (pid == 0) {
         dup2(as_file ? infd : ip[0], 0);
@@ -54,8 +67,7 @@ __attribute__((unused)) static int run_case(const char *self, const char *name, 
         close(op[0]);
         if (!as_file)
             close(ip[1]);
-        execl(self, self, name, (char *)NULL);
-        _exit(127);
+        run_child(self, name);
     }
     close(op[1]);
     if (as_file) {
@@ -87,14 +99,14 @@ __attribute__((unused)) static int run_case_to_file(const char *self, const char
     if (fd < 0)
         exit(2);
     unlink(tmpl);
+    fflush(NULL);           /* a forked child must not repeat our output */
     pid_t pid = fork();
     if (pid == 0) {
         int nul = open("/dev/null", O_RDONLY);
         dup2(nul, 0);
         dup2(fd, 1);
         dup2(fd, 2);
-        execl(self, self, name, (char *)NULL);
-        _exit(127);
+        run_child(self, name);
     }
     int st;
     waitpid(pid, &st, 0);
