@@ -22,9 +22,11 @@ static void set_name(mpd_proc *p, const char *name)
 {
     if (!name)
         name = "proc";
-    free(p->long_name);
-    p->long_name = NULL;
-    size_t n = strlen(name);
+    if (p->long_name) {
+        free(p->long_name);
+        p->long_name = NULL;
+    }
+    size_t n = strnlen(name, sizeof p->name);
     if (n < sizeof p->name) {
         memcpy(p->name, name, n + 1);
     } else {
@@ -59,10 +61,18 @@ mpd_proc *mpd_proc_create(void (*fn)(void *), void *arg, const mpd_proc_attr *at
                       mpd__max_procs);
     mpd_proc *p = mpd__region_alloc(vp, attr->stack_size ? attr->stack_size : mpd__stack_default,
                                     name);
+    /* a region may be reused: set every field a process relies on */
+    p->hot.file = NULL;
+    p->hot.line = 0;
+    p->hot.priority = attr->priority;
+    p->hot.udata = NULL;
+    p->link = NULL;
     p->fn = fn;
     p->arg = arg;
-    p->hot.priority = attr->priority;
+    p->result = NULL;
     p->detached = attr->detached != 0;
+    p->joiner = NULL;
+    mpd_spin_init(&p->lock);
     set_name(p, name);
     mpd_ctx_make(&p->f.ctx, p->f.stack_lo, p->f.stack_size, mpd__proc_start, p);
 #ifdef MPD_TSAN

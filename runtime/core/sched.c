@@ -2,54 +2,15 @@
 #include <stdlib.h>
 #include "core/rt_internal.h"
 #include "mpd/err.h"
+#include "core/runq.h"
 
 static inline void lock_if(mpd_spinlock *l) { if (!mpd__single) mpd_spin_lock(l); }
 static inline void unlock_if(mpd_spinlock *l) { if (!mpd__single) mpd_spin_unlock(l); }
 
-/* A locked FIFO of processes; n lets readers skip the lock when empty. */
-typedef struct runq {
-    mpd_spinlock lk;
-    mpd_proc *head, *tail;
-    atomic_long n;
-    char pad[64];
-} runq;
-
-static void rq_put(runq *q, mpd_proc *p)
-{
-    lock_if(&q->lk);
-    p->link = NULL;
-    if (q->tail)
-        q->tail->link = p;
-    else
-        q->head = p;
-    q->tail = p;
-    atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-    unlock_if(&q->lk);
-}
-
-static mpd_proc *rq_get(runq *q)
-{
-    if (atomic_load_explicit(&q->n, memory_order_relaxed) == 0)
-        return NULL;
-    lock_if(&q->lk);
-    mpd_proc *p = q->head;
-    if (p) {
-        q->head = p->link;
-        if (!q->head)
-            q->tail = NULL;
-        atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) - 1,
-                              memory_order_relaxed);
-    }
-    unlock_if(&q->lk);
-    return p;
-}
-
-static int rq_empty(runq *q) { return atomic_load_explicit(&q->n, memory_order_relaxed) == 0; }
 
 /* ---- FIFO: one queue shared by every VP, so order is global ---- */
-static runq fifo_q;
-static void *fifo_init(int vp, int nvp) { (void)vp; (void)nvp; return &fifo_q; }
+runq mpd__fifo_q;
+static void *fifo_init(int vp, int nvp) { (void)vp; (void)nvp; return &mpd__fifo_q; }
 static void fifo_put(void *st, mpd_proc *p) { rq_put(st, p); }
 static mpd_proc *fifo_get(void *st) { return rq_get(st); }
 static int fifo_empty(void *st) { return rq_empty(st); }

@@ -51,29 +51,24 @@ mpd_proc *mpd__region_alloc(mpd_vp *vp, size_t stack_size, const char *name)
                           "(too many processes?)", stack_size, name);
         if (mprotect(base, GUARD_PAGES * ps, PROT_NONE) != 0)
             mpd_rts_fatal("cannot protect the stack guard of process %s (too many processes?)", name);
-        p = (mpd_proc *)(base + total - rec);
-        memset(p, 0, sizeof *p);
+        p = (mpd_proc *)(base + total - rec);   /* fresh pages are zero */
         p->map_base = base;
         p->map_size = total;
         p->f.stack_lo = base + GUARD_PAGES * ps;
         p->f.stack_size = (size_t)((char *)p - p->f.stack_lo);
         return p;
     }
-    /* reuse: clear the record but keep the region and the sanitizer fiber */
-    mpd_fiber f = p->f;
-    char *base = p->map_base;
-    size_t sz = p->map_size;
-    memset(p, 0, sizeof *p);
-    p->f = f;
-    p->map_base = base;
-    p->map_size = sz;
+    /* reuse: the region, its stack bounds and sanitizer fiber stay; the
+     * creator sets every other field (cheaper than clearing ~300 bytes) */
     return p;
 }
 
 void mpd__region_free(mpd_vp *vp, mpd_proc *p)
 {
-    free(p->long_name);
-    p->long_name = NULL;
+    if (p->long_name) {
+        free(p->long_name);
+        p->long_name = NULL;
+    }
     size_t ps = mpd__page_size();
     size_t rec = round_up(sizeof(mpd_proc), 64);
     size_t want = round_up(mpd__stack_default + rec, ps) + GUARD_PAGES * ps;

@@ -10,13 +10,8 @@
 #include <unistd.h>
 #include "core/rt_internal.h"
 #include "mpd/err.h"
+#include "core/switch.h"
 
-#ifdef MPD_ASAN
-#include <sanitizer/common_interface_defs.h>
-#endif
-#ifdef MPD_TSAN
-#include <sanitizer/tsan_interface.h>
-#endif
 
 _Thread_local struct mpd__vp_hot *mpd__tls_vp;
 int mpd__single = 1;
@@ -61,36 +56,7 @@ void mpd__wake_idle_vp(void)
     }
 }
 
-static inline void slice_reset(mpd_vp *vp)
-{
-    vp->hot.slice_left = mpd__slice > 0 ? mpd__slice : LONG_MAX;
-}
-
-/* Switch from one fiber to another, telling the sanitizers. */
-static inline void fiber_switch(mpd_fiber *from, mpd_fiber *to, int from_dies)
-{
-#ifdef MPD_ASAN
-    __sanitizer_start_switch_fiber(from_dies ? NULL : &from->asan_fake, to->stack_lo, to->stack_size);
-#else
-    (void)from_dies;
-#endif
-#ifdef MPD_TSAN
-    __tsan_switch_to_fiber(to->tsan, 0);
-#endif
-    mpd_ctx_switch(&from->ctx, &to->ctx);
-#ifdef MPD_ASAN
-    __sanitizer_finish_switch_fiber(from->asan_fake, NULL, NULL);
-#endif
-}
-
-void mpd__ready(mpd_proc *p)
-{
-    mpd_vp *vp = vp_self();
-    p->state = P_READY;
-    vp->sched->put(vp->sched_st, p);
-    if (!mpd__single)
-        mpd__wake_idle_vp();
-}
+void mpd__ready(mpd_proc *p) { vp_ready(vp_self(), p); }
 
 void mpd__ready_remote(mpd_proc *p)
 {
@@ -101,7 +67,7 @@ void mpd__ready_remote(mpd_proc *p)
                                                   memory_order_relaxed));
 }
 
-static void drain_inbox(void)
+void mpd__drain_inbox(void)
 {
     mpd_proc *l = mpd__inbox_take();
     while (l) {
@@ -111,54 +77,16 @@ static void drain_inbox(void)
     }
 }
 
-/* The next process this VP should run, or NULL. */
-static mpd_proc *pick_next(mpd_vp *vp)
+void mpd__post_switch_slow(mpd_vp *vp, int k)
 {
-    if (__builtin_expect(atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL, 0))
-        drain_inbox();
-    if (__builtin_expect(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0, 0))
-        mpd__timers_fire();
-    mpd_proc *p = vp->sched->get(vp->sched_st);
-    if (!p && vp->sched->idle)
-        p = vp->sched->idle(vp->sched_st);
-    return p;
-}
-
-void mpd__post_switch(mpd_vp *vp)
-{
-    int k = vp->post_kind;
-    if (k == PS_NONE)
-        return;
-    vp->post_kind = PS_NONE;
     switch (k) {
-    case PS_UNLOCK: mpd_spin_unlock(vp->post_lock); break;
     case PS_READY:  mpd__ready(vp->post_proc); break;
     case PS_EXIT:   mpd__proc_exited(vp->post_proc); break;
     case PS_IO:     mpd__io_submit(vp->post_proc); break;
     }
 }
 
-/* Leave the running process `self` for `next` (NULL: the VP loop); the
- * post action is done by whatever runs next on this VP. */
-static void switch_away(mpd_vp *vp, mpd_proc *self, mpd_proc *next, int kind, mpd_proc *pp,
-                        mpd_spinlock *lk)
-{
-    vp->post_kind = kind;
-    vp->post_proc = pp;
-    vp->post_lock = lk;
-    slice_reset(vp);
-    mpd_fiber *to;
-    if (next) {
-        next->state = P_RUNNING;
-        vp->hot.cur = &next->hot;
-        to = &next->f;
-    } else {
-        vp->hot.cur = NULL;
-        to = &vp->loop;
-    }
-    fiber_switch(&self->f, to, kind == PS_EXIT);
-    mpd__post_switch(vp_self());   /* resumed, perhaps on another VP */
-}
+void mpd__post_switch(mpd_vp *vp) { post_switch(vp); }
 
 void mpd__switch_out(int kind, mpd_proc *pp, mpd_spinlock *lk)
 {

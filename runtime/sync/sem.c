@@ -1,5 +1,5 @@
 /* sem.c: the waiting paths of semaphores (the fast paths are inline in mpd/rt.h). */
-#include "core/rt_internal.h"
+#include "core/switch.h"
 
 void mpd_sem_init(mpd_sem *s, long n)
 {
@@ -15,7 +15,7 @@ void mpd_sem_init(mpd_sem *s, long n)
 void mpd__sem_wait(mpd_sem *s)
 {
     if (mpd__single) {
-        mpd_waitq_wait(&s->q, NULL);
+        block_self(vp_self(), &s->q, NULL);
         return;
     }
     mpd_spin_lock(&s->lock);
@@ -24,23 +24,23 @@ void mpd__sem_wait(mpd_sem *s)
         mpd_spin_unlock(&s->lock);
         return;
     }
-    mpd_waitq_wait(&s->q, &s->lock);
+    block_self(vp_self(), &s->q, &s->lock);
 }
 
 /* The caller incremented count and found it had been negative. */
 void mpd__sem_wake(mpd_sem *s)
 {
     if (mpd__single) {
-        mpd_waitq_wake_one(&s->q);
+        vp_ready(vp_self(), wq_pop(&s->q));
         return;
     }
     mpd_spin_lock(&s->lock);
-    mpd_proc *p = mpd_waitq_pop(&s->q);
+    mpd_proc *p = wq_pop(&s->q);
     if (!p)
         s->wakeups++;
     mpd_spin_unlock(&s->lock);
     if (p)
-        mpd_unpark(p);
+        vp_ready(vp_self(), p);
 }
 
 int mpd_sem_tryP(mpd_sem *s)

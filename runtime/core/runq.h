@@ -1,0 +1,51 @@
+/* runq.h: a FIFO of ready processes, locked only when there are several VPs. */
+#ifndef MPD_RUNQ_H
+#define MPD_RUNQ_H
+#include "core/rt_internal.h"
+
+
+/* A locked FIFO of processes; n lets readers skip the lock when empty. */
+typedef struct runq {
+    mpd_spinlock lk;
+    mpd_proc *head, *tail;
+    atomic_long n;
+    char pad[64];
+} runq;
+
+static inline void rq_put(runq *q, mpd_proc *p)
+{
+    if (!mpd__single) mpd_spin_lock(&q->lk);
+    p->link = NULL;
+    if (q->tail)
+        q->tail->link = p;
+    else
+        q->head = p;
+    q->tail = p;
+    atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    if (!mpd__single) mpd_spin_unlock(&q->lk);
+}
+
+static inline mpd_proc *rq_get(runq *q)
+{
+    if (atomic_load_explicit(&q->n, memory_order_relaxed) == 0)
+        return NULL;
+    if (!mpd__single) mpd_spin_lock(&q->lk);
+    mpd_proc *p = q->head;
+    if (p) {
+        q->head = p->link;
+        if (!q->head)
+            q->tail = NULL;
+        atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) - 1,
+                              memory_order_relaxed);
+    }
+    if (!mpd__single) mpd_spin_unlock(&q->lk);
+    return p;
+}
+
+static inline int rq_empty(runq *q) { return atomic_load_explicit(&q->n, memory_order_relaxed) == 0; }
+
+
+/* The FIFO scheduler's queue, shared by all VPs (the fast path uses it directly). */
+extern runq mpd__fifo_q;
+#endif

@@ -1,0 +1,132 @@
+/* switch.h: the inline hot path of scheduling -- make a process ready, pick
+ * the next one, switch to it.  Shared by vp.c and the semaphore code, so a
+ * blocking P is one function deep. */
+#ifndef MPD_SWITCH_H
+#define MPD_SWITCH_H
+#include <limits.h>
+#include "core/rt_internal.h"
+#include "core/runq.h"
+
+#ifdef MPD_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+#ifdef MPD_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
+
+void mpd__drain_inbox(void);
+void mpd__post_switch_slow(mpd_vp *vp, int kind);
+
+static inline void slice_reset(mpd_vp *vp)
+{
+    vp->hot.slice_left = mpd__slice > 0 ? mpd__slice : LONG_MAX;
+}
+
+/* Switch from one fiber to another, telling the sanitizers. */
+static inline void fiber_switch(mpd_fiber *from, mpd_fiber *to, int from_dies)
+{
+#ifdef MPD_ASAN
+    __sanitizer_start_switch_fiber(from_dies ? NULL : &from->asan_fake, to->stack_lo, to->stack_size);
+#else
+    (void)from_dies;
+#endif
+#ifdef MPD_TSAN
+    __tsan_switch_to_fiber(to->tsan, 0);
+#endif
+    mpd_ctx_switch(&from->ctx, &to->ctx);
+#ifdef MPD_ASAN
+    __sanitizer_finish_switch_fiber(from->asan_fake, NULL, NULL);
+#endif
+}
+
+/* Put p in this VP's scheduler (the FIFO one without an indirect call). */
+static inline void vp_ready(mpd_vp *vp, mpd_proc *p)
+{
+    p->state = P_READY;
+    if (__builtin_expect(vp->sched == &mpd_sched_fifo, 1))
+        rq_put(&mpd__fifo_q, p);
+    else
+        vp->sched->put(vp->sched_st, p);
+    if (!mpd__single)
+        mpd__wake_idle_vp();
+}
+
+/* The next process this VP should run, or NULL. */
+static inline mpd_proc *pick_next(mpd_vp *vp)
+{
+    if (__builtin_expect(atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL, 0))
+        mpd__drain_inbox();
+    if (__builtin_expect(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0, 0))
+        mpd__timers_fire();
+    if (__builtin_expect(vp->sched == &mpd_sched_fifo, 1))
+        return rq_get(&mpd__fifo_q);
+    mpd_proc *p = vp->sched->get(vp->sched_st);
+    if (!p && vp->sched->idle)
+        p = vp->sched->idle(vp->sched_st);
+    return p;
+}
+
+/* Do what the context that switched to us left for us. */
+static inline void post_switch(mpd_vp *vp)
+{
+    int k = vp->post_kind;
+    if (k == PS_NONE)
+        return;
+    vp->post_kind = PS_NONE;
+    if (k == PS_UNLOCK)
+        mpd_spin_unlock(vp->post_lock);
+    else
+        mpd__post_switch_slow(vp, k);
+}
+
+/* Leave the running process `self` for `next` (NULL: the VP loop); the
+ * post action is done by whatever runs next on this VP. */
+static inline void switch_away(mpd_vp *vp, mpd_proc *self, mpd_proc *next, int kind,
+                               mpd_proc *pp, mpd_spinlock *lk)
+{
+    vp->post_kind = kind;
+    vp->post_proc = pp;
+    vp->post_lock = lk;
+    slice_reset(vp);
+    mpd_fiber *to;
+    if (next) {
+        next->state = P_RUNNING;
+        vp->hot.cur = &next->hot;
+        to = &next->f;
+    } else {
+        vp->hot.cur = NULL;
+        to = &vp->loop;
+    }
+    fiber_switch(&self->f, to, kind == PS_EXIT);
+    post_switch(vp_self());   /* resumed, perhaps on another VP */
+}
+
+static inline mpd_proc *wq_pop(mpd_waitq *q)
+{
+    mpd_proc *p = q->head;
+    if (p) {
+        q->head = p->link;
+        if (!q->head)
+            q->tail = NULL;
+        p->link = NULL;
+    }
+    return p;
+}
+
+/* Block the running process: append it to q (if not NULL), then switch to
+ * the next ready process, releasing lk afterwards. */
+static inline void block_self(mpd_vp *vp, mpd_waitq *q, mpd_spinlock *lk)
+{
+    mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
+    if (q) {
+        self->link = NULL;
+        if (q->tail)
+            q->tail->link = self;
+        else
+            q->head = self;
+        q->tail = self;
+    }
+    self->state = P_BLOCKED;
+    switch_away(vp, self, pick_next(vp), lk ? PS_UNLOCK : PS_NONE, NULL, lk);
+}
+#endif
