@@ -112,10 +112,9 @@ static void wake_all(wakelist *wl)
     wl->first = NULL;
 }
 
-/* ib is available at op (new, or just unpinned).  If a waiter with a plain
- * arm on op exists, hand ib to it; else make sure it is queued and wake the
- * st/by waiters on op. */
-static void dispatch(opcls *c, mpd_op *op, mpd_invb *ib, int queued, wakelist *wl)
+/* Pass 1 of a dispatch: hand ib to the first waiter with a plain arm on op.
+ * Returns 1 if it did (ib is then taken, out of the queue). */
+static int handoff(opcls *c, mpd_op *op, mpd_invb *ib, int queued, wakelist *wl)
 {
     uint32_t arm, k;
     for (inwait *w = c->wfirst; w; w = w->next)
@@ -128,10 +127,15 @@ static void dispatch(opcls *c, mpd_op *op, mpd_invb *ib, int queued, wakelist *w
             w->arm = arm;
             w->k = k;
             wake_add(wl, w);
-            return;
+            return 1;
         }
-    if (!queued)
-        q_push(op_queue(op), ib);
+    return 0;
+}
+
+/* Something became available at op: wake the waiters with st/by on it. */
+static void wake_cond(opcls *c, mpd_op *op, wakelist *wl)
+{
+    uint32_t arm, k;
     c->gen++;
     for (inwait *w = c->wfirst, *n; w; w = n) {
         n = w->next;
@@ -141,6 +145,79 @@ static void dispatch(opcls *c, mpd_op *op, mpd_invb *ib, int queued, wakelist *w
             wake_add(wl, w);
         }
     }
+}
+
+/* ib is available at op (new, or just unpinned).  If a waiter with a plain
+ * arm on op exists, hand ib to it; else make sure it is queued and wake the
+ * st/by waiters on op. */
+static void dispatch(opcls *c, mpd_op *op, mpd_invb *ib, int queued, wakelist *wl)
+{
+    if (c->wfirst && handoff(c, op, ib, queued, wl))
+        return;
+    if (!queued)
+        q_push(op_queue(op), ib);
+    if (c->wfirst)
+        wake_cond(c, op, wl);
+    else
+        c->gen++;
+}
+
+/* A parameterless block standing for one token of a semaphore that has
+ * become an ordinary queue. */
+static mpd_invb *token_block(void)
+{
+    mpd_invb *b = inv_alloc(sizeof(mpd_invb));
+    memset(b, 0, sizeof *b);
+    b->size = sizeof *b;
+    b->kind = MPD_INV_SEND;
+    b->flags = MPD_INVF_HEAP;
+    return b;
+}
+
+/* What receive/P of a semaphore token returns: nothing to answer or free. */
+mpd_invb in_semblk = { sizeof(mpd_invb), MPD_INV_SEND, INV_TAKEN, 0, MPD_INVF_ANSWERED,
+                       0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, 0 };
+
+void in_token(mpd_op *op)
+{
+    opq *q = op_queue(op);
+    opcls *c = q->cls;
+    wakelist wl = { NULL };
+    opk_acquire(&c->lk);
+    if (!op_counted(op)) {              /* it became a queue meanwhile */
+        opk_release(&c->lk);
+        in_arrive(op, token_block());
+        return;
+    }
+    c->seq++;
+    if (!c->wfirst || !handoff(c, op, &in_semblk, 0, &wl)) {
+        __atomic_store_n(&q->count, q->count + 1, __ATOMIC_RELAXED);
+        c->gen++;
+    }
+    opk_release(&c->lk);
+    wake_all(&wl);
+}
+
+/* Turn counted ops of `in` into ordinary queues (lock held): needed when a
+ * statement has several ops or st/by, so tokens can be ordered and pinned. */
+static void uncount(opcls *c, const mpd_in *in)
+{
+    for (uint32_t a = 0; a < in->narms; a++)
+        for (uint32_t k = 0; k < in->arms[a].n; k++) {
+            mpd_op *op = in->arms[a].ops[k];
+            if (op->kind != MPD_OPK_INPUT || !op_counted(op))
+                continue;
+            opq *q = op_queue(op);
+            uint32_t n = q->count;
+            __atomic_fetch_and(&op->flags, (uint8_t)~MPD_OPF_COUNTED, __ATOMIC_RELEASE);
+            __atomic_store_n(&q->count, 0, __ATOMIC_RELAXED);
+            for (uint32_t i = 0; i < n; i++) {
+                mpd_invb *b = token_block();
+                b->op = op;
+                b->seq = ++c->seq;
+                q_push(q, b);
+            }
+        }
 }
 
 void in_arrive(mpd_op *op, mpd_invb *ib)
@@ -201,9 +278,6 @@ static opcls *in_class(const char *F, int L, const mpd_in *in)
                 mpd_rts_abort(F, L, "cannot input from a proc operation");
             if (op->kind == MPD_OPK_DEAD)
                 mpd_rts_abort(F, L, "attempting to invoke operation that no longer exists");
-            if (op->kind != MPD_OPK_INPUT)
-                mpd_rts_abort(F, L, "input statement on a semaphore-optimized operation "
-                              "together with other arms (compiler error)");
             opcls *oc = op_queue(op)->cls;
             if (c && oc != c)
                 mpd_rts_abort(F, L, "input statement over operations of different "
@@ -300,6 +374,16 @@ static mpd_invb *in_wait_plain(const char *F, int L, mpd_in *in, opcls *c)
 {
     uint32_t arm = 0, k = 0;
     opk_acquire(&c->lk);
+    mpd_op *op0 = in->arms[0].ops[0];
+    if (in->narms == 1 && in->arms[0].n == 1 && op_counted(op0)) {
+        opq *q = op_queue(op0);
+        if (q->count) {                 /* P: take a token */
+            __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
+            opk_release(&c->lk);
+            in->arm = in->k = 0;
+            return &in_semblk;
+        }
+    }
     mpd_invb *ib = plain_heads(in, &arm, &k);
     if (ib) {
         q_remove(op_queue(ib->op), ib);
@@ -332,21 +416,8 @@ static int in_has_cond(const mpd_in *in)
     return 0;
 }
 
-/* A semaphore op in a one-arm, plain statement (receive/P). */
-static mpd_invb semblk = { sizeof(mpd_invb), MPD_INV_SEND, INV_TAKEN, 0, MPD_INVF_ANSWERED,
-                           0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, 0 };
-
 mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
 {
-    if (in->narms == 1 && in->arms[0].n == 1 && !in->arms[0].has_st && !in->arms[0].has_by
-        && in->arms[0].ops[0]->kind == MPD_OPK_SEM) {
-        mpd_sem *sem = (mpd_sem *)in->arms[0].ops[0]->q;
-        in->arm = in->k = 0;
-        if (in->has_else)
-            return mpd_sem_tryP(sem) ? &semblk : NULL;
-        opk_sem_P(sem, F, L);
-        return &semblk;
-    }
     opcls *c = in_class(F, L, in);
     if (!c) {                           /* only noop arms */
         if (in->has_else)
@@ -355,6 +426,18 @@ mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
         opk_event_init(&ev);
         opk_event_wait(&ev, F, L);      /* forever */
         return NULL;
+    }
+    int one = in->narms == 1 && in->arms[0].n == 1 && !in_has_cond(in);
+    if (!one) {
+        int counted = 0;
+        for (uint32_t a = 0; a < in->narms; a++)
+            for (uint32_t k = 0; k < in->arms[a].n; k++)
+                counted |= in->arms[a].ops[k]->kind == MPD_OPK_INPUT && op_counted(in->arms[a].ops[k]);
+        if (counted) {
+            opk_acquire(&c->lk);
+            uncount(c, in);
+            opk_release(&c->lk);
+        }
     }
     if (!in_has_cond(in))
         return in_wait_plain(F, L, in, c);
@@ -464,6 +547,11 @@ mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
     if (op->kind == MPD_OPK_INPUT) {    /* fast path: the head is free */
         opq *q = op_queue(op);
         opk_acquire(&q->cls->lk);
+        if (op_counted(op) && q->count) {
+            __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
+            opk_release(&q->cls->lk);
+            return &in_semblk;
+        }
         mpd_invb *ib = q->head;
         if (ib && !ib->pins) {
             q_remove(q, ib);
@@ -493,7 +581,7 @@ void in_purge(mpd_op *op)
     opq *q = op_queue(op);
     opcls *c = q->cls;
     opk_acquire(&c->lk);
-    mpd_invb *list = q->head;
+    mpd_invb *list = q->head;       /* (a counted op has only its count) */
     q->head = q->tail = NULL;
     __atomic_store_n(&q->count, 0, __ATOMIC_RELAXED);
     opk_release(&c->lk);
@@ -508,21 +596,17 @@ void in_purge(mpd_op *op)
 
 void mpd_op_P(const char *F, int L, mpd_op *op)
 {
-    if (op->kind == MPD_OPK_SEM) {
-        opk_sem_P((mpd_sem *)op->q, F, L);
-        return;
-    }
     mpd_in_done(mpd_receive_op(F, L, op));
 }
 
 void mpd_op_V(const char *F, int L, mpd_op *op)
 {
-    if (op->kind == MPD_OPK_SEM) {
-        mpd_sem_V((mpd_sem *)op->q);
+    if (op->kind == MPD_OPK_INPUT && op_counted(op)) {
+        in_token(op);
         return;
     }
-    mpd_invb ib;
+    struct mpd_inv_none ib;
     memset(&ib, 0, sizeof ib);
-    ib.size = sizeof ib;
-    mpd_send_op(F, L, op, &ib);
+    ib.h.size = sizeof ib;
+    mpd_send_op(F, L, op, &ib.h);
 }

@@ -177,11 +177,12 @@ void inv_deliver(const char *F, int L, mpd_op *op, mpd_invb *h)
         proc_spawn(op, h);
         return;
     case MPD_OPK_INPUT:
+        if (op_counted(op)) {
+            in_token(op);
+            inv_complete(h);
+            return;
+        }
         in_arrive(op, h);
-        return;
-    case MPD_OPK_SEM:
-        mpd_sem_V((mpd_sem *)op->q);
-        inv_complete(h);
         return;
     case MPD_OPK_NOOP:
         inv_complete(h);
@@ -220,6 +221,10 @@ void mpd_call_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
             return;
         }
     case MPD_OPK_INPUT: {                       /* rendezvous: no copy */
+        if (op_counted(op)) {
+            in_token(op);
+            return;
+        }
         opk_event ev;
         opk_event_init(&ev);
         ib->flags = 0;
@@ -231,9 +236,6 @@ void mpd_call_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
         opk_event_wait(&ev, F, L);
         return;
     }
-    case MPD_OPK_SEM:
-        mpd_sem_V((mpd_sem *)op->q);
-        return;
     case MPD_OPK_NOOP:
         return;
     default:
@@ -245,13 +247,16 @@ void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
     ib->kind = MPD_INV_SEND;
     switch (op->kind) {
-    case MPD_OPK_SEM:
-        mpd_sem_V((mpd_sem *)op->q);
-        return;
     case MPD_OPK_NOOP:
         return;
-    case MPD_OPK_PROC:
     case MPD_OPK_INPUT:
+        if (op_counted(op)) {
+            in_token(op);
+            return;
+        }
+        inv_deliver(F, L, op, inv_copy(ib));
+        return;
+    case MPD_OPK_PROC:
         inv_deliver(F, L, op, inv_copy(ib));
         return;
     default:
@@ -363,8 +368,6 @@ int mpd_pending_op(mpd_op *op)
     switch (op->kind) {
     case MPD_OPK_INPUT:
         return (int)__atomic_load_n(&op_queue(op)->count, __ATOMIC_RELAXED);
-    case MPD_OPK_SEM:
-        { long v = mpd_sem_value((mpd_sem *)op->q); return v > 0 ? (int)v : 0; }
     default:
         return 0;
     }

@@ -46,20 +46,21 @@ void mpd_op_input(mpd_res *self, uint32_t i, uint32_t n, unsigned flags)
     }
 }
 
+/* A semaphore is an input op whose queue holds no blocks, only a count of
+ * pending parameterless invocations: V and P touch one counter (under the
+ * class lock, which is no lock at all on one VP).  If an input statement
+ * with several ops or st/by ever services it, it turns into an ordinary
+ * queue (in.c, uncount). */
 void mpd_op_sem(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, long init)
 {
     check_range(self, i, n);
     if (init < 0)
         mpd_rts_abort(F, L, "illegal semaphore initializer value: %ld", init);
-    mpd_sem *s = calloc(n ? n : 1, sizeof *s);
-    if (!s)
-        mpd_rts_fatal("out of memory");
+    mpd_op_input(self, i, n, 0);
     for (uint32_t j = 0; j < n; j++) {
         mpd_op *op = &self->ops[i + j];
-        mpd_sem_init(&s[j], init);
-        op->q = &s[j];
-        op->name = self->pat->name;
-        __atomic_store_n(&op->kind, MPD_OPK_SEM, __ATOMIC_RELEASE);
+        op->flags |= MPD_OPF_COUNTED;
+        op_queue(op)->count = (uint32_t)init;
     }
 }
 

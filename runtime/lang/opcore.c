@@ -139,14 +139,6 @@ void opk_park_waiter(opk_lock *held, const char *F, int L)
     die_if_killed();
 }
 
-void opk_sem_P(mpd_sem *s, const char *F, int L)
-{
-    if (F)
-        mpd_set_loc(F, L);
-    mpd_sem_P(s);
-    die_if_killed();
-}
-
 /* ---- program end ---------------------------------------------------------- */
 
 static void report_one(mpd_proc *p, void *arg)

@@ -34,9 +34,6 @@ static inline void opk_event_init(opk_event *e) { mpd_sem_init(e, 0); }
 void opk_event_wait(opk_event *e, const char *F, int L);
 static inline void opk_event_post(opk_event *e) { mpd_sem_V(e); }
 
-/* P on a semaphore op, recording where the process blocks. */
-void opk_sem_P(mpd_sem *s, const char *F, int L);
-
 /* Start a process running fn(arg).  name: "res.proc" (copied); res: the
  * instance it belongs to (its processes die with it), or NULL. */
 void opk_spawn(void (*fn)(void *), void *arg, const char *name, mpd_res *res);

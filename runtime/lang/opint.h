@@ -33,7 +33,14 @@ enum {
     MPD_INVF_ANSWERED= 4,   /* replied/forwarded: completion tells nobody  */
 };
 /* internal op flag */
-enum { MPD_OPF_DYNAMIC = 0x80 };
+enum {
+    MPD_OPF_DYNAMIC = 0x80,     /* new(op): may be destroyed              */
+    MPD_OPF_COUNTED = 0x40,     /* semaphore: the queue is just a count   */
+};
+static inline int op_counted(const mpd_op *op)
+{
+    return __atomic_load_n(&op->flags, __ATOMIC_ACQUIRE) & MPD_OPF_COUNTED;
+}
 
 /* invb state */
 enum { INV_NEW = 0, INV_QUEUED, INV_TAKEN, INV_DONE };
@@ -138,6 +145,8 @@ void      res_kill_ops(mpd_res *r);
 
 /* in.c */
 void      in_arrive(mpd_op *op, mpd_invb *ib);  /* ib: stable memory */
+void      in_token(mpd_op *op);                 /* V on a counted op */
+extern mpd_invb in_semblk;                      /* what P/receive of a token gives */
 void      in_purge(mpd_op *op);
 
 /* opcore.c: park the caller (registered as a waiter under c->lk, which is

@@ -18,8 +18,7 @@
  * op          How an operation is implemented, decided when it is declared:
  *               MPD_OPK_PROC   by a proc (a C function generated from it)
  *               MPD_OPK_INPUT  by input statements (in/receive): a queue
- *               MPD_OPK_SEM    used only as a semaphore (the compiler says
- *                              so): send = V, receive/P = P, ?op = count.
+ *               (semaphores are input ops whose queue is only a count)
  * invocation  One contiguous invocation block (mpd_invb header followed by
  *   block     the parameters, the return value last).  Generated code
  *             declares one struct per op type:
@@ -219,9 +218,11 @@ void mpd_op_proc(mpd_res *self, uint32_t i, uint32_t n, mpd_procfn fn,
                  const char *name, unsigned flags);
 /* ops i..i+n-1 are implemented by input statements. */
 void mpd_op_input(mpd_res *self, uint32_t i, uint32_t n, unsigned flags);
-/* ops i..i+n-1 are semaphores (sem s[n] = init, or an op the compiler proved
- * is only sent to and received from).  A negative init aborts with
- * "illegal semaphore initializer value". */
+/* ops i..i+n-1 are semaphores (sem s[n] = init, or an op the compiler found
+ * is only sent to and received from): input ops whose queue is just a count,
+ * so P/V cost what a semaphore costs; they still work in any input
+ * statement, co, forward or through capabilities.  A negative init aborts
+ * with "illegal semaphore initializer value". */
 void mpd_op_sem(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, long init);
 
 /* Local ops of a proc (op declared inside a block) of instance `self`: a new
@@ -368,8 +369,8 @@ void      mpd_co_end(mpd_co *co);
 /* Semaphore ops                                                           */
 /* ---------------------------------------------------------------------- */
 
-/* P(s) and V(s) on an op declared with mpd_op_sem (or any op: V = send of an
- * empty block, P = receive and done). */
+/* P(s) and V(s) on an op declared with mpd_op_sem (or on any parameterless
+ * input op: V = send, P = receive and done). */
 void mpd_op_P(const char *F, int L, mpd_op *op);
 void mpd_op_V(const char *F, int L, mpd_op *op);
 

@@ -2,7 +2,7 @@
 #include "optest.h"
 
 #define F "in.mpd"
-enum { P, R, Q1, Q2, O, W, X, Y, Z, S, TERM, DONE, WAITER, COORD, SENDER, NOPS };
+enum { P, R, Q1, Q2, O, W, X, Y, Z, S, TERM, DONE, WAITER, COORD, SENDER, SEM1, SEM2, VLATER, NOPS };
 typedef struct T { mpd_res h; } T;
 struct inv_int { mpd_invb h; long a; };
 struct inv_none { mpd_invb h; };
@@ -83,6 +83,14 @@ static void sender_proc(mpd_res *self, mpd_invb *ib)
     }
 }
 
+/* nap, then V(t) */
+static void vlater_proc(mpd_res *self, mpd_invb *ib)
+{
+    (void)ib;
+    mpd_nap(10);
+    mpd_op_V(F, 60, &self->ops[SEM2]);
+}
+
 static void T_init(mpd_res *self, mpd_invb *args)
 {
     (void)args;
@@ -91,6 +99,8 @@ static void T_init(mpd_res *self, mpd_invb *args)
     mpd_op_proc(self, WAITER, 1, waiter_proc, "T.waiter", 0);
     mpd_op_proc(self, COORD, 1, coord_proc, "T.coordinator", 0);
     mpd_op_proc(self, SENDER, 1, sender_proc, "T.sender", 0);
+    mpd_op_sem(F, 3, self, SEM1, 2, 1);         /* sem s = 1, t = 1 */
+    mpd_op_proc(self, VLATER, 1, vlater_proc, "T.vlater", 0);
 }
 static const mpd_respat T_pat = { "T", sizeof(T), NOPS, 0, T_init, NULL, F };
 
@@ -227,6 +237,38 @@ static void scenario(void *arg)
                 s += t_log[4 * r + i];
             CHECK_EQ(s, 36);                    /* then 1, 2, 3 */
         }
+    }
+    /* semaphores: P/V and ?s, then in s() [] t() (they become queues),
+     * then a V from another process hands a token to the blocked in */
+    {
+        mpd_op *s1 = &self->ops[SEM1], *s2 = &self->ops[SEM2];
+        CHECK_EQ(mpd_pending_op(s1), 1);
+        mpd_op_V(F, 61, s1);
+        mpd_op_V(F, 62, s2);
+        CHECK_EQ(mpd_pending_op(s1), 2);
+        mpd_op_P(F, 63, s1);
+        CHECK_EQ(mpd_pending_op(s1), 1);
+        mpd_op *a0[1] = { s1 }, *a1[1] = { s2 };
+        mpd_arm arms[2] = { { a0, 1, 0, 0, 0, 0 }, { a1, 1, 0, 0, 0, 0 } };
+        mpd_in in = { arms, 2, 1, NULL, NULL, NULL, 0, 0 };
+        int got[2] = { 0, 0 };
+        mpd_invb *g;
+        while ((g = mpd_in_wait(F, 64, &in)) != NULL) {
+            got[in.arm]++;
+            mpd_in_done(g);
+        }
+        CHECK_EQ(got[0], 1);
+        CHECK_EQ(got[1], 2);
+        CHECK_EQ(mpd_pending_op(s1) + mpd_pending_op(s2), 0);
+        struct inv_none v = { .h.size = sizeof v };
+        mpd_send_op(F, 65, &self->ops[VLATER], &v.h);
+        in.has_else = 0;
+        g = mpd_in_wait(F, 66, &in);
+        mpd_in_done(g);
+        CHECK_EQ(in.arm, 1);
+        mpd_op_V(F, 67, s1);            /* still P/V after the change */
+        mpd_op_P(F, 68, s1);
+        CHECK_EQ(mpd_pending_op(s1), 0);
     }
     mpd_rt_set_exit_status(t_fail ? 1 : 0);
 }
