@@ -31,23 +31,33 @@ impl<'a> Checker<'a> {
             },
             ExprKind::Field { base, name } => {
                 if let ExprKind::Ident(b) = &base.kind {
-                    if let Some(sym) = self.qualified(b, name) {
-                        if let Sym::Proc(sig) = sym {
+                    if matches!(self.lookup(&b.name), Some(Sym::Comp(_))) {
+                        if let Some(Sym::Proc(sig)) = self.qualified(b, name) {
                             return self.call_proc(&sig, args, span);
                         }
                     }
                 }
-                self.error(callee.span, "this invocation is not supported yet");
-                V::err()
+                self.op_call(callee, args, span)
             }
-            _ => {
-                self.error(callee.span, "this invocation is not supported yet");
-                V::err()
-            }
+            _ => self.op_call(callee, args, span),
         }
     }
 
     fn call_proc(&mut self, sig: &Rc<ProcSig>, args: &[Expr], span: Span) -> V {
+        // ops not implemented by a proc of this component (or of a global) go
+        // through an invocation block
+        if let Some(r) = &sig.op {
+            let direct = r.proc_impl && (r.owner == self.comp || r.global_owner);
+            if !direct {
+                let inst = self.owner_inst(r);
+                let target = super::ops::Target::Op(format!("&{}->ops[{}]", inst, r.idx));
+                if r.sem {
+                    self.error(span, "a semaphore is used with P and V");
+                    return V::err();
+                }
+                return self.invoke_block(sig, target, args, false, span);
+            }
+        }
         if args.len() != sig.params.len() {
             self.error(span, format!("`{}` takes {} arguments, not {}", sig.name, sig.params.len(), args.len()));
             return V::err();
@@ -158,6 +168,16 @@ impl<'a> Checker<'a> {
         } else {
             V::scalar(call, sig.ret.clone())
         }
+    }
+
+    /// An invocation of an op designated by an expression (capability, op array element...).
+    fn op_call(&mut self, callee: &Expr, args: &[Expr], span: Span) -> V {
+        let Some((sig, target)) = self.op_target(callee) else { return V::err() };
+        if sig.op.as_ref().map(|r| r.sem).unwrap_or(false) {
+            self.error(span, "a semaphore is used with P and V");
+            return V::err();
+        }
+        self.invoke_block(&sig, target, args, false, span)
     }
 
     fn rec_cons(&mut self, ty: Ty, args: &[Expr], span: Span) -> V {
@@ -336,7 +356,7 @@ impl<'a> Checker<'a> {
             let saved = self.code.out.len();
             let v = self.expr(a);
             if v.ty == Ty::File || v.ty == Ty::Null {
-                let c = if v.ty == Ty::Null { "NULL".to_string() } else { v.c };
+                let c = if v.ty == Ty::Null && v.c != "mpd_noop" { "NULL".to_string() } else { v.c };
                 return (c, 1);
             }
             self.code.out.truncate(saved);
@@ -514,7 +534,7 @@ impl<'a> Checker<'a> {
                 if f.ty != Ty::File && f.ty != Ty::Null && f.ty != Ty::Error {
                     self.error(args[0].span, format!("{} needs a file", name));
                 }
-                let fc = if f.ty == Ty::Null { "NULL".to_string() } else { f.c };
+                let fc = if f.ty == Ty::Null && f.c != "mpd_noop" { "NULL".to_string() } else { f.c };
                 if name == "where" {
                     V::scalar(format!("((int)mpd_where({}, {}))", p, fc), Ty::Int)
                 } else {
@@ -762,13 +782,14 @@ impl<'a> Checker<'a> {
                 self.error(span, "locate is not supported");
                 V::err()
             }
-            "mypriority" => V::scalar("0".into(), Ty::Int),
+            "mypriority" => V::scalar("mpd_proc_priority(mpd_self())".into(), Ty::Int),
+            "myresource" => V::scalar("mpd_myresource()".into(), Ty::Cap(super::types::CapTy::Resource(self.comp.clone()))),
             "setpriority" => {
                 if !self.want(args, 1..=1, "setpriority", span) {
                     return V::err();
                 }
                 let a = self.int_arg(&args[0]);
-                void(format!("(void)({})", a))
+                void(format!("mpd_proc_set_priority(mpd_self(), {})", a))
             }
             _ => {
                 self.error(span, format!("undeclared operation `{}`", name));

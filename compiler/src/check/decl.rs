@@ -43,7 +43,7 @@ impl<'a> Checker<'a> {
     }
 
     /// A range `[lo:hi]`, `[n]` (1:n), `[*]`, or `[enumtype]`.
-    fn range(&mut self, r: &Range, dyn_ok: bool) -> (Option<i64>, Option<i64>, String, String) {
+    pub(crate) fn range(&mut self, r: &Range, dyn_ok: bool) -> (Option<i64>, Option<i64>, String, String) {
         if r.lo.is_none() {
             if let Bound::Expr(ast::Expr { kind: ast::ExprKind::Ident(id), .. }) = &r.hi {
                 if let Some(Sym::Type(t)) = self.lookup(&id.name).cloned() {
@@ -125,10 +125,18 @@ impl<'a> Checker<'a> {
             TypeKind::Cap(target) => match target {
                 ast::CapTarget::Vm => Ty::Cap(super::types::CapTy::Vm),
                 ast::CapTarget::Sem => Ty::Cap(super::types::CapTy::Sem),
-                ast::CapTarget::Named(q) => Ty::Cap(super::types::CapTy::Resource(
-                    q.parts.iter().map(|p| p.name.clone()).collect::<Vec<_>>().join("."),
-                )),
-                ast::CapTarget::Sig(_) => Ty::Cap(super::types::CapTy::Op(0)),
+                ast::CapTarget::Named(q) => self.cap_named(q),
+                ast::CapTarget::Sig(sig) => match &**sig {
+                    ast::OpSig::Explicit { params, returns, .. } => {
+                        let ps = self.params(params);
+                        let (rt, _) = self.ret_spec(returns.as_ref());
+                        self.fresh += 1;
+                        let inv = format!("inv_{}_cap{}", self.comp, self.fresh);
+                        self.inv_struct(&inv, &ps, &rt, t.span);
+                        Ty::Cap(super::types::CapTy::Op(self.register_sig(&ps, &rt, &inv)))
+                    }
+                    ast::OpSig::Optype(q) => self.named_type(q),
+                },
             },
             TypeKind::Array { ranges, elem } => {
                 let inner = self.tyx(elem, dyn_ok);
@@ -192,7 +200,31 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn named_type(&mut self, q: &ast::QualName) -> Ty {
+    /// `cap X`: X names a resource, an optype or an op.
+    fn cap_named(&mut self, q: &ast::QualName) -> Ty {
+        let last = q.parts.last().unwrap();
+        let sym = if q.parts.len() == 2 { self.qualified(&q.parts[0], &q.parts[1]) } else { self.resolve(&last.name) };
+        match sym {
+            Some(Sym::Type(t @ Ty::Cap(_))) => t,
+            Some(Sym::Proc(sig)) if sig.op.is_some() => {
+                let r = sig.op.clone().unwrap();
+                if r.sem {
+                    Ty::Cap(super::types::CapTy::Sem)
+                } else {
+                    Ty::Cap(super::types::CapTy::Op(self.register_sig(&sig.params, &sig.ret, &r.inv)))
+                }
+            }
+            _ if q.parts.len() == 1 && (self.ifaces.contains_key(&last.name) || last.name == self.comp) => {
+                Ty::Cap(super::types::CapTy::Resource(last.name.clone()))
+            }
+            _ => {
+                self.error(last.span, format!("`{}` is not a resource, optype or operation", last.name));
+                Ty::Error
+            }
+        }
+    }
+
+    pub(crate) fn named_type(&mut self, q: &ast::QualName) -> Ty {
         let last = q.parts.last().unwrap();
         let sym = if q.parts.len() == 2 {
             self.qualified(&q.parts[0], &q.parts[1])
@@ -376,8 +408,24 @@ impl<'a> Checker<'a> {
             }
             DeclKind::Op(op) | DeclKind::External(op) => self.op_decl(op, d.span, matches!(d.kind, DeclKind::External(_))),
             DeclKind::Proc(p) => self.proc_decl(p),
-            DeclKind::Sem(_) => self.error(d.span, "semaphores are not supported yet"),
-            DeclKind::Optype { name, .. } => self.declare(name, Sym::Type(Ty::Cap(super::types::CapTy::Op(0)))),
+            DeclKind::Sem(items) => self.sem_decl(items),
+            DeclKind::Optype { name, sig } => {
+                let (ps, rt) = match sig {
+                    ast::OpSig::Explicit { params, returns, .. } => {
+                        let ps = self.params(params);
+                        let (rt, _) = self.ret_spec(returns.as_ref());
+                        (ps, rt)
+                    }
+                    ast::OpSig::Optype(q) => {
+                        self.error(q.span, "an optype is defined by a parameter list");
+                        return;
+                    }
+                };
+                let inv = format!("inv_{}_{}", self.comp, name.name);
+                self.inv_struct(&inv, &ps, &rt, d.span);
+                let k = self.register_sig(&ps, &rt, &inv);
+                self.declare(name, Sym::Type(Ty::Cap(super::types::CapTy::Op(k))));
+            }
             DeclKind::Final(b) => {
                 if !self.at_top {
                     self.error(d.span, "`final` belongs at the top level of a component body");
@@ -494,30 +542,46 @@ impl<'a> Checker<'a> {
 
     /// Declares an op; an op whose body is a `proc` is called like a procedure.
     fn op_decl(&mut self, op: &ast::OpDecl, span: ast::Span, external: bool) {
-        let (params, ret, ret_name) = match &op.sig {
+        let (params, ret, ret_name, sig_idx) = match &op.sig {
             ast::OpSig::Explicit { params, returns, .. } => {
                 let ps = self.params(params);
                 let (rt, rn) = self.ret_spec(returns.as_ref());
-                (ps, rt, rn)
+                (ps, rt, rn, None)
             }
-            ast::OpSig::Optype(q) => {
-                self.error(q.span, "optypes are not supported yet");
-                (vec![], Ty::Void, None)
-            }
+            ast::OpSig::Optype(q) => match self.named_type(q) {
+                Ty::Cap(super::types::CapTy::Op(k)) => {
+                    let si = self.types.sigs[k].clone();
+                    (si.params, si.ret, None, Some(k))
+                }
+                Ty::Error => return,
+                _ => {
+                    self.error(q.span, "expected an optype");
+                    return;
+                }
+            },
         };
-        for n in &op.names {
-            if !n.dims.is_empty() {
-                self.error(n.span, "arrays of operations are not supported yet");
+        if !external {
+            if !self.at_top && self.ret.is_some() {
+                self.error(span, "operations declared inside procedures are not supported yet");
+                return;
             }
-            let cname = if external { n.name.name.clone() } else { names::proc_fn(&self.comp, &n.name.name) };
-            let sig = ProcSig { name: n.name.name.clone(), cname, params: params.clone(), ret: ret.clone(), ret_name: ret_name.clone(), selfc: self.self_arg(), external };
-            if external {
-                self.protos.push_str(&self.external_proto(&sig));
-            }
-            let s = Sym::Proc(Rc::new(sig));
-            self.declare(&n.name, s);
+            self.declare_ops(op, params, ret, ret_name, sig_idx, span);
+            return;
         }
-        let _ = span;
+        for n in &op.names {
+            let sig = ProcSig {
+                name: n.name.name.clone(),
+                cname: n.name.name.clone(),
+                params: params.clone(),
+                ret: ret.clone(),
+                ret_name: ret_name.clone(),
+                selfc: self.self_arg(),
+                external: true,
+                op: None,
+            };
+            self.protos.push_str(&self.external_proto(&sig));
+            self.declare(&n.name, Sym::Proc(Rc::new(sig)));
+        }
     }
 
     fn external_proto(&self, s: &ProcSig) -> String {
@@ -577,6 +641,9 @@ impl<'a> Checker<'a> {
             return;
         }
         // the signature is elaborated on first use, when the types it names exist
+        let idx = self.nops;
+        self.nops += 1;
+        self.ops.push(super::ops::OpEntry { name: p.name.name.clone(), idx, n: 1, procfn: None, sem: false, flags: String::new() });
         self.declare(&p.name, Sym::PendingProc(Rc::new(p.clone())));
     }
 
@@ -594,6 +661,9 @@ impl<'a> Checker<'a> {
     fn procedure_sig(&mut self, p: &ast::ProcDecl) -> Sym {
         let params = self.params(&p.params);
         let (ret, ret_name) = self.ret_spec(p.returns.as_ref());
+        let idx = self.ops.iter().find(|o| o.name == p.name.name).map(|o| o.idx).unwrap_or(0);
+        let inv = format!("inv_{}_{}", self.comp, p.name.name);
+        self.inv_struct(&inv, &params, &ret, p.name.span);
         let sig = ProcSig {
             name: p.name.name.clone(),
             cname: names::proc_fn(&self.comp, &p.name.name),
@@ -602,6 +672,16 @@ impl<'a> Checker<'a> {
             ret_name,
             selfc: self.self_arg(),
             external: false,
+            op: Some(super::scope::OpRef {
+                owner: self.comp.clone(),
+                idx,
+                lo: 1,
+                n: 1,
+                inv,
+                proc_impl: true,
+                global_owner: self.global,
+                sem: false,
+            }),
         };
         Sym::Proc(Rc::new(sig))
     }
@@ -615,7 +695,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn self_type(&self) -> String {
+    pub(crate) fn self_type(&self) -> String {
         if self.global {
             format!("struct {}", names::global_struct(&self.comp))
         } else {
@@ -643,7 +723,7 @@ impl<'a> Checker<'a> {
 
     fn proc_decl(&mut self, p: &ast::ProcDecl) {
         if p.kind == ProcKind::Process {
-            self.error(p.name.span, "processes are not supported yet");
+            self.process_decl(p);
             return;
         }
         let sig = match self.resolve(&p.name.name) {
@@ -754,6 +834,23 @@ impl<'a> Checker<'a> {
         let proto = self.proc_proto(&sig);
         self.protos.push_str(&format!("{};\n", proto));
         self.funcs.push_str(&format!("{} {{\n{}}}\n", proto, body));
+        // the op's entry: invocations by block run the proc through a wrapper
+        if let Some(r) = &sig.op {
+            if r.owner == self.comp && !self.block_dyn_sig(&sig) {
+                let w = self.proc_wrapper(&sig);
+                if let Some(o) = self.ops.iter_mut().find(|o| o.idx == r.idx) {
+                    o.procfn = Some(w);
+                    o.flags = "MPD_OP_DIRECT".into();
+                }
+            }
+        }
+    }
+
+    /// Whether a signature has a parameter whose size is known only at run time
+    /// (such ops are called directly, never through a block).
+    fn block_dyn_sig(&self, s: &ProcSig) -> bool {
+        s.params.iter().any(|p| p.ty.is_blob() && self.types.size_of(&p.ty).is_none())
+            || (s.ret.is_blob() && self.types.size_of(&s.ret).is_none())
     }
 
     /// "bounds known statically" dims of a type, as C text.

@@ -50,7 +50,7 @@ impl<'a> Checker<'a> {
                 self.konst(KV::Str(s.clone()), Ty::Str(Some(n)))
             }
             ExprKind::Null => V::scalar("NULL".into(), Ty::Null),
-            ExprKind::Noop => V::scalar("mpd_noop".into(), Ty::File),
+            ExprKind::Noop => V::scalar("mpd_noop".into(), Ty::Null),
             ExprKind::StdFile(f) => V::scalar(
                 match f {
                     ast::StdFile::Stdin => "mpd_stdin",
@@ -131,9 +131,11 @@ impl<'a> Checker<'a> {
                     }
                 }
             }
-            ExprKind::Create { .. } => {
-                self.error(e.span, "create is not supported yet");
-                V::err()
+            ExprKind::Create { target, args, on } => {
+                if let Some(o) = on {
+                    self.expr(o);
+                }
+                self.create(target, args, e.span)
             }
         }
     }
@@ -142,6 +144,7 @@ impl<'a> Checker<'a> {
         match self.lookup(&id.name).cloned() {
             Some(Sym::Var { c, ty, assignable }) => {
                 let form = if ty.is_blob() { Form::Blob } else { Form::Scalar };
+                let c = self.captured(&id.name, c, &ty);
                 V { c, ty, form, k: None, lv: assignable, slice: None }
             }
             Some(Sym::Const { v, ty }) => {
@@ -154,11 +157,7 @@ impl<'a> Checker<'a> {
                 v.ty = Ty::Enum(e);
                 v
             }
-            Some(Sym::Proc(s)) if s.params.is_empty() => {
-                // `f` alone: MPD requires parentheses for invocations
-                self.error(id.span, format!("`{}` is an operation; invoke it as {}()", id.name, id.name));
-                V::err()
-            }
+            Some(Sym::Proc(s)) if s.op.is_some() => self.op_cap_value(&s),
             Some(Sym::Proc(_)) | Some(Sym::PendingProc(_)) | Some(Sym::Comp(_)) | Some(Sym::Type(_)) => {
                 self.error(id.span, format!("`{}` is not a value", id.name));
                 V::err()
@@ -252,6 +251,27 @@ impl<'a> Checker<'a> {
                 V::err()
             }
         }
+    }
+
+    /// Inside an st/by callback, a local of the enclosing code is reached through
+    /// the callback's environment.
+    fn captured(&mut self, name: &str, c: String, ty: &Ty) -> String {
+        let Some((depth, _)) = &self.capture else { return c };
+        let depth = *depth;
+        let idx = self.scopes.iter().rposition(|s| s.map.contains_key(name)).unwrap_or(0);
+        if idx >= depth || c.starts_with("self->") || c.starts_with("mpdg_") {
+            return c;
+        }
+        let ct = if ty.is_blob() { "char *".to_string() } else { format!("{} *", self.ctype(ty)) };
+        let list = &mut self.capture.as_mut().unwrap().1;
+        let k = match list.iter().position(|(x, _)| *x == c) {
+            Some(k) => k,
+            None => {
+                list.push((c.clone(), ct));
+                list.len() - 1
+            }
+        };
+        if ty.is_blob() { format!("_env->c{}", k) } else { format!("(*_env->c{})", k) }
     }
 
     /// Rewrites the headers inside a union member (keeping string lengths).
@@ -714,8 +734,8 @@ impl<'a> Checker<'a> {
                 V::scalar(format!("((void *)({}) {} (void *)({}))", a.c, o, b.c), Ty::Bool)
             }
             (Ty::Cap(_) | Ty::Null, Ty::Cap(_) | Ty::Null) if matches!(op, Eq | Ne) => {
-                let x = if a.ty == Ty::Null { "mpd_cap_null".to_string() } else { a.c.clone() };
-                let y = if b.ty == Ty::Null { "mpd_cap_null".to_string() } else { b.c.clone() };
+                let x = if a.ty == Ty::Null { null_cap(&a.c) } else { a.c.clone() };
+                let y = if b.ty == Ty::Null { null_cap(&b.c) } else { b.c.clone() };
                 V::scalar(format!("(mpd_cap_eq({}, {}) {} 1)", x, y, o), Ty::Bool)
             }
             (Ty::Arr(..), Ty::Arr(..)) | (Ty::Rec(_), Ty::Rec(_)) if same && matches!(op, Eq | Ne) => {
@@ -813,8 +833,8 @@ impl<'a> Checker<'a> {
                 self.deref(v, span)
             }
             UnaryOp::Pending => {
-                self.error(span, "`?op` is not supported yet");
-                V::err()
+                let _ = span;
+                self.pending(operand)
             }
         }
     }
@@ -901,7 +921,7 @@ impl<'a> Checker<'a> {
             return "0".into();
         }
         if matches!(to, Ty::Cap(_)) && v.ty == Ty::Null {
-            return "mpd_cap_null".into();
+            return null_cap(&v.c);
         }
         v.c
     }
@@ -1073,6 +1093,11 @@ impl<'a> Checker<'a> {
         }
         V { c: a, ty: Ty::Arr(Box::new(ety), None, None), form: Form::Blob, k: None, lv: false, slice: None }
     }
+}
+
+/// `null` or `noop` as a capability value.
+fn null_cap(c: &str) -> String {
+    if c == "mpd_noop" { "mpd_cap_noop".into() } else { "mpd_cap_null".into() }
 }
 
 impl V {

@@ -13,6 +13,7 @@ mod stmt;
 mod decl;
 mod builtin;
 mod konst;
+mod ops;
 
 use crate::emit::{names, Code};
 use crate::syntax::ast::{self, Span};
@@ -79,7 +80,10 @@ pub struct CompOut {
 pub struct Iface {
     pub syms: Vec<(String, Sym)>,
     pub global: bool,
+    /// C declarations importers need (instance struct, patterns, blocks, procs).
     pub header: String,
+    /// Resource parameters (for create).
+    pub params: Vec<scope::PSig>,
 }
 
 /// The checker state for one component.
@@ -120,6 +124,28 @@ pub struct Checker<'a> {
     loop_labels: Vec<(String, String)>,
     /// The body of the component's `final` block.
     final_body: Option<String>,
+    /// The op table of the instance.
+    ops: Vec<ops::OpEntry>,
+    nops: u32,
+    /// Names of procs/procedures/processes in the body (ops they implement).
+    proc_names: std::collections::HashSet<String>,
+    /// C that starts the processes at the end of the initial code.
+    process_starts: String,
+    /// Invocation block structs (exported to importers too).
+    invdefs: String,
+    inv_defined: std::collections::HashSet<String>,
+    /// A block with a parameter sized at run time was needed.
+    block_dyn: bool,
+    /// Resource parameters.
+    res_params: Vec<scope::PSig>,
+    /// Resources this one creates (their patterns are extern).
+    externs: std::collections::HashSet<String>,
+    /// While compiling an `st`/`by` callback: locals of the enclosing code it
+    /// reads (their C text and C type), reached through the callback's env.
+    capture: Option<(usize, Vec<(String, String)>)>,
+    /// Invocation blocks of the `in` arms being executed, with the loop depth
+    /// at which they were entered (exit/next/return answer them first).
+    in_stack: Vec<(String, usize)>,
 }
 
 #[derive(Clone)]
@@ -153,6 +179,17 @@ impl<'a> Checker<'a> {
             used_tmp: false,
             loop_labels: Vec::new(),
             final_body: None,
+            ops: Vec::new(),
+            nops: 0,
+            proc_names: Default::default(),
+            process_starts: String::new(),
+            invdefs: String::new(),
+            inv_defined: Default::default(),
+            block_dyn: false,
+            res_params: Vec::new(),
+            externs: Default::default(),
+            capture: None,
+            in_stack: Vec::new(),
         }
     }
 
@@ -212,6 +249,16 @@ impl<'a> Checker<'a> {
             "(*self)".to_string()
         };
         let _ = self_c;
+        // names of procs in the body: the ops they implement are procs
+        if let Some(body) = &c.body {
+            for it in &body.items {
+                if let ast::StmtKind::Decl(d) = &it.kind {
+                    if let ast::DeclKind::Proc(p) = &d.kind {
+                        self.proc_names.insert(p.name.name.clone());
+                    }
+                }
+            }
+        }
         // spec portion: exported declarations
         self.at_top = true;
         for s in &c.spec {
@@ -255,8 +302,8 @@ impl<'a> Checker<'a> {
         if self.diags.error_count() > errors_before {
             return None;
         }
-        let c_text = self.finish_component();
-        let iface = Iface { syms: self.exports.clone(), global: self.global, header: String::new() };
+        let (c_text, header) = self.finish_component();
+        let iface = Iface { syms: self.exports.clone(), global: self.global, header, params: self.res_params.clone() };
         Some((CompOut { name: self.comp.clone(), global: self.global, c: c_text }, iface))
     }
 
@@ -268,6 +315,16 @@ impl<'a> Checker<'a> {
             for n in &p.names {
                 let ty = self.with_dims(&ty, &n.dims, true);
                 let c = self.field_decl(&n.name.name, &ty);
+                let i = self.res_params.len();
+                if ty.is_blob() {
+                    match self.types.size_of(&ty) {
+                        Some(sz) => self.code.put(&format!("{} = mpd_blob_new({}); memcpy({}, args->p{}, {});", c, sz, c, i, sz)),
+                        None => self.error(n.span, "resource parameters must have sizes known at compile time"),
+                    }
+                } else {
+                    self.code.put(&format!("{} = args->p{};", c, i));
+                }
+                self.res_params.push(scope::PSig { mode: p.mode, ty: ty.clone(), name: n.name.name.clone() });
                 self.declare(&n.name, Sym::Var { c, ty, assignable: true });
             }
         }
@@ -280,7 +337,7 @@ impl<'a> Checker<'a> {
         let ctype = if ty.is_blob() { "char *".to_string() } else { self.ctype(ty) };
         self.fields.push_str(&format!("    {} {};\n", ctype, cn));
         if self.global {
-            format!("{}.{}", names::global_inst(&self.comp), cn)
+            format!("{}->{}", names::global_inst(&self.comp), cn)
         } else {
             format!("self->{}", cn)
         }
@@ -301,49 +358,99 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn finish_component(&mut self) -> String {
+    /// Assembles the component's C file; returns it and the header importers need.
+    fn finish_component(&mut self) -> (String, String) {
         let comp = self.comp.clone();
         let init_body = self.code.take();
+        let st = if self.global { names::global_struct(&comp) } else { names::res_struct(&comp) };
+        let pat = format!("{}_pat", st);
+        // header: what importers see
+        let mut header = String::new();
+        header.push_str(&format!("#ifndef MPD_COMP_{c}\n#define MPD_COMP_{c}\n", c = comp));
+        header.push_str(&format!("struct {} {{\n    mpd_res h;\n{}}};\n", st, self.fields));
+        header.push_str(&self.invdefs);
+        let mut args = String::new();
+        for (i, p) in self.res_params.iter().enumerate() {
+            args.push_str(&format!(" {}", if p.ty.is_blob() {
+                format!("_Alignas(16) char p{}[{}];", i, self.types.size_of(&p.ty).unwrap_or(16))
+            } else {
+                format!("{} p{};", self.ctype(&p.ty), i)
+            }));
+        }
+        header.push_str(&format!("struct {}_args {{ mpd_invb h;{} }};\n", st, args));
+        header.push_str(&format!("extern const mpd_respat {};\n", pat));
+        if self.global {
+            header.push_str(&format!("extern struct {} *{};\n", st, names::global_inst(&comp)));
+            header.push_str(&self.protos.lines().filter(|l| l.starts_with("char *mpdp_") || !l.starts_with("static") && l.contains(&format!("mpdp_{}_", comp))).map(|l| format!("{}\n", l)).collect::<String>());
+        }
+        header.push_str("#endif\n");
         let mut out = String::new();
-        out.push_str(&format!("/* {}.c: generated by mpd from {} — do not edit. */\n", comp, self.file_name));
+        out.push_str(&format!("/* {}.c: generated by mpd from {} -- do not edit. */\n", comp, self.file_name));
         out.push_str("#include <mpd/lang.h>\n#include <mpd/rt.h>\n#include <mpd/ops.h>\n#include <math.h>\n");
         out.push_str(&format!("static const char mpd_F[] = {};\n", crate::emit::lit::c_string(self.file_name.as_bytes())));
-        let st = if self.global { names::global_struct(&comp) } else { names::res_struct(&comp) };
-        out.push_str(&format!("struct {} {{\n    int mpd_unused;\n{}}};\n", st, self.fields));
+        for (_, i) in self.ifaces.iter() {
+            out.push_str(&i.header);
+        }
+        out.push_str(&header);
         if self.global {
-            out.push_str(&format!("struct {} {};\n", st, names::global_inst(&comp)));
+            out.push_str(&format!("struct {} *{};\n", st, names::global_inst(&comp)));
         }
         out.push_str(&self.protos);
         out.push_str(&self.funcs);
-        let imports: String =
-            self.imported_globals.iter().map(|g| format!("    {}();\n", names::global_init(g))).collect();
-        if self.global {
+        // op declarations at the start of the initial code
+        let mut decls = String::new();
+        for o in &self.ops {
+            if o.sem {
+                continue;
+            }
+            match &o.procfn {
+                Some(f) => decls.push_str(&format!(
+                    "    mpd_op_proc(&self->h, {}, {}, {}, \"{}.{}\", {});\n",
+                    o.idx,
+                    o.n,
+                    f,
+                    comp,
+                    o.name,
+                    if o.flags.is_empty() { "0" } else { &o.flags }
+                )),
+                None => decls.push_str(&format!("    mpd_op_input(&self->h, {}, {}, 0);\n", o.idx, o.n)),
+            }
+        }
+        let set_inst = if self.global { format!("    {} = self;\n", names::global_inst(&comp)) } else { String::new() };
+        out.push_str(&format!(
+            "static void {init}(mpd_res *self_, mpd_invb *args_) {{\n    struct {st} *self = (struct {st} *)self_;\n    struct {st}_args *args = (struct {st}_args *)args_; (void)args;\n{set}{decls}    mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f;\n{body}{starts}    mpd_tmp_free(&_t);\n}}\n",
+            init = names::res_init(&comp),
+            st = st,
+            set = set_inst,
+            decls = decls,
+            body = init_body,
+            starts = self.process_starts
+        ));
+        let fin = self.final_body.take().unwrap_or_default();
+        out.push_str(&format!(
+            "static void {}_final(mpd_res *self_) {{\n    struct {st} *self = (struct {st} *)self_; (void)self;\n{}}}\n",
+            names::res_init(&comp),
+            fin,
+            st = st
+        ));
+        out.push_str(&format!(
+            "const mpd_respat {pat} = {{ \"{name}\", sizeof(struct {st}), {nops}, {flags}, {init}, {init}_final, {file} }};\n",
+            pat = pat,
+            name = comp,
+            st = st,
+            nops = self.nops,
+            flags = if self.global { "MPD_RES_GLOBAL" } else { "0" },
+            init = names::res_init(&comp),
+            file = crate::emit::lit::c_string(self.file_name.as_bytes())
+        ));
+        if !self.global {
             out.push_str(&format!(
-                "void {}(void) {{\n    static int done;\n    if (done) return;\n    done = 1;\n{}    mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f;\n{}    mpd_tmp_free(&_t);\n}}\n",
-                names::global_init(&comp),
-                imports,
-                init_body
-            ));
-        } else {
-            out.push_str(&format!(
-                "static void {}(struct {} *self) {{\n    mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f;\n{}    mpd_tmp_free(&_t);\n}}\n",
-                names::res_init(&comp),
-                st,
-                init_body
-            ));
-            let fin = self.final_body.take().unwrap_or_default();
-            out.push_str(&format!("static void {}_final(struct {} *self) {{\n    (void)self;\n{}}}\n", names::res_init(&comp), st, fin));
-            out.push_str(&format!(
-                "void {}(void *arg) {{\n    (void)arg;\n{}    struct {} *self = mpd_blob_new(sizeof(struct {}));\n    {}(self);\n    {}_final(self);\n}}\n",
+                "void {}(void *arg) {{\n    (void)arg;\n    mpd_main_resource(&{}, NULL);\n}}\n",
                 names::res_main(&comp),
-                imports,
-                st,
-                st,
-                names::res_init(&comp),
-                names::res_init(&comp)
+                pat
             ));
         }
-        out
+        (out, header)
     }
 }
 

@@ -25,6 +25,26 @@ pub struct ProcSig {
     pub selfc: String,
     /// An `external` C function: called with plain C arguments.
     pub external: bool,
+    /// The operation behind it (None for an `external`).
+    pub op: Option<OpRef>,
+}
+
+/// Where an operation lives: component, index in its op table, and its
+/// invocation block struct.
+#[derive(Clone, Debug)]
+pub struct OpRef {
+    pub owner: String,
+    pub idx: u32,
+    /// op arrays: lower bound and count (scalar ops: 1, 1)
+    pub lo: i64,
+    pub n: u32,
+    pub inv: String,
+    /// implemented by a proc/procedure of its component (a direct C call works)
+    pub proc_impl: bool,
+    /// the owner is a global (its instance pointer is known statically)
+    pub global_owner: bool,
+    /// semaphore (sem declaration)
+    pub sem: bool,
 }
 
 #[derive(Clone, Debug)]

@@ -30,6 +30,12 @@ impl<'a> Checker<'a> {
                 Some((b, c)) => {
                     let l = if matches!(s.kind, StmtKind::Exit) { b.clone() } else { c.clone() };
                     self.flush_tmps();
+                    let depth = self.loop_labels.len();
+                    for (ib, d) in self.in_stack.clone().iter().rev() {
+                        if *d >= depth {
+                            self.code.put(&format!("mpd_in_done({});", ib));
+                        }
+                    }
                     self.code.put(&format!("goto {};", l));
                 }
                 None => self.error(s.span, format!("`{}` outside a loop", if matches!(s.kind, StmtKind::Exit) { "exit" } else { "next" })),
@@ -66,6 +72,9 @@ impl<'a> Checker<'a> {
                 if let Some(e) = e {
                     self.error(e.span, "MPD's return takes no value; assign the result variable instead");
                 }
+                for (ib, _) in self.in_stack.clone().iter().rev() {
+                    self.code.put(&format!("mpd_in_done({});", ib));
+                }
                 match self.ret.clone() {
                     Some(r) => self.code.put(&r.stmt),
                     None => {
@@ -74,17 +83,236 @@ impl<'a> Checker<'a> {
                     }
                 }
             }
-            StmtKind::Send { .. }
-            | StmtKind::Forward(_)
-            | StmtKind::Receive(_)
-            | StmtKind::In(_)
-            | StmtKind::P(_)
-            | StmtKind::V(_)
-            | StmtKind::Reply
-            | StmtKind::Destroy(_)
-            | StmtKind::Co(_) => {
+            StmtKind::Send { inv, .. } => {
+                self.invoke_stmt(inv, true);
+                self.flush_tmps();
+            }
+            StmtKind::Receive(e) => self.receive(e),
+            StmtKind::P(e) => self.p_v(e, false),
+            StmtKind::V(e) => self.p_v(e, true),
+            StmtKind::Destroy(e) => {
+                let v = self.expr(e);
+                let p = self.pos(s.span);
+                match &v.ty {
+                    Ty::Cap(super::types::CapTy::Resource(_)) | Ty::Null => {
+                        let c = if v.ty == Ty::Null { "mpd_cap_null".to_string() } else { v.c };
+                        self.code.put(&format!("mpd_destroy({}, {});", p, c));
+                    }
+                    Ty::Cap(_) => self.code.put(&format!("mpd_op_destroy({}, {});", p, v.c)),
+                    Ty::Error => {}
+                    _ => self.error(e.span, "destroy needs a capability"),
+                }
+                self.flush_tmps();
+            }
+            StmtKind::In(ins) => self.in_stmt(ins, s.span),
+            StmtKind::Forward(_) | StmtKind::Reply | StmtKind::Co(_) => {
                 self.error(s.span, "this concurrency statement is not supported yet");
             }
+        }
+    }
+
+    /// `in arm [] arm ... [] else -> block ni` through mpd_in_wait.
+    fn in_stmt(&mut self, ins: &ast::InStmt, span: ast::Span) {
+        use super::ops::Target;
+        let p = self.pos(span);
+        self.code.open("{");
+        struct ArmInfo {
+            sig: std::rc::Rc<super::scope::ProcSig>,
+            ops: String,
+            n: String,
+            qv: Option<(String, ast::Ident, Ty)>,
+        }
+        let mut arms: Vec<ArmInfo> = Vec::new();
+        for (ai, arm) in ins.arms.iter().enumerate() {
+            if arm.quants.len() > 1 {
+                self.error(arm.span, "an in arm with several quantifiers is not supported yet");
+                continue;
+            }
+            let ops_name = format!("_ops{}_{}", self.fresh, ai);
+            if let Some(q) = arm.quants.first() {
+                // one op per quantifier value: ops[k], value qv[k]
+                let start = self.expr(&q.start);
+                let end = self.expr(&q.end);
+                let step = q.step.as_ref().map(|x| self.expr(x).c).unwrap_or_else(|| "1".into());
+                let (n, qv) = (self.tmp(), self.tmp());
+                self.code.put(&format!("int {n} = 0;"));
+                let cnt = format!("(({e}) - ({s})) / ({st}) + 1", e = end.c, s = start.c, st = step);
+                let cnt = if q.downto { format!("(({s}) - ({e})) / ({st}) + 1", e = end.c, s = start.c, st = step) } else { cnt };
+                let t = self.t();
+                self.code.put(&format!("int _cap{qv} = {cnt} > 0 ? {cnt} : 0;", qv = qv, cnt = cnt));
+                self.code.put(&format!("mpd_op **{ops} = mpd_tmp_alloc({t}, sizeof(mpd_op *) * (size_t)(_cap{qv} + 1));", ops = ops_name, t = t, qv = qv));
+                let t = self.t();
+                self.code.put(&format!("int *{qv} = mpd_tmp_alloc({t}, sizeof(int) * (size_t)(_cap{qv} + 1));", qv = qv, t = t));
+                let var = format!("{}_{}", crate::emit::names::var(&q.var.name), self.fresh);
+                self.fresh += 1;
+                let (cmp, upd) = if q.downto { (">=", "-=") } else { ("<=", "+=") };
+                self.code.open(&format!("for (int {v} = {s}; {v} {cmp} {e}; {v} {upd} {st}) {{", v = var, s = start.c, e = end.c, cmp = cmp, upd = upd, st = step));
+                self.push();
+                self.declare(&q.var, Sym::Var { c: var.clone(), ty: start.ty.clone(), assignable: false });
+                if let Some(stc) = &q.st {
+                    let c = self.expr(stc);
+                    self.code.put(&format!("if (!({})) continue;", c.c));
+                }
+                let Some((sig, target)) = self.op_target(&arm.op) else {
+                    self.pop();
+                    self.code.close("}");
+                    continue;
+                };
+                let op = match target {
+                    Target::Op(o) => o,
+                    Target::Cap(c) => format!("mpd_in_cap({}, {})", p, c),
+                };
+                self.code.put(&format!("{ops}[{n}] = {op}; {qv}[{n}] = {v}; {n}++;", ops = ops_name, n = n, op = op, qv = qv, v = var));
+                self.pop();
+                self.code.close("}");
+                arms.push(ArmInfo { sig, ops: ops_name, n, qv: Some((qv, q.var.clone(), start.ty.clone())) });
+            } else {
+                let Some((sig, target)) = self.op_target(&arm.op) else { continue };
+                let op = match target {
+                    Target::Op(o) => o,
+                    Target::Cap(c) => format!("mpd_in_cap({}, {})", p, c),
+                };
+                self.code.put(&format!("mpd_op *{}[1] = {{ {} }};", ops_name, op));
+                arms.push(ArmInfo { sig, ops: ops_name, n: "1".into(), qv: None });
+            }
+            let last = arms.last().unwrap();
+            if arm.formals.len() != last.sig.params.len() {
+                self.error(arm.span, format!("`{}` has {} parameters, not {}", last.sig.name, last.sig.params.len(), arm.formals.len()));
+            }
+        }
+        if arms.len() != ins.arms.len() {
+            self.code.close("}");
+            return;
+        }
+        // st and by callbacks
+        let id = self.fresh;
+        self.fresh += 1;
+        let has_st = ins.arms.iter().any(|a| a.st.is_some());
+        let has_by = ins.arms.iter().any(|a| a.by.is_some());
+        let mut env_fields: Vec<(String, String)> = Vec::new();
+        let mut cb_funcs = String::new();
+        for (kind, present) in [("st", has_st), ("by", has_by)] {
+            if !present {
+                continue;
+            }
+            let saved_code = std::mem::replace(&mut self.code, crate::emit::Code::new(&self.file_name, self.opts.lines));
+            let saved_tmp = self.used_tmp;
+            self.used_tmp = false;
+            let prev = self.capture.replace((self.scopes.len(), env_fields.clone()));
+            self.code.open("switch (_arm) {");
+            for (ai, arm) in ins.arms.iter().enumerate() {
+                let e = if kind == "st" { &arm.st } else { &arm.by };
+                let Some(e) = e else { continue };
+                self.code.open(&format!("case {}: {{", ai));
+                self.push();
+                self.bind_formals(arm, &arms[ai].sig, "_ib", &arms[ai].qv.as_ref().map(|(q, id, t)| (format!("_env->q{}[_k]", ai), id.clone(), t.clone(), q.clone())));
+                let v = self.expr(e);
+                if kind == "st" && v.ty != Ty::Bool && v.ty != Ty::Error {
+                    self.error(e.span, "an st expression must be a bool");
+                }
+                if kind == "by" && !v.ty.is_numeric() && !v.ty.is_ordinal() {
+                    self.error(e.span, "a by expression must be ordered");
+                }
+                self.code.put(&format!("_r = (double)({});", v.c));
+                self.pop();
+                self.code.put("break;");
+                self.code.close("}");
+            }
+            self.code.close("}");
+            env_fields = self.capture.take().map(|c| c.1).unwrap_or_default();
+            self.capture = prev;
+            self.used_tmp = saved_tmp;
+            let body = std::mem::replace(&mut self.code, saved_code).take();
+            let rt = if kind == "st" { "int" } else { "double" };
+            cb_funcs.push_str(&format!(
+                "static {rt} mpd_{kind}_{id}(void *e_, uint32_t _arm, uint32_t _k, mpd_invb *_ib) {{\n    struct env_{id} *_env = e_; {st} *self = _env->self; (void)self; (void)_k;\n    mpd_tmp *_t = NULL; double _r = {dflt};\n{body}    mpd_tmp_free(&_t);\n    return ({rt})_r;\n}}\n",
+                rt = rt,
+                kind = kind,
+                id = id,
+                st = self.self_type(),
+                dflt = if kind == "st" { "1" } else { "0" },
+                body = body
+            ));
+        }
+        let mut env_def = format!("struct env_{} {{ {} *self;", id, self.self_type());
+        for (k, (_, ct)) in env_fields.iter().enumerate() {
+            env_def.push_str(&format!(" {} c{};", ct, k));
+        }
+        for (ai, a) in arms.iter().enumerate() {
+            if a.qv.is_some() {
+                env_def.push_str(&format!(" int *q{};", ai));
+            }
+        }
+        env_def.push_str(" };\n");
+        self.protos.push_str(&env_def);
+        self.funcs.push_str(&cb_funcs);
+        let mut init = vec!["self".to_string()];
+        for (c, ct) in &env_fields {
+            init.push(if ct == "char *" { c.clone() } else { format!("&{}", c) });
+        }
+        for a in &arms {
+            if let Some((qv, _, _)) = &a.qv {
+                init.push(qv.clone());
+            }
+        }
+        self.code.put(&format!("struct env_{} _env{} = {{ {} }};", id, id, init.join(", ")));
+        let arm_inits: Vec<String> = ins
+            .arms
+            .iter()
+            .zip(&arms)
+            .map(|(a, i)| format!("{{ {}, (uint32_t)({}), {}, {}, 0, 0 }}", i.ops, i.n, a.st.is_some() as i32, a.by.is_some() as i32))
+            .collect();
+        self.code.put(&format!("mpd_arm _arms{}[{}] = {{ {} }};", id, arms.len(), arm_inits.join(", ")));
+        self.code.put(&format!(
+            "mpd_in _in{id} = {{ _arms{id}, {n}, {e}, {st}, {by}, &_env{id}, 0, 0 }};",
+            id = id,
+            n = arms.len(),
+            e = ins.else_block.is_some() as i32,
+            st = if has_st { format!("mpd_st_{}", id) } else { "NULL".into() },
+            by = if has_by { format!("mpd_by_{}", id) } else { "NULL".into() }
+        ));
+        let ib = format!("_ib{}", id);
+        self.code.put(&format!("mpd_invb *{} = mpd_in_wait({}, &_in{});", ib, p, id));
+        self.flush_tmps();
+        if let Some(eb) = &ins.else_block {
+            self.code.open(&format!("if (!{}) {{", ib));
+            self.block(eb);
+            self.code.close("}");
+        }
+        for (ai, arm) in ins.arms.iter().enumerate() {
+            self.code.open(&format!("if ({} && _in{}.arm == {}) {{", ib, id, ai));
+            self.push();
+            let qv = arms[ai].qv.as_ref().map(|(q, id2, t)| (format!("{}[_in{}.k]", q, id), id2.clone(), t.clone(), q.clone()));
+            // the quantifier value outlives the statement's temporaries
+            let qv = qv.map(|(c, id2, t, q)| {
+                let l = self.tmp();
+                self.code.put(&format!("int {} = {};", l, c));
+                (l, id2, t, q)
+            });
+            self.bind_formals(arm, &arms[ai].sig, &ib, &qv);
+            self.in_stack.push((ib.clone(), self.loop_labels.len()));
+            self.block(&arm.body);
+            self.in_stack.pop();
+            self.code.put(&format!("mpd_in_done({});", ib));
+            self.pop();
+            self.code.close("}");
+        }
+        self.code.close("}");
+    }
+
+    /// Declares an in arm's formals (and quantifier variable) as views of block `ib`.
+    fn bind_formals(&mut self, arm: &ast::InArm, sig: &super::scope::ProcSig, ib: &str, qv: &Option<(String, ast::Ident, Ty, String)>) {
+        let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
+        for (i, (f, ps)) in arm.formals.iter().zip(sig.params.iter()).enumerate() {
+            let c = format!("((struct {} *){})->p{}", inv, ib, i);
+            self.declare(f, Sym::Var { c, ty: ps.ty.clone(), assignable: true });
+        }
+        if let Some(r) = &arm.returns {
+            let c = format!("((struct {} *){})->ret", inv, ib);
+            self.declare(r, Sym::Var { c, ty: sig.ret.clone(), assignable: true });
+        }
+        if let Some((c, id, ty, _)) = qv {
+            self.declare(id, Sym::Var { c: c.clone(), ty: ty.clone(), assignable: false });
         }
     }
 

@@ -62,6 +62,16 @@ pub struct EnumInfo {
 pub struct Types {
     pub recs: Vec<RecInfo>,
     pub enums: Vec<EnumInfo>,
+    /// operation signatures (capabilities to ops name one of these)
+    pub sigs: Vec<SigInfo>,
+}
+
+/// An operation signature and the C struct of its invocation block.
+#[derive(Clone, Debug)]
+pub struct SigInfo {
+    pub params: Vec<super::scope::PSig>,
+    pub ret: Ty,
+    pub inv: String,
 }
 
 pub fn align(n: usize, a: usize) -> usize {

@@ -22,8 +22,9 @@ pub fn global_struct(comp: &str) -> String {
     format!("mpdg_{}", comp)
 }
 
+/// The pointer to a global's one instance (set by its initial code).
 pub fn global_inst(comp: &str) -> String {
-    format!("mpdg_{}_inst", comp)
+    format!("mpdg_{}_ptr", comp)
 }
 
 pub fn global_init(comp: &str) -> String {

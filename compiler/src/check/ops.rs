@@ -1,0 +1,656 @@
+//! ops: operations and their invocation blocks (mpd/ops.h) — op declarations,
+//! call/send through blocks, receive, P/V, processes, create/destroy, capabilities.
+use super::konst::KV;
+use super::scope::{OpRef, PSig, ProcSig, Sym};
+use super::types::{CapTy, SigInfo, Ty};
+use super::{Checker, Form, V};
+use crate::emit::names;
+use crate::syntax::ast::{self, Expr, ExprKind, ParamMode, Span};
+use std::rc::Rc;
+
+/// How an op of this component is implemented (decided when the component ends).
+#[derive(Clone, Debug)]
+pub struct OpEntry {
+    pub name: String,
+    pub idx: u32,
+    pub n: u32,
+    /// the procfn wrapper, when a proc/process implements it
+    pub procfn: Option<String>,
+    pub sem: bool,
+    pub flags: String,
+}
+
+/// Where an invocation goes.
+pub enum Target {
+    /// an op of this instance (or of a global): `&<inst>->h.ops[i]`
+    Op(String),
+    /// a capability value
+    Cap(String),
+}
+
+impl<'a> Checker<'a> {
+    /// The instance pointer of an op's owner, as seen from here.
+    pub fn owner_inst(&self, r: &OpRef) -> String {
+        if r.owner == self.comp {
+            "(&self->h)".to_string()
+        } else {
+            format!("(&{}->h)", names::global_inst(&r.owner))
+        }
+    }
+
+    /// Registers a signature; returns its index in the shared table.
+    pub fn register_sig(&mut self, params: &[PSig], ret: &Ty, inv: &str) -> usize {
+        self.types.sigs.push(SigInfo { params: params.to_vec(), ret: ret.clone(), inv: inv.to_string() });
+        self.types.sigs.len() - 1
+    }
+
+    /// Defines `struct <inv>` (the invocation block of a signature) once.
+    pub fn inv_struct(&mut self, inv: &str, params: &[PSig], ret: &Ty, span: Span) {
+        if self.inv_defined.contains(inv) {
+            return;
+        }
+        self.inv_defined.insert(inv.to_string());
+        let mut fields = String::new();
+        for (i, p) in params.iter().enumerate() {
+            fields.push_str(&self.block_field(&format!("p{}", i), &p.ty, span));
+        }
+        if *ret != Ty::Void {
+            fields.push_str(&self.block_field("ret", ret, span));
+        }
+        let def = format!("#ifndef MPD_INV_{n}\n#define MPD_INV_{n}\nstruct {n} {{ mpd_invb h;{f} }};\n#endif\n", n = inv, f = fields);
+        self.invdefs.push_str(&def);
+    }
+
+    fn block_field(&mut self, name: &str, t: &Ty, span: Span) -> String {
+        if t.is_scalar() {
+            format!(" {} {};", self.ctype(t), name)
+        } else {
+            match self.types.size_of(t) {
+                Some(n) => format!(" _Alignas(16) char {}[{}];", name, n),
+                None => {
+                    // sized at run time: not in a block yet; direct calls still work
+                    self.block_dyn = true;
+                    let _ = span;
+                    format!(" _Alignas(16) char {}[16];", name)
+                }
+            }
+        }
+    }
+
+    /// Declares the ops `op a, b[1:3](...)` of this component.
+    pub fn declare_ops(&mut self, op: &ast::OpDecl, params: Vec<PSig>, ret: Ty, ret_name: Option<String>, sig_idx: Option<usize>, span: Span) {
+        for n in &op.names {
+            let (lo, cnt) = match n.dims.len() {
+                0 => (1, 1u32),
+                1 => {
+                    let (lo, hi, _, _) = self.range(&n.dims[0], false);
+                    match (lo, hi) {
+                        (Some(l), Some(h)) if h >= l => (l, (h - l + 1) as u32),
+                        _ => {
+                            self.error(n.span, "op array bounds must be constants");
+                            (1, 1)
+                        }
+                    }
+                }
+                _ => {
+                    self.error(n.span, "op arrays of several dimensions are not supported yet");
+                    (1, 1)
+                }
+            };
+            let inv = match sig_idx {
+                Some(k) => self.types.sigs[k].inv.clone(),
+                None => format!("inv_{}_{}", self.comp, n.name.name),
+            };
+            self.inv_struct(&inv, &params, &ret, span);
+            let idx = self.nops;
+            self.nops += cnt;
+            let proc_impl = self.proc_names.contains(&n.name.name);
+            self.ops.push(OpEntry { name: n.name.name.clone(), idx, n: cnt, procfn: None, sem: false, flags: String::new() });
+            let sig = ProcSig {
+                name: n.name.name.clone(),
+                cname: names::proc_fn(&self.comp, &n.name.name),
+                params: params.clone(),
+                ret: ret.clone(),
+                ret_name: ret_name.clone(),
+                selfc: self.self_arg(),
+                external: false,
+                op: Some(OpRef {
+                    owner: self.comp.clone(),
+                    idx,
+                    lo,
+                    n: cnt,
+                    inv,
+                    proc_impl: proc_impl && n.dims.is_empty(),
+                    global_owner: self.global,
+                    sem: false,
+                }),
+            };
+            self.declare(&n.name, Sym::Proc(Rc::new(sig)));
+        }
+    }
+
+    /// `sem s[dims] = init`.
+    pub fn sem_decl(&mut self, items: &[ast::SemItem]) {
+        for it in items {
+            let (lo, cnt) = match it.dims.len() {
+                0 => (1, 1u32),
+                1 => {
+                    let (lo, hi, _, _) = self.range(&it.dims[0], false);
+                    match (lo, hi) {
+                        (Some(l), Some(h)) if h >= l - 1 => (l, (h - l + 1) as u32),
+                        _ => {
+                            self.error(it.span, "semaphore array bounds must be constants");
+                            (1, 1)
+                        }
+                    }
+                }
+                _ => {
+                    self.error(it.span, "semaphore arrays of several dimensions are not supported yet");
+                    (1, 1)
+                }
+            };
+            if !self.at_top && self.ret.is_some() {
+                self.error(it.span, "semaphores declared inside procedures are not supported yet");
+                return;
+            }
+            let idx = self.nops;
+            self.nops += cnt;
+            let init = match &it.init {
+                Some(e) => {
+                    let v = self.expr(e);
+                    if v.ty != Ty::Int && v.ty != Ty::Error {
+                        self.error(e.span, "a semaphore's initial value must be an int");
+                    }
+                    v.c
+                }
+                None => "0".into(),
+            };
+            self.code.line(self.line(it.span));
+            let p = self.pos(it.span);
+            self.code.put(&format!("mpd_op_sem({}, &self->h, {}, {}, {});", p, idx, cnt, init));
+            self.flush_tmps();
+            self.ops.push(OpEntry { name: it.name.name.clone(), idx, n: cnt, procfn: None, sem: true, flags: String::new() });
+            let sig = ProcSig {
+                name: it.name.name.clone(),
+                cname: String::new(),
+                params: vec![],
+                ret: Ty::Void,
+                ret_name: None,
+                selfc: self.self_arg(),
+                external: false,
+                op: Some(OpRef {
+                    owner: self.comp.clone(),
+                    idx,
+                    lo,
+                    n: cnt,
+                    inv: "mpd_inv_none".into(),
+                    proc_impl: false,
+                    global_owner: self.global,
+                    sem: true,
+                }),
+            };
+            self.declare(&it.name, Sym::Proc(Rc::new(sig)));
+        }
+    }
+
+    /// The op designated by an expression: `f`, `f[i]`, `g.f`, `rc.f`, or a
+    /// capability value.  Returns the signature and the target.
+    pub fn op_target(&mut self, e: &Expr) -> Option<(Rc<ProcSig>, Target)> {
+        match &e.kind {
+            ExprKind::Ident(id) => match self.resolve(&id.name) {
+                Some(Sym::Proc(sig)) => {
+                    let r = sig.op.clone()?;
+                    let inst = self.owner_inst(&r);
+                    Some((sig, Target::Op(format!("&{}->ops[{}]", inst, r.idx))))
+                }
+                Some(Sym::Var { .. }) => self.cap_target(e),
+                _ => {
+                    self.error(e.span, format!("`{}` is not an operation", id.name));
+                    None
+                }
+            },
+            ExprKind::Index { base, subs } => {
+                if let ExprKind::Ident(id) = &base.kind {
+                    if let Some(Sym::Proc(sig)) = self.resolve(&id.name) {
+                        let r = sig.op.clone()?;
+                        if subs.len() != 1 {
+                            self.error(e.span, "an op array has one subscript");
+                            return None;
+                        }
+                        let ast::Subscript::Index(ie) = &subs[0] else {
+                            self.error(e.span, "an op array takes a subscript, not a slice");
+                            return None;
+                        };
+                        let i = self.expr(ie);
+                        let p = self.pos(ie.span);
+                        let inst = self.owner_inst(&r);
+                        let ix = format!("mpd_op_index({}, {}, {}, {})", p, i.c, r.lo, r.n);
+                        return Some((sig, Target::Op(format!("&{}->ops[{} + {}]", inst, r.idx, ix))));
+                    }
+                }
+                self.cap_target(e)
+            }
+            ExprKind::Field { base, name } => {
+                if let ExprKind::Ident(b) = &base.kind {
+                    if matches!(self.lookup(&b.name), Some(Sym::Comp(_))) {
+                        if let Some(Sym::Proc(sig)) = self.qualified(b, name) {
+                            let r = sig.op.clone()?;
+                            let inst = self.owner_inst(&r);
+                            return Some((sig, Target::Op(format!("&{}->ops[{}]", inst, r.idx))));
+                        }
+                    }
+                }
+                // resource capability . op
+                let bv = self.expr(base);
+                if let Ty::Cap(CapTy::Resource(rn)) = &bv.ty {
+                    let sig = self.ifaces.get(rn).and_then(|i| i.syms.iter().find(|(n, _)| *n == name.name).map(|(_, s)| s.clone()));
+                    return match sig {
+                        Some(Sym::Proc(sig)) => {
+                            let idx = sig.op.as_ref().map(|r| r.idx).unwrap_or(0);
+                            Some((sig, Target::Cap(format!("mpd_cap_op_of({}, {})", bv.c, idx))))
+                        }
+                        _ => {
+                            self.error(name.span, format!("resource {} has no operation `{}`", rn, name.name));
+                            None
+                        }
+                    };
+                }
+                self.cap_target(e)
+            }
+            _ => self.cap_target(e),
+        }
+    }
+
+    fn cap_target(&mut self, e: &Expr) -> Option<(Rc<ProcSig>, Target)> {
+        let v = self.expr(e);
+        match &v.ty {
+            Ty::Cap(CapTy::Op(k)) => {
+                let si = self.types.sigs[*k].clone();
+                let sig = ProcSig {
+                    name: "capability".into(),
+                    cname: String::new(),
+                    params: si.params,
+                    ret: si.ret,
+                    ret_name: None,
+                    selfc: String::new(),
+                    external: false,
+                    op: Some(OpRef { owner: String::new(), idx: 0, lo: 1, n: 1, inv: si.inv, proc_impl: false, global_owner: false, sem: false }),
+                };
+                Some((Rc::new(sig), Target::Cap(v.c)))
+            }
+            Ty::Cap(CapTy::Sem) => {
+                let sig = ProcSig {
+                    name: "sem".into(),
+                    cname: String::new(),
+                    params: vec![],
+                    ret: Ty::Void,
+                    ret_name: None,
+                    selfc: String::new(),
+                    external: false,
+                    op: Some(OpRef { owner: String::new(), idx: 0, lo: 1, n: 1, inv: "mpd_inv_none".into(), proc_impl: false, global_owner: false, sem: true }),
+                };
+                Some((Rc::new(sig), Target::Cap(v.c)))
+            }
+            Ty::Error => None,
+            _ => {
+                self.error(e.span, format!("expected an operation or an operation capability, found {}", self.types.show(&v.ty)));
+                None
+            }
+        }
+    }
+
+    /// Invocation through a block: fills it, invokes (call or send), and for a call
+    /// copies var/res results back and yields the return value.
+    pub fn invoke_block(&mut self, sig: &ProcSig, target: Target, args: &[Expr], send: bool, span: Span) -> V {
+        if args.len() != sig.params.len() {
+            self.error(span, format!("`{}` takes {} arguments, not {}", sig.name, sig.params.len(), args.len()));
+            return V::err();
+        }
+        let r = sig.op.clone().unwrap();
+        let b = self.tmp();
+        self.code.put(&format!("struct {} {} = {{ .h.size = sizeof({}) }};", r.inv, b, b));
+        let mut backs = Vec::new();
+        for (i, (a, p)) in args.iter().zip(sig.params.iter()).enumerate() {
+            let v = self.expr(a);
+            let field = format!("{}.p{}", b, i);
+            let byref = !matches!(p.mode, ParamMode::Default | ParamMode::Val);
+            if byref && !v.lv && v.ty != Ty::Error {
+                self.error(a.span, "a var/res/ref argument must be a variable");
+                continue;
+            }
+            let dst = if p.ty.is_blob() {
+                let t = p.ty.clone();
+                self.init_blob(&field, &t, &[], &None);
+                V { c: field.clone(), ty: p.ty.clone(), form: Form::Blob, k: None, lv: true, slice: None }
+            } else {
+                V { c: field.clone(), ty: p.ty.clone(), form: Form::Scalar, k: None, lv: true, slice: None }
+            };
+            if p.mode != ParamMode::Res {
+                self.assign_into(&dst, v.clone(), a.span);
+            }
+            if byref && !send {
+                backs.push((v, dst, a.span));
+            }
+        }
+        let pos = self.pos(span);
+        let kind = if send { "send" } else { "call" };
+        match target {
+            Target::Op(op) => self.code.put(&format!("mpd_{}_op({}, {}, &{}.h);", kind, pos, op, b)),
+            Target::Cap(c) => self.code.put(&format!("mpd_{}({}, {}, &{}.h);", kind, pos, c, b)),
+        }
+        for (v, dst, sp) in backs {
+            let src = V { lv: false, ..dst };
+            self.assign_into(&v, src, sp);
+        }
+        if sig.ret != Ty::Void && !send {
+            let c = format!("{}.ret", b);
+            if sig.ret.is_blob() {
+                V { c, ty: sig.ret.clone(), form: Form::Blob, k: None, lv: false, slice: None }
+            } else {
+                V::scalar(c, sig.ret.clone())
+            }
+        } else {
+            V::scalar("0".into(), Ty::Void)
+        }
+    }
+
+    /// `send op(args)` / `call op(args)` statements and plain invocations of ops
+    /// that are not procs of this component.
+    pub fn invoke_stmt(&mut self, e: &Expr, send: bool) -> V {
+        let (callee, args) = match &e.kind {
+            ExprKind::Call { callee, args } => (callee.as_ref(), args.as_slice()),
+            _ => {
+                self.error(e.span, "expected an invocation");
+                return V::err();
+            }
+        };
+        let Some((sig, target)) = self.op_target(callee) else { return V::err() };
+        let r = sig.op.clone().unwrap();
+        if r.sem {
+            if !args.is_empty() {
+                self.error(e.span, "a semaphore takes no arguments");
+            }
+            let p = self.pos(e.span);
+            match target {
+                Target::Op(op) => self.code.put(&format!("mpd_op_V({}, {});", p, op)),
+                Target::Cap(c) => self.code.put(&format!("mpd_send({}, {}, &(mpd_invb){{ .size = sizeof(mpd_invb) }});", p, c)),
+            }
+            return V::scalar("0".into(), Ty::Void);
+        }
+        self.invoke_block(&sig, target, args, send, e.span)
+    }
+
+    /// `receive op(v1, ...)`.
+    pub fn receive(&mut self, e: &Expr) {
+        let (callee, args) = match &e.kind {
+            ExprKind::Call { callee, args } => (callee.as_ref(), args.as_slice()),
+            _ => (e, &[][..]),
+        };
+        let Some((sig, target)) = self.op_target(callee) else { return };
+        let r = sig.op.clone().unwrap();
+        let p = self.pos(e.span);
+        let op = match target {
+            Target::Op(op) => op,
+            Target::Cap(c) => format!("mpd_in_cap({}, {})", p, c),
+        };
+        if args.len() != sig.params.len() {
+            self.error(e.span, format!("`{}` has {} parameters, not {}", sig.name, sig.params.len(), args.len()));
+            return;
+        }
+        if r.sem {
+            self.code.put(&format!("mpd_op_P({}, {});", p, op));
+            return;
+        }
+        let ib = self.tmp();
+        self.code.put(&format!("struct {} *{} = (struct {} *)mpd_receive_op({}, {});", r.inv, ib, r.inv, p, op));
+        for (i, (a, ps)) in args.iter().zip(sig.params.iter()).enumerate() {
+            let v = self.expr(a);
+            if !v.lv && v.ty != Ty::Error {
+                self.error(a.span, "receive needs variables");
+                continue;
+            }
+            let src = if ps.ty.is_blob() {
+                V { c: format!("{}->p{}", ib, i), ty: ps.ty.clone(), form: Form::Blob, k: None, lv: false, slice: None }
+            } else {
+                V::scalar(format!("{}->p{}", ib, i), ps.ty.clone())
+            };
+            self.assign_into(&v, src, a.span);
+        }
+        self.code.put(&format!("mpd_in_done(&{}->h);", ib));
+        self.flush_tmps();
+    }
+
+    /// `P(s)` / `V(s)`.
+    pub fn p_v(&mut self, e: &Expr, v: bool) {
+        let Some((sig, target)) = self.op_target(e) else { return };
+        let r = sig.op.clone().unwrap();
+        let p = self.pos(e.span);
+        if !r.sem && !sig.params.is_empty() {
+            self.error(e.span, "P and V need a semaphore");
+            return;
+        }
+        let op = match target {
+            Target::Op(op) => op,
+            Target::Cap(c) => {
+                if v {
+                    self.code.put(&format!("mpd_send({}, {}, &(mpd_invb){{ .size = sizeof(mpd_invb) }});", p, c));
+                    return;
+                }
+                format!("mpd_in_cap({}, {})", p, c)
+            }
+        };
+        self.code.put(&format!("mpd_op_{}({}, {});", if v { "V" } else { "P" }, p, op));
+        self.flush_tmps();
+    }
+
+    /// The value of an op name used as a capability (`c = links`).
+    pub fn op_cap_value(&mut self, sig: &ProcSig) -> V {
+        let r = sig.op.clone().unwrap();
+        let inst = self.owner_inst(&r);
+        let k = self.register_sig(&sig.params, &sig.ret, &r.inv);
+        let ty = if r.sem { Ty::Cap(CapTy::Sem) } else { Ty::Cap(CapTy::Op(k)) };
+        V::scalar(format!("mpd_cap_of({}, {})", inst, r.idx), ty)
+    }
+
+    /// `?op`.
+    pub fn pending(&mut self, e: &Expr) -> V {
+        let Some((_, target)) = self.op_target(e) else { return V::err() };
+        let p = self.pos(e.span);
+        match target {
+            Target::Op(op) => V::scalar(format!("mpd_pending_op({})", op), Ty::Int),
+            Target::Cap(c) => V::scalar(format!("mpd_pending({}, {})", p, c), Ty::Int),
+        }
+    }
+
+    /// `process p[quantifiers] { body }`: a proc run once per quantifier value,
+    /// started when the initial code ends.
+    pub fn process_decl(&mut self, p: &ast::ProcDecl) {
+        let idx = self.nops;
+        self.nops += 1;
+        let fname = format!("mpdp_{}_{}_proc", self.comp, p.name.name);
+        let inv = format!("inv_{}_{}", self.comp, p.name.name);
+        let nq = p.quants.len();
+        let fields: String = (0..nq).map(|i| format!(" int q{};", i)).collect();
+        self.invdefs.push_str(&format!("#ifndef MPD_INV_{n}\n#define MPD_INV_{n}\nstruct {n} {{ mpd_invb h;{f} }};\n#endif\n", n = inv, f = fields));
+        self.ops.push(OpEntry {
+            name: p.name.name.clone(),
+            idx,
+            n: 1,
+            procfn: Some(fname.clone()),
+            sem: false,
+            flags: "MPD_OP_SENDONLY".into(),
+        });
+        // start code (runs at the end of the initial code)
+        let saved = std::mem::replace(&mut self.code, crate::emit::Code::new(&self.file_name, self.opts.lines));
+        self.code.indent = 1;
+        self.push();
+        let b = self.tmp();
+        let mut opened = 0;
+        let mut qvars = Vec::new();
+        for q in &p.quants {
+            let s = self.expr(&q.start);
+            let e = self.expr(&q.end);
+            let st = match &q.step {
+                Some(x) => self.expr(x).c,
+                None => "1".into(),
+            };
+            let v = format!("{}_{}", names::var(&q.var.name), self.fresh);
+            self.fresh += 1;
+            let (cmp, upd) = if q.downto { (">=", "-=") } else { ("<=", "+=") };
+            self.code.open(&format!("for (int {v} = {s}; {v} {cmp} {e}; {v} {upd} {st}) {{", v = v, s = s.c, e = e.c, cmp = cmp, upd = upd, st = st));
+            opened += 1;
+            self.declare(&q.var, Sym::Var { c: v.clone(), ty: s.ty.clone(), assignable: false });
+            if let Some(stc) = &q.st {
+                let c = self.expr(stc);
+                self.code.open(&format!("if ({}) {{", c.c));
+                opened += 1;
+            }
+            qvars.push(v);
+        }
+        self.code.put(&format!("struct {} {} = {{ .h.size = sizeof({}) }};", inv, b, b));
+        for (i, v) in qvars.iter().enumerate() {
+            self.code.put(&format!("{}.q{} = {};", b, i, v));
+        }
+        let pos = self.pos(p.name.span);
+        self.code.put(&format!("mpd_send_op({}, &self->h.ops[{}], &{}.h);", pos, idx, b));
+        for _ in 0..opened {
+            self.code.close("}");
+        }
+        self.pop();
+        let start = std::mem::replace(&mut self.code, saved).take();
+        self.process_starts.push_str(&start);
+        // the process body
+        let saved = std::mem::replace(&mut self.code, crate::emit::Code::new(&self.file_name, self.opts.lines));
+        let saved_top = self.at_top;
+        let saved_loops = std::mem::take(&mut self.loop_labels);
+        self.at_top = false;
+        self.push();
+        self.code.line(self.line(p.name.span));
+        self.code.put(&format!("struct {} *ib = (struct {} *)ib_; (void)ib;", inv, inv));
+        self.code.put(&format!("{} *self = ({} *)self_; (void)self;", self.self_type(), self.self_type()));
+        self.code.put("mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f;");
+        for (i, q) in p.quants.iter().enumerate() {
+            let c = format!("ib->q{}", i);
+            let ty = self.quant_type(q);
+            let c2 = if ty == Ty::Int { c } else { format!("(({})ib->q{})", self.ctype(&ty), i) };
+            self.declare(&q.var, Sym::Var { c: c2, ty, assignable: false });
+        }
+        let ret = "mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;".to_string();
+        let saved_ret = self.ret.replace(super::RetInfo { stmt: ret.clone() });
+        self.block_stmts(&p.body.stmts);
+        self.code.put(&ret);
+        self.ret = saved_ret;
+        self.pop();
+        self.at_top = saved_top;
+        self.loop_labels = saved_loops;
+        let body = std::mem::replace(&mut self.code, saved).take();
+        self.protos.push_str(&format!("static void {}(mpd_res *self_, mpd_invb *ib_);\n", fname));
+        self.funcs.push_str(&format!("static void {}(mpd_res *self_, mpd_invb *ib_) {{\n{}}}\n", fname, body));
+    }
+
+    fn quant_type(&mut self, q: &ast::Quantifier) -> Ty {
+        match &q.start.kind {
+            ExprKind::Char(_) => Ty::Char,
+            _ => {
+                // type of the start expression without emitting code
+                let saved = self.code.out.len();
+                let v = self.expr(&q.start);
+                self.code.out.truncate(saved);
+                v.ty
+            }
+        }
+    }
+
+    /// The procfn wrapper of a proc: unpacks its block and calls the C function.
+    pub fn proc_wrapper(&mut self, sig: &ProcSig) -> String {
+        let r = sig.op.clone().unwrap();
+        let w = format!("{}_ib", sig.cname);
+        let mut args = vec![format!("({} *)self_", self.self_type()), "&_t".to_string()];
+        for (i, p) in sig.params.iter().enumerate() {
+            let byref = !matches!(p.mode, ParamMode::Default | ParamMode::Val);
+            if p.ty.is_blob() || !byref {
+                args.push(format!("ib->p{}", i));
+            } else {
+                args.push(format!("&ib->p{}", i));
+            }
+        }
+        let call = format!("{}({})", sig.cname, args.join(", "));
+        let body = if sig.ret == Ty::Void {
+            format!("{};", call)
+        } else if sig.ret.is_blob() {
+            let n = self.types.size_of(&sig.ret).unwrap_or(16);
+            format!("memcpy(ib->ret, {}, {});", call, n)
+        } else {
+            format!("ib->ret = {};", call)
+        };
+        self.funcs.push_str(&format!(
+            "static void {w}(mpd_res *self_, mpd_invb *ib_) {{\n    struct {inv} *ib = (struct {inv} *)ib_;\n    mpd_tmp *_t = NULL;\n    {body}\n    mpd_tmp_free(&_t);\n}}\n",
+            w = w,
+            inv = r.inv,
+            body = body
+        ));
+        w
+    }
+
+    /// `create R(args)`.
+    pub fn create(&mut self, target: &ast::CreateTarget, args: &[Expr], span: Span) -> V {
+        let ast::CreateTarget::Resource(q) = target else {
+            self.error(span, "virtual machines are not supported yet");
+            return V::err();
+        };
+        let name = q.parts.last().unwrap().name.clone();
+        let Some(iface) = self.ifaces.get(&name).cloned() else {
+            if name == self.comp {
+                return self.create_self(args, span);
+            }
+            self.error(q.span, format!("`{}` is not a resource compiled before this one", name));
+            return V::err();
+        };
+        if iface.global {
+            self.error(q.span, format!("`{}` is a global; it cannot be created", name));
+            return V::err();
+        }
+        self.create_of(&name, &iface.params, args, span)
+    }
+
+    fn create_self(&mut self, args: &[Expr], span: Span) -> V {
+        let params = self.res_params.clone();
+        let name = self.comp.clone();
+        self.create_of(&name, &params, args, span)
+    }
+
+    fn create_of(&mut self, name: &str, params: &[PSig], args: &[Expr], span: Span) -> V {
+        if args.len() != params.len() {
+            self.error(span, format!("resource {} takes {} parameters, not {}", name, params.len(), args.len()));
+            return V::err();
+        }
+        let p = self.pos(span);
+        let inv = format!("{}_args", names::res_struct(name));
+        if name != self.comp && !self.externs.contains(name) {
+            self.externs.insert(name.to_string());
+        }
+        let b = self.tmp();
+        self.code.put(&format!("struct {} {} = {{ .h.size = sizeof({}) }};", inv, b, b));
+        for (i, (a, ps)) in args.iter().zip(params.iter()).enumerate() {
+            let v = self.expr(a);
+            let field = format!("{}.p{}", b, i);
+            let dst = if ps.ty.is_blob() {
+                let t = ps.ty.clone();
+                self.init_blob(&field, &t, &[], &None);
+                V { c: field, ty: ps.ty.clone(), form: Form::Blob, k: None, lv: true, slice: None }
+            } else {
+                V { c: field, ty: ps.ty.clone(), form: Form::Scalar, k: None, lv: true, slice: None }
+            };
+            self.assign_into(&dst, v, a.span);
+        }
+        let pat = format!("{}_pat", names::res_struct(name));
+        V::scalar(format!("mpd_create({}, &{}, &{}.h)", p, pat, b), Ty::Cap(CapTy::Resource(name.to_string())))
+    }
+
+    pub fn konst_int(&self, v: &V) -> Option<i64> {
+        match v.k {
+            Some(KV::Int(n)) => Some(n),
+            _ => None,
+        }
+    }
+}
