@@ -181,9 +181,8 @@ mpd_invb in_semblk = { sizeof(mpd_invb), MPD_INV_SEND, INV_TAKEN, 0, MPD_INVF_AN
 void in_token(mpd_op *op)
 {
     opq *q = op_queue(op);
-    opcls *c = q->cls;
     wakelist wl = { NULL };
-    opk_acquire(&c->lk);
+    opcls *c = cls_lock(q->cls);
     if (!op_counted(op)) {              /* it became a queue meanwhile */
         opk_release(&c->lk);
         in_arrive(op, token_block());
@@ -222,11 +221,10 @@ static void uncount(opcls *c, const mpd_in *in)
 
 void in_arrive(mpd_op *op, mpd_invb *ib)
 {
-    opcls *c = op_queue(op)->cls;
     wakelist wl = { NULL };
     ib->op = op;
     ib->pins = 0;
-    opk_acquire(&c->lk);
+    opcls *c = cls_lock(op_queue(op)->cls);
     ib->seq = ++c->seq;
     dispatch(c, op, ib, 0, &wl);
     opk_release(&c->lk);
@@ -266,6 +264,43 @@ typedef struct cand {
     int       pinned;       /* we hold a pin on ib */
 } cand;
 
+/* Merge class b into class a (an input statement spans both): from now on
+ * they are one class, so one lock and one waiter list cover its ops. */
+static opcls *cls_merge(opcls *a, opcls *b)
+{
+    for (;;) {
+        a = cls_root(a);
+        b = cls_root(b);
+        if (a == b)
+            return a;
+        opcls *lo = a < b ? a : b, *hi = a < b ? b : a;
+        opk_acquire(&lo->lk);
+        opk_acquire(&hi->lk);
+        if (atomic_load(&a->fwd) || atomic_load(&b->fwd)) {
+            opk_release(&hi->lk);
+            opk_release(&lo->lk);
+            continue;
+        }
+        if (b->wfirst) {
+            b->wfirst->prev = a->wlast;
+            if (a->wlast)
+                a->wlast->next = b->wfirst;
+            else
+                a->wfirst = b->wfirst;
+            a->wlast = b->wlast;
+            b->wfirst = b->wlast = NULL;
+        }
+        if (b->seq > a->seq)
+            a->seq = b->seq;
+        a->gen++;
+        b->gen++;
+        atomic_store_explicit(&b->fwd, a, memory_order_release);
+        opk_release(&hi->lk);
+        opk_release(&lo->lk);
+        return a;
+    }
+}
+
 static opcls *in_class(const char *F, int L, const mpd_in *in)
 {
     opcls *c = NULL;
@@ -276,13 +311,10 @@ static opcls *in_class(const char *F, int L, const mpd_in *in)
                 continue;
             if (op->kind == MPD_OPK_PROC)
                 mpd_rts_abort(F, L, "cannot input from a proc operation");
-            if (op->kind == MPD_OPK_DEAD)
+            if (op->kind != MPD_OPK_INPUT)
                 mpd_rts_abort(F, L, "attempting to invoke operation that no longer exists");
-            opcls *oc = op_queue(op)->cls;
-            if (c && oc != c)
-                mpd_rts_abort(F, L, "input statement over operations of different "
-                              "resources is not supported yet");
-            c = oc;
+            opcls *oc = cls_root(op_queue(op)->cls);
+            c = (c && oc != c) ? cls_merge(c, oc) : oc;
         }
     return c;
 }
@@ -290,8 +322,9 @@ static opcls *in_class(const char *F, int L, const mpd_in *in)
 /* Scan arm a (with st/by) of in, under lock c (released around callbacks).
  * Updates *best (pinned).  seen: only invocations with seq > seen are
  * examined (0 = all). */
-static void scan_arm(opcls *c, mpd_in *in, uint32_t a, uint64_t seen, cand *best, wakelist *wl)
+static void scan_arm(opcls **cp, mpd_in *in, uint32_t a, uint64_t seen, cand *best, wakelist *wl)
 {
+    opcls *c = *cp;
     const mpd_arm *ar = &in->arms[a];
     for (uint32_t k = 0; k < ar->n; k++) {
         mpd_op *op = ar->ops[k];
@@ -312,7 +345,7 @@ static void scan_arm(opcls *c, mpd_in *in, uint32_t a, uint64_t seen, cand *best
             opk_release(&c->lk);
             int ok = ar->has_st ? in->st(in->env, a, k, ib) : 1;
             double key = (ok && ar->has_by) ? in->by(in->env, a, k, ib) : 0;
-            opk_acquire(&c->lk);
+            c = *cp = cls_lock(c);
             int take = ok && (!pick || key < pickkey);
             if (ok && !first)
                 first = ib->seq;
@@ -373,7 +406,7 @@ static mpd_invb *plain_heads(const mpd_in *in, uint32_t *barm, uint32_t *bk)
 static mpd_invb *in_wait_plain(const char *F, int L, mpd_in *in, opcls *c)
 {
     uint32_t arm = 0, k = 0;
-    opk_acquire(&c->lk);
+    c = cls_lock(c);
     mpd_op *op0 = in->arms[0].ops[0];
     if (in->narms == 1 && in->arms[0].n == 1 && op_counted(op0)) {
         opq *q = op_queue(op0);
@@ -434,7 +467,7 @@ mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
             for (uint32_t k = 0; k < in->arms[a].n; k++)
                 counted |= in->arms[a].ops[k]->kind == MPD_OPK_INPUT && op_counted(in->arms[a].ops[k]);
         if (counted) {
-            opk_acquire(&c->lk);
+            c = cls_lock(c);
             uncount(c, in);
             opk_release(&c->lk);
         }
@@ -460,7 +493,7 @@ mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
     if (!cv)
         mpd_rts_fatal("out of memory");
     mpd_invb *result = NULL;
-    opk_acquire(&c->lk);
+    c = cls_lock(c);
     for (;;) {
         uint64_t gen0 = c->gen, seq0 = c->seq;
         for (uint32_t a = 0; a < in->narms; a++) {
@@ -470,7 +503,7 @@ mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
         /* st/by arms first: they release the lock */
         for (uint32_t a = 0; a < in->narms; a++)
             if (in->arms[a].has_st || in->arms[a].has_by)
-                scan_arm(c, in, a, all_pure ? seen : 0, &cv[a], &wl);
+                scan_arm(&c, in, a, all_pure ? seen : 0, &cv[a], &wl);
         /* plain arms: queue heads */
         uint32_t parm = 0, pk = 0;
         mpd_invb *ph = plain_heads(in, &parm, &pk);
@@ -520,14 +553,14 @@ mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
         if (wl.first) {                 /* wake others first, then look again */
             opk_release(&c->lk);
             wake_all(&wl);
-            opk_acquire(&c->lk);
+            c = cls_lock(c);
             continue;
         }
         w.got = NULL;
         w.rescan = 0;
         w_append(c, &w);                /* registered and parked atomically */
         opk_park_waiter(&c->lk, F, L);
-        opk_acquire(&c->lk);
+        c = cls_lock(c);
         if (w.got) {
             result = w.got;
             in->arm = w.arm;
@@ -546,19 +579,19 @@ mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
 {
     if (op->kind == MPD_OPK_INPUT) {    /* fast path: the head is free */
         opq *q = op_queue(op);
-        opk_acquire(&q->cls->lk);
+        opcls *c = cls_lock(q->cls);
         if (op_counted(op) && q->count) {
             __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
-            opk_release(&q->cls->lk);
+            opk_release(&c->lk);
             return &in_semblk;
         }
         mpd_invb *ib = q->head;
         if (ib && !ib->pins) {
             q_remove(q, ib);
-            opk_release(&q->cls->lk);
+            opk_release(&c->lk);
             return ib;
         }
-        opk_release(&q->cls->lk);
+        opk_release(&c->lk);
     }
     mpd_op *ops[1] = { op };
     mpd_arm arm = { ops, 1, 0, 0, 0, 0 };
@@ -579,8 +612,7 @@ mpd_op *mpd_in_cap(const char *F, int L, mpd_cap c)
 void in_purge(mpd_op *op)
 {
     opq *q = op_queue(op);
-    opcls *c = q->cls;
-    opk_acquire(&c->lk);
+    opcls *c = cls_lock(q->cls);
     mpd_invb *list = q->head;       /* (a counted op has only its count) */
     q->head = q->tail = NULL;
     __atomic_store_n(&q->count, 0, __ATOMIC_RELAXED);

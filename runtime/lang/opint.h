@@ -58,10 +58,31 @@ typedef struct opq {
 
 struct opcls {
     opk_lock  lk;
+    _Atomic(opcls *) fwd;   /* merged into another class (in.c) */
     uint64_t  seq;          /* arrival counter */
     uint64_t  gen;          /* availability changes (see top) */
     inwait   *wfirst, *wlast;   /* blocked input statements, FIFO */
 };
+
+/* The class that now stands for c (classes merge when one input statement
+ * spans several), and the same, locked. */
+static inline opcls *cls_root(opcls *c)
+{
+    opcls *f;
+    while ((f = atomic_load_explicit(&c->fwd, memory_order_acquire)))
+        c = f;
+    return c;
+}
+static inline opcls *cls_lock(opcls *c)
+{
+    for (;;) {
+        c = cls_root(c);
+        opk_acquire(&c->lk);
+        if (!atomic_load_explicit(&c->fwd, memory_order_acquire))
+            return c;
+        opk_release(&c->lk);
+    }
+}
 
 /* A process blocked in an input statement. */
 struct inwait {

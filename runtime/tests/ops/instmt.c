@@ -270,6 +270,37 @@ static void scenario(void *arg)
         mpd_op_P(F, 68, s1);
         CHECK_EQ(mpd_pending_op(s1), 0);
     }
+    /* one input statement over ops of two resources (through capabilities):
+     * their classes merge; a blocked statement is handed arrivals from both */
+    {
+        mpd_res *self2;
+        mpd_create(F, 70, &T_pat2, NULL);
+        self2 = tres;
+        tres = self;
+        mpd_op *o1 = mpd_in_cap(F, 71, mpd_cap_of(self, X));
+        mpd_op *o2 = mpd_in_cap(F, 72, mpd_cap_of(self2, X));
+        struct inv_none v = { .h.size = sizeof v };
+        mpd_send(F, 73, mpd_cap_of(self2, X), &v.h);
+        mpd_send(F, 74, mpd_cap_of(self, X), &v.h);
+        mpd_op *a0[1] = { o1 }, *a1[1] = { o2 };
+        mpd_arm arms[2] = { { a0, 1, 0, 0, 0, 0 }, { a1, 1, 0, 0, 0, 0 } };
+        mpd_in in = { arms, 2, 0, NULL, NULL, NULL, 0, 0 };
+        log_reset();
+        for (int i = 0; i < 2; i++) {
+            mpd_in_done(mpd_in_wait(F, 75, &in));
+            logv(in.arm);
+        }
+        mpd_send_op(F, 76, &self2->ops[WAITER], &v.h);  /* waits on S of self2 */
+        mpd_send_op(F, 77, &self->ops[VLATER], &v.h);   /* V(t) of self later */
+        mpd_op *b0[1] = { &self->ops[SEM2] }, *b1[1] = { &self2->ops[Q1] };
+        mpd_arm arms2[2] = { { b0, 1, 0, 0, 0, 0 }, { b1, 1, 0, 0, 0, 0 } };
+        mpd_in in2 = { arms2, 2, 0, NULL, NULL, NULL, 0, 0 };
+        mpd_in_done(mpd_in_wait(F, 78, &in2));
+        logv(in2.arm);
+        send_int(self2, S, 3);                          /* for the waiter */
+        mpd_op_P(F, 79, &self2->ops[DONE]);
+        LOG_IS(1, 0, 0, 3);
+    }
     mpd_rt_set_exit_status(t_fail ? 1 : 0);
 }
 
