@@ -1,0 +1,145 @@
+//! Parser: types (`int`, `string[n]`, `rec(...)`, `ptr T`, `cap ...`, `[ranges] T`, names).
+
+use super::{steal_result_name, PResult, Parser};
+use crate::syntax::ast::*;
+use crate::syntax::token::{Kw, Punct, TokKind};
+
+impl<'a, 'd> Parser<'a, 'd> {
+    // ───────────── types ─────────────
+
+    /// type = "bool" | "int" | "char" | "real" | "double" | "file" | "string" [ "[" bound "]" ]
+    ///      | "enum" "(" ID { "," ID } ")" | "rec" "(" fields ")" | "union" "(" fields ")"
+    ///      | "ptr" ( "any" | type ) | "cap" cap_target | "[" ranges "]" type | qual_name
+    ///      | "sem" | "op" signature                      (in `new(...)` only)
+    pub(super) fn type_(&mut self) -> PResult<Type> {
+        self.enter()?;
+        let r = self.type_inner();
+        self.leave();
+        r
+    }
+
+    pub(super) fn type_inner(&mut self) -> PResult<Type> {
+        let lo = self.span();
+        let kind = match self.kind().clone() {
+            TokKind::Kw(k) => match k {
+                Kw::Bool | Kw::Int | Kw::Char | Kw::Real | Kw::Double | Kw::File => {
+                    self.bump();
+                    match k {
+                        Kw::Bool => TypeKind::Bool,
+                        Kw::Int => TypeKind::Int,
+                        Kw::Char => TypeKind::Char,
+                        Kw::Real => TypeKind::Real,
+                        Kw::Double => TypeKind::Double,
+                        _ => TypeKind::File,
+                    }
+                }
+                Kw::String => {
+                    self.bump();
+                    if self.eat(Punct::LBracket) {
+                        let b = self.bound()?;
+                        self.expect(Punct::RBracket)?;
+                        TypeKind::String(Some(b))
+                    } else {
+                        TypeKind::String(None)
+                    }
+                }
+                Kw::Enum => {
+                    self.bump();
+                    self.expect(Punct::LParen)?;
+                    TypeKind::Enum(self.ident_list(Punct::RParen)?)
+                }
+                Kw::Rec | Kw::Union => {
+                    self.bump();
+                    let fields = self.fields()?;
+                    if k == Kw::Rec {
+                        TypeKind::Rec(fields)
+                    } else {
+                        TypeKind::Union(fields)
+                    }
+                }
+                Kw::Ptr => {
+                    self.bump();
+                    if self.eat_kw(Kw::Any) {
+                        TypeKind::PtrAny
+                    } else {
+                        TypeKind::Ptr(Box::new(self.type_()?))
+                    }
+                }
+                Kw::Cap => {
+                    self.bump();
+                    TypeKind::Cap(self.cap_target()?)
+                }
+                // Only meaningful in `new(...)`; the checker rejects them elsewhere.
+                Kw::Sem => {
+                    self.bump();
+                    TypeKind::Sem
+                }
+                Kw::Op => {
+                    self.bump();
+                    TypeKind::Op(Box::new(self.signature(false)?))
+                }
+                _ => return Err(self.unexpected("a type")),
+            },
+            TokKind::Punct(Punct::LBracket) => {
+                let ranges = self.ranges()?;
+                let elem = Box::new(self.type_()?);
+                TypeKind::Array { ranges, elem }
+            }
+            TokKind::Ident(_) => TypeKind::Named(self.qual_name()?),
+            _ => return Err(self.unexpected("a type")),
+        };
+        Ok(Type { kind, span: lo.to(self.prev_span()) })
+    }
+
+    /// cap_target = "vm" | "sem" | "(" params ")" [ "returns" ... ] [ restriction ] | qual_name
+    pub(super) fn cap_target(&mut self) -> PResult<CapTarget> {
+        if self.eat_kw(Kw::Vm) {
+            return Ok(CapTarget::Vm);
+        }
+        if self.eat_kw(Kw::Sem) {
+            return Ok(CapTarget::Sem);
+        }
+        if self.at(Punct::LParen) {
+            return Ok(CapTarget::Sig(Box::new(self.signature(false)?)));
+        }
+        Ok(CapTarget::Named(self.qual_name()?))
+    }
+
+    /// fields = "(" field { ( ";" | "," ) field } ")"    field = type param_name { "," param_name }
+    pub(super) fn fields(&mut self) -> PResult<Vec<Field>> {
+        self.expect(Punct::LParen)?;
+        let mut out = Vec::new();
+        loop {
+            if self.at(Punct::RParen) {
+                break;
+            }
+            let lo = self.span();
+            let mut ty = self.type_()?;
+            let first = if self.at_ident() { self.param_name()? } else { steal_result_name(&mut ty).ok_or_else(|| self.unexpected("a field name"))? };
+            let mut names = vec![first];
+            while self.at(Punct::Comma) && self.continues_group() {
+                self.bump();
+                names.push(self.param_name()?);
+            }
+            out.push(Field { ty, names, span: lo.to(self.prev_span()) });
+            // Fields are separated by ";" or "," — or just by a line break.
+            if !(self.eat(Punct::Semi) || self.eat(Punct::Comma) || self.tok().nl_before) {
+                break;
+            }
+        }
+        self.expect(Punct::RParen)?;
+        Ok(out)
+    }
+
+    /// qual_name = ID [ "." ID ]
+    pub(super) fn qual_name(&mut self) -> PResult<QualName> {
+        let first = self.ident()?;
+        let mut parts = vec![first];
+        if self.at(Punct::Dot) && matches!(self.nth(1), TokKind::Ident(_)) {
+            self.bump();
+            parts.push(self.ident()?);
+        }
+        let span = parts[0].span.to(parts[parts.len() - 1].span);
+        Ok(QualName { parts, span })
+    }
+}
