@@ -2,7 +2,8 @@
  *
  *   mpf_bench MODE DEPLOY N SIZE COUNT
  *     MODE    base | fcfs | broadcast | random | latency
- *     DEPLOY  threads (one program, in-process segment) | procs (fork, named shm segment)
+ *     DEPLOY  threads (one program, in-process segment) | procs (fork, named shm segment) |
+ *             lwp (MPD lightweight processes, in-process; MPD_PARALLEL=n virtual processors, default 1)
  *     N       receivers (fcfs, broadcast) or processes (random); ignored by base/latency
  *     SIZE    message bytes;  COUNT  messages sent (per process for random, round trips for latency)
  * Prints one line: "mpf-DEPLOY MODE N SIZE seconds MB/s msgs/s [one-way-ns-mean one-way-ns-best-batch]". */
@@ -16,9 +17,10 @@
 #include <unistd.h>
 
 #include "mpd/mpf.h"
+#include "mpd/rt.h"
 
 static mpf_t *m;
-static int procs, N, COUNT;
+static int procs, lwp, N, COUNT;
 static size_t SIZE;
 
 static double now(void)
@@ -41,6 +43,7 @@ static int must(long rc, const char *what)
 typedef struct worker {
     pthread_t t;
     pid_t p;
+    mpd_proc *l;
 } worker;
 static worker W[256];
 static int nw;
@@ -48,6 +51,10 @@ static int nw;
 static void start(void *(*fn)(void *), long arg)
 {
     worker *w = &W[nw++];
+    if (lwp) {
+        w->l = mpd_proc_create((void (*)(void *))(void (*)(void))fn, (void *)arg, NULL);
+        return;
+    }
     if (!procs) {
         pthread_create(&w->t, NULL, fn, (void *)arg);
         return;
@@ -62,7 +69,9 @@ static void start(void *(*fn)(void *), long arg)
 static void join_all(void)
 {
     for (int i = 0; i < nw; i++) {
-        if (procs) {
+        if (lwp) {
+            mpd_proc_join(W[i].l, NULL);
+        } else if (procs) {
             int st;
             waitpid(W[i].p, &st, 0);
             if (!WIFEXITED(st) || WEXITSTATUS(st)) fprintf(stderr, "mpf_bench: worker failed\n"), exit(1);
@@ -214,6 +223,13 @@ static double latency(int ctl, double *bytes)
 
 /* ---- random: N processes, each with its own FCFS conversation, send to random peers ---- */
 
+/* Let the others run while memory is full (MPD processes never block the VP). */
+static void relax(void)
+{
+    if (lwp) mpd_yield();
+    else sched_yield();
+}
+
 static void *random_peer(void *arg)
 {
     int pid = (int)(long)arg;
@@ -236,8 +252,10 @@ static void *random_peer(void *arg)
         seed = seed * 1103515245u + 12345u;
         int dest = 1 + (int)((seed >> 16) % (unsigned)N);
         int rc;
-        while ((rc = mpf_message_send(m, pid, out[dest], buf, SIZE)) == -MPF_ENOSPACE) /* drain while full */
+        while ((rc = mpf_message_send(m, pid, out[dest], buf, SIZE)) == -MPF_ENOSPACE) { /* drain while full */
             if (mpf_message_try_receive(m, pid, in, buf, SIZE + 1) == 0) ends++;
+            relax();
+        }
         must(rc, "send");
         ssize_t n;
         while ((n = mpf_message_try_receive(m, pid, in, buf, SIZE + 1)) >= 0)
@@ -245,8 +263,10 @@ static void *random_peer(void *arg)
     }
     for (int j = 1; j <= N; j++) {
         int rc;
-        while ((rc = mpf_message_send(m, pid, out[j], buf, 0)) == -MPF_ENOSPACE)
+        while ((rc = mpf_message_send(m, pid, out[j], buf, 0)) == -MPF_ENOSPACE) {
             if (mpf_message_try_receive(m, pid, in, buf, SIZE + 1) == 0) ends++;
+            relax();
+        }
         must(rc, "send end");
     }
     while (ends < N)
@@ -277,15 +297,20 @@ static double random_bench(int ctl, double *bytes)
     return t;
 }
 
+static const char *mode;
+static int status;
+static void bench_main(void *unused);
+
 int main(int argc, char **argv)
 {
     if (argc != 6) {
         fprintf(stderr, "usage: mpf_bench base|fcfs|broadcast|random|latency threads|procs N SIZE COUNT\n");
         return 2;
     }
-    const char *mode = argv[1];
+    mode = argv[1];
     procs = strcmp(argv[2], "procs") == 0;
-    if (!procs && strcmp(argv[2], "threads") != 0) return fprintf(stderr, "mpf_bench: bad deployment\n"), 2;
+    lwp = strcmp(argv[2], "lwp") == 0;
+    if (!procs && !lwp && strcmp(argv[2], "threads") != 0) return fprintf(stderr, "mpf_bench: bad deployment\n"), 2;
     N = atoi(argv[3]);
     SIZE = (size_t)atol(argv[4]);
     COUNT = atoi(argv[5]);
@@ -294,9 +319,17 @@ int main(int argc, char **argv)
     snprintf(seg, sizeof seg, "/mpf-bench-%d", (int)getpid());
     mpf_options o = {.shm_name = procs ? seg : NULL, .replace = 1, .max_lnvcs = 2 * N + 8, .max_processes = N + 2,
                      .max_message = SIZE < 65536 ? 65536 : SIZE, .pool_bytes = 32u << 20, .max_messages = 32768,
-                     .send_waits = strcmp(mode, "random") != 0};
+                     .send_waits = strcmp(mode, "random") != 0, .wait = lwp ? MPF_WAIT_LWP : MPF_WAIT_THREADS};
     must(mpf_init_ex(&m, &o), "init");
     if (procs) mpf_unlink(seg); /* the mapping stays; nothing is left in /dev/shm */
+    if (lwp) return mpd_rt_main(argc, argv, bench_main, NULL);
+    bench_main(NULL);
+    return status;
+}
+
+static void bench_main(void *unused)
+{
+    (void)unused;
     int ctl = must(mpf_open_receive(m, 0, "ctl", MPF_FCFS), "open ctl");
     double bytes = 0, t;
     if (!strcmp(mode, "base")) t = base(&bytes);
@@ -304,13 +337,16 @@ int main(int argc, char **argv)
     else if (!strcmp(mode, "broadcast")) proto = MPF_BROADCAST, t = one_to_many(ctl, &bytes);
     else if (!strcmp(mode, "random")) t = random_bench(ctl, &bytes);
     else if (!strcmp(mode, "latency")) t = latency(ctl, &bytes);
-    else return fprintf(stderr, "mpf_bench: unknown mode %s\n", mode), 2;
+    else {
+        fprintf(stderr, "mpf_bench: unknown mode %s\n", mode);
+        exit(2);
+    }
     double msgs = bytes / (double)SIZE;
-    printf("mpf-%s %s %d %zu %.6f %.2f %.0f", procs ? "procs" : "threads", mode, N, SIZE, t, bytes / t / 1e6,
+    printf("mpf-%s %s %d %zu %.6f %.2f %.0f", procs ? "procs" : lwp ? "lwp" : "threads", mode, N, SIZE, t, bytes / t / 1e6,
            msgs / t);
     if (!strcmp(mode, "latency")) printf(" %.0f %.0f", t / (2.0 * COUNT) * 1e9, best_batch / 40.0 * 1e9);
     printf("\n");
     mpf_close_receive(m, 0, ctl);
     mpf_finish(m);
-    return 0;
+    fflush(stdout);
 }

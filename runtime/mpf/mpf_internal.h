@@ -91,6 +91,7 @@ typedef _Atomic uint32_t mpf_lock_t; /* 0, or owner's OS pid | waiters bit (mpf_
 typedef struct mpf_lnvc {
     mpf_lock_t lock;
     uint32_t state, gen;        /* LNVC_*; gen changes at every creation (stale ids) */
+    int32_t id;                 /* the id open returned for this incarnation */
     uint32_t front, tail, fcfs_head;
     uint32_t n_send, n_fcfs, n_bcast;
     uint32_t queued;            /* messages between front and tail */
@@ -106,7 +107,7 @@ typedef struct mpf_region {
     uint32_t version, shared;
     uint64_t size;
     uint32_t max_lnvcs, max_procs, n_msgs, n_blocks;
-    uint32_t block_size, max_message, send_waits;
+    uint32_t block_size, max_message, send_waits, id_shift;
     uint32_t off_procs, off_lnvcs, off_conns, off_msgs, off_blocks;
     _Atomic uint32_t reap_pending;
     _Atomic uint64_t recoveries;
@@ -146,11 +147,13 @@ static inline mpf_conn *mpf_conn_at(mpf_t *m, uint32_t slot, uint32_t pid)
 }
 static inline uint32_t mpf_block_payload(const mpf_region *r) { return r->block_size - MPF_BLK_HDR; }
 
-/* An LNVC id encodes slot and generation so that stale ids are detected. */
+/* An LNVC id is slot | generation << id_shift (kept positive), so that stale
+ * ids are detected; the live id is stored in the LNVC so a check is one compare. */
 static inline int mpf_make_id(const mpf_region *r, uint32_t slot, uint32_t gen)
 {
-    return (int)(slot + r->max_lnvcs * (gen % (0x7fffffffu / r->max_lnvcs)));
+    return (int)((slot | gen << r->id_shift) & 0x7fffffffu);
 }
+static inline uint32_t mpf_id_slot(const mpf_region *r, int id) { return (uint32_t)id & ((1u << r->id_shift) - 1); }
 
 static inline void mpf_msg_reset(mpf_msg *g)
 {
@@ -164,6 +167,12 @@ void mpf_msg_free(mpf_t *m, uint32_t off);              /* also frees its data b
 int mpf_blocks_alloc(mpf_t *m, size_t len, uint32_t *first); /* chain for len bytes */
 void mpf_blocks_free(mpf_t *m, uint32_t first);
 void mpf_space_wait(mpf_t *m, uint32_t observed);
+/* MPF_WAIT_LWP on a runtime with one VP: only MPD processes of one OS thread
+ * touch the instance and they switch only where they block, so locks and
+ * waiter counts need no atomic read-modify-write (as the runtime's own fast paths). */
+extern int mpd__single;
+#define MPF_SOLO(m) ((m)->lwpq && mpd__single)
+
 /* mpf_lock.c: owner-pid locks with dead-owner takeover. */
 uint32_t mpf_self(void);
 int mpf_lock_acquire(mpf_t *m, mpf_lock_t *l); /* 1: taken over from a dead owner */

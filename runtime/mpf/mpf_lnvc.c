@@ -180,6 +180,7 @@ static int find_or_create(mpf_t *m, const char *name, uint32_t *slot, int *creat
     l->spare = 0;
     strcpy(l->name, name);
     l->gen++;
+    l->id = mpf_make_id(m->r, (uint32_t)free_slot, l->gen);
     l->state = LNVC_LIVE;
     mpf_unlock(m, &l->lock);
     *slot = (uint32_t)free_slot;
@@ -205,7 +206,7 @@ static int open_role(mpf_t *m, int pid, const char *name, int role)
     rc = add_role(m, l, c, role);
     if (rc == 0) {
         if (!had) mpf_proc_at(m, (uint32_t)pid)->nconn++;
-        rc = mpf_make_id(m->r, slot, l->gen);
+        rc = l->id;
     } else if (created) {
         delete_lnvc(m, l);
     }
@@ -231,11 +232,15 @@ static int close_role(mpf_t *m, int pid, int id, int role)
     int rc = check_pid(m, pid);
     if (rc) return rc;
     if (id < 0) return -MPF_EBADID;
-    uint32_t slot = (uint32_t)id % m->r->max_lnvcs;
+    uint32_t slot = mpf_id_slot(m->r, id);
     if ((rc = lock_table(m))) return rc;
+    if (slot >= m->r->max_lnvcs) {
+        rc = -MPF_EBADID;
+        goto out;
+    }
     mpf_lnvc *l = mpf_lnvc_at(m, slot);
     if ((rc = mpf_lock_lnvc(m, l))) goto out;
-    if (l->state != LNVC_LIVE || mpf_make_id(m->r, slot, l->gen) != id) {
+    if (l->state != LNVC_LIVE || l->id != id) {
         rc = -MPF_EBADID;
     } else {
         mpf_conn *c = mpf_conn_at(m, slot, (uint32_t)pid);

@@ -81,6 +81,10 @@ static int lock_slow(mpf_t *m, mpf_lock_t *l, uint32_t self)
 
 int mpf_lock_acquire(mpf_t *m, mpf_lock_t *l)
 {
+    if (MPF_SOLO(m)) {
+        atomic_store_explicit(l, 1, memory_order_relaxed);
+        return 0;
+    }
     uint32_t self = mpf_self(), free_ = 0;
     if (atomic_compare_exchange_strong_explicit(l, &free_, self, memory_order_acquire, memory_order_relaxed)) return 0;
     return lock_slow(m, l, self);
@@ -88,6 +92,10 @@ int mpf_lock_acquire(mpf_t *m, mpf_lock_t *l)
 
 void mpf_lock_release(mpf_t *m, mpf_lock_t *l)
 {
+    if (MPF_SOLO(m)) {
+        atomic_store_explicit(l, 0, memory_order_relaxed);
+        return;
+    }
     if (atomic_exchange_explicit(l, 0, memory_order_release) & LOCK_WAITERS)
         syscall(SYS_futex, (uint32_t *)l, m->shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }

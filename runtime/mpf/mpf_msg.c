@@ -7,11 +7,12 @@
 static int lock_live(mpf_t *m, int id, mpf_lnvc **out, uint32_t *slot)
 {
     if (id < 0) return -MPF_EBADID;
-    *slot = (uint32_t)id % m->r->max_lnvcs;
+    *slot = mpf_id_slot(m->r, id);
+    if (*slot >= m->r->max_lnvcs) return -MPF_EBADID;
     mpf_lnvc *l = mpf_lnvc_at(m, *slot);
     int rc = mpf_lock_lnvc(m, l);
     if (rc) return rc;
-    if (l->state != LNVC_LIVE || mpf_make_id(m->r, *slot, l->gen) != id) {
+    if (l->state != LNVC_LIVE || l->id != id) {
         mpf_unlock(m, &l->lock);
         return -MPF_EBADID;
     }
@@ -151,7 +152,7 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
         }
         waited = 1;
         if ((rc = mpf_lock_lnvc(m, l))) return rc;
-        if (l->state != LNVC_LIVE || mpf_make_id(m->r, slot, l->gen) != id) {
+        if (l->state != LNVC_LIVE || l->id != id) {
             rc = -MPF_ECLOSED;
             break;
         }

@@ -172,6 +172,7 @@ static void format_region(mpf_t *m, const mpf_options *o, const layout *L)
     r->n_blocks = (uint32_t)(align_up(o->pool_bytes, o->data_block) / o->data_block);
     r->max_message = (uint32_t)o->max_message;
     r->send_waits = o->send_waits != 0;
+    while ((1u << r->id_shift) < r->max_lnvcs) r->id_shift++;
     r->off_procs = (uint32_t)L->procs;
     r->off_lnvcs = (uint32_t)L->lnvcs;
     r->off_conns = (uint32_t)L->conns;

@@ -53,6 +53,15 @@ int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l)
 {
     if (!m->lwpq || !mpd_self()) return 0;
     mpf_lwpq *w = &m->lwpq[l - mpf_lnvc_at(m, 0)];
+    if (MPF_SOLO(m)) {
+        atomic_store_explicit(&l->parked, atomic_load_explicit(&l->parked, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+        mpf_unlock(m, &l->lock);
+        mpd_waitq_wait(&w->q, NULL);
+        atomic_store_explicit(&l->parked, atomic_load_explicit(&l->parked, memory_order_relaxed) - 1,
+                              memory_order_relaxed);
+        return 1;
+    }
     atomic_fetch_add_explicit(&l->parked, 1, memory_order_seq_cst);
     mpd_spin_lock(&w->lock);
     mpf_unlock(m, &l->lock);
@@ -73,9 +82,13 @@ void mpf_wake_waiters(mpf_t *m, mpf_lnvc *l)
 {
     if (m->lwpq && atomic_load_explicit(&l->parked, memory_order_seq_cst)) {
         mpf_lwpq *w = &m->lwpq[l - mpf_lnvc_at(m, 0)];
-        mpd_spin_lock(&w->lock);
-        mpd_waitq_wake_all(&w->q);
-        mpd_spin_unlock(&w->lock);
+        if (MPF_SOLO(m)) {
+            mpd_waitq_wake_all(&w->q);
+        } else {
+            mpd_spin_lock(&w->lock);
+            mpd_waitq_wake_all(&w->q);
+            mpd_spin_unlock(&w->lock);
+        }
     }
     if (atomic_load_explicit(&l->sleepers, memory_order_seq_cst)) {
         atomic_fetch_add_explicit(&l->word, 1, memory_order_seq_cst);
