@@ -60,8 +60,6 @@ RAW(fc, mpd_fc_ctx, mpd_fc_ctx_make, mpd_fc_ctx_switch)
 /* ---- inside the runtime ---- */
 static mpd_sem done, s1, s2;
 static long iters;
-static int64_t t_start;
-static double result;
 
 static void nothing(void *a) { (void)a; }
 static void nothing_v(void *a) { (void)a; mpd_sem_V(&done); }

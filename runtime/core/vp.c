@@ -25,6 +25,7 @@ long mpd__slice;
  * idle_seq and wakes one: either the sleeper sees the work or it sees
  * idle_seq change (seq_cst on both sides). */
 static atomic_int nsleep;
+static atomic_int nspin;          /* VPs looking for work before they sleep */
 static atomic_uint idle_seq;
 static atomic_int stopping;
 /* Held while a VP decides to sleep: a VP counted in nsleep takes no work
@@ -50,7 +51,9 @@ static void futex_wake(atomic_uint *w, int n)
 void mpd__wake_idle_vp(void)
 {
     atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load(&nsleep) > 0) {
+    /* A spinning VP will find the work (it looks again after it stops
+     * spinning), so the futex is only for when nobody is looking. */
+    if (atomic_load(&nspin) == 0 && atomic_load(&nsleep) > 0) {
         atomic_fetch_add(&idle_seq, 1);
         futex_wake(&idle_seq, 1);
     }
@@ -213,12 +216,18 @@ static mpd_proc *idle_wait(mpd_vp *vp)
 {
     mpd_proc *p;
     if (!mpd__single) {
-        for (int i = 0; i < 200; i++) {
-            if ((p = pick_next(vp)))
+        atomic_fetch_add(&nspin, 1);
+        /* ~10-50 us: long enough to catch a quick handoff from another VP,
+         * short enough not to burn a shared core */
+        for (int i = 0; i < 100; i++) {
+            if ((p = pick_next(vp)) || atomic_load_explicit(&stopping, memory_order_relaxed)) {
+                atomic_fetch_sub(&nspin, 1);
+                /* more work queued: make sure another VP comes to look */
+                if (p && !vp->sched->empty(vp->sched_st))
+                    mpd__wake_idle_vp();
                 return p;
-            if (atomic_load_explicit(&stopping, memory_order_relaxed))
-                return NULL;
-            for (int k = 0; k < 20; k++) {
+            }
+            for (int k = 0; k < 10; k++) {
 #if defined(__x86_64__)
                 __builtin_ia32_pause();
 #elif defined(__aarch64__)
@@ -229,6 +238,8 @@ static mpd_proc *idle_wait(mpd_vp *vp)
     }
     mpd_spin_lock(&idle_mu);
     atomic_fetch_add(&nsleep, 1);
+    if (!mpd__single)
+        atomic_fetch_sub(&nspin, 1);   /* after counting as asleep: see wake_idle_vp */
     unsigned seq = atomic_load(&idle_seq);
     p = pick_next(vp);
     if (p || atomic_load(&stopping)) {

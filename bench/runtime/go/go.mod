@@ -1,0 +1,3 @@
+module mpdbench
+
+go 1.21
