@@ -206,8 +206,15 @@ static void quiesce(void)
 
 static int all_idle_and_nothing_pending(void)
 {
-    return atomic_load(&nsleep) == mpd__nvp && atomic_load(&mpd__ntimers) == 0 &&
-           atomic_load(&mpd__io_pending) == 0 && atomic_load(&mpd__inbox) == NULL;
+    if (!(atomic_load(&nsleep) == mpd__nvp && atomic_load(&mpd__ntimers) == 0 &&
+          atomic_load(&mpd__io_pending) == 0 && atomic_load(&mpd__inbox) == NULL))
+        return 0;
+    /* A scheduler that pins processes to VPs may hold work this VP cannot
+     * take while its own VP is just being woken: that is not quiescence. */
+    for (int i = 0; i < mpd__nvp; i++)
+        if (mpd__vps[i]->sched->empty && !mpd__vps[i]->sched->empty(mpd__vps[i]->sched_st))
+            return 0;
+    return 1;
 }
 
 /* Nothing to run: spin a little (several VPs), then sleep until woken, the
