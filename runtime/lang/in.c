@@ -240,15 +240,16 @@ static void unpin(opcls *c, mpd_invb *ib, wakelist *wl)
     }
 }
 
-/* First invocation of q not pinned by a scanner (marking skipped ones). */
-static mpd_invb *q_first_free(opq *q)
+/* Take ib out of its queue for good.  If a plain receiver gave up on it
+ * because it was pinned (SKIPPED), the next one in line is offered now, or
+ * that receiver would wait for an invocation that is already there. */
+static void take(opcls *c, mpd_invb *ib, wakelist *wl)
 {
-    for (mpd_invb *ib = q->head; ib; ib = ib->next) {
-        if (!ib->pins)
-            return ib;
-        ib->flags |= MPD_INVF_SKIPPED;
-    }
-    return NULL;
+    opq *q = op_queue(ib->op);
+    int skipped = ib->flags & MPD_INVF_SKIPPED;
+    q_remove(q, ib);
+    if (skipped && q->head && !q->head->pins)
+        dispatch(c, ib->op, q->head, 1, wl);
 }
 
 /* ---- the selection ------------------------------------------------------ */
@@ -378,10 +379,14 @@ static void scan_arm(opcls **cp, mpd_in *in, uint32_t a, uint64_t seen, cand *be
     }
 }
 
-/* The oldest free head over the plain arms of in (lock held). */
+/* The oldest head over the plain arms of in (lock held), or NULL.  A head
+ * pinned by a scanner (being judged by another statement's st) is not
+ * passed over: as in MPD, invocations are taken in order, so if it is the
+ * oldest the statement waits; it is marked SKIPPED and offered again when
+ * unpinned (or its successor is, when the scanner takes it). */
 static mpd_invb *plain_heads(const mpd_in *in, uint32_t *barm, uint32_t *bk)
 {
-    mpd_invb *best = NULL;
+    mpd_invb *best = NULL, *pinned = NULL;
     for (uint32_t a = 0; a < in->narms; a++) {
         const mpd_arm *ar = &in->arms[a];
         if (ar->has_st || ar->has_by)
@@ -390,15 +395,21 @@ static mpd_invb *plain_heads(const mpd_in *in, uint32_t *barm, uint32_t *bk)
             mpd_op *op = ar->ops[k];
             if (op->kind != MPD_OPK_INPUT)
                 continue;
-            mpd_invb *ib = q_first_free(op_queue(op));
-            if (ib && (!best || ib->seq < best->seq)) {
+            mpd_invb *ib = op_queue(op)->head;
+            if (!ib)
+                continue;
+            if (ib->pins) {
+                ib->flags |= MPD_INVF_SKIPPED;
+                if (!pinned || ib->seq < pinned->seq)
+                    pinned = ib;
+            } else if (!best || ib->seq < best->seq) {
                 best = ib;
                 *barm = a;
                 *bk = k;
             }
         }
     }
-    return best;
+    return best && (!pinned || best->seq < pinned->seq) ? best : NULL;
 }
 
 /* An input statement whose arms are all plain: take the oldest head, or
@@ -419,8 +430,10 @@ static mpd_invb *in_wait_plain(const char *F, int L, mpd_in *in, opcls *c)
     }
     mpd_invb *ib = plain_heads(in, &arm, &k);
     if (ib) {
-        q_remove(op_queue(ib->op), ib);
+        wakelist wl = { NULL };
+        take(c, ib, &wl);
         opk_release(&c->lk);
+        wake_all(&wl);
         in->arm = arm;
         in->k = k;
         return ib;
@@ -439,6 +452,23 @@ static mpd_invb *in_wait_plain(const char *F, int L, mpd_in *in, opcls *c)
     in->arm = w.arm;
     in->k = w.k;
     return w.got;
+}
+
+/* Did an invocation newer than seq0 arrive at an op of an st/by arm?
+ * (Arrivals at other ops of the class do not concern this statement.) */
+static int arrived_since(const mpd_in *in, uint64_t seq0)
+{
+    for (uint32_t a = 0; a < in->narms; a++) {
+        const mpd_arm *ar = &in->arms[a];
+        if (!ar->has_st && !ar->has_by)
+            continue;
+        for (uint32_t k = 0; k < ar->n; k++) {
+            mpd_op *op = ar->ops[k];
+            if (op->kind == MPD_OPK_INPUT && op_queue(op)->tail && op_queue(op)->tail->seq > seq0)
+                return 1;
+        }
+    }
+    return 0;
 }
 
 static int in_has_cond(const mpd_in *in)
@@ -495,7 +525,7 @@ mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
     mpd_invb *result = NULL;
     c = cls_lock(c);
     for (;;) {
-        uint64_t gen0 = c->gen, seq0 = c->seq;
+        uint64_t seq0 = c->seq;
         for (uint32_t a = 0; a < in->narms; a++) {
             cv[a].ib = NULL;
             cv[a].pinned = 0;
@@ -520,7 +550,7 @@ mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
                 win = &cv[a];
         /* st/by that read shared state judged a changing queue: look again
          * (a bounded number of times) so the choice is made on one state */
-        if (win && win->pinned && !all_pure && c->gen != gen0 && retries < 3) {
+        if (win && win->pinned && !all_pure && arrived_since(in, seq0) && retries < 3) {
             retries++;
             for (uint32_t a = 0; a < in->narms; a++)
                 if (cv[a].pinned)
@@ -535,7 +565,7 @@ mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
             result = win->ib;
             if (win->pinned)
                 result->pins--;
-            q_remove(op_queue(result->op), result);
+            take(c, result, &wl);
             in->arm = win->arm;
             in->k = win->k;
             break;
@@ -548,7 +578,7 @@ mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
         }
         if (in->has_else && !blocked_by_pin)
             break;                      /* result NULL: the else arm */
-        if (c->gen != gen0)
+        if (arrived_since(in, seq0))
             continue;                   /* something came while unlocked */
         if (wl.first) {                 /* wake others first, then look again */
             opk_release(&c->lk);
