@@ -23,6 +23,7 @@ impl<'a> Checker<'a> {
                     Ty::Rec(_) => self.rec_cons(ty, args, span),
                     _ => self.convert(ty, args, span),
                 },
+                Some(Sym::Var { .. }) => self.op_call(callee, args, span),
                 Some(_) => {
                     self.error(id.span, format!("`{}` cannot be invoked", id.name));
                     V::err()
@@ -65,7 +66,7 @@ impl<'a> Checker<'a> {
         let mut cargs = vec![sig.selfc.clone(), {
             self.used_tmp = true;
             "&_t".to_string()
-        }];
+        }, "NULL".to_string()];
         if sig.external {
             cargs.clear();
         }

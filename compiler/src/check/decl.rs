@@ -366,7 +366,9 @@ impl<'a> Checker<'a> {
                             if g && !self.imported_globals.contains(&n.name) {
                                 self.imported_globals.push(n.name.clone());
                             }
-                            self.declare(n, Sym::Comp(n.name.clone()));
+                            if !matches!(self.scopes.last().unwrap().map.get(&n.name), Some(Sym::Comp(_))) {
+                                self.declare(n, Sym::Comp(n.name.clone()));
+                            }
                             // imported names are visible unqualified too
                             for (k, s) in syms {
                                 let top = self.scopes.last_mut().unwrap();
@@ -544,8 +546,23 @@ impl<'a> Checker<'a> {
     fn op_decl(&mut self, op: &ast::OpDecl, span: ast::Span, external: bool) {
         let (params, ret, ret_name, sig_idx) = match &op.sig {
             ast::OpSig::Explicit { params, returns, .. } => {
+                // `op links(cap links n)`: the op's own name may appear as a cap type
+                let reserved: Vec<usize> = op
+                    .names
+                    .iter()
+                    .map(|n| self.register_sig(&[], &Ty::Void, &format!("inv_{}_{}", self.comp, n.name.name)))
+                    .collect();
+                self.push();
+                for (n, k) in op.names.iter().zip(&reserved) {
+                    self.declare(&n.name, Sym::Type(Ty::Cap(super::types::CapTy::Op(*k))));
+                }
                 let ps = self.params(params);
                 let (rt, rn) = self.ret_spec(returns.as_ref());
+                self.pop();
+                for k in reserved {
+                    self.types.sigs[k].params = ps.clone();
+                    self.types.sigs[k].ret = rt.clone();
+                }
                 (ps, rt, rn, None)
             }
             ast::OpSig::Optype(q) => match self.named_type(q) {
@@ -561,10 +578,6 @@ impl<'a> Checker<'a> {
             },
         };
         if !external {
-            if !self.at_top && self.ret.is_some() {
-                self.error(span, "operations declared inside procedures are not supported yet");
-                return;
-            }
             self.declare_ops(op, params, ret, ret_name, sig_idx, span);
             return;
         }
@@ -675,10 +688,11 @@ impl<'a> Checker<'a> {
             op: Some(super::scope::OpRef {
                 owner: self.comp.clone(),
                 idx,
-                lo: 1,
-                n: 1,
+                lo: "1".into(),
+                n: "1".into(),
+                local: None,
                 inv,
-                proc_impl: true,
+                proc_impl: !self.replying.contains(&p.name.name),
                 global_owner: self.global,
                 sem: false,
             }),
@@ -705,7 +719,7 @@ impl<'a> Checker<'a> {
 
     /// The C prototype of a procedure.
     pub fn proc_proto(&self, s: &ProcSig) -> String {
-        let mut ps = vec![format!("{} *self", self.self_type()), "mpd_tmp **_rt".to_string()];
+        let mut ps = vec![format!("{} *self", self.self_type()), "mpd_tmp **_rt".to_string(), "mpd_invb **_ibp".to_string()];
         for (i, p) in s.params.iter().enumerate() {
             let byref = !matches!(p.mode, ParamMode::Default | ParamMode::Val);
             let t = if p.ty.is_blob() {
@@ -787,6 +801,8 @@ impl<'a> Checker<'a> {
         }
         // the result variable
         let rname = p.returns.as_ref().and_then(|r| r.name.as_ref()).map(|n| n.name.clone()).or(sig.ret_name.clone());
+        let mut reply_copy = String::new();
+        let saved_reply = self.reply_code.take();
         let ret_stmt = if sig.ret == Ty::Void {
             format!("{}mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;", copyback)
         } else {
@@ -821,12 +837,28 @@ impl<'a> Checker<'a> {
                 let sp = p.returns.as_ref().map(|r| r.span).unwrap_or(p.name.span);
                 self.declare(&ast::Ident { name: rn.clone(), span: sp }, Sym::Var { c: c.clone(), ty: rty.clone(), assignable: true });
             }
+            // reply: the result goes into the invoker's block first
+            let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
+            reply_copy = if rty.is_blob() {
+                match self.types.size_of(&rty) {
+                    Some(n) => format!("memcpy(((struct {} *)*_ibp)->ret, {}, {}); ", inv, c, n),
+                    None => String::new(),
+                }
+            } else {
+                format!("((struct {} *)*_ibp)->ret = {}; ", inv, c)
+            };
             format!("{}mpd_tmp_free(&_t); mpd_tmp_free(&_f); return {};", copyback, c)
         };
+        self.reply_code = Some(format!("{}{}", copyback, reply_copy));
         let saved_ret = self.ret.replace(RetInfo { stmt: ret_stmt.clone() });
+        if self.reply_code.is_none() {
+            self.reply_code = Some(copyback.clone());
+        }
         self.block_stmts(&p.body.stmts);
+        self.local_ops_end_all();
         self.code.put(&ret_stmt);
         self.ret = saved_ret;
+        self.reply_code = saved_reply;
         self.pop();
         let body = std::mem::replace(&mut self.code, saved_code).take();
         self.at_top = saved_top;
@@ -836,21 +868,21 @@ impl<'a> Checker<'a> {
         self.funcs.push_str(&format!("{} {{\n{}}}\n", proto, body));
         // the op's entry: invocations by block run the proc through a wrapper
         if let Some(r) = &sig.op {
-            if r.owner == self.comp && !self.block_dyn_sig(&sig) {
+            if r.owner == self.comp && !self.block_dyn_ret(&sig) {
                 let w = self.proc_wrapper(&sig);
+                let direct = !self.replying.contains(&sig.name);
                 if let Some(o) = self.ops.iter_mut().find(|o| o.idx == r.idx) {
                     o.procfn = Some(w);
-                    o.flags = "MPD_OP_DIRECT".into();
+                    o.flags = if direct { "MPD_OP_DIRECT".into() } else { String::new() };
                 }
             }
         }
     }
 
-    /// Whether a signature has a parameter whose size is known only at run time
+    /// Whether a signature returns a value whose size is known only at run time
     /// (such ops are called directly, never through a block).
-    fn block_dyn_sig(&self, s: &ProcSig) -> bool {
-        s.params.iter().any(|p| p.ty.is_blob() && self.types.size_of(&p.ty).is_none())
-            || (s.ret.is_blob() && self.types.size_of(&s.ret).is_none())
+    fn block_dyn_ret(&self, s: &ProcSig) -> bool {
+        s.ret.is_blob() && self.types.size_of(&s.ret).is_none()
     }
 
     /// "bounds known statically" dims of a type, as C text.

@@ -68,6 +68,22 @@ impl<'a> Checker<'a> {
             }
             ExprKind::Field { base, name } => self.field(base, name, e.span),
             ExprKind::Index { base, subs } => {
+                // an element of an op array used as a value: its capability
+                if let ExprKind::Ident(id) = &base.kind {
+                    if let Some(Sym::Proc(sig)) = self.lookup(&id.name).cloned() {
+                        if sig.op.is_some() {
+                            return match self.op_target(e) {
+                                Some((sig, super::ops::Target::Op(op))) => {
+                                    let r = sig.op.clone().unwrap();
+                                    let k = self.register_sig(&sig.params, &sig.ret, &r.inv);
+                                    let ty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
+                                    V::scalar(format!("mpd_cap_of_op({})", op), ty)
+                                }
+                                _ => V::err(),
+                            };
+                        }
+                    }
+                }
                 let b = self.expr(base);
                 self.index(b, subs, e.span)
             }
@@ -216,6 +232,21 @@ impl<'a> Checker<'a> {
         }
         let b = self.expr(base);
         let b = self.auto_deref(b);
+        if let Ty::Cap(super::types::CapTy::Resource(rn)) = &b.ty {
+            // rc.op: the capability of one op of the resource
+            return match self.res_member(&rn.clone(), &name.name) {
+                Some(Sym::Proc(sig)) if sig.op.is_some() => {
+                    let r = sig.op.clone().unwrap();
+                    let k = self.register_sig(&sig.params, &sig.ret, &r.inv);
+                    let ty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
+                    V::scalar(format!("mpd_cap_op_of({}, {})", b.c, r.idx), ty)
+                }
+                _ => {
+                    self.error(name.span, format!("resource {} has no operation `{}`", rn, name.name));
+                    V::err()
+                }
+            };
+        }
         match &b.ty {
             Ty::Rec(r) | Ty::Union(r) => {
                 let info = &self.types.recs[*r];

@@ -134,8 +134,6 @@ pub struct Checker<'a> {
     /// Invocation block structs (exported to importers too).
     invdefs: String,
     inv_defined: std::collections::HashSet<String>,
-    /// A block with a parameter sized at run time was needed.
-    block_dyn: bool,
     /// Resource parameters.
     res_params: Vec<scope::PSig>,
     /// Resources this one creates (their patterns are extern).
@@ -146,6 +144,10 @@ pub struct Checker<'a> {
     /// Invocation blocks of the `in` arms being executed, with the loop depth
     /// at which they were entered (exit/next/return answer them first).
     in_stack: Vec<(String, usize)>,
+    /// Procs that contain `reply` or `forward` (never called on the caller's stack).
+    replying: std::collections::HashSet<String>,
+    /// In a proc: C that puts results into the invoker's block before `reply`.
+    reply_code: Option<String>,
 }
 
 #[derive(Clone)]
@@ -185,11 +187,12 @@ impl<'a> Checker<'a> {
             process_starts: String::new(),
             invdefs: String::new(),
             inv_defined: Default::default(),
-            block_dyn: false,
             res_params: Vec::new(),
             externs: Default::default(),
             capture: None,
             in_stack: Vec::new(),
+            replying: Default::default(),
+            reply_code: None,
         }
     }
 
@@ -255,6 +258,9 @@ impl<'a> Checker<'a> {
                 if let ast::StmtKind::Decl(d) = &it.kind {
                     if let ast::DeclKind::Proc(p) = &d.kind {
                         self.proc_names.insert(p.name.name.clone());
+                        if stmt::has_reply(&p.body.stmts) {
+                            self.replying.insert(p.name.name.clone());
+                        }
                     }
                 }
             }

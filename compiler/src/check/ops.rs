@@ -31,7 +31,9 @@ pub enum Target {
 impl<'a> Checker<'a> {
     /// The instance pointer of an op's owner, as seen from here.
     pub fn owner_inst(&self, r: &OpRef) -> String {
-        if r.owner == self.comp {
+        if let Some(l) = &r.local {
+            l.clone()
+        } else if r.owner == self.comp {
             "(&self->h)".to_string()
         } else {
             format!("(&{}->h)", names::global_inst(&r.owner))
@@ -68,10 +70,9 @@ impl<'a> Checker<'a> {
             match self.types.size_of(t) {
                 Some(n) => format!(" _Alignas(16) char {}[{}];", name, n),
                 None => {
-                    // sized at run time: not in a block yet; direct calls still work
-                    self.block_dyn = true;
+                    // sized at run time: stored after the struct, at this offset
                     let _ = span;
-                    format!(" _Alignas(16) char {}[16];", name)
+                    format!(" uint32_t {}_off;", name)
                 }
             }
         }
@@ -79,6 +80,18 @@ impl<'a> Checker<'a> {
 
     /// Declares the ops `op a, b[1:3](...)` of this component.
     pub fn declare_ops(&mut self, op: &ast::OpDecl, params: Vec<PSig>, ret: Ty, ret_name: Option<String>, sig_idx: Option<usize>, span: Span) {
+        let mut dynamic = false;
+        for n in &op.names {
+            for r in &n.dims {
+                if let Some(lo) = &r.lo {
+                    dynamic |= !self.is_const_expr(lo);
+                }
+                dynamic |= !self.is_const_expr(&r.hi);
+            }
+        }
+        if !self.at_top || dynamic {
+            return self.declare_local_ops(op, params, ret, ret_name, sig_idx, span);
+        }
         for n in &op.names {
             let (lo, cnt) = match n.dims.len() {
                 0 => (1, 1u32),
@@ -117,15 +130,94 @@ impl<'a> Checker<'a> {
                 op: Some(OpRef {
                     owner: self.comp.clone(),
                     idx,
-                    lo,
-                    n: cnt,
+                    lo: lo.to_string(),
+                    n: cnt.to_string(),
+                    local: None,
                     inv,
-                    proc_impl: proc_impl && n.dims.is_empty(),
+                    proc_impl: proc_impl && n.dims.is_empty() && !self.replying.contains(&n.name.name),
                     global_owner: self.global,
                     sem: false,
                 }),
             };
             self.declare(&n.name, Sym::Proc(Rc::new(sig)));
+        }
+    }
+
+    /// Ops declared in a block: a local op object, killed when the block ends.
+    fn declare_local_ops(&mut self, op: &ast::OpDecl, params: Vec<PSig>, ret: Ty, ret_name: Option<String>, sig_idx: Option<usize>, span: Span) {
+        for n in &op.names {
+            let (lo, cnt) = match n.dims.len() {
+                0 => ("1".to_string(), "1".to_string()),
+                1 => {
+                    let (_, _, l, h) = self.range(&n.dims[0], true);
+                    let (a, b) = (self.tmp(), self.tmp());
+                    self.code.put(&format!("int {} = {}, {} = ({}) - {} + 1;", a, l, b, h, a));
+                    self.code.put(&format!("if ({} < 0) {} = 0;", b, b));
+                    (a, b)
+                }
+                _ => {
+                    self.error(n.span, "op arrays of several dimensions are not supported yet");
+                    ("1".into(), "1".into())
+                }
+            };
+            let inv = match sig_idx {
+                Some(k) => self.types.sigs[k].inv.clone(),
+                None => format!("inv_{}_{}_{}", self.comp, n.name.name, self.fresh),
+            };
+            self.inv_struct(&inv, &params, &ret, span);
+            let obj = self.tmp();
+            self.code.put(&format!("mpd_res *{} = mpd_ops_local(&self->h, (uint32_t)({}));", obj, cnt));
+            self.code.put(&format!("mpd_op_input({}, 0, (uint32_t)({}), 0);", obj, cnt));
+            self.scopes.last_mut().unwrap().local_ops.push(obj.clone());
+            let sig = ProcSig {
+                name: n.name.name.clone(),
+                cname: String::new(),
+                params: params.clone(),
+                ret: ret.clone(),
+                ret_name: ret_name.clone(),
+                selfc: self.self_arg(),
+                external: false,
+                op: Some(OpRef {
+                    owner: self.comp.clone(),
+                    idx: 0,
+                    lo,
+                    n: cnt,
+                    local: Some(obj),
+                    inv,
+                    proc_impl: false,
+                    global_owner: false,
+                    sem: false,
+                }),
+            };
+            self.declare(&n.name, Sym::Proc(Rc::new(sig)));
+        }
+    }
+
+    fn is_const_expr(&mut self, b: &ast::Bound) -> bool {
+        match b {
+            ast::Bound::Star(_) => true,
+            ast::Bound::Expr(e) => {
+                if let ExprKind::Ident(id) = &e.kind {
+                    if matches!(self.lookup(&id.name), Some(Sym::Type(_))) {
+                        return true;
+                    }
+                }
+                let saved = self.code.out.len();
+                let mut scratch = crate::syntax::Diagnostics::new();
+                std::mem::swap(self.diags, &mut scratch);
+                let v = self.expr(e);
+                std::mem::swap(self.diags, &mut scratch);
+                self.code.out.truncate(saved);
+                v.k.is_some() || scratch.has_errors()
+            }
+        }
+    }
+
+    /// Kills the local op objects of every open scope (before a return).
+    pub fn local_ops_end_all(&mut self) {
+        let all: Vec<String> = self.scopes.iter().flat_map(|s| s.local_ops.iter().cloned()).collect();
+        for o in all.iter().rev() {
+            self.code.put(&format!("mpd_ops_local_end({});", o));
         }
     }
 
@@ -181,8 +273,9 @@ impl<'a> Checker<'a> {
                 op: Some(OpRef {
                     owner: self.comp.clone(),
                     idx,
-                    lo,
-                    n: cnt,
+                    lo: lo.to_string(),
+                    n: cnt.to_string(),
+                    local: None,
                     inv: "mpd_inv_none".into(),
                     proc_impl: false,
                     global_owner: self.global,
@@ -243,7 +336,7 @@ impl<'a> Checker<'a> {
                 // resource capability . op
                 let bv = self.expr(base);
                 if let Ty::Cap(CapTy::Resource(rn)) = &bv.ty {
-                    let sig = self.ifaces.get(rn).and_then(|i| i.syms.iter().find(|(n, _)| *n == name.name).map(|(_, s)| s.clone()));
+                    let sig = self.res_member(rn, &name.name);
                     return match sig {
                         Some(Sym::Proc(sig)) => {
                             let idx = sig.op.as_ref().map(|r| r.idx).unwrap_or(0);
@@ -261,6 +354,14 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// A member of resource `rn`'s spec (this resource's own, or an imported one).
+    pub fn res_member(&self, rn: &str, name: &str) -> Option<Sym> {
+        if rn == self.comp {
+            return self.exports.iter().find(|(n, _)| n == name).map(|(_, s)| s.clone());
+        }
+        self.ifaces.get(rn).and_then(|i| i.syms.iter().find(|(n, _)| n == name).map(|(_, s)| s.clone()))
+    }
+
     fn cap_target(&mut self, e: &Expr) -> Option<(Rc<ProcSig>, Target)> {
         let v = self.expr(e);
         match &v.ty {
@@ -274,7 +375,7 @@ impl<'a> Checker<'a> {
                     ret_name: None,
                     selfc: String::new(),
                     external: false,
-                    op: Some(OpRef { owner: String::new(), idx: 0, lo: 1, n: 1, inv: si.inv, proc_impl: false, global_owner: false, sem: false }),
+                    op: Some(OpRef { owner: String::new(), idx: 0, lo: "1".into(), n: "1".into(), local: None, inv: si.inv, proc_impl: false, global_owner: false, sem: false }),
                 };
                 Some((Rc::new(sig), Target::Cap(v.c)))
             }
@@ -287,7 +388,7 @@ impl<'a> Checker<'a> {
                     ret_name: None,
                     selfc: String::new(),
                     external: false,
-                    op: Some(OpRef { owner: String::new(), idx: 0, lo: 1, n: 1, inv: "mpd_inv_none".into(), proc_impl: false, global_owner: false, sem: true }),
+                    op: Some(OpRef { owner: String::new(), idx: 0, lo: "1".into(), n: "1".into(), local: None, inv: "mpd_inv_none".into(), proc_impl: false, global_owner: false, sem: true }),
                 };
                 Some((Rc::new(sig), Target::Cap(v.c)))
             }
@@ -306,26 +407,75 @@ impl<'a> Checker<'a> {
             self.error(span, format!("`{}` takes {} arguments, not {}", sig.name, sig.params.len(), args.len()));
             return V::err();
         }
+        if sig.ret.is_blob() && self.types.size_of(&sig.ret).is_none() {
+            self.error(span, format!("`{}` returns a value whose size is known only at run time; this invocation is not supported yet", sig.name));
+            return V::err();
+        }
         let r = sig.op.clone().unwrap();
+        let vals: Vec<V> = args.iter().map(|a| self.expr(a)).collect();
+        // the block: the struct, then the parameters sized at run time
         let b = self.tmp();
-        self.code.put(&format!("struct {} {} = {{ .h.size = sizeof({}) }};", r.inv, b, b));
+        let sz = self.tmp();
+        self.code.put(&format!("size_t {} = sizeof(struct {});", sz, r.inv));
+        let mut offs = Vec::new();
+        for (i, (v, p)) in vals.iter().zip(sig.params.iter()).enumerate() {
+            if p.ty.is_blob() && self.types.size_of(&p.ty).is_none() {
+                let o = self.tmp();
+                let size = match (&p.ty, v.form) {
+                    (Ty::Str(_), Form::Blob) if v.ty.is_string() => format!("mpd_blob_size_k({}, MPD_BLOB_STR)", v.c),
+                    (Ty::Str(_), _) => {
+                        let s = self.sv(v);
+                        let t = self.tmp();
+                        self.code.put(&format!("mpd_sv {} = {};", t, s));
+                        offs.push((i, o.clone(), Some(t.clone())));
+                        self.code.put(&format!("size_t {} = {};", o, sz));
+                        self.code.put(&format!("{} += MPD_STR_SIZE({}.len);", sz, t));
+                        continue;
+                    }
+                    (Ty::Arr(..), _) if v.ty.is_string() => {
+                        self.error(args[i].span, "pass chars(s) for a char array parameter");
+                        "16".into()
+                    }
+                    _ => format!("mpd_blob_size_k({}, MPD_BLOB_ARR)", v.c),
+                };
+                self.code.put(&format!("size_t {} = {};", o, sz));
+                self.code.put(&format!("{} += MPD_ALIGN({});", sz, size));
+                offs.push((i, o, None));
+            }
+        }
+        let t = self.t();
+        self.code.put(&format!("struct {inv} *{b} = mpd_tmp_alloc({t}, {sz}); {b}->h.size = (uint32_t){sz};", inv = r.inv, b = b, t = t, sz = sz));
+        for (i, o, view) in &offs {
+            self.code.put(&format!("{}->p{}_off = (uint32_t){};", b, i, o));
+            let dst = format!("((char *){} + {})", b, o);
+            match view {
+                Some(t) => self.code.put(&format!("mpd_str_init({d}, {t}.len); mpd_str_set(mpd_F, 0, {d}, {t});", d = dst, t = t)),
+                None => {
+                    let kind = if sig.params[*i].ty.is_string() { "MPD_BLOB_STR" } else { "MPD_BLOB_ARR" };
+                    let v = &vals[*i];
+                    self.code.put(&format!("memcpy({d}, {v}, mpd_blob_size_k({v}, {k}));", d = dst, v = v.c, k = kind));
+                }
+            }
+        }
         let mut backs = Vec::new();
-        for (i, (a, p)) in args.iter().zip(sig.params.iter()).enumerate() {
-            let v = self.expr(a);
-            let field = format!("{}.p{}", b, i);
+        for (i, ((v, a), p)) in vals.into_iter().zip(args.iter()).zip(sig.params.iter()).enumerate() {
             let byref = !matches!(p.mode, ParamMode::Default | ParamMode::Val);
             if byref && !v.lv && v.ty != Ty::Error {
                 self.error(a.span, "a var/res/ref argument must be a variable");
                 continue;
             }
+            let field = self.blk_param(&b, i, &p.ty);
+            let dynamic = p.ty.is_blob() && self.types.size_of(&p.ty).is_none();
             let dst = if p.ty.is_blob() {
-                let t = p.ty.clone();
-                self.init_blob(&field, &t, &[], &None);
+                if !dynamic {
+                    let t = p.ty.clone();
+                    self.init_blob(&field, &t, &[], &None);
+                }
                 V { c: field.clone(), ty: p.ty.clone(), form: Form::Blob, k: None, lv: true, slice: None }
             } else {
                 V { c: field.clone(), ty: p.ty.clone(), form: Form::Scalar, k: None, lv: true, slice: None }
             };
-            if p.mode != ParamMode::Res {
+            if p.mode != ParamMode::Res && !dynamic {
                 self.assign_into(&dst, v.clone(), a.span);
             }
             if byref && !send {
@@ -335,15 +485,15 @@ impl<'a> Checker<'a> {
         let pos = self.pos(span);
         let kind = if send { "send" } else { "call" };
         match target {
-            Target::Op(op) => self.code.put(&format!("mpd_{}_op({}, {}, &{}.h);", kind, pos, op, b)),
-            Target::Cap(c) => self.code.put(&format!("mpd_{}({}, {}, &{}.h);", kind, pos, c, b)),
+            Target::Op(op) => self.code.put(&format!("mpd_{}_op({}, {}, &{}->h);", kind, pos, op, b)),
+            Target::Cap(c) => self.code.put(&format!("mpd_{}({}, {}, &{}->h);", kind, pos, c, b)),
         }
         for (v, dst, sp) in backs {
             let src = V { lv: false, ..dst };
             self.assign_into(&v, src, sp);
         }
         if sig.ret != Ty::Void && !send {
-            let c = format!("{}.ret", b);
+            let c = format!("{}->ret", b);
             if sig.ret.is_blob() {
                 V { c, ty: sig.ret.clone(), form: Form::Blob, k: None, lv: false, slice: None }
             } else {
@@ -351,6 +501,16 @@ impl<'a> Checker<'a> {
             }
         } else {
             V::scalar("0".into(), Ty::Void)
+        }
+    }
+
+    /// Parameter `i` of block pointer `ib` (a typed pointer): inline, or after
+    /// the struct at its recorded offset when its size is known only at run time.
+    pub fn blk_param(&self, ib: &str, i: usize, t: &Ty) -> String {
+        if t.is_blob() && self.types.size_of(t).is_none() {
+            format!("((char *)({ib}) + ({ib})->p{i}_off)", ib = ib, i = i)
+        } else {
+            format!("({})->p{}", ib, i)
         }
     }
 
@@ -410,7 +570,7 @@ impl<'a> Checker<'a> {
                 continue;
             }
             let src = if ps.ty.is_blob() {
-                V { c: format!("{}->p{}", ib, i), ty: ps.ty.clone(), form: Form::Blob, k: None, lv: false, slice: None }
+                V { c: self.blk_param(&ib, i, &ps.ty), ty: ps.ty.clone(), form: Form::Blob, k: None, lv: false, slice: None }
             } else {
                 V::scalar(format!("{}->p{}", ib, i), ps.ty.clone())
             };
@@ -538,6 +698,7 @@ impl<'a> Checker<'a> {
         let ret = "mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;".to_string();
         let saved_ret = self.ret.replace(super::RetInfo { stmt: ret.clone() });
         self.block_stmts(&p.body.stmts);
+        self.local_ops_end_all();
         self.code.put(&ret);
         self.ret = saved_ret;
         self.pop();
@@ -565,11 +726,11 @@ impl<'a> Checker<'a> {
     pub fn proc_wrapper(&mut self, sig: &ProcSig) -> String {
         let r = sig.op.clone().unwrap();
         let w = format!("{}_ib", sig.cname);
-        let mut args = vec![format!("({} *)self_", self.self_type()), "&_t".to_string()];
+        let mut args = vec![format!("({} *)self_", self.self_type()), "&_t".to_string(), "&ib_".to_string()];
         for (i, p) in sig.params.iter().enumerate() {
             let byref = !matches!(p.mode, ParamMode::Default | ParamMode::Val);
             if p.ty.is_blob() || !byref {
-                args.push(format!("ib->p{}", i));
+                args.push(self.blk_param("ib", i, &p.ty));
             } else {
                 args.push(format!("&ib->p{}", i));
             }

@@ -35,9 +35,11 @@ pub struct ProcSig {
 pub struct OpRef {
     pub owner: String,
     pub idx: u32,
-    /// op arrays: lower bound and count (scalar ops: 1, 1)
-    pub lo: i64,
-    pub n: u32,
+    /// op arrays: lower bound and count as C expressions (scalar ops: 1, 1)
+    pub lo: String,
+    pub n: String,
+    /// a local op object (ops declared in a block): its C variable
+    pub local: Option<String>,
     pub inv: String,
     /// implemented by a proc/procedure of its component (a direct C call works)
     pub proc_impl: bool,
@@ -64,4 +66,6 @@ pub enum Sym {
 #[derive(Default)]
 pub struct Scope {
     pub map: HashMap<String, Sym>,
+    /// local op objects created in this scope (killed when it ends)
+    pub local_ops: Vec<String>,
 }

@@ -75,6 +75,7 @@ impl<'a> Checker<'a> {
                 for (ib, _) in self.in_stack.clone().iter().rev() {
                     self.code.put(&format!("mpd_in_done({});", ib));
                 }
+                self.local_ops_end_all();
                 match self.ret.clone() {
                     Some(r) => self.code.put(&r.stmt),
                     None => {
@@ -105,7 +106,22 @@ impl<'a> Checker<'a> {
                 self.flush_tmps();
             }
             StmtKind::In(ins) => self.in_stmt(ins, s.span),
-            StmtKind::Forward(_) | StmtKind::Reply | StmtKind::Co(_) => {
+            StmtKind::Reply => {
+                let p = self.pos(s.span);
+                if let Some((ib, _)) = self.in_stack.last().cloned() {
+                    self.code.put(&format!("{} = mpd_reply({}, {});", ib, p, ib));
+                    return;
+                }
+                match (&self.reply_code, self.ret.is_some()) {
+                    (Some(copy), true) => {
+                        let copy = copy.clone();
+                        self.code.put(&format!("if (_ibp) {{ {}*_ibp = mpd_reply({}, *_ibp); }}", copy, p));
+                    }
+                    (None, false) => self.code.put(&format!("args_ = mpd_reply({}, args_);", p)),
+                    _ => {}
+                }
+            }
+            StmtKind::Forward(_) | StmtKind::Co(_) => {
                 self.error(s.span, "this concurrency statement is not supported yet");
             }
         }
@@ -304,7 +320,7 @@ impl<'a> Checker<'a> {
     fn bind_formals(&mut self, arm: &ast::InArm, sig: &super::scope::ProcSig, ib: &str, qv: &Option<(String, ast::Ident, Ty, String)>) {
         let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
         for (i, (f, ps)) in arm.formals.iter().zip(sig.params.iter()).enumerate() {
-            let c = format!("((struct {} *){})->p{}", inv, ib, i);
+            let c = self.blk_param(&format!("((struct {} *){})", inv, ib), i, &ps.ty);
             self.declare(f, Sym::Var { c, ty: ps.ty.clone(), assignable: true });
         }
         if let Some(r) = &arm.returns {
@@ -363,6 +379,9 @@ impl<'a> Checker<'a> {
         self.code.open("{");
         self.push();
         self.block_stmts(&b.stmts);
+        for o in self.scopes.last().unwrap().local_ops.clone().iter().rev() {
+            self.code.put(&format!("mpd_ops_local_end({});", o));
+        }
         self.pop();
         self.code.close("}");
     }
@@ -455,4 +474,19 @@ impl<'a> Checker<'a> {
         self.flush_tmps();
         let _ = V::err;
     }
+}
+
+/// Whether statements contain `reply` or `forward` (outside nested procs).
+pub fn has_reply(stmts: &[Stmt]) -> bool {
+    fn block(b: &ast::Block) -> bool {
+        has_reply(&b.stmts)
+    }
+    stmts.iter().any(|s| match &s.kind {
+        StmtKind::Reply | StmtKind::Forward(_) => true,
+        StmtKind::If { arms, else_block } => arms.iter().any(|a| block(&a.body)) || else_block.as_ref().map(block).unwrap_or(false),
+        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => block(body),
+        StmtKind::In(i) => i.arms.iter().any(|a| block(&a.body)) || i.else_block.as_ref().map(block).unwrap_or(false),
+        StmtKind::Co(c) => c.arms.iter().any(|a| a.post.as_ref().map(block).unwrap_or(false)),
+        _ => false,
+    })
 }

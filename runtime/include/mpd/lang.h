@@ -25,6 +25,7 @@
 #include <limits.h>
 #include "mpd/err.h"
 #include "mpd/io.h"
+#include "mpd/ops.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -169,6 +170,9 @@ int mpd_int_rem(const char *f, int l, int i, int j);
 static inline int mpd_int_abs(int i) { return i < 0 ? (int)(0u - (unsigned)i) : i; }
 _Bool mpd_bool_of_int(const char *f, int l, int i);
 int mpd_ord_step(const char *f, int l, int v, int lo, int hi, const char *what);
+
+/* the capability of an op known by pointer (an element of an op array) */
+static inline mpd_cap mpd_cap_of_op(mpd_op *op) { return mpd_cap_of(op->owner, op->idx); }
 
 /* ---- glue to mpd/io.h --------------------------------------------------- */
 static inline mpd_val mpd_v_sv(mpd_sv s) { return MPD_VS(s.p, s.len); }
