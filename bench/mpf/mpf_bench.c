@@ -164,7 +164,7 @@ static void pin(int cpu)
     if (!e || *e != '1') return;
     cpu_set_t set;
     CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
+    CPU_SET(e[1] == 's' ? 0 : cpu, &set); /* MPF_BENCH_PIN=1s: both on CPU 0 */
     sched_setaffinity(0, sizeof set, &set);
 }
 
@@ -342,7 +342,9 @@ static void bench_main(void *unused)
         exit(2);
     }
     double msgs = bytes / (double)SIZE;
-    printf("mpf-%s %s %d %zu %.6f %.2f %.0f", procs ? "procs" : lwp ? "lwp" : "threads", mode, N, SIZE, t, bytes / t / 1e6,
+    const char *pinned = getenv("MPF_BENCH_PIN");
+    printf("mpf-%s %s %d %zu %.6f %.2f %.0f",
+           pinned && *pinned == '1' ? "pinned" : procs ? "procs" : lwp ? "lwp" : "threads", mode, N, SIZE, t, bytes / t / 1e6,
            msgs / t);
     if (!strcmp(mode, "latency")) printf(" %.0f %.0f", t / (2.0 * COUNT) * 1e9, best_batch / 40.0 * 1e9);
     printf("\n");

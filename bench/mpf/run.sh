@@ -1,0 +1,79 @@
+#!/bin/sh
+# run.sh: builds and runs the MPF benchmarks with their anchors side by side, then writes tables and plots.
+#
+#   sh bench/mpf/run.sh [quick]        (from the repository root, after `make runtime`)
+#
+# For every pattern (base, fcfs, broadcast, random) and ping-pong latency it runs, in one go:
+#   mpf-threads  MPF in one program, POSIX threads            (mpf_bench ... threads)
+#   mpf-procs    MPF across forked processes, named shm       (mpf_bench ... procs)
+#   mpf-lwp      MPF between MPD lightweight processes, 1 VP  (mpf_bench ... lwp)
+#   socket       Unix datagram sockets between processes      (sock_bench)
+#   mpi          Open MPI, shared-memory transport            (mpirun -np P mpi_bench), if mpicc exists
+# Raw lines go to bench/results/mpf/results.txt; tables to docs/mpf/results.md; plots to docs/mpf/*.svg.
+# The machine is shared and noisy: compare columns of one run, not runs of different days.
+set -eu
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+BUILD=${BUILD:-$ROOT/build}
+B=$BUILD/bench/mpf
+OUT=$ROOT/bench/results/mpf
+DOC=$ROOT/docs/mpf
+mkdir -p "$B" "$OUT" "$DOC"
+[ -f "$BUILD/lib/libmpdrt.a" ] || make -s -C runtime BUILD="$BUILD"
+CFLAGS="-O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra"
+cc $CFLAGS -I"$ROOT/runtime/include" bench/mpf/mpf_bench.c "$BUILD/lib/libmpdrt.a" -lpthread -lm -o "$B/mpf_bench"
+cc $CFLAGS bench/mpf/sock_bench.c -o "$B/sock_bench"
+MPI=""
+if command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; then
+  mpicc -O2 bench/mpf/mpi_bench.c -o "$B/mpi_bench" && MPI="mpirun --allow-run-as-root --oversubscribe"
+fi
+
+QUICK=${1:-}
+if [ "$QUICK" = quick ]; then
+  BASE_SIZES="64 4096"; SIZES="64 4096"; NS="1 4"; RNS="4"; VOLUME=4000000
+else
+  BASE_SIZES="16 64 256 1024 4096 16384 65536"; SIZES="64 1024 16384"; NS="1 2 4"; RNS="2 4"; VOLUME=32000000
+fi
+# Messages per run: VOLUME bytes, at least 2000 and at most 200000 messages.
+count() { c=$((VOLUME / $1)); [ $c -lt 2000 ] && c=2000; [ $c -gt 200000 ] && c=200000; echo $c; }
+
+RES=$OUT/results.txt
+: > "$RES"
+run() { # label cmd...: one benchmark line, or a note if it failed
+  if line=$(timeout 120 "$@" 2>/dev/null | tail -n 1) && [ -n "$line" ]; then echo "$line" | tee -a "$RES"
+  else echo "# failed: $*" | tee -a "$RES"; fi
+}
+mpi() { [ -n "$MPI" ] && run $MPI -np "$1" "$B/mpi_bench" "$2" "$3" "$4" || true; }
+
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC') $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$RES"
+for s in 16 64; do
+  for d in threads procs lwp; do run "$B/mpf_bench" latency $d 1 $s 200000; done
+  run env MPF_BENCH_PIN=1 "$B/mpf_bench" latency procs 1 $s 200000   # prints as mpf-pinned
+  run "$B/sock_bench" latency 1 $s 100000
+  mpi 2 latency $s 100000
+done
+for s in $BASE_SIZES; do
+  c=$(count $s)
+  for d in threads procs lwp; do run "$B/mpf_bench" base $d 1 $s $c; done
+  run "$B/sock_bench" base 1 $s $c
+  mpi 1 base $s $c
+done
+for mode in fcfs broadcast; do
+  for n in $NS; do
+    for s in $SIZES; do
+      c=$(count $s)
+      for d in threads procs lwp; do run "$B/mpf_bench" $mode $d $n $s $c; done
+      run "$B/sock_bench" $mode $n $s $c
+      mpi $((n + 1)) $mode $s $c
+    done
+  done
+done
+for n in $RNS; do
+  for s in $SIZES; do
+    c=$(( $(count $s) / n ))
+    for d in threads procs lwp; do run "$B/mpf_bench" random $d $n $s $c; done
+    run "$B/sock_bench" random $n $s $c
+    mpi $n random $s $c
+  done
+done
+sh bench/mpf/report.sh "$RES" "$DOC"
