@@ -1,6 +1,6 @@
 #!/bin/sh
 # report.sh RESULTS DOCDIR: turns the benchmark lines of run.sh into markdown tables and gnuplot SVG plots.
-# Line format: IMPL MODE N SIZE seconds MB/s msgs/s [one-way-ns-mean one-way-ns-best]
+# PLOT=png writes PNG instead of SVG.  Line format: IMPL MODE N SIZE seconds MB/s msgs/s [one-way-ns-mean one-way-ns-best]
 set -eu
 RES=$1; DOC=$2
 MD=$DOC/results.md
@@ -50,8 +50,9 @@ for mode in base fcfs broadcast random; do
     [ -s "$T/$mode-$i-n" ] && plotn="$plotn${plotn:+, }'$T/$mode-$i-n' using 1:2 with linespoints title '$i'"
   done
   {
-    echo "set terminal svg size 1000,420 dynamic font 'sans,11'"
-    echo "set output '$DOC/$mode.svg'"
+    if [ "${PLOT:-svg}" = png ]; then echo "set terminal pngcairo size 1000,420 font 'sans,10'"
+    else echo "set terminal svg size 1000,420 dynamic font 'sans,11'"; fi
+    echo "set output '$DOC/$mode.${PLOT:-svg}'"
     echo "set key top left; set grid; set logscale y; set ylabel 'MB/s'"
     if [ "$mode" = base ]; then
       echo "set logscale x 2; set xlabel 'message size (bytes)'; set title '$mode: loop-back throughput by message size'"

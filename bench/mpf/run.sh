@@ -30,12 +30,13 @@ fi
 
 QUICK=${1:-}
 if [ "$QUICK" = quick ]; then
-  BASE_SIZES="64 4096"; SIZES="64 4096"; NS="1 4"; RNS="4"; VOLUME=4000000
+  BASE_SIZES="64 4096"; SIZES="64 4096"; NS="1 4"; RNS="4"; VOLUME=4000000; SCALE=10
 else
-  BASE_SIZES="16 64 256 1024 4096 16384 65536"; SIZES="64 1024 16384"; NS="1 2 4"; RNS="2 4"; VOLUME=32000000
+  BASE_SIZES="16 64 256 1024 4096 16384 65536"; SIZES="64 1024 16384"; NS="1 2 4"; RNS="2 4"; VOLUME=64000000; SCALE=1
 fi
-# Messages per run: VOLUME bytes, at least 2000 and at most 200000 messages.
-count() { c=$((VOLUME / $1)); [ $c -lt 2000 ] && c=2000; [ $c -gt 200000 ] && c=200000; echo $c; }
+# Messages per run: VOLUME bytes, at least 5000 and at most 200000 messages (base: 20000..500000, 1 GB).
+count() { c=$((VOLUME / $1)); [ $c -lt 5000 ] && c=5000; [ $c -gt 200000 ] && c=200000; echo $((c / SCALE)); }
+bcount() { c=$((1000000000 / $1)); [ $c -lt 20000 ] && c=20000; [ $c -gt 500000 ] && c=500000; echo $((c / SCALE)); }
 
 RES=$OUT/results.txt
 : > "$RES"
@@ -47,13 +48,14 @@ mpi() { [ -n "$MPI" ] && run $MPI -np "$1" "$B/mpi_bench" "$2" "$3" "$4" || true
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC') $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$RES"
 for s in 16 64; do
-  for d in threads procs lwp; do run "$B/mpf_bench" latency $d 1 $s 200000; done
-  run env MPF_BENCH_PIN=1 "$B/mpf_bench" latency procs 1 $s 200000   # prints as mpf-pinned
-  run "$B/sock_bench" latency 1 $s 100000
-  mpi 2 latency $s 100000
+  c=$((200000 / SCALE))
+  for d in threads procs lwp; do run "$B/mpf_bench" latency $d 1 $s $c; done
+  run env MPF_BENCH_PIN=1 "$B/mpf_bench" latency procs 1 $s $c   # prints as mpf-pinned
+  run "$B/sock_bench" latency 1 $s $c
+  mpi 2 latency $s $c
 done
 for s in $BASE_SIZES; do
-  c=$(count $s)
+  c=$(bcount $s)
   for d in threads procs lwp; do run "$B/mpf_bench" base $d 1 $s $c; done
   run "$B/sock_bench" base 1 $s $c
   mpi 1 base $s $c
@@ -77,3 +79,10 @@ for n in $RNS; do
   done
 done
 sh bench/mpf/report.sh "$RES" "$DOC"
+if [ "$QUICK" != quick ]; then
+  # The applications: speedup for 1..4 workers (processes), each verified against the sequential solver.
+  cc $CFLAGS -I"$ROOT/runtime/include" bench/mpf/apps/gauss_jordan.c "$BUILD/lib/libmpdrt.a" -lpthread -lm -o "$B/gauss_jordan"
+  cc $CFLAGS -I"$ROOT/runtime/include" bench/mpf/apps/sor.c "$BUILD/lib/libmpdrt.a" -lpthread -lm -o "$B/sor"
+  { echo "# $(date -u '+%Y-%m-%d %H:%M UTC') load $(cut -d' ' -f1-3 /proc/loadavg)"
+    "$B/gauss_jordan" -n 800 -p 4; echo; "$B/sor" -n 200 -p 4; } | tee "$DOC/apps.txt"
+fi

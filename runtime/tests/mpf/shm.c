@@ -333,6 +333,23 @@ static void test_segment_errors(mpf_t *m)
     MUST(mpf_close_send(m, 9, id));
 }
 
+/* A child made by fork() after init may use the parent's handle as it is. */
+static void test_fork_inherits(mpf_t *m)
+{
+    int r = MUST(mpf_open_receive(m, 0, "inherit", MPF_FCFS));
+    pid_t p = fork();
+    if (p == 0) {
+        int s = mpf_open_send(m, 11, "inherit");
+        int rc = s < 0 || mpf_message_send(m, 11, s, "from child", 10) || mpf_close_send(m, 11, s);
+        _exit(rc);
+    }
+    char b[16];
+    CHECK_RC(mpf_message_receive(m, 0, r, b, sizeof b), 10);
+    CHECK(memcmp(b, "from child", 10) == 0);
+    CHECK(exit_ok(p));
+    MUST(mpf_close_receive(m, 0, r));
+}
+
 int main(void)
 {
     snprintf(seg, sizeof seg, "/mpf-test-%d", (int)getpid());
@@ -341,6 +358,7 @@ int main(void)
                      .pool_bytes = 4 << 20};
     MUST(mpf_init_ex(&m, &o));
     test_pingpong(m);
+    test_fork_inherits(m);
     test_broadcast(m);
     test_death_in_lock(m);
     test_dead_receiver(m);

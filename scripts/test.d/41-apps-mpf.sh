@@ -1,0 +1,19 @@
+# The MPF applications (Gauss-Jordan, SOR) at small sizes, as checks: each compares its
+# parallel result for 1..3 workers (processes, then threads) with its sequential solver.
+B="$BUILD/bench/mpf"
+mkdir -p "$B"
+make -s -C runtime BUILD="$BUILD" >/dev/null || { echo "mpf-apps: 0 passed, 1 failed (build)"; exit 1; }
+pass=0; fail=0
+for app in gauss_jordan sor; do
+  if ! cc -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iruntime/include "bench/mpf/apps/$app.c" \
+       "$BUILD/lib/libmpdrt.a" -lpthread -lm -o "$B/$app"; then
+    fail=$((fail+1)); echo "FAIL mpf-apps/$app (build)"; continue
+  fi
+  for mode in "" -t; do
+    n=100; [ $app = sor ] && n=40
+    if out=$(timeout 120 "$B/$app" -n $n -p 3 $mode 2>&1); then pass=$((pass+1)); echo "PASS mpf-apps/$app $mode"
+    else fail=$((fail+1)); echo "FAIL mpf-apps/$app $mode"; echo "$out" | sed 's/^/    /'; fi
+  done
+done
+echo "mpf-apps: $pass passed, $fail failed"
+[ "$fail" = 0 ]
