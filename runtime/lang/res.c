@@ -239,3 +239,11 @@ void res_program_end(void)
         }
     }
 }
+
+_Noreturn void mpd_stop(const char *F, int L, int status)
+{
+    (void)F; (void)L;
+    if (status == 0)
+        res_program_end();
+    mpd_exit(status);
+}

@@ -197,6 +197,11 @@ mpd_res *mpd_self_res(void);
  * code, then the globals' final code, then reports blocked processes. */
 void     mpd_main_resource(const mpd_respat *pat, mpd_invb *args);
 
+/* stop(n): with n == 0 the main resource's final code and then the globals'
+ * run first (in the calling process), as at a normal end; then the program
+ * exits with status n. */
+_Noreturn void mpd_stop(const char *F, int L, int status);
+
 /* Maximum number of live resource instances (mpdl -R); default 0 = none.
  * Exceeding it: "RTS abort: too many active resources". */
 extern unsigned mpd_max_resources;

@@ -155,6 +155,22 @@ static void A_init(mpd_res *self, mpd_invb *args)
 static const mpd_respat A_pat = { "a1", sizeof(mpd_res), 0, 0, A_init, main_final, F };
 static void end_destroy_self(void *a) { (void)a; mpd_main_resource(&A_pat, NULL); }
 
+static void S_init(mpd_res *self, mpd_invb *args)
+{
+    (void)self; (void)args;
+    fprintf(stderr, "stopping\n");
+    mpd_stop(F, 50, 0);
+}
+static const mpd_respat S_pat = { "s", sizeof(mpd_res), 0, 0, S_init, main_final, F };
+static void end_stop0(void *a) { (void)a; mpd_main_resource(&S_pat, NULL); }
+static void S3_init(mpd_res *self, mpd_invb *args)
+{
+    (void)self; (void)args;
+    mpd_stop(F, 51, 3);
+}
+static const mpd_respat S3_pat = { "s", sizeof(mpd_res), 0, 0, S3_init, main_final, F };
+static void end_stop3(void *a) { (void)a; mpd_main_resource(&S3_pat, NULL); }
+
 static void err_destroy_twice(void *a)
 {
     (void)a;
@@ -214,6 +230,8 @@ int main(void)
                         "final main\nfinal G\nRTS warning: blocked process: b.body : file inithung.mpd, line 11\n");
     bad += t_expect_err("destroy myresource() in initial code", end_destroy_self, 0,
                         "final main\nRTS warning: body process destroyed\n");
+    bad += t_expect_err("stop(0) runs final code", end_stop0, 0, "stopping\nfinal main\n");
+    bad += t_expect_err("stop(3) does not", end_stop3, 3, "");
     bad += t_expect_err("destroy twice", err_destroy_twice, 1,
                         "RTS abort: attempting to destroy resource (D) that no longer exists\n");
     bad += t_expect_err("call into a destroyed resource", err_dead_op, 1,
