@@ -343,6 +343,14 @@ static inline struct mpd__vp_hot *mpd__vp(void)
     __asm__ volatile("movq mpd__tls_vp@gottpoff(%%rip), %0\n\t"
                      "movq %%fs:(%0), %0" : "=r"(v));
     return v;
+#elif defined(__aarch64__) && !defined(MPD_NO_TLS_ASM)
+    struct mpd__vp_hot *v;
+    unsigned long off;
+    __asm__ volatile("mrs %0, tpidr_el0\n\t"
+                     "adrp %1, :gottprel:mpd__tls_vp\n\t"
+                     "ldr %1, [%1, #:gottprel_lo12:mpd__tls_vp]\n\t"
+                     "ldr %0, [%0, %1]" : "=&r"(v), "=&r"(off));
+    return v;
 #else
     extern struct mpd__vp_hot *mpd__vp_get(void);
     return mpd__vp_get();
