@@ -91,7 +91,10 @@ mpd_proc *mpd_proc_create(void (*fn)(void *), void *arg, const mpd_proc_attr *at
     else
         atomic_fetch_add(&mpd__nprocs, 1);
     unlock_if(&mpd__all_lock);
-    mpd__ready(p);
+    if (attr->run_now && vp->hot.cur)
+        mpd_unpark_handoff(p);
+    else
+        mpd__ready(p);
     return p;
 }
 

@@ -112,8 +112,11 @@ typedef struct mpd_proc_attr {
     int priority;          /* larger runs first under the priority scheduler */
     size_t stack_size;     /* bytes; 0 = default */
     int detached;          /* 1: resources freed at exit, cannot be joined */
+    int run_now;           /* 1: the new process runs at once and the creator
+                              becomes ready (behind the ones already ready),
+                              as when MPD's send starts a proc */
 } mpd_proc_attr;
-#define MPD_PROC_ATTR_INIT { 0, 0, 0, 0 }
+#define MPD_PROC_ATTR_INIT { 0, 0, 0, 0, 0 }
 
 /* The part of a process the inline fast paths use; the rest is private. */
 struct mpd__proc_hot {
@@ -125,6 +128,8 @@ struct mpd__proc_hot {
 
 /* Creates a ready process running fn(arg).  attr may be NULL (joinable,
  * default name/stack/priority 0).  Returning from fn is mpd_proc_exit(NULL).
+ * The result of creating a detached process may be used only until the
+ * process can have ended (with run_now: not at all).
  * Aborts with a clear message on too many processes or no memory. */
 mpd_proc *mpd_proc_create(void (*fn)(void *), void *arg, const mpd_proc_attr *attr);
 /* Ends the calling process; result is what mpd_proc_join() returns. */

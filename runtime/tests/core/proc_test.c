@@ -74,6 +74,19 @@ static void main_one(void *arg)
     mpd_proc_create(loc_proc, NULL, &at);
     mpd_yield();
 
+    /* run_now: the new process runs before the creator goes on, and the
+     * creator queues behind processes that were already ready */
+    olen = 0;
+    order[0] = 0;
+    mpd_proc_create(letter, (void *)(intptr_t)'a', &at);    /* ready, not running */
+    mpd_proc_attr rn = at;
+    rn.run_now = 1;
+    mpd_proc_create(letter, (void *)(intptr_t)'b', &rn);    /* b runs now, yields */
+    note('m');
+    mpd_yield();
+    mpd_yield();
+    CHECK(!strcmp(order, "bamBA"));
+
     /* many processes, stack reuse */
     for (int round = 0; round < 3; round++) {
         mpd_proc *ps[1000];
