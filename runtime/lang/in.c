@@ -658,6 +658,29 @@ void in_purge(mpd_op *op)
 
 void mpd_op_P(const char *F, int L, mpd_op *op)
 {
+    if (op->kind == MPD_OPK_INPUT && op_counted(op)) {     /* a semaphore */
+        opq *q = op_queue(op);
+        opcls *c = cls_lock(q->cls);
+        if (op_counted(op)) {
+            if (q->count) {
+                __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
+                opk_release(&c->lk);
+                return;
+            }
+            mpd_op *ops[1] = { op };
+            mpd_arm arm = { ops, 1, 0, 0, 0, 0 };
+            mpd_in in = { &arm, 1, 0, NULL, NULL, NULL, 0, 0 };
+            inwait w;
+            w.got = NULL;
+            w.rescan = 0;
+            w.proc = mpd_self();
+            w.in = &in;
+            w_append(c, &w);
+            opk_park_waiter(&c->lk, F, L);  /* woken with a token */
+            return;
+        }
+        opk_release(&c->lk);
+    }
     mpd_in_done(mpd_receive_op(F, L, op));
 }
 

@@ -165,7 +165,7 @@ static void proc_entry(void *arg)
 static void proc_spawn(mpd_op *op, mpd_invb *h)
 {
     h->op = op;
-    opk_spawn(proc_entry, h, op->name, op->owner);
+    opk_spawn(proc_entry, h, op->name, op->owner, 0);
 }
 
 /* Route a runtime-owned block h whose answer goes to h->done/orig/co:

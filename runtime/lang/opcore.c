@@ -2,22 +2,46 @@
 #include <stdio.h>
 #include "opint.h"
 
-/* Per-process language data (the core's udata slot). */
+/* Per-process language data (the core's udata slot); also carries the
+ * start function, so a spawn allocates one small block (from a per-VP
+ * cache) besides the core's process. */
 typedef struct oproc {
     mpd_res *res;               /* the instance it belongs to */
-    mpd_proc *p;
     int killed;                 /* its resource was destroyed */
     int is_body;
     struct oproc *next, *prev;  /* in its instance's process list */
-} oproc;
-
-typedef struct spawnarg {
     void (*fn)(void *);
     void *arg;
-    oproc *op;
-} spawnarg;
+} oproc;
 
 static opk_lock plk = OPK_LOCK_INIT;        /* process lists */
+
+#define OCACHE_MAX 256
+static _Thread_local oproc *ocache;
+static _Thread_local unsigned ocachen;
+
+static oproc *oproc_new(void)
+{
+    oproc *o = ocache;
+    if (o) {
+        ocache = o->next;
+        ocachen--;
+    } else if (!(o = malloc(sizeof *o))) {
+        mpd_rts_fatal("out of memory");
+    }
+    return o;
+}
+
+static void oproc_free(oproc *o)
+{
+    if (ocachen < OCACHE_MAX) {
+        o->next = ocache;
+        ocache = o;
+        ocachen++;
+    } else {
+        free(o);
+    }
+}
 
 static oproc *me(void)
 {
@@ -48,31 +72,27 @@ static void unlist(oproc *o)
 
 static void spawn_entry(void *arg)
 {
-    spawnarg sa = *(spawnarg *)arg;
-    free(arg);
-    mpd_proc_set_udata(mpd_self(), sa.op);
-    sa.op->p = mpd_self();
-    if (!sa.op->killed)
-        sa.fn(sa.arg);
-    unlist(sa.op);
+    oproc *o = arg;
+    mpd_proc *self = mpd_self();
+    mpd_proc_set_udata(self, o);
+    if (!__atomic_load_n(&o->killed, __ATOMIC_RELAXED))
+        o->fn(o->arg);
+    unlist(o);
     mpd_proc_set_udata(mpd_self(), NULL);
-    free(sa.op);
+    oproc_free(o);
 }
 
-void opk_spawn(void (*fn)(void *), void *arg, const char *name, mpd_res *res)
+void opk_spawn(void (*fn)(void *), void *arg, const char *name, mpd_res *res, int is_body)
 {
-    spawnarg *sa = malloc(sizeof *sa);
-    oproc *o = calloc(1, sizeof *o);
-    if (!sa || !o)
-        mpd_rts_fatal("out of memory");
-    sa->fn = fn;
-    sa->arg = arg;
-    sa->op = o;
+    oproc *o = oproc_new();
+    o->fn = fn;
+    o->arg = arg;
     o->res = res;
+    o->killed = 0;
+    o->is_body = is_body;
+    o->next = o->prev = NULL;
     if (res) {
         resrt *rt = res_rt(res);
-        const char *dot = name ? strrchr(name, '.') : NULL;
-        o->is_body = dot && strcmp(dot, ".body") == 0;
         opk_acquire(&plk);
         o->next = rt->procs;
         if (rt->procs)
@@ -86,7 +106,7 @@ void opk_spawn(void (*fn)(void *), void *arg, const char *name, mpd_res *res)
     mpd_proc *self = mpd_self();
     if (self)
         at.priority = mpd_proc_priority(self);
-    mpd_proc_create(spawn_entry, sa, &at);
+    mpd_proc_create(spawn_entry, o, &at);
 }
 
 _Noreturn void opk_exit(void)
@@ -95,7 +115,7 @@ _Noreturn void opk_exit(void)
     if (o) {
         unlist(o);
         mpd_proc_set_udata(mpd_self(), NULL);
-        free(o);
+        oproc_free(o);
     }
     mpd_proc_exit(NULL);
 }
@@ -108,7 +128,7 @@ int opk_kill_procs(mpd_res *r)
     opk_acquire(&plk);
     for (oproc *o = rt->procs; o; o = o->next)
         if (o != self) {
-            o->killed = 1;
+            __atomic_store_n(&o->killed, 1, __ATOMIC_RELAXED);
             body |= o->is_body;
         }
     opk_release(&plk);
@@ -118,7 +138,7 @@ int opk_kill_procs(mpd_res *r)
 static void die_if_killed(void)
 {
     oproc *o = me();
-    if (o && o->killed)
+    if (o && __atomic_load_n(&o->killed, __ATOMIC_RELAXED))
         opk_exit();
 }
 
@@ -145,7 +165,7 @@ static void report_one(mpd_proc *p, void *arg)
 {
     (void)arg;
     oproc *o = mpd_proc_udata(p);
-    if (o && o->killed)
+    if (o && __atomic_load_n(&o->killed, __ATOMIC_RELAXED))
         return;             /* its resource is gone: it is not "blocked" */
     const char *f = mpd_proc_file(p);
     if (f)

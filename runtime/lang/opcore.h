@@ -35,8 +35,9 @@ void opk_event_wait(opk_event *e, const char *F, int L);
 static inline void opk_event_post(opk_event *e) { mpd_sem_V(e); }
 
 /* Start a process running fn(arg).  name: "res.proc" (copied); res: the
- * instance it belongs to (its processes die with it), or NULL. */
-void opk_spawn(void (*fn)(void *), void *arg, const char *name, mpd_res *res);
+ * instance it belongs to (its processes die with it), or NULL; is_body: it
+ * runs the instance's initial code. */
+void opk_spawn(void (*fn)(void *), void *arg, const char *name, mpd_res *res, int is_body);
 
 /* The resource instance of the running process (set at spawn). */
 mpd_res *opk_cur_res(void);

@@ -54,7 +54,7 @@ static mpd_res *instantiate(const char *F, int L, const mpd_respat *pat, mpd_inv
 
 static void start_body(mpd_res *r, const char *F, int L)
 {
-    opk_spawn(body_entry, r, proc_name(r->pat, "body"), r);
+    opk_spawn(body_entry, r, proc_name(r->pat, "body"), r, 1);
     opk_event_wait(&res_rt(r)->initdone, F, L);
 }
 
@@ -73,7 +73,7 @@ void mpd_main_resource(const mpd_respat *pat, mpd_invb *args)
     opk_release(&reslk);
     opk_install_end();
     res_rt(r)->createblk->done = NULL;      /* nobody waits for it */
-    opk_spawn(body_entry, r, proc_name(pat, "body"), r);
+    opk_spawn(body_entry, r, proc_name(pat, "body"), r, 1);
 }
 
 /* ---- globals ------------------------------------------------------------ */
@@ -162,7 +162,7 @@ static void run_final(mpd_res *r, const char *F, int L)
         return;
     finarg fa = { r, {0} };
     opk_event_init(&fa.done);
-    opk_spawn(final_entry, &fa, proc_name(r->pat, "final"), NULL);
+    opk_spawn(final_entry, &fa, proc_name(r->pat, "final"), NULL, 0);
     opk_event_wait(&fa.done, F, L);
 }
 
