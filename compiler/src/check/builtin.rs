@@ -125,7 +125,7 @@ impl<'a> Checker<'a> {
                     }
                 };
                 if sig.external && p.ty.is_string() {
-                    cargs.push(format!("MPD_STR_CHARS({})", c));
+                    cargs.push(format!("mpd_str_cstr({})", c));
                 } else {
                     cargs.push(c);
                 }
@@ -140,8 +140,9 @@ impl<'a> Checker<'a> {
                 }
                 cargs.push(format!("&({})", v.c));
             } else {
+                let file = p.ty == Ty::File;
                 let c = self.scalar_for(&p.ty, v, a.span);
-                cargs.push(c);
+                cargs.push(if sig.external && file { format!("mpd_file_cfile({})", c) } else { c });
             }
         }
         let call = format!("{}({})", sig.cname, cargs.join(", "));

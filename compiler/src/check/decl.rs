@@ -357,14 +357,34 @@ impl<'a> Checker<'a> {
 
     pub fn decl(&mut self, d: &ast::Decl) {
         match &d.kind {
-            DeclKind::Import { names: ns, .. } => {
+            DeclKind::Import { names: ns, extend } => {
                 for n in ns {
                     match self.ifaces.get(&n.name) {
                         Some(i) => {
                             let g = i.global;
-                            let syms = i.syms.clone();
+                            let mut syms = i.syms.clone();
                             if g && !self.imported_globals.contains(&n.name) {
                                 self.imported_globals.push(n.name.clone());
+                                // the first import creates the global and runs its initial code
+                                let p = self.pos(n.span);
+                                self.code.put(&format!("mpd_global({}, &{}_pat);", p, names::global_struct(&n.name)));
+                            }
+                            if *extend && !g {
+                                // the extended spec's ops become ops of this resource
+                                syms.sort_by_key(|(_, s)| match s {
+                                    Sym::Proc(p) => p.op.as_ref().map(|r| r.idx).unwrap_or(u32::MAX),
+                                    _ => u32::MAX,
+                                });
+                                for (k, s) in &syms {
+                                    if let Sym::Proc(sig) = s {
+                                        if let Some(r) = &sig.op {
+                                            if r.local.is_none() && !r.sem {
+                                                let ident = ast::Ident { name: k.clone(), span: n.span };
+                                                self.own_op(&ident, sig.params.clone(), sig.ret.clone(), sig.ret_name.clone(), r.inv.clone());
+                                            }
+                                        }
+                                    }
+                                }
                             }
                             if !matches!(self.scopes.last().unwrap().map.get(&n.name), Some(Sym::Comp(_))) {
                                 self.declare(n, Sym::Comp(n.name.clone()));
@@ -584,7 +604,7 @@ impl<'a> Checker<'a> {
         for n in &op.names {
             let sig = ProcSig {
                 name: n.name.name.clone(),
-                cname: n.name.name.clone(),
+                cname: format!("mpdx_{}", n.name.name),
                 params: params.clone(),
                 ret: ret.clone(),
                 ret_name: ret_name.clone(),
@@ -604,6 +624,7 @@ impl<'a> Checker<'a> {
             .map(|p| {
                 let base = match &p.ty {
                     Ty::Str(_) => "char *".to_string(),
+                    Ty::File => "FILE *".to_string(),
                     t if t.is_blob() => "void *".to_string(),
                     t => self.ctype(t),
                 };
@@ -615,7 +636,15 @@ impl<'a> Checker<'a> {
             })
             .collect();
         let r = if s.ret.is_blob() { "char *".to_string() } else { self.ctype(&s.ret) };
-        format!("extern {} {}({});\n", r, s.cname, if ps.is_empty() { "void".into() } else { ps.join(", ") })
+        // an asm label binds our own name to the C symbol, so a prototype that
+        // differs from a system header's (printf, puts...) cannot conflict
+        format!(
+            "extern {} {}({}) __asm__(\"{}\");\n",
+            r,
+            s.cname,
+            if ps.is_empty() { "void".into() } else { ps.join(", ") },
+            s.name
+        )
     }
 
     fn params(&mut self, params: &[ast::Param]) -> Vec<PSig> {

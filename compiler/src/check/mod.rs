@@ -349,6 +349,18 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Adds an unnamed member of C type `ctype` to the instance; returns its access.
+    pub fn raw_field(&mut self, ctype: &str) -> String {
+        self.fresh += 1;
+        let cn = format!("_f{}", self.fresh);
+        self.fields.push_str(&format!("    {} {};\n", ctype, cn));
+        if self.global {
+            format!("{}->{}", names::global_inst(&self.comp), cn)
+        } else {
+            format!("self->{}", cn)
+        }
+    }
+
     /// The C type of a scalar MPD type.
     pub fn ctype(&self, t: &Ty) -> String {
         match t {

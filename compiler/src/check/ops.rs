@@ -143,6 +143,36 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Declares one scalar op of this component with a known block struct.
+    pub fn own_op(&mut self, name: &ast::Ident, params: Vec<PSig>, ret: Ty, ret_name: Option<String>, inv: String) {
+        let idx = self.nops;
+        self.nops += 1;
+        let proc_impl = self.proc_names.contains(&name.name) && !self.replying.contains(&name.name);
+        self.ops.push(OpEntry { name: name.name.clone(), idx, n: 1, procfn: None, sem: false, flags: String::new() });
+        let sig = ProcSig {
+            name: name.name.clone(),
+            cname: names::proc_fn(&self.comp, &name.name),
+            params,
+            ret,
+            ret_name,
+            selfc: self.self_arg(),
+            external: false,
+            op: Some(OpRef {
+                owner: self.comp.clone(),
+                idx,
+                lo: "1".into(),
+                n: "1".into(),
+                local: None,
+                inv,
+                proc_impl,
+                global_owner: self.global,
+                sem: false,
+            }),
+        };
+        let top = self.scopes.last_mut().unwrap();
+        top.map.insert(name.name.clone(), Sym::Proc(Rc::new(sig)));
+    }
+
     /// Ops declared in a block: a local op object, killed when the block ends.
     fn declare_local_ops(&mut self, op: &ast::OpDecl, params: Vec<PSig>, ret: Ty, ret_name: Option<String>, sig_idx: Option<usize>, span: Span) {
         for n in &op.names {
@@ -150,8 +180,15 @@ impl<'a> Checker<'a> {
                 0 => ("1".to_string(), "1".to_string()),
                 1 => {
                     let (_, _, l, h) = self.range(&n.dims[0], true);
-                    let (a, b) = (self.tmp(), self.tmp());
-                    self.code.put(&format!("int {} = {}, {} = ({}) - {} + 1;", a, l, b, h, a));
+                    let (a, b) = if self.at_top {
+                        // resource-level: processes and procs reach them through the instance
+                        (self.raw_field("int"), self.raw_field("int"))
+                    } else {
+                        let (a, b) = (self.tmp(), self.tmp());
+                        self.code.put(&format!("int {}, {};", a, b));
+                        (a, b)
+                    };
+                    self.code.put(&format!("{} = {}; {} = ({}) - {} + 1;", a, l, b, h, a));
                     self.code.put(&format!("if ({} < 0) {} = 0;", b, b));
                     (a, b)
                 }
@@ -165,10 +202,17 @@ impl<'a> Checker<'a> {
                 None => format!("inv_{}_{}_{}", self.comp, n.name.name, self.fresh),
             };
             self.inv_struct(&inv, &params, &ret, span);
-            let obj = self.tmp();
-            self.code.put(&format!("mpd_res *{} = mpd_ops_local(&self->h, (uint32_t)({}));", obj, cnt));
+            let obj = if self.at_top {
+                let f = self.raw_field("mpd_res *");
+                self.code.put(&format!("{} = mpd_ops_local(&self->h, (uint32_t)({}));", f, cnt));
+                f
+            } else {
+                let o = self.tmp();
+                self.code.put(&format!("mpd_res *{} = mpd_ops_local(&self->h, (uint32_t)({}));", o, cnt));
+                self.scopes.last_mut().unwrap().local_ops.push(o.clone());
+                o
+            };
             self.code.put(&format!("mpd_op_input({}, 0, (uint32_t)({}), 0);", obj, cnt));
-            self.scopes.last_mut().unwrap().local_ops.push(obj.clone());
             let sig = ProcSig {
                 name: n.name.name.clone(),
                 cname: String::new(),

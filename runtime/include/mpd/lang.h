@@ -55,6 +55,12 @@ static inline mpd_sv mpd_sv_of(const void *blob) {
 }
 static inline mpd_sv mpd_sv_lit(const char *p, int len) { mpd_sv v = { p, len }; return v; }
 void mpd_str_init(void *blob, int max);
+/* the characters of a string blob, NUL-terminated (for external C functions) */
+static inline char *mpd_str_cstr(void *blob) {
+    char *c = MPD_STR_CHARS(blob);
+    c[MPD_STR_LEN(blob)] = 0;
+    return c;
+}
 void mpd_str_set(const char *f, int l, void *blob, mpd_sv v);   /* length-checked */
 mpd_sv mpd_str_cat(mpd_tmp **t, mpd_sv a, mpd_sv b);
 mpd_sv mpd_str_char(mpd_tmp **t, unsigned char c);
