@@ -13,27 +13,24 @@ mkdir -p "$R/profiles"
 TSP_ARGS=${TSP_ARGS:-"13 1"}            # cities seed
 PHOLD_ARGS=${PHOLD_ARGS:-"400 256 0"}   # end-time LPs throttle
 
-best() {  # best APP LOCK NVP ARGS... -> fastest seconds of REPS runs
+run1() {  # run1 APP ARGS... -> seconds of one run
   app=$1; shift
-  b=""
-  for r in $(seq "$REPS"); do
-    s=$("$B/$app" "$@" | sed -n 's/.*seconds=\([0-9.]*\).*/\1/p')
-    [ -z "$b" ] && b=$s || b=$(echo "$b $s" | awk '{print ($2 < $1) ? $2 : $1}')
-  done
-  echo "$b"
+  "$B/$app" "$@" | sed -n 's/.*seconds=\([0-9.]*\).*/\1/p'
 }
-
+min2() { if [ -z "$1" ]; then echo "$2"; else echo "$1 $2" | awk '{print ($2 < $1) ? $2 : $1}'; fi; }
 for app in tsp phold; do
   if [ $app = tsp ]; then args=$TSP_ARGS; else args=$PHOLD_ARGS; fi
   dat=$R/$app.dat
-  echo "# nvp spin block adaptive (seconds, fastest of $REPS)" > "$dat"
+  echo "# nvp spin block adaptive (seconds, fastest of $REPS interleaved runs)" > "$dat"
   for n in $(seq "$MAXVP"); do
-    line="$n"
-    for k in spin block adaptive; do
-      line="$line $(best $app $k $n $args)"
+    bs=""; bb=""; ba=""
+    for r in $(seq "$REPS"); do   # interleave the kinds so load changes hit them alike
+      bs=$(min2 "$bs" "$(run1 $app spin $n $args)")
+      bb=$(min2 "$bb" "$(run1 $app block $n $args)")
+      ba=$(min2 "$ba" "$(run1 $app adaptive $n $args)")
     done
-    echo "$line" >> "$dat"
-    echo "$app $line"
+    echo "$n $bs $bb $ba" >> "$dat"
+    echo "$app $n $bs $bb $ba"
   done
   # one more run per lock kind at MAXVP, keeping the contention profiles
   for k in spin block adaptive; do "$B/$app" $k "$MAXVP" $args "$R/profiles" > /dev/null; done
@@ -42,7 +39,10 @@ done
 echo "# nvp no-throttle throttle-window-8 (seconds, fastest of $REPS)" > "$R/phold-throttle.dat"
 set -- $PHOLD_ARGS
 for n in $(seq "$MAXVP"); do
-  a=$(best phold adaptive "$n" "$1" "$2" 0); t=$(best phold adaptive "$n" "$1" "$2" 8)
+  a=""; t=""
+  for r in $(seq "$REPS"); do
+    a=$(min2 "$a" "$(run1 phold adaptive "$n" "$1" "$2" 0)"); t=$(min2 "$t" "$(run1 phold adaptive "$n" "$1" "$2" 8)")
+  done
   echo "$n $a $t" >> "$R/phold-throttle.dat"; echo "phold-throttle $n $a $t"
 done
 

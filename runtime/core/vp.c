@@ -59,6 +59,18 @@ void mpd__wake_idle_vp(void)
     }
 }
 
+/* Wakes every sleeping VP, spinners or not: for work queued for one
+ * particular VP (a scheduler that pins processes), which a spinning VP
+ * cannot take. */
+void mpd__wake_all_idle_vps(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load(&nsleep) > 0) {
+        atomic_fetch_add(&idle_seq, 1);
+        futex_wake(&idle_seq, INT_MAX);
+    }
+}
+
 void mpd__ready(mpd_proc *p) { vp_ready(vp_self(), p); }
 
 void mpd__ready_remote(mpd_proc *p)

@@ -39,6 +39,7 @@ struct mpd_alock {
     size_t prof_cap, prof_len;
     unsigned long prof_stride, prof_skip;
     long created_ns;
+    double last_t;                    /* time of the last profile sample */
     char name[48];
 };
 

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,7 +169,7 @@ static int block_phase(mpd_alock_t *l, const mpd_alock_backend_t *b, int prio) {
         /* A lightweight thread backs off by giving its VP to other threads. */
         long end = mpd_alock__now_ns() + sleep;
         atomic_fetch_add_explicit(&l->st_timeouts, 1, memory_order_relaxed);
-        do b->relax();
+        do { b->relax(); sched_yield(); }  /* and let the OS run a descheduled holder */
         while (atomic_load_explicit(&l->state, memory_order_relaxed) != 0 && mpd_alock__now_ns() < end);
         return 0;
     }

@@ -8,21 +8,27 @@
 int (*_Atomic mpd_alock__prio_hook)(void);
 
 /* ---- monitor (runs in unlock, by the holder) ---- */
-static void profile_add(mpd_alock_t *l, const mpd_alock_sample_t *s) {
-    if (!l->prof_cap) return;
-    if (++l->prof_skip < l->prof_stride) return;
+/* Record a profile sample every prof_stride-th monitor sample.  Returns 1 if
+ * it did (and then m->t is fresh).  Reading the clock only here keeps the
+ * monitor cheap on busy uncontended locks. */
+static int profile_add(mpd_alock_t *l, mpd_alock_monitor_t *m) {
+    if (!l->prof_cap) return 0;
+    if (++l->prof_skip < l->prof_stride) return 0;
     l->prof_skip = 0;
     if (l->prof_len == l->prof_cap) {          /* full: keep every other, sample half as often */
         for (size_t i = 0; i < l->prof_cap / 2; i++) l->prof[i] = l->prof[2 * i + 1];
         l->prof_len = l->prof_cap / 2;
         l->prof_stride *= 2;
     }
-    l->prof[l->prof_len++] = *s;
+    m->t = (double)(mpd_alock__now_ns() - l->created_ns) * 1e-9;
+    l->last_t = m->t;
+    mpd_alock_sample_t s = { m->t, m->waiting, m->spin_ns, m->sleep_ns };
+    l->prof[l->prof_len++] = s;
+    return 1;
 }
 
 void mpd_alock__sample(mpd_alock_t *l) {
     mpd_alock_monitor_t m;
-    m.t = (double)(mpd_alock__now_ns() - l->created_ns) * 1e-9;
     m.waiting = atomic_load_explicit(&l->waiting, memory_order_relaxed);
     l->avg_waiting += (m.waiting - l->avg_waiting) * 0.125;
     m.avg_waiting = l->avg_waiting;
@@ -32,8 +38,8 @@ void mpd_alock__sample(mpd_alock_t *l) {
     m.samples = BUMP(l->st_samples);
     m.spin_ns = atomic_load_explicit(&l->spin_ns, memory_order_relaxed);
     m.sleep_ns = atomic_load_explicit(&l->sleep_ns, memory_order_relaxed);
-    mpd_alock_sample_t s = { m.t, m.waiting, m.spin_ns, m.sleep_ns };
-    profile_add(l, &s);
+    m.t = l->last_t;
+    profile_add(l, &m);
     mpd_alock_policy_fn p = atomic_load_explicit(&l->policy, memory_order_acquire);
     if (p) p(l, &m, atomic_load_explicit(&l->policy_arg, memory_order_relaxed));
 }

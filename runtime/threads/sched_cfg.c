@@ -1,7 +1,7 @@
 /* sched_cfg.c: the configurable per-VP scheduler (FIFO/priority/EDF, locality, migration,
  * preemption, throttling window) installed on the runtime's VPs by mpd/threads.h. */
 #include "threads/threads_impl.h"
-#include "core/rt_internal.h"   /* mpd__wake_idle_vp: a ready thread pinned to a sleeping VP */
+#include "core/rt_internal.h"   /* mpd__wake_all_idle_vps: a ready thread pinned to a sleeping VP */
 
 #include <errno.h>
 #include <stdint.h>
@@ -170,7 +170,7 @@ static void cfg_put(void *st, mpd_proc *p) {
     mpd_spin_lock(&q->lk);
     cq_insert(q, p, atomic_load_explicit(&target->policy, memory_order_relaxed));
     mpd_spin_unlock(&q->lk);
-    if (target != s) mpd__wake_idle_vp();
+    if (target != s) mpd__wake_all_idle_vps();   /* the target VP may be asleep */
 }
 
 static void apply_pending(vpsched *s) {
@@ -224,7 +224,7 @@ static void nudge_pinned(vpsched *s) {
         vpsched *o = &vps[(s->vp + k) % nvps];
         if (o->q == &o->local && atomic_load_explicit(&o->local.n, memory_order_relaxed) > 0 &&
             !atomic_load_explicit(&o->migrate, memory_order_relaxed)) {
-            mpd__wake_idle_vp();
+            mpd__wake_all_idle_vps();
             return;
         }
     }

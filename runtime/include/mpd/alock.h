@@ -47,7 +47,7 @@ enum mpd_alock_sched { MPD_ALOCK_WAKE_FIFO, MPD_ALOCK_WAKE_LIFO, MPD_ALOCK_WAKE_
 
 /* What the monitor hands to the adaptation policy. */
 typedef struct {
-    double t;                 /* seconds since the lock was created */
+    double t;                 /* seconds since creation, at the latest profile sample */
     int waiting;              /* threads waiting at this sample */
     double avg_waiting;       /* exponential moving average of the samples */
     unsigned long acquisitions, contended, blocks, samples;
