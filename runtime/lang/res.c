@@ -119,11 +119,13 @@ mpd_res *mpd_global(const char *F, int L, const mpd_respat *pat)
     mpd_res *r = instantiate(F, L, pat, NULL, 1);
     opk_acquire(&reslk);
     g->res = r;
-    res_rt(r)->gnext = globals;
-    globals = res_rt(r);
     opk_release(&reslk);
     start_body(r, F, L);
     opk_acquire(&reslk);
+    /* listed when its initial code is done: a global that imports another
+     * gets ready after it, so newest-first finalises importers first */
+    res_rt(r)->gnext = globals;
+    globals = res_rt(r);
     g->ready = 1;
     gwait *w = g->waiters;
     g->waiters = NULL;

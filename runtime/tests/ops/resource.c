@@ -51,6 +51,15 @@ static void G_init(mpd_res *self, mpd_invb *args)
 static void G_final(mpd_res *self) { (void)self; fprintf(stderr, "final G\n"); }
 static const mpd_respat G_pat = { "G", sizeof(G), 0, MPD_RES_GLOBAL, G_init, G_final, F };
 
+/* global H imports G in its initial code: at the end H's final runs first */
+static void H_init(mpd_res *self, mpd_invb *args)
+{
+    (void)self; (void)args;
+    mpd_global(F, 5, &G_pat);
+}
+static void H_final(mpd_res *self) { (void)self; fprintf(stderr, "final H\n"); }
+static const mpd_respat H_pat = { "H", sizeof(mpd_res), 0, MPD_RES_GLOBAL, H_init, H_final, F };
+
 enum { M_IMPORTER, M_DONE, M_NOPS };
 static void importer(mpd_res *self, mpd_invb *ib)
 {
@@ -140,7 +149,7 @@ static void B_init(mpd_res *self, mpd_invb *args)
 {
     (void)args;
     mpd_op_input(self, B_FOO, 1, 0);
-    mpd_global(F, 30, &G_pat);
+    mpd_global(F, 30, &H_pat);
     mpd_in_done(mpd_receive_op("inithung.mpd", 11, &self->ops[B_FOO]));
 }
 static const mpd_respat B_pat = { "b", sizeof(mpd_res), B_NOPS, 0, B_init, main_final, F };
@@ -227,7 +236,7 @@ int main(void)
 {
     int bad = t_run_both("resource", scenario);
     bad += t_expect_err("program end: finals, then blocked report", end_blocked, 0,
-                        "final main\nfinal G\nRTS warning: blocked process: b.body : file inithung.mpd, line 11\n");
+                        "final main\nfinal H\nfinal G\nRTS warning: blocked process: b.body : file inithung.mpd, line 11\n");
     bad += t_expect_err("destroy myresource() in initial code", end_destroy_self, 0,
                         "final main\nRTS warning: body process destroyed\n");
     bad += t_expect_err("stop(0) runs final code", end_stop0, 0, "stopping\nfinal main\n");
