@@ -690,6 +690,18 @@ impl<'a> Checker<'a> {
                 if !self.want(args, 1..=2, name, span) {
                     return V::err();
                 }
+                // lb/ub of an op array
+                if let ExprKind::Ident(id) = &args[0].kind {
+                    if let Some(Sym::Proc(sig)) = self.lookup(&id.name).cloned() {
+                        if let Some(r) = &sig.op {
+                            let c = if name == "lb" { r.lo.clone() } else { format!("(({}) + ({}) - 1)", r.lo, r.n) };
+                            return match (r.lo.parse::<i64>(), r.n.parse::<i64>()) {
+                                (Ok(l), Ok(n)) => self.konst(KV::Int(if name == "lb" { l } else { l + n - 1 }), Ty::Int),
+                                _ => V::scalar(c, Ty::Int),
+                            };
+                        }
+                    }
+                }
                 let v = self.expr(&args[0]);
                 let dim = match args.get(1) {
                     Some(d) => match self.expr(d).k {

@@ -273,12 +273,9 @@ impl<'a> Checker<'a> {
         let spec_syms: Vec<(String, Sym)> =
             self.scopes.last().unwrap().map.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         self.exports = spec_syms;
-        let mut params_ok = true;
+        let params_ok = true;
         if let Some(body) = &c.body {
-            if body.separate {
-                self.error(body.span, "separately compiled bodies are not supported yet");
-                params_ok = false;
-            }
+            // `body r(...) separate`: the body comes later; until then r has an empty one
             if let Some(ps) = &body.params {
                 if !ps.is_empty() {
                     if self.global {
@@ -481,10 +478,38 @@ pub fn check_files(
     opts: &Opts,
     ifaces: &mut HashMap<String, Iface>,
     types: &mut Types,
+    specs: &mut HashMap<String, ast::Component>,
 ) -> Vec<CompOut> {
     let mut outs = Vec::new();
     for (f, name) in files {
         for c in &f.components {
+            if c.form == ast::ComponentForm::SeparateSpec || c.form == ast::ComponentForm::SpecOnly {
+                specs.insert(c.name.name.clone(), c.clone());
+            }
+            // a separately compiled body is checked together with its spec
+            let joined;
+            let c = if c.form == ast::ComponentForm::SeparateBody {
+                match specs.get(&c.name.name) {
+                    Some(sp) => {
+                        let mut j = sp.clone();
+                        let mut b = c.body.clone().unwrap_or_else(|| sp.body.clone().unwrap());
+                        if b.params.is_none() {
+                            b.params = sp.body.as_ref().and_then(|x| x.params.clone());
+                        }
+                        b.separate = false;
+                        j.body = Some(b);
+                        j.form = ast::ComponentForm::Combined;
+                        joined = j;
+                        &joined
+                    }
+                    None => {
+                        diags.error(c.name.span, format!("body {} has no spec: compile the spec of {} first", c.name.name, c.name.name));
+                        continue;
+                    }
+                }
+            } else {
+                c
+            };
             let snapshot = ifaces.clone();
             let mut ck = Checker::new(map, diags, opts.clone(), &snapshot);
             // one type table for the whole run: imported types keep their identity

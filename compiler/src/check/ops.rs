@@ -365,6 +365,21 @@ impl<'a> Checker<'a> {
                         return Some((sig, Target::Op(format!("&{}->ops[{} + {}]", inst, r.idx, ix))));
                     }
                 }
+                // rc.p[i]: an element of an op array of a resource capability
+                if let (ExprKind::Field { base: rb, name }, [ast::Subscript::Index(ie)]) = (&base.kind, subs.as_slice()) {
+                    let saved = self.code.out.len();
+                    let bv = self.expr(rb);
+                    if let Ty::Cap(CapTy::Resource(rn)) = &bv.ty {
+                        if let Some(Sym::Proc(sig)) = self.res_member(&rn.clone(), &name.name) {
+                            let r = sig.op.clone()?;
+                            let i = self.expr(ie);
+                            let p = self.pos(ie.span);
+                            let ix = format!("mpd_op_index({}, {}, {}, {})", p, i.c, r.lo, r.n);
+                            return Some((sig, Target::Cap(format!("mpd_cap_op_of({}, {} + {})", bv.c, r.idx, ix))));
+                        }
+                    }
+                    self.code.out.truncate(saved);
+                }
                 self.cap_target(e)
             }
             ExprKind::Field { base, name } => {
@@ -722,7 +737,8 @@ impl<'a> Checker<'a> {
         }
         self.pop();
         let start = std::mem::replace(&mut self.code, saved).take();
-        self.process_starts.push_str(&start);
+        // MPD starts a process when initial code reaches its declaration
+        self.code.out.push_str(&start);
         // the process body
         let saved = std::mem::replace(&mut self.code, crate::emit::Code::new(&self.file_name, self.opts.lines));
         let saved_top = self.at_top;

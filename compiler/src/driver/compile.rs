@@ -39,8 +39,12 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
     let mut imported_files: Vec<(ast::SourceFile, String)> = Vec::new();
     for (f, _) in &files {
         for c in &f.components {
-            for name in imports_of(c) {
-                if here.contains(&name) || imported_files.iter().any(|(f, _)| f.components.iter().any(|c| c.name.name == name)) {
+            let mut wanted = imports_of(c);
+            if c.form == ast::ComponentForm::SeparateBody {
+                wanted.push(c.name.name.clone());
+            }
+            for name in wanted {
+                if (here.contains(&name) && c.form != ast::ComponentForm::SeparateBody) || imported_files.iter().any(|(f, _)| f.components.iter().any(|c| c.name.name == name)) {
                     continue;
                 }
                 if let Some(spec) = inter.read_spec(&name) {
@@ -54,8 +58,9 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
     let opts = check::Opts { no_checks: o.optimize, no_fold: o.no_fold, lines: true };
     let mut idiags = Diagnostics::new();
     let mut types = check::types::Types::default();
-    let _ = check::check_files(&map, &imported_files, &mut idiags, &opts, &mut ifaces, &mut types);
-    let outs = check::check_files(&map, &files, &mut diags, &opts, &mut ifaces, &mut types);
+    let mut specs = HashMap::new();
+    let _ = check::check_files(&map, &imported_files, &mut idiags, &opts, &mut ifaces, &mut types, &mut specs);
+    let outs = check::check_files(&map, &files, &mut diags, &opts, &mut ifaces, &mut types, &mut specs);
     if diags.has_errors() {
         diags.emit_stderr(&map);
         return Err(1);
@@ -86,7 +91,7 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
                 file: name.clone(),
                 text: padded,
             };
-            if !o.bodies_only {
+            if !o.bodies_only && c.form != ast::ComponentForm::SeparateBody {
                 if let Err(e) = inter.write_spec(&c.name.name, &spec) {
                     eprintln!("mpd: {}", e);
                     return Err(1);
