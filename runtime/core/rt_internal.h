@@ -82,6 +82,10 @@ enum { PS_NONE, PS_UNLOCK, PS_READY, PS_EXIT, PS_IO };
 typedef struct mpd_vp {
     struct mpd__vp_hot hot;     /* must be first */
     int index;
+    /* Several VPs, FIFO scheduler: a process just woken by this VP's running
+     * process runs next here (like Go's runnext), so a handoff stays on one
+     * VP; other VPs take it only once it has waited a few microseconds. */
+    _Atomic(mpd_proc *) runnext;
     mpd_fiber loop;             /* the VP's scheduler loop on the thread stack */
     const mpd_sched_ops *sched;
     void *sched_st;

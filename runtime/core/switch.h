@@ -51,6 +51,22 @@ static inline void vp_ready(mpd_vp *vp, mpd_proc *p)
         mpd__wake_idle_vp();
 }
 
+/* Make p ready because the running process woke it (V, unpark): with
+ * several VPs it goes to this VP's runnext slot, displacing the previous one
+ * to the shared queue. */
+static inline void vp_wake(mpd_vp *vp, mpd_proc *p)
+{
+    if (mpd__single || vp->sched != &mpd_sched_fifo || !vp->hot.cur) {
+        vp_ready(vp, p);
+        return;
+    }
+    p->state = P_READY;
+    mpd_proc *old = atomic_exchange_explicit(&vp->runnext, p, memory_order_acq_rel);
+    if (old)
+        rq_put(&mpd__fifo_q, old);
+    mpd__wake_idle_vp();
+}
+
 /* The next process this VP should run, or NULL. */
 static inline mpd_proc *pick_next(mpd_vp *vp)
 {
@@ -58,8 +74,14 @@ static inline mpd_proc *pick_next(mpd_vp *vp)
         mpd__drain_inbox();
     if (__builtin_expect(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0, 0))
         mpd__timers_fire();
-    if (__builtin_expect(vp->sched == &mpd_sched_fifo, 1))
+    if (__builtin_expect(vp->sched == &mpd_sched_fifo, 1)) {
+        if (!mpd__single && atomic_load_explicit(&vp->runnext, memory_order_relaxed)) {
+            mpd_proc *r = atomic_exchange_explicit(&vp->runnext, NULL, memory_order_acq_rel);
+            if (r)
+                return r;
+        }
         return rq_get(&mpd__fifo_q);
+    }
     mpd_proc *p = vp->sched->get(vp->sched_st);
     if (!p && vp->sched->idle)
         p = vp->sched->idle(vp->sched_st);

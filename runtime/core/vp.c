@@ -26,6 +26,7 @@ long mpd__slice;
  * idle_seq change (seq_cst on both sides). */
 static atomic_int nsleep;
 static atomic_int nspin;          /* VPs looking for work before they sleep */
+static atomic_int wake_pending;   /* a futex wake is on its way to some VP */
 static atomic_uint idle_seq;
 static atomic_int stopping;
 /* Held while a VP decides to sleep: a VP counted in nsleep takes no work
@@ -53,7 +54,10 @@ void mpd__wake_idle_vp(void)
     atomic_thread_fence(memory_order_seq_cst);
     /* A spinning VP will find the work (it looks again after it stops
      * spinning), so the futex is only for when nobody is looking. */
-    if (atomic_load(&nspin) == 0 && atomic_load(&nsleep) > 0) {
+    if (atomic_load(&nspin) == 0 && atomic_load(&nsleep) > 0 &&
+        atomic_exchange(&wake_pending, 1) == 0) {
+        /* cleared by whichever VP leaves its idle wait next: the woken one,
+         * or one that saw idle_seq change before sleeping */
         atomic_fetch_add(&idle_seq, 1);
         futex_wake(&idle_seq, 1);
     }
@@ -118,7 +122,7 @@ void mpd_park(mpd_spinlock *lock)
 
 void mpd_unpark(mpd_proc *p)
 {
-    mpd__ready(p);
+    vp_wake(vp_self(), p);
 }
 
 void mpd_unpark_handoff(mpd_proc *p)
@@ -229,17 +233,42 @@ static int all_idle_and_nothing_pending(void)
     return 1;
 }
 
+/* Take another VP's runnext process.  patient: only one seen there on
+ * the previous look too (so its VP had a few microseconds to run it). */
+static mpd_proc *steal_runnext(mpd_vp *vp, mpd_proc **seen, int patient)
+{
+    for (int i = 0; i < mpd__nvp; i++) {
+        mpd_vp *v = mpd__vps[i];
+        if (v == vp)
+            continue;
+        mpd_proc *r = atomic_load_explicit(&v->runnext, memory_order_acquire);
+        if (!r)
+            continue;
+        if (patient && seen[i] != r) {
+            seen[i] = r;
+            continue;
+        }
+        if (atomic_compare_exchange_strong(&v->runnext, &r, NULL))
+            return r;
+    }
+    return NULL;
+}
+
 /* Nothing to run: spin a little (several VPs), then sleep until woken, the
  * next timer is due, or the program ends.  Returns a process to run or NULL. */
 static mpd_proc *idle_wait(mpd_vp *vp)
 {
     mpd_proc *p;
+    mpd_proc *seen[64] = { 0 };
     if (!mpd__single) {
         atomic_fetch_add(&nspin, 1);
         /* ~10-50 us: long enough to catch a quick handoff from another VP,
          * short enough not to burn a shared core */
         for (int i = 0; i < 100; i++) {
-            if ((p = pick_next(vp)) || atomic_load_explicit(&stopping, memory_order_relaxed)) {
+            p = pick_next(vp);
+            if (!p && (i & 7) == 7 && vp->sched == &mpd_sched_fifo)
+                p = steal_runnext(vp, seen, mpd__nvp <= 64);   /* ~every 3 us */
+            if (p || atomic_load_explicit(&stopping, memory_order_relaxed)) {
                 atomic_fetch_sub(&nspin, 1);
                 /* more work queued: make sure another VP comes to look */
                 if (p && !vp->sched->empty(vp->sched_st))
@@ -261,8 +290,11 @@ static mpd_proc *idle_wait(mpd_vp *vp)
         atomic_fetch_sub(&nspin, 1);   /* after counting as asleep: see wake_idle_vp */
     unsigned seq = atomic_load(&idle_seq);
     p = pick_next(vp);
+    if (!p && !mpd__single)
+        p = steal_runnext(vp, seen, 0);   /* never sleep while one waits */
     if (p || atomic_load(&stopping)) {
         atomic_fetch_sub(&nsleep, 1);
+        atomic_store(&wake_pending, 0);
         mpd_spin_unlock(&idle_mu);
         return p;
     }
@@ -270,6 +302,7 @@ static mpd_proc *idle_wait(mpd_vp *vp)
         quiesce();
         p = pick_next(vp);
         atomic_fetch_sub(&nsleep, 1);
+        atomic_store(&wake_pending, 0);
         mpd_spin_unlock(&idle_mu);
         return p;
     }
@@ -285,6 +318,7 @@ static mpd_proc *idle_wait(mpd_vp *vp)
     }
     futex_wait(&idle_seq, seq, tp);
     atomic_fetch_sub(&nsleep, 1);
+    atomic_store(&wake_pending, 0);
     return NULL;
 }
 

@@ -40,7 +40,7 @@ void mpd__sem_wake(mpd_sem *s)
         s->wakeups++;
     mpd_spin_unlock(&s->lock);
     if (p)
-        vp_ready(vp_self(), p);
+        vp_wake(vp_self(), p);
 }
 
 int mpd_sem_tryP(mpd_sem *s)
