@@ -197,26 +197,38 @@ void in_token(mpd_op *op)
     wake_all(&wl);
 }
 
-/* Turn counted ops of `in` into ordinary queues (lock held): needed when a
- * statement has several ops or st/by, so tokens can be ordered and pinned. */
+/* Turn a counted op into an ordinary queue of that many empty blocks (lock
+ * held).  Needed when a statement with several ops or st/by services it (so
+ * tokens can be ordered and pinned) or when it is called (the caller waits
+ * for the servicing of its own invocation). */
+static void uncount1(opcls *c, mpd_op *op)
+{
+    if (op->kind != MPD_OPK_INPUT || !op_counted(op))
+        return;
+    opq *q = op_queue(op);
+    uint32_t n = q->count;
+    __atomic_fetch_and(&op->flags, (uint8_t)~MPD_OPF_COUNTED, __ATOMIC_RELEASE);
+    __atomic_store_n(&q->count, 0, __ATOMIC_RELAXED);
+    for (uint32_t i = 0; i < n; i++) {
+        mpd_invb *b = token_block();
+        b->op = op;
+        b->seq = ++c->seq;
+        q_push(q, b);
+    }
+}
+
 static void uncount(opcls *c, const mpd_in *in)
 {
     for (uint32_t a = 0; a < in->narms; a++)
-        for (uint32_t k = 0; k < in->arms[a].n; k++) {
-            mpd_op *op = in->arms[a].ops[k];
-            if (op->kind != MPD_OPK_INPUT || !op_counted(op))
-                continue;
-            opq *q = op_queue(op);
-            uint32_t n = q->count;
-            __atomic_fetch_and(&op->flags, (uint8_t)~MPD_OPF_COUNTED, __ATOMIC_RELEASE);
-            __atomic_store_n(&q->count, 0, __ATOMIC_RELAXED);
-            for (uint32_t i = 0; i < n; i++) {
-                mpd_invb *b = token_block();
-                b->op = op;
-                b->seq = ++c->seq;
-                q_push(q, b);
-            }
-        }
+        for (uint32_t k = 0; k < in->arms[a].n; k++)
+            uncount1(c, in->arms[a].ops[k]);
+}
+
+void in_uncount_op(mpd_op *op)
+{
+    opcls *c = cls_lock(op_queue(op)->cls);
+    uncount1(c, op);
+    opk_release(&c->lk);
 }
 
 void in_arrive(mpd_op *op, mpd_invb *ib)

@@ -178,9 +178,12 @@ void inv_deliver(const char *F, int L, mpd_op *op, mpd_invb *h)
         return;
     case MPD_OPK_INPUT:
         if (op_counted(op)) {
-            in_token(op);
-            inv_complete(h);
-            return;
+            if (h->kind != MPD_INV_CALL) {  /* a send: just a token */
+                in_token(op);
+                inv_complete(h);
+                return;
+            }
+            in_uncount_op(op);              /* someone waits: a real queue */
         }
         in_arrive(op, h);
         return;
@@ -221,10 +224,8 @@ void mpd_call_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
             return;
         }
     case MPD_OPK_INPUT: {                       /* rendezvous: no copy */
-        if (op_counted(op)) {
-            in_token(op);
-            return;
-        }
+        if (op_counted(op))
+            in_uncount_op(op);      /* the caller waits for its servicing */
         opk_event ev;
         opk_event_init(&ev);
         ib->flags = 0;

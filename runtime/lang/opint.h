@@ -167,6 +167,7 @@ void      res_kill_ops(mpd_res *r);
 /* in.c */
 void      in_arrive(mpd_op *op, mpd_invb *ib);  /* ib: stable memory */
 void      in_token(mpd_op *op);                 /* V on a counted op */
+void      in_uncount_op(mpd_op *op);            /* make it a real queue */
 extern mpd_invb in_semblk;                      /* what P/receive of a token gives */
 void      in_purge(mpd_op *op);
 

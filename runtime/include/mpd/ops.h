@@ -223,11 +223,12 @@ void mpd_op_proc(mpd_res *self, uint32_t i, uint32_t n, mpd_procfn fn,
                  const char *name, unsigned flags);
 /* ops i..i+n-1 are implemented by input statements. */
 void mpd_op_input(mpd_res *self, uint32_t i, uint32_t n, unsigned flags);
-/* ops i..i+n-1 are semaphores (sem s[n] = init, or an op the compiler found
- * is only sent to and received from): input ops whose queue is just a count,
- * so P/V cost what a semaphore costs; they still work in any input
- * statement, co, forward or through capabilities.  A negative init aborts
- * with "illegal semaphore initializer value". */
+/* ops i..i+n-1 are semaphores: input ops whose queue is just a count, so
+ * P/V (send/receive) cost what a semaphore costs.  They still work in any
+ * input statement, when called, in co, forward and through capabilities (the
+ * count turns into a real queue when that is needed), so the compiler may use
+ * this for `sem s[n] = init` AND for every parameterless, result-less input
+ * op (init 0).  A negative init aborts: "illegal semaphore initializer value". */
 void mpd_op_sem(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, long init);
 
 /* Local ops of a proc (op declared inside a block) of instance `self`: a new

@@ -2,7 +2,7 @@
 #include "optest.h"
 
 #define F "in.mpd"
-enum { P, R, Q1, Q2, O, W, X, Y, Z, S, TERM, DONE, WAITER, COORD, SENDER, SEM1, SEM2, VLATER, NOPS };
+enum { P, R, Q1, Q2, O, W, X, Y, Z, S, TERM, DONE, WAITER, COORD, SENDER, SEM1, SEM2, VLATER, CSEM, CALLER, NOPS };
 typedef struct T { mpd_res h; } T;
 struct inv_int { mpd_invb h; long a; };
 struct inv_none { mpd_invb h; };
@@ -91,6 +91,16 @@ static void vlater_proc(mpd_res *self, mpd_invb *ib)
     mpd_op_V(F, 60, &self->ops[SEM2]);
 }
 
+/* call csem(); log 2 once answered */
+static void caller_proc(mpd_res *self, mpd_invb *ib)
+{
+    (void)ib;
+    struct inv_none v = { .h.size = sizeof v };
+    mpd_call_op(F, 80, &self->ops[CSEM], &v.h);
+    logv(2);
+    mpd_op_V(F, 81, &self->ops[DONE]);
+}
+
 static void T_init(mpd_res *self, mpd_invb *args)
 {
     (void)args;
@@ -101,6 +111,8 @@ static void T_init(mpd_res *self, mpd_invb *args)
     mpd_op_proc(self, SENDER, 1, sender_proc, "T.sender", 0);
     mpd_op_sem(F, 3, self, SEM1, 2, 1);         /* sem s = 1, t = 1 */
     mpd_op_proc(self, VLATER, 1, vlater_proc, "T.vlater", 0);
+    mpd_op_sem(F, 4, self, CSEM, 1, 0);         /* a parameterless op, counted */
+    mpd_op_proc(self, CALLER, 1, caller_proc, "T.caller", 0);
 }
 static const mpd_respat T_pat = { "T", sizeof(T), NOPS, 0, T_init, NULL, F };
 
@@ -300,6 +312,22 @@ static void scenario(void *arg)
         send_int(self2, S, 3);                          /* for the waiter */
         mpd_op_P(F, 79, &self2->ops[DONE]);
         LOG_IS(1, 0, 0, 3);
+    }
+    /* a call to a counted op waits until an input statement services it */
+    {
+        log_reset();
+        struct inv_none v = { .h.size = sizeof v };
+        mpd_op_V(F, 82, &self->ops[CSEM]);              /* one token first */
+        mpd_send_op(F, 83, &self->ops[CALLER], &v.h);
+        mpd_nap(10);
+        CHECK_EQ(log_count(), 0);                       /* still waiting */
+        CHECK_EQ(mpd_pending_op(&self->ops[CSEM]), 2);
+        mpd_op_P(F, 84, &self->ops[CSEM]);              /* the token */
+        logv(1);
+        mpd_invb *g = mpd_receive_op(F, 85, &self->ops[CSEM]);
+        mpd_in_done(g);                                 /* answers the caller */
+        mpd_op_P(F, 86, &self->ops[DONE]);
+        LOG_IS(1, 2);
     }
     mpd_rt_set_exit_status(t_fail ? 1 : 0);
 }
