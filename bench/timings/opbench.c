@@ -78,10 +78,13 @@ static void B_init(mpd_res *self, mpd_invb *args)
     mpd_op_proc(self, SERVER_SEND, 1, server_send_proc, "B.server", 0);
     mpd_op_sem(F, 11, self, DONE, 1, 0);
     mpd_op_sem(F, 12, self, DUMMY_SEM, 1, 0);
-    mpd_op_input(self, DUMMY_IN, 1, 0);
+    /* parameterless ops serviced by input statements are declared the way
+     * docs/ops.md tells the compiler to: as counted ops (mpd_op_sem with 0),
+     * which stay fully general (calls, multi-arm in, capabilities) */
+    mpd_op_sem(F, 15, self, DUMMY_IN, 1, 0);    /* op dummy() */
     mpd_op_sem(F, 14, self, SUP, 2, 0);         /* sem up, down */
-    mpd_op_input(self, MUP, 2, 0);              /* op up(), down() */
-    mpd_op_input(self, REND, 1, 0);
+    mpd_op_sem(F, 16, self, MUP, 2, 0);         /* op up(), down() */
+    mpd_op_input(self, REND, 1, 0);             /* called: a real queue */
     mpd_op_proc(self, REND_SRV, 1, rend_srv, "B.receiver", 0);
     mpd_op_sem(F, 13, self, P2DONE, 1, 0);
     mpd_op_proc(self, SEMCSW_P2, 1, semcsw_p2, "B.p2", 0);

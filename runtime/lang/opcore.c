@@ -15,6 +15,7 @@ typedef struct oproc {
 } oproc;
 
 static opk_lock plk = OPK_LOCK_INIT;        /* process lists */
+static int any_killed;      /* set once a process was retired: until then nobody checks */
 
 #define OCACHE_MAX 256
 static _Thread_local oproc *ocache;
@@ -128,6 +129,7 @@ int opk_kill_procs(mpd_res *r)
     opk_acquire(&plk);
     for (oproc *o = rt->procs; o; o = o->next)
         if (o != self) {
+            __atomic_store_n(&any_killed, 1, __ATOMIC_RELAXED);
             __atomic_store_n(&o->killed, 1, __ATOMIC_RELAXED);
             body |= o->is_body;
         }
@@ -135,16 +137,17 @@ int opk_kill_procs(mpd_res *r)
     return body;
 }
 
-static void die_if_killed(void)
+static inline void die_if_killed(void)
 {
-    oproc *o = me();
-    if (o && __atomic_load_n(&o->killed, __ATOMIC_RELAXED))
-        opk_exit();
+    if (__builtin_expect(__atomic_load_n(&any_killed, __ATOMIC_RELAXED), 0)) {
+        oproc *o = me();
+        if (o && __atomic_load_n(&o->killed, __ATOMIC_RELAXED))
+            opk_exit();
+    }
 }
 
 void opk_event_wait(opk_event *e, const char *F, int L)
 {
-    die_if_killed();
     if (F)
         mpd_set_loc(F, L);
     mpd_sem_P(e);
