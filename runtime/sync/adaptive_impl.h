@@ -28,6 +28,7 @@ struct mpd_alock {
 
     /* monitor: written by the lock holder */
     atomic_int sample_every;
+    int sample_left;                  /* unlocks until the next sample (holder only) */
     atomic_ulong acquisitions, unlocks;
     double avg_waiting;
     mpd_alock_policy_fn _Atomic policy;

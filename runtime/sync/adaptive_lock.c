@@ -84,6 +84,7 @@ mpd_alock_t *mpd_alock_create(const mpd_alock_attr_t *a) {
     atomic_init(&l->sleep_ns, a->sleep_ns);
     atomic_init(&l->sched, a->sched);
     atomic_init(&l->sample_every, a->sample_every > 0 ? a->sample_every : 2);
+    l->sample_left = atomic_load(&l->sample_every);
     atomic_init(&l->policy, a->policy);
     atomic_init(&l->policy_arg, a->policy_arg);
     l->created_ns = mpd_alock__now_ns();
@@ -266,9 +267,11 @@ static void wake_one(mpd_alock_t *l) {
 }
 
 void mpd_alock_unlock(mpd_alock_t *l) {
-    unsigned long n = BUMP(l->unlocks);
-    int every = atomic_load_explicit(&l->sample_every, memory_order_relaxed);
-    if (n % (unsigned long)every == 0) mpd_alock__sample(l);
+    BUMP(l->unlocks);
+    if (--l->sample_left <= 0) {              /* a countdown: no division on the hot path */
+        l->sample_left = atomic_load_explicit(&l->sample_every, memory_order_relaxed);
+        mpd_alock__sample(l);
+    }
     atomic_store_explicit(&l->state, 0, memory_order_seq_cst);
     if (atomic_load_explicit(&l->nblocked, memory_order_seq_cst) > 0) wake_one(l);
 }

@@ -5,37 +5,43 @@
 
 void mpd_mutex_init(mpd_mutex_t *m) {
     mpd_spin_init(&m->lk);
-    m->locked = 0;
+    atomic_init(&m->locked, 0);
     mpd_waitq_init(&m->q);
 }
 
+static int cas(atomic_int *a, int from, int to) {
+    return atomic_compare_exchange_strong_explicit(a, &from, to, memory_order_acquire, memory_order_relaxed);
+}
+
 void mpd_mutex_lock(mpd_mutex_t *m) {
+    if (cas(&m->locked, 0, 1)) return;
     mpd_thread_preempt_off();
     mpd_spin_lock(&m->lk);
-    if (!m->locked) {
-        m->locked = 1;
-        mpd_spin_unlock(&m->lk);
-    } else {
-        mpd_waitq_wait(&m->q, &m->lk);   /* returns owning the mutex (handed over) */
+    for (;;) {
+        int s = atomic_load_explicit(&m->locked, memory_order_relaxed);
+        if (s == 0) {
+            if (cas(&m->locked, 0, 1)) { mpd_spin_unlock(&m->lk); break; }
+        } else if (s == 2 || cas(&m->locked, 1, 2)) {
+            mpd_waitq_wait(&m->q, &m->lk);   /* returns owning the mutex (handed over) */
+            break;
+        }
     }
     mpd_thread_preempt_on();
 }
 
-int mpd_mutex_trylock(mpd_mutex_t *m) {
-    int r = EBUSY;
-    mpd_thread_preempt_off();
-    mpd_spin_lock(&m->lk);
-    if (!m->locked) { m->locked = 1; r = 0; }
-    mpd_spin_unlock(&m->lk);
-    mpd_thread_preempt_on();
-    return r;
-}
+int mpd_mutex_trylock(mpd_mutex_t *m) { return cas(&m->locked, 0, 1) ? 0 : EBUSY; }
 
 void mpd_mutex_unlock(mpd_mutex_t *m) {
+    int one = 1;
+    if (atomic_compare_exchange_strong_explicit(&m->locked, &one, 0, memory_order_release, memory_order_relaxed))
+        return;                               /* nobody waiting */
     mpd_thread_preempt_off();
     mpd_spin_lock(&m->lk);
     mpd_proc *next = mpd_waitq_pop(&m->q);
-    if (!next) m->locked = 0;            /* else ownership passes to next */
+    if (next)                                 /* ownership passes to next */
+        atomic_store_explicit(&m->locked, mpd_waitq_empty(&m->q) ? 1 : 2, memory_order_release);
+    else
+        atomic_store_explicit(&m->locked, 0, memory_order_release);
     mpd_spin_unlock(&m->lk);
     if (next) mpd_unpark(next);
     mpd_thread_preempt_on();

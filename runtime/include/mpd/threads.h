@@ -94,8 +94,9 @@ void mpd_thread_preempt_on(void);
 unsigned long mpd_thread_preemptions(void);
 
 /* ---- mutex: blocks the lightweight thread; ownership is handed to the
- * first waiter on unlock (FIFO, no barging) ---- */
-typedef struct { mpd_spinlock lk; int locked; mpd_waitq q; } mpd_mutex_t;
+ * first waiter on unlock (FIFO among waiters).  Uncontended lock and unlock
+ * are one compare-and-swap each.  locked: 0 free, 1 held, 2 held + waiters ---- */
+typedef struct { mpd_spinlock lk; atomic_int locked; mpd_waitq q; } mpd_mutex_t;
 #define MPD_MUTEX_INIT { MPD_SPINLOCK_INIT, 0, MPD_WAITQ_INIT }
 void mpd_mutex_init(mpd_mutex_t *m);
 void mpd_mutex_lock(mpd_mutex_t *m);
