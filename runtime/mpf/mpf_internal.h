@@ -22,8 +22,10 @@
  * `front` while the count is zero" -- O(1) per message.
  *
  * Concurrency.  Each LNVC has one lock; every change to an LNVC's queue, heads,
- * counts or connections happens under it (payloads longer than the inline area
- * are copied into private blocks before taking it).  The name table has its own
+ * counts or connections happens under it.  Payloads longer than the inline area
+ * are copied into private blocks before a send takes it; a receiver copies a
+ * long message out after releasing it, holding a reference recorded in its
+ * connection (`holding`), so BROADCAST receivers copy concurrently.  The name table has its own
  * lock, always taken before an LNVC lock.  Message headers and data blocks come
  * from two lock-free stacks with ABA tags.  Locks record their owner's pid: the
  * code that takes one over from a dead owner rebuilds the derived state (tail,
@@ -50,6 +52,7 @@
 #define MPF_MSG_NODE 256u                 /* bytes per message header */
 #define MPF_INLINE (MPF_MSG_NODE - 20u)   /* payload bytes stored in the header itself */
 #define MPF_PENDING 0xffffffffu           /* refs of a message sent while nobody received */
+#define MPF_UNLOCKED_COPY 2048u           /* longer messages are copied out without the LNVC lock */
 #define MPF_BLK_HDR 8u                    /* link word at the start of a data block */
 #define MPF_CACHE 64
 
@@ -81,7 +84,8 @@ typedef struct mpf_conn {
     uint8_t send;  /* 1 if connected as sender */
     uint8_t recv;  /* CONN_NONE, MPF_FCFS or MPF_BROADCAST */
     uint16_t pad;
-    uint32_t head; /* BROADCAST receiver: next message to read */
+    uint32_t head;    /* BROADCAST receiver: next message to read */
+    uint32_t holding; /* message being copied out without the lock (it holds one reference) */
 } mpf_conn;
 
 typedef _Atomic uint32_t mpf_lock_t; /* 0, or owner's OS pid | waiters bit (mpf_lock.c) */

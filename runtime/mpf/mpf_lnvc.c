@@ -89,6 +89,11 @@ static int drop_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
         return 0;
     }
     if (!c->recv) return -MPF_ENOTCONN;
+    if (c->holding) { /* a copy in progress (or its owner died): its reference goes too */
+        mpf_msg *g = MPF_MSG(m, c->holding);
+        if (g->refs && g->refs != MPF_PENDING) g->refs--;
+        c->holding = 0;
+    }
     if (c->recv == MPF_FCFS) {
         if (--l->n_fcfs == 0) {
             release_backlog(m, l, l->fcfs_head);
@@ -310,6 +315,8 @@ void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l)
     for (uint32_t p = 0; p < m->r->max_procs; p++) {
         mpf_conn *c = mpf_conn_at(m, slot, p);
         if (c->recv == MPF_BROADCAST) add_backlog_refs(m, l, c->head);
+        if (c->holding && c->recv && on_queue(m, l, c->holding) && c->holding != l->tail) MPF_MSG(m, c->holding)->refs++;
+        else c->holding = 0;
     }
     if (l->n_fcfs) add_backlog_refs(m, l, l->fcfs_head);
     mpf_lnvc_pop_front(m, l);

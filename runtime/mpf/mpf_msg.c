@@ -112,6 +112,28 @@ fail:
     return rc;
 }
 
+/* A long message: keep a reference in the connection, copy without the lock,
+ * then drop the reference.  If the connection was closed meanwhile (by another
+ * thread of the same id), the close dropped it and the copy is not trusted. */
+static ssize_t copy_unlocked(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int id, uint32_t at, void *buf)
+{
+    mpf_msg *g = MPF_MSG(m, at);
+    ssize_t len = g->len;
+    c->holding = at;
+    mpf_unlock(m, &l->lock);
+    copy_from_msg(m, g, buf);
+    mpf_lock_lnvc(m, l);
+    if (l->state == LNVC_LIVE && l->id == id && c->holding == at) {
+        c->holding = 0;
+        if (--g->refs == 0) mpf_lnvc_pop_front(m, l);
+    } else {
+        len = -MPF_ECLOSED;
+    }
+    mpf_unlock(m, &l->lock);
+    mpf_maybe_reap(m);
+    return len;
+}
+
 static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int block)
 {
     int rc = check_args(m, pid), waited = 0;
@@ -134,8 +156,10 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
                 break;
             }
             ssize_t len = g->len;
-            copy_from_msg(m, g, buf);
+            uint32_t at = *headp;
             *headp = atomic_load_explicit(&g->next, memory_order_relaxed);
+            if (len > MPF_UNLOCKED_COPY && !MPF_SOLO(m)) return copy_unlocked(m, l, c, id, at, buf);
+            copy_from_msg(m, g, buf);
             if (--g->refs == 0) mpf_lnvc_pop_front(m, l);
             mpf_unlock(m, &l->lock);
             mpf_maybe_reap(m);

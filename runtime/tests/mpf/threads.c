@@ -247,6 +247,77 @@ static void test_churn(void)
     pthread_barrier_destroy(&start);
 }
 
+/* ---- long messages are copied out without the lock: content and order still exact ---- */
+
+enum { BIG_MSGS = 1500, BIG_MAX = 16384 };
+
+static size_t big_len(int i) { return 2049 + (size_t)(i * 7919) % (BIG_MAX - 2049); }
+static unsigned char big_byte(int i, size_t k) { return (unsigned char)(i * 31 + k * 7); }
+
+typedef struct bigarg {
+    int pid, proto, got, bad;
+} bigarg;
+
+static void *big_receiver(void *arg)
+{
+    bigarg *a = arg;
+    static _Thread_local unsigned char buf[BIG_MAX];
+    int id = MUST(mpf_open_receive(m, a->pid, "big", a->proto)), last = -1;
+    pthread_barrier_wait(&start);
+    for (;;) {
+        ssize_t n = mpf_message_receive(m, a->pid, id, buf, sizeof buf);
+        if (n == 4) break; /* end marker */
+        int i;
+        memcpy(&i, buf, sizeof i);
+        if (n != (ssize_t)big_len(i) || i <= last || (a->proto == MPF_BROADCAST && i != last + 1)) a->bad++;
+        for (size_t k = sizeof i; k < (size_t)n; k++)
+            if (buf[k] != big_byte(i, k)) {
+                a->bad++;
+                break;
+            }
+        if (a->proto == MPF_FCFS) CHECK(atomic_fetch_add(&seen[0][i], 1) == 0);
+        last = i;
+        a->got++;
+    }
+    MUST(mpf_close_receive(m, a->pid, id));
+    return NULL;
+}
+
+static void test_big_concurrent(void)
+{
+    enum { NB = 3, NF = 2 };
+    memset(seen, 0, sizeof seen);
+    pthread_barrier_init(&start, NULL, NB + NF + 1);
+    pthread_t t[NB + NF];
+    bigarg a[NB + NF];
+    for (int r = 0; r < NB + NF; r++) {
+        a[r] = (bigarg){.pid = 50 + r, .proto = r < NB ? MPF_BROADCAST : MPF_FCFS};
+        pthread_create(&t[r], NULL, big_receiver, &a[r]);
+    }
+    int s = MUST(mpf_open_send(m, 49, "big"));
+    pthread_barrier_wait(&start);
+    static unsigned char out[BIG_MAX];
+    for (int i = 0; i < BIG_MSGS; i++) {
+        size_t len = big_len(i);
+        memcpy(out, &i, sizeof i);
+        for (size_t k = sizeof i; k < len; k++) out[k] = big_byte(i, k);
+        int rc;
+        while ((rc = mpf_message_send(m, 49, s, out, len)) == -MPF_ENOSPACE) sched_yield();
+        CHECK_RC(rc, 0);
+    }
+    for (int e = 0; e < NF; e++) CHECK_RC(mpf_message_send(m, 49, s, "end!", 4), 0); /* FCFS: one each; BROADCAST: all */
+    for (int r = 0; r < NB + NF; r++) pthread_join(t[r], NULL);
+    int fcfs_got = 0;
+    for (int r = 0; r < NB + NF; r++) {
+        CHECK(a[r].bad == 0);
+        if (r < NB) CHECK(a[r].got == BIG_MSGS);
+        else fcfs_got += a[r].got;
+    }
+    CHECK(fcfs_got == BIG_MSGS);
+    MUST(mpf_close_send(m, 49, s));
+    pthread_barrier_destroy(&start);
+}
+
 int main(void)
 {
     mpf_options o = {.max_lnvcs = 16, .max_processes = 64, .max_messages = 4096};
@@ -254,6 +325,7 @@ int main(void)
     test_delivery(MPF_FCFS, FCFS_RECV);
     test_delivery(MPF_BROADCAST, BC_RECV);
     test_wakeups();
+    test_big_concurrent();
     test_churn();
     MUST(mpf_finish(m));
     return check_done("mpf threads");
