@@ -170,6 +170,8 @@ static void report_one(mpd_proc *p, void *arg)
     oproc *o = mpd_proc_udata(p);
     if (o && __atomic_load_n(&o->killed, __ATOMIC_RELAXED))
         return;             /* its resource is gone: it is not "blocked" */
+    if (o && o->res && res_rt(o->res)->is_global)
+        return;             /* as in MPD: servers in globals wait forever */
     const char *f = mpd_proc_file(p);
     if (f)
         fprintf(stderr, "RTS warning: blocked process: %s : file %s, line %d\n",

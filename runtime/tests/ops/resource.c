@@ -52,13 +52,23 @@ static void G_final(mpd_res *self) { (void)self; fprintf(stderr, "final G\n"); }
 static const mpd_respat G_pat = { "G", sizeof(G), 0, MPD_RES_GLOBAL, G_init, G_final, F };
 
 /* global H imports G in its initial code: at the end H's final runs first */
+enum { H_SERVE, H_SERVER, H_NOPS };
+static void H_server(mpd_res *self, mpd_invb *ib)
+{
+    (void)ib;
+    mpd_in_done(mpd_receive_op(F, 6, &self->ops[H_SERVE]));    /* forever */
+}
 static void H_init(mpd_res *self, mpd_invb *args)
 {
-    (void)self; (void)args;
+    (void)args;
+    mpd_op_input(self, H_SERVE, 1, 0);
+    mpd_op_proc(self, H_SERVER, 1, H_server, "H.server", 0);
+    struct mpd_inv_none v = { .h.size = sizeof v };
+    mpd_send_op(F, 7, &self->ops[H_SERVER], &v.h);   /* not reported at the end */
     mpd_global(F, 5, &G_pat);
 }
 static void H_final(mpd_res *self) { (void)self; fprintf(stderr, "final H\n"); }
-static const mpd_respat H_pat = { "H", sizeof(mpd_res), 0, MPD_RES_GLOBAL, H_init, H_final, F };
+static const mpd_respat H_pat = { "H", sizeof(mpd_res), H_NOPS, MPD_RES_GLOBAL, H_init, H_final, F };
 
 enum { M_IMPORTER, M_DONE, M_NOPS };
 static void importer(mpd_res *self, mpd_invb *ib)
