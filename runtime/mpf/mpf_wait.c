@@ -36,7 +36,11 @@ static inline int changed(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sen
 void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel)
 {
     for (int i = m->spin; i > 0; i--) {
-        if (changed(m, l, observed, sentinel)) return;
+        if (changed(m, l, observed, sentinel)) {
+            /* Start fetching the rest of a short payload while we go for the lock. */
+            __builtin_prefetch((char *)MPF_MSG(m, sentinel) + MPF_CACHE);
+            return;
+        }
         cpu_relax();
         if ((i & 255) == 0) sched_yield();
     }
