@@ -84,5 +84,5 @@ if [ "$QUICK" != quick ]; then
   cc $CFLAGS -I"$ROOT/runtime/include" bench/mpf/apps/gauss_jordan.c "$BUILD/lib/libmpdrt.a" -lpthread -lm -o "$B/gauss_jordan"
   cc $CFLAGS -I"$ROOT/runtime/include" bench/mpf/apps/sor.c "$BUILD/lib/libmpdrt.a" -lpthread -lm -o "$B/sor"
   { echo "# $(date -u '+%Y-%m-%d %H:%M UTC') load $(cut -d' ' -f1-3 /proc/loadavg)"
-    "$B/gauss_jordan" -n 800 -p 4; echo; "$B/sor" -n 200 -p 4; } | tee "$DOC/apps.txt"
+    "$B/gauss_jordan" -n 1000 -p 4; echo; "$B/sor" -n 300 -p 4; } | tee "$DOC/apps.txt"
 fi

@@ -208,7 +208,7 @@ static int fill_defaults(mpf_options *o)
     if (!o->pool_bytes) o->pool_bytes = 16u << 20;
     if (!o->max_messages) o->max_messages = 16384;
     if (!o->data_block) o->data_block = 4096;
-    if (!o->spin) o->spin = env_int("MPF_SPIN", 20000);
+    if (!o->spin) o->spin = env_int("MPF_SPIN", 2000);
     if (o->max_lnvcs < 0 || o->max_processes < 0 || o->max_messages < o->max_lnvcs + 2 || o->spin < 0 ||
         o->max_lnvcs > 65536 || o->max_processes > 65536 || o->data_block < 64 || o->data_block % 8 ||
         o->max_message > 0x7fffffff || (o->wait != MPF_WAIT_THREADS && o->wait != MPF_WAIT_LWP) ||
@@ -330,7 +330,7 @@ int mpf_attach(mpf_t **out, const char *shm_name)
     m->r = r;
     m->size = (size_t)st.st_size;
     m->shared = 1;
-    m->spin = env_int("MPF_SPIN", 20000);
+    m->spin = env_int("MPF_SPIN", 2000);
     m->wait = MPF_WAIT_THREADS;
     *out = m;
     return 0;

@@ -162,9 +162,13 @@ int main(int argc, char **argv)
     make_system();
     double *x_seq = malloc(sizeof(double) * n);
     x_par = malloc(sizeof(double) * n);
-    double t0 = team_now();
-    solve_sequential(x_seq);
-    double t_seq = team_now() - t0;
+    /* Every time is the best of REPS runs: the machine is shared. */
+    double t_seq = 1e30;
+    for (int r = 0; r < REPS; r++) {
+        double t0 = team_now();
+        solve_sequential(x_seq);
+        t_seq = fmin(t_seq, team_now() - t0);
+    }
     /* Residual of the reference solution, relative to |A| |x|. */
     double res = 0, xmax = 0;
     for (int i = 0; i < n; i++) {
@@ -178,10 +182,14 @@ int main(int argc, char **argv)
     printf("%4s %10s %8s %12s\n", "P", "seconds", "speedup", "max|x-xseq|");
     int bad = res / (n * xmax) > 1e-12;
     for (P = 1; P <= maxp; P++) {
-        memset(x_par, 0, sizeof(double) * n);
-        team_init(P, sizeof(double) * 2 * (n + 1));
-        team_run(P, worker, arbiter);
-        double diff = 0;
+        double best = 1e30, diff = 0;
+        for (int r = 0; r < REPS; r++) {
+            memset(x_par, 0, sizeof(double) * n);
+            team_init(P, sizeof(double) * 2 * (n + 1));
+            team_run(P, worker, arbiter);
+            best = fmin(best, t_par);
+        }
+        t_par = best;
         for (int i = 0; i < n; i++) diff = fmax(diff, fabs(x_par[i] - x_seq[i]));
         printf("%4d %10.3f %8.2f %12.1e%s\n", P, t_par, t_seq / t_par, diff, diff > 1e-9 * xmax ? "  WRONG" : "");
         bad |= diff > 1e-9 * xmax;

@@ -156,9 +156,14 @@ int main(int argc, char **argv)
     size_t cells = (size_t)(n + 2) * (n + 2);
     u_seq = calloc(cells, sizeof(double));
     u_par = calloc(cells, sizeof(double));
-    double t0 = team_now();
-    solve_sequential();
-    double t_seq = team_now() - t0, err = 0;
+    /* Every time is the best of REPS runs: the machine is shared. */
+    double t_seq = 1e30, err = 0;
+    for (int r = 0; r < REPS; r++) {
+        memset(u_seq, 0, cells * sizeof(double));
+        double t0 = team_now();
+        solve_sequential();
+        t_seq = fmin(t_seq, team_now() - t0);
+    }
     for (int i = 1; i <= n; i++)
         for (int j = 1; j <= n; j++)
             err = fmax(err, fabs(U(u_seq, i, j) - sin(M_PI * j / (n + 1)) * sin(M_PI * i / (n + 1))));
@@ -168,10 +173,14 @@ int main(int argc, char **argv)
     printf("%4s %10s %8s %7s %12s\n", "P", "seconds", "speedup", "sweeps", "max|u-useq|");
     int bad = err > 10.0 / ((double)(n + 1) * (n + 1));
     for (P = 1; P <= maxp && P <= n; P++) {
-        memset(u_par, 0, cells * sizeof(double));
-        team_init(P, sizeof(double) * (n + 2));
-        team_run(P, worker, monitor);
-        double diff = 0;
+        double best = 1e30, diff = 0;
+        for (int r = 0; r < REPS; r++) {
+            memset(u_par, 0, cells * sizeof(double));
+            team_init(P, sizeof(double) * (n + 2));
+            team_run(P, worker, monitor);
+            best = fmin(best, t_par);
+        }
+        t_par = best;
         for (size_t k = 0; k < cells; k++) diff = fmax(diff, fabs(u_par[k] - u_seq[k]));
         int wrong = diff != 0 || iters_par != iters_seq;
         printf("%4d %10.3f %8.2f %7d %12.1e%s\n", P, t_par, t_seq / t_par, iters_par, diff, wrong ? "  WRONG" : "");

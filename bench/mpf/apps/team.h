@@ -12,6 +12,7 @@
 #include "mpd/mpf.h"
 
 static mpf_t *team_mpf;
+static int REPS = 3; /* -r: runs per configuration; the best time counts */
 static int team_procs = 1; /* 1: workers are OS processes sharing a named segment; 0: threads */
 
 static double team_now(void)
@@ -90,20 +91,21 @@ static void team_run(int workers, void (*fn)(int), void (*coord)(void))
     team_mpf = NULL;
 }
 
-/* Common options: -p maxP, -n size, -t (threads instead of processes). */
+/* Common options: -p maxP, -n size, -r repeats, -t (threads instead of processes). */
 static void team_options(int argc, char **argv, int *maxp, int *n)
 {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-p") && i + 1 < argc) *maxp = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-n") && i + 1 < argc) *n = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-t")) team_procs = 0;
+        else if (!strcmp(argv[i], "-r") && i + 1 < argc) REPS = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: %s [-p max_processes] [-n size] [-t]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-p max_processes] [-n size] [-r repeats] [-t]\n", argv[0]);
             exit(2);
         }
     }
-    if (*maxp < 1 || *maxp > 64 || *n < 4) {
-        fprintf(stderr, "%s: bad -p or -n\n", argv[0]);
+    if (*maxp < 1 || *maxp > 64 || *n < 4 || REPS < 1) {
+        fprintf(stderr, "%s: bad -p, -n or -r\n", argv[0]);
         exit(2);
     }
 }

@@ -89,7 +89,7 @@ typedef struct mpf_options {
     size_t pool_bytes;        /* memory for queued message data (16 MiB) */
     int max_messages;         /* messages queued at once over all conversations (16384) */
     size_t data_block;        /* size of one data block, bytes (4096) */
-    int spin;                 /* spins before sleeping in a blocked receive (env MPF_SPIN; 20000) */
+    int spin;                 /* spins before sleeping in a blocked receive (env MPF_SPIN; 2000, about 60 us here) */
     int wait;                 /* MPF_WAIT_THREADS or MPF_WAIT_LWP */
     int replace;              /* shm: remove an existing segment of that name first */
     int send_waits;           /* nonzero: a send that finds memory exhausted waits instead of
