@@ -52,3 +52,33 @@ int mpd_rep_count(const char *f, int l, int n) {
     if (n < 0) mpd_rts_abort(f, l, "illegal repetition count %d in array constructor", n);
     return n;
 }
+
+/* sem s[n][m] = (...): one initial value per element, row by row */
+static uint32_t sem_init_rec(const char *f, int l, mpd_res *self, uint32_t i, uint32_t end, const void *a, int depth) {
+    const mpd_arrhdr *h = a;
+    int n = h->ub >= h->lb ? h->ub - h->lb + 1 : 0;
+    for (int k = 0; k < n && i < end; k++) {
+        const char *e = (const char *)a + MPD_ARR_HDR + (size_t)k * h->esize;
+        if (depth > 1) i = sem_init_rec(f, l, self, i, end, e, depth - 1);
+        else mpd_op_sem(f, l, self, i++, 1, *(const int *)e);
+    }
+    return i;
+}
+
+void mpd_sem_init_arr(const char *f, int l, mpd_res *self, uint32_t idx, uint32_t n, const void *a, int depth) {
+    uint32_t i = sem_init_rec(f, l, self, idx, idx + n, a, depth);
+    if (i < idx + n) mpd_op_sem(f, l, self, i, idx + n - i, 0);
+}
+
+int *mpd_ivec_set(int *v, int *cap, int i, int val) {
+    if (i >= *cap) {
+        int n = *cap ? *cap : 16;
+        while (n <= i) n *= 2;
+        int *w = realloc(v, sizeof(int) * (size_t)n);
+        if (!w) mpd_rts_fatal("out of memory");
+        v = w;
+        *cap = n;
+    }
+    v[i] = val;
+    return v;
+}

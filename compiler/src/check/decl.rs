@@ -720,6 +720,7 @@ impl<'a> Checker<'a> {
                 lo: "1".into(),
                 n: "1".into(),
                 local: None,
+                dims: vec![],
                 inv,
                 proc_impl: !self.replying.contains(&p.name.name),
                 global_owner: self.global,

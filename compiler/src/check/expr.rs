@@ -69,7 +69,11 @@ impl<'a> Checker<'a> {
             ExprKind::Field { base, name } => self.field(base, name, e.span),
             ExprKind::Index { base, subs } => {
                 // an element of an op array used as a value: its capability
-                if let ExprKind::Ident(id) = &base.kind {
+                let mut root = base.as_ref();
+                while let ExprKind::Index { base: b2, .. } = &root.kind {
+                    root = b2.as_ref();
+                }
+                if let ExprKind::Ident(id) = &root.kind {
                     if let Some(Sym::Proc(sig)) = self.lookup(&id.name).cloned() {
                         if sig.op.is_some() {
                             return match self.op_target(e) {

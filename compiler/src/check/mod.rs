@@ -148,6 +148,8 @@ pub struct Checker<'a> {
     replying: std::collections::HashSet<String>,
     /// In a proc: C that puts results into the invoker's block before `reply`.
     reply_code: Option<String>,
+    /// While issuing an arm of a co statement: (co variable, arm, instance index).
+    co_issue: Option<(String, u32, String)>,
 }
 
 #[derive(Clone)]
@@ -193,6 +195,7 @@ impl<'a> Checker<'a> {
             in_stack: Vec::new(),
             replying: Default::default(),
             reply_code: None,
+            co_issue: None,
         }
     }
 

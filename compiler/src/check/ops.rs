@@ -93,23 +93,8 @@ impl<'a> Checker<'a> {
             return self.declare_local_ops(op, params, ret, ret_name, sig_idx, span);
         }
         for n in &op.names {
-            let (lo, cnt) = match n.dims.len() {
-                0 => (1, 1u32),
-                1 => {
-                    let (lo, hi, _, _) = self.range(&n.dims[0], false);
-                    match (lo, hi) {
-                        (Some(l), Some(h)) if h >= l => (l, (h - l + 1) as u32),
-                        _ => {
-                            self.error(n.span, "op array bounds must be constants");
-                            (1, 1)
-                        }
-                    }
-                }
-                _ => {
-                    self.error(n.span, "op arrays of several dimensions are not supported yet");
-                    (1, 1)
-                }
-            };
+            let (dims, cnt) = self.const_dims(&n.dims, n.span);
+            let lo: String = dims.first().map(|d| d.0.clone()).unwrap_or_else(|| "1".into());
             let inv = match sig_idx {
                 Some(k) => self.types.sigs[k].inv.clone(),
                 None => format!("inv_{}_{}", self.comp, n.name.name),
@@ -133,6 +118,7 @@ impl<'a> Checker<'a> {
                     lo: lo.to_string(),
                     n: cnt.to_string(),
                     local: None,
+                    dims,
                     inv,
                     proc_impl: proc_impl && n.dims.is_empty() && !self.replying.contains(&n.name.name),
                     global_owner: self.global,
@@ -163,6 +149,7 @@ impl<'a> Checker<'a> {
                 lo: "1".into(),
                 n: "1".into(),
                 local: None,
+                dims: vec![],
                 inv,
                 proc_impl,
                 global_owner: self.global,
@@ -176,27 +163,8 @@ impl<'a> Checker<'a> {
     /// Ops declared in a block: a local op object, killed when the block ends.
     fn declare_local_ops(&mut self, op: &ast::OpDecl, params: Vec<PSig>, ret: Ty, ret_name: Option<String>, sig_idx: Option<usize>, span: Span) {
         for n in &op.names {
-            let (lo, cnt) = match n.dims.len() {
-                0 => ("1".to_string(), "1".to_string()),
-                1 => {
-                    let (_, _, l, h) = self.range(&n.dims[0], true);
-                    let (a, b) = if self.at_top {
-                        // resource-level: processes and procs reach them through the instance
-                        (self.raw_field("int"), self.raw_field("int"))
-                    } else {
-                        let (a, b) = (self.tmp(), self.tmp());
-                        self.code.put(&format!("int {}, {};", a, b));
-                        (a, b)
-                    };
-                    self.code.put(&format!("{} = {}; {} = ({}) - {} + 1;", a, l, b, h, a));
-                    self.code.put(&format!("if ({} < 0) {} = 0;", b, b));
-                    (a, b)
-                }
-                _ => {
-                    self.error(n.span, "op arrays of several dimensions are not supported yet");
-                    ("1".into(), "1".into())
-                }
-            };
+            let (dims, cnt) = self.dyn_dims(&n.dims);
+            let lo = dims.first().map(|d| d.0.clone()).unwrap_or_else(|| "1".into());
             let inv = match sig_idx {
                 Some(k) => self.types.sigs[k].inv.clone(),
                 None => format!("inv_{}_{}_{}", self.comp, n.name.name, self.fresh),
@@ -224,9 +192,10 @@ impl<'a> Checker<'a> {
                 op: Some(OpRef {
                     owner: self.comp.clone(),
                     idx: 0,
-                    lo,
-                    n: cnt,
+                    lo: lo.clone(),
+                    n: dims.first().map(|d| d.1.clone()).unwrap_or_else(|| "1".into()),
                     local: Some(obj),
+                    dims,
                     inv,
                     proc_impl: false,
                     global_owner: false,
@@ -265,45 +234,154 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Dimensions of an op or sem array evaluated at run time, kept in the instance
+    /// (resource level) or in locals: ([(lo, count)], total count) as C.
+    fn dyn_dims(&mut self, ranges: &[ast::Range]) -> (Vec<(String, String)>, String) {
+        let mut out = Vec::new();
+        let mut total = "1".to_string();
+        for r in ranges {
+            let (_, _, l, h) = self.range(r, true);
+            let (a, b) = if self.at_top {
+                (self.raw_field("int"), self.raw_field("int"))
+            } else {
+                let (a, b) = (self.tmp(), self.tmp());
+                self.code.put(&format!("int {}, {};", a, b));
+                (a, b)
+            };
+            self.code.put(&format!("{} = {}; {} = ({}) - {} + 1;", a, l, b, h, a));
+            self.code.put(&format!("if ({} < 0) {} = 0;", b, b));
+            total = format!("({}) * ({})", total, b);
+            out.push((a, b));
+        }
+        (out, total)
+    }
+
+    /// A semaphore array with bounds known at run time: a local op object.
+    fn dyn_sem(&mut self, it: &ast::SemItem) {
+        let (dims, cnt) = self.dyn_dims(&it.dims);
+        let obj = if self.at_top {
+            let f = self.raw_field("mpd_res *");
+            self.code.put(&format!("{} = mpd_ops_local(&self->h, (uint32_t)({}));", f, cnt));
+            f
+        } else {
+            let o = self.tmp();
+            self.code.put(&format!("mpd_res *{} = mpd_ops_local(&self->h, (uint32_t)({}));", o, cnt));
+            self.scopes.last_mut().unwrap().local_ops.push(o.clone());
+            o
+        };
+        let p = self.pos(it.span);
+        match &it.init {
+            Some(e) => {
+                let v = self.expr(e);
+                let mut leaf = &v.ty;
+                let mut depth = 0;
+                while let Ty::Arr(el, _, _) = leaf {
+                    leaf = el;
+                    depth += 1;
+                }
+                if *leaf != Ty::Int && *leaf != Ty::Error {
+                    self.error(e.span, "a semaphore's initial value must be an int");
+                }
+                if depth == 0 {
+                    self.code.put(&format!("mpd_op_sem({}, {}, 0, (uint32_t)({}), {});", p, obj, cnt, v.c));
+                } else {
+                    self.code.put(&format!("mpd_sem_init_arr({}, {}, 0, (uint32_t)({}), {}, {});", p, obj, cnt, v.c, depth));
+                }
+            }
+            None => self.code.put(&format!("mpd_op_sem({}, {}, 0, (uint32_t)({}), 0);", p, obj, cnt)),
+        }
+        self.flush_tmps();
+        let sig = ProcSig {
+            name: it.name.name.clone(),
+            cname: String::new(),
+            params: vec![],
+            ret: Ty::Void,
+            ret_name: None,
+            selfc: self.self_arg(),
+            external: false,
+            op: Some(OpRef {
+                owner: self.comp.clone(),
+                idx: 0,
+                lo: dims.first().map(|d| d.0.clone()).unwrap_or_else(|| "1".into()),
+                n: dims.first().map(|d| d.1.clone()).unwrap_or_else(|| "1".into()),
+                local: Some(obj),
+                dims,
+                inv: "mpd_inv_none".into(),
+                proc_impl: false,
+                global_owner: false,
+                sem: true,
+            }),
+        };
+        self.declare(&it.name, Sym::Proc(Rc::new(sig)));
+    }
+
+    /// Constant dimensions of an op or sem array: ([(lo, count)], total).
+    fn const_dims(&mut self, dims: &[ast::Range], span: Span) -> (Vec<(String, String)>, u32) {
+        let mut out = Vec::new();
+        let mut total = 1u32;
+        for r in dims {
+            let (lo, hi, _, _) = self.range(r, false);
+            match (lo, hi) {
+                (Some(l), Some(h)) if h >= l - 1 => {
+                    let n = (h - l + 1) as u32;
+                    total = total.saturating_mul(n);
+                    out.push((l.to_string(), n.to_string()));
+                }
+                _ => {
+                    self.error(span, "array bounds of operations must be constants here");
+                    out.push(("1".into(), "1".into()));
+                }
+            }
+        }
+        (out, total)
+    }
+
     /// `sem s[dims] = init`.
     pub fn sem_decl(&mut self, items: &[ast::SemItem]) {
         for it in items {
-            let (lo, cnt) = match it.dims.len() {
-                0 => (1, 1u32),
-                1 => {
-                    let (lo, hi, _, _) = self.range(&it.dims[0], false);
-                    match (lo, hi) {
-                        (Some(l), Some(h)) if h >= l - 1 => (l, (h - l + 1) as u32),
-                        _ => {
-                            self.error(it.span, "semaphore array bounds must be constants");
-                            (1, 1)
-                        }
-                    }
+            let mut all_const = true;
+            for r in &it.dims {
+                if let Some(l) = &r.lo {
+                    all_const &= self.is_const_expr(l);
                 }
-                _ => {
-                    self.error(it.span, "semaphore arrays of several dimensions are not supported yet");
-                    (1, 1)
-                }
-            };
-            if !self.at_top && self.ret.is_some() {
-                self.error(it.span, "semaphores declared inside procedures are not supported yet");
-                return;
+                all_const &= self.is_const_expr(&r.hi);
+            }
+            if !all_const {
+                self.dyn_sem(it);
+                continue;
+            }
+            let (dims, cnt) = self.const_dims(&it.dims, it.span);
+            let lo: String = dims.first().map(|d| d.0.clone()).unwrap_or_else(|| "1".into());
+            if !self.at_top {
+                // a semaphore of a block: a local op object
+                self.dyn_sem(it);
+                continue;
             }
             let idx = self.nops;
             self.nops += cnt;
-            let init = match &it.init {
-                Some(e) => {
-                    let v = self.expr(e);
-                    if v.ty != Ty::Int && v.ty != Ty::Error {
-                        self.error(e.span, "a semaphore's initial value must be an int");
-                    }
-                    v.c
-                }
-                None => "0".into(),
-            };
             self.code.line(self.line(it.span));
             let p = self.pos(it.span);
-            self.code.put(&format!("mpd_op_sem({}, &self->h, {}, {}, {});", p, idx, cnt, init));
+            match &it.init {
+                Some(e) => {
+                    let v = self.expr(e);
+                    let mut leaf = &v.ty;
+                    let mut depth = 0;
+                    while let Ty::Arr(el, _, _) = leaf {
+                        leaf = el;
+                        depth += 1;
+                    }
+                    if *leaf != Ty::Int && *leaf != Ty::Error {
+                        self.error(e.span, "a semaphore's initial value must be an int");
+                    }
+                    if depth == 0 {
+                        self.code.put(&format!("mpd_op_sem({}, &self->h, {}, {}, {});", p, idx, cnt, v.c));
+                    } else {
+                        // one initial value per element, row by row
+                        self.code.put(&format!("mpd_sem_init_arr({}, &self->h, {}, {}, {}, {});", p, idx, cnt, v.c, depth));
+                    }
+                }
+                None => self.code.put(&format!("mpd_op_sem({}, &self->h, {}, {}, 0);", p, idx, cnt)),
+            }
             self.flush_tmps();
             self.ops.push(OpEntry { name: it.name.name.clone(), idx, n: cnt, procfn: None, sem: true, flags: String::new() });
             let sig = ProcSig {
@@ -320,6 +398,7 @@ impl<'a> Checker<'a> {
                     lo: lo.to_string(),
                     n: cnt.to_string(),
                     local: None,
+                    dims,
                     inv: "mpd_inv_none".into(),
                     proc_impl: false,
                     global_owner: self.global,
@@ -347,21 +426,21 @@ impl<'a> Checker<'a> {
                 }
             },
             ExprKind::Index { base, subs } => {
+                // a[i][j]: gather the subscripts of nested indexing of an op array
+                let mut all: Vec<ast::Subscript> = subs.clone();
+                let mut b = base.as_ref();
+                while let ExprKind::Index { base: b2, subs: s2 } = &b.kind {
+                    let mut v = s2.clone();
+                    v.extend(all);
+                    all = v;
+                    b = b2.as_ref();
+                }
+                let (base, subs) = (b, &all);
                 if let ExprKind::Ident(id) = &base.kind {
                     if let Some(Sym::Proc(sig)) = self.resolve(&id.name) {
                         let r = sig.op.clone()?;
-                        if subs.len() != 1 {
-                            self.error(e.span, "an op array has one subscript");
-                            return None;
-                        }
-                        let ast::Subscript::Index(ie) = &subs[0] else {
-                            self.error(e.span, "an op array takes a subscript, not a slice");
-                            return None;
-                        };
-                        let i = self.expr(ie);
-                        let p = self.pos(ie.span);
+                        let ix = self.op_subscripts(&r, subs, e.span)?;
                         let inst = self.owner_inst(&r);
-                        let ix = format!("mpd_op_index({}, {}, {}, {})", p, i.c, r.lo, r.n);
                         return Some((sig, Target::Op(format!("&{}->ops[{} + {}]", inst, r.idx, ix))));
                     }
                 }
@@ -413,6 +492,27 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// The flat, checked index of `op[i, j, ...]` (row-major) as C.
+    fn op_subscripts(&mut self, r: &OpRef, subs: &[ast::Subscript], span: Span) -> Option<String> {
+        let dims = if r.dims.is_empty() { vec![(r.lo.clone(), r.n.clone())] } else { r.dims.clone() };
+        // a[i][j] and a[i, j] both list the subscripts in order
+        if subs.len() != dims.len() {
+            self.error(span, format!("this operation array has {} dimensions, not {}", dims.len(), subs.len()));
+            return None;
+        }
+        let mut acc = String::from("0");
+        for (s, (lo, n)) in subs.iter().zip(&dims) {
+            let ast::Subscript::Index(ie) = s else {
+                self.error(span, "an operation array takes subscripts, not slices");
+                return None;
+            };
+            let i = self.expr(ie);
+            let p = self.pos(ie.span);
+            acc = format!("(({}) * ({}) + mpd_op_index({}, {}, {}, {}))", acc, n, p, i.c, lo, n);
+        }
+        Some(acc)
+    }
+
     /// A member of resource `rn`'s spec (this resource's own, or an imported one).
     pub fn res_member(&self, rn: &str, name: &str) -> Option<Sym> {
         if rn == self.comp {
@@ -434,7 +534,7 @@ impl<'a> Checker<'a> {
                     ret_name: None,
                     selfc: String::new(),
                     external: false,
-                    op: Some(OpRef { owner: String::new(), idx: 0, lo: "1".into(), n: "1".into(), local: None, inv: si.inv, proc_impl: false, global_owner: false, sem: false }),
+                    op: Some(OpRef { owner: String::new(), idx: 0, lo: "1".into(), n: "1".into(), local: None, dims: vec![], inv: si.inv, proc_impl: false, global_owner: false, sem: false }),
                 };
                 Some((Rc::new(sig), Target::Cap(v.c)))
             }
@@ -447,7 +547,7 @@ impl<'a> Checker<'a> {
                     ret_name: None,
                     selfc: String::new(),
                     external: false,
-                    op: Some(OpRef { owner: String::new(), idx: 0, lo: "1".into(), n: "1".into(), local: None, inv: "mpd_inv_none".into(), proc_impl: false, global_owner: false, sem: true }),
+                    op: Some(OpRef { owner: String::new(), idx: 0, lo: "1".into(), n: "1".into(), local: None, dims: vec![], inv: "mpd_inv_none".into(), proc_impl: false, global_owner: false, sem: true }),
                 };
                 Some((Rc::new(sig), Target::Cap(v.c)))
             }
@@ -542,6 +642,17 @@ impl<'a> Checker<'a> {
             }
         }
         let pos = self.pos(span);
+        if let Some((co, arm, idx)) = self.co_issue.clone() {
+            // an arm of a co statement: the runtime copies the block; results are
+            // copied out when the arm completes
+            let kind = if send { "MPD_INV_SEND" } else { "MPD_INV_CALL" };
+            self.code.put(&format!("{b}->h.co_arm = {arm}; {b}->h.co_idx = (uint32_t)({idx});", b = b, arm = arm, idx = idx));
+            match target {
+                Target::Op(op) => self.code.put(&format!("mpd_co_invoke_op({}, {}, {}, &{}->h, {});", pos, co, op, b, kind)),
+                Target::Cap(c) => self.code.put(&format!("mpd_co_invoke({}, {}, {}, &{}->h, {});", pos, co, c, b, kind)),
+            }
+            return V::scalar("0".into(), Ty::Void);
+        }
         let kind = if send { "send" } else { "call" };
         match target {
             Target::Op(op) => self.code.put(&format!("mpd_{}_op({}, {}, &{}->h);", kind, pos, op, b)),

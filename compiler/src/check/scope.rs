@@ -40,6 +40,8 @@ pub struct OpRef {
     pub n: String,
     /// a local op object (ops declared in a block): its C variable
     pub local: Option<String>,
+    /// every dimension of an op array: (lower bound, count) as C expressions
+    pub dims: Vec<(String, String)>,
     pub inv: String,
     /// implemented by a proc/procedure of its component (a direct C call works)
     pub proc_impl: bool,

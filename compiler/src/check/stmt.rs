@@ -121,7 +121,8 @@ impl<'a> Checker<'a> {
                     _ => {}
                 }
             }
-            StmtKind::Forward(_) | StmtKind::Co(_) => {
+            StmtKind::Co(co) => self.co_stmt(co, s.span),
+            StmtKind::Forward(_) => {
                 self.error(s.span, "this concurrency statement is not supported yet");
             }
         }
@@ -316,6 +317,119 @@ impl<'a> Checker<'a> {
         self.code.close("}");
     }
 
+    /// `co [q] inv -> post // ... oc` through mpd_co_* (docs/ops.md).
+    fn co_stmt(&mut self, co: &ast::CoStmt, span: ast::Span) {
+        let p = self.pos(span);
+        let id = self.fresh;
+        self.fresh += 1;
+        let (cv, qv, qcap) = (format!("_co{}", id), format!("_coqv{}", id), format!("_coqn{}", id));
+        self.code.open("{");
+        self.code.put(&format!("mpd_co *{} = mpd_co_begin(); int *{} = NULL; int {} = 0; (void){};", cv, qv, qcap, qcap));
+        // issue every arm (and quantifier instance)
+        let mut arm_calls = Vec::new();
+        for (ai, arm) in co.arms.iter().enumerate() {
+            let (call, lhs) = match &arm.inv.kind {
+                ExprKind::Assign { op: ast::AssignOp::Plain, lhs, rhs } => (rhs.as_ref(), Some(lhs.as_ref())),
+                _ => (&arm.inv, None),
+            };
+            let ExprKind::Call { callee, args } = &call.kind else {
+                self.error(arm.inv.span, "a co arm must be an invocation");
+                continue;
+            };
+            let k = format!("_cok{}_{}", id, ai);
+            self.code.open("{");
+            self.code.put(&format!("int {} = 0;", k));
+            self.push();
+            let n = self.quantifiers(&arm.quants);
+            let Some((sig, target)) = self.op_target(callee) else {
+                self.pop();
+                for _ in 0..n {
+                    self.code.close("}");
+                }
+                self.code.close("}");
+                continue;
+            };
+            if sig.op.as_ref().map(|r| r.sem).unwrap_or(false) {
+                self.error(arm.inv.span, "a co arm invokes an operation, not a semaphore");
+            }
+            // remember the quantifier values of this instance
+            let nq = arm.quants.len();
+            let qbase = format!("({}) * {}", k, nq.max(1));
+            for (j, q) in arm.quants.iter().enumerate() {
+                if let Some(Sym::Var { c, .. }) = self.lookup(&q.var.name).cloned() {
+                    self.code.put(&format!("{qv} = mpd_ivec_set({qv}, &{qc}, {b} + {j}, (int)({c}));", qv = qv, qc = qcap, b = qbase, j = j, c = c));
+                }
+            }
+            let idx = format!("{}++", k);
+            let _ = idx;
+            self.co_issue = Some((cv.clone(), ai as u32, k.clone()));
+            self.invoke_block(&sig, target, args, arm.send, arm.inv.span);
+            self.co_issue = None;
+            self.code.put(&format!("{}++;", k));
+            self.flush_tmps();
+            self.pop();
+            for _ in 0..n {
+                self.code.close("}");
+            }
+            self.code.close("}");
+            arm_calls.push((ai, sig, args.clone(), lhs.cloned()));
+        }
+        // completions, in completion order
+        let d = format!("_cod{}", id);
+        let (brk, next) = (format!("_coend{}", id), format!("_conext{}", id));
+        self.code.put(&format!("mpd_invb *{};", d));
+        self.code.open(&format!("while (({} = mpd_co_wait({}, {})) != NULL) {{", d, p, cv));
+        self.loop_labels.push((brk.clone(), next.clone()));
+        for (ai, sig, args, lhs) in arm_calls {
+            let arm = &co.arms[ai];
+            self.code.open(&format!("if ({}->co_arm == {}) {{", d, ai));
+            self.push();
+            let nq = arm.quants.len();
+            for (j, q) in arm.quants.iter().enumerate() {
+                let v = self.tmp();
+                self.code.put(&format!("int {} = {}[{}->co_idx * {} + {}];", v, qv, d, nq.max(1), j));
+                self.declare(&q.var, Sym::Var { c: v, ty: Ty::Int, assignable: false });
+            }
+            let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
+            let blk = format!("((struct {} *){})", inv, d);
+            if !arm.send {
+                for (i, (a, ps)) in args.iter().zip(sig.params.iter()).enumerate() {
+                    if matches!(ps.mode, ast::ParamMode::Default | ast::ParamMode::Val) {
+                        continue;
+                    }
+                    let v = self.expr(a);
+                    let src = if ps.ty.is_blob() {
+                        V { c: self.blk_param(&blk, i, &ps.ty), ty: ps.ty.clone(), form: Form::Blob, k: None, lv: false, slice: None }
+                    } else {
+                        V::scalar(format!("{}->p{}", blk, i), ps.ty.clone())
+                    };
+                    self.assign_into(&v, src, a.span);
+                }
+                if let Some(l) = &lhs {
+                    let lv = self.expr(l);
+                    let src = if sig.ret.is_blob() {
+                        V { c: format!("{}->ret", blk), ty: sig.ret.clone(), form: Form::Blob, k: None, lv: false, slice: None }
+                    } else {
+                        V::scalar(format!("{}->ret", blk), sig.ret.clone())
+                    };
+                    self.assign_into(&lv, src, l.span);
+                }
+            }
+            self.flush_tmps();
+            self.code.put(&format!("mpd_co_release({});", d));
+            if let Some(post) = &arm.post {
+                self.block(post);
+            }
+            self.pop();
+            self.code.close("}");
+        }
+        self.code.put(&format!("{}: ;", next));
+        self.loop_labels.pop();
+        self.code.close("}");
+        self.code.put(&format!("{}: mpd_co_end({}); free({});", brk, cv, qv));
+        self.code.close("}");
+    }
+
     /// Declares an in arm's formals (and quantifier variable) as views of block `ib`.
     fn bind_formals(&mut self, arm: &ast::InArm, sig: &super::scope::ProcSig, ib: &str, qv: &Option<(String, ast::Ident, Ty, String)>) {
         let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
@@ -437,7 +551,7 @@ impl<'a> Checker<'a> {
             ));
             let ct = self.ctype(&ty);
             self.code.put(&format!("{} {} = ({}){}_l;", ct, var, ct, var));
-            self.declare(&q.var, Sym::Var { c: var.clone(), ty: ty.clone(), assignable: false });
+            self.declare(&q.var, Sym::Var { c: var.clone(), ty: ty.clone(), assignable: true });
             opened += 1;
             if let Some(stc) = &q.st {
                 let c = self.cond(stc);

@@ -177,6 +177,12 @@ static inline int mpd_int_abs(int i) { return i < 0 ? (int)(0u - (unsigned)i) : 
 _Bool mpd_bool_of_int(const char *f, int l, int i);
 int mpd_ord_step(const char *f, int l, int v, int lo, int hi, const char *what);
 
+/* v[i] = val in a realloc'ed vector of capacity *cap (co quantifier values) */
+int *mpd_ivec_set(int *v, int *cap, int i, int val);
+
+/* sem s[...] = array: element k of the array (row by row) initialises sem idx+k */
+void mpd_sem_init_arr(const char *f, int l, mpd_res *self, uint32_t idx, uint32_t n, const void *a, int depth);
+
 /* the capability of an op known by pointer (an element of an op array) */
 static inline mpd_cap mpd_cap_of_op(mpd_op *op) { return mpd_cap_of(op->owner, op->idx); }
 
