@@ -33,6 +33,29 @@ static void body_many(void *arg)
         mpd_proc_create(sleeper, NULL, NULL);
 }
 
+/* A stack that cannot be mapped: a clear message, not a crash. */
+__attribute__((unused)) static void body_nomem(void *arg)
+{
+    (void)arg;
+    mpd_proc_attr at = MPD_PROC_ATTR_INIT;
+    at.name = "res.big";
+    at.stack_size = (size_t)1 << 60;      /* more than any address space */
+    mpd_proc_create(overflow_proc, NULL, &at);
+    printf("not reached\n");
+}
+
+static void check_env_error(const char *var, const char *val, const char *msg)
+{
+    char *out;
+    setenv(var, val, 1);
+    int rc = run_child(body_many, NULL, 0, &out);   /* 0: VPs from the environment */
+    CHECK_EQ(rc, 1);
+    CHECK(strstr(out, msg) != NULL);
+    if (!strstr(out, msg)) fprintf(stderr, "%s=%s gave:\n%s\n", var, val, out);
+    free(out);
+    unsetenv(var);
+}
+
 int main(void)
 {
     char *out;
@@ -55,12 +78,17 @@ int main(void)
     free(out);
     unsetenv("MPD_MAX_PROCS");
 
-    setenv("MPD_PARALLEL", "zero", 1);
-    mpd_rt_set_nvp(0);
-    rc2 = run_child(body_many, NULL, 0, &out);
+    check_env_error("MPD_PARALLEL", "zero", "RTS abort: bad MPD_PARALLEL=\"zero\": expected a number from 1 to");
+    check_env_error("MPD_PARALLEL", "0", "bad MPD_PARALLEL=\"0\"");
+    check_env_error("MPD_SCHED", "lottery", "bad MPD_SCHED=\"lottery\": expected fifo, prio or steal");
+    check_env_error("MPD_STACK_SIZE", "12", "bad MPD_STACK_SIZE=\"12\"");
+    check_env_error("MPD_SLICE", "-3", "bad MPD_SLICE=\"-3\"");
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    rc2 = run_child(body_nomem, NULL, 1, &out);
     CHECK_EQ(rc2, 1);
-    CHECK(strstr(out, "bad MPD_PARALLEL=\"zero\"") != NULL);
+    CHECK(strstr(out, "RTS abort: out of memory: cannot map a 1152921504606846976-byte stack for process res.big") != NULL);
+    if (rc2 != 1) fprintf(stderr, "nomem gave:\n%s\n", out);
     free(out);
-    unsetenv("MPD_PARALLEL");
+#endif
     return t_done("limits_test");
 }

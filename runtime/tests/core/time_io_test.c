@@ -4,14 +4,14 @@
 #include "harness.h"
 
 static char order[16];
-static int olen;
+static atomic_int olen;
 static mpd_sem done;
 
 static void napper(void *a)
 {
     long ms = (long)(intptr_t)a;
     mpd_nap(ms);
-    order[olen++] = (char)('0' + ms / 10);
+    order[atomic_fetch_add(&olen, 1)] = (char)('0' + ms / 10);
     mpd_sem_V(&done);
 }
 
@@ -34,7 +34,9 @@ static void body(void *arg)
     for (int i = 0; i < 5; i++)
         mpd_sem_P(&done);
     long dt = mpd_rt_age_ms() - t0;
-    CHECK(!strcmp(order, "12345"));
+    CHECK_EQ(atomic_load(&olen), 5);
+    if (mpd_nvp() == 1)   /* several VPs may run two due nappers at once */
+        CHECK(!strcmp(order, "12345"));
     CHECK(dt >= 50);
     CHECK(dt < 5000);
 
