@@ -47,28 +47,48 @@ static void q_remove(opq *q, mpd_invb *ib)
     __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
 }
 
+/* The op a statement waits on if it is one plain arm on one op, else NULL:
+ * such waiters go in the op's own list, so an arrival finds them at once. */
+static mpd_op *single_op(const mpd_in *in)
+{
+    if (in->narms == 1 && in->arms[0].n == 1 && !in->arms[0].has_st && !in->arms[0].has_by)
+        return in->arms[0].ops[0];
+    return NULL;
+}
+
 static void w_append(opcls *c, inwait *w)
 {
+    mpd_op *op = single_op(w->in);
+    inwait **first = &c->wfirst, **last = &c->wlast;
+    w->own = NULL;
+    if (op && op->kind == MPD_OPK_INPUT) {
+        w->own = op_queue(op);
+        first = &w->own->wfirst;
+        last = &w->own->wlast;
+    }
+    w->ticket = ++c->ticket;
     w->next = NULL;
-    w->prev = c->wlast;
-    if (c->wlast)
-        c->wlast->next = w;
+    w->prev = *last;
+    if (*last)
+        (*last)->next = w;
     else
-        c->wfirst = w;
-    c->wlast = w;
+        *first = w;
+    *last = w;
     w->queued = 1;
 }
 
 static void w_unlink(opcls *c, inwait *w)
 {
+    inwait **first = w->own ? &w->own->wfirst : &c->wfirst;
+    inwait **last = w->own ? &w->own->wlast : &c->wlast;
     if (w->prev)
         w->prev->next = w->next;
     else
-        c->wfirst = w->next;
+        *first = w->next;
     if (w->next)
         w->next->prev = w->prev;
     else
-        c->wlast = w->prev;
+        *last = w->prev;
     w->next = w->prev = NULL;
     w->queued = 0;
 }
@@ -116,20 +136,26 @@ static void wake_all(wakelist *wl)
  * Returns 1 if it did (ib is then taken, out of the queue). */
 static int handoff(opcls *c, mpd_op *op, mpd_invb *ib, int queued, wakelist *wl)
 {
-    uint32_t arm, k;
-    for (inwait *w = c->wfirst; w; w = w->next)
-        if (w_covers(w, op, 1, &arm, &k)) {
-            if (queued)
-                q_remove(op_queue(op), ib);
-            ib->state = INV_TAKEN;
-            w_unlink(c, w);
-            w->got = ib;
-            w->arm = arm;
-            w->k = k;
-            wake_add(wl, w);
-            return 1;
+    uint32_t arm = 0, k = 0;
+    inwait *w = op_queue(op)->wfirst;           /* oldest one-op receiver */
+    for (inwait *x = c->wfirst; x; x = x->next) /* statements with several ops */
+        if ((!w || x->ticket < w->ticket) && w_covers(x, op, 1, &arm, &k)) {
+            w = x;
+            break;
         }
-    return 0;
+    if (!w)
+        return 0;
+    if (w->own)
+        arm = k = 0;
+    if (queued)
+        q_remove(op_queue(op), ib);
+    ib->state = INV_TAKEN;
+    w_unlink(c, w);
+    w->got = ib;
+    w->arm = arm;
+    w->k = k;
+    wake_add(wl, w);
+    return 1;
 }
 
 /* Something became available at op: wake the waiters with st/by on it. */
@@ -152,7 +178,7 @@ static void wake_cond(opcls *c, mpd_op *op, wakelist *wl)
  * st/by waiters on op. */
 static void dispatch(opcls *c, mpd_op *op, mpd_invb *ib, int queued, wakelist *wl)
 {
-    if (c->wfirst && handoff(c, op, ib, queued, wl))
+    if ((c->wfirst || op_queue(op)->wfirst) && handoff(c, op, ib, queued, wl))
         return;
     if (!queued)
         q_push(op_queue(op), ib);
@@ -189,7 +215,7 @@ void in_token(mpd_op *op)
         return;
     }
     c->seq++;
-    if (!c->wfirst || !handoff(c, op, &in_semblk, 0, &wl)) {
+    if (!(c->wfirst || q->wfirst) || !handoff(c, op, &in_semblk, 0, &wl)) {
         __atomic_store_n(&q->count, q->count + 1, __ATOMIC_RELAXED);
         c->gen++;
     }

@@ -54,6 +54,7 @@ typedef struct opq {
     mpd_invb *head, *tail;
     uint32_t  count;        /* ?op */
     opcls    *cls;
+    inwait   *wfirst, *wlast;   /* receivers waiting on this op alone */
 } opq;
 
 struct opcls {
@@ -61,7 +62,10 @@ struct opcls {
     _Atomic(opcls *) fwd;   /* merged into another class (in.c) */
     uint64_t  seq;          /* arrival counter */
     uint64_t  gen;          /* availability changes (see top) */
-    inwait   *wfirst, *wlast;   /* blocked input statements, FIFO */
+    inwait   *wfirst, *wlast;   /* blocked statements with several ops or
+                                   st/by, FIFO (one-op plain ones wait in
+                                   their op's own list) */
+    uint64_t  ticket;       /* registration order of waiters */
 };
 
 /* The class that now stands for c (classes merge when one input statement
@@ -93,6 +97,8 @@ struct inwait {
     uint32_t  arm, k;
     int       rescan;       /* woken to re-examine (st/by arms)   */
     int       queued;
+    uint64_t  ticket;       /* FIFO among waiters of both kinds   */
+    opq      *own;          /* the op list it waits in, or NULL   */
 };
 
 /* Runtime state of an object (res->rt). */

@@ -2,7 +2,8 @@
 #include "optest.h"
 
 #define F "stress.mpd"
-enum { CH, REQ, QUIT, DONE, PRODUCER, CONSUMER, SERVER, CLIENT, ADD1, NOPS };
+#define NGO 64
+enum { CH, REQ, QUIT, DONE, PRODUCER, CONSUMER, SERVER, CLIENT, ADD1, GOWAIT, NEVER, GO, NOPS = GO + NGO };
 #define NPROD 4
 #define NCONS 3
 #define NMSG 400
@@ -95,6 +96,27 @@ static void add1(mpd_res *self, mpd_invb *ib)
     ((struct inv_int *)ib)->a += 1;
 }
 
+/* receive go[i]; twice, the second time in an input statement over go[i]
+ * and never() (a class-list waiter beside op-list ones) */
+static long gosum;
+static void gowait(mpd_res *self, mpd_invb *ib)
+{
+    long i = ((struct inv_int *)ib)->a;
+    struct inv_int *g = (void *)mpd_receive_op(F, 20, &self->ops[GO + i]);
+    long v = g->a;
+    mpd_in_done(&g->h);
+    mpd_op *a0[1] = { &self->ops[GO + i] }, *a1[1] = { &self->ops[NEVER] };
+    mpd_arm arms[2] = { { a0, 1, 0, 0, 0, 0 }, { a1, 1, 0, 0, 0, 0 } };
+    mpd_in in = { arms, 2, 0, NULL, NULL, NULL, 0, 0 };
+    g = (void *)mpd_in_wait(F, 21, &in);
+    v += g->a;
+    mpd_in_done(&g->h);
+    mpd_spin_lock(&sumlk);
+    gosum += v;
+    mpd_spin_unlock(&sumlk);
+    mpd_op_V(F, 22, &self->ops[DONE]);
+}
+
 static mpd_res *sres;
 static void S_init(mpd_res *self, mpd_invb *args)
 {
@@ -107,6 +129,9 @@ static void S_init(mpd_res *self, mpd_invb *args)
     mpd_op_proc(self, SERVER, 1, server, "S.server", 0);
     mpd_op_proc(self, CLIENT, 1, client, "S.client", 0);
     mpd_op_proc(self, ADD1, 1, add1, "S.add1", MPD_OP_DIRECT);
+    mpd_op_proc(self, GOWAIT, 1, gowait, "S.gowait", 0);
+    mpd_op_input(self, GO, NGO, 0);
+    mpd_op_input(self, NEVER, 1, 0);
 }
 static const mpd_respat S_pat = { "S", sizeof(S), NOPS, 0, S_init, NULL, F };
 
@@ -152,6 +177,18 @@ static void scenario(void *arg)
     }
     for (int i = 0; i < NPROD + NCONS + NCLI; i++)
         mpd_op_P(F, 14, &self->ops[DONE]);
+    /* 64 receivers on 64 ops: each send is handed to its own receiver */
+    for (long i = 0; i < NGO; i++)
+        start(self, GOWAIT, i);
+    mpd_yield();
+    for (long r = 0; r < 2; r++)
+        for (long i = NGO - 1; i >= 0; i--) {
+            struct inv_int x = { .h.size = sizeof x, .a = 1 + i };
+            mpd_send_op(F, 17, &self->ops[GO + i], &x.h);
+        }
+    for (int i = 0; i < NGO; i++)
+        mpd_op_P(F, 18, &self->ops[DONE]);
+    CHECK_EQ(gosum, 2 * NGO * (NGO + 1) / 2);
     struct inv_none q = { .h.size = sizeof q };
     for (int i = 0; i < NSERV; i++)
         mpd_send_op(F, 15, &self->ops[QUIT], &q.h);
