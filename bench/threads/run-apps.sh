@@ -10,7 +10,7 @@ make -s -C bench/threads BUILD="$BUILD"
 B=$BUILD/bench/threads
 R=bench/threads/results
 mkdir -p "$R/profiles"
-TSP_ARGS=${TSP_ARGS:-"13 1"}            # cities seed
+TSP_ARGS=${TSP_ARGS:-"13 1 7"}          # cities seed split-depth
 PHOLD_ARGS=${PHOLD_ARGS:-"400 256 0"}   # end-time LPs throttle
 
 run1() {  # run1 APP ARGS... -> seconds of one run
@@ -55,7 +55,7 @@ table() {  # markdown table from a .dat file
   echo "Machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), shared with other jobs."
   echo "Command: \`sh bench/threads/run-apps.sh $MAXVP $REPS\` (fastest of $REPS runs, seconds)."
   echo
-  echo "## TSP branch and bound ($TSP_ARGS: cities seed)"
+  echo "## TSP branch and bound ($TSP_ARGS: cities seed split-depth)"
   echo
   echo "| VPs | spin | block | adaptive |"; echo "|---:|---:|---:|---:|"; table "$R/tsp.dat"
   echo
@@ -95,7 +95,7 @@ GP
 set terminal png size 640,300
 set output "$R/profiles/$n.png"
 set title "$n: threads waiting (lock contention profile)"
-set xlabel "seconds"; set ylabel "waiting"
+set xlabel "seconds"; set ylabel "waiting"; set yrange [0:*]
 plot "$f" using 1:2 with impulses notitle
 GP
   done

@@ -1,7 +1,8 @@
 /* tsp.c: parallel branch-and-bound travelling salesperson on mpd threads, after the configurable-
  * threads paper: searcher threads share a work queue (qlock), the best tour (glob-low-lock), the
  * number of active searchers (glob-act-lock) and global statistics (globlock).
- * Usage: tsp LOCK NVP [CITIES [SEED [PROFILE_DIR]]]   LOCK = spin | block | adaptive
+ * Usage: tsp LOCK NVP [CITIES [SEED [SPLIT [PROFILE_DIR]]]]   LOCK = spin | block | adaptive;
+ *        SPLIT: nodes shallower than this go back to the shared queue (default CITIES-8)
  * Prints: "tsp lock=.. nvp=.. cities=.. best=.. nodes=.. seconds=.." */
 #include <limits.h>
 #include <stdint.h>
@@ -130,14 +131,15 @@ static void tsp_main(void *arg) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 3) { fprintf(stderr, "usage: tsp spin|block|adaptive NVP [CITIES [SEED [PROFILE_DIR]]]\n"); return 2; }
+    if (argc < 3) { fprintf(stderr, "usage: tsp spin|block|adaptive NVP [CITIES [SEED [SPLIT [PROFILE_DIR]]]]\n"); return 2; }
     enum mpd_alock_kind k = app_lock_kind(argv[1]);
     nvp = atoi(argv[2]);
     nc = argc > 3 ? atoi(argv[3]) : 13;
     unsigned seed = argc > 4 ? (unsigned)atoi(argv[4]) : 1;
-    const char *pdir = argc > 5 ? argv[5] : NULL;
+    const char *pdir = argc > 6 ? argv[6] : NULL;
     if (nvp < 1 || nvp > 64 || nc < 4 || nc > MAXC) { fprintf(stderr, "tsp: NVP 1..64, CITIES 4..%d\n", MAXC); return 2; }
-    split_depth = nc > 9 ? nc - 8 : 2;
+    split_depth = argc > 5 ? atoi(argv[5]) : (nc > 9 ? nc - 8 : 2);
+    if (split_depth < 2 || split_depth > nc) { fprintf(stderr, "tsp: SPLIT 2..CITIES\n"); return 2; }
     int x[MAXC], y[MAXC];
     srand(seed);
     for (int i = 0; i < nc; i++) { x[i] = rand() % 1000; y[i] = rand() % 1000; }

@@ -31,6 +31,7 @@ struct mpd_alock {
     int sample_left;                  /* unlocks until the next sample (holder only) */
     atomic_ulong acquisitions, unlocks;
     double avg_waiting;
+    double avg_wait_ns;               /* EWMA of contended waits (holder only) */
     mpd_alock_policy_fn _Atomic policy;
     void *_Atomic policy_arg;
     atomic_ulong st_contended, st_spin_acq, st_blocks, st_timeouts, st_samples, st_adapt;

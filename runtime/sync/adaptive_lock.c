@@ -221,6 +221,7 @@ static int block_phase(mpd_alock_t *l, const mpd_alock_backend_t *b, int prio) {
 
 void mpd_alock__lock_slow(mpd_alock_t *l, int prio) {
     const mpd_alock_backend_t *b = atomic_load_explicit(&backend, memory_order_acquire);
+    long t0 = mpd_alock__now_ns();
     atomic_fetch_add(&l->waiting, 1);
     atomic_fetch_add_explicit(&l->st_contended, 1, memory_order_relaxed);
     for (;;) {
@@ -232,6 +233,8 @@ void mpd_alock__lock_slow(mpd_alock_t *l, int prio) {
         if (try_take(l)) break;
     }
     atomic_fetch_sub(&l->waiting, 1);
+    /* we hold the lock now: the monitor's wait average is ours to update */
+    l->avg_wait_ns += ((double)(mpd_alock__now_ns() - t0) - l->avg_wait_ns) * 0.125;
 }
 
 void mpd_alock_lock(mpd_alock_t *l) {

@@ -39,6 +39,7 @@ void mpd_alock__sample(mpd_alock_t *l) {
     m.spin_ns = atomic_load_explicit(&l->spin_ns, memory_order_relaxed);
     m.sleep_ns = atomic_load_explicit(&l->sleep_ns, memory_order_relaxed);
     m.t = l->last_t;
+    m.avg_wait_ns = l->avg_wait_ns;
     profile_add(l, &m);
     mpd_alock_policy_fn p = atomic_load_explicit(&l->policy, memory_order_acquire);
     if (p) p(l, &m, atomic_load_explicit(&l->policy_arg, memory_order_relaxed));
@@ -106,18 +107,21 @@ int mpd_alock_get_sched(const mpd_alock_t *l) { return atomic_load(&l->sched); }
 int mpd_alock_waiting(const mpd_alock_t *l) { return atomic_load(&l->waiting); }
 const char *mpd_alock_name(const mpd_alock_t *l) { return l->name; }
 
-/* ---- the default policy: spin at low contention, block at high ---- */
+/* ---- the default policy: spin while waits are short and few, block when not ---- */
 void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg) {
-    static const mpd_alock_default_params_t def = { 0.5, 2.0, 100000, 0, 50000 };
+    static const mpd_alock_default_params_t def = { 0.25, 1.0, 20000, 0, 50000, 20000 };
     const mpd_alock_default_params_t *p = arg ? arg : &def;
+    double f = (m->avg_waiting - p->low) / (p->high - p->low);
+    if (p->block_cost_ns > 0) {
+        double fw = (m->avg_wait_ns - (double)p->block_cost_ns) / (double)p->block_cost_ns;
+        if (fw > f) f = fw;
+    }
     long spin, sleep;
-    double a = m->avg_waiting;
-    if (a <= p->low) {
+    if (f <= 0) {
         spin = MPD_ALOCK_FOREVER; sleep = 0;                      /* pure spin */
-    } else if (a >= p->high) {
+    } else if (f >= 1) {
         spin = p->spin_min_ns; sleep = MPD_ALOCK_FOREVER;          /* pure block */
     } else {                                                       /* back-off in between */
-        double f = (a - p->low) / (p->high - p->low);
         spin = p->spin_min_ns + (long)((1 - f) * (double)(p->spin_max_ns - p->spin_min_ns));
         sleep = 1000 + (long)(f * (double)p->sleep_max_ns);
     }

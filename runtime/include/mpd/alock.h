@@ -52,6 +52,7 @@ typedef struct {
     double avg_waiting;       /* exponential moving average of the samples */
     unsigned long acquisitions, contended, blocks, samples;
     long spin_ns, sleep_ns;   /* current waiting policy */
+    double avg_wait_ns;       /* moving average of how long contended acquisitions waited */
 } mpd_alock_monitor_t;
 
 typedef void (*mpd_alock_policy_fn)(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg);
@@ -91,11 +92,19 @@ int  mpd_alock_waiting(const mpd_alock_t *l);    /* threads waiting right now */
 const char *mpd_alock_name(const mpd_alock_t *l);
 
 /* ---- the default adaptation policy ----
- * Spin when the average number of waiters is below `low`, block when it is
- * above `high`, and move both attributes linearly in between (back-off).
- * Pass a mpd_alock_default_params_t* as policy_arg, or NULL for defaults
- * (low 0.5, high 2, spin_max 100 us, spin_min 0, sleep_max 50 us). */
-typedef struct { double low, high; long spin_max_ns, spin_min_ns, sleep_max_ns; } mpd_alock_default_params_t;
+ * Spinning pays while a waiter's expected wait is shorter than the cost of
+ * blocking and being woken; blocking pays when many threads wait or waits
+ * are long (e.g. the holder's VP was descheduled by the OS).  The policy
+ * computes f = max((avg_waiting - low) / (high - low),
+ *                  (avg_wait_ns - block_cost_ns) / block_cost_ns)
+ * and spins for f <= 0, blocks for f >= 1, and backs off in between (spin
+ * shrinking from spin_max_ns, sleep growing to sleep_max_ns).  Pass a
+ * mpd_alock_default_params_t* as policy_arg, or NULL for defaults
+ * (low 0.25, high 1, spin_max 20 us, spin_min 0, sleep_max 50 us, block_cost 20 us). */
+typedef struct {
+    double low, high;
+    long spin_max_ns, spin_min_ns, sleep_max_ns, block_cost_ns;
+} mpd_alock_default_params_t;
 void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg);
 
 /* ---- statistics and contention profile ---- */

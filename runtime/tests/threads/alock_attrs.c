@@ -96,7 +96,7 @@ int main(void) {
     CHECK_EQ_L(mpd_alock_set_policy(l, &agent2, NULL, NULL), EPERM);
     CHECK_EQ_L(mpd_alock_set_waiting(l, &agent1, 9, 9), 0);
     /* the built-in policy acts for the lock: it is refused while an agent owns it */
-    mpd_alock_monitor_t m = { 0, 10, 10.0, 0, 0, 0, 0, 9, 9 };
+    mpd_alock_monitor_t m = { 0, 10, 10.0, 0, 0, 0, 0, 9, 9, 0.0 };
     mpd_alock_default_policy(l, &m, NULL);
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == 9 && sl == 9);
@@ -109,10 +109,18 @@ int main(void) {
     mpd_alock_default_policy(l, &m, NULL);                          /* low: spin */
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == MPD_ALOCK_FOREVER && sl == 0);
-    m.avg_waiting = 1.25; m.spin_ns = sp; m.sleep_ns = sl;
+    m.avg_waiting = 0.6; m.spin_ns = sp; m.sleep_ns = sl;
     mpd_alock_default_policy(l, &m, NULL);                          /* between: back-off */
     mpd_alock_get_waiting(l, &sp, &sl);
-    CHECK(sp > 0 && sp < 100000 && sl > 1000 && sl < 50000);
+    CHECK(sp > 0 && sp < 20000 && sl > 1000 && sl < 50000);
+    m.avg_waiting = 0.1; m.avg_wait_ns = 100000; m.spin_ns = sp; m.sleep_ns = sl;
+    mpd_alock_default_policy(l, &m, NULL);                          /* few waiters, long waits: block */
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp == 0 && sl == MPD_ALOCK_FOREVER);
+    m.avg_wait_ns = 500; m.spin_ns = sp; m.sleep_ns = sl;
+    mpd_alock_default_policy(l, &m, NULL);                          /* short waits again: spin */
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp == MPD_ALOCK_FOREVER && sl == 0);
     mpd_alock_destroy(l);
 
     /* scheduling policy: immutable while a waiter is blocked */
