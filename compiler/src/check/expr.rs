@@ -952,7 +952,7 @@ impl<'a> Checker<'a> {
             return self.coerce(v, &Ty::Real).c;
         }
         if !self.types.assignable(to, &v.ty) {
-            self.error(span, format!("expected a {}, found a {}", self.types.show(to), self.types.show(&v.ty)));
+            self.error(span, format!("expected a value of type {}, found {}", self.types.show(to), self.types.show(&v.ty)));
             return "0".into();
         }
         if matches!(to, Ty::Cap(_)) && v.ty == Ty::Null {

@@ -1,0 +1,128 @@
+//! Checker tests: programs that must be accepted (and give C), programs that
+//! must be rejected with a given message, and inputs that must never panic.
+use mpdc::check::{self, types::Types, Iface, Opts};
+use mpdc::syntax::{self, Diagnostics, SourceMap};
+use std::collections::HashMap;
+
+/// Parses and checks `src`; returns (rendered diagnostics, C of each component).
+fn compile(src: &str) -> (String, Vec<String>) {
+    let mut map = SourceMap::new();
+    let mut diags = Diagnostics::new();
+    let f = syntax::parse_source(&mut map, "t.mpd", src, &mut diags);
+    if diags.has_errors() {
+        return (diags.render(&map), vec![]);
+    }
+    let mut ifaces: HashMap<String, Iface> = HashMap::new();
+    let mut types = Types::default();
+    let mut specs = HashMap::new();
+    let outs = check::check_files(&map, &[(f, "t.mpd".into())], &mut diags, &Opts { lines: true, ..Opts::default() }, &mut ifaces, &mut types, &mut specs);
+    (diags.render(&map), outs.into_iter().map(|o| o.c).collect())
+}
+
+fn ok(src: &str) -> String {
+    let (d, c) = compile(src);
+    assert!(d.is_empty(), "unexpected diagnostics:\n{}", d);
+    c.join("\n")
+}
+
+fn err(src: &str, msg: &str) {
+    let (d, c) = compile(src);
+    assert!(d.contains(msg), "expected `{}` in:\n{}", msg, d);
+    assert!(c.is_empty(), "no C may be produced when there are errors");
+}
+
+#[test]
+fn hello_world_becomes_a_main_resource() {
+    let c = ok("resource hello()\n  write(\"hi\", 1, 2.5)\nend\n");
+    assert!(c.contains("mpd_main_resource(&mpdr_hello_pat"));
+    assert!(c.contains("mpd_write(mpd_F, 2"));
+    assert!(c.contains("#line 2 \"t.mpd\""));
+}
+
+#[test]
+fn constants_fold() {
+    let c = ok("resource r()\n  const int k = 2 ** 10 + 3 * 4\n  write(k)\nend\n");
+    assert!(c.contains("MPD_VI(1036)"), "{}", c);
+}
+
+#[test]
+fn string_literals_are_escaped() {
+    let c = ok("resource r()\n  write(\"a\\\"b\\\\c??=\")\nend\n");
+    assert!(c.contains("\\\"") && c.contains("\\?"), "{}", c);
+}
+
+#[test]
+fn undeclared_names_are_errors() {
+    err("resource r()\n  x = 1\nend\n", "t.mpd:2:3: error: undeclared identifier `x`");
+}
+
+#[test]
+fn type_mismatch_is_an_error() {
+    err("resource r()\n  int i\n  i = \"s\"\nend\n", "expected a value of type int, found string[1]");
+    err("resource r()\n  bool b = 1 + true\nend\n", "operator + needs int or real operands");
+    err("resource r()\n  if (1) { skip }\nend\n", "a condition must be a bool");
+}
+
+#[test]
+fn exit_outside_loop_is_an_error() {
+    err("resource r()\n  exit\nend\n", "`exit` outside a loop");
+}
+
+#[test]
+fn var_argument_must_be_a_variable() {
+    err("resource r()\n  procedure p(var int v) { v++ }\n  p(3)\nend\n", "must be a variable");
+}
+
+#[test]
+fn arity_is_checked() {
+    err("resource r()\n  procedure p(int v) { skip }\n  p(1, 2)\nend\n", "takes 1 arguments, not 2");
+}
+
+#[test]
+fn ops_and_processes_use_the_ops_abi() {
+    let c = ok("resource r()\n  sem s = 0\n  op c(int x)\n  process p { send c(1); V(s) }\n  int v\n  P(s); receive c(v)\nend\n");
+    assert!(c.contains("mpd_op_sem("));
+    assert!(c.contains("mpd_send_op("));
+    assert!(c.contains("mpd_receive_op("));
+    assert!(c.contains("mpd_op_input("));
+}
+
+#[test]
+fn garbage_never_panics() {
+    let inputs = [
+        "", "resource", "resource r(", "resource r() end", "resource r()\n x[1:2:3] = ((\nend",
+        "global g\n op f(int x)\nend\nresource r()\n import g\n g.f(1, 2)\n f(\"x\")\nend",
+        "resource r()\n int a[1:0]\n a[1] = a\n write(a[*,*])\nend",
+        "resource r()\n type t = rec(int a; ptr t n)\n t x\n x.n^.n^.a = x\nend",
+        "resource r()\n in f(x) -> skip ni\n co g() // h() oc\nend",
+        "resource r()\n string[-1] s\n real x = 1 mod 0.0\n write(low(string))\nend",
+    ];
+    for s in inputs {
+        let _ = compile(s);
+    }
+}
+
+/// Every program of the verification suite (read from ../shared when present)
+/// goes through the checker without a panic.
+#[test]
+fn suite_programs_never_panic() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/mpd-vsuite");
+    if !root.is_dir() {
+        return;
+    }
+    let mut stack = vec![root];
+    let mut n = 0;
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().map(|x| x == "mpd").unwrap_or(false) {
+                let src = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+                let _ = compile(&src);
+                n += 1;
+            }
+        }
+    }
+    assert!(n > 100, "found only {} suite programs", n);
+}
