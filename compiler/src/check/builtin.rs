@@ -724,11 +724,21 @@ impl<'a> Checker<'a> {
                         _ => break,
                     }
                 }
+                let ity = if dim == 1 { self.index_types.get(&v.c).cloned() } else { None };
                 match &t {
                     Ty::Arr(_, lo, hi) => {
                         let k = if name == "lb" { *lo } else { *hi };
                         if let Some(k) = k {
-                            return self.konst(KV::Int(k), Ty::Int);
+                            return match ity {
+                                Some(Ty::Bool) => self.konst(KV::Bool(k != 0), Ty::Bool),
+                                Some(Ty::Char) => self.konst(KV::Char(k as u8), Ty::Char),
+                                Some(t @ Ty::Enum(_)) => {
+                                    let mut r = self.konst(KV::Int(k), t.clone());
+                                    r.ty = t;
+                                    r
+                                }
+                                _ => self.konst(KV::Int(k), Ty::Int),
+                            };
                         }
                         V::scalar(format!("MPD_ARR_{}({})", name.to_uppercase(), c), Ty::Int)
                     }

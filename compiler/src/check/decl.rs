@@ -70,6 +70,29 @@ impl<'a> Checker<'a> {
         (lo, hi, loc, hic)
     }
 
+    /// The type of the values of a range (int, char, bool or an enumeration).
+    fn range_type(&mut self, r: &Range) -> Ty {
+        let e = match (&r.lo, &r.hi) {
+            (Some(Bound::Expr(e)), _) => e,
+            (None, Bound::Expr(e)) => {
+                if let ast::ExprKind::Ident(id) = &e.kind {
+                    if let Some(Sym::Type(t)) = self.lookup(&id.name).cloned() {
+                        return t;
+                    }
+                }
+                return Ty::Int;
+            }
+            _ => return Ty::Int,
+        };
+        let saved = self.code.out.len();
+        let mut scratch = crate::syntax::Diagnostics::new();
+        std::mem::swap(self.diags, &mut scratch);
+        let v = self.expr(e);
+        std::mem::swap(self.diags, &mut scratch);
+        self.code.out.truncate(saved);
+        v.ty
+    }
+
     /// Elaborates a type; with `dyn_ok`, bounds may be run-time expressions.
     pub fn tyx(&mut self, t: &ast::Type, dyn_ok: bool) -> Tyx {
         let mut dims = Vec::new();
@@ -491,6 +514,7 @@ impl<'a> Checker<'a> {
             for r in &item.dims {
                 outer.push(self.range(r, true));
             }
+            let index_ty = item.dims.first().map(|r| self.range_type(r));
             let mut dims: Vec<(String, String)> = outer.iter().map(|(_, _, l, h)| (l.clone(), h.clone())).collect();
             for (lo, hi, _, _) in outer.iter().rev() {
                 tx.ty = Ty::Arr(Box::new(tx.ty), *lo, *hi);
@@ -556,6 +580,12 @@ impl<'a> Checker<'a> {
             if let Some((iv, sp)) = init {
                 self.assign_into(&var, iv, sp);
                 self.flush_tmps();
+            }
+            if let Some(it) = index_ty {
+                if it != Ty::Int {
+                    // lb/ub of an array indexed by bool, char or an enumeration have that type
+                    self.index_types.insert(c.clone(), it);
+                }
             }
             self.declare(&item.name, Sym::Var { c, ty, assignable: !v.constant });
         }

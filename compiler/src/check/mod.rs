@@ -148,6 +148,10 @@ pub struct Checker<'a> {
     replying: std::collections::HashSet<String>,
     /// In a proc: C that puts results into the invoker's block before `reply`.
     reply_code: Option<String>,
+    /// While issuing a forward: the C lvalue of the invocation being serviced.
+    fwd_issue: Option<String>,
+    /// Index types of arrays indexed by bool, char or enumerations (by C name).
+    index_types: HashMap<String, Ty>,
     /// While issuing an arm of a co statement: (co variable, arm, instance index).
     co_issue: Option<(String, u32, String)>,
 }
@@ -196,6 +200,8 @@ impl<'a> Checker<'a> {
             replying: Default::default(),
             reply_code: None,
             co_issue: None,
+            index_types: HashMap::new(),
+            fwd_issue: None,
         }
     }
 

@@ -642,6 +642,15 @@ impl<'a> Checker<'a> {
             }
         }
         let pos = self.pos(span);
+        if let Some(cur) = self.fwd_issue.clone() {
+            // forward: the invoker of `cur` is answered when this invocation is
+            let cap = match target {
+                Target::Op(op) => format!("mpd_cap_of_op({})", op),
+                Target::Cap(c) => c,
+            };
+            self.code.put(&format!("{cur} = mpd_forward({}, {cur}, {}, &{}->h);", pos, cap, b, cur = cur));
+            return V::scalar("0".into(), Ty::Void);
+        }
         if let Some((co, arm, idx)) = self.co_issue.clone() {
             // an arm of a co statement: the runtime copies the block; results are
             // copied out when the arm completes

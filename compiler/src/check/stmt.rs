@@ -122,8 +122,27 @@ impl<'a> Checker<'a> {
                 }
             }
             StmtKind::Co(co) => self.co_stmt(co, s.span),
-            StmtKind::Forward(_) => {
-                self.error(s.span, "this concurrency statement is not supported yet");
+            StmtKind::Forward(e) => {
+                let cur = if let Some((ib, _)) = self.in_stack.last() {
+                    Some(ib.clone())
+                } else if self.reply_code.is_some() && self.ret.is_some() {
+                    Some("(*_ibp)".to_string())
+                } else {
+                    None
+                };
+                match cur {
+                    Some(cur) => {
+                        if cur == "(*_ibp)" {
+                            let copy = self.reply_code.clone().unwrap_or_default();
+                            self.code.put(&copy);
+                        }
+                        self.fwd_issue = Some(cur);
+                        self.invoke_stmt(e, false);
+                        self.fwd_issue = None;
+                        self.flush_tmps();
+                    }
+                    None => self.error(s.span, "forward is allowed only in a proc or an input statement"),
+                }
             }
         }
     }
