@@ -89,7 +89,9 @@ void mpd_rt_set_max_procs(long n);
  * status.  Without a hook the first quiescence ends the program. */
 typedef void (*mpd_quiesce_fn)(int all_done, void *arg);
 void mpd_rt_set_quiesce_hook(mpd_quiesce_fn fn, void *arg);
-/* Replace the deadlock report (NULL restores the default). */
+/* Replace the deadlock report (NULL restores the default).  It runs on a
+ * VP's own stack, outside any process, while every VP is idle: it may print
+ * and inspect processes but must not block or create processes. */
 void mpd_rt_set_report(void (*report)(void));
 
 /* Default report: for every blocked process, newest first,
