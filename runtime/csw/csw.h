@@ -34,7 +34,9 @@ typedef struct { void *fctx; mpd_ctx_entry fn; void *arg; } mpd_fc_ctx;
 void mpd_fc_ctx_make(mpd_fc_ctx *c, void *lo, size_t size, mpd_ctx_entry fn, void *arg);
 void mpd_fc_ctx_switch(mpd_fc_ctx *from, mpd_fc_ctx *to);
 
-#if defined(MPD_CSW_fcontext)
+/* asm where we have it; elsewhere Boost.Context if installed, else ucontext */
+#if defined(MPD_CSW_fcontext) || \
+    (!defined(MPD_CSW_ucontext) && !defined(MPD_CSW_HAVE_ASM) && defined(MPD_HAVE_FCONTEXT))
 #define MPD_CSW_NAME "fcontext"
 typedef mpd_fc_ctx mpd_ctx;
 #define mpd_ctx_make   mpd_fc_ctx_make
