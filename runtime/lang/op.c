@@ -94,33 +94,38 @@ void res_kill_ops(mpd_res *r)
 
 /* ---- dynamic ops: new(op ...) ------------------------------------------- */
 
-mpd_cap mpd_op_new(const char *F, int L, unsigned flags)
+mpd_cap mpd_op_new(const char *F, int L, mpd_res *self, uint32_t n, unsigned flags)
 {
-    (void)F; (void)L;
-    mpd_res *self = opk_cur_res();
-    mpd_res *blk = obj_new(sizeof(mpd_res), 1, &obj_localpat, self ? res_rt(self) : NULL);
+    if (!self)
+        self = opk_cur_res();
+    mpd_res *blk = obj_new(sizeof(mpd_res), n, &obj_localpat, self ? res_rt(self) : NULL);
     res_rt(blk)->state = RES_ALIVE;
-    mpd_op_input(blk, 0, 1, flags);
-    blk->ops[0].flags |= MPD_OPF_DYNAMIC;          /* dynamic: may be destroyed */
+    if (flags & MPD_OP_SEMAPHORE)
+        mpd_op_sem(F, L, blk, 0, n, 0);
+    else
+        mpd_op_input(blk, 0, n, flags & (MPD_OP_CALLONLY | MPD_OP_SENDONLY));
+    for (uint32_t i = 0; i < n; i++)
+        blk->ops[i].flags |= MPD_OPF_DYNAMIC;
     return mpd_cap_of(blk, 0);
 }
 
 void mpd_op_destroy(const char *F, int L, mpd_cap c)
 {
-    if (c.vm == 0 && c.obj == MPD_CAP_OBJ_NULL)
+    if (c.vm == 0 && (c.obj == MPD_CAP_OBJ_NULL || c.obj == MPD_CAP_OBJ_NOOP))
         return;
-    if (c.vm == 0 && c.obj == MPD_CAP_OBJ_NOOP)
-        return;
-    if (c.vm == 0 || c.vm != 1 || c.idx == MPD_CAP_RES)
+    if (c.vm != 1 || c.idx == MPD_CAP_RES)
         mpd_rts_abort(F, L, "invalid operation capability");
     mpd_res *r = obj_lookup(c.obj);
-    if (!r)
+    if (!r || c.idx >= r->nops || r->ops[c.idx].kind == MPD_OPK_DEAD)
         mpd_rts_abort(F, L, "op no longer exists");
     mpd_op *op = &r->ops[c.idx];
     if (!(op->flags & MPD_OPF_DYNAMIC))
         mpd_rts_abort(F, L, "not a dynamic op");
-    obj_kill(r);
     op_kill(op);
+    for (uint32_t i = 0; i < r->nops; i++)
+        if (r->ops[i].kind != MPD_OPK_DEAD)
+            return;
+    obj_kill(r);                /* its last op is gone */
 }
 
 _Noreturn void mpd_op_index_error(const char *F, int L, long i, long lo, long n)

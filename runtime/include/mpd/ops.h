@@ -215,6 +215,7 @@ enum {
     MPD_OP_SENDONLY = 2,        /* {send}                                    */
     MPD_OP_DIRECT   = 4,        /* proc has no reply/forward: a call may run
                                    it on the caller's stack (the fast path)  */
+    MPD_OP_SEMAPHORE = 8,       /* mpd_op_new: semaphores (counted ops)      */
 };
 
 /* op i (or ops i..i+n-1 of an op array) of `self` is implemented by proc fn.
@@ -245,8 +246,13 @@ mpd_cap  mpd_cap_of(mpd_res *self, uint32_t i);
 /* The capability of instance `self` (myresource(), create's result). */
 mpd_cap  mpd_rescap_of(mpd_res *self);
 
-/* new(op ...) and destroy of a dynamic op capability. */
-mpd_cap  mpd_op_new(const char *F, int L, unsigned flags);
+/* new(op ...), new(sem), new([n] op ...): n dynamic input ops (semaphores if
+ * flags has MPD_OP_SEMAPHORE) in a new object of instance `self`; returns
+ * the capability of the first (idx 0); element i is mpd_cap_op_of(c, i).
+ * destroy of one of them kills that op
+ * ("not a dynamic op" for others, "op no longer exists" when done twice);
+ * the object goes when its last op does. */
+mpd_cap  mpd_op_new(const char *F, int L, mpd_res *self, uint32_t n, unsigned flags);
 void     mpd_op_destroy(const char *F, int L, mpd_cap c);
 
 /* Index of element i of an op array with lower bound lo and n elements

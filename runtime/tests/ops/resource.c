@@ -143,11 +143,20 @@ static void scenario(void *arg)
     mpd_in_done(&g->h);
     mpd_ops_local_end(self);
 
-    /* dynamic ops */
-    mpd_cap d = mpd_op_new(F, 17, 0);
+    /* dynamic ops: new(op (int)), new([3] sem) destroyed one by one */
+    mpd_cap d = mpd_op_new(F, 17, NULL, 1, 0);
     mpd_send(F, 18, d, &x.h);
     CHECK_EQ(mpd_pending(F, 19, d), 1);
     mpd_op_destroy(F, 20, d);
+    mpd_cap s3 = mpd_op_new(F, 21, NULL, 3, MPD_OP_SEMAPHORE);
+    mpd_op *s1 = mpd_in_cap(F, 22, mpd_cap_op_of(s3, 1));
+    mpd_op_V(F, 23, s1);
+    mpd_op_V(F, 23, s1);
+    CHECK_EQ(mpd_pending(F, 24, mpd_cap_op_of(s3, 1)), 2);
+    mpd_op_P(F, 25, s1);
+    CHECK_EQ(mpd_pending(F, 24, mpd_cap_op_of(s3, 1)), 1);
+    for (uint32_t i = 0; i < 3; i++)
+        mpd_op_destroy(F, 26, mpd_cap_op_of(s3, i));
     mpd_rt_set_exit_status(t_fail ? 1 : 0);
 }
 
@@ -218,7 +227,7 @@ static void err_local_late(void *a)
 static void err_dyn_twice(void *a)
 {
     (void)a;
-    mpd_cap d = mpd_op_new(F, 1, 0);
+    mpd_cap d = mpd_op_new(F, 1, NULL, 1, 0);
     mpd_op_destroy(F, 43, d);
     mpd_op_destroy(F, 44, d);
 }
