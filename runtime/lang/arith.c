@@ -24,10 +24,13 @@ double mpd_real_powi(const char *f, int l, double x, int j) {
     return pow(x, (double)j);
 }
 
+/* mod takes the sign of the divisor (-7 mod 3 = 2, 7 mod -3 = -2); % is C's remainder */
 int mpd_int_mod(const char *f, int l, int i, int j) {
     if (j == 0) mpd_rts_abort(f, l, "i mod j with j=0");
     if (j == -1) return 0;
-    return i % j;
+    int r = i % j;
+    if (r != 0 && ((r < 0) != (j < 0))) r += j;
+    return r;
 }
 
 int mpd_int_div(const char *f, int l, int i, int j) {
@@ -37,6 +40,13 @@ int mpd_int_div(const char *f, int l, int i, int j) {
 }
 
 double mpd_real_mod(const char *f, int l, double x, double y) {
+    if (y == 0.0) mpd_rts_abort(f, l, "x mod y with y=0.0");
+    double r = fmod(x, y);
+    if (r != 0.0 && ((r < 0) != (y < 0))) r += y;
+    return r;
+}
+
+double mpd_real_rem(const char *f, int l, double x, double y) {
     if (y == 0.0) mpd_rts_abort(f, l, "x mod y with y=0.0");
     return fmod(x, y);
 }

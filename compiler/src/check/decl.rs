@@ -412,10 +412,10 @@ impl<'a> Checker<'a> {
                             if !matches!(self.scopes.last().unwrap().map.get(&n.name), Some(Sym::Comp(_))) {
                                 self.declare(n, Sym::Comp(n.name.clone()));
                             }
-                            // imported names are visible unqualified too
+                            // imported names are visible unqualified too, in the outermost
+                            // scope so that the component's own declarations shadow them
                             for (k, s) in syms {
-                                let top = self.scopes.last_mut().unwrap();
-                                top.map.entry(k).or_insert(s);
+                                self.scopes[0].map.entry(k).or_insert(s);
                             }
                         }
                         None => self.error(n.span, format!("cannot import `{}`: no such component compiled", n.name)),

@@ -680,7 +680,8 @@ impl<'a> Checker<'a> {
                     Sub => format!("({} - {})", a.c, b.c),
                     Mul => format!("({} * {})", a.c, b.c),
                     Div => format!("({} / {})", a.c, b.c),
-                    Rem | Mod => format!("mpd_real_mod({}, {}, {})", p, a.c, b.c),
+                    Rem => format!("mpd_real_rem({}, {}, {})", p, a.c, b.c),
+                    Mod => format!("mpd_real_mod({}, {}, {})", p, a.c, b.c),
                     _ => format!("mpd_real_pow({}, {}, {})", p, a.c, b.c),
                 };
                 V::scalar(c, Ty::Real)
@@ -986,6 +987,15 @@ impl<'a> Checker<'a> {
                 self.binary(b, cur, r, span)
             }
         };
+        if l.ty.is_scalar() && l.slice.is_none() && l.ty != Ty::Error && r.ty != Ty::Error {
+            // the value of the assignment is kept in a temporary, so a variable whose
+            // subscript has side effects (a[i++] = e) is evaluated once
+            let c = self.scalar_for(&l.ty, r, span);
+            let t = self.tmp();
+            let ct = self.ctype(&l.ty);
+            self.code.put(&format!("{} {} = {}; {} = {};", ct, t, c, l.c, t));
+            return Some(V { c: t, ..l });
+        }
         self.assign_into(&l, r, span);
         Some(l)
     }

@@ -24,7 +24,8 @@ pub fn fold(op: BinaryOp, a: &KV, b: &KV) -> Option<KV> {
         (Sub, Int(x), Int(y)) => Int(wrap(x - y)),
         (Mul, Int(x), Int(y)) => Int(wrap(x.wrapping_mul(*y))),
         (Div, Int(x), Int(y)) if *y != 0 => Int(wrap(x / y)),
-        (Rem, Int(x), Int(y)) | (Mod, Int(x), Int(y)) if *y != 0 => Int(wrap(x % y)),
+        (Rem, Int(x), Int(y)) if *y != 0 => Int(wrap(x % y)),
+        (Mod, Int(x), Int(y)) if *y != 0 => Int(wrap(((x % y) + y) % y)),
         (Pow, Int(x), Int(y)) if *y >= 0 && *y < 64 => {
             let mut r: i64 = 1;
             for _ in 0..*y {
@@ -76,6 +77,9 @@ mod tests {
         assert_eq!(fold(BinaryOp::Add, &KV::Int(2), &KV::Int(3)), Some(KV::Int(5)));
         assert_eq!(fold(BinaryOp::Div, &KV::Int(2), &KV::Int(0)), None);
         assert_eq!(fold(BinaryOp::Pow, &KV::Int(2), &KV::Int(10)), Some(KV::Int(1024)));
+        assert_eq!(fold(BinaryOp::Mod, &KV::Int(-7), &KV::Int(3)), Some(KV::Int(2)));
+        assert_eq!(fold(BinaryOp::Mod, &KV::Int(7), &KV::Int(-3)), Some(KV::Int(-2)));
+        assert_eq!(fold(BinaryOp::Rem, &KV::Int(-3), &KV::Int(2)), Some(KV::Int(-1)));
         assert_eq!(fold(BinaryOp::Add, &KV::Int(2147483647), &KV::Int(1)), Some(KV::Int(-2147483648)));
         assert_eq!(fold(BinaryOp::Lt, &KV::Str(b"ab".to_vec()), &KV::Str(b"b".to_vec())), Some(KV::Bool(true)));
     }

@@ -56,11 +56,20 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
         }
     }
     let opts = check::Opts { no_checks: o.optimize, no_fold: o.no_fold, lines: true };
-    let mut idiags = Diagnostics::new();
     let mut types = check::types::Types::default();
     let mut specs = HashMap::new();
-    let _ = check::check_files(&map, &imported_files, &mut idiags, &opts, &mut ifaces, &mut types, &mut specs);
-    let outs = check::check_files(&map, &files, &mut diags, &opts, &mut ifaces, &mut types, &mut specs);
+    // imported specs and this run's components are checked together, in import
+    // order; only this run's components give output
+    let n_imported = imported_files.len();
+    let mut all = imported_files;
+    all.extend(files.iter().cloned());
+    let outs = check::check_files(&map, &all, &mut diags, &opts, &mut ifaces, &mut types, &mut specs);
+    let imported_names: Vec<String> =
+        all[..n_imported].iter().flat_map(|(f, _)| f.components.iter().map(|c| c.name.name.clone())).collect();
+    let outs: Vec<_> = outs
+        .into_iter()
+        .filter(|o| here.contains(&o.name) || !imported_names.contains(&o.name))
+        .collect();
     if diags.has_errors() {
         diags.emit_stderr(&map);
         return Err(1);

@@ -135,6 +135,7 @@ double mpd_real_powi(const char *f, int l, double x, int j);
 int mpd_int_mod(const char *f, int l, int i, int j);
 int mpd_int_div(const char *f, int l, int i, int j);
 double mpd_real_mod(const char *f, int l, double x, double y);
+double mpd_real_rem(const char *f, int l, double x, double y);
 unsigned char mpd_char_of_int(const char *f, int l, int i);
 int mpd_enum_check(const char *f, int l, int v, int n, const char *tname);
 void mpd_check_null_ptr(const char *f, int l, const void *p);
