@@ -155,9 +155,12 @@ int main(void) {
     L = mpd_alock_create(&a);
     mpd_alock_lock(L);
     pthread_create(&t, NULL, waiter, (void *)1L);
-    usleep(20000);
     mpd_alock_stats_t st;
-    mpd_alock_stats(L, &st);
+    for (int i = 0; i < 5000; i++) {            /* up to 5 s on a loaded machine */
+        mpd_alock_stats(L, &st);
+        if (st.sleep_timeouts > 0) break;
+        usleep(1000);
+    }
     CHECK(st.sleep_timeouts > 0);
     mpd_alock_unlock(L);
     pthread_join(t, NULL);
