@@ -269,6 +269,29 @@ void in_arrive(mpd_op *op, mpd_invb *ib)
     wake_all(&wl);
 }
 
+/* A call of an input op: deliver the invoker's own block and park until it
+ * is answered.  The class lock is held from the arrival until the invoker
+ * is switched out, so the answer (which takes that lock first, see
+ * inv_answer) can never come before the park; on one VP there is no lock
+ * and nothing can run in between anyway. */
+void in_arrive_park(const char *F, int L, mpd_op *op, mpd_invb *ib)
+{
+    wakelist wl = { NULL };
+    ib->op = op;
+    ib->pins = 0;
+    opcls *c = cls_lock(op_queue(op)->cls);
+    ib->seq = ++c->seq;
+    dispatch(c, op, ib, 0, &wl);
+    wake_all(&wl);                  /* unpark does not switch: safe here */
+    opk_park_waiter(&c->lk, F, L);
+}
+
+void in_answer_barrier(mpd_op *op)
+{
+    opcls *c = cls_lock(op_queue(op)->cls);
+    opk_release(&c->lk);
+}
+
 /* Drop one pin; if someone skipped ib meanwhile, offer it again. */
 static void unpin(opcls *c, mpd_invb *ib, wakelist *wl)
 {

@@ -88,12 +88,22 @@ void inv_answer(mpd_invb *ib)
         co_completed(ib);           /* the co statement owns it now */
         return;
     }
+    mpd_op *parked_on = NULL;
+    if (ib->flags & MPD_INVF_PARKED)
+        parked_on = ib->orig ? ib->orig->op : ib->op;
     if (ib->orig) {
         mpd_invb *o = ib->orig;
         uint32_t n = ib->size < o->size ? ib->size : o->size;
         if (n > sizeof(mpd_invb))
             copy_words(o + 1, ib + 1, n - sizeof(mpd_invb));
         ib->orig = NULL;
+    }
+    if (parked_on) {
+        mpd_proc *p = ib->done;
+        ib->done = NULL;
+        in_answer_barrier(parked_on);   /* the invoker is surely parked */
+        mpd_unpark(p);
+        return;
     }
     opk_event *ev = ib->done;
     ib->done = NULL;
@@ -223,20 +233,15 @@ void mpd_call_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
             opk_event_wait(&ev, F, L);
             return;
         }
-    case MPD_OPK_INPUT: {                       /* rendezvous: no copy */
+    case MPD_OPK_INPUT:                         /* rendezvous: no copy */
         if (op_counted(op))
             in_uncount_op(op);      /* the caller waits for its servicing */
-        opk_event ev;
-        opk_event_init(&ev);
-        ib->flags = 0;
-        ib->pins = 0;
-        ib->done = &ev;
+        ib->flags = MPD_INVF_PARKED;
+        ib->done = mpd_self();
         ib->orig = NULL;
         ib->co = NULL;
-        in_arrive(op, ib);
-        opk_event_wait(&ev, F, L);
+        in_arrive_park(F, L, op, ib);
         return;
-    }
     case MPD_OPK_NOOP:
         return;
     default:
@@ -357,6 +362,7 @@ mpd_invb *mpd_forward(const char *F, int L, mpd_invb *cur, mpd_cap c, mpd_invb *
         keep->flags |= MPD_INVF_ANSWERED;
         h->orig = cur;
         h->done = cur->done;
+        h->flags |= cur->flags & MPD_INVF_PARKED;
     }
     inv_deliver(F, L, op, h);
     return keep;

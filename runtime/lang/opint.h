@@ -31,6 +31,9 @@ enum {
     MPD_INVF_HEAP    = 1,   /* runtime-allocated: free on completion      */
     MPD_INVF_SKIPPED = 2,   /* someone wanted it while it was pinned       */
     MPD_INVF_ANSWERED= 4,   /* replied/forwarded: completion tells nobody  */
+    MPD_INVF_PARKED  = 8,   /* `done` is the invoker's process, parked with
+                               the class lock of the invoked op (orig->op
+                               when forwarded): unpark it after that lock */
 };
 /* internal op flag */
 enum {
@@ -172,8 +175,10 @@ void      res_kill_ops(mpd_res *r);
 
 /* in.c */
 void      in_arrive(mpd_op *op, mpd_invb *ib);  /* ib: stable memory */
+void      in_arrive_park(const char *F, int L, mpd_op *op, mpd_invb *ib);  /* and wait */
 void      in_token(mpd_op *op);                 /* V on a counted op */
 void      in_uncount_op(mpd_op *op);            /* make it a real queue */
+void      in_answer_barrier(mpd_op *op);        /* see MPD_INVF_PARKED */
 extern mpd_invb in_semblk;                      /* what P/receive of a token gives */
 void      in_purge(mpd_op *op);
 

@@ -17,7 +17,7 @@
  *   op seven() returns int             proc, direct: 7
  *   op server2()                       proc: in prime() returns j -> j = 3; forward seven(); j = 11 ni
  */
-enum { DBL, SLOW, Q, RR, DONE, SERVER, P1, P2, P2WAIT, PRIME, SEVEN, SERVER2, NOPS };
+enum { DBL, SLOW, Q, RR, DONE, SERVER, P1, P2, P2WAIT, PRIME, SEVEN, SERVER2, SERVER3, NOPS };
 typedef struct R { mpd_res h; int counter; } R;
 struct inv_int { mpd_invb h; int a; int ret; };
 struct inv_none { mpd_invb h; };
@@ -84,6 +84,18 @@ static void server2_proc(mpd_res *self, mpd_invb *ib)
     mpd_in_done(&x->h);
 }
 
+/* in r(a) returns x -> x = a*10; reply; x = -1 (not seen) ni, then V(done) */
+static void server3_proc(mpd_res *self, mpd_invb *ib)
+{
+    (void)ib;
+    struct inv_int *x = (void *)mpd_receive_op(F, 55, &self->ops[RR]);
+    x->ret = x->a * 10;
+    x = (void *)mpd_reply(F, 56, &x->h);
+    x->ret = -1;
+    mpd_in_done(&x->h);
+    mpd_op_V(F, 57, &self->ops[DONE]);
+}
+
 static void R_init(mpd_res *self, mpd_invb *args)
 {
     (void)args;
@@ -99,6 +111,7 @@ static void R_init(mpd_res *self, mpd_invb *args)
     mpd_op_input(self, PRIME, 1, 0);
     mpd_op_proc(self, SEVEN, 1, seven_proc, "R.seven", MPD_OP_DIRECT);
     mpd_op_proc(self, SERVER2, 1, server2_proc, "R.server2", 0);
+    mpd_op_proc(self, SERVER3, 1, server3_proc, "R.server3", 0);
 }
 static const mpd_respat R_pat = { "R", sizeof(R), NOPS, 0, R_init, NULL, F };
 
@@ -158,6 +171,13 @@ static void scenario(void *arg)
     x.ret = 0;
     mpd_call(F, 72, mpd_cap_op_of(rc, PRIME), &x.h);
     CHECK_EQ(x.ret, 7);
+
+    /* reply in an in arm serving a call */
+    mpd_send(F, 76, mpd_cap_op_of(rc, SERVER3), &v.h);
+    x.a = 9;
+    mpd_call(F, 77, mpd_cap_op_of(rc, RR), &x.h);
+    CHECK_EQ(x.ret, 90);
+    mpd_in_done(mpd_receive_op(F, 78, done));
 
     /* noop: call and send do nothing, ?noop is 0 */
     mpd_call(F, 73, mpd_cap_noop, &x.h);
