@@ -105,6 +105,15 @@ void inv_answer(mpd_invb *ib)
         mpd_unpark(p);
         return;
     }
+    if (ib->flags & MPD_INVF_PARKER) {
+        opk_parker *pk = ib->done;
+        ib->done = NULL;
+        mpd_proc *p = pk->p;
+        opk_acquire(&pk->lk);           /* the invoker is surely parked */
+        opk_release(&pk->lk);
+        mpd_unpark(p);
+        return;
+    }
     opk_event *ev = ib->done;
     ib->done = NULL;
     if (ev)
@@ -223,14 +232,17 @@ void mpd_call_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
         if (op->flags & MPD_OP_DIRECT) {        /* the fast path */
             op->fn(op->owner, ib);
             return;
-        } else {
-            opk_event ev;
-            opk_event_init(&ev);
+        } else {                                /* the proc gets a process */
+            opk_parker pk;
+            pk.p = mpd_self();
+            opk_lock_init(&pk.lk);
             mpd_invb *h = inv_copy(ib);
             h->orig = ib;
-            h->done = &ev;
+            h->done = &pk;
+            h->flags |= MPD_INVF_PARKER;
+            opk_acquire(&pk.lk);
             proc_spawn(op, h);
-            opk_event_wait(&ev, F, L);
+            opk_park_waiter(&pk.lk, F, L);
             return;
         }
     case MPD_OPK_INPUT:                         /* rendezvous: no copy */
@@ -354,6 +366,7 @@ mpd_invb *mpd_forward(const char *F, int L, mpd_invb *cur, mpd_cap c, mpd_invb *
     } else if (owned(cur)) {                /* proc copy or queued block */
         h->orig = cur->orig;
         h->done = cur->done;
+        h->flags |= cur->flags & (MPD_INVF_PARKED | MPD_INVF_PARKER);
         cur->orig = NULL;
         cur->done = NULL;
         cur->flags |= MPD_INVF_ANSWERED;

@@ -34,7 +34,17 @@ enum {
     MPD_INVF_PARKED  = 8,   /* `done` is the invoker's process, parked with
                                the class lock of the invoked op (orig->op
                                when forwarded): unpark it after that lock */
+    MPD_INVF_PARKER  = 16,  /* `done` is an opk_parker: unpark its process
+                               after taking its lock */
 };
+/* A process waiting for one answer: it parks holding `lk` (released by the
+ * core once it is switched out); the answerer takes `lk` first, so it never
+ * unparks a process that is not parked yet. */
+typedef struct opk_parker {
+    mpd_proc *p;
+    opk_lock  lk;
+} opk_parker;
+
 /* internal op flag */
 enum {
     MPD_OPF_DYNAMIC = 0x80,     /* new(op): may be destroyed              */
