@@ -144,7 +144,17 @@ impl<'a> Checker<'a> {
             }
             TypeKind::PtrAny => Ty::PtrAny,
             TypeKind::Sem => Ty::Cap(super::types::CapTy::Sem),
-            TypeKind::Op(_) => Ty::Cap(super::types::CapTy::Op(0)),
+            TypeKind::Op(sig) => match &**sig {
+                ast::OpSig::Explicit { params, returns, .. } => {
+                    let ps = self.params(params);
+                    let (rt, _) = self.ret_spec(returns.as_ref());
+                    self.fresh += 1;
+                    let inv = format!("inv_{}_new{}", self.comp, self.fresh);
+                    self.inv_struct(&inv, &ps, &rt, t.span);
+                    Ty::Cap(super::types::CapTy::Op(self.register_sig(&ps, &rt, &inv)))
+                }
+                ast::OpSig::Optype(q) => self.named_type(q),
+            },
             TypeKind::Cap(target) => match target {
                 ast::CapTarget::Vm => Ty::Cap(super::types::CapTy::Vm),
                 ast::CapTarget::Sem => Ty::Cap(super::types::CapTy::Sem),
@@ -414,8 +424,13 @@ impl<'a> Checker<'a> {
                             }
                             // imported names are visible unqualified too, in the outermost
                             // scope so that the component's own declarations shadow them
+                            // (extend: they are part of this spec and exported again)
                             for (k, s) in syms {
-                                self.scopes[0].map.entry(k).or_insert(s);
+                                if *extend {
+                                    self.scopes.last_mut().unwrap().map.entry(k).or_insert(s);
+                                } else {
+                                    self.scopes[0].map.entry(k).or_insert(s);
+                                }
                             }
                         }
                         None => self.error(n.span, format!("cannot import `{}`: no such component compiled", n.name)),
@@ -850,10 +865,15 @@ impl<'a> Checker<'a> {
                     // value parameter: a private copy
                     self.code.put(&format!("char *{} = mpd_blob_dup(&_f, p{}, {});", c, i, self.blob_kind(&ps.ty)));
                 }
-            } else if byref {
+            } else if ps.mode == ParamMode::Ref {
                 let c2 = format!("(*p{})", i);
                 self.declare(&ast::Ident { name: n.clone(), span: *sp }, Sym::Var { c: c2, ty: ps.ty.clone(), assignable: true });
                 continue;
+            } else if byref {
+                // var and res are value-result: a local copy, copied back (left to
+                // right) when the procedure returns or replies
+                self.code.put(&format!("{} {} = *p{};", self.ctype(&ps.ty), c, i));
+                copyback.push_str(&format!("*p{} = {}; ", i, c));
             } else {
                 self.code.put(&format!("{} {} = p{};", self.ctype(&ps.ty), c, i));
             }

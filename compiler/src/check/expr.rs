@@ -116,6 +116,14 @@ impl<'a> Checker<'a> {
             }
             ExprKind::New(t) => {
                 let ty = self.ty(t);
+                if matches!(ty, Ty::Cap(super::types::CapTy::Op(_)) | Ty::Cap(super::types::CapTy::Sem))
+                    && matches!(t.kind, ast::TypeKind::Op(_) | ast::TypeKind::Sem | ast::TypeKind::Named(_))
+                {
+                    // new(op (...)), new(optype), new(sem): a dynamic operation
+                    let p = self.pos(e.span);
+                    let flags = if matches!(ty, Ty::Cap(super::types::CapTy::Sem)) { "MPD_OP_SEMAPHORE" } else { "0" };
+                    return V::scalar(format!("mpd_op_new({}, &self->h, 1, {})", p, flags), ty);
+                }
                 match self.types.size_of(&ty) {
                     Some(n) => {
                         let tmp = self.tmp();

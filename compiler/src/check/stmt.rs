@@ -368,8 +368,8 @@ impl<'a> Checker<'a> {
                 self.code.close("}");
                 continue;
             };
-            if sig.op.as_ref().map(|r| r.sem).unwrap_or(false) {
-                self.error(arm.inv.span, "a co arm invokes an operation, not a semaphore");
+            if sig.op.as_ref().map(|r| r.sem).unwrap_or(false) && !arm.send {
+                self.error(arm.inv.span, "a semaphore can only be sent to (V) in a co arm");
             }
             // remember the quantifier values of this instance
             let nq = arm.quants.len();
