@@ -40,6 +40,7 @@ typedef struct vpsched {
 } vpsched;
 
 static vpsched *vps;
+static int is_custom(int vp);
 static int nvps;
 static cq global_q;
 static mpd_sched_attr_t static_attr[MAX_STATIC_VP];
@@ -60,6 +61,29 @@ static int attr_ok(const mpd_sched_attr_t *a) {
     return a && a->policy >= MPD_SCHED_FIFO && a->policy <= MPD_SCHED_EDF &&
            (a->locality == MPD_SCHED_LOCAL || a->locality == MPD_SCHED_GLOBAL) &&
            a->preempt_us >= 0 && a->throttle >= 0 && a->throttle_ms >= 0;
+}
+
+static const mpd_sched_ops *custom_ops[MAX_STATIC_VP];
+static const mpd_sched_ops *custom_all;
+
+int mpd_sched_install_ops(int vp, const mpd_sched_ops *ops) {
+    if (!ops || !ops->init || !ops->put || !ops->get || vp < -1 || vp >= MAX_STATIC_VP) return EINVAL;
+    if (atomic_load(&started)) return EBUSY;
+    if (vp < 0) { custom_all = ops; memset(custom_ops, 0, sizeof custom_ops); }
+    else custom_ops[vp] = ops;
+    return 0;
+}
+
+/* Puts the configurable scheduler, or the ones installed above, on the VPs. */
+void mpd__cfg_sched_start(void) {
+    mpd_vp_set_sched(-1, custom_all ? custom_all : &mpd__cfg_sched_ops);
+    for (int i = 0; i < MAX_STATIC_VP; i++)
+        if (custom_ops[i]) mpd_vp_set_sched(i, custom_ops[i]);
+    atomic_store(&started, 1);
+}
+
+static int is_custom(int vp) {
+    return (vp < MAX_STATIC_VP && custom_ops[vp]) || custom_all;
 }
 
 int mpd_sched_install(int vp, const mpd_sched_attr_t *a) {
@@ -160,7 +184,7 @@ static void cfg_put(void *st, mpd_proc *p) {
         new_thread = 1;
     }
     vpsched *target = s;
-    if (t && t->home_vp != s->vp && t->home_vp < nvps) {
+    if (t && t->home_vp != s->vp && t->home_vp < nvps && !is_custom(t->home_vp)) {
         vpsched *home = &vps[t->home_vp];
         /* pinned threads go home; so does a new thread forked for another VP */
         if (!atomic_load_explicit(&home->migrate, memory_order_relaxed) || new_thread)
@@ -258,6 +282,7 @@ const mpd_sched_ops mpd__cfg_sched_ops = { "configurable", cfg_init, cfg_put, cf
 /* ---- dynamic configuration ---- */
 static int set_one(int vp, const mpd_sched_attr_t *a) {
     vpsched *s = &vps[vp];
+    if (is_custom(vp)) return EINVAL;
     if (a->locality != s->attr.locality) return EBUSY;
     mpd_spin_lock(&s->attr_lk);
     s->pending = *a;
@@ -270,10 +295,11 @@ static int set_one(int vp, const mpd_sched_attr_t *a) {
 
 int mpd_sched_set_attr(int vp, const mpd_sched_attr_t *a) {
     if (!attr_ok(a)) return EINVAL;
-    if (!vps) return mpd_sched_install(vp, a);
+    if (!vps) return atomic_load(&started) ? EINVAL : mpd_sched_install(vp, a);   /* started: all VPs custom */
     if (vp < -1 || vp >= nvps) return EINVAL;
     if (vp >= 0) return set_one(vp, a);
     for (int i = 0; i < nvps; i++) {
+        if (is_custom(i)) continue;
         int r = set_one(i, a);
         if (r) return r;
     }

@@ -39,6 +39,8 @@ static void finish(mpd_thread_t *t, void *result) {
 
 static void trampoline(void *arg) {
     mpd_thread_t *t = arg;
+    mpd_proc *self = mpd_self();
+    if (mpd_proc_udata(self) != t) mpd_proc_set_udata(self, t);   /* not attached by put() */
     t->nopreempt--;
     finish(t, t->fn(t->arg));
 }
@@ -58,10 +60,9 @@ int mpd_thread_fork(mpd_thread_t **out, const mpd_thread_attr_t *a, void *(*fn)(
     mpd_thread_t *me = mpd_thread_self();
     if (me) me->nopreempt++;
     mpd__threads_forking = t;
-    mpd_proc *p = mpd_proc_create(trampoline, t, &pa);   /* its put() attaches t (t->p, udata) */
+    mpd_proc *p = mpd_proc_create(trampoline, t, &pa);   /* the configurable put() attaches t */
     mpd__threads_forking = NULL;
-    if (!t->p) mpd_rts_fatal("thread fork: the scheduler did not see the new thread (foreign scheduler?)");
-    (void)p;
+    if (!t->p) t->p = p;        /* a scheduler of one's own: the trampoline sets udata */
     if (me) me->nopreempt--;
     if (out) *out = a->detached ? NULL : t;
     return 0;
@@ -169,7 +170,7 @@ int mpd_threads_main(int nvp, void (*main_fn)(void *), void *arg) {
     mpd_alock_set_backend(&lwp_backend);
     atomic_store(&mpd_alock__prio_hook, al_prio);
     mpd_ras_init();
-    mpd_vp_set_sched(-1, &mpd__cfg_sched_ops);
+    mpd__cfg_sched_start();
     static struct main_args m;
     m.fn = main_fn;
     m.arg = arg;

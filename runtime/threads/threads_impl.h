@@ -32,6 +32,6 @@ static inline mpd_thread_t *thread_of(mpd_proc *p) {
  * process to its thread before anyone else sees it. */
 extern _Thread_local mpd_thread_t *mpd__threads_forking;
 extern const mpd_sched_ops mpd__cfg_sched_ops;
-void mpd__cfg_sched_start(int nvp);
+void mpd__cfg_sched_start(void);
 void mpd__threads_preempt_hook(void *uc);
 #endif

@@ -147,6 +147,12 @@ struct mpd_throttle_info {
 };
 
 void mpd_sched_attr_init(mpd_sched_attr_t *a);   /* FIFO, LOCAL, migrate 1, no preemption/throttle */
+/* Install a scheduler object of one's own (mpd/rt.h's mpd_sched_ops: init,
+ * put, get, empty, idle) on VP vp (-1 = all) before start, in place of the
+ * configurable one -- the paper's install_scheduler(processor, scheduler).
+ * Such VPs ignore the attributes above (mpd_sched_set_attr gives EINVAL for
+ * them).  EBUSY after start, EINVAL for a NULL ops or a bad vp. */
+int  mpd_sched_install_ops(int vp, const mpd_sched_ops *ops);
 int  mpd_sched_install(int vp, const mpd_sched_attr_t *a);   /* before start; vp -1 = all.  EBUSY after */
 int  mpd_sched_set_attr(int vp, const mpd_sched_attr_t *a);  /* at run time; vp -1 = all */
 int  mpd_sched_get_attr(int vp, mpd_sched_attr_t *a);
