@@ -39,7 +39,7 @@ static void pin_cpu0(void) {
     pthread_setaffinity_np(pthread_self(), sizeof s, &s);
 }
 
-static double p_fork, p_yield, p_pingpong, p_mutex;
+static double p_fork, p_yield, p_pingpong, p_mutex, p_spin;
 static void posix_side(void) {
     pin_cpu0();                     /* one processor, as the lightweight threads get one VP */
     long nf = N / 10;
@@ -55,6 +55,9 @@ static void posix_side(void) {
         pthread_join(t0, NULL); pthread_join(t1, NULL); });
     pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
     MEASURE(p_mutex, N * 10, for (long i = 0; i < N * 10; i++) { pthread_mutex_lock(&m); pthread_mutex_unlock(&m); });
+    pthread_spinlock_t sl;
+    pthread_spin_init(&sl, PTHREAD_PROCESS_PRIVATE);
+    MEASURE(p_spin, N * 10, for (long i = 0; i < N * 10; i++) { pthread_spin_lock(&sl); pthread_spin_unlock(&sl); });
 }
 
 /* ---- mpd threads ---- */
@@ -96,7 +99,7 @@ int main(int argc, char **argv) {
     printf("| yield (one thread ready) | %.3f | %.3f | %.1f |\n", p_yield, m_yield, p_yield / m_yield);
     printf("| ping-pong (two threads yielding, per switch) | %.3f | %.3f | %.1f |\n", p_pingpong, m_pingpong, p_pingpong / m_pingpong);
     printf("| mutex lock+unlock | %.4f | %.4f | %.1f |\n", p_mutex, m_mutex, p_mutex / m_mutex);
-    printf("| spin lock+unlock (mpd_tspin) | - | %.4f | - |\n\n", m_spin);
+    printf("| spin lock+unlock (pthread_spin / mpd_tspin) | %.4f | %.4f | %.1f |\n\n", p_spin, m_spin, p_spin / m_spin);
     printf("Both sides run on one processor: POSIX threads pinned to CPU 0, mpd threads on one VP.\n");
     return 0;
 }
