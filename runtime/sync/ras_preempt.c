@@ -82,7 +82,14 @@ static void on_tick(int sig, siginfo_t *si, void *uc) {
         return;
     }
     p->taken++;
-    p->off++;                     /* SA_NODEFER: a nested tick sees this and returns */
+    p->off++;
+    /* The hook may switch to a thread that was not interrupted by a signal and
+     * so will never sigreturn: unblock the tick now.  A tick arriving from
+     * here on sees off > 0 and returns at once (no nesting before this). */
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, MPD_PREEMPT_SIGNAL);
+    pthread_sigmask(SIG_UNBLOCK, &s, NULL);
     p->hook(uc);
     me()->off--;
     errno = saved;
@@ -93,7 +100,7 @@ static void setup(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_tick;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;     /* blocked while the handler decides */
     sigemptyset(&sa.sa_mask);
     sigaction(MPD_PREEMPT_SIGNAL, &sa, NULL);
 }

@@ -2,11 +2,9 @@
 #  1. every multi-threaded test in runtime/tests/threads/ rebuilt with
 #     -fsanitize=thread (tests marked "tsan: skip" switch contexts inside signal
 #     handlers, which TSan cannot follow);
-#  2. where an aarch64 cross compiler and qemu-aarch64 exist, the RAS registry
-#     test built for aarch64 and run under qemu (PC rewind through
-#     uc_mcontext.pc, aarch64 sequences).  ras_preempt is not run there: it
-#     passed once under qemu-user but usually dies with SIGSEGV (qemu's signal
-#     emulation with swapcontext inside the handler; not yet understood).
+#  2. where an aarch64 cross compiler and qemu-aarch64 exist, the RAS tests
+#     built for aarch64 and run under qemu (PC rewind through uc_mcontext.pc,
+#     the aarch64 sequences, preemption at 50 us).
 B="$BUILD/tsan"
 tests=""
 for f in runtime/tests/threads/*.c; do
@@ -17,7 +15,7 @@ make -s -C runtime BUILD="$B" SAN=thread OPT=-O1 $tests >/dev/null || { echo "th
 A="$BUILD/aarch64"
 a64=""
 if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null; then
-  a64="$A/tests/runtime/threads/ras_registry"
+  a64="$A/tests/runtime/threads/ras_registry $A/tests/runtime/threads/ras_preempt"
   make -s -C runtime BUILD="$A" CC=aarch64-linux-gnu-gcc $a64 >/dev/null || { echo "threads: 0 passed, 1 failed"; exit 1; }
   for t in $a64; do
     printf '#!/bin/sh\nexec qemu-aarch64 -L /usr/aarch64-linux-gnu %s "$@"\n' "$t" > "$t.qemu"; chmod +x "$t.qemu"
