@@ -90,6 +90,7 @@ fn lexical_errors_are_reported_not_fatal() {
         ("'ab'", "character literal contains multiple characters"),
         ("'\n'", "newline in character literal"),
         ("$", "illegal character '$'"),
+        ("$$\u{e9}\u{e9}$ x", "illegal character '$'"),
         ("*/", "comment terminator outside comment"),
         ("/* /* */", "unterminated comment at EOF"),
         ("99999999999999999999", "integer literal is too large"),
@@ -101,5 +102,6 @@ fn lexical_errors_are_reported_not_fatal() {
         assert_eq!(toks.last().map(|t| &t.kind), Some(&TokKind::Eof));
         let msgs: Vec<&str> = d.iter().map(|x| x.message.as_str()).collect();
         assert!(msgs.contains(&msg), "{:?}: got {:?}", src, msgs);
+        assert_eq!(msgs.len(), 1, "{:?}: one message expected, got {:?}", src, msgs);
     }
 }

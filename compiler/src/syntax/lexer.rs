@@ -159,13 +159,27 @@ impl<'a, 'd> Scanner<'a, 'd> {
                 return TokKind::Punct(*p);
             }
         }
-        // Unknown byte (or a whole UTF-8 character): report once, skip it.
+        // Unknown byte (or a whole UTF-8 character): report it, and swallow a run of
+        // further illegal characters with it so garbage gives one message, not hundreds.
         let lo = self.pos;
         let len = utf8_len(c).min(self.src.len() - self.pos).max(1);
         self.pos += len;
         let shown = String::from_utf8_lossy(&self.src[lo..self.pos]).into_owned();
+        while !self.at_end() && self.is_illegal_here() {
+            self.pos += utf8_len(self.peek(0)).min(self.src.len() - self.pos).max(1);
+        }
         self.error(lo, self.pos, format!("illegal character '{}'", shown));
         TokKind::Error
+    }
+
+    /// Does the text at the current position start no token, blank or comment?
+    fn is_illegal_here(&self) -> bool {
+        let c = self.peek(0);
+        if c.is_ascii_alphanumeric() || c == b'_' || c == b'\'' || c == b'"' || c == b'#' || c.is_ascii_whitespace() || c == b'\\' {
+            return false;
+        }
+        let rest = &self.src[self.pos..];
+        !PUNCTS.iter().any(|(text, _)| rest.starts_with(text.as_bytes()))
     }
 
     /// Numbers; see the module comment for the forms.
