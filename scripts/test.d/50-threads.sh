@@ -2,9 +2,10 @@
 #  1. every multi-threaded test in runtime/tests/threads/ rebuilt with
 #     -fsanitize=thread (tests marked "tsan: skip" switch contexts inside signal
 #     handlers, which TSan cannot follow);
-#  2. where an aarch64 cross compiler and qemu-aarch64 exist, the RAS tests
-#     built for aarch64 and run under qemu (PC rewind through uc_mcontext.pc,
-#     the aarch64 sequences, preemption at 50 us).
+#  2. where an aarch64 cross compiler and qemu-aarch64 exist, every test of
+#     runtime/tests/threads/ built for aarch64 and run under qemu-user (PC
+#     rewind through uc_mcontext.pc, the aarch64 sequences, preemption with
+#     the aarch64 context switch, the rseq fallback).
 B="$BUILD/tsan"
 tests=""
 for f in runtime/tests/threads/*.c; do
@@ -15,7 +16,7 @@ make -s -C runtime BUILD="$B" SAN=thread OPT=-O1 $tests >/dev/null || { echo "th
 A="$BUILD/aarch64"
 a64=""
 if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null; then
-  a64="$A/tests/runtime/threads/ras_registry $A/tests/runtime/threads/ras_preempt"
+  a64=$(for f in runtime/tests/threads/*.c; do n=${f#runtime/tests/}; printf '%s ' "$A/tests/runtime/${n%.c}"; done)
   make -s -C runtime BUILD="$A" CC=aarch64-linux-gnu-gcc $a64 >/dev/null || { echo "threads: 0 passed, 1 failed"; exit 1; }
   for t in $a64; do
     printf '#!/bin/sh\nexec qemu-aarch64 -L /usr/aarch64-linux-gnu %s "$@"\n' "$t" > "$t.qemu"; chmod +x "$t.qemu"
