@@ -136,8 +136,6 @@ pub struct Checker<'a> {
     inv_defined: std::collections::HashSet<String>,
     /// Resource parameters.
     res_params: Vec<scope::PSig>,
-    /// Resources this one creates (their patterns are extern).
-    externs: std::collections::HashSet<String>,
     /// While compiling an `st`/`by` callback: locals of the enclosing code it
     /// reads (their C text and C type), reached through the callback's env.
     capture: Option<(usize, Vec<(String, String)>)>,
@@ -148,6 +146,8 @@ pub struct Checker<'a> {
     replying: std::collections::HashSet<String>,
     /// In a proc: C that puts results into the invoker's block before `reply`.
     reply_code: Option<String>,
+    /// While filling the creation block of `create R(...)`: R.
+    create_issue: Option<String>,
     /// While issuing a forward: the C lvalue of the invocation being serviced.
     fwd_issue: Option<String>,
     /// Index types of arrays indexed by bool, char or enumerations (by C name).
@@ -194,7 +194,6 @@ impl<'a> Checker<'a> {
             invdefs: String::new(),
             inv_defined: Default::default(),
             res_params: Vec::new(),
-            externs: Default::default(),
             capture: None,
             in_stack: Vec::new(),
             replying: Default::default(),
@@ -202,6 +201,7 @@ impl<'a> Checker<'a> {
             co_issue: None,
             index_types: HashMap::new(),
             fwd_issue: None,
+            create_issue: None,
         }
     }
 
@@ -329,10 +329,18 @@ impl<'a> Checker<'a> {
                 let c = self.field_decl(&n.name.name, &ty);
                 let i = self.res_params.len();
                 if ty.is_blob() {
-                    match self.types.size_of(&ty) {
-                        Some(sz) => self.code.put(&format!("{} = mpd_blob_new({}); memcpy({}, args->p{}, {});", c, sz, c, i, sz)),
-                        None => self.error(n.span, "resource parameters must have sizes known at compile time"),
-                    }
+                    let src = self.blk_param("args", i, &ty);
+                    let kind = match &ty {
+                        Ty::Str(_) => "MPD_BLOB_STR".to_string(),
+                        Ty::Arr(..) => "MPD_BLOB_ARR".to_string(),
+                        t => self.types.size_of(t).unwrap_or(16).to_string(),
+                    };
+                    self.code.put(&format!(
+                        "{c} = mpd_blob_new(mpd_blob_size_k({s}, {k})); memcpy({c}, {s}, mpd_blob_size_k({s}, {k}));",
+                        c = c,
+                        s = src,
+                        k = kind
+                    ));
                 } else {
                     self.code.put(&format!("{} = args->p{};", c, i));
                 }
@@ -394,12 +402,10 @@ impl<'a> Checker<'a> {
         header.push_str(&format!("struct {} {{\n    mpd_res h;\n{}}};\n", st, self.fields));
         header.push_str(&self.invdefs);
         let mut args = String::new();
-        for (i, p) in self.res_params.iter().enumerate() {
-            args.push_str(&format!(" {}", if p.ty.is_blob() {
-                format!("_Alignas(16) char p{}[{}];", i, self.types.size_of(&p.ty).unwrap_or(16))
-            } else {
-                format!("{} p{};", self.ctype(&p.ty), i)
-            }));
+        let res_params = self.res_params.clone();
+        for (i, p) in res_params.iter().enumerate() {
+            let f = self.block_field(&format!("p{}", i), &p.ty, ast::Span::default());
+            args.push_str(&f);
         }
         header.push_str(&format!("struct {}_args {{ mpd_invb h;{} }};\n", st, args));
         header.push_str(&format!("extern const mpd_respat {};\n", pat));

@@ -63,7 +63,7 @@ impl<'a> Checker<'a> {
         self.invdefs.push_str(&def);
     }
 
-    fn block_field(&mut self, name: &str, t: &Ty, span: Span) -> String {
+    pub(crate) fn block_field(&mut self, name: &str, t: &Ty, span: Span) -> String {
         if t.is_scalar() {
             format!(" {} {};", self.ctype(t), name)
         } else {
@@ -642,6 +642,11 @@ impl<'a> Checker<'a> {
             }
         }
         let pos = self.pos(span);
+        if let Some(res) = self.create_issue.take() {
+            let t = self.tmp();
+            self.code.put(&format!("mpd_cap {} = mpd_create({}, &{}_pat, &{}->h);", t, pos, names::res_struct(&res), b));
+            return V::scalar(t, Ty::Cap(CapTy::Resource(res)));
+        }
         if let Some(cur) = self.fwd_issue.clone() {
             // forward: the invoker of `cur` is answered when this invocation is
             let cap = match target {
@@ -965,27 +970,32 @@ impl<'a> Checker<'a> {
             self.error(span, format!("resource {} takes {} parameters, not {}", name, params.len(), args.len()));
             return V::err();
         }
-        let p = self.pos(span);
-        let inv = format!("{}_args", names::res_struct(name));
-        if name != self.comp && !self.externs.contains(name) {
-            self.externs.insert(name.to_string());
-        }
-        let b = self.tmp();
-        self.code.put(&format!("struct {} {} = {{ .h.size = sizeof({}) }};", inv, b, b));
-        for (i, (a, ps)) in args.iter().zip(params.iter()).enumerate() {
-            let v = self.expr(a);
-            let field = format!("{}.p{}", b, i);
-            let dst = if ps.ty.is_blob() {
-                let t = ps.ty.clone();
-                self.init_blob(&field, &t, &[], &None);
-                V { c: field, ty: ps.ty.clone(), form: Form::Blob, k: None, lv: true, slice: None }
-            } else {
-                V { c: field, ty: ps.ty.clone(), form: Form::Scalar, k: None, lv: true, slice: None }
-            };
-            self.assign_into(&dst, v, a.span);
-        }
-        let pat = format!("{}_pat", names::res_struct(name));
-        V::scalar(format!("mpd_create({}, &{}, &{}.h)", p, pat, b), Ty::Cap(CapTy::Resource(name.to_string())))
+        // the creation block is filled like an invocation block
+        let sig = ProcSig {
+            name: name.to_string(),
+            cname: String::new(),
+            params: params.to_vec(),
+            ret: Ty::Void,
+            ret_name: None,
+            selfc: String::new(),
+            external: false,
+            op: Some(OpRef {
+                owner: name.to_string(),
+                idx: 0,
+                lo: "1".into(),
+                n: "1".into(),
+                local: None,
+                dims: vec![],
+                inv: format!("{}_args", names::res_struct(name)),
+                proc_impl: false,
+                global_owner: false,
+                sem: false,
+            }),
+        };
+        self.create_issue = Some(name.to_string());
+        let v = self.invoke_block(&sig, Target::Cap(String::new()), args, false, span);
+        self.create_issue = None;
+        v
     }
 
     pub fn konst_int(&self, v: &V) -> Option<i64> {
