@@ -6,15 +6,13 @@ static opk_lock reslk = OPK_LOCK_INIT;     /* globals list, main resource */
 static resrt *globals;                      /* newest first */
 static mpd_res *main_res;
 
-static char *proc_name(const mpd_respat *pat, const char *what)
+/* "res.what" in buf (the core copies process names). */
+static const char *proc_name(char *buf, size_t n, const mpd_respat *pat, const char *what)
 {
-    size_t n = strlen(pat->name) + strlen(what) + 2;
-    char *s = malloc(n);
-    if (!s)
-        mpd_rts_fatal("out of memory");
-    snprintf(s, n, "%s.%s", pat->name, what);
-    return s;
+    snprintf(buf, n, "%s.%s", pat->name, what);
+    return buf;
 }
+#define PNAME(pat, what) proc_name((char[128]){ 0 }, 128, (pat), (what))
 
 /* The initial-code process: runs init, then answers the creator (unless a
  * reply already did). */
@@ -54,7 +52,7 @@ static mpd_res *instantiate(const char *F, int L, const mpd_respat *pat, mpd_inv
 
 static void start_body(mpd_res *r, const char *F, int L)
 {
-    opk_spawn(body_entry, r, proc_name(r->pat, "body"), r, 1);
+    opk_spawn(body_entry, r, PNAME(r->pat, "body"), r, 1);
     opk_event_wait(&res_rt(r)->initdone, F, L);
 }
 
@@ -73,7 +71,7 @@ void mpd_main_resource(const mpd_respat *pat, mpd_invb *args)
     opk_release(&reslk);
     opk_install_end();
     res_rt(r)->createblk->done = NULL;      /* nobody waits for it */
-    opk_spawn(body_entry, r, proc_name(pat, "body"), r, 1);
+    opk_spawn(body_entry, r, PNAME(pat, "body"), r, 1);
 }
 
 /* ---- globals ------------------------------------------------------------ */
@@ -164,7 +162,7 @@ static void run_final(mpd_res *r, const char *F, int L)
         return;
     finarg fa = { r, {0} };
     opk_event_init(&fa.done);
-    opk_spawn(final_entry, &fa, proc_name(r->pat, "final"), NULL, 0);
+    opk_spawn(final_entry, &fa, PNAME(r->pat, "final"), NULL, 0);
     opk_event_wait(&fa.done, F, L);
 }
 
@@ -224,7 +222,7 @@ void res_program_end(void)
     main_res = NULL;
     opk_release(&reslk);
     if (m && res_retire(m) && m->pat->final) {
-        mpd_proc_set_name(mpd_self(), proc_name(m->pat, "final"));
+        mpd_proc_set_name(mpd_self(), PNAME(m->pat, "final"));
         m->pat->final(m);       /* this is the runtime's "final" process */
     }
     for (;;) {
@@ -236,7 +234,7 @@ void res_program_end(void)
         if (!g)
             break;
         if (res_retire(g->res) && g->res->pat->final) {
-            mpd_proc_set_name(mpd_self(), proc_name(g->res->pat, "final"));
+            mpd_proc_set_name(mpd_self(), PNAME(g->res->pat, "final"));
             g->res->pat->final(g->res);
         }
     }
