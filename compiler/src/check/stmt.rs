@@ -24,7 +24,8 @@ impl<'a> Checker<'a> {
                     }
                     None => "0".into(),
                 };
-                self.code.put(&format!("mpd_lang_stop({});", c));
+                let p = self.pos(s.span);
+                self.code.put(&format!("mpd_stop({}, {});", p, c));
             }
             StmtKind::Exit | StmtKind::Next => match self.loop_labels.last() {
                 Some((b, c)) => {
