@@ -778,7 +778,7 @@ impl<'a> Checker<'a> {
     /// What a call passes as the instance of this component.
     pub fn self_arg(&self) -> String {
         if self.global {
-            format!("&{}", names::global_inst(&self.comp))
+            names::global_inst(&self.comp)
         } else {
             "self".into()
         }
