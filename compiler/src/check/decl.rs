@@ -293,9 +293,9 @@ impl<'a> Checker<'a> {
     pub fn with_dims(&mut self, base: &Ty, dims: &[Range], star_ok: bool) -> Ty {
         let mut rs = Vec::new();
         for r in dims {
-            rs.push(self.range(r, false));
+            // parameters may have bounds computed at run time: the actual gives them
+            rs.push(self.range(r, star_ok));
         }
-        let _ = star_ok;
         let mut ty = base.clone();
         for (lo, hi, _, _) in rs.iter().rev() {
             ty = Ty::Arr(Box::new(ty), *lo, *hi);
