@@ -512,7 +512,11 @@ impl<'a> Checker<'a> {
     pub fn block(&mut self, b: &ast::Block) {
         self.code.open("{");
         self.push();
+        // declarations in a nested block of initial code are locals of that block
+        let saved_top = self.at_top;
+        self.at_top = false;
         self.block_stmts(&b.stmts);
+        self.at_top = saved_top;
         for o in self.scopes.last().unwrap().local_ops.clone().iter().rev() {
             self.code.put(&format!("mpd_ops_local_end({});", o));
         }
