@@ -704,13 +704,22 @@ void in_purge(mpd_op *op)
 {
     opq *q = op_queue(op);
     opcls *c = cls_lock(q->cls);
-    mpd_invb *list = q->head;       /* (a counted op has only its count) */
-    q->head = q->tail = NULL;
-    __atomic_store_n(&q->count, 0, __ATOMIC_RELAXED);
+    mpd_invb *list = NULL, **tail = &list;
+    for (mpd_invb *ib = q->head, *n; ib; ib = n) {
+        n = ib->next;
+        if (ib->pins)
+            continue;           /* a scanner holds it: leave it queued */
+        q_remove(q, ib);
+        *tail = ib;
+        tail = &ib->next;
+    }
+    *tail = NULL;
+    if (op_counted(op))
+        __atomic_store_n(&q->count, 0, __ATOMIC_RELAXED);
     opk_release(&c->lk);
     while (list) {
         mpd_invb *n = list->next;
-        inv_complete(list);
+        inv_complete(list);     /* answers its invoker; frees a send */
         list = n;
     }
 }
