@@ -56,6 +56,22 @@ mpd_res *opk_cur_res(void)
     return o ? o->res : NULL;
 }
 
+mpd_res *opk_swap_res(mpd_res *r)
+{
+    mpd_proc *p = mpd_self();
+    oproc *o = p ? (oproc *)mpd_proc_udata(p) : NULL;
+    if (!o) {                   /* a process this layer did not start */
+        if (!r)
+            return NULL;
+        o = oproc_new();
+        memset(o, 0, sizeof *o);
+        mpd_proc_set_udata(p, o);
+    }
+    mpd_res *old = o->res;
+    o->res = r;                 /* not listed in r: it is not r's to kill */
+    return old;
+}
+
 static void unlist(oproc *o)
 {
     if (!o->res)

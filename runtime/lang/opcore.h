@@ -41,6 +41,9 @@ void opk_spawn(void (*fn)(void *), void *arg, const char *name, mpd_res *res, in
 
 /* The resource instance of the running process (set at spawn). */
 mpd_res *opk_cur_res(void);
+/* Make r the running process's instance (for final code run by the
+ * program-end process); returns the previous one. */
+mpd_res *opk_swap_res(mpd_res *r);
 
 /* End the calling process. */
 _Noreturn void opk_exit(void);

@@ -162,7 +162,7 @@ static void run_final(mpd_res *r, const char *F, int L)
         return;
     finarg fa = { r, {0} };
     opk_event_init(&fa.done);
-    opk_spawn(final_entry, &fa, PNAME(r->pat, "final"), NULL, 0);
+    opk_spawn(final_entry, &fa, PNAME(r->pat, "final"), r, 0);
     opk_event_wait(&fa.done, F, L);
 }
 
@@ -223,7 +223,9 @@ void res_program_end(void)
     opk_release(&reslk);
     if (m && res_retire(m) && m->pat->final) {
         mpd_proc_set_name(mpd_self(), PNAME(m->pat, "final"));
+        mpd_res *old = opk_swap_res(m);     /* for mpd_myresource() */
         m->pat->final(m);       /* this is the runtime's "final" process */
+        opk_swap_res(old);
     }
     for (;;) {
         opk_acquire(&reslk);
@@ -235,7 +237,9 @@ void res_program_end(void)
             break;
         if (res_retire(g->res) && g->res->pat->final) {
             mpd_proc_set_name(mpd_self(), PNAME(g->res->pat, "final"));
+            mpd_res *old = opk_swap_res(g->res);
             g->res->pat->final(g->res);
+            opk_swap_res(old);
         }
     }
 }

@@ -185,7 +185,11 @@ void     mpd_destroy(const char *F, int L, mpd_cap rc);
  * Globals are finalised at program end, importers first. */
 mpd_res *mpd_global(const char *F, int L, const mpd_respat *pat);
 
-/* myresource() */
+/* myresource(): generated code should use mpd_rescap_of(self) -- self is
+ * always at hand and is right even in a proc called directly (on the
+ * caller's stack, from another resource's process).  mpd_myresource()
+ * answers for the running *process* (its body, procs run as processes,
+ * final code), for C code that has no self. */
 mpd_cap  mpd_myresource(void);
 /* The instance the running process belongs to (NULL outside any). */
 mpd_res *mpd_self_res(void);

@@ -17,7 +17,12 @@ static void D_init(mpd_res *self_, mpd_invb *args)
     self->n = ((struct D_args *)args)->n;
     logv(self->n);
 }
-static void D_final(mpd_res *self) { logv(-((D *)self)->n); }
+static void D_final(mpd_res *self)
+{
+    logv(-((D *)self)->n);
+    if (!mpd_cap_eq(mpd_myresource(), mpd_rescap_of(self)))    /* final process */
+        logv(999999);
+}
 static const mpd_respat D_pat = { "D", sizeof(D), D_NOPS, 0, D_init, D_final, F };
 
 static mpd_cap create_D(long n)
@@ -162,7 +167,11 @@ static void scenario(void *arg)
 
 /* ---- program end and errors ----------------------------------------------- */
 
-static void main_final(mpd_res *self) { (void)self; fprintf(stderr, "final main\n"); }
+static void main_final(mpd_res *self)
+{
+    /* myresource() in final code run by the program-end process */
+    fprintf(stderr, "final main%s\n", mpd_cap_eq(mpd_myresource(), mpd_rescap_of(self)) ? "" : " (wrong myresource)");
+}
 enum { B_FOO, B_NOPS };
 static void B_init(mpd_res *self, mpd_invb *args)
 {
