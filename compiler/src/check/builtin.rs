@@ -417,6 +417,12 @@ impl<'a> Checker<'a> {
 
     fn int_arg(&mut self, e: &Expr) -> String {
         let v = self.expr(e);
+        // open's mode and seek's type are enumerations (accessmode, seektype)
+        if let Ty::Enum(k) = &v.ty {
+            if matches!(self.types.enums[*k].name.as_str(), "accessmode" | "seektype") {
+                return v.c;
+            }
+        }
         if v.ty != Ty::Int && v.ty != Ty::Error {
             self.error(e.span, format!("expected an int, found {}", self.types.show(&v.ty)));
         }

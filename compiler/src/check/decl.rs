@@ -270,6 +270,9 @@ impl<'a> Checker<'a> {
                 self.error(last.span, format!("`{}` is not a type", last.name));
                 Ty::Error
             }
+            None if q.parts.len() == 1 && (last.name == "accessmode" || last.name == "seektype") => {
+                Ty::Enum(self.predefined_enum(&last.name))
+            }
             None => {
                 self.error(last.span, format!("undeclared type `{}`", last.name));
                 Ty::Error

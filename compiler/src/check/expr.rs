@@ -192,12 +192,16 @@ impl<'a> Checker<'a> {
             }
             None => match id.name.as_str() {
                 "EOF" => self.konst(KV::Int(-1), Ty::Int),
-                "READ" => self.konst(KV::Int(0), Ty::Int),
-                "WRITE" => self.konst(KV::Int(1), Ty::Int),
-                "READWRITE" => self.konst(KV::Int(2), Ty::Int),
-                "ABSOLUTE" => self.konst(KV::Int(0), Ty::Int),
-                "RELATIVE" => self.konst(KV::Int(1), Ty::Int),
-                "EXTEND" => self.konst(KV::Int(2), Ty::Int),
+                "READ" | "WRITE" | "READWRITE" => {
+                    let e = self.predefined_enum("accessmode");
+                    let i = ["READ", "WRITE", "READWRITE"].iter().position(|x| *x == id.name).unwrap() as i64;
+                    V { ty: Ty::Enum(e), ..self.konst(KV::Int(i), Ty::Int) }
+                }
+                "ABSOLUTE" | "RELATIVE" | "EXTEND" => {
+                    let e = self.predefined_enum("seektype");
+                    let i = ["ABSOLUTE", "RELATIVE", "EXTEND"].iter().position(|x| *x == id.name).unwrap() as i64;
+                    V { ty: Ty::Enum(e), ..self.konst(KV::Int(i), Ty::Int) }
+                }
                 _ => {
                     self.error(id.span, format!("undeclared identifier `{}`", id.name));
                     V::err()
@@ -294,6 +298,17 @@ impl<'a> Checker<'a> {
                 V::err()
             }
         }
+    }
+
+    /// MPD's predefined enumerations accessmode (READ, WRITE, READWRITE) and
+    /// seektype (ABSOLUTE, RELATIVE, EXTEND), in the shared type table.
+    pub fn predefined_enum(&mut self, name: &str) -> usize {
+        if let Some(i) = self.types.enums.iter().position(|e| e.name == name) {
+            return i;
+        }
+        let lits = if name == "accessmode" { ["READ", "WRITE", "READWRITE"] } else { ["ABSOLUTE", "RELATIVE", "EXTEND"] };
+        self.types.enums.push(super::types::EnumInfo { name: name.into(), lits: lits.iter().map(|s| s.to_string()).collect() });
+        self.types.enums.len() - 1
     }
 
     /// Inside an st/by callback, a local of the enclosing code is reached through
