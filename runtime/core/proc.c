@@ -67,11 +67,14 @@ mpd_proc *mpd_proc_create(void (*fn)(void *), void *arg, const mpd_proc_attr *at
     p->hot.priority = attr->priority;
     p->hot.udata = NULL;
     p->link = NULL;
+    p->wlink = NULL;
     p->fn = fn;
     p->arg = arg;
     p->result = NULL;
     p->detached = attr->detached != 0;
     p->joiner = NULL;
+    p->heap_idx = -1;
+    atomic_init(&p->claim, CL_NONE);
     mpd_spin_init(&p->lock);
     set_name(p, name);
     mpd_ctx_make(&p->f.ctx, p->f.stack_lo, p->f.stack_size, mpd__proc_start, p);

@@ -6,7 +6,9 @@
  *    its lock released, its stack freed -- only by the NEXT context on the
  *    same VP, after the switch (vp->post), so no other VP can resume a
  *    process still on its stack.
- *  - A process is linked into at most one queue (run or wait) via link.
+ *  - A process is in at most one run queue (via link) and one wait queue
+ *    (via wlink); only a timed-out waiter is in both, until it runs and
+ *    removes itself from the wait queue.
  *  - With one VP (mpd__single) only that VP's thread touches processes,
  *    run queues and semaphores; helper threads (blocking calls) talk to the
  *    VPs through the atomic inbox only.
@@ -47,13 +49,18 @@ typedef struct mpd_fiber {
 } mpd_fiber;
 
 enum { P_READY, P_RUNNING, P_BLOCKED, P_NAPPING, P_IOWAIT, P_DONE };
+/* A timed wait ends either by a wakeup or by its timer; each side claims the
+ * process with a CAS from CL_WAITING, and only the winner readies it. */
+enum { CL_NONE, CL_WAITING, CL_WOKEN, CL_TIMEDOUT };
 
 struct mpd_vp;
 
 struct mpd_proc {
     struct mpd__proc_hot hot;   /* must be first: inline accessors use it */
     mpd_fiber f;
-    mpd_proc *link;             /* run queue / wait queue */
+    mpd_proc *link;             /* run queue (schedulers) */
+    mpd_proc *wlink;            /* wait queue: separate, since a timed-out
+                                   waiter is ready before it leaves its queue */
     mpd_proc *all_next, *all_prev;
     void (*fn)(void *);
     void *arg;
@@ -71,13 +78,15 @@ struct mpd_proc {
     intptr_t io_result;
     int io_errno;
     mpd_proc *io_next;          /* helper queue / inbox */
-    int64_t wake_ns;            /* nap deadline */
+    int64_t wake_ns;            /* nap / timed wait deadline */
+    long heap_idx;              /* place in the timer heap, -1 if not there */
+    atomic_int claim;           /* timed wait: CL_* (who ends the wait) */
     char name[40];
     char *long_name;
 };
 
 /* What the next context must do for the one that switched away. */
-enum { PS_NONE, PS_UNLOCK, PS_READY, PS_EXIT, PS_IO };
+enum { PS_NONE, PS_UNLOCK, PS_READY, PS_EXIT, PS_IO, PS_TIMED };
 
 typedef struct mpd_vp {
     struct mpd__vp_hot hot;     /* must be first */
@@ -136,6 +145,9 @@ size_t mpd__page_size(void);
 extern atomic_long mpd__ntimers;
 int mpd__timers_fire(void);          /* readies expired nappers; count */
 int64_t mpd__timers_next(void);      /* earliest deadline or INT64_MAX */
+void mpd__timer_add_locked(mpd_proc *p);   /* caller holds the timer lock (if any) */
+void mpd__timer_cancel(mpd_proc *p);       /* remove p's entry if it is still there */
+extern mpd_spinlock mpd__timer_lock;
 
 /* io.c */
 extern atomic_long mpd__io_pending;

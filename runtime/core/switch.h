@@ -110,6 +110,13 @@ static inline void switch_away(mpd_vp *vp, mpd_proc *self, mpd_proc *next, int k
     vp->post_proc = pp;
     vp->post_lock = lk;
     slice_reset(vp);
+    if (__builtin_expect(next == self, 0)) {
+        /* one VP: our own timer readied us before we got off the stack;
+         * a switch to ourselves would resume our previous switch-out */
+        self->state = P_RUNNING;
+        post_switch(vp);
+        return;
+    }
     mpd_fiber *to;
     if (next) {
         next->state = P_RUNNING;
@@ -127,10 +134,10 @@ static inline mpd_proc *wq_pop(mpd_waitq *q)
 {
     mpd_proc *p = q->head;
     if (p) {
-        q->head = p->link;
+        q->head = p->wlink;
         if (!q->head)
             q->tail = NULL;
-        p->link = NULL;
+        p->wlink = NULL;
     }
     return p;
 }
@@ -141,9 +148,9 @@ static inline void block_self(mpd_vp *vp, mpd_waitq *q, mpd_spinlock *lk)
 {
     mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
     if (q) {
-        self->link = NULL;
+        self->wlink = NULL;
         if (q->tail)
-            q->tail->link = self;
+            q->tail->wlink = self;
         else
             q->head = self;
         q->tail = self;

@@ -7,7 +7,8 @@
 
 atomic_long mpd__ntimers;
 int64_t mpd__start_ns;
-static mpd_spinlock tlock = MPD_SPINLOCK_INIT;
+mpd_spinlock mpd__timer_lock = MPD_SPINLOCK_INIT;
+#define tlock mpd__timer_lock
 static mpd_proc **heap;
 static long hcap;
 static atomic_llong next_due = INT64_MAX;
@@ -21,6 +22,37 @@ int64_t mpd_now_ns(void)
 
 long mpd_rt_age_ms(void) { return (long)((mpd_now_ns() - mpd__start_ns) / 1000000); }
 
+static void heap_set(long i, mpd_proc *p)
+{
+    heap[i] = p;
+    p->heap_idx = i;
+}
+
+static void sift_up(long i, mpd_proc *p)
+{
+    while (i > 0 && heap[(i - 1) / 2]->wake_ns > p->wake_ns) {
+        heap_set(i, heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    heap_set(i, p);
+}
+
+static void sift_down(long i, mpd_proc *p, long n)
+{
+    for (;;) {
+        long c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && heap[c + 1]->wake_ns < heap[c]->wake_ns)
+            c++;
+        if (heap[c]->wake_ns >= p->wake_ns)
+            break;
+        heap_set(i, heap[c]);
+        i = c;
+    }
+    heap_set(i, p);
+}
+
 static void heap_push(mpd_proc *p)
 {
     long n = atomic_load_explicit(&mpd__ntimers, memory_order_relaxed);
@@ -30,37 +62,44 @@ static void heap_push(mpd_proc *p)
         if (!heap)
             mpd_rts_fatal("out of memory for timers");
     }
-    long i = n;
-    while (i > 0 && heap[(i - 1) / 2]->wake_ns > p->wake_ns) {
-        heap[i] = heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    heap[i] = p;
+    sift_up(n, p);
     atomic_store(&mpd__ntimers, n + 1);
     atomic_store(&next_due, heap[0]->wake_ns);
 }
 
-static mpd_proc *heap_pop(void)
+/* Removes the entry at i. */
+static void heap_delete(long i)
 {
     long n = atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) - 1;
-    mpd_proc *top = heap[0], *last = heap[n];
-    long i = 0;
-    for (;;) {
-        long c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && heap[c + 1]->wake_ns < heap[c]->wake_ns)
-            c++;
-        if (heap[c]->wake_ns >= last->wake_ns)
-            break;
-        heap[i] = heap[c];
-        i = c;
+    mpd_proc *gone = heap[i], *last = heap[n];
+    gone->heap_idx = -1;
+    if (i < n) {
+        if (i > 0 && heap[(i - 1) / 2]->wake_ns > last->wake_ns)
+            sift_up(i, last);
+        else
+            sift_down(i, last, n);
     }
-    if (n > 0)
-        heap[i] = last;
     atomic_store(&next_due, n > 0 ? heap[0]->wake_ns : INT64_MAX);
     atomic_store(&mpd__ntimers, n);
+}
+
+static mpd_proc *heap_pop(void)
+{
+    mpd_proc *top = heap[0];
+    heap_delete(0);
     return top;
+}
+
+void mpd__timer_add_locked(mpd_proc *p) { heap_push(p); }
+
+void mpd__timer_cancel(mpd_proc *p)
+{
+    if (!mpd__single)
+        mpd_spin_lock(&tlock);
+    if (p->heap_idx >= 0)
+        heap_delete(p->heap_idx);
+    if (!mpd__single)
+        mpd_spin_unlock(&tlock);
 }
 
 int64_t mpd__timers_next(void) { return atomic_load(&next_due); }
@@ -76,15 +115,19 @@ int mpd__timers_fire(void)
         mpd_spin_lock(&tlock);
     while (atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0 && heap[0]->wake_ns <= now) {
         mpd_proc *p = heap_pop();
+        int w = CL_WAITING;
+        if (atomic_load_explicit(&p->claim, memory_order_relaxed) != CL_NONE &&
+            !atomic_compare_exchange_strong(&p->claim, &w, CL_TIMEDOUT))
+            continue;   /* a timed wait already ended by a wakeup */
         *tail = p;
-        tail = &p->link;
-        p->link = NULL;
+        tail = &p->io_next;
+        p->io_next = NULL;
         k++;
     }
     if (!mpd__single)
         mpd_spin_unlock(&tlock);
     while (list) {
-        mpd_proc *n = list->link;
+        mpd_proc *n = list->io_next;
         mpd__ready(list);
         list = n;
     }

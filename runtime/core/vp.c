@@ -102,6 +102,13 @@ void mpd__post_switch_slow(mpd_vp *vp, int k)
     case PS_READY:  mpd__ready(vp->post_proc); break;
     case PS_EXIT:   mpd__proc_exited(vp->post_proc); break;
     case PS_IO:     mpd__io_submit(vp->post_proc); break;
+    case PS_TIMED:  /* a timed wait: start its timer, then free its lock */
+        mpd_spin_lock(&mpd__timer_lock);
+        mpd__timer_add_locked(vp->post_proc);
+        mpd_spin_unlock(&mpd__timer_lock);
+        if (vp->post_lock)
+            mpd_spin_unlock(vp->post_lock);
+        break;
     }
 }
 

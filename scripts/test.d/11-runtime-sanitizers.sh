@@ -6,13 +6,13 @@ B=${BUILD:-$(pwd)/build}/san
 core_bins() { for t in "$R"/tests/core/*.c; do n=${t##*/}; echo "$1/tests/runtime/core/${n%.c}"; done; }
 rc=0
 make -s -C "$R" BUILD="$B/tsan" SAN=thread CC=clang OPT=-O1 SRCDIRS="csw core sync lang" \
-    $(core_bins "$B/tsan" | grep -E 'sem_test|stress_test|park_test|quiesce_test|time_io_test|sched_test|proc_test') || rc=1
+    $(core_bins "$B/tsan" | grep -E 'sem_test|stress_test|park_test|timedwait_test|quiesce_test|time_io_test|sched_test|proc_test') || rc=1
 make -s -C "$R" BUILD="$B/asan" SAN=address,undefined CC=gcc OPT=-O1 SRCDIRS="csw core sync lang" \
     $(core_bins "$B/asan") || rc=1
 [ $rc = 0 ] || { echo "runtime-sanitizers: 0 passed, 1 failed"; exit 1; }
 export MPD_TEST_DIV=10
 p=0; f=0
-for t in sem_test stress_test park_test quiesce_test time_io_test sched_test proc_test; do
+for t in sem_test stress_test park_test timedwait_test quiesce_test time_io_test sched_test proc_test; do
   if TSAN_OPTIONS="halt_on_error=1" timeout 300 "$B/tsan/tests/runtime/core/$t" >"$B/tsan-$t.log" 2>&1; then
     p=$((p+1)); echo "PASS tsan/$t"
   else f=$((f+1)); echo "FAIL tsan/$t"; tail -n 30 "$B/tsan-$t.log" | sed 's/^/    /'; fi

@@ -210,7 +210,13 @@ mpd_proc *mpd_waitq_pop(mpd_waitq *q);              /* NULL if empty */
 int mpd_waitq_remove(mpd_waitq *q, mpd_proc *p);    /* 1 if it was there */
 /* Appends the caller to q and parks it, releasing lock (may be NULL). */
 void mpd_waitq_wait(mpd_waitq *q, mpd_spinlock *lock);
-/* Pops the first process and unparks it; returns it (NULL if q empty). */
+/* Like mpd_waitq_wait, but gives up after ms milliseconds.  Returns 0 when
+ * woken by mpd_waitq_wake_one/_all, -1 on timeout (then the caller is no
+ * longer in q).  Either way lock is not held on return.  Processes waiting
+ * with a timeout must be woken through mpd_waitq_wake_one/_all only. */
+int mpd_waitq_wait_timeout(mpd_waitq *q, mpd_spinlock *lock, long ms);
+/* Pops the first process and unparks it; returns it (NULL if q empty).
+ * A timed waiter whose timer already fired is skipped. */
 mpd_proc *mpd_waitq_wake_one(mpd_waitq *q);
 /* Unparks every waiting process; returns how many. */
 int mpd_waitq_wake_all(mpd_waitq *q);
@@ -327,7 +333,7 @@ extern const mpd_sched_ops mpd_sched_steal;   /* per-VP queues, idle VPs steal *
  * while only one VP exists (ready processes move over).  0 or -1. */
 int mpd_vp_set_sched(int vp, const mpd_sched_ops *ops);
 /* Link field schedulers use to chain processes (a process is in at most
- * one run or wait queue at a time). */
+ * one run queue at a time; wait queues use a different link). */
 mpd_proc **mpd_proc_link(mpd_proc *p);
 
 /* ------------------------------------------------------------------ */

@@ -2,6 +2,7 @@
 #ifndef MPD_TEST_HARNESS_H
 #define MPD_TEST_HARNESS_H
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
