@@ -18,6 +18,10 @@ impl<'a> Checker<'a> {
                 self.convert(ty, args, span)
             }
             ExprKind::Ident(id) => match self.resolve(&id.name) {
+                // an imported op does not hide a predefined function of the same name
+                Some(Sym::Proc(_)) if self.imported_only(&id.name) && is_predefined(&id.name) => {
+                    self.predefined(&id.name, args, span)
+                }
                 Some(Sym::Proc(sig)) => self.call_proc(&sig, args, span),
                 Some(Sym::Type(ty)) => match ty {
                     Ty::Rec(_) => self.rec_cons(ty, args, span),
@@ -832,6 +836,11 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Whether `name` is visible only through an import (the outermost scope).
+    fn imported_only(&self, name: &str) -> bool {
+        self.scopes.iter().rposition(|s| s.map.contains_key(name)) == Some(0)
+    }
+
     /// For `low(x)`-style uses of a kind: unused helper kept small.
     pub fn is_type_name(&self, e: &Expr) -> bool {
         matches!(&e.kind, ExprKind::Ident(id) if matches!(self.lookup(&id.name), Some(Sym::Type(_))))
@@ -840,3 +849,15 @@ impl<'a> Checker<'a> {
 
 #[allow(dead_code)]
 fn _unused(_: ast::Span) {}
+
+/// Names of MPD's predefined functions (see `predefined`).
+fn is_predefined(name: &str) -> bool {
+    matches!(
+        name,
+        "write" | "writes" | "put" | "printf" | "sprintf" | "read" | "get" | "scanf" | "sscanf" | "open" | "close"
+            | "flush" | "where" | "seek" | "remove" | "getarg" | "numargs" | "age" | "random" | "seed" | "sqrt"
+            | "ceil" | "floor" | "round" | "sin" | "cos" | "tan" | "asin" | "acos" | "log" | "exp" | "atan"
+            | "abs" | "min" | "max" | "pred" | "succ" | "lb" | "ub" | "length" | "maxlength" | "chars" | "free"
+            | "nap" | "locate" | "myvm" | "mymachine" | "mypriority" | "myresource" | "setpriority"
+    )
+}

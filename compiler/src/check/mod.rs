@@ -146,6 +146,8 @@ pub struct Checker<'a> {
     replying: std::collections::HashSet<String>,
     /// In a proc: C that puts results into the invoker's block before `reply`.
     reply_code: Option<String>,
+    /// Spec pre-pass: produce the interface even when some names are still unknown.
+    lenient: bool,
     /// While filling the creation block of `create R(...)`: R.
     create_issue: Option<String>,
     /// While issuing a forward: the C lvalue of the invocation being serviced.
@@ -202,6 +204,7 @@ impl<'a> Checker<'a> {
             index_types: HashMap::new(),
             fwd_issue: None,
             create_issue: None,
+            lenient: false,
         }
     }
 
@@ -311,7 +314,7 @@ impl<'a> Checker<'a> {
         let _ = params_ok;
         self.pop();
         self.at_top = false;
-        if self.diags.error_count() > errors_before {
+        if self.diags.error_count() > errors_before && !self.lenient {
             return None;
         }
         let (c_text, header) = self.finish_component();
@@ -499,7 +502,30 @@ pub fn check_files(
     specs: &mut HashMap<String, ast::Component>,
 ) -> Vec<CompOut> {
     let mut outs = Vec::new();
-    for (c, name) in import_order(files) {
+    let order = import_order(files);
+    // first pass: the specs alone (twice, for cycles), so that components may
+    // import each other
+    let known: Vec<String> = ifaces.keys().cloned().collect();
+    for (c, name) in order.iter().chain(order.iter()) {
+        if known.contains(&c.name.name) || c.form == ast::ComponentForm::SeparateBody {
+            continue;
+        }
+        let mut pre = (*c).clone();
+        if let Some(b) = &mut pre.body {
+            b.items.clear();
+        }
+        let snapshot = ifaces.clone();
+        let mut scratch = Diagnostics::new();
+        let mut ck = Checker::new(map, &mut scratch, opts.clone(), &snapshot);
+        ck.types = std::mem::take(types);
+        ck.lenient = true;
+        let r = ck.component(&pre, name);
+        *types = std::mem::take(&mut ck.types);
+        if let Some((_, iface)) = r {
+            ifaces.insert(c.name.name.clone(), iface);
+        }
+    }
+    for (c, name) in order {
         {
             if c.form == ast::ComponentForm::SeparateSpec || c.form == ast::ComponentForm::SpecOnly {
                 specs.insert(c.name.name.clone(), c.clone());
