@@ -412,6 +412,8 @@ impl<'a> Checker<'a> {
         }
         header.push_str(&format!("struct {}_args {{ mpd_invb h;{} }};\n", st, args));
         header.push_str(&format!("extern const mpd_respat {};\n", pat));
+        // externals declared in the spec are callable by importers
+        header.push_str(&self.protos.lines().filter(|l| l.starts_with("extern ") && l.contains("__asm__")).map(|l| format!("{}\n", l)).collect::<String>());
         if self.global {
             header.push_str(&format!("extern struct {} *{};\n", st, names::global_inst(&comp)));
             header.push_str(&self.protos.lines().filter(|l| l.starts_with("char *mpdp_") || !l.starts_with("static") && l.contains(&format!("mpdp_{}_", comp))).map(|l| format!("{}\n", l)).collect::<String>());

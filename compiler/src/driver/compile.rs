@@ -119,6 +119,8 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
             eprintln!("mpd: cannot write {}: {}", c_file.display(), e);
             return Err(1);
         }
+        // a spec and its separate body compiled in one run give one component
+        names.retain(|n| *n != out.name);
         names.push(out.name.clone());
         if o.keep_c {
             continue;
