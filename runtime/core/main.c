@@ -135,7 +135,10 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
     g_argc = argc;
     g_argv = argv;
     mpd__start_ns = mpd_now_ns();
-    int n = want_nvp > 0 ? want_nvp : (int)env_num("MPD_PARALLEL", 1, MAX_VPS, 1);
+    /* MPD_PARALLEL unset, empty or 0 all mean the default: one VP */
+    int n = want_nvp > 0 ? want_nvp : (int)env_num("MPD_PARALLEL", 0, MAX_VPS, 1);
+    if (n == 0)
+        n = 1;
     if (n > MAX_VPS)
         mpd_rts_fatal("too many virtual processors: %d (at most %d)", n, MAX_VPS);
     if (!mpd__slice)

@@ -102,3 +102,16 @@ void mpd_str_set_chars(const char *f, int l, void *blob, const void *a) {
     if (n < 0) n = 0;
     mpd_str_set(f, l, blob, mpd_sv_lit((const char *)a + MPD_ARR_HDR, n));
 }
+
+mpd_sv mpd_sv_cstr(const char *p, int max) {
+    mpd_sv v = { "", 0 };
+    if (p) {
+        v.p = p;
+        v.len = (int)strnlen(p, (size_t)(max < 0 ? 0 : max));
+    }
+    return v;
+}
+
+void mpd_str_sync_cstr(void *blob) {
+    MPD_STR_LEN(blob) = (int)strnlen(MPD_STR_CHARS(blob), (size_t)MPD_STR_MAX(blob));
+}

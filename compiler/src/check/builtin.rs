@@ -129,7 +129,14 @@ impl<'a> Checker<'a> {
                     }
                 };
                 if sig.external && p.ty.is_string() {
+                    // C may store a shorter string into a var/res one: its NUL sets the length
+                    if matches!(p.mode, ParamMode::Var | ParamMode::Res) {
+                        writeback.push(format!("mpd_str_sync_cstr({});", c));
+                    }
                     cargs.push(format!("mpd_str_cstr({})", c));
+                } else if sig.external && matches!(p.ty, Ty::Arr(..)) {
+                    // C sees the elements, not the array header
+                    cargs.push(format!("MPD_ARR_DATA({})", c));
                 } else {
                     cargs.push(c);
                 }
@@ -149,7 +156,15 @@ impl<'a> Checker<'a> {
                 cargs.push(if sig.external && file { format!("mpd_file_cfile({})", c) } else { c });
             }
         }
-        let call = format!("{}({})", sig.cname, cargs.join(", "));
+        let mut call = format!("{}({})", sig.cname, cargs.join(", "));
+        if sig.external && sig.ret.is_string() && !writeback.is_empty() {
+            let t = self.tmp();
+            self.code.put(&format!("char *{} = {};", t, call));
+            for w in writeback.drain(..) {
+                self.code.put(&w);
+            }
+            call = t;
+        }
         if !writeback.is_empty() {
             if sig.ret == Ty::Void {
                 self.code.put(&format!("{};", call));
@@ -166,6 +181,15 @@ impl<'a> Checker<'a> {
             }
             let form = if sig.ret.is_blob() { Form::Blob } else { Form::Scalar };
             return V { c: t, ty: sig.ret.clone(), form, k: None, lv: false, slice: None };
+        }
+        if sig.external && sig.ret.is_string() {
+            // a C string result: NULL is "", longer than the declared size is cut
+            let max = match sig.ret {
+                Ty::Str(Some(n)) => n,
+                _ => i64::from(i32::MAX),
+            };
+            let c = format!("mpd_sv_cstr({}, {})", call, max);
+            return V { c, ty: sig.ret.clone(), form: Form::View, k: None, lv: false, slice: None };
         }
         if sig.ret.is_blob() {
             let t = self.tmp();

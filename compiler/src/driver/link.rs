@@ -54,9 +54,33 @@ pub fn link(o: &MpdlOpts, optimize: bool) -> i32 {
     }
     objs.push(o_file);
     let out = PathBuf::from(o.output.clone().unwrap_or_else(|| "a.out".to_string()));
-    if let Err(e) = cc::link(&objs, &o.others, &out, &co) {
+    let Some(others) = extra_files(&inter, &o.others) else {
+        return 1;
+    };
+    if let Err(e) = cc::link(&objs, &others, &out, &co) {
         eprintln!("mpdl: link failed:\n{}", e);
         return 1;
     }
     0
+}
+
+/// Resolves the object files and archives named on the command line (see
+/// `Inter::find_extra`); `-lxx` and other options pass through unchanged.
+fn extra_files(inter: &Inter, others: &[String]) -> Option<Vec<String>> {
+    let lib_dir = super::paths::root().join("lib");
+    let mut out = Vec::new();
+    for a in others {
+        if a.starts_with('-') {
+            out.push(a.clone());
+            continue;
+        }
+        match inter.find_extra(a, &lib_dir) {
+            Some(p) => out.push(p.to_string_lossy().into_owned()),
+            None => {
+                eprintln!("mpdl: cannot find {} (looked in MPD_PATH, ., {} and {})", a, inter.dir.display(), lib_dir.display());
+                return None;
+            }
+        }
+    }
+    Some(out)
 }

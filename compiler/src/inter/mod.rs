@@ -45,12 +45,7 @@ impl Inter {
 
     /// Finds X.spec: MPD_PATH directories, then the current directory, then MPDinter.
     pub fn read_spec(&self, name: &str) -> Option<StoredSpec> {
-        let mut dirs: Vec<PathBuf> = Vec::new();
-        if let Ok(mp) = std::env::var("MPD_PATH") {
-            for d in mp.split(':').filter(|d| !d.is_empty()) {
-                dirs.push(PathBuf::from(d));
-            }
-        }
+        let mut dirs = mpd_path_dirs();
         dirs.push(PathBuf::from("."));
         dirs.push(self.dir.clone());
         for d in dirs {
@@ -64,17 +59,34 @@ impl Inter {
         None
     }
 
-    /// Finds X.o for mpdl: current directory, then MPDinter.
+    /// Finds X.o for mpdl: MPD_PATH directories, then MPDinter.
     pub fn find_object(&self, name: &str) -> Option<PathBuf> {
-        let mut dirs: Vec<PathBuf> = Vec::new();
-        if let Ok(mp) = std::env::var("MPD_PATH") {
-            for d in mp.split(':').filter(|d| !d.is_empty()) {
-                dirs.push(PathBuf::from(d));
-            }
-        }
+        let mut dirs = mpd_path_dirs();
         dirs.push(self.dir.clone());
         dirs.into_iter().map(|d| d.join(format!("{}.o", name))).find(|p| p.exists())
     }
+
+    /// Finds a plain file named on mpdl's command line (`func.o`, `lib.a`): as
+    /// given if it has a directory part, else MPD_PATH directories, the current
+    /// directory, MPDinter, then `lib_dir` (the MPD library).  None if nowhere.
+    pub fn find_extra(&self, name: &str, lib_dir: &Path) -> Option<PathBuf> {
+        let p = PathBuf::from(name);
+        if name.contains('/') {
+            return p.exists().then_some(p);
+        }
+        let mut dirs = mpd_path_dirs();
+        dirs.push(PathBuf::from("."));
+        dirs.push(self.dir.clone());
+        dirs.push(lib_dir.to_path_buf());
+        dirs.into_iter().map(|d| d.join(name)).find(|p| p.exists())
+    }
+}
+
+/// The directories listed in MPD_PATH (colon-separated; empty entries skipped).
+fn mpd_path_dirs() -> Vec<PathBuf> {
+    std::env::var("MPD_PATH")
+        .map(|mp| mp.split(':').filter(|d| !d.is_empty()).map(PathBuf::from).collect())
+        .unwrap_or_default()
 }
 
 fn parse_spec(t: &str) -> Option<StoredSpec> {

@@ -61,6 +61,10 @@ static inline char *mpd_str_cstr(void *blob) {
     c[MPD_STR_LEN(blob)] = 0;
     return c;
 }
+/* a C string result of an external: NULL is "", at most max characters */
+mpd_sv mpd_sv_cstr(const char *p, int max);
+/* after an external stored into a var/res string: length up to its NUL */
+void mpd_str_sync_cstr(void *blob);
 void mpd_str_set(const char *f, int l, void *blob, mpd_sv v);   /* length-checked */
 mpd_sv mpd_str_cat(mpd_tmp **t, mpd_sv a, mpd_sv b);
 mpd_sv mpd_str_char(mpd_tmp **t, unsigned char c);

@@ -33,6 +33,12 @@ static void body_many(void *arg)
         mpd_proc_create(sleeper, NULL, NULL);
 }
 
+static void body_nvp(void *arg)
+{
+    (void)arg;
+    printf("nvp %d\n", mpd_nvp());
+}
+
 /* A stack that cannot be mapped: a clear message, not a crash. */
 __attribute__((unused)) static void body_nomem(void *arg)
 {
@@ -78,8 +84,14 @@ int main(void)
     free(out);
     unsetenv("MPD_MAX_PROCS");
 
-    check_env_error("MPD_PARALLEL", "zero", "RTS abort: bad MPD_PARALLEL=\"zero\": expected a number from 1 to");
-    check_env_error("MPD_PARALLEL", "0", "bad MPD_PARALLEL=\"0\"");
+    check_env_error("MPD_PARALLEL", "zero", "RTS abort: bad MPD_PARALLEL=\"zero\": expected a number from 0 to");
+    check_env_error("MPD_PARALLEL", "-1", "bad MPD_PARALLEL=\"-1\"");
+    setenv("MPD_PARALLEL", "0", 1);          /* 0 is the default: one VP */
+    int rc0 = run_child(body_nvp, NULL, 0, &out);
+    CHECK_EQ(rc0, 0);
+    CHECK(strstr(out, "nvp 1\n") != NULL);
+    free(out);
+    unsetenv("MPD_PARALLEL");
     check_env_error("MPD_SCHED", "lottery", "bad MPD_SCHED=\"lottery\": expected fifo, prio or steal");
     check_env_error("MPD_STACK_SIZE", "12", "bad MPD_STACK_SIZE=\"12\"");
     check_env_error("MPD_SLICE", "-3", "bad MPD_SLICE=\"-3\"");
