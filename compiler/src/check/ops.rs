@@ -834,13 +834,15 @@ impl<'a> Checker<'a> {
         for q in &p.quants {
             let s = self.expr(&q.start);
             let e = self.expr(&q.end);
+            // as in `for`: the step is added as written; downto's default is -1
             let st = match &q.step {
                 Some(x) => self.expr(x).c,
+                None if q.downto => "-1".into(),
                 None => "1".into(),
             };
             let v = format!("{}_{}", names::var(&q.var.name), self.fresh);
             self.fresh += 1;
-            let (cmp, upd) = if q.downto { (">=", "-=") } else { ("<=", "+=") };
+            let (cmp, upd) = if q.downto { (">=", "+=") } else { ("<=", "+=") };
             self.code.open(&format!("for (int {v} = {s}; {v} {cmp} {e}; {v} {upd} {st}) {{", v = v, s = s.c, e = e.c, cmp = cmp, upd = upd, st = st));
             opened += 1;
             self.declare(&q.var, Sym::Var { c: v.clone(), ty: s.ty.clone(), assignable: false });

@@ -170,11 +170,12 @@ impl<'a> Checker<'a> {
                 // one op per quantifier value: ops[k], value qv[k]
                 let start = self.expr(&q.start);
                 let end = self.expr(&q.end);
-                let step = q.step.as_ref().map(|x| self.expr(x).c).unwrap_or_else(|| "1".into());
+                // as in `for`: the step is added as written; downto's default is -1
+                let dflt = if q.downto { "-1" } else { "1" };
+                let step = q.step.as_ref().map(|x| self.expr(x).c).unwrap_or_else(|| dflt.into());
                 let (n, qv) = (self.tmp(), self.tmp());
                 self.code.put(&format!("int {n} = 0;"));
                 let cnt = format!("(({e}) - ({s})) / ({st}) + 1", e = end.c, s = start.c, st = step);
-                let cnt = if q.downto { format!("(({s}) - ({e})) / ({st}) + 1", e = end.c, s = start.c, st = step) } else { cnt };
                 let t = self.t();
                 self.code.put(&format!("int _cap{qv} = {cnt} > 0 ? {cnt} : 0;", qv = qv, cnt = cnt));
                 self.code.put(&format!("mpd_op **{ops} = mpd_tmp_alloc({t}, sizeof(mpd_op *) * (size_t)(_cap{qv} + 1));", ops = ops_name, t = t, qv = qv));
@@ -182,8 +183,9 @@ impl<'a> Checker<'a> {
                 self.code.put(&format!("int *{qv} = mpd_tmp_alloc({t}, sizeof(int) * (size_t)(_cap{qv} + 1));", qv = qv, t = t));
                 let var = format!("{}_{}", crate::emit::names::var(&q.var.name), self.fresh);
                 self.fresh += 1;
-                let (cmp, upd) = if q.downto { (">=", "-=") } else { ("<=", "+=") };
-                self.code.open(&format!("for (int {v} = {s}; {v} {cmp} {e}; {v} {upd} {st}) {{", v = var, s = start.c, e = end.c, cmp = cmp, upd = upd, st = step));
+                let cmp = if q.downto { ">=" } else { "<=" };
+                // never more values than counted (a step away from the end never ends)
+                self.code.open(&format!("for (int {v} = {s}; {v} {cmp} {e} && {n} < _cap{qv}; {v} += {st}) {{", v = var, s = start.c, e = end.c, cmp = cmp, st = step, n = n, qv = qv));
                 self.push();
                 self.declare(&q.var, Sym::Var { c: var.clone(), ty: start.ty.clone(), assignable: false });
                 if let Some(stc) = &q.st {
@@ -532,6 +534,8 @@ impl<'a> Checker<'a> {
     }
 
     /// Opens one C loop per quantifier (the caller closes them); returns how many.
+    /// `to` counts up and `downto` down by one unless `by` gives the step,
+    /// which is added as written (so `downto ... by 2` does not end by itself).
     fn quantifiers(&mut self, qs: &[ast::Quantifier]) -> usize {
         let mut opened = 0;
         for q in qs {
@@ -539,38 +543,46 @@ impl<'a> Checker<'a> {
             let start = self.expr(&q.start);
             let end = self.expr(&q.end);
             let ty = if start.ty == Ty::Error { end.ty.clone() } else { start.ty.clone() };
-            if !ty.is_ordinal() {
-                self.error(q.start.span, format!("a quantifier ranges over int, char, bool or enum values, not {}", self.types.show(&ty)));
-            } else if !self.types.same(&ty, &end.ty) {
+            // a real quantifier: either bound real, the other int or real
+            let real = [&start.ty, &end.ty].iter().any(|t| **t == Ty::Real)
+                && [&start.ty, &end.ty].iter().all(|t| matches!(t, Ty::Real | Ty::Int | Ty::Error));
+            let ty = if real { Ty::Real } else { ty };
+            if !real && !ty.is_ordinal() {
+                self.error(q.start.span, format!("a quantifier ranges over int, char, bool, enum or real values, not {}", self.types.show(&ty)));
+            } else if !real && !self.types.same(&ty, &end.ty) {
                 self.error(q.end.span, format!("the bounds of a quantifier must have the same type ({} and {})", self.types.show(&ty), self.types.show(&end.ty)));
             }
             let step = match &q.step {
                 Some(s) => {
                     let v = self.expr(s);
-                    if v.ty != Ty::Int && v.ty != Ty::Error {
-                        self.error(s.span, "a quantifier step must be an int");
+                    let ok = v.ty == Ty::Int || v.ty == Ty::Error || (real && v.ty == Ty::Real);
+                    if !ok {
+                        self.error(s.span, if real { "a quantifier step must be an int or a real" } else { "a quantifier step must be an int" });
                     }
-                    if let Some(KV::Int(0)) = v.k {
+                    if matches!(v.k, Some(KV::Int(0))) {
                         self.error(s.span, "a quantifier step cannot be zero");
                     }
                     v.c
                 }
+                None if q.downto => "-1".into(),
                 None => "1".into(),
             };
             let (e, st) = (self.tmp(), self.tmp());
             let var = format!("{}_{}", names::var(&q.var.name), self.fresh);
             self.fresh += 1;
-            self.code.put(&format!("int {} = {}, {} = {};", e, end.c, st, step));
-            self.flush_tmps();
-            let (cmp, upd) = if q.downto { (">=", "-=") } else { ("<=", "+=") };
             // long long guards against overflow at the end of the int range
+            let lt = if real { "double" } else { "long long" };
+            let et = if real { "double" } else { "int" };
+            self.code.put(&format!("{et} {} = {}; {et} {} = {};", e, end.c, st, step, et = et));
+            self.flush_tmps();
+            let cmp = if q.downto { ">=" } else { "<=" };
             self.code.open(&format!(
-                "for (long long {v}_l = {s}; {v}_l {cmp} {e}; {v}_l {upd} {st}) {{",
+                "for ({lt} {v}_l = {s}; {v}_l {cmp} {e}; {v}_l += {st}) {{",
+                lt = lt,
                 v = var,
                 s = start.c,
                 cmp = cmp,
                 e = e,
-                upd = upd,
                 st = st
             ));
             let ct = self.ctype(&ty);
