@@ -7,3 +7,4 @@ pub mod check;
 pub mod emit;
 pub mod inter;
 pub mod driver;
+pub mod mpdm;

@@ -135,7 +135,11 @@ pub fn mpd_main() -> i32 {
             return if e.starts_with("Usage") || e.contains("Print help") && !e.contains("error") { 0 } else { 2 };
         }
     };
-    if o.sources.is_empty() && !o.deps_only {
+    if o.deps_only {
+        // dependency report for mpdm: syntax only, nothing compiled
+        return crate::mpdm::deps::print_report(&o.sources);
+    }
+    if o.sources.is_empty() {
         eprintln!("mpd: no .mpd files given\nusage: mpd [-sbcqwgvOTMCFP] [-I dir] [-o file] file.mpd ... other.o -lxx");
         return 1;
     }
