@@ -62,7 +62,12 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
     // order; only this run's components give output
     let n_imported = imported_files.len();
     let mut all = imported_files;
-    all.extend(files.iter().cloned());
+    if o.specs_only {
+        // -s is the first pass only: bodies may import what is not compiled yet
+        all.extend(files.iter().map(|(f, n)| (spec_part(f), n.clone())));
+    } else {
+        all.extend(files.iter().cloned());
+    }
     let outs = check::check_files(&map, &all, &mut diags, &opts, &mut ifaces, &mut types, &mut specs);
     let imported_names: Vec<String> =
         all[..n_imported].iter().flat_map(|(f, _)| f.components.iter().map(|c| c.name.name.clone())).collect();
@@ -140,6 +145,18 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
         }
     }
     Ok(names)
+}
+
+/// `f` with its bodies emptied (parameters kept) and separate bodies dropped.
+fn spec_part(f: &ast::SourceFile) -> ast::SourceFile {
+    let mut f = f.clone();
+    f.components.retain(|c| c.form != ast::ComponentForm::SeparateBody);
+    for c in &mut f.components {
+        if let Some(b) = &mut c.body {
+            b.items.clear();
+        }
+    }
+    f
 }
 
 /// Names a component imports (spec and body).
