@@ -71,6 +71,7 @@ mpd_proc *mpd_proc_create(void (*fn)(void *), void *arg, const mpd_proc_attr *at
     p->fn = fn;
     p->arg = arg;
     p->result = NULL;
+    p->done = 0;
     p->detached = attr->detached != 0;
     p->joiner = NULL;
     p->heap_idx = -1;
@@ -118,8 +119,9 @@ void mpd__proc_exited(mpd_proc *p)
         atomic_fetch_sub(&mpd__nprocs, 1);
     unlock_if(&mpd__all_lock);
 
-    lock_if(&p->lock);
     p->state = P_DONE;
+    lock_if(&p->lock);
+    p->done = 1;
     if (p->detached) {
         unlock_if(&p->lock);
         mpd__region_free(vp_self(), p);
@@ -141,7 +143,7 @@ int mpd_proc_join(mpd_proc *p, void **result)
         unlock_if(&p->lock);
         return -1;
     }
-    if (p->state != P_DONE) {
+    if (!p->done) {
         p->joiner = self;
         mpd_park(mpd__single ? NULL : &p->lock);
     } else {
@@ -160,7 +162,7 @@ int mpd_proc_detach(mpd_proc *p)
         unlock_if(&p->lock);
         return -1;
     }
-    if (p->state == P_DONE) {
+    if (p->done) {
         unlock_if(&p->lock);
         mpd__region_free(vp_self(), p);
         return 0;

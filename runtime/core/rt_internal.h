@@ -65,10 +65,15 @@ struct mpd_proc {
     void (*fn)(void *);
     void *arg;
     void *result;
-    int state;
+    int state;                  /* P_*: written only by whoever owns p (the
+                                   VP running it, or the one that readies
+                                   it); for diagnostics, never read across
+                                   VPs while p may run */
+    /* join/detach: under lock (when several VPs) */
+    int done;                   /* p exited and is off its stack */
     int detached;
     mpd_proc *joiner;
-    mpd_spinlock lock;          /* state vs join/detach */
+    mpd_spinlock lock;          /* done, detached, joiner */
     char *map_base;             /* the mmap'd region holding stack + this */
     size_t map_size;
     uint64_t seq;               /* creation order */

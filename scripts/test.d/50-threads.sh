@@ -27,5 +27,5 @@ else
 fi
 # Old TSan runtimes cannot map their shadow under high ASLR entropy: run without randomisation when possible.
 R=""; setarch "$(uname -m)" -R true 2>/dev/null && R="setarch $(uname -m) -R"
-TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$PWD/runtime/tests/threads/tsan.supp ${TSAN_OPTIONS:-}" \
+TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}" \
   $R sh scripts/run-tests.sh threads $tests $a64

@@ -100,6 +100,54 @@ static void main_one(void *arg)
     mpd_rt_set_exit_status(t_failures ? 3 : 0);
 }
 
+/* Several VPs: joiners and detachers race with processes that are still
+ * blocking and waking on other VPs (a pair ping-pongs on two semaphores),
+ * so join/detach must read "has it ended" under the process's own lock,
+ * never its scheduling state (a data race ThreadSanitizer reports). */
+static mpd_sem jp_ping, jp_pong;
+static long jp_rounds;
+static void jp_pinger(void *a)
+{
+    for (long i = 0; i < jp_rounds; i++) {
+        mpd_sem_V(&jp_ping);
+        mpd_sem_P(&jp_pong);
+    }
+    mpd_proc_exit(a);
+}
+static void jp_ponger(void *a)
+{
+    for (long i = 0; i < jp_rounds; i++) {
+        mpd_sem_P(&jp_ping);
+        mpd_sem_V(&jp_pong);
+    }
+    mpd_proc_exit(a);
+}
+static void main_join_mvp(void *arg)
+{
+    (void)arg;
+    jp_rounds = 200;
+    mpd_sem_init(&jp_ping, 0);
+    mpd_sem_init(&jp_pong, 0);
+    long rounds = t_scaled(2000);
+    for (long k = 0; k < rounds; k++) {
+        mpd_proc *a = mpd_proc_create(jp_pinger, (void *)(intptr_t)(2 * k), NULL);
+        mpd_proc *b = mpd_proc_create(jp_ponger, (void *)(intptr_t)(2 * k + 1), NULL);
+        void *r = NULL;
+        if (k % 3 == 0) {
+            /* detach one while it runs, join the other */
+            CHECK_EQ(mpd_proc_detach(a), 0);
+            CHECK_EQ(mpd_proc_join(b, &r), 0);
+            CHECK_EQ((intptr_t)r, 2 * k + 1);
+        } else {
+            CHECK_EQ(mpd_proc_join(a, &r), 0);
+            CHECK_EQ((intptr_t)r, 2 * k);
+            CHECK_EQ(mpd_proc_join(b, &r), 0);
+            CHECK_EQ((intptr_t)r, 2 * k + 1);
+        }
+    }
+    mpd_rt_set_exit_status(t_failures ? 3 : 0);
+}
+
 static void main_exit(void *a) { (void)a; printf("before"); mpd_exit(7); }
 
 int main(void)
@@ -109,6 +157,12 @@ int main(void)
     if (rc) fprintf(stderr, "child output:\n%s\n", out);
     CHECK_EQ(rc, 0);
     free(out);
+    for (int nvp = 2; nvp <= 4; nvp += 2) {
+        rc = run_child(main_join_mvp, NULL, nvp, &out);
+        if (rc) fprintf(stderr, "child output (%d VPs):\n%s\n", nvp, out);
+        CHECK_EQ(rc, 0);
+        free(out);
+    }
     rc = run_child(main_exit, NULL, 1, &out);
     CHECK_EQ(rc, 7);
     CHECK(!strcmp(out, "before"));   /* stdout flushed by mpd_exit */
