@@ -1,6 +1,8 @@
 /* pth_bench.c: the POSIX-threads analogues of the runtime core benchmarks
  * (threads, sched_yield, POSIX semaphores); prints "name ns", best of 5. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>

@@ -19,7 +19,7 @@ for t in sem_test stress_test park_test timedwait_test quiesce_test time_io_test
 done
 for t in $(core_bins "$B/asan"); do
   n=${t##*/}
-  if ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 timeout 300 "$t" >"$B/asan-$n.log" 2>&1; then
+  if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 timeout 300 "$t" >"$B/asan-$n.log" 2>&1; then
     p=$((p+1)); echo "PASS asan+ubsan/$n"
   else f=$((f+1)); echo "FAIL asan+ubsan/$n"; tail -n 30 "$B/asan-$n.log" | sed 's/^/    /'; fi
 done

@@ -25,7 +25,7 @@ else f=$((f+1)); echo "FAIL tsan build"; tail -n 20 "$B/tsan-build.log"; fi
 if make -s -C "$R" BUILD="$B/asan" SAN=address,undefined CC=gcc OPT=-O1 SRCDIRS="csw core sync lang" \
      $(ops_bins "$B/asan") >"$B/asan-build.log" 2>&1; then
   for t in $(ops_bins "$B/asan"); do
-    ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run "asan+ubsan/${t##*/}" "$t"
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run "asan+ubsan/${t##*/}" "$t"
   done
 else f=$((f+1)); echo "FAIL asan build"; tail -n 20 "$B/asan-build.log"; fi
 echo "ops-sanitizers: $p passed, $f failed"
