@@ -1,6 +1,8 @@
 /* stack.c: process regions (guard page + stack + process record), per-VP
  * caches of them, and the SIGSEGV handler that names overflowing processes. */
+#include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,9 @@
 
 #define GUARD_PAGES 4
 #define CACHE_MAX 256
+#ifndef MADV_GUARD_INSTALL
+#define MADV_GUARD_INSTALL 102      /* Linux 6.13 */
+#endif
 
 size_t mpd__stack_default = 256 * 1024;
 
@@ -28,13 +33,80 @@ size_t mpd__page_size(void)
 
 static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
 
+/* Guard pages.  mprotect(PROT_NONE) splits the mapping, so every process
+ * costs two kernel VMAs and vm.max_map_count (65530 by default) caps a
+ * program at about 32000 processes.  Linux 6.13's guard regions
+ * (MADV_GUARD_INSTALL) fault the same way without splitting: adjacent
+ * regions then merge into a few VMAs and the cap is gone.  Where the kernel
+ * lacks them -- or ignores the advice, as qemu-user does -- we use mprotect.
+ * guard_mode: 0 not yet known, 1 guard regions, 2 mprotect. */
+static atomic_int guard_mode;
+
+/* Does this kernel really guard [g, g+len)?  A guarded page makes write(2)
+ * fail with EFAULT instead of faulting us. */
+static int guard_region_works(char *g, size_t len)
+{
+    if (madvise(g, len, MADV_GUARD_INSTALL) != 0)
+        return 0;
+    int fd[2], works = 0;
+    if (pipe(fd) != 0)
+        return 0;
+    errno = 0;
+    works = write(fd[1], g, 1) < 0 && errno == EFAULT;
+    close(fd[0]);
+    close(fd[1]);
+    return works;
+}
+
+static int install_guard(char *g, size_t len)
+{
+    int m = atomic_load_explicit(&guard_mode, memory_order_relaxed);
+    if (m == 1 && madvise(g, len, MADV_GUARD_INSTALL) == 0)
+        return 0;
+    if (m == 0) {
+        m = guard_region_works(g, len) ? 1 : 2;
+        atomic_store_explicit(&guard_mode, m, memory_order_relaxed);
+        if (m == 1)
+            return 0;
+    }
+    return mprotect(g, len, PROT_NONE);
+}
+
+static long max_map_count(void)
+{
+    long lim = 0;
+    FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+    if (f) {
+        if (fscanf(f, "%ld", &lim) != 1)
+            lim = 0;
+        fclose(f);
+    }
+    return lim;
+}
+
+static _Noreturn void map_failed(const char *what, size_t stack_size, const char *name)
+{
+    int e = errno;
+    long live = atomic_load_explicit(&mpd__nprocs, memory_order_relaxed);
+    long lim = e == ENOMEM ? max_map_count() : 0;
+    /* ENOMEM with about half the mapping limit in stacks: the kernel's
+     * count of mappings ran out, not memory */
+    if (lim > 0 && 2 * live + 2000 >= lim)
+        mpd_rts_fatal("out of memory: cannot %s a %zu-byte stack for process %s: %ld processes "
+                      "live, and a guarded stack takes up to 2 of the kernel's %ld memory "
+                      "mappings (vm.max_map_count; raise it with sysctl, or run Linux 6.13 or "
+                      "later, whose guard regions take none)",
+                      what, stack_size, name, live, lim);
+    mpd_rts_fatal("out of memory: cannot %s a %zu-byte stack for process %s (%ld processes live: %s)",
+                  what, stack_size, name, live, strerror(e));
+}
+
 /* Layout, low to high: [guard pages][stack ...][struct mpd_proc].  The
  * process record lives above its stack so one mmap serves both. */
 mpd_proc *mpd__region_alloc(mpd_vp *vp, size_t stack_size, const char *name)
 {
     size_t ps = mpd__page_size();
     size_t rec = round_up(sizeof(mpd_proc), 64);
-    size_t total = round_up(stack_size + rec, ps) + GUARD_PAGES * ps;
     mpd_proc *p;
     if (stack_size == mpd__stack_default && vp->stack_cache) {
         p = vp->stack_cache;
@@ -43,23 +115,28 @@ mpd_proc *mpd__region_alloc(mpd_vp *vp, size_t stack_size, const char *name)
 #ifdef MPD_ASAN
         __asan_unpoison_memory_region(p->f.stack_lo, p->f.stack_size);
 #endif
-    } else {
-        char *base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                          -1, 0);
-        if (base == MAP_FAILED)
-            mpd_rts_fatal("out of memory: cannot map a %zu-byte stack for process %s "
-                          "(too many processes?)", stack_size, name);
-        if (mprotect(base, GUARD_PAGES * ps, PROT_NONE) != 0)
-            mpd_rts_fatal("cannot protect the stack guard of process %s (too many processes?)", name);
-        p = (mpd_proc *)(base + total - rec);   /* fresh pages are zero */
-        p->map_base = base;
-        p->map_size = total;
-        p->f.stack_lo = base + GUARD_PAGES * ps;
-        p->f.stack_size = (size_t)((char *)p - p->f.stack_lo);
+        /* reuse: the region, its stack bounds and sanitizer fiber stay; the
+         * creator sets every other field (cheaper than clearing ~300 bytes) */
         return p;
     }
-    /* reuse: the region, its stack bounds and sanitizer fiber stay; the
-     * creator sets every other field (cheaper than clearing ~300 bytes) */
+    if (stack_size > SIZE_MAX / 2)
+        mpd_rts_fatal("out of memory: cannot map a %zu-byte stack for process %s", stack_size, name);
+    size_t total = round_up(stack_size + rec, ps) + GUARD_PAGES * ps;
+    char *base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                      -1, 0);
+    if (base == MAP_FAILED)
+        map_failed("map", stack_size, name);
+    if (install_guard(base, GUARD_PAGES * ps) != 0) {
+        int e = errno;
+        munmap(base, total);
+        errno = e;
+        map_failed("guard", stack_size, name);
+    }
+    p = (mpd_proc *)(base + total - rec);   /* fresh pages are zero */
+    p->map_base = base;
+    p->map_size = total;
+    p->f.stack_lo = base + GUARD_PAGES * ps;
+    p->f.stack_size = (size_t)((char *)p - p->f.stack_lo);
     return p;
 }
 

@@ -1,5 +1,7 @@
 /* limits_test.c: stack overflow, too many processes and bad settings end the
  * program with a clear message and exit status 1. */
+#include <errno.h>
+#include <sys/mman.h>
 #include "harness.h"
 
 static volatile int sink;
@@ -48,6 +50,57 @@ __attribute__((unused)) static void body_nomem(void *arg)
     at.stack_size = (size_t)1 << 60;      /* more than any address space */
     mpd_proc_create(overflow_proc, NULL, &at);
     printf("not reached\n");
+}
+
+/* More live processes than half of vm.max_map_count: with mprotect'ed
+ * guard pages (two kernel mappings per stack) that is past the kernel's
+ * limit and must be a clear error; with Linux 6.13 guard regions it works. */
+static mpd_sem live_go, live_done;
+static void live_proc(void *a) { (void)a; mpd_sem_P(&live_go); mpd_sem_V(&live_done); }
+static void body_live(void *arg)
+{
+    long n = (long)(intptr_t)arg;
+    mpd_sem_init(&live_go, 0);
+    mpd_sem_init(&live_done, 0);
+    mpd_proc_attr at = MPD_PROC_ATTR_INIT;
+    at.name = "res.many";
+    at.stack_size = 16384;
+    at.detached = 1;
+    for (long i = 0; i < n; i++)       /* one VP: all exist before any runs */
+        mpd_proc_create(live_proc, NULL, &at);
+    for (long i = 0; i < n; i++)
+        mpd_sem_V(&live_go);
+    for (long i = 0; i < n; i++)
+        mpd_sem_P(&live_done);
+    printf("live %ld\n", n);
+}
+
+static long read_max_map_count(void)
+{
+    long lim = 0;
+    FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+    if (f) {
+        if (fscanf(f, "%ld", &lim) != 1)
+            lim = 0;
+        fclose(f);
+    }
+    return lim;
+}
+
+/* Does the kernel install guard regions (and not just accept the advice)? */
+static int have_guard_regions(void)
+{
+    long ps = sysconf(_SC_PAGESIZE);
+    char *g = mmap(NULL, (size_t)ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int fd[2], ok = 0;
+    if (g != MAP_FAILED && madvise(g, (size_t)ps, 102 /* MADV_GUARD_INSTALL */) == 0 && pipe(fd) == 0) {
+        ok = write(fd[1], g, 1) < 0 && errno == EFAULT;
+        close(fd[0]);
+        close(fd[1]);
+    }
+    if (g != MAP_FAILED)
+        munmap(g, (size_t)ps);
+    return ok;
 }
 
 static void check_env_error(const char *var, const char *val, const char *msg)
@@ -101,6 +154,26 @@ int main(void)
     CHECK(strstr(out, "RTS abort: out of memory: cannot map a 1152921504606846976-byte stack for process res.big") != NULL);
     if (rc2 != 1) fprintf(stderr, "nomem gave:\n%s\n", out);
     free(out);
+#endif
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    long lim = read_max_map_count();
+    if (lim > 0 && lim <= 300000) {
+        long n = lim / 2 + 1000;
+        char want[64];
+        snprintf(want, sizeof want, "live %ld\n", n);
+        rc2 = run_child(body_live, (void *)(intptr_t)n, 1, &out);
+        if (have_guard_regions()) {
+            CHECK_EQ(rc2, 0);
+            CHECK(strstr(out, want) != NULL);
+        } else {
+            CHECK_EQ(rc2, 1);
+            CHECK(strstr(out, "RTS abort: out of memory: cannot ") != NULL);
+            CHECK(strstr(out, "stack for process res.many") != NULL);
+            CHECK(strstr(out, "vm.max_map_count") != NULL);
+        }
+        if (t_failures) fprintf(stderr, "%ld live processes (max_map_count %ld) gave %d:\n%.2000s\n", n, lim, rc2, out);
+        free(out);
+    }
 #endif
     return t_done("limits_test");
 }
