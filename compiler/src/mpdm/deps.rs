@@ -85,21 +85,21 @@ pub struct FileDeps {
 
 /// Parses `paths` (syntax only: imports need not be compiled yet) and returns their
 /// components; on an unreadable file or syntax errors, reports them on stderr and
-/// returns `Err`.
-pub fn scan(paths: &[String]) -> Result<Vec<FileDeps>, ()> {
+/// returns `None`.
+pub fn scan(paths: &[String]) -> Option<Vec<FileDeps>> {
     let mut map = SourceMap::new();
     let mut diags = Diagnostics::new();
     let mut parsed = Vec::new();
     for p in paths {
-        let bytes = std::fs::read(p).map_err(|e| eprintln!("mpd: cannot read {}: {}", p, e))?;
+        let bytes = std::fs::read(p).map_err(|e| eprintln!("mpd: cannot read {}: {}", p, e)).ok()?;
         let id = map.add_bytes(p.clone(), &bytes);
         parsed.push((p.clone(), syntax::parse_file(&map, id, &mut diags)));
     }
     if diags.has_errors() {
         diags.emit_stderr(&map);
-        return Err(());
+        return None;
     }
-    Ok(parsed.into_iter().map(|(path, f)| FileDeps { path, comps: f.components.iter().map(component).collect() }).collect())
+    Some(parsed.into_iter().map(|(path, f)| FileDeps { path, comps: f.components.iter().map(component).collect() }).collect())
 }
 
 fn component(c: &ast::Component) -> CompDeps {
@@ -182,11 +182,11 @@ pub fn report(files: &[FileDeps]) -> String {
 /// `mpd -M files`: prints the report on stdout; returns the exit status.
 pub fn print_report(paths: &[String]) -> i32 {
     match scan(paths) {
-        Ok(files) => {
+        Some(files) => {
             print!("{}", report(&files));
             0
         }
-        Err(()) => 1,
+        None => 1,
     }
 }
 
