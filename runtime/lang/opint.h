@@ -127,6 +127,8 @@ typedef struct resrt {
     int       is_local;
     mpd_invb *createblk;
     struct resrt *gnext;    /* globals, newest first */
+    uint32_t  vm;           /* virtual machine it lives on (1 = the first) */
+    struct resrt *anext, *aprev;   /* live resources, oldest first (res.c) */
     struct oproc *procs;    /* its processes (opcore.c) */
 } resrt;
 

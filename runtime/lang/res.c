@@ -2,9 +2,91 @@
 #include <stdio.h>
 #include "opint.h"
 
-static opk_lock reslk = OPK_LOCK_INIT;     /* globals list, main resource */
+static opk_lock reslk = OPK_LOCK_INIT;     /* globals list, main resource, vms */
 static resrt *globals;                      /* newest first */
+static resrt *alive_head, *alive_tail;      /* live resources, oldest first */
 static mpd_res *main_res;
+
+/* ---- virtual machines ------------------------------------------------------ */
+
+static uint32_t nvms = 1;                   /* vm 1 is the program's first */
+static unsigned char *vm_dead;              /* [vm]: destroyed (grows) */
+static uint32_t vm_dead_cap;
+
+/* The virtual machine of instance r (local op blocks: their resource's). */
+static uint32_t res_vm(mpd_res *r)
+{
+    if (!r)
+        return 1;
+    resrt *rt = res_rt(r);
+    while (rt->parent)
+        rt = rt->parent;
+    return rt->vm ? rt->vm : 1;
+}
+
+static int vm_alive(uint32_t vm)
+{
+    return vm >= 1 && vm <= nvms && !(vm < vm_dead_cap && vm_dead[vm]);
+}
+
+static mpd_cap vm_cap(uint32_t vm)
+{
+    mpd_cap c = { vm, MPD_CAP_VM, 3 };
+    return c;
+}
+
+mpd_cap mpd_vm_create(const char *F, int L)
+{
+    (void)F; (void)L;
+    opk_acquire(&reslk);
+    uint32_t vm = ++nvms;
+    if (vm >= vm_dead_cap) {
+        uint32_t cap = vm_dead_cap ? vm_dead_cap * 2 : 64;
+        unsigned char *d = realloc(vm_dead, cap);
+        if (!d)
+            mpd_rts_fatal("out of memory");
+        memset(d + vm_dead_cap, 0, cap - vm_dead_cap);
+        vm_dead = d;
+        vm_dead_cap = cap;
+    }
+    opk_release(&reslk);
+    return vm_cap(vm);
+}
+
+mpd_cap mpd_myvm(mpd_res *self)
+{
+    return vm_cap(res_vm(self ? self : opk_cur_res()));
+}
+
+static void alive_link(resrt *rt)
+{
+    opk_acquire(&reslk);
+    rt->aprev = alive_tail;
+    rt->anext = NULL;
+    if (alive_tail)
+        alive_tail->anext = rt;
+    else
+        alive_head = rt;
+    alive_tail = rt;
+    opk_release(&reslk);
+}
+
+static void alive_unlink(resrt *rt)
+{
+    opk_acquire(&reslk);
+    if (rt->aprev || alive_head == rt) {
+        if (rt->aprev)
+            rt->aprev->anext = rt->anext;
+        else
+            alive_head = rt->anext;
+        if (rt->anext)
+            rt->anext->aprev = rt->aprev;
+        else
+            alive_tail = rt->aprev;
+    }
+    rt->anext = rt->aprev = NULL;
+    opk_release(&reslk);
+}
 
 /* "res.what" in buf (the core copies process names). */
 static const char *proc_name(char *buf, size_t n, const mpd_respat *pat, const char *what)
@@ -28,13 +110,17 @@ static void body_entry(void *arg)
     inv_complete(blk);          /* wakes the creator if not replied */
 }
 
-static mpd_res *instantiate(const char *F, int L, const mpd_respat *pat, mpd_invb *args, int global)
+static mpd_res *instantiate(const char *F, int L, const mpd_respat *pat, mpd_invb *args, int global,
+                            uint32_t vm)
 {
     (void)F; (void)L;
     mpd_res *r = obj_new(pat->size, pat->nops, pat, NULL);
     resrt *rt = res_rt(r);
     rt->state = RES_INIT;
     rt->is_global = global;
+    rt->vm = vm;
+    if (!global)
+        alive_link(rt);
     mpd_invb *blk;
     if (args) {
         blk = inv_copy(args);
@@ -56,16 +142,35 @@ static void start_body(mpd_res *r, const char *F, int L)
     opk_event_wait(&res_rt(r)->initdone, F, L);
 }
 
-mpd_cap mpd_create(const char *F, int L, const mpd_respat *pat, mpd_invb *args)
+mpd_cap mpd_create_on(const char *F, int L, const mpd_respat *pat, mpd_invb *args,
+                      const mpd_cap *vmc, mpd_res *self)
 {
-    mpd_res *r = instantiate(F, L, pat, args, 0);
+    uint32_t vm;
+    if (vmc) {
+        if (vmc->idx != MPD_CAP_VM || vmc->vm == 0)
+            mpd_rts_abort(F, L, "create %s: invalid virtual machine capability", pat->name);
+        vm = vmc->vm;
+    } else {
+        vm = res_vm(self);
+    }
+    opk_acquire(&reslk);
+    int ok = vm_alive(vm);
+    opk_release(&reslk);
+    if (!ok)
+        mpd_rts_abort(F, L, "create %s: virtual machine %u no longer exists", pat->name, vm);
+    mpd_res *r = instantiate(F, L, pat, args, 0, vm);
     start_body(r, F, L);
     return mpd_rescap_of(r);
 }
 
+mpd_cap mpd_create(const char *F, int L, const mpd_respat *pat, mpd_invb *args)
+{
+    return mpd_create_on(F, L, pat, args, NULL, opk_cur_res());
+}
+
 void mpd_main_resource(const mpd_respat *pat, mpd_invb *args)
 {
-    mpd_res *r = instantiate(NULL, 0, pat, args, 0);
+    mpd_res *r = instantiate(NULL, 0, pat, args, 0, 1);
     opk_acquire(&reslk);
     main_res = r;
     opk_release(&reslk);
@@ -79,6 +184,7 @@ void mpd_main_resource(const mpd_respat *pat, mpd_invb *args)
 typedef struct gwait { opk_event ev; struct gwait *next; } gwait;
 typedef struct gent {
     const mpd_respat *pat;
+    uint32_t vm;
     mpd_res *res;
     int ready;
     gwait *waiters;
@@ -88,10 +194,16 @@ static gent *gtab;
 
 mpd_res *mpd_global(const char *F, int L, const mpd_respat *pat)
 {
+    return mpd_global_at(F, L, pat, opk_cur_res());
+}
+
+mpd_res *mpd_global_at(const char *F, int L, const mpd_respat *pat, mpd_res *self)
+{
+    uint32_t vm = res_vm(self);
     opk_acquire(&reslk);
     gent *g;
     for (g = gtab; g; g = g->next)
-        if (g->pat == pat)
+        if (g->pat == pat && g->vm == vm)
             break;
     if (g && g->ready) {
         opk_release(&reslk);
@@ -110,11 +222,12 @@ mpd_res *mpd_global(const char *F, int L, const mpd_respat *pat)
     if (!g)
         mpd_rts_fatal("out of memory");
     g->pat = pat;
+    g->vm = vm;
     g->next = gtab;
     gtab = g;
     opk_release(&reslk);
 
-    mpd_res *r = instantiate(F, L, pat, NULL, 1);
+    mpd_res *r = instantiate(F, L, pat, NULL, 1, vm);
     opk_acquire(&reslk);
     g->res = r;
     opk_release(&reslk);
@@ -182,6 +295,7 @@ static void res_bury(mpd_res *r, const char *F, int L)
 {
     resrt *rt = res_rt(r);
     run_final(r, F, L);
+    alive_unlink(rt);
     int self_inside = opk_cur_res() == r;
     obj_kill(r);
     res_kill_ops(r);
@@ -197,8 +311,66 @@ static void res_bury(mpd_res *r, const char *F, int L)
         opk_exit();
 }
 
+/* The oldest live resource on vm other than `skip`, taken out of service;
+ * NULL when there is none. */
+static mpd_res *vm_next_resource(uint32_t vm, mpd_res *skip)
+{
+    for (;;) {
+        mpd_res *r = NULL;
+        opk_acquire(&reslk);
+        for (resrt *a = alive_head; a; a = a->anext)
+            if (a->vm == vm && a->res != skip && (a->state == RES_INIT || a->state == RES_ALIVE)) {
+                r = a->res;
+                break;
+            }
+        opk_release(&reslk);
+        if (!r || res_retire(r))
+            return r;
+    }
+}
+
+/* The newest global on vm, unlisted; NULL when there is none. */
+static resrt *vm_next_global(uint32_t vm)
+{
+    opk_acquire(&reslk);
+    resrt **pp = &globals, *g;
+    while ((g = *pp) && g->vm != vm)
+        pp = &g->gnext;
+    if (g)
+        *pp = g->gnext;
+    opk_release(&reslk);
+    return g;
+}
+
+static void vm_destroy(const char *F, int L, uint32_t vm)
+{
+    opk_acquire(&reslk);
+    int ok = vm != 1 && vm_alive(vm);
+    if (ok)
+        vm_dead[vm] = 1;
+    opk_release(&reslk);
+    if (!ok)
+        mpd_rts_abort(F, L, vm == 1 ? "cannot destroy the main virtual machine"
+                                    : "attempting to destroy a virtual machine that no longer exists");
+    mpd_res *me = opk_cur_res();
+    mpd_res *r;
+    while ((r = vm_next_resource(vm, me)) != NULL)
+        res_bury(r, F, L);
+    resrt *g;
+    while ((g = vm_next_global(vm)) != NULL)
+        if (g->res != me && res_retire(g->res))
+            res_bury(g->res, F, L);
+    /* the destroyer itself lives there: it goes last */
+    if (me && res_vm(me) == vm && res_retire(me))
+        res_bury(me, F, L);
+}
+
 void mpd_destroy(const char *F, int L, mpd_cap rc)
 {
+    if (rc.idx == MPD_CAP_VM && rc.vm != 0) {
+        vm_destroy(F, L, rc.vm);
+        return;
+    }
     if (rc.vm == 0) {
         if (rc.obj == MPD_CAP_OBJ_NULL || rc.obj == MPD_CAP_OBJ_NOOP)
             return;

@@ -840,9 +840,7 @@ impl<'a> Checker<'a> {
                 self.error(span, "locate is not supported");
                 V::err()
             }
-            // virtual machines come later: this program runs on one, named by a
-            // capability that is neither null nor noop
-            "myvm" => V::scalar("((mpd_cap){ 1, MPD_CAP_RES, 3 })".into(), Ty::Cap(super::types::CapTy::Vm)),
+            "myvm" => V::scalar(format!("mpd_myvm(&{}->h)", self.self_arg()), Ty::Cap(super::types::CapTy::Vm)),
             "mymachine" => V::scalar("0".into(), Ty::Int),
             "mypriority" => V::scalar("mpd_proc_priority(mpd_self())".into(), Ty::Int),
             "myresource" => V::scalar("mpd_myresource()".into(), Ty::Cap(super::types::CapTy::Resource(self.comp.clone()))),

@@ -403,7 +403,9 @@ impl<'a> Checker<'a> {
                                 self.imported_globals.push(n.name.clone());
                                 // the first import creates the global and runs its initial code
                                 let p = self.pos(n.span);
-                                self.code.put(&format!("mpd_global({}, &{}_pat);", p, names::global_struct(&n.name)));
+                                let f = names::global_field(&n.name);
+                                self.fields.push_str(&format!("    void *{};\n", f));
+                                self.code.put(&format!("self->{} = mpd_global_at({}, &{}_pat, &self->h);", f, p, names::global_struct(&n.name)));
                             }
                             if *extend && !g {
                                 // the extended spec's ops become ops of this resource

@@ -159,12 +159,7 @@ impl<'a> Checker<'a> {
                     }
                 }
             }
-            ExprKind::Create { target, args, on } => {
-                if let Some(o) = on {
-                    self.expr(o);
-                }
-                self.create(target, args, e.span)
-            }
+            ExprKind::Create { target, args, on } => self.create(target, args, on.as_deref(), e.span),
         }
     }
 

@@ -150,6 +150,8 @@ pub struct Checker<'a> {
     lenient: bool,
     /// While filling the creation block of `create R(...)`: R.
     create_issue: Option<String>,
+    /// `create r() on vm`: the C name of the vm capability for the next create.
+    create_on: Option<String>,
     /// While issuing a forward: the C lvalue of the invocation being serviced.
     fwd_issue: Option<String>,
     /// Index types of arrays indexed by bool, char or enumerations (by C name).
@@ -204,6 +206,7 @@ impl<'a> Checker<'a> {
             index_types: HashMap::new(),
             fwd_issue: None,
             create_issue: None,
+            create_on: None,
             lenient: false,
         }
     }
@@ -415,7 +418,6 @@ impl<'a> Checker<'a> {
         // externals declared in the spec are callable by importers
         header.push_str(&self.protos.lines().filter(|l| l.starts_with("extern ") && l.contains("__asm__")).map(|l| format!("{}\n", l)).collect::<String>());
         if self.global {
-            header.push_str(&format!("extern struct {} *{};\n", st, names::global_inst(&comp)));
             header.push_str(&self.protos.lines().filter(|l| l.starts_with("char *mpdp_") || !l.starts_with("static") && l.contains(&format!("mpdp_{}_", comp))).map(|l| format!("{}\n", l)).collect::<String>());
         }
         header.push_str("#endif\n");
@@ -430,8 +432,15 @@ impl<'a> Checker<'a> {
             }
         }
         out.push_str(&header);
+        // a global has one instance per virtual machine: its own code reaches it
+        // as `self`, an importer through the pointer its import stored in it
         if self.global {
-            out.push_str(&format!("struct {} *{};\n", st, names::global_inst(&comp)));
+            out.push_str(&format!("#define {} self\n", names::global_inst(&comp)));
+        }
+        for (n, i) in self.ifaces.iter() {
+            if *n != comp && i.global {
+                out.push_str(&format!("#define {} ((struct {} *)self->{})\n", names::global_inst(n), names::global_struct(n), names::global_field(n)));
+            }
         }
         out.push_str(&self.protos);
         out.push_str(&self.funcs);
@@ -454,12 +463,10 @@ impl<'a> Checker<'a> {
                 None => decls.push_str(&format!("    mpd_op_input(&self->h, {}, {}, 0);\n", o.idx, o.n)),
             }
         }
-        let set_inst = if self.global { format!("    {} = self;\n", names::global_inst(&comp)) } else { String::new() };
         out.push_str(&format!(
-            "static void {init}(mpd_res *self_, mpd_invb *args_) {{\n    struct {st} *self = (struct {st} *)self_;\n    struct {st}_args *args = (struct {st}_args *)args_; (void)args;\n{set}{decls}    mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f;\n{body}{starts}    mpd_tmp_free(&_t);\n}}\n",
+            "static void {init}(mpd_res *self_, mpd_invb *args_) {{\n    struct {st} *self = (struct {st} *)self_;\n    struct {st}_args *args = (struct {st}_args *)args_; (void)args;\n{decls}    mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f;\n{body}{starts}    mpd_tmp_free(&_t);\n}}\n",
             init = names::res_init(&comp),
             st = st,
-            set = set_inst,
             decls = decls,
             body = init_body,
             starts = self.process_starts

@@ -644,7 +644,8 @@ impl<'a> Checker<'a> {
         let pos = self.pos(span);
         if let Some(res) = self.create_issue.take() {
             let t = self.tmp();
-            self.code.put(&format!("mpd_cap {} = mpd_create({}, &{}_pat, &{}->h);", t, pos, names::res_struct(&res), b));
+            let vm = self.create_on.take().map(|c| format!("&{}", c)).unwrap_or_else(|| "NULL".into());
+            self.code.put(&format!("mpd_cap {} = mpd_create_on({}, &{}_pat, &{}->h, {}, &{}->h);", t, pos, names::res_struct(&res), b, vm, self.self_arg()));
             return V::scalar(t, Ty::Cap(CapTy::Resource(res)));
         }
         if let Some(cur) = self.fwd_issue.clone() {
@@ -941,11 +942,40 @@ impl<'a> Checker<'a> {
     }
 
     /// `create R(args)`.
-    pub fn create(&mut self, target: &ast::CreateTarget, args: &[Expr], span: Span) -> V {
+    pub fn create(&mut self, target: &ast::CreateTarget, args: &[Expr], on: Option<&Expr>, span: Span) -> V {
         let ast::CreateTarget::Resource(q) = target else {
-            self.error(span, "virtual machines are not supported yet");
-            return V::err();
+            // `on host` names a physical machine (int or string); every virtual
+            // machine lives in this process, so it is evaluated and not used
+            if let Some(o) = on {
+                let v = self.expr(o);
+                if !(v.ty == Ty::Int || v.ty.is_string() || v.ty == Ty::Error || v.ty.is_char_array()) {
+                    self.error(o.span, format!("create vm() on needs a machine name or number, not {}", self.types.show(&v.ty)));
+                }
+                if v.form == Form::Scalar && v.ty == Ty::Int {
+                    self.code.put(&format!("(void)({});", v.c));
+                }
+            }
+            if !args.is_empty() {
+                self.error(span, "create vm() takes no arguments");
+            }
+            let t = self.tmp();
+            let p = self.pos(span);
+            self.code.put(&format!("mpd_cap {} = mpd_vm_create({});", t, p));
+            return V::scalar(t, Ty::Cap(CapTy::Vm));
         };
+        self.create_on = None;
+        if let Some(o) = on {
+            let v = self.expr(o);
+            match v.ty {
+                Ty::Cap(CapTy::Vm) => {
+                    let t = self.tmp();
+                    self.code.put(&format!("mpd_cap {} = {};", t, v.c));
+                    self.create_on = Some(t);
+                }
+                Ty::Error => {}
+                _ => self.error(o.span, format!("create ... on needs a virtual machine capability, not {}", self.types.show(&v.ty))),
+            }
+        }
         let name = q.parts.last().unwrap().name.clone();
         let Some(iface) = self.ifaces.get(&name).cloned() else {
             if name == self.comp {

@@ -22,9 +22,15 @@ pub fn global_struct(comp: &str) -> String {
     format!("mpdg_{}", comp)
 }
 
-/// The pointer to a global's one instance (set by its initial code).
+/// How code reaches the instance of global `comp` on its virtual machine: a
+/// macro each C file defines (`self` in the global, `self->_gi_<comp>` elsewhere).
 pub fn global_inst(comp: &str) -> String {
     format!("mpdg_{}_ptr", comp)
+}
+
+/// The member of an importer's instance that points to global `comp`'s instance.
+pub fn global_field(comp: &str) -> String {
+    format!("_gi_{}", comp)
 }
 
 pub fn global_init(comp: &str) -> String {

@@ -64,6 +64,7 @@ typedef struct mpd_cap {
 } mpd_cap;
 
 #define MPD_CAP_RES       0xffffffffu   /* idx of a resource capability */
+#define MPD_CAP_VM        0xfffffffeu   /* idx of a virtual machine capability */
 #define MPD_CAP_OBJ_NULL  1u
 #define MPD_CAP_OBJ_NOOP  2u
 
@@ -184,6 +185,27 @@ void     mpd_destroy(const char *F, int L, mpd_cap rc);
  * code to end or reply); returns the instance, for access to its variables.
  * Globals are finalised at program end, importers first. */
 mpd_res *mpd_global(const char *F, int L, const mpd_respat *pat);
+
+/* Virtual machines.  A virtual machine is an address space of its own in
+ * MPD's model: it has its own instance of each global, and destroying it
+ * destroys everything on it.  Here every virtual machine lives in this one
+ * OS process (the `on host` placement of create vm() is not honoured): a
+ * capability for vm n is { n, MPD_CAP_VM, 3 }; the program starts on vm 1.
+ *
+ * create vm(): a new, empty virtual machine. */
+mpd_cap  mpd_vm_create(const char *F, int L);
+/* myvm(): the virtual machine instance `self` lives on. */
+mpd_cap  mpd_myvm(mpd_res *self);
+/* create r(args) [on vm]: as mpd_create, on virtual machine *vm, or (vm
+ * NULL) on the one `self` (the creating instance) lives on. */
+mpd_cap  mpd_create_on(const char *F, int L, const mpd_respat *pat, mpd_invb *args,
+                       const mpd_cap *vm, mpd_res *self);
+/* import g from instance `self`: the instance of g on self's virtual
+ * machine, created by the first importer there. */
+mpd_res *mpd_global_at(const char *F, int L, const mpd_respat *pat, mpd_res *self);
+/* mpd_destroy of a virtual machine capability destroys the vm: the
+ * resources on it, oldest first (their final code runs), then its globals,
+ * importers first. */
 
 /* myresource(): generated code should use mpd_rescap_of(self) -- self is
  * always at hand and is right even in a proc called directly (on the
