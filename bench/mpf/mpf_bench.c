@@ -1,7 +1,7 @@
 /* mpf_bench.c: the MPF paper's benchmarks (base, fcfs, broadcast, random) plus ping-pong latency, over MPF.
  *
  *   mpf_bench MODE DEPLOY N SIZE COUNT
- *     MODE    base | fcfs | broadcast | random | latency
+ *     MODE    base | fcfs | broadcast | random | latency | bare (ping-pong of one cache line, no MPF: the floor)
  *     DEPLOY  threads (one program, in-process segment) | procs (fork, named shm segment) |
  *             lwp (MPD lightweight processes, in-process; MPD_PARALLEL=n virtual processors, default 1)
  *     N       receivers (fcfs, broadcast) or processes (random); ignored by base/latency
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -221,6 +222,47 @@ static double latency(int ctl, double *bytes)
     return t;
 }
 
+/* ---- bare: the floor -- two processes ping-pong a counter through two cache lines
+ * of shared memory (no MPF); one way is one line transfer.  Pinned like latency. ---- */
+
+static double bare(double *bytes)
+{
+    typedef struct { _Alignas(64) _Atomic long ping; _Alignas(64) _Atomic long pong; } lines;
+    lines *x = mmap(NULL, sizeof *x, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (x == MAP_FAILED) perror("mmap"), exit(1);
+    pid_t child = fork();
+    if (child == 0) {
+        pin(1);
+        for (long i = 1; i <= COUNT + COUNT / 10; i++) {
+            while (atomic_load_explicit(&x->ping, memory_order_acquire) != i) __builtin_ia32_pause();
+            atomic_store_explicit(&x->pong, i, memory_order_release);
+        }
+        _exit(0);
+    }
+    pin(0);
+    long i = 1;
+    for (; i <= COUNT / 10; i++) { /* warm up */
+        atomic_store_explicit(&x->ping, i, memory_order_release);
+        while (atomic_load_explicit(&x->pong, memory_order_acquire) != i) __builtin_ia32_pause();
+    }
+    double t0 = now(), tb = t0;
+    best_batch = 1e9;
+    for (long k = 1; k <= COUNT; k++, i++) {
+        atomic_store_explicit(&x->ping, i, memory_order_release);
+        while (atomic_load_explicit(&x->pong, memory_order_acquire) != i) __builtin_ia32_pause();
+        if (k % 20 == 0) {
+            double tn = now();
+            if (tn - tb < best_batch) best_batch = tn - tb;
+            tb = tn;
+        }
+    }
+    double t = now() - t0;
+    waitpid(child, NULL, 0);
+    munmap(x, sizeof *x);
+    *bytes = 2.0 * COUNT * (double)SIZE;
+    return t;
+}
+
 /* ---- random: N processes, each with its own FCFS conversation, send to random peers ---- */
 
 /* Let the others run while memory is full (MPD processes never block the VP). */
@@ -304,7 +346,7 @@ static void bench_main(void *unused);
 int main(int argc, char **argv)
 {
     if (argc != 6) {
-        fprintf(stderr, "usage: mpf_bench base|fcfs|broadcast|random|latency threads|procs N SIZE COUNT\n");
+        fprintf(stderr, "usage: mpf_bench base|fcfs|broadcast|random|latency|bare threads|procs|lwp N SIZE COUNT\n");
         return 2;
     }
     mode = argv[1];
@@ -337,16 +379,18 @@ static void bench_main(void *unused)
     else if (!strcmp(mode, "broadcast")) proto = MPF_BROADCAST, t = one_to_many(ctl, &bytes);
     else if (!strcmp(mode, "random")) t = random_bench(ctl, &bytes);
     else if (!strcmp(mode, "latency")) t = latency(ctl, &bytes);
+    else if (!strcmp(mode, "bare")) t = bare(&bytes);
     else {
         fprintf(stderr, "mpf_bench: unknown mode %s\n", mode);
         exit(2);
     }
     double msgs = bytes / (double)SIZE;
     const char *pinned = getenv("MPF_BENCH_PIN");
-    printf("mpf-%s %s %d %zu %.6f %.2f %.0f",
-           pinned && *pinned == '1' ? "pinned" : procs ? "procs" : lwp ? "lwp" : "threads", mode, N, SIZE, t, bytes / t / 1e6,
-           msgs / t);
-    if (!strcmp(mode, "latency")) printf(" %.0f %.0f", t / (2.0 * COUNT) * 1e9, best_batch / 40.0 * 1e9);
+    int is_bare = !strcmp(mode, "bare");
+    printf("%s%s %s %d %zu %.6f %.2f %.0f", is_bare ? "bare-line" : "mpf-",
+           is_bare ? "" : pinned && *pinned == '1' ? "pinned" : procs ? "procs" : lwp ? "lwp" : "threads",
+           is_bare ? "latency" : mode, N, SIZE, t, bytes / t / 1e6, msgs / t);
+    if (!strcmp(mode, "latency") || is_bare) printf(" %.0f %.0f", t / (2.0 * COUNT) * 1e9, best_batch / 40.0 * 1e9);
     printf("\n");
     mpf_close_receive(m, 0, ctl);
     mpf_finish(m);

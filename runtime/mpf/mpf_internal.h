@@ -32,10 +32,13 @@
  * counts, reference counts) from the parts that are always consistent, and marks
  * the segment for reaping of dead participants.
  *
- * Waiting.  A receiver with nothing to read spins on the sentinel's `next` link
- * (the first thing a send writes, in the line that also carries the payload) and
+ * Waiting.  A receiver with nothing to read spins on the sentinel's `seq` (the
+ * last thing a send writes, in the line that also carries a short payload) and
  * on the LNVC's `word` (bumped by closes), then sleeps on `word`; a send bumps
- * `word` and wakes only when `sleepers` says somebody sleeps. */
+ * `word` and wakes only when `sleepers` says somebody sleeps.  A send never
+ * writes the header that becomes the new sentinel, and a receive that frees the
+ * message it read does not write it either: per message, only the sentinel's
+ * lines and the LNVC's line travel between the sender's and receiver's caches. */
 #ifndef MPF_INTERNAL_H
 #define MPF_INTERNAL_H
 
@@ -63,7 +66,9 @@ enum { CONN_NONE = 0 };
 typedef struct mpf_msg {
     _Atomic uint32_t next; /* next in the LNVC queue, or in the free stack */
     uint32_t refs;         /* readers still due to read it (under the LNVC lock), or MPF_PENDING */
-    uint32_t seq;          /* position in the LNVC's send order (modulo 2^32) */
+    _Atomic uint32_t seq;  /* position in the LNVC's send order (modulo 2^32); written last by a
+                              send, so "seq == the LNVC's next_seq" is what a waiting receiver
+                              watches for.  A sentinel keeps a stale value, never next_seq. */
     uint32_t len;          /* payload length */
     uint32_t data;         /* first data block when len > MPF_INLINE */
     unsigned char inl[MPF_INLINE]; /* short payloads: the first 44 bytes share the header's cache line */
@@ -100,6 +105,7 @@ typedef struct mpf_lnvc {
     uint32_t n_send, n_fcfs, n_bcast;
     uint32_t queued;            /* messages between front and tail */
     uint32_t spare;             /* one freed header kept for the next send: no trip to the shared stack */
+    _Atomic uint32_t next_seq;  /* seq the next message sent will get */
     _Atomic uint32_t sleepers;  /* receivers asleep (or about to be) on word */
     _Atomic uint32_t parked;    /* MPF_WAIT_LWP: processes parked (or about to be) */
     _Alignas(MPF_CACHE) _Atomic uint32_t word; /* futex word: bumped by every send and close */
@@ -162,6 +168,7 @@ static inline uint32_t mpf_id_slot(const mpf_region *r, int id) { return (uint32
 static inline void mpf_msg_reset(mpf_msg *g)
 {
     atomic_store_explicit(&g->next, 0, memory_order_relaxed);
+    atomic_store_explicit(&g->seq, 0, memory_order_relaxed);
     g->refs = g->len = g->data = 0;
 }
 
@@ -192,12 +199,13 @@ int mpf_os_pid_alive(int32_t pid);
 void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l);  /* LNVC lock held, owner died */
 void mpf_table_repair(mpf_t *m);              /* table lock held, owner died */
 void mpf_lnvc_pop_front(mpf_t *m, mpf_lnvc *l);
+void mpf_lnvc_read_done(mpf_t *m, mpf_lnvc *l, uint32_t at); /* one reader finished with message at */
 void mpf_lnvc_notify(mpf_t *m, mpf_lnvc *l);  /* bump word, wake sleepers */
 int mpf_reap_locked(mpf_t *m);
 void mpf_maybe_reap(mpf_t *m);
 
 /* mpf_wait.c: blocking a receiver until its LNVC changes. */
-void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel);
+void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel, uint32_t seq);
 /* LNVC lock held; returns with it released, once woken (MPF_WAIT_LWP, from a process). */
 int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l);
 void mpf_wake_waiters(mpf_t *m, mpf_lnvc *l);

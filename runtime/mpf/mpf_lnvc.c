@@ -17,25 +17,39 @@ void mpf_lnvc_notify(mpf_t *m, mpf_lnvc *l)
     mpf_wake_waiters(m, l);
 }
 
+/* Unlink the front message (nobody needs it) and keep its header as the spare. */
+static void drop_front(mpf_t *m, mpf_lnvc *l)
+{
+    uint32_t old = l->front;
+    mpf_msg *g = MPF_MSG(m, old);
+    l->front = atomic_load_explicit(&g->next, memory_order_relaxed);
+    l->queued--;
+    if (l->spare) {
+        mpf_msg_free(m, old);
+    } else {
+        if (g->data) { /* a short message's header is left unwritten (its line stays where it is) */
+            mpf_blocks_free(m, g->data);
+            g->data = 0;
+        }
+        l->spare = old;
+    }
+}
+
 /* Free every message at the front that no reader needs any more. */
 void mpf_lnvc_pop_front(mpf_t *m, mpf_lnvc *l)
 {
-    while (l->front != l->tail) {
-        mpf_msg *g = MPF_MSG(m, l->front);
-        if (g->refs) break; /* still due somewhere, or MPF_PENDING */
-        uint32_t old = l->front;
-        l->front = atomic_load_explicit(&g->next, memory_order_relaxed);
-        l->queued--;
-        if (l->spare) {
-            mpf_msg_free(m, old);
-        } else {
-            if (g->data) { /* short messages leave the header unwritten: the sender resets it */
-                mpf_blocks_free(m, g->data);
-                g->data = 0;
-            }
-            l->spare = old;
-        }
-    }
+    while (l->front != l->tail && MPF_MSG(m, l->front)->refs == 0) drop_front(m, l);
+}
+
+/* A reader is done with message `at`.  The usual case -- the last reader of the
+ * oldest message -- frees it without writing its header: the receiver only
+ * reads the header's lines, so they need not travel back before the next send. */
+void mpf_lnvc_read_done(mpf_t *m, mpf_lnvc *l, uint32_t at)
+{
+    mpf_msg *g = MPF_MSG(m, at);
+    if (g->refs == 1 && at == l->front) drop_front(m, l);
+    else if (--g->refs) return;
+    mpf_lnvc_pop_front(m, l);
 }
 
 /* A reader leaves: it no longer holds a reference to its unread backlog. */
@@ -114,13 +128,13 @@ static int drop_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
 static void delete_lnvc(mpf_t *m, mpf_lnvc *l)
 {
     l->state = LNVC_FREE; /* first, so that a crash below leaks memory but leaves no dangling queue */
-    uint32_t n = l->front;
+    uint32_t n = l->front, tail = l->tail;
     l->front = l->tail = l->fcfs_head = 0;
     l->queued = 0;
     if (l->spare) mpf_msg_free(m, l->spare);
     l->spare = 0;
-    while (n) {
-        uint32_t nx = atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed);
+    while (n) { /* the sentinel's own link is stale: stop there */
+        uint32_t nx = n == tail ? 0 : atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed);
         mpf_msg_free(m, n);
         n = nx;
     }
@@ -177,7 +191,7 @@ static int find_or_create(mpf_t *m, const char *name, uint32_t *slot, int *creat
         mpf_msg_free(m, s);
         return rc;
     }
-    MPF_MSG(m, s)->seq = 1;
+    atomic_store_explicit(&l->next_seq, 1, memory_order_relaxed); /* the sentinel's seq is 0 */
     l->front = l->tail = s;
     l->fcfs_head = 0;
     l->n_send = l->n_fcfs = l->n_bcast = 0;
@@ -268,8 +282,10 @@ int mpf_close_receive(mpf_t *m, int pid, int lnvc) { return close_role(m, pid, l
 static int on_queue(mpf_t *m, mpf_lnvc *l, uint32_t node)
 {
     uint32_t limit = m->r->n_msgs + 1;
-    for (uint32_t n = l->front; n && limit--; n = atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed))
+    for (uint32_t n = l->front; n && limit--; n = atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed)) {
         if (n == node) return 1;
+        if (n == l->tail) break;
+    }
     return 0;
 }
 
@@ -286,14 +302,18 @@ void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l)
 {
     if (l->state != LNVC_LIVE) return;
     uint32_t slot = (uint32_t)(l - mpf_lnvc_at(m, 0));
-    uint32_t n = l->front, count = 0, limit = m->r->n_msgs + 1;
-    while (limit--) {
-        uint32_t nx = atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed);
-        if (!nx) break;
-        n = nx;
+    /* A send publishes (seq), then moves the tail, then next_seq.  A tail already
+     * published was filled by a sender that died before moving it. */
+    uint32_t next_seq = atomic_load_explicit(&l->next_seq, memory_order_relaxed);
+    mpf_msg *t = MPF_MSG(m, l->tail);
+    if (atomic_load_explicit(&t->seq, memory_order_relaxed) == next_seq)
+        l->tail = atomic_load_explicit(&t->next, memory_order_relaxed);
+    uint32_t count = 0, last = 0, limit = m->r->n_msgs + 1;
+    for (uint32_t n = l->front; n != l->tail && limit--; n = atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed)) {
+        last = atomic_load_explicit(&MPF_MSG(m, n)->seq, memory_order_relaxed);
         count++;
     }
-    l->tail = n;
+    if (count) atomic_store_explicit(&l->next_seq, last + 1, memory_order_relaxed);
     l->queued = count;
     l->spare = 0; /* may have been half taken: leak one header rather than share it */
     l->n_send = l->n_fcfs = l->n_bcast = 0;

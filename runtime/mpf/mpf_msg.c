@@ -63,6 +63,7 @@ int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
     if (len > m->r->max_message) return -MPF_ETOOLONG;
     /* Long payloads are copied into private blocks before locking. */
     uint32_t fresh = 0, data = 0;
+    int fresh_alloc = 0;
     if (len > MPF_INLINE) {
         while (mpf_blocks_alloc(m, len, &data))
             if ((rc = out_of_space(m, &tries))) return rc;
@@ -78,9 +79,11 @@ int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
             goto fail;
         }
         if (fresh) break;
-        if ((fresh = l->spare)) { /* the usual case: a header freed by the last receive */
+        /* The usual case: a header freed by the last receive.  It is not written
+         * here: its next link and seq are never read while it is the sentinel
+         * (its stale seq is an older message's, never next_seq), and data is 0. */
+        if ((fresh = l->spare)) {
             l->spare = 0;
-            mpf_msg_reset(MPF_MSG(m, fresh));
             break;
         }
         mpf_unlock(m, &l->lock);
@@ -89,18 +92,24 @@ int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
         while (atomic_load_explicit(&m->r->n_msg_free, memory_order_relaxed) <= (int64_t)m->r->max_lnvcs ||
                !(fresh = mpf_msg_alloc(m)))
             if ((rc = out_of_space(m, &tries))) goto fail;
+        fresh_alloc = 1;
     }
-    mpf_msg *s = MPF_MSG(m, l->tail), *f = MPF_MSG(m, fresh);
+    mpf_msg *s = MPF_MSG(m, l->tail);
+    uint32_t seq = atomic_load_explicit(&l->next_seq, memory_order_relaxed);
+    /* A new header gets an old seq, like a spare: never next_seq, now or after this send. */
+    if (fresh_alloc) atomic_store_explicit(&MPF_MSG(m, fresh)->seq, seq - 1, memory_order_relaxed);
     s->len = (uint32_t)len;
     if (len <= MPF_INLINE) memcpy(s->inl, buf, len);
     else s->data = data;
     uint32_t readers = l->n_bcast + (l->n_fcfs > 0);
     s->refs = readers ? readers : MPF_PENDING;
-    f->seq = s->seq + 1;
-    /* Publish: link first, then move the tail (repair relies on this order).  The
-     * link is what a spinning receiver watches; sleepers are woken through `word`. */
-    atomic_store_explicit(&s->next, fresh, memory_order_seq_cst);
+    atomic_store_explicit(&s->next, fresh, memory_order_relaxed);
+    /* Publish: seq last (it is what a spinning receiver watches), then move the
+     * tail, then next_seq (repair relies on this order).  next_seq against
+     * `sleepers` (both sequentially consistent) keeps a sleeper from missing it. */
+    atomic_store_explicit(&s->seq, seq, memory_order_seq_cst);
     l->tail = fresh;
+    atomic_store_explicit(&l->next_seq, seq + 1, memory_order_seq_cst);
     l->queued++;
     mpf_unlock(m, &l->lock);
     mpf_wake_waiters(m, l);
@@ -125,7 +134,7 @@ static ssize_t copy_unlocked(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int id, uint32_
     mpf_lock_lnvc(m, l);
     if (l->state == LNVC_LIVE && l->id == id && c->holding == at) {
         c->holding = 0;
-        if (--g->refs == 0) mpf_lnvc_pop_front(m, l);
+        mpf_lnvc_read_done(m, l, at);
     } else {
         len = -MPF_ECLOSED;
     }
@@ -160,7 +169,7 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             *headp = atomic_load_explicit(&g->next, memory_order_relaxed);
             if (len > MPF_UNLOCKED_COPY && !MPF_SOLO(m)) return copy_unlocked(m, l, c, id, at, buf);
             copy_from_msg(m, g, buf);
-            if (--g->refs == 0) mpf_lnvc_pop_front(m, l);
+            mpf_lnvc_read_done(m, l, at);
             mpf_unlock(m, &l->lock);
             mpf_maybe_reap(m);
             return len;
@@ -171,8 +180,9 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
         }
         if (!mpf_wait_lwp(m, l)) { /* not an MPD process: wait like a thread */
             uint32_t observed = atomic_load_explicit(&l->word, memory_order_relaxed), at = l->tail;
+            uint32_t seq = atomic_load_explicit(&l->next_seq, memory_order_relaxed);
             mpf_unlock(m, &l->lock);
-            mpf_wait_change(m, l, observed, at);
+            mpf_wait_change(m, l, observed, at, seq);
         }
         waited = 1;
         if ((rc = mpf_lock_lnvc(m, l))) return rc;
@@ -206,8 +216,11 @@ int mpf_check_receive(mpf_t *m, int pid, int id, size_t *next_len)
     if (!c->recv) {
         rc = -MPF_ENOTCONN;
     } else {
-        mpf_msg *h = MPF_MSG(m, c->recv == MPF_FCFS ? l->fcfs_head : c->head);
-        uint32_t n = MPF_MSG(m, l->tail)->seq - h->seq; /* modulo 2^32 */
+        uint32_t head = c->recv == MPF_FCFS ? l->fcfs_head : c->head;
+        mpf_msg *h = MPF_MSG(m, head);
+        uint32_t n = head == l->tail ? 0
+                                     : atomic_load_explicit(&l->next_seq, memory_order_relaxed) -
+                                           atomic_load_explicit(&h->seq, memory_order_relaxed); /* modulo 2^32 */
         rc = n > 0x7fffffff ? 0x7fffffff : (int)n;
         if (n && next_len) *next_len = h->len;
     }

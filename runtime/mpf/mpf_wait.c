@@ -21,22 +21,25 @@ static inline void cpu_relax(void)
 }
 
 /* Has anything happened since the receiver looked (under the lock)?  A send
- * links a new node after `sentinel`; a close bumps `word`.  The sentinel may be
- * freed and reused meanwhile (e.g. the LNVC died): that only causes a spurious
- * look, and the segment stays mapped. */
-static inline int changed(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel)
+ * fills `sentinel` and gives it seq `seq` (the header keeps that seq until it
+ * is filled again); a close bumps `word`.  Spinning watches only these, which
+ * live in lines the sender writes anyway.  Should the sentinel be filled, read
+ * by another receiver and refilled in between two looks, the spin misses it:
+ * the check before sleeping also reads the LNVC's next_seq, so a sleep never
+ * misses a message.  A stale look (the LNVC died) is only a spurious wakeup. */
+static inline int spin_changed(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel, uint32_t seq)
 {
-    return atomic_load_explicit(&MPF_MSG(m, sentinel)->next, memory_order_seq_cst) != 0 ||
-           atomic_load_explicit(&l->word, memory_order_seq_cst) != observed;
+    return atomic_load_explicit(&MPF_MSG(m, sentinel)->seq, memory_order_acquire) == seq ||
+           atomic_load_explicit(&l->word, memory_order_acquire) != observed;
 }
 
 /* Threads and OS processes: spin a little (a sender on another core usually
  * answers within a microsecond; yielding now and then lets it run when cores
  * are oversubscribed), then sleep on the LNVC's futex word. */
-void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel)
+void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel, uint32_t seq)
 {
     for (int i = m->spin; i > 0; i--) {
-        if (changed(m, l, observed, sentinel)) {
+        if (spin_changed(m, l, observed, sentinel, seq)) {
             /* Start fetching the rest of a short payload while we go for the lock. */
             __builtin_prefetch((char *)MPF_MSG(m, sentinel) + MPF_CACHE);
             return;
@@ -44,10 +47,12 @@ void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel
         cpu_relax();
         if ((i & 255) == 0) sched_yield();
     }
-    /* Register first, then look again: a sender links first, then reads
-     * `sleepers`; with both sequentially consistent one of us sees the other. */
+    /* Register first, then look again: a sender advances next_seq first, then
+     * reads `sleepers`; with both sequentially consistent one of us sees the other. */
     atomic_fetch_add_explicit(&l->sleepers, 1, memory_order_seq_cst);
-    if (!changed(m, l, observed, sentinel)) mpf_futex_wait(m, &l->word, observed);
+    if (atomic_load_explicit(&l->next_seq, memory_order_seq_cst) == seq &&
+        atomic_load_explicit(&l->word, memory_order_seq_cst) == observed)
+        mpf_futex_wait(m, &l->word, observed);
     atomic_fetch_sub_explicit(&l->sleepers, 1, memory_order_relaxed);
 }
 

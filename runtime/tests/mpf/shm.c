@@ -129,7 +129,10 @@ static void test_broadcast(mpf_t *m)
 /* ---- death while holding a lock ---- */
 
 /* The child connects, then dies inside the LNVC's critical section in the middle
- * of a send: the sentinel is filled and linked to a new one, the tail not moved. */
+ * of a send, at one of three points: the sentinel filled and linked to a new one
+ * but not published (seq not written); published but the tail not moved; the
+ * tail moved but next_seq not advanced.  The message counts as sent once published. */
+static int crash_stage;
 static int die_in_send(mpf_t *c, int pid)
 {
     int s = MUST(mpf_open_send(c, pid, "crash"));
@@ -138,13 +141,15 @@ static int die_in_send(mpf_t *c, int pid)
     MUST(mpf_message_send(c, pid, s, "before", 6));
     mpf_lnvc *l = mpf_lnvc_at(c, (uint32_t)s % c->r->max_lnvcs);
     mpf_lock_acquire(c, &l->lock);
-    uint32_t fresh = mpf_msg_alloc(c);
+    uint32_t fresh = mpf_msg_alloc(c), seq = atomic_load(&l->next_seq);
+    MPF_MSG(c, fresh)->seq = seq - 1;
     mpf_msg *t = MPF_MSG(c, l->tail);
     t->len = 4;
     memcpy(t->inl, "half", 4);
     t->refs = 99; /* garbage the repair must recompute */
-    MPF_MSG(c, fresh)->seq = t->seq + 1;
     atomic_store(&t->next, fresh);
+    if (crash_stage >= 1) atomic_store(&t->seq, seq);
+    if (crash_stage >= 2) l->tail = fresh;
     raise(SIGKILL);
     return 1;
 }
@@ -161,35 +166,40 @@ static void test_death_in_lock(mpf_t *m)
 {
     int s = MUST(mpf_open_send(m, 0, "crash"));
     int r = MUST(mpf_open_receive(m, 0, "crash", MPF_FCFS));
-    pid_t p = spawn(die_in_send, 5);
-    int st;
-    waitpid(p, &st, 0);
-    CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
-    /* The survivor carries on with the same conversation. */
     char buf[16];
-    CHECK_RC(mpf_message_receive(m, 0, r, buf, sizeof buf), 6);
-    CHECK(memcmp(buf, "before", 6) == 0);
-    /* The dead sender's half-linked message counts as sent: the link was written. */
-    CHECK_RC(mpf_message_receive(m, 0, r, buf, sizeof buf), 4);
-    CHECK_RC(mpf_message_send(m, 0, s, "after", 5), 0);
-    CHECK_RC(mpf_message_receive(m, 0, r, buf, sizeof buf), 5);
-    CHECK(memcmp(buf, "after", 5) == 0);
-    mpf_stats st1;
-    MUST(mpf_stats_get(m, &st1));
-    CHECK(st1.recoveries >= 1);
-    /* Its connections were reaped: its broadcast backlog no longer pins messages. */
-    CHECK(mpf_reap(m) >= 0);
-    CHECK_RC(mpf_message_send(m, 0, s, "x", 1), 0);
-    CHECK_RC(mpf_message_receive(m, 0, r, buf, sizeof buf), 1);
-    MUST(mpf_stats_get(m, &st1));
-    CHECK(st1.messages_queued == 0);
-    /* The id it used is free again. */
-    int again = MUST(mpf_open_send(m, 5, "crash"));
-    MUST(mpf_close_send(m, 5, again));
+    int st;
+    for (crash_stage = 0; crash_stage < 3; crash_stage++) {
+        pid_t p = spawn(die_in_send, 5);
+        waitpid(p, &st, 0);
+        CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+        /* The survivor carries on with the same conversation. */
+        CHECK_RC(mpf_message_receive(m, 0, r, buf, sizeof buf), 6);
+        CHECK(memcmp(buf, "before", 6) == 0);
+        /* The dead sender's message counts as sent once it was published. */
+        if (crash_stage >= 1) CHECK_RC(mpf_message_receive(m, 0, r, buf, sizeof buf), 4);
+        CHECK_RC(mpf_check_receive(m, 0, r, NULL), 0);
+        CHECK_RC(mpf_message_send(m, 0, s, "after", 5), 0);
+        CHECK_RC(mpf_check_receive(m, 0, r, NULL), 1);
+        CHECK_RC(mpf_message_receive(m, 0, r, buf, sizeof buf), 5);
+        CHECK(memcmp(buf, "after", 5) == 0);
+        mpf_stats st1;
+        MUST(mpf_stats_get(m, &st1));
+        CHECK(st1.recoveries >= (unsigned long)crash_stage + 1);
+        /* Its connections were reaped: its broadcast backlog no longer pins messages. */
+        CHECK(mpf_reap(m) >= 0);
+        CHECK_RC(mpf_message_send(m, 0, s, "x", 1), 0);
+        CHECK_RC(mpf_message_receive(m, 0, r, buf, sizeof buf), 1);
+        MUST(mpf_stats_get(m, &st1));
+        CHECK(st1.messages_queued == 0);
+        /* The id it used is free again. */
+        int again = MUST(mpf_open_send(m, 5, "crash"));
+        MUST(mpf_close_send(m, 5, again));
+    }
     MUST(mpf_close_send(m, 0, s));
     MUST(mpf_close_receive(m, 0, r));
+    mpf_stats st1;
 
-    p = spawn(die_in_table, 6);
+    pid_t p = spawn(die_in_table, 6);
     waitpid(p, &st, 0);
     CHECK(WIFSIGNALED(st));
     int t = MUST(mpf_open_send(m, 0, "after-table-crash"));
