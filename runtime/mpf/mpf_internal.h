@@ -184,12 +184,43 @@ void mpf_space_wait(mpf_t *m, uint32_t observed);
 extern int mpd__single;
 #define MPF_SOLO(m) ((m)->lwpq && mpd__single)
 
-/* mpf_lock.c: owner-pid locks with dead-owner takeover. */
-uint32_t mpf_self(void);
-int mpf_lock_acquire(mpf_t *m, mpf_lock_t *l); /* 1: taken over from a dead owner */
-void mpf_lock_release(mpf_t *m, mpf_lock_t *l);
+/* mpf_lock.c: owner-pid locks with dead-owner takeover.  The uncontended paths
+ * are inline: a send or receive takes and releases one lock. */
+#define MPF_LOCK_WAITERS 0x80000000u
+extern _Atomic uint32_t mpf__self_pid;        /* getpid(), cleared in a forked child */
+uint32_t mpf_self_slow(void);
+int mpf_lock_slow(mpf_t *m, mpf_lock_t *l, uint32_t self); /* 1: taken over from a dead owner */
+void mpf_lock_wake(mpf_t *m, mpf_lock_t *l);
+void mpf_lnvc_recovered(mpf_t *m, mpf_lnvc *l); /* after a takeover: repair, count, mark for reaping */
+
+static inline uint32_t mpf_self(void)
+{
+    uint32_t p = atomic_load_explicit(&mpf__self_pid, memory_order_relaxed);
+    return p ? p : mpf_self_slow();
+}
+/* Returns 0 when acquired normally, 1 when taken over from a dead owner. */
+static inline int mpf_lock_acquire(mpf_t *m, mpf_lock_t *l)
+{
+    if (MPF_SOLO(m)) {
+        atomic_store_explicit(l, 1, memory_order_relaxed);
+        return 0;
+    }
+    uint32_t self = mpf_self(), free_ = 0;
+    if (atomic_compare_exchange_strong_explicit(l, &free_, self, memory_order_acquire, memory_order_relaxed)) return 0;
+    return mpf_lock_slow(m, l, self);
+}
+static inline void mpf_lock_release(mpf_t *m, mpf_lock_t *l)
+{
+    if (MPF_SOLO(m)) atomic_store_explicit(l, 0, memory_order_relaxed);
+    else if (atomic_exchange_explicit(l, 0, memory_order_release) & MPF_LOCK_WAITERS) mpf_lock_wake(m, l);
+}
 #define mpf_unlock(m, l) mpf_lock_release(m, l)
-int mpf_lock_lnvc(mpf_t *m, mpf_lnvc *l);       /* repairs after a dead owner; 0 */
+/* Lock an LNVC; repairs it first if the previous owner died.  Returns 0. */
+static inline int mpf_lock_lnvc(mpf_t *m, mpf_lnvc *l)
+{
+    if (mpf_lock_acquire(m, &l->lock)) mpf_lnvc_recovered(m, l);
+    return 0;
+}
 int mpf_lock_table(mpf_t *m);
 void mpf_futex_wait(mpf_t *m, _Atomic uint32_t *word, uint32_t observed);
 void mpf_futex_wake_all(mpf_t *m, _Atomic uint32_t *word);
@@ -202,13 +233,24 @@ void mpf_lnvc_pop_front(mpf_t *m, mpf_lnvc *l);
 void mpf_lnvc_read_done(mpf_t *m, mpf_lnvc *l, uint32_t at); /* one reader finished with message at */
 void mpf_lnvc_notify(mpf_t *m, mpf_lnvc *l);  /* bump word, wake sleepers */
 int mpf_reap_locked(mpf_t *m);
-void mpf_maybe_reap(mpf_t *m);
+/* After an operation: close dead participants' connections if a recovery asked for it. */
+static inline void mpf_maybe_reap(mpf_t *m)
+{
+    if (m->shared && atomic_load_explicit(&m->r->reap_pending, memory_order_relaxed)) mpf_reap(m);
+}
 
 /* mpf_wait.c: blocking a receiver until its LNVC changes. */
 void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel, uint32_t seq);
 /* LNVC lock held; returns with it released, once woken (MPF_WAIT_LWP, from a process). */
 int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l);
-void mpf_wake_waiters(mpf_t *m, mpf_lnvc *l);
+void mpf_wake_sleepers(mpf_t *m, mpf_lnvc *l);
+/* After a send linked its message, or a close: wake whoever waits, if anyone. */
+static inline void mpf_wake_waiters(mpf_t *m, mpf_lnvc *l)
+{
+    if ((m->lwpq && atomic_load_explicit(&l->parked, memory_order_seq_cst)) ||
+        atomic_load_explicit(&l->sleepers, memory_order_seq_cst))
+        mpf_wake_sleepers(m, l);
+}
 int mpf_wait_lwp_yield(mpf_t *m); /* MPF_WAIT_LWP process: yield once, return 1 */
 int mpf_lwp_setup(mpf_t *m);
 void mpf_lwp_free(mpf_t *m);

@@ -393,11 +393,6 @@ int mpf_reap_locked(mpf_t *m)
     return closed;
 }
 
-void mpf_maybe_reap(mpf_t *m)
-{
-    if (m->shared && atomic_load_explicit(&m->r->reap_pending, memory_order_relaxed)) mpf_reap(m);
-}
-
 int mpf_reap(mpf_t *m)
 {
     if (!m) return -MPF_EINVAL;

@@ -16,22 +16,20 @@
 
 #include "mpf_internal.h"
 
-#define LOCK_WAITERS 0x80000000u
+#define LOCK_WAITERS MPF_LOCK_WAITERS
 
-static _Atomic uint32_t self_pid;
+_Atomic uint32_t mpf__self_pid;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
-static void forget_pid(void) { atomic_store_explicit(&self_pid, 0, memory_order_relaxed); }
+static void forget_pid(void) { atomic_store_explicit(&mpf__self_pid, 0, memory_order_relaxed); }
 static void register_atfork(void) { pthread_atfork(NULL, NULL, forget_pid); }
 
 /* getpid() without a system call on every lock; a forked child learns its own. */
-uint32_t mpf_self(void)
+uint32_t mpf_self_slow(void)
 {
-    uint32_t p = atomic_load_explicit(&self_pid, memory_order_relaxed);
-    if (p) return p;
     pthread_once(&atfork_once, register_atfork);
-    p = (uint32_t)getpid();
-    atomic_store_explicit(&self_pid, p, memory_order_relaxed);
+    uint32_t p = (uint32_t)getpid();
+    atomic_store_explicit(&mpf__self_pid, p, memory_order_relaxed);
     return p;
 }
 
@@ -44,8 +42,8 @@ static inline void relax(void)
 #endif
 }
 
-/* Returns 0 when acquired normally, 1 when taken over from a dead owner. */
-static int lock_slow(mpf_t *m, mpf_lock_t *l, uint32_t self)
+/* Contended: returns 0 when acquired normally, 1 when taken over from a dead owner. */
+int mpf_lock_slow(mpf_t *m, mpf_lock_t *l, uint32_t self)
 {
     for (int i = 0; i < 100; i++) {
         relax();
@@ -79,36 +77,17 @@ static int lock_slow(mpf_t *m, mpf_lock_t *l, uint32_t self)
     }
 }
 
-int mpf_lock_acquire(mpf_t *m, mpf_lock_t *l)
+void mpf_lock_wake(mpf_t *m, mpf_lock_t *l)
 {
-    if (MPF_SOLO(m)) {
-        atomic_store_explicit(l, 1, memory_order_relaxed);
-        return 0;
-    }
-    uint32_t self = mpf_self(), free_ = 0;
-    if (atomic_compare_exchange_strong_explicit(l, &free_, self, memory_order_acquire, memory_order_relaxed)) return 0;
-    return lock_slow(m, l, self);
+    syscall(SYS_futex, (uint32_t *)l, m->shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-void mpf_lock_release(mpf_t *m, mpf_lock_t *l)
+/* The previous owner died inside its critical section: rebuild, then carry on. */
+void mpf_lnvc_recovered(mpf_t *m, mpf_lnvc *l)
 {
-    if (MPF_SOLO(m)) {
-        atomic_store_explicit(l, 0, memory_order_relaxed);
-        return;
-    }
-    if (atomic_exchange_explicit(l, 0, memory_order_release) & LOCK_WAITERS)
-        syscall(SYS_futex, (uint32_t *)l, m->shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
-int mpf_lock_lnvc(mpf_t *m, mpf_lnvc *l)
-{
-    if (mpf_lock_acquire(m, &l->lock)) {
-        /* The previous owner died inside its critical section: rebuild, then carry on. */
-        mpf_lnvc_repair(m, l);
-        atomic_fetch_add(&m->r->recoveries, 1);
-        atomic_store(&m->r->reap_pending, 1);
-    }
-    return 0;
+    mpf_lnvc_repair(m, l);
+    atomic_fetch_add(&m->r->recoveries, 1);
+    atomic_store(&m->r->reap_pending, 1);
 }
 
 int mpf_lock_table(mpf_t *m)

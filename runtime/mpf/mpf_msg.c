@@ -107,9 +107,10 @@ int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
     /* Publish: seq last (it is what a spinning receiver watches), then move the
      * tail, then next_seq (repair relies on this order).  next_seq against
      * `sleepers` (both sequentially consistent) keeps a sleeper from missing it. */
-    atomic_store_explicit(&s->seq, seq, memory_order_seq_cst);
+    memory_order publish = MPF_SOLO(m) ? memory_order_relaxed : memory_order_seq_cst; /* one OS thread: no fence */
+    atomic_store_explicit(&s->seq, seq, publish);
     l->tail = fresh;
-    atomic_store_explicit(&l->next_seq, seq + 1, memory_order_seq_cst);
+    atomic_store_explicit(&l->next_seq, seq + 1, publish);
     l->queued++;
     mpf_unlock(m, &l->lock);
     mpf_wake_waiters(m, l);

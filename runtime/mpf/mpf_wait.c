@@ -86,8 +86,8 @@ int mpf_wait_lwp_yield(mpf_t *m)
     return 1;
 }
 
-/* After a send linked its message, or a close: wake whoever sleeps, if anyone. */
-void mpf_wake_waiters(mpf_t *m, mpf_lnvc *l)
+/* mpf_wake_waiters found someone parked or asleep. */
+void mpf_wake_sleepers(mpf_t *m, mpf_lnvc *l)
 {
     if (m->lwpq && atomic_load_explicit(&l->parked, memory_order_seq_cst)) {
         mpf_lwpq *w = &m->lwpq[l - mpf_lnvc_at(m, 0)];
