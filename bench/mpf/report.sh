@@ -15,9 +15,18 @@ hdr=$(sed -n '1s/^# //p' "$RES")
   echo
   echo "## Latency (ping-pong, one way, ns)"
   echo
-  echo "| implementation | size | mean | fastest batch of 20 round trips |"
-  echo "|---|---:|---:|---:|"
-  awk '$2 == "latency" { printf "| %s | %s | %s | %s |\n", $1, $4, $8, $9 }' "$RES"
+  echo "Each latency line is run in several rounds; *fastest batch* is the one-way time of the fastest"
+  echo "batch of 20 round trips (both sides holding a CPU), *mean* the mean over all round trips."
+  echo "\`bare-line\` is two pinned processes passing one cache line back and forth: the floor of"
+  echo "one cross-CPU transfer in that round."
+  echo
+  echo "| implementation | size | fastest batch, best round | fastest batch, each round | mean, each round |"
+  echo "|---|---:|---:|---|---|"
+  awk '$2 == "latency" { key = $1 " " $4; if (!(key in best)) { order[++n] = key; best[key] = $9 }
+                         if ($9 + 0 < best[key] + 0) best[key] = $9
+                         each[key] = each[key] (each[key] == "" ? "" : ", ") $9; mean[key] = mean[key] (mean[key] == "" ? "" : ", ") $8 }
+       END { for (j = 1; j <= n; j++) { split(order[j], p, " ")
+               printf "| %s | %s | %s | %s | %s |\n", p[1], p[2], best[order[j]], each[order[j]], mean[order[j]] } }' "$RES"
   for mode in base fcfs broadcast random; do
     echo
     echo "## $mode (MB/s)"

@@ -9,6 +9,7 @@
 #   mpf-lwp      MPF between MPD lightweight processes, 1 VP  (mpf_bench ... lwp)
 #   socket       Unix datagram sockets between processes      (sock_bench)
 #   mpi          Open MPI, shared-memory transport            (mpirun -np P mpi_bench), if mpicc exists
+#   bare-line    (latency only) two pinned processes ping-ponging one cache line: the floor
 # Raw lines go to bench/results/mpf/results.txt; tables to docs/mpf/results.md; plots to docs/mpf/*.svg.
 # The machine is shared and noisy: compare columns of one run, not runs of different days.
 set -eu
@@ -47,12 +48,17 @@ run() { # label cmd...: one benchmark line, or a note if it failed
 mpi() { [ -n "$MPI" ] && run $MPI -np "$1" "$B/mpi_bench" "$2" "$3" "$4" || true; }
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC') $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$RES"
-for s in 16 64; do
-  c=$((200000 / SCALE))
-  for d in threads procs lwp; do run "$B/mpf_bench" latency $d 1 $s $c; done
-  run env MPF_BENCH_PIN=1 "$B/mpf_bench" latency procs 1 $s $c   # prints as mpf-pinned
-  run "$B/sock_bench" latency 1 $s $c
-  mpi 2 latency $s $c
+# Latency: three rounds, because where the hypervisor places the two vCPUs changes the cost of a
+# cache-line transfer (the bare-line floor, measured first in each round) from run to run.
+c=$((200000 / SCALE))
+for round in 1 2 3; do
+  run env MPF_BENCH_PIN=1 "$B/mpf_bench" bare procs 1 8 $c       # one cache line each way, no MPF
+  for s in 16 64; do
+    for d in threads procs lwp; do run "$B/mpf_bench" latency $d 1 $s $c; done
+    run env MPF_BENCH_PIN=1 "$B/mpf_bench" latency procs 1 $s $c   # prints as mpf-pinned
+    run "$B/sock_bench" latency 1 $s $c
+    mpi 2 latency $s $c
+  done
 done
 for s in $BASE_SIZES; do
   c=$(bcount $s)

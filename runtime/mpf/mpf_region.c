@@ -214,6 +214,10 @@ static int fill_defaults(mpf_options *o)
         o->max_message > 0x7fffffff || (o->wait != MPF_WAIT_THREADS && o->wait != MPF_WAIT_LWP) ||
         (o->wait == MPF_WAIT_LWP && o->shm_name))
         return -MPF_EINVAL;
+    /* The pool must hold one longest message, else sending it could only fail (or wait forever). */
+    size_t pay = o->data_block - MPF_BLK_HDR;
+    if (o->max_message > MPF_INLINE && (o->max_message + pay - 1) / pay > (o->pool_bytes + o->data_block - 1) / o->data_block)
+        return -MPF_EINVAL;
     return 0;
 }
 

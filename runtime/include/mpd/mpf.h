@@ -85,7 +85,7 @@ typedef struct mpf_options {
     const char *shm_name;     /* NULL: in-process; else "/name" or "name" of a new shm segment */
     int max_lnvcs;            /* conversations alive at once (64) */
     int max_processes;        /* process ids 0..max_processes-1 (64) */
-    size_t max_message;       /* longest message, bytes (65536) */
+    size_t max_message;       /* longest message, bytes (65536); pool_bytes must hold one */
     size_t pool_bytes;        /* memory for queued message data (16 MiB) */
     int max_messages;         /* messages queued at once over all conversations (16384) */
     size_t data_block;        /* size of one data block, bytes (4096) */

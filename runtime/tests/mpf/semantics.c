@@ -77,8 +77,12 @@ static void test_errors(void)
 
     CHECK_RC(mpf_close_send(m, 0, s), 0);
     CHECK_RC(mpf_close_send(m, 0, s), -MPF_ENOTCONN);
+    CHECK_RC(mpf_message_send(m, 0, s, "x", 1), -MPF_ENOTCONN); /* closed sender; the receiver keeps it alive */
     CHECK_RC(mpf_close_receive(m, 1, r), 0);
     CHECK_RC(mpf_close_receive(m, 1, r), -MPF_EBADID); /* the conversation is gone */
+    CHECK_RC(mpf_message_send(m, 0, s, "x", 1), -MPF_EBADID);
+    CHECK_RC(mpf_message_try_receive(m, 1, r, buf, sizeof buf), -MPF_EBADID);
+    CHECK_RC(mpf_check_receive(m, 1, r, NULL), -MPF_EBADID);
     CHECK(lnvcs() == 0);
     CHECK(mpf_strerror(-MPF_EMSGSIZE) != mpf_strerror(-MPF_ETOOLONG));
     CHECK(strcmp(mpf_strerror(999), "unknown MPF error") == 0);
@@ -219,7 +223,7 @@ static void test_limits(void)
 {
     mpf_t *small;
     mpf_options o = {.max_lnvcs = 2, .max_processes = 2, .max_messages = 8, .pool_bytes = 2 * 4096,
-                     .max_message = 10000};
+                     .max_message = 8000};
     MUST(mpf_init_ex(&small, &o));
     int a = MUST(mpf_open_send(small, 0, "a"));
     MUST(mpf_open_send(small, 0, "b"));
@@ -229,6 +233,7 @@ static void test_limits(void)
     static char big[10000];
     CHECK_RC(mpf_message_send(small, 0, a, big, 5000), 0); /* both blocks */
     CHECK_RC(mpf_message_send(small, 0, a, big, 100), 0);
+    CHECK_RC(mpf_message_send(small, 0, a, big, 8001), -MPF_ETOOLONG);
     CHECK_RC(mpf_message_send(small, 0, a, big, 5000), -MPF_ENOSPACE);
     int n = 0;
     while (mpf_message_send(small, 0, a, "x", 1) == 0) n++;
@@ -241,6 +246,15 @@ static void test_limits(void)
     mpf_t *bad;
     mpf_options o2 = {.data_block = 10};
     CHECK_RC(mpf_init_ex(&bad, &o2), -MPF_EINVAL);
+    mpf_options o3 = {.max_message = 10000, .pool_bytes = 2 * 4096}; /* the pool cannot hold one longest message */
+    CHECK_RC(mpf_init_ex(&bad, &o3), -MPF_EINVAL);
+    mpf_options o4 = {.wait = 7};
+    CHECK_RC(mpf_init_ex(&bad, &o4), -MPF_EINVAL);
+    mpf_options o5 = {.shm_name = "/mpf-test-lwp-shm", .wait = MPF_WAIT_LWP}; /* LWP waiting is in-process only */
+    CHECK_RC(mpf_init_ex(&bad, &o5), -MPF_EINVAL);
+    CHECK_RC(mpf_init(NULL, 4, 4), -MPF_EINVAL);
+    CHECK_RC(mpf_finish(NULL), -MPF_EINVAL);
+    CHECK_RC(mpf_attach(&bad, NULL), -MPF_EINVAL);
     CHECK_RC(mpf_init(&bad, 0, 4), -MPF_EINVAL);
     CHECK_RC(mpf_attach(&bad, "/mpf-test-no-such-segment"), -MPF_ENOENT);
 }

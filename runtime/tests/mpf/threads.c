@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -318,6 +319,75 @@ static void test_big_concurrent(void)
     pthread_barrier_destroy(&start);
 }
 
+/* ---- senders join and leave while a blocked receiver streams; conversations
+ * are created and deleted around them (stale ids then fail cleanly) ---- */
+
+enum { SC_SENDERS = 3, SC_ROUNDS = 300, SC_BURST = 20 };
+
+static void *sender_churner(void *arg)
+{
+    int pid = (int)(long)arg, seq = 0;
+    char name[32];
+    snprintf(name, sizeof name, "gone-%d", pid);
+    pthread_barrier_wait(&start);
+    for (int round = 0; round < SC_ROUNDS; round++) {
+        int id = MUST(mpf_open_send(m, pid, "sc"));
+        for (int k = 0; k < SC_BURST; k++, seq++) {
+            msg x = {.sender = pid, .seq = seq};
+            x.check = sum(&x);
+            int rc;
+            while ((rc = mpf_message_send(m, pid, id, &x, sizeof x)) == -MPF_ENOSPACE) sched_yield();
+            CHECK_RC(rc, 0);
+        }
+        MUST(mpf_close_send(m, pid, id));
+        CHECK_RC(mpf_message_send(m, pid, id, "x", 1), -MPF_ENOTCONN); /* the receiver keeps "sc" alive */
+        /* A private conversation: created, used, deleted by its last close. */
+        int g = MUST(mpf_open_send(m, pid, name));
+        CHECK(MUST(mpf_open_receive(m, pid, name, round & 1 ? MPF_FCFS : MPF_BROADCAST)) == g);
+        CHECK_RC(mpf_message_send(m, pid, g, &round, sizeof round), 0);
+        MUST(mpf_close_send(m, pid, g));
+        if (round % 3 == 0) {
+            int v = -1;
+            CHECK_RC(mpf_message_receive(m, pid, g, &v, sizeof v), sizeof v);
+            CHECK(v == round);
+        }
+        MUST(mpf_close_receive(m, pid, g)); /* deletes it, with any unread message */
+        char b[8];
+        CHECK_RC(mpf_message_send(m, pid, g, "x", 1), -MPF_EBADID);
+        CHECK_RC(mpf_message_receive(m, pid, g, b, sizeof b), -MPF_EBADID);
+    }
+    return NULL;
+}
+
+static void test_sender_churn(void)
+{
+    mpf_stats st0, st;
+    MUST(mpf_stats_get(m, &st0));
+    int r = MUST(mpf_open_receive(m, 60, "sc", MPF_FCFS));
+    pthread_barrier_init(&start, NULL, SC_SENDERS + 1);
+    pthread_t t[SC_SENDERS];
+    for (int i = 0; i < SC_SENDERS; i++) pthread_create(&t[i], NULL, sender_churner, (void *)(long)(61 + i));
+    pthread_barrier_wait(&start);
+    int next[SC_SENDERS] = {0};
+    for (int got = 0; got < SC_SENDERS * SC_ROUNDS * SC_BURST; got++) {
+        msg x;
+        CHECK_RC(mpf_message_receive(m, 60, r, &x, sizeof x), sizeof x); /* blocks between bursts */
+        int i = x.sender - 61;
+        CHECK(i >= 0 && i < SC_SENDERS && x.check == sum(&x));
+        if (i >= 0 && i < SC_SENDERS) {
+            CHECK(x.seq == next[i]); /* each sender's messages, once each, in order */
+            next[i] = x.seq + 1;
+        }
+    }
+    for (int i = 0; i < SC_SENDERS; i++) pthread_join(t[i], NULL);
+    CHECK_RC(mpf_check_receive(m, 60, r, NULL), 0);
+    MUST(mpf_close_receive(m, 60, r));
+    MUST(mpf_stats_get(m, &st));
+    CHECK(st.lnvcs == 0);
+    CHECK(st.free_messages == st0.free_messages && st.free_blocks == st0.free_blocks);
+    pthread_barrier_destroy(&start);
+}
+
 int main(void)
 {
     mpf_options o = {.max_lnvcs = 16, .max_processes = 64, .max_messages = 4096};
@@ -327,6 +397,7 @@ int main(void)
     test_wakeups();
     test_big_concurrent();
     test_churn();
+    test_sender_churn();
     MUST(mpf_finish(m));
     return check_done("mpf threads");
 }
