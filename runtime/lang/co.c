@@ -51,7 +51,7 @@ void mpd_co_invoke_op(const char *F, int L, mpd_co *co, mpd_op *op, mpd_invb *ib
     opk_release(&co->lk);
     if (kind == MPD_INV_SEND) {
         /* the send goes on its own; the arm completes at once */
-        if (op->kind != MPD_OPK_NOOP)
+        if (op_kind(op) != MPD_OPK_NOOP)
             mpd_send_op(F, L, op, ib);
         mpd_invb *h = inv_copy(ib);
         h->co = co;

@@ -61,7 +61,7 @@ static void w_append(opcls *c, inwait *w)
     mpd_op *op = single_op(w->in);
     inwait **first = &c->wfirst, **last = &c->wlast;
     w->own = NULL;
-    if (op && op->kind == MPD_OPK_INPUT) {
+    if (op && op_kind(op) == MPD_OPK_INPUT) {
         w->own = op_queue(op);
         first = &w->own->wfirst;
         last = &w->own->wlast;
@@ -229,7 +229,7 @@ void in_token(mpd_op *op)
  * for the servicing of its own invocation). */
 static void uncount1(opcls *c, mpd_op *op)
 {
-    if (op->kind != MPD_OPK_INPUT || !op_counted(op))
+    if (op_kind(op) != MPD_OPK_INPUT || !op_counted(op))
         return;
     opq *q = op_queue(op);
     uint32_t n = q->count;
@@ -369,12 +369,12 @@ static opcls *in_class(const char *F, int L, const mpd_in *in)
     for (uint32_t a = 0; a < in->narms; a++)
         for (uint32_t i = 0; i < in->arms[a].n; i++) {
             mpd_op *op = in->arms[a].ops[i];
-            if (op->kind == MPD_OPK_NOOP)
+            if (op_kind(op) == MPD_OPK_NOOP)
                 continue;
-            if (op->kind == MPD_OPK_PROC)
+            if (op_kind(op) == MPD_OPK_PROC)
                 mpd_rts_abort(F, L, "cannot input from a proc operation");
-            if (op->kind != MPD_OPK_INPUT)
-                mpd_rts_abort(F, L, "attempting to invoke operation that no longer exists");
+            if (op_kind(op) != MPD_OPK_INPUT)
+                opk_dead_op(F, L, op);
             opcls *oc = cls_root(op_queue(op)->cls);
             c = (c && oc != c) ? cls_merge(c, oc) : oc;
         }
@@ -390,7 +390,7 @@ static void scan_arm(opcls **cp, mpd_in *in, uint32_t a, uint64_t seen, cand *be
     const mpd_arm *ar = &in->arms[a];
     for (uint32_t k = 0; k < ar->n; k++) {
         mpd_op *op = ar->ops[k];
-        if (op->kind != MPD_OPK_INPUT)
+        if (op_kind(op) != MPD_OPK_INPUT)
             continue;
         uint64_t first = 0;         /* oldest acceptable of this op */
         mpd_invb *pick = NULL;      /* pinned */
@@ -454,7 +454,7 @@ static mpd_invb *plain_heads(const mpd_in *in, uint32_t *barm, uint32_t *bk)
             continue;
         for (uint32_t k = 0; k < ar->n; k++) {
             mpd_op *op = ar->ops[k];
-            if (op->kind != MPD_OPK_INPUT)
+            if (op_kind(op) != MPD_OPK_INPUT)
                 continue;
             mpd_invb *ib = op_queue(op)->head;
             if (!ib)
@@ -525,7 +525,7 @@ static int arrived_since(const mpd_in *in, uint64_t seq0)
             continue;
         for (uint32_t k = 0; k < ar->n; k++) {
             mpd_op *op = ar->ops[k];
-            if (op->kind == MPD_OPK_INPUT && op_queue(op)->tail && op_queue(op)->tail->seq > seq0)
+            if (op_kind(op) == MPD_OPK_INPUT && op_queue(op)->tail && op_queue(op)->tail->seq > seq0)
                 return 1;
         }
     }
@@ -556,7 +556,7 @@ mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
         int counted = 0;
         for (uint32_t a = 0; a < in->narms; a++)
             for (uint32_t k = 0; k < in->arms[a].n; k++)
-                counted |= in->arms[a].ops[k]->kind == MPD_OPK_INPUT && op_counted(in->arms[a].ops[k]);
+                counted |= op_kind(in->arms[a].ops[k]) == MPD_OPK_INPUT && op_counted(in->arms[a].ops[k]);
         if (counted) {
             c = cls_lock(c);
             uncount(c, in);
@@ -668,7 +668,7 @@ mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
 
 mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
 {
-    if (op->kind == MPD_OPK_INPUT) {    /* fast path: the head is free */
+    if (op_kind(op) == MPD_OPK_INPUT) {    /* fast path: the head is free */
         opq *q = op_queue(op);
         opcls *c = cls_lock(q->cls);
         if (op_counted(op) && q->count) {
@@ -693,7 +693,7 @@ mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
 mpd_op *mpd_in_cap(const char *F, int L, mpd_cap c)
 {
     mpd_op *op = inv_resolve(F, L, c, 1);
-    if (op->kind == MPD_OPK_PROC)
+    if (op_kind(op) == MPD_OPK_PROC)
         mpd_rts_abort(F, L, "cannot input from a proc operation");
     return op;
 }
@@ -728,7 +728,7 @@ void in_purge(mpd_op *op)
 
 void mpd_op_P(const char *F, int L, mpd_op *op)
 {
-    if (op->kind == MPD_OPK_INPUT && op_counted(op)) {     /* a semaphore */
+    if (op_kind(op) == MPD_OPK_INPUT && op_counted(op)) {     /* a semaphore */
         opq *q = op_queue(op);
         opcls *c = cls_lock(q->cls);
         if (op_counted(op)) {
@@ -756,7 +756,7 @@ void mpd_op_P(const char *F, int L, mpd_op *op)
 
 void mpd_op_V(const char *F, int L, mpd_op *op)
 {
-    if (op->kind == MPD_OPK_INPUT && op_counted(op)) {
+    if (op_kind(op) == MPD_OPK_INPUT && op_counted(op)) {
         in_token(op);
         return;
     }

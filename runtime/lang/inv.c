@@ -159,13 +159,13 @@ mpd_op *inv_resolve(const char *F, int L, mpd_cap c, int for_input)
     mpd_res *r = obj_lookup(c.obj);
     if (!r || c.idx >= r->nops) {
         if (!r)
-            mpd_rts_abort(F, L, "attempting to invoke operation that no longer exists");
+            opk_dead_op(F, L, NULL);
         mpd_rts_abort(F, L, "invalid operation capability");
     }
     mpd_op *op = &r->ops[c.idx];
-    if (op->kind == MPD_OPK_DEAD)
-        mpd_rts_abort(F, L, "attempting to invoke operation that no longer exists");
-    if (op->kind == MPD_OPK_NONE)
+    if (op_kind(op) == MPD_OPK_DEAD)
+        opk_dead_op(F, L, op);
+    if (op_kind(op) == MPD_OPK_NONE)
         mpd_rts_abort(F, L, "invalid operation capability");
     return op;
 }
@@ -191,7 +191,7 @@ static void proc_spawn(mpd_op *op, mpd_invb *h)
  * used by send, forward and co.  Never blocks. */
 void inv_deliver(const char *F, int L, mpd_op *op, mpd_invb *h)
 {
-    switch (op->kind) {
+    switch (op_kind(op)) {
     case MPD_OPK_PROC:
         proc_spawn(op, h);
         return;
@@ -210,15 +210,15 @@ void inv_deliver(const char *F, int L, mpd_op *op, mpd_invb *h)
         inv_complete(h);
         return;
     default:
-        mpd_rts_abort(F, L, "attempting to invoke operation that no longer exists");
+        opk_dead_op(F, L, op);
     }
 }
 
 static void check_restriction(const char *F, int L, mpd_op *op, int kind)
 {
-    if (kind == MPD_INV_CALL && (op->flags & MPD_OP_SENDONLY))
+    if (kind == MPD_INV_CALL && (op_flags(op) & MPD_OP_SENDONLY))
         mpd_rts_abort(F, L, "cannot call a send-only operation");
-    if (kind == MPD_INV_SEND && (op->flags & MPD_OP_CALLONLY))
+    if (kind == MPD_INV_SEND && (op_flags(op) & MPD_OP_CALLONLY))
         mpd_rts_abort(F, L, "cannot send to a call-only operation");
 }
 
@@ -227,9 +227,9 @@ static void check_restriction(const char *F, int L, mpd_op *op, int kind)
 void mpd_call_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
     ib->kind = MPD_INV_CALL;
-    switch (op->kind) {
+    switch (op_kind(op)) {
     case MPD_OPK_PROC:
-        if (op->flags & MPD_OP_DIRECT) {        /* the fast path */
+        if (op_flags(op) & MPD_OP_DIRECT) {        /* the fast path */
             op->fn(op->owner, ib);
             return;
         } else {                                /* the proc gets a process */
@@ -257,14 +257,14 @@ void mpd_call_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
     case MPD_OPK_NOOP:
         return;
     default:
-        mpd_rts_abort(F, L, "attempting to invoke operation that no longer exists");
+        opk_dead_op(F, L, op);
     }
 }
 
 void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
     ib->kind = MPD_INV_SEND;
-    switch (op->kind) {
+    switch (op_kind(op)) {
     case MPD_OPK_NOOP:
         return;
     case MPD_OPK_INPUT:
@@ -278,7 +278,7 @@ void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
         inv_deliver(F, L, op, inv_copy(ib));
         return;
     default:
-        mpd_rts_abort(F, L, "attempting to invoke operation that no longer exists");
+        opk_dead_op(F, L, op);
     }
 }
 
@@ -301,7 +301,7 @@ void mpd_call(const char *F, int L, mpd_cap c, mpd_invb *ib)
         mpd_res *r = obj_lookup(c.obj);
         if (__builtin_expect(r && c.idx < r->nops, 1)) {
             mpd_op *op = &r->ops[c.idx];
-            if (op->kind == MPD_OPK_PROC && (op->flags & (MPD_OP_DIRECT | MPD_OP_SENDONLY)) == MPD_OP_DIRECT) {
+            if (op_kind(op) == MPD_OPK_PROC && (op_flags(op) & (MPD_OP_DIRECT | MPD_OP_SENDONLY)) == MPD_OP_DIRECT) {
                 ib->kind = MPD_INV_CALL;
                 op->fn(op->owner, ib);
                 return;
@@ -385,7 +385,7 @@ mpd_invb *mpd_forward(const char *F, int L, mpd_invb *cur, mpd_cap c, mpd_invb *
 
 int mpd_pending_op(mpd_op *op)
 {
-    switch (op->kind) {
+    switch (op_kind(op)) {
     case MPD_OPK_INPUT:
         return (int)__atomic_load_n(&op_queue(op)->count, __ATOMIC_RELAXED);
     default:

@@ -73,7 +73,7 @@ mpd_res *mpd_ops_local(mpd_res *self, uint32_t nops)
 
 static void op_kill(mpd_op *op)
 {
-    uint8_t k = op->kind;
+    uint8_t k = op_kind(op);
     __atomic_store_n(&op->kind, MPD_OPK_DEAD, __ATOMIC_RELEASE);
     if (k == MPD_OPK_INPUT)
         in_purge(op);
@@ -119,7 +119,7 @@ void mpd_op_destroy(const char *F, int L, mpd_cap c)
     if (!r || c.idx >= r->nops || r->ops[c.idx].kind == MPD_OPK_DEAD)
         mpd_rts_abort(F, L, "op no longer exists");
     mpd_op *op = &r->ops[c.idx];
-    if (!(op->flags & MPD_OPF_DYNAMIC))
+    if (!(op_flags(op) & MPD_OPF_DYNAMIC))
         mpd_rts_abort(F, L, "not a dynamic op");
     op_kill(op);
     for (uint32_t i = 0; i < r->nops; i++)

@@ -162,6 +162,14 @@ static inline void die_if_killed(void)
     }
 }
 
+_Noreturn void opk_dead_op(const char *F, int L, const mpd_op *op)
+{
+    die_if_killed();
+    if (op && op->owner && op->owner == opk_cur_res())
+        opk_exit();         /* its own resource's op: that resource is gone */
+    mpd_rts_abort(F, L, "attempting to invoke operation that no longer exists");
+}
+
 void opk_event_wait(opk_event *e, const char *F, int L)
 {
     if (F)

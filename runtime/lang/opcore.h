@@ -54,4 +54,10 @@ _Noreturn void opk_exit(void);
  * was among them. */
 int opk_kill_procs(mpd_res *r);
 
+/* The caller met a dead op (op, or NULL when only its object is gone).  A
+ * process of a destroyed resource ends quietly here: on several VPs it may
+ * still be running when its resource's ops die.  Anyone else gets MPD's
+ * "no longer exists" abort. */
+_Noreturn void opk_dead_op(const char *F, int L, const mpd_op *op);
+
 #endif

@@ -50,6 +50,17 @@ enum {
     MPD_OPF_DYNAMIC = 0x80,     /* new(op): may be destroyed              */
     MPD_OPF_COUNTED = 0x40,     /* semaphore: the queue is just a count   */
 };
+/* An op's kind and flags change while other VPs may be using it (op_kill
+ * makes it DEAD, in_uncount_op clears COUNTED): read them with relaxed
+ * atomic loads, which are plain loads on x86-64 and arm64. */
+static inline uint8_t op_kind(const mpd_op *op)
+{
+    return __atomic_load_n(&op->kind, __ATOMIC_RELAXED);
+}
+static inline uint8_t op_flags(const mpd_op *op)
+{
+    return __atomic_load_n(&op->flags, __ATOMIC_RELAXED);
+}
 static inline int op_counted(const mpd_op *op)
 {
     return __atomic_load_n(&op->flags, __ATOMIC_ACQUIRE) & MPD_OPF_COUNTED;

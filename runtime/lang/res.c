@@ -105,9 +105,17 @@ static void body_entry(void *arg)
     mpd_invb *blk = rt->createblk;
     if (r->pat->init)
         r->pat->init(r, blk);
+    /* rt->createblk is cleared by whichever of us and res_bury gets to it
+     * first; the other must not touch the block (it is freed, and may be
+     * recycled for another invocation on another VP). */
+    opk_acquire(&reslk);
     if (rt->state == RES_INIT)
         rt->state = RES_ALIVE;
-    inv_complete(blk);          /* wakes the creator if not replied */
+    int mine = rt->createblk != NULL;
+    rt->createblk = NULL;
+    opk_release(&reslk);
+    if (mine)
+        inv_complete(blk);      /* wakes the creator if not replied */
 }
 
 static mpd_res *instantiate(const char *F, int L, const mpd_respat *pat, mpd_invb *args, int global,
@@ -299,13 +307,17 @@ static void res_bury(mpd_res *r, const char *F, int L)
     int self_inside = opk_cur_res() == r;
     obj_kill(r);
     res_kill_ops(r);
-    rt->state = RES_DEAD;
     int killed_body = opk_kill_procs(r);
-    if (!(rt->createblk->flags & MPD_INVF_ANSWERED)) {
+    opk_acquire(&reslk);
+    rt->state = RES_DEAD;
+    mpd_invb *cb = rt->createblk;       /* non-NULL: the body has not ended */
+    rt->createblk = NULL;
+    opk_release(&reslk);
+    if (cb && !(cb->flags & MPD_INVF_ANSWERED)) {
         /* its creator is still waiting for the initial code */
         if (killed_body || self_inside)
             mpd_rts_warning("body process destroyed");
-        inv_answer(rt->createblk);
+        inv_answer(cb);
     }
     if (self_inside)
         opk_exit();
