@@ -1,0 +1,33 @@
+# Multi-VP stress programs (tests/corpus/conc/mp_*.mpd: send/receive, in with
+# st/by, co, semaphores, call/reply/forward, create/destroy), compiled by our
+# mpd against a ThreadSanitizer build of the runtime and run with
+# MPD_PARALLEL=2 and 4: each must print its .std and TSan must stay silent.
+R=$(pwd)/runtime
+B=${BUILD:-$(pwd)/build}/ops-san
+T=$B/tsan                   # shared with 15-ops-sanitizers.sh
+W=$B/mvp
+p=0; f=0
+mkdir -p "$W"
+if ! command -v clang >/dev/null 2>&1; then echo "mvp-tsan: clang not found"; echo "mvp-tsan: 0 passed, 1 failed"; exit 1; fi
+if ! make -s -C "$R" BUILD="$T" SAN=thread CC=clang OPT=-O1 SRCDIRS="csw core sync lang" all \
+     >"$W/build.log" 2>&1; then
+  echo "FAIL tsan runtime build"; tail -n 20 "$W/build.log"; echo "mvp-tsan: 0 passed, 1 failed"; exit 1
+fi
+for src in tests/corpus/conc/mp_*.mpd; do
+  name=$(basename "$src" .mpd)
+  d=$W/$name; rm -rf "$d"; mkdir -p "$d"; cp "$src" "$d/"
+  if ! (cd "$d" && MPD_HOME="$T" CC="clang -fsanitize=thread -g" "$BUILD/bin/mpd" -o prog "$name.mpd" >compile.out 2>&1); then
+    f=$((f+1)); echo "FAIL tsan/$name (compile)"; head -5 "$d/compile.out" | sed 's/^/    /'; continue
+  fi
+  for n in 2 4; do
+    (cd "$d" && MPD_PARALLEL=$n TSAN_OPTIONS="halt_on_error=1 exitcode=66" timeout 300 ./prog >run$n.out 2>&1 </dev/null); rc=$?
+    if [ $rc = 0 ] && cmp -s "${src%.mpd}.std" "$d/run$n.out"; then
+      p=$((p+1)); echo "PASS tsan/$name MPD_PARALLEL=$n"
+    else
+      f=$((f+1)); echo "FAIL tsan/$name MPD_PARALLEL=$n (exit $rc)"
+      diff "${src%.mpd}.std" "$d/run$n.out" | head -40 | sed 's/^/    /'
+    fi
+  done
+done
+echo "mvp-tsan: $p passed, $f failed"
+[ $f = 0 ]
