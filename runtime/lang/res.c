@@ -1,6 +1,7 @@
 /* res.c: resource and global instances -- create, initial code, destroy, final code, program end. */
 #include <stdio.h>
 #include "opint.h"
+#include "mpd/lang.h"
 
 static opk_lock reslk = OPK_LOCK_INIT;     /* globals list, main resource, vms */
 static resrt *globals;                      /* newest first */
@@ -11,7 +12,12 @@ static mpd_res *main_res;
 
 static uint32_t nvms = 1;                   /* vm 1 is the program's first */
 static unsigned char *vm_dead;              /* [vm]: destroyed (grows) */
+static int *vm_machine;                     /* [vm]: its physical machine */
 static uint32_t vm_dead_cap;
+
+/* locate(): machine numbers and the host names they stand for */
+typedef struct located { int n; char *host; struct located *next; } located;
+static located *locs;
 
 /* The virtual machine of instance r (local op blocks: their resource's). */
 static uint32_t res_vm(mpd_res *r)
@@ -35,20 +41,30 @@ static mpd_cap vm_cap(uint32_t vm)
     return c;
 }
 
-mpd_cap mpd_vm_create(const char *F, int L)
+static int machine_of_vm(uint32_t vm)      /* under reslk */
+{
+    return vm < vm_dead_cap ? vm_machine[vm] : 0;
+}
+
+mpd_cap mpd_vm_create(const char *F, int L, int machine, mpd_res *self)
 {
     (void)F; (void)L;
+    uint32_t mine = res_vm(self ? self : opk_cur_res());
     opk_acquire(&reslk);
     uint32_t vm = ++nvms;
     if (vm >= vm_dead_cap) {
         uint32_t cap = vm_dead_cap ? vm_dead_cap * 2 : 64;
         unsigned char *d = realloc(vm_dead, cap);
-        if (!d)
+        int *m = realloc(vm_machine, cap * sizeof *m);
+        if (!d || !m)
             mpd_rts_fatal("out of memory");
         memset(d + vm_dead_cap, 0, cap - vm_dead_cap);
+        memset(m + vm_dead_cap, 0, (cap - vm_dead_cap) * sizeof *m);
         vm_dead = d;
+        vm_machine = m;
         vm_dead_cap = cap;
     }
+    vm_machine[vm] = machine >= 0 ? machine : machine_of_vm(mine);
     opk_release(&reslk);
     return vm_cap(vm);
 }
@@ -56,6 +72,44 @@ mpd_cap mpd_vm_create(const char *F, int L)
 mpd_cap mpd_myvm(mpd_res *self)
 {
     return vm_cap(res_vm(self ? self : opk_cur_res()));
+}
+
+int mpd_mymachine(mpd_res *self)
+{
+    uint32_t vm = res_vm(self ? self : opk_cur_res());
+    opk_acquire(&reslk);
+    int m = machine_of_vm(vm);
+    opk_release(&reslk);
+    return m;
+}
+
+void mpd_vm_locate(int n, mpd_sv host)
+{
+    located *l = malloc(sizeof *l);
+    char *h = malloc((size_t)host.len + 1);
+    if (!l || !h)
+        mpd_rts_fatal("out of memory");
+    memcpy(h, host.p, (size_t)host.len);
+    h[host.len] = 0;
+    l->n = n;
+    l->host = h;
+    opk_acquire(&reslk);
+    l->next = locs;             /* newest first: a later locate wins */
+    locs = l;
+    opk_release(&reslk);
+}
+
+int mpd_vm_machine_of(mpd_sv host)
+{
+    int n = 0;
+    opk_acquire(&reslk);
+    for (located *l = locs; l; l = l->next)
+        if ((int)strlen(l->host) == host.len && memcmp(l->host, host.p, (size_t)host.len) == 0) {
+            n = l->n;
+            break;
+        }
+    opk_release(&reslk);
+    return n;
 }
 
 static void alive_link(resrt *rt)

@@ -835,13 +835,24 @@ impl<'a> Checker<'a> {
                 if !self.want(args, 2..=3, "locate", span) {
                     return V::err();
                 }
-                let a: Vec<String> = args.iter().map(|a| self.expr(a).c).collect();
-                let _ = a;
-                self.error(span, "locate is not supported");
-                V::err()
+                // locate(n, host [, path]): machine number n names host
+                let n = self.int_arg(&args[0]);
+                let h = self.expr(&args[1]);
+                if !(h.ty.is_string() || h.ty == Ty::Error || h.ty.is_char_array()) {
+                    self.error(args[1].span, "locate needs a host name string");
+                    return V::err();
+                }
+                let hs = self.sv(&h);
+                if let Some(p) = args.get(2) {
+                    let pv = self.expr(p);
+                    if !(pv.ty.is_string() || pv.ty == Ty::Error || pv.ty.is_char_array()) {
+                        self.error(p.span, "locate needs a path string");
+                    }
+                }
+                void(format!("mpd_vm_locate({}, {})", n, hs))
             }
             "myvm" => V::scalar(format!("mpd_myvm(&{}->h)", self.self_arg()), Ty::Cap(super::types::CapTy::Vm)),
-            "mymachine" => V::scalar("0".into(), Ty::Int),
+            "mymachine" => V::scalar(format!("mpd_mymachine(&{}->h)", self.self_arg()), Ty::Int),
             "mypriority" => V::scalar("mpd_proc_priority(mpd_self())".into(), Ty::Int),
             "myresource" => V::scalar("mpd_myresource()".into(), Ty::Cap(super::types::CapTy::Resource(self.comp.clone()))),
             "setpriority" => {

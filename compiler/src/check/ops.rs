@@ -946,21 +946,28 @@ impl<'a> Checker<'a> {
         let ast::CreateTarget::Resource(q) = target else {
             // `on host` names a physical machine (int or string); every virtual
             // machine lives in this process, so it is evaluated and not used
-            if let Some(o) = on {
-                let v = self.expr(o);
-                if !(v.ty == Ty::Int || v.ty.is_string() || v.ty == Ty::Error || v.ty.is_char_array()) {
-                    self.error(o.span, format!("create vm() on needs a machine name or number, not {}", self.types.show(&v.ty)));
+            let machine = match on {
+                None => "-1".to_string(),
+                Some(o) => {
+                    let v = self.expr(o);
+                    if v.ty == Ty::Int {
+                        format!("(int)({})", v.c)
+                    } else if v.ty.is_string() || v.ty.is_char_array() {
+                        format!("mpd_vm_machine_of({})", self.sv(&v))
+                    } else {
+                        if v.ty != Ty::Error {
+                            self.error(o.span, format!("create vm() on needs a machine name or number, not {}", self.types.show(&v.ty)));
+                        }
+                        "-1".to_string()
+                    }
                 }
-                if v.form == Form::Scalar && v.ty == Ty::Int {
-                    self.code.put(&format!("(void)({});", v.c));
-                }
-            }
+            };
             if !args.is_empty() {
                 self.error(span, "create vm() takes no arguments");
             }
             let t = self.tmp();
             let p = self.pos(span);
-            self.code.put(&format!("mpd_cap {} = mpd_vm_create({});", t, p));
+            self.code.put(&format!("mpd_cap {} = mpd_vm_create({}, {}, &{}->h);", t, p, machine, self.self_arg()));
             return V::scalar(t, Ty::Cap(CapTy::Vm));
         };
         self.create_on = None;

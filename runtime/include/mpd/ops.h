@@ -192,10 +192,15 @@ mpd_res *mpd_global(const char *F, int L, const mpd_respat *pat);
  * OS process (the `on host` placement of create vm() is not honoured): a
  * capability for vm n is { n, MPD_CAP_VM, 3 }; the program starts on vm 1.
  *
- * create vm(): a new, empty virtual machine. */
-mpd_cap  mpd_vm_create(const char *F, int L);
-/* myvm(): the virtual machine instance `self` lives on. */
+ * create vm() [on machine]: a new, empty virtual machine, said to be on
+ * physical machine `machine` (-1: the one `self`'s vm is on; the program
+ * starts on machine 0).  Machine numbers are only names here. */
+mpd_cap  mpd_vm_create(const char *F, int L, int machine, mpd_res *self);
+/* myvm(), mymachine(): the virtual machine instance `self` lives on, and
+ * the number of the physical machine that vm was created on. */
 mpd_cap  mpd_myvm(mpd_res *self);
+int      mpd_mymachine(mpd_res *self);
+/* locate(n, host) and create vm() on "host": mpd/lang.h. */
 /* create r(args) [on vm]: as mpd_create, on virtual machine *vm, or (vm
  * NULL) on the one `self` (the creating instance) lives on. */
 mpd_cap  mpd_create_on(const char *F, int L, const mpd_respat *pat, mpd_invb *args,
