@@ -66,6 +66,8 @@ pub struct Opts {
     pub no_fold: bool,
     /// emit #line directives
     pub lines: bool,
+    /// -T: no time-slice check at loop tops
+    pub no_slice: bool,
 }
 
 /// One checked and generated component.

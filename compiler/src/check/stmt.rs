@@ -45,6 +45,7 @@ impl<'a> Checker<'a> {
             StmtKind::While { cond, body } => {
                 let (b, c) = self.new_loop();
                 self.code.open("for (;;) {");
+                self.loop_top();
                 let cv = self.cond(cond);
                 self.code.put(&format!("if (!({})) break;", cv));
                 self.block(body);
@@ -58,6 +59,7 @@ impl<'a> Checker<'a> {
                 self.code.open("{");
                 self.push();
                 let n = self.quantifiers(quants);
+                self.loop_top();
                 self.block(body);
                 self.code.put(&format!("{}: ;", c));
                 for _ in 0..n {
@@ -524,6 +526,14 @@ impl<'a> Checker<'a> {
         }
         self.pop();
         self.code.close("}");
+    }
+
+    /// Each loop iteration counts towards the time slice, so a busy loop lets
+    /// other processes run (mpdl -L n: at most n iterations between switches).
+    fn loop_top(&mut self) {
+        if !self.opts.no_slice {
+            self.code.put("mpd_maybe_yield();");
+        }
     }
 
     pub fn block_stmts(&mut self, stmts: &[Stmt]) {

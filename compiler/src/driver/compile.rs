@@ -55,7 +55,7 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
             }
         }
     }
-    let opts = check::Opts { no_checks: o.optimize, no_fold: o.no_fold, lines: true };
+    let opts = check::Opts { no_checks: o.optimize, no_fold: o.no_fold, lines: true, no_slice: o.no_slice };
     let mut types = check::types::Types::default();
     let mut specs = HashMap::new();
     // imported specs and this run's components are checked together, in import

@@ -8,7 +8,8 @@ use std::path::PathBuf;
 
 pub fn list_limits() {
     println!("MPD runtime limits: none fixed; processes, operations, resources, semaphores and");
-    println!("co statements are limited only by memory.  -S n sets the process stack size.");
+    println!("co statements are limited only by memory.  -S n sets the process stack size;");
+    println!("-L n the loop iterations between context switches (default {}).", names::DEFAULT_SLICE);
 }
 
 /// Links the named components; the last resource named is the main one.
@@ -36,7 +37,8 @@ pub fn link(o: &MpdlOpts, optimize: bool) -> i32 {
         return 1;
     };
     let stack = o.limits.iter().rev().find(|(l, _)| *l == 'S').map(|(_, v)| v.clone());
-    let stub = names::start_file(&main, stack.as_deref());
+    let slice = o.limits.iter().rev().find(|(l, _)| *l == 'L').map(|(_, v)| v.clone());
+    let stub = names::start_file(&main, stack.as_deref(), slice.as_deref());
     if let Err(e) = inter.create() {
         eprintln!("mpdl: {}", e);
         return 1;
