@@ -430,11 +430,31 @@ impl<'a> Checker<'a> {
                             // imported names are visible unqualified too, in the outermost
                             // scope so that the component's own declarations shadow them
                             // (extend: they are part of this spec and exported again)
+                            let again: Vec<String> = if *extend && !g {
+                                i.consts
+                                    .iter()
+                                    .flat_map(|d| match &d.kind {
+                                        DeclKind::Var(v) => v.vars.iter().map(|x| x.name.name.clone()).collect(),
+                                        _ => vec![],
+                                    })
+                                    .collect()
+                            } else {
+                                vec![]
+                            };
+                            let consts = i.consts.clone();
                             for (k, s) in syms {
                                 if *extend {
-                                    self.scopes.last_mut().unwrap().map.entry(k).or_insert(s);
+                                    if !again.contains(&k) {
+                                        self.scopes.last_mut().unwrap().map.entry(k).or_insert(s);
+                                    }
                                 } else {
                                     self.scopes[0].map.entry(k).or_insert(s);
+                                }
+                            }
+                            if !again.is_empty() {
+                                // the extended spec's constants, evaluated here
+                                for d in &consts {
+                                    self.decl(d);
                                 }
                             }
                         }

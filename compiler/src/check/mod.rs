@@ -86,6 +86,9 @@ pub struct Iface {
     pub header: String,
     /// Resource parameters (for create).
     pub params: Vec<scope::PSig>,
+    /// The spec's constant declarations: `extend` includes the spec where it
+    /// stands, so their values are worked out again in the extender's scope.
+    pub consts: Vec<ast::Decl>,
 }
 
 /// The checker state for one component.
@@ -323,7 +326,15 @@ impl<'a> Checker<'a> {
             return None;
         }
         let (c_text, header) = self.finish_component();
-        let iface = Iface { syms: self.exports.clone(), global: self.global, header, params: self.res_params.clone() };
+        let consts = c
+            .spec
+            .iter()
+            .filter_map(|st| match &st.kind {
+                ast::StmtKind::Decl(d) if matches!(&d.kind, ast::DeclKind::Var(v) if v.constant) => Some(d.clone()),
+                _ => None,
+            })
+            .collect();
+        let iface = Iface { syms: self.exports.clone(), global: self.global, header, params: self.res_params.clone(), consts };
         Some((CompOut { name: self.comp.clone(), global: self.global, c: c_text }, iface))
     }
 
