@@ -7,8 +7,10 @@ struct mpd_tmp {
     size_t pad;             /* keeps the payload 16-byte aligned */
 };
 
+/* Sizes are rounded up to MPD_ALIGN: mpd_blob_size_k reports an array
+ * blob's size aligned, and generated code copies that many bytes. */
 static void *zalloc(size_t n) {
-    void *p = calloc(1, n ? n : 1);
+    void *p = calloc(1, n ? MPD_ALIGN(n) : 1);
     if (!p) mpd_rts_fatal("out of memory (%zu bytes)", n);
     return p;
 }
