@@ -3,7 +3,7 @@
 # exactly its .std, i.e. what it prints on one VP.
 p=0; f=0
 for n in 2 4; do
-  out=$(MPD_PARALLEL=$n CORPUS_DETERMINISTIC=1 sh tests/run-corpus.sh "$BUILD/bin" 2>&1)
+  out=$(MPD_PARALLEL=$n CORPUS_DETERMINISTIC=1 sh tests/run-corpus.sh "${BUILD:-$(pwd)/build}/bin" 2>&1)
   echo "$out"
   line=$(echo "$out" | tail -n 1)
   p=$((p + $(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')))

@@ -6,6 +6,7 @@ R=$(pwd)/runtime
 B=${BUILD:-$(pwd)/build}/ops-san
 T=$B/tsan                   # shared with 15-ops-sanitizers.sh
 W=$B/mvp
+MPD=${BUILD:-$(pwd)/build}/bin/mpd
 p=0; f=0
 mkdir -p "$W"
 if ! command -v clang >/dev/null 2>&1; then echo "mvp-tsan: clang not found"; echo "mvp-tsan: 0 passed, 1 failed"; exit 1; fi
@@ -16,7 +17,7 @@ fi
 for src in tests/corpus/conc/mp_*.mpd; do
   name=$(basename "$src" .mpd)
   d=$W/$name; rm -rf "$d"; mkdir -p "$d"; cp "$src" "$d/"
-  if ! (cd "$d" && MPD_HOME="$T" CC="clang -fsanitize=thread -g" "$BUILD/bin/mpd" -o prog "$name.mpd" >compile.out 2>&1); then
+  if ! (cd "$d" && MPD_HOME="$T" CC="clang -fsanitize=thread -g" "$MPD" -o prog "$name.mpd" >compile.out 2>&1); then
     f=$((f+1)); echo "FAIL tsan/$name (compile)"; head -5 "$d/compile.out" | sed 's/^/    /'; continue
   fi
   for n in 2 4; do
