@@ -1,7 +1,8 @@
 /* mpf_bench.c: the MPF paper's benchmarks (base, fcfs, broadcast, random) plus ping-pong latency, over MPF.
  *
  *   mpf_bench MODE DEPLOY N SIZE COUNT
- *     MODE    base | fcfs | broadcast | random | latency | bare (ping-pong of one cache line, no MPF: the floor)
+ *     MODE    base | fcfs | broadcast | random | latency | bare (no MPF, the floor: procs -- ping-pong of one
+ *             cache line between two processes; lwp -- ping-pong of two MPD processes through wait queues)
  *     DEPLOY  threads (one program, in-process segment) | procs (fork, named shm segment) |
  *             lwp (MPD lightweight processes, in-process; MPD_PARALLEL=n virtual processors, default 1)
  *     N       receivers (fcfs, broadcast) or processes (random); ignored by base/latency
@@ -263,6 +264,44 @@ static double bare(double *bytes)
     return t;
 }
 
+/* bare, lwp deployment: two MPD processes ping-pong through the runtime's wait
+ * queues (no MPF): what parking and waking a lightweight process costs. */
+static mpd_waitq bare_q[2];
+static volatile long bare_flag[2];
+static void bare_lwp_pong(void *arg)
+{
+    (void)arg;
+    for (long i = 1; i <= COUNT + COUNT / 10; i++) {
+        while (bare_flag[0] != i) mpd_waitq_wait(&bare_q[0], NULL);
+        bare_flag[1] = i;
+        mpd_waitq_wake_all(&bare_q[1]);
+    }
+}
+
+static double bare_lwp(double *bytes)
+{
+    mpd_waitq_init(&bare_q[0]);
+    mpd_waitq_init(&bare_q[1]);
+    mpd_proc *p = mpd_proc_create(bare_lwp_pong, NULL, NULL);
+    double t0 = 0, tb = 0;
+    best_batch = 1e9;
+    for (long i = 1; i <= COUNT + COUNT / 10; i++) {
+        if (i == COUNT / 10 + 1) t0 = tb = now(); /* after the warm-up */
+        bare_flag[0] = i;
+        mpd_waitq_wake_all(&bare_q[0]);
+        while (bare_flag[1] != i) mpd_waitq_wait(&bare_q[1], NULL);
+        if (i > COUNT / 10 && (i - COUNT / 10) % 20 == 0) {
+            double tn = now();
+            if (tn - tb < best_batch) best_batch = tn - tb;
+            tb = tn;
+        }
+    }
+    double t = now() - t0;
+    mpd_proc_join(p, NULL);
+    *bytes = 2.0 * COUNT * (double)SIZE;
+    return t;
+}
+
 /* ---- random: N processes, each with its own FCFS conversation, send to random peers ---- */
 
 /* Let the others run while memory is full (MPD processes never block the VP). */
@@ -379,7 +418,7 @@ static void bench_main(void *unused)
     else if (!strcmp(mode, "broadcast")) proto = MPF_BROADCAST, t = one_to_many(ctl, &bytes);
     else if (!strcmp(mode, "random")) t = random_bench(ctl, &bytes);
     else if (!strcmp(mode, "latency")) t = latency(ctl, &bytes);
-    else if (!strcmp(mode, "bare")) t = bare(&bytes);
+    else if (!strcmp(mode, "bare")) t = lwp ? bare_lwp(&bytes) : bare(&bytes);
     else {
         fprintf(stderr, "mpf_bench: unknown mode %s\n", mode);
         exit(2);
@@ -387,7 +426,7 @@ static void bench_main(void *unused)
     double msgs = bytes / (double)SIZE;
     const char *pinned = getenv("MPF_BENCH_PIN");
     int is_bare = !strcmp(mode, "bare");
-    printf("%s%s %s %d %zu %.6f %.2f %.0f", is_bare ? "bare-line" : "mpf-",
+    printf("%s%s %s %d %zu %.6f %.2f %.0f", is_bare ? (lwp ? "bare-lwp" : "bare-line") : "mpf-",
            is_bare ? "" : pinned && *pinned == '1' ? "pinned" : procs ? "procs" : lwp ? "lwp" : "threads",
            is_bare ? "latency" : mode, N, SIZE, t, bytes / t / 1e6, msgs / t);
     if (!strcmp(mode, "latency") || is_bare) printf(" %.0f %.0f", t / (2.0 * COUNT) * 1e9, best_batch / 40.0 * 1e9);

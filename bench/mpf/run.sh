@@ -49,15 +49,19 @@ mpi() { [ -n "$MPI" ] && run $MPI -np "$1" "$B/mpi_bench" "$2" "$3" "$4" || true
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC') $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$RES"
 # Latency: three rounds, because where the hypervisor places the two vCPUs changes the cost of a
-# cache-line transfer (the bare-line floor, measured first in each round) from run to run.
+# cache-line transfer (the bare-line floor, measured first in each round) from minute to minute.
+# The pinned cross-process runs (bare line, MPF, Open MPI, which binds its ranks to cores) come
+# first in a round, back to back, so that they see the same placement.
 c=$((200000 / SCALE))
 for round in 1 2 3; do
   run env MPF_BENCH_PIN=1 "$B/mpf_bench" bare procs 1 8 $c       # one cache line each way, no MPF
   for s in 16 64; do
-    for d in threads procs lwp; do run "$B/mpf_bench" latency $d 1 $s $c; done
     run env MPF_BENCH_PIN=1 "$B/mpf_bench" latency procs 1 $s $c   # prints as mpf-pinned
-    run "$B/sock_bench" latency 1 $s $c
     mpi 2 latency $s $c
+  done
+  for s in 16 64; do
+    for d in lwp threads procs; do run "$B/mpf_bench" latency $d 1 $s $c; done
+    run "$B/sock_bench" latency 1 $s $c
   done
 done
 for s in $BASE_SIZES; do
