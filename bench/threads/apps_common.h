@@ -42,6 +42,23 @@ static void app_write_profile(const char *dir, const char *prefix, mpd_alock_t *
     fclose(f);
 }
 
+/* Lock statistics summed over an application's locks, printed after its timing. */
+static mpd_alock_stats_t app_stats_sum;
+static void app_stats_add(mpd_alock_t *l) {
+    mpd_alock_stats_t s;
+    mpd_alock_stats(l, &s);
+    app_stats_sum.acquisitions += s.acquisitions;
+    app_stats_sum.contended += s.contended;
+    app_stats_sum.spin_acquired += s.spin_acquired;
+    app_stats_sum.blocks += s.blocks;
+    app_stats_sum.adaptations += s.adaptations;
+}
+static void app_stats_print(void) {
+    printf(" acquisitions=%lu contended=%lu spin_acquired=%lu blocks=%lu adaptations=%lu\n",
+           app_stats_sum.acquisitions, app_stats_sum.contended, app_stats_sum.spin_acquired,
+           app_stats_sum.blocks, app_stats_sum.adaptations);
+}
+
 /* Pin one worker per VP: VPs do not migrate threads. */
 static inline void app_sched_pinned(void) {
     mpd_sched_attr_t s;

@@ -330,8 +330,10 @@ int main(int argc, char **argv) {
         for (event *e = l->processed; e; e = e->next) { c = e->saved_count; r = e->saved_rng; }
         sum = sum * 31 + (uint64_t)c * 1000003u + r;
     }
-    printf("phold lock=%s nvp=%d lps=%d end=%g committed=%ld rolled_back=%ld checksum=%016llx seconds=%.4f\n",
+    printf("phold lock=%s nvp=%d lps=%d end=%g committed=%ld rolled_back=%ld checksum=%016llx seconds=%.4f",
            argv[1], nvp, nlp, end_time, committed, rolled, (unsigned long long)sum, elapsed);
+    for (int i = 0; i < nvp; i++) { app_stats_add(vs[i].in_lock); app_stats_add(vs[i].free_lock); app_stats_add(vs[i].cancel_lock); }
+    app_stats_print();
     char prefix[64];
     snprintf(prefix, sizeof prefix, "phold-%s-%d", argv[1], nvp);
     app_write_profile(pdir, prefix, vs[0].in_lock);

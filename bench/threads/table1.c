@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "mpd/alock.h"
 #include "mpd/threads.h"
 
 static long N;
@@ -71,6 +72,31 @@ static void *m_pinger(void *arg) {
     return NULL;
 }
 
+/* Adaptive-lock kinds (mpd/alock.h): uncontended lock+unlock, and two threads on the one VP
+ * that yield while holding the lock, so every other acquire finds the holder on its own VP. */
+static const char *const al_names[3] = { "spin", "block", "adaptive" };
+static double al_unc[3], al_same[3];
+static mpd_alock_t *al_cur;
+static void *al_yielder(void *arg) {
+    long n = (long)arg;
+    for (long i = 0; i < n; i++) { mpd_alock_lock(al_cur); mpd_thread_yield(); mpd_alock_unlock(al_cur); }
+    return NULL;
+}
+static void alock_side(void) {
+    for (int k = 0; k < 3; k++) {
+        mpd_alock_attr_t a;
+        mpd_alock_attr_init(&a, (enum mpd_alock_kind)k);
+        mpd_alock_t *l = mpd_alock_create(&a);
+        MEASURE(al_unc[k], N * 10, for (long i = 0; i < N * 10; i++) { mpd_alock_lock(l); mpd_alock_unlock(l); });
+        al_cur = l;
+        MEASURE(al_same[k], 2 * N, {
+            mpd_thread_t *t0, *t1;
+            mpd_thread_fork(&t0, NULL, al_yielder, (void *)N); mpd_thread_fork(&t1, NULL, al_yielder, (void *)N);
+            mpd_thread_join(t0, NULL); mpd_thread_join(t1, NULL); });
+        mpd_alock_destroy(l);
+    }
+}
+
 static double m_fork, m_yield, m_pingpong, m_mutex, m_spin;
 static void mpd_side(void *arg) {
     (void)arg;
@@ -86,6 +112,7 @@ static void mpd_side(void *arg) {
     MEASURE(m_mutex, N * 10, for (long i = 0; i < N * 10; i++) { mpd_mutex_lock(&m); mpd_mutex_unlock(&m); });
     mpd_tspin_t s = MPD_TSPIN_INIT;
     MEASURE(m_spin, N * 10, for (long i = 0; i < N * 10; i++) { mpd_tspin_lock(&s); mpd_tspin_unlock(&s); });
+    alock_side();
 }
 
 int main(int argc, char **argv) {
@@ -100,6 +127,9 @@ int main(int argc, char **argv) {
     printf("| ping-pong (two threads yielding, per switch) | %.3f | %.3f | %.1f |\n", p_pingpong, m_pingpong, p_pingpong / m_pingpong);
     printf("| mutex lock+unlock | %.4f | %.4f | %.1f |\n", p_mutex, m_mutex, p_mutex / m_mutex);
     printf("| spin lock+unlock (pthread_spin / mpd_tspin) | %.4f | %.4f | %.1f |\n\n", p_spin, m_spin, p_spin / m_spin);
-    printf("Both sides run on one processor: POSIX threads pinned to CPU 0, mpd threads on one VP.\n");
+    printf("Both sides run on one processor: POSIX threads pinned to CPU 0, mpd threads on one VP.\n\n");
+    printf("## Adaptive locks (mpd/alock.h) on one VP, per lock+unlock (microseconds, best of %d)\n\n", BEST_OF);
+    printf("| lock kind | uncontended | two threads yielding while holding it |\n|---|---:|---:|\n");
+    for (int k = 0; k < 3; k++) printf("| %s | %.4f | %.3f |\n", al_names[k], al_unc[k], al_same[k]);
     return 0;
 }

@@ -156,8 +156,10 @@ int main(int argc, char **argv) {
     globlock = app_lock("globlock", k);
     app_sched_pinned();
     mpd_threads_main(nvp, tsp_main, NULL);
-    printf("tsp lock=%s nvp=%d cities=%d best=%d nodes=%ld seconds=%.4f\n", argv[1], nvp, nc, best,
+    printf("tsp lock=%s nvp=%d cities=%d best=%d nodes=%ld seconds=%.4f", argv[1], nvp, nc, best,
            nodes_expanded, elapsed);
+    app_stats_add(qlock); app_stats_add(glob_low_lock); app_stats_add(glob_act_lock); app_stats_add(globlock);
+    app_stats_print();
     char prefix[64];
     snprintf(prefix, sizeof prefix, "tsp-%s-%d", argv[1], nvp);
     app_write_profile(pdir, prefix, qlock);

@@ -17,6 +17,9 @@ struct mpd_alock {
     atomic_int state;                 /* 0 free, 1 held */
     atomic_int waiting;               /* threads in the slow path (the monitored value) */
     atomic_int nblocked;              /* of which queued */
+    /* the holder's OS thread (VP), or NULL: a waiter on the same VP must not
+     * spin, the holder cannot run until the waiter gives the VP up */
+    const void *_Atomic holder_vp;
     mpd_spinlock qlock;
     alock_waiter *qhead, *qtail;      /* under qlock */
 
@@ -29,9 +32,10 @@ struct mpd_alock {
     /* monitor: written by the lock holder */
     atomic_int sample_every;
     int sample_left;                  /* unlocks until the next sample (holder only) */
-    atomic_ulong acquisitions, unlocks;
+    atomic_ulong acquisitions;
     double avg_waiting;
     double avg_wait_ns;               /* EWMA of contended waits (holder only) */
+    unsigned long contended_seen;     /* st_contended at the last sample (holder only) */
     mpd_alock_policy_fn _Atomic policy;
     void *_Atomic policy_arg;
     atomic_ulong st_contended, st_spin_acq, st_blocks, st_timeouts, st_samples, st_adapt;
@@ -45,9 +49,16 @@ struct mpd_alock {
     char name[48];
 };
 
-/* Relaxed single-writer counter bump (no interlocked instruction). */
+/* Relaxed single-writer counter bump (no interlocked instruction); INC when
+ * the new value is not needed. */
+#define INC(x) atomic_store_explicit(&(x), atomic_load_explicit(&(x), memory_order_relaxed) + 1, \
+                                     memory_order_relaxed)
 #define BUMP(x) (atomic_store_explicit(&(x), atomic_load_explicit(&(x), memory_order_relaxed) + 1, \
                  memory_order_relaxed), atomic_load_explicit(&(x), memory_order_relaxed))
+
+/* Identity of the calling OS thread, i.e. of its VP for lightweight threads. */
+extern _Thread_local char mpd_alock__vp_tag;
+static inline const void *mpd_alock__my_vp(void) { return &mpd_alock__vp_tag; }
 
 long mpd_alock__now_ns(void);
 void mpd_alock__sample(mpd_alock_t *l);

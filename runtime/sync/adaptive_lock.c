@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+_Thread_local char mpd_alock__vp_tag;
+
 long mpd_alock__now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -110,19 +112,32 @@ static inline int try_take(mpd_alock_t *l) {
                                                    memory_order_relaxed);
 }
 
+/* Is the holder on the caller's VP?  Then spinning only delays it. */
+static inline int holder_here(mpd_alock_t *l) {
+    return atomic_load_explicit(&l->holder_vp, memory_order_relaxed) == mpd_alock__my_vp();
+}
+
 /* Spin for up to spin_ns (re-read each round so a change applies at once).
- * Returns 1 with the lock held. */
+ * While the holder shares our VP, spinning only delays it: the waiter gives
+ * the VP up instead (a pure spin lock for as long as it waits; any other
+ * waiting policy twice, then it goes on to block, as the holder may be
+ * blocked itself).  Returns 1 with the lock held. */
 static int spin_phase(mpd_alock_t *l, const mpd_alock_backend_t *b) {
     long start = mpd_alock__now_ns();
+    int yields_to_holder = 0;
     for (unsigned i = 1;; i++) {
         if (try_take(l)) return 1;
+        long s = atomic_load_explicit(&l->spin_ns, memory_order_relaxed);
+        if (s == 0) return 0;
+        if (holder_here(l)) {
+            if (s != MPD_ALOCK_FOREVER && ++yields_to_holder > 2) return 0;
+            b->relax();
+            continue;
+        }
         cpu_relax();
         if ((i & 63) == 0) {
             b->relax();
-            long s = atomic_load_explicit(&l->spin_ns, memory_order_relaxed);
             if (s != MPD_ALOCK_FOREVER && mpd_alock__now_ns() - start >= s) return 0;
-        } else if (atomic_load_explicit(&l->spin_ns, memory_order_relaxed) == 0) {
-            return try_take(l);
         }
     }
 }
@@ -166,8 +181,9 @@ static void wait_unlocker_done(alock_waiter *w) {
 static int block_phase(mpd_alock_t *l, const mpd_alock_backend_t *b, int prio) {
     void *self = b->cur();
     long sleep = atomic_load_explicit(&l->sleep_ns, memory_order_relaxed);
-    if (self && sleep != MPD_ALOCK_FOREVER) {
-        /* A lightweight thread backs off by giving its VP to other threads. */
+    if (self && sleep != MPD_ALOCK_FOREVER && !holder_here(l)) {
+        /* A lightweight thread backs off by giving its VP to other threads.
+         * (When the holder is on its VP it blocks until the unlock instead.) */
         long end = mpd_alock__now_ns() + sleep;
         atomic_fetch_add_explicit(&l->st_timeouts, 1, memory_order_relaxed);
         do { b->relax(); sched_yield(); }  /* and let the OS run a descheduled holder */
@@ -239,12 +255,14 @@ void mpd_alock__lock_slow(mpd_alock_t *l, int prio) {
 
 void mpd_alock_lock(mpd_alock_t *l) {
     if (!try_take(l)) mpd_alock__lock_slow(l, mpd_alock__cur_prio());
-    BUMP(l->acquisitions);
+    atomic_store_explicit(&l->holder_vp, mpd_alock__my_vp(), memory_order_relaxed);
+    INC(l->acquisitions);
 }
 
 int mpd_alock_trylock(mpd_alock_t *l) {
     if (!try_take(l)) return EBUSY;
-    BUMP(l->acquisitions);
+    atomic_store_explicit(&l->holder_vp, mpd_alock__my_vp(), memory_order_relaxed);
+    INC(l->acquisitions);
     return 0;
 }
 
@@ -270,11 +288,11 @@ static void wake_one(mpd_alock_t *l) {
 }
 
 void mpd_alock_unlock(mpd_alock_t *l) {
-    BUMP(l->unlocks);
     if (--l->sample_left <= 0) {              /* a countdown: no division on the hot path */
         l->sample_left = atomic_load_explicit(&l->sample_every, memory_order_relaxed);
         mpd_alock__sample(l);
     }
+    atomic_store_explicit(&l->holder_vp, NULL, memory_order_relaxed);
     atomic_store_explicit(&l->state, 0, memory_order_seq_cst);
     if (atomic_load_explicit(&l->nblocked, memory_order_seq_cst) > 0) wake_one(l);
 }

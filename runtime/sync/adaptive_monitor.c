@@ -8,13 +8,9 @@
 int (*_Atomic mpd_alock__prio_hook)(void);
 
 /* ---- monitor (runs in unlock, by the holder) ---- */
-/* Record a profile sample every prof_stride-th monitor sample.  Returns 1 if
- * it did (and then m->t is fresh).  Reading the clock only here keeps the
- * monitor cheap on busy uncontended locks. */
-static int profile_add(mpd_alock_t *l, mpd_alock_monitor_t *m) {
-    if (!l->prof_cap) return 0;
-    if (++l->prof_skip < l->prof_stride) return 0;
-    l->prof_skip = 0;
+/* Append a profile sample (the clock is read only here, which keeps the
+ * monitor cheap on busy uncontended locks). */
+static void profile_add(mpd_alock_t *l, mpd_alock_monitor_t *m) {
     if (l->prof_len == l->prof_cap) {          /* full: keep every other, sample half as often */
         for (size_t i = 0; i < l->prof_cap / 2; i++) l->prof[i] = l->prof[2 * i + 1];
         l->prof_len = l->prof_cap / 2;
@@ -24,24 +20,41 @@ static int profile_add(mpd_alock_t *l, mpd_alock_monitor_t *m) {
     l->last_t = m->t;
     mpd_alock_sample_t s = { m->t, m->waiting, m->spin_ns, m->sleep_ns };
     l->prof[l->prof_len++] = s;
-    return 1;
 }
 
 void mpd_alock__sample(mpd_alock_t *l) {
+    int waiting = atomic_load_explicit(&l->waiting, memory_order_relaxed);
+    unsigned long contended = atomic_load_explicit(&l->st_contended, memory_order_relaxed);
+    unsigned long samples = BUMP(l->st_samples);
+    mpd_alock_policy_fn p = atomic_load_explicit(&l->policy, memory_order_acquire);
+    int prof_due = l->prof_cap && ++l->prof_skip >= l->prof_stride;
+    /* Quiet: nobody waits, nobody waited since the last sample, the average is 0.
+     * Then the default policy's inputs are unchanged and it would decide as
+     * before, so it is not called: an uncontended adaptive lock costs what a
+     * static one does. */
+    if (waiting == 0 && contended == l->contended_seen && l->avg_waiting == 0) {
+        if (!prof_due && (!p || p == mpd_alock_default_policy)) return;
+    } else {
+        l->avg_waiting += (waiting - l->avg_waiting) * 0.125;
+        if (l->avg_waiting < 1e-3) l->avg_waiting = 0;     /* settle instead of decaying forever */
+        l->contended_seen = contended;
+        if (!prof_due && !p) return;
+    }
     mpd_alock_monitor_t m;
-    m.waiting = atomic_load_explicit(&l->waiting, memory_order_relaxed);
-    l->avg_waiting += (m.waiting - l->avg_waiting) * 0.125;
+    m.waiting = waiting;
     m.avg_waiting = l->avg_waiting;
     m.acquisitions = atomic_load_explicit(&l->acquisitions, memory_order_relaxed);
-    m.contended = atomic_load_explicit(&l->st_contended, memory_order_relaxed);
+    m.contended = contended;
     m.blocks = atomic_load_explicit(&l->st_blocks, memory_order_relaxed);
-    m.samples = BUMP(l->st_samples);
+    m.samples = samples;
     m.spin_ns = atomic_load_explicit(&l->spin_ns, memory_order_relaxed);
     m.sleep_ns = atomic_load_explicit(&l->sleep_ns, memory_order_relaxed);
     m.t = l->last_t;
     m.avg_wait_ns = l->avg_wait_ns;
-    profile_add(l, &m);
-    mpd_alock_policy_fn p = atomic_load_explicit(&l->policy, memory_order_acquire);
+    if (prof_due) {
+        l->prof_skip = 0;
+        profile_add(l, &m);
+    }
     if (p) p(l, &m, atomic_load_explicit(&l->policy_arg, memory_order_relaxed));
 }
 
@@ -111,19 +124,21 @@ const char *mpd_alock_name(const mpd_alock_t *l) { return l->name; }
 void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg) {
     static const mpd_alock_default_params_t def = { 0.25, 1.0, 20000, 0, 50000, 20000 };
     const mpd_alock_default_params_t *p = arg ? arg : &def;
-    double f = (m->avg_waiting - p->low) / (p->high - p->low);
-    if (p->block_cost_ns > 0) {
-        double fw = (m->avg_wait_ns - (double)p->block_cost_ns) / (double)p->block_cost_ns;
-        if (fw > f) f = fw;
-    }
     long spin, sleep;
-    if (f <= 0) {
-        spin = MPD_ALOCK_FOREVER; sleep = 0;                      /* pure spin */
-    } else if (f >= 1) {
-        spin = p->spin_min_ns; sleep = MPD_ALOCK_FOREVER;          /* pure block */
-    } else {                                                       /* back-off in between */
-        spin = p->spin_min_ns + (long)((1 - f) * (double)(p->spin_max_ns - p->spin_min_ns));
-        sleep = 1000 + (long)(f * (double)p->sleep_max_ns);
+    if (m->avg_waiting <= p->low && (p->block_cost_ns <= 0 || m->avg_wait_ns <= (double)p->block_cost_ns)) {
+        spin = MPD_ALOCK_FOREVER; sleep = 0;                      /* pure spin (the common, quiet case: no division) */
+    } else {
+        double f = (m->avg_waiting - p->low) / (p->high - p->low);
+        if (p->block_cost_ns > 0) {
+            double fw = (m->avg_wait_ns - (double)p->block_cost_ns) / (double)p->block_cost_ns;
+            if (fw > f) f = fw;
+        }
+        if (f >= 1) {
+            spin = p->spin_min_ns; sleep = MPD_ALOCK_FOREVER;      /* pure block */
+        } else {                                                   /* back-off in between */
+            spin = p->spin_min_ns + (long)((1 - f) * (double)(p->spin_max_ns - p->spin_min_ns));
+            sleep = 1000 + (long)(f * (double)p->sleep_max_ns);
+        }
     }
     if (spin != m->spin_ns || sleep != m->sleep_ns) {
         /* The policy acts for the lock itself: refused while an agent owns it. */
