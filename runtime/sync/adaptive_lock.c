@@ -69,8 +69,8 @@ void mpd_alock_attr_init(mpd_alock_attr_t *a, enum mpd_alock_kind kind) {
     switch (kind) {
     case MPD_ALOCK_SPIN:  a->spin_ns = MPD_ALOCK_FOREVER; a->sleep_ns = 0; break;
     case MPD_ALOCK_BLOCK: a->spin_ns = 0; a->sleep_ns = MPD_ALOCK_FOREVER; break;
-    default:
-        a->spin_ns = MPD_ALOCK_FOREVER; a->sleep_ns = 0;
+    default:                 /* the default policy's low-contention state */
+        a->spin_ns = MPD_ALOCK_DEFAULT_SPIN_MAX_NS; a->sleep_ns = MPD_ALOCK_FOREVER;
         a->policy = mpd_alock_default_policy;
         break;
     }

@@ -28,15 +28,19 @@ void mpd_alock__sample(mpd_alock_t *l) {
     unsigned long samples = BUMP(l->st_samples);
     mpd_alock_policy_fn p = atomic_load_explicit(&l->policy, memory_order_acquire);
     int prof_due = l->prof_cap && ++l->prof_skip >= l->prof_stride;
-    /* Quiet: nobody waits, nobody waited since the last sample, the average is 0.
+    /* Quiet: nobody waits, nobody waited since the last sample, the averages are 0.
      * Then the default policy's inputs are unchanged and it would decide as
      * before, so it is not called: an uncontended adaptive lock costs what a
      * static one does. */
-    if (waiting == 0 && contended == l->contended_seen && l->avg_waiting == 0) {
+    if (waiting == 0 && contended == l->contended_seen && l->avg_waiting == 0 && l->avg_wait_ns == 0) {
         if (!prof_due && (!p || p == mpd_alock_default_policy)) return;
     } else {
         l->avg_waiting += (waiting - l->avg_waiting) * 0.125;
         if (l->avg_waiting < 1e-3) l->avg_waiting = 0;     /* settle instead of decaying forever */
+        if (contended == l->contended_seen) {              /* nobody waited lately: forget old waits */
+            l->avg_wait_ns *= 0.875;
+            if (l->avg_wait_ns < 1) l->avg_wait_ns = 0;
+        }
         l->contended_seen = contended;
         if (!prof_due && !p) return;
     }
@@ -122,11 +126,13 @@ const char *mpd_alock_name(const mpd_alock_t *l) { return l->name; }
 
 /* ---- the default policy: spin while waits are short and few, block when not ---- */
 void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg) {
-    static const mpd_alock_default_params_t def = { 0.25, 1.0, 20000, 0, 50000, 20000 };
+    static const mpd_alock_default_params_t def = { 0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000 };
     const mpd_alock_default_params_t *p = arg ? arg : &def;
     long spin, sleep;
     if (m->avg_waiting <= p->low && (p->block_cost_ns <= 0 || m->avg_wait_ns <= (double)p->block_cost_ns)) {
-        spin = MPD_ALOCK_FOREVER; sleep = 0;                      /* pure spin (the common, quiet case: no division) */
+        /* spin (the common, quiet case: no division); a waiter still blocks after
+         * spin_max_ns, which bounds what a descheduled holder costs it */
+        spin = p->spin_max_ns; sleep = MPD_ALOCK_FOREVER;
     } else {
         double f = (m->avg_waiting - p->low) / (p->high - p->low);
         if (p->block_cost_ns > 0) {

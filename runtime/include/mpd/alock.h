@@ -6,8 +6,15 @@
  *   spin_ns   how long a waiter spins before it blocks (MPD_ALOCK_FOREVER: never blocks)
  *   sleep_ns  how long a blocked waiter stays blocked before it spins again
  *             (MPD_ALOCK_FOREVER: until an unlock wakes it)
- * Presets: SPIN = {FOREVER, 0}; BLOCK = {0, FOREVER}; ADAPTIVE starts as SPIN
- * and lets the default policy move the two values with measured contention.
+ * Presets: SPIN = {FOREVER, 0}; BLOCK = {0, FOREVER}; ADAPTIVE starts in the
+ * default policy's low-contention state {spin_max (20 us), FOREVER} -- spin,
+ * and block only if the wait outlasts the cost of blocking -- and lets the
+ * policy move the two values with measured contention.
+ *
+ * Whatever the waiting policy, a lightweight thread does not spin while the
+ * holder is on its own VP (the holder cannot run until the waiter lets the VP
+ * go): a pure spin lock yields the VP instead, any other waiting policy
+ * yields twice and then blocks.
  *
  * Monitor: every `sample_every` unlocks the holder samples the number of
  * threads waiting (spinning or blocked), keeps a moving average, appends
@@ -38,6 +45,7 @@ extern "C" {
 #endif
 
 #define MPD_ALOCK_FOREVER (-1L)
+#define MPD_ALOCK_DEFAULT_SPIN_MAX_NS 20000L   /* the default policy's spin limit */
 
 typedef struct mpd_alock mpd_alock_t;
 
@@ -97,10 +105,19 @@ const char *mpd_alock_name(const mpd_alock_t *l);
  * are long (e.g. the holder's VP was descheduled by the OS).  The policy
  * computes f = max((avg_waiting - low) / (high - low),
  *                  (avg_wait_ns - block_cost_ns) / block_cost_ns)
- * and spins for f <= 0, blocks for f >= 1, and backs off in between (spin
- * shrinking from spin_max_ns, sleep growing to sleep_max_ns).  Pass a
- * mpd_alock_default_params_t* as policy_arg, or NULL for defaults
- * (low 0.25, high 1, spin_max 20 us, spin_min 0, sleep_max 50 us, block_cost 20 us). */
+ * and for f <= 0 spins (for at most spin_max_ns, then blocks until woken:
+ * spinning about as long as a block costs is never worse than twice the
+ * better choice, which bounds the damage of a descheduled holder), for
+ * f >= 1 blocks (after spin_min_ns), and backs off in between (spin
+ * shrinking from spin_max_ns, sleep growing to sleep_max_ns).  The averages
+ * forget: samples with nobody waiting pull avg_waiting to 0, and samples with
+ * no contended acquisition since the previous one decay avg_wait_ns, so a
+ * lock whose contention is over spins again.  When nothing changed (nobody
+ * waits or waited, both averages 0) the monitor does not call the default
+ * policy at all, so an uncontended adaptive lock costs what a static one
+ * does.  Pass a mpd_alock_default_params_t* as policy_arg, or NULL for
+ * defaults (low 0.25, high 1, spin_max 20 us, spin_min 0, sleep_max 50 us,
+ * block_cost 20 us). */
 typedef struct {
     double low, high;
     long spin_max_ns, spin_min_ns, sleep_max_ns, block_cost_ns;

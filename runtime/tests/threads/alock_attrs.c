@@ -69,6 +69,9 @@ int main(void) {
     CHECK(a.spin_ns == MPD_ALOCK_FOREVER && a.policy == NULL);
     mpd_alock_attr_init(&a, MPD_ALOCK_BLOCK);
     CHECK(a.spin_ns == 0 && a.sleep_ns == MPD_ALOCK_FOREVER);
+    mpd_alock_attr_init(&a, MPD_ALOCK_ADAPTIVE);
+    CHECK(a.spin_ns == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && a.sleep_ns == MPD_ALOCK_FOREVER &&
+          a.policy == mpd_alock_default_policy);
     mpd_alock_t *l = mpd_alock_create(NULL);
     CHECK(l != NULL);
     CHECK_EQ_L(mpd_alock_trylock(l), 0);
@@ -106,9 +109,9 @@ int main(void) {
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == 0 && sl == MPD_ALOCK_FOREVER);
     m.avg_waiting = 0.1; m.spin_ns = sp; m.sleep_ns = sl;
-    mpd_alock_default_policy(l, &m, NULL);                          /* low: spin */
+    mpd_alock_default_policy(l, &m, NULL);                          /* low: spin (bounded), then block */
     mpd_alock_get_waiting(l, &sp, &sl);
-    CHECK(sp == MPD_ALOCK_FOREVER && sl == 0);
+    CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
     m.avg_waiting = 0.6; m.spin_ns = sp; m.sleep_ns = sl;
     mpd_alock_default_policy(l, &m, NULL);                          /* between: back-off */
     mpd_alock_get_waiting(l, &sp, &sl);
@@ -120,7 +123,7 @@ int main(void) {
     m.avg_wait_ns = 500; m.spin_ns = sp; m.sleep_ns = sl;
     mpd_alock_default_policy(l, &m, NULL);                          /* short waits again: spin */
     mpd_alock_get_waiting(l, &sp, &sl);
-    CHECK(sp == MPD_ALOCK_FOREVER && sl == 0);
+    CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
     mpd_alock_destroy(l);
 
     /* scheduling policy: immutable while a waiter is blocked */
