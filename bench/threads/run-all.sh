@@ -17,5 +17,5 @@ plot "$R/ras-switch.dat" using 1:2 with linespoints title "switch (signal + RAS 
 GP
   echo "" >> "$R/ras.md"; echo "![switch cost](ras-switch.png)" >> "$R/ras.md"
 fi
-sh bench/threads/run-apps.sh "${MAXVP:-4}" "${REPS:-5}"
+sh bench/threads/run-apps.sh "${MAXVP:-4}" "${ROUNDS:-15}"
 cat "$R/table1.md" "$R/ras.md" "$R/apps.md"

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <sched.h>
 #include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,19 +176,14 @@ static void wait_unlocker_done(alock_waiter *w) {
 }
 
 /* Block until woken by an unlock or until sleep_ns passes. Returns 1 if the
- * lock was taken on the way. */
+ * lock was taken on the way.  A lightweight thread always stays parked until
+ * an unlock wakes it: parked, it costs neither its VP nor the CPU, and an
+ * earlier wake-up could only poll.  (Polling with sched_yield was tried: on a
+ * loaded machine every yield can give the CPU away for a whole time slice,
+ * which made back-off the slowest state of all.) */
 static int block_phase(mpd_alock_t *l, const mpd_alock_backend_t *b, int prio) {
     void *self = b->cur();
     long sleep = atomic_load_explicit(&l->sleep_ns, memory_order_relaxed);
-    if (self && sleep != MPD_ALOCK_FOREVER && !holder_here(l)) {
-        /* A lightweight thread backs off by giving its VP to other threads.
-         * (When the holder is on its VP it blocks until the unlock instead.) */
-        long end = mpd_alock__now_ns() + sleep;
-        atomic_fetch_add_explicit(&l->st_timeouts, 1, memory_order_relaxed);
-        do { b->relax(); sched_yield(); }  /* and let the OS run a descheduled holder */
-        while (atomic_load_explicit(&l->state, memory_order_relaxed) != 0 && mpd_alock__now_ns() < end);
-        return 0;
-    }
     alock_waiter w;
     w.prio = prio;
     w.thread = self;

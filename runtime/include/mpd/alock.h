@@ -5,7 +5,9 @@
  * to back-off to pure blocking, through two waiting-policy attributes:
  *   spin_ns   how long a waiter spins before it blocks (MPD_ALOCK_FOREVER: never blocks)
  *   sleep_ns  how long a blocked waiter stays blocked before it spins again
- *             (MPD_ALOCK_FOREVER: until an unlock wakes it)
+ *             (MPD_ALOCK_FOREVER: until an unlock wakes it).  This bounds the
+ *             sleep of OS threads; a lightweight thread always stays parked
+ *             until an unlock wakes it (parked, it costs neither VP nor CPU)
  * Presets: SPIN = {FOREVER, 0}; BLOCK = {0, FOREVER}; ADAPTIVE starts in the
  * default policy's low-contention state {spin_max (20 us), FOREVER} -- spin,
  * and block only if the wait outlasts the cost of blocking -- and lets the
