@@ -178,9 +178,9 @@ static void wait_unlocker_done(alock_waiter *w) {
 /* Block until woken by an unlock or until sleep_ns passes. Returns 1 if the
  * lock was taken on the way.  A lightweight thread always stays parked until
  * an unlock wakes it: parked, it costs neither its VP nor the CPU, and an
- * earlier wake-up could only poll.  (Polling with sched_yield was tried: on a
- * loaded machine every yield can give the CPU away for a whole time slice,
- * which made back-off the slowest state of all.) */
+ * earlier wake-up could only poll (and polling with sched_yield, as this
+ * did before, can give the CPU away for a whole time slice on a loaded
+ * machine). */
 static int block_phase(mpd_alock_t *l, const mpd_alock_backend_t *b, int prio) {
     void *self = b->cur();
     long sleep = atomic_load_explicit(&l->sleep_ns, memory_order_relaxed);
