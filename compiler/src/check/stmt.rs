@@ -314,6 +314,19 @@ impl<'a> Checker<'a> {
         ));
         let ib = format!("_ib{}", id);
         self.code.put(&format!("mpd_invb *{} = mpd_in_wait({}, &_in{});", ib, p, id));
+        // quantifier values live in the statement's temporaries: copy the
+        // chosen one out before they are freed
+        let qlocals: Vec<Option<String>> = arms
+            .iter()
+            .enumerate()
+            .map(|(ai, a)| {
+                a.qv.as_ref().map(|(q, _, _)| {
+                    let l = self.tmp();
+                    self.code.put(&format!("int {l} = {ib} && _in{id}.arm == {ai} ? {q}[_in{id}.k] : 0;"));
+                    l
+                })
+            })
+            .collect();
         self.flush_tmps();
         if let Some(eb) = &ins.else_block {
             self.code.open(&format!("if (!{}) {{", ib));
@@ -323,13 +336,11 @@ impl<'a> Checker<'a> {
         for (ai, arm) in ins.arms.iter().enumerate() {
             self.code.open(&format!("if ({} && _in{}.arm == {}) {{", ib, id, ai));
             self.push();
-            let qv = arms[ai].qv.as_ref().map(|(q, id2, t)| (format!("{}[_in{}.k]", q, id), id2.clone(), t.clone(), q.clone()));
-            // the quantifier value outlives the statement's temporaries
-            let qv = qv.map(|(c, id2, t, q)| {
-                let l = self.tmp();
-                self.code.put(&format!("int {} = {};", l, c));
-                (l, id2, t, q)
-            });
+            let qv = arms[ai]
+                .qv
+                .as_ref()
+                .zip(qlocals[ai].as_ref())
+                .map(|((q, id2, t), l)| (l.clone(), id2.clone(), t.clone(), q.clone()));
             self.bind_formals(arm, &arms[ai].sig, &ib, &qv);
             self.in_stack.push((ib.clone(), self.loop_labels.len()));
             self.block(&arm.body);
@@ -404,9 +415,12 @@ impl<'a> Checker<'a> {
         self.code.put(&format!("mpd_invb *{};", d));
         self.code.open(&format!("while (({} = mpd_co_wait({}, {})) != NULL) {{", d, p, cv));
         self.loop_labels.push((brk.clone(), next.clone()));
+        // the arm is read once: each arm's code releases the block
+        let da = format!("_coarm{}", id);
+        self.code.put(&format!("uint32_t {} = {}->co_arm;", da, d));
         for (ai, sig, args, lhs) in arm_calls {
             let arm = &co.arms[ai];
-            self.code.open(&format!("if ({}->co_arm == {}) {{", d, ai));
+            self.code.open(&format!("if ({} == {}) {{", da, ai));
             self.push();
             let nq = arm.quants.len();
             for (j, q) in arm.quants.iter().enumerate() {
