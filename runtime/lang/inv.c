@@ -163,6 +163,8 @@ mpd_op *inv_resolve(const char *F, int L, mpd_cap c, int for_input)
         mpd_rts_abort(F, L, "invalid operation capability");
     }
     mpd_op *op = &r->ops[c.idx];
+    if (op_kind(op) == MPD_OPK_ALIAS)   /* rc.f = x: x stands here (never an alias) */
+        return inv_resolve(F, L, *(const mpd_cap *)op->q, for_input);
     if (op_kind(op) == MPD_OPK_DEAD)
         opk_dead_op(F, L, op);
     if (op_kind(op) == MPD_OPK_NONE)

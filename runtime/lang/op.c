@@ -132,3 +132,51 @@ _Noreturn void mpd_op_index_error(const char *F, int L, long i, long lo, long n)
 {
     mpd_rts_abort(F, L, "illegal subscript [%ld] of array with bounds [%ld:%ld]", i, lo, lo + n - 1);
 }
+
+/* ---- rc.f = c: resource capabilities with ops of their own ---------------- */
+
+typedef struct aliasobj { mpd_res h; mpd_cap base; } aliasobj;
+const mpd_respat obj_aliaspat = { "resource capability", sizeof(aliasobj), 0, 0, 0, 0, 0 };
+static resrt alias_owner;       /* not a resource: not counted, never destroyed */
+
+/* What op capability c stands for: an alias op's target, else c itself. */
+static mpd_cap unalias(mpd_cap c)
+{
+    if (c.vm != 1 || c.idx == MPD_CAP_RES)
+        return c;
+    mpd_res *r = obj_lookup(c.obj);
+    if (r && c.idx < r->nops && op_kind(&r->ops[c.idx]) == MPD_OPK_ALIAS)
+        return *(const mpd_cap *)r->ops[c.idx].q;
+    return c;
+}
+
+mpd_cap mpd_rescap_with_op(const char *F, int L, mpd_cap rc, uint32_t i, mpd_cap c)
+{
+    (void)F; (void)L;
+    mpd_res *b = rc.vm == 1 ? obj_lookup(rc.obj) : NULL;
+    uint32_t n = b && b->nops > i ? b->nops : i + 1;
+    mpd_res *a = obj_new(sizeof(aliasobj), n, &obj_aliaspat, &alias_owner);
+    res_rt(a)->state = RES_ALIVE;
+    ((aliasobj *)a)->base = b && b->pat == &obj_aliaspat ? ((aliasobj *)b)->base : rc;
+    mpd_cap *t = calloc(n, sizeof *t);
+    if (!t)
+        mpd_rts_fatal("out of memory");
+    for (uint32_t j = 0; j < n; j++) {
+        t[j] = unalias(j == i ? c : mpd_cap_op_of(rc, j));
+        a->ops[j].q = &t[j];
+        a->ops[j].kind = MPD_OPK_ALIAS;
+    }
+    return mpd_rescap_of(a);
+}
+
+/* The resource a capability made by mpd_rescap_with_op stands for (others: rc). */
+mpd_cap op_alias_base(mpd_cap rc)
+{
+    mpd_res *r = rc.vm == 1 ? obj_lookup(rc.obj) : NULL;
+    return r && r->pat == &obj_aliaspat ? ((aliasobj *)r)->base : rc;
+}
+
+mpd_cap mpd_rescap_op(mpd_cap rc, uint32_t i)
+{
+    return unalias(mpd_cap_op_of(rc, i));
+}

@@ -184,6 +184,7 @@ mpd_res  *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *pare
 void      obj_kill(mpd_res *r);             /* invalidate its id */
 const char *obj_lastname(uint64_t id);     /* pattern name of a slot */
 extern const mpd_respat obj_localpat;
+mpd_cap   op_alias_base(mpd_cap rc);       /* op.c: see mpd_rescap_with_op */
 
 /* inv.c */
 mpd_invb *inv_alloc(uint32_t size);

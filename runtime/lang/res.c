@@ -437,6 +437,7 @@ void mpd_destroy(const char *F, int L, mpd_cap rc)
         vm_destroy(F, L, rc.vm);
         return;
     }
+    rc = op_alias_base(rc);
     if (rc.vm == 0) {
         if (rc.obj == MPD_CAP_OBJ_NULL || rc.obj == MPD_CAP_OBJ_NOOP)
             return;

@@ -250,7 +250,8 @@ impl<'a> Checker<'a> {
                     let r = sig.op.clone().unwrap();
                     let k = self.register_sig(&sig.params, &sig.ret, &r.inv);
                     let ty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
-                    V::scalar(format!("mpd_cap_op_of({}, {})", b.c, r.idx), ty)
+                    // as a value, rc.f is the op it names (rc.f = x may have changed it)
+                    V::scalar(format!("mpd_rescap_op({}, {})", b.c, r.idx), ty)
                 }
                 _ => {
                     self.error(name.span, format!("resource {} has no operation `{}`", rn, name.name));
@@ -965,6 +966,38 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// `rc.f = c` for a resource capability variable rc: rc becomes a capability
+    /// whose op f is c (a resource capability is a record of op capabilities).
+    /// None when `base` is not a resource capability (nothing emitted then).
+    fn assign_op_field(&mut self, base: &Expr, name: &ast::Ident, rhs: &Expr, span: Span) -> Option<V> {
+        // the type of base, without emitting its code yet
+        let saved = self.code.out.len();
+        let probe = self.expr(base);
+        self.code.out.truncate(saved);
+        let Ty::Cap(super::types::CapTy::Resource(rn)) = probe.ty else { return None };
+        let b = self.expr(base);
+        let field = match self.res_member(&rn, &name.name) {
+            Some(Sym::Proc(sig)) if sig.op.as_ref().map(|r| r.dims.is_empty()).unwrap_or(false) => sig,
+            _ => {
+                self.error(name.span, format!("resource {} has no operation `{}`", rn, name.name));
+                return Some(V::err());
+            }
+        };
+        if !b.lv {
+            self.error(base.span, "the left side of an assignment must be a variable");
+            return Some(V::err());
+        }
+        let r = field.op.clone().unwrap();
+        let k = self.register_sig(&field.params, &field.ret, &r.inv);
+        let fty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
+        let v = self.expr(rhs);
+        let c = self.scalar_for(&fty, v, span);
+        let t = self.tmp();
+        let p = self.pos(span);
+        self.code.put(&format!("mpd_cap {t} = {c}; {b} = mpd_rescap_with_op({p}, {b}, {i}, {t});", t = t, c = c, b = b.c, p = p, i = r.idx));
+        Some(V::scalar(t, fty))
+    }
+
     /// The C text of `v` as a value of scalar type `to`, or an error.
     pub fn scalar_for(&mut self, to: &Ty, v: V, span: Span) -> String {
         if *to == Ty::Real && v.ty == Ty::Int {
@@ -992,6 +1025,11 @@ impl<'a> Checker<'a> {
     }
 
     fn assign_expr(&mut self, op: AssignOp, lhs: &Expr, rhs: &Expr, span: Span) -> Option<V> {
+        if let (AssignOp::Plain, ExprKind::Field { base, name }) = (op, &lhs.kind) {
+            if let Some(v) = self.assign_op_field(base, name, rhs, span) {
+                return Some(v);
+            }
+        }
         let l = self.expr(lhs);
         if !l.lv && l.ty != Ty::Error {
             self.error(lhs.span, "the left side of an assignment must be a variable");

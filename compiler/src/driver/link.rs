@@ -9,7 +9,8 @@ use std::path::PathBuf;
 pub fn list_limits() {
     println!("MPD runtime limits: none fixed; processes, operations, resources, semaphores and");
     println!("co statements are limited only by memory.  -S n sets the process stack size;");
-    println!("-L n the loop iterations between context switches (default {}).", names::DEFAULT_SLICE);
+    println!("-L n the loop iterations between context switches (default {}); -R n the active", names::DEFAULT_SLICE);
+    println!("resources (default: no limit).");
 }
 
 /// Links the named components; the last resource named is the main one.
@@ -38,7 +39,8 @@ pub fn link(o: &MpdlOpts, optimize: bool) -> i32 {
     };
     let stack = o.limits.iter().rev().find(|(l, _)| *l == 'S').map(|(_, v)| v.clone());
     let slice = o.limits.iter().rev().find(|(l, _)| *l == 'L').map(|(_, v)| v.clone());
-    let stub = names::start_file(&main, stack.as_deref(), slice.as_deref());
+    let max_res = o.limits.iter().rev().find(|(l, _)| *l == 'R').map(|(_, v)| v.clone());
+    let stub = names::start_file(&main, stack.as_deref(), slice.as_deref(), max_res.as_deref());
     if let Err(e) = inter.create() {
         eprintln!("mpdl: {}", e);
         return 1;

@@ -51,11 +51,14 @@ pub fn res_init(comp: &str) -> String {
 /// MPD_SLICE says otherwise.
 pub const DEFAULT_SLICE: u64 = 10_000;
 
-pub fn start_file(main: &str, stack: Option<&str>, slice: Option<&str>) -> String {
+pub fn start_file(main: &str, stack: Option<&str>, slice: Option<&str>, max_res: Option<&str>) -> String {
     let mut stack_line = match stack.and_then(|s| s.trim().parse::<u64>().ok()) {
         Some(n) => format!("    mpd_rt_set_stack_size({});\n", n),
         None => String::new(),
     };
+    if let Some(n) = max_res.and_then(|s| s.trim().parse::<u32>().ok()) {
+        stack_line.push_str(&format!("    mpd_max_resources = {};\n", n));
+    }
     // -L n wins; else MPD_SLICE (read by the runtime); else the default
     stack_line.push_str(&match slice.and_then(|s| s.trim().parse::<u64>().ok()) {
         Some(n) => format!("    mpd_rt_set_slice({});\n", n),
@@ -66,6 +69,7 @@ pub fn start_file(main: &str, stack: Option<&str>, slice: Option<&str>) -> Strin
          #include <stdlib.h>\n\
          #include <mpd/lang.h>\n\
          #include <mpd/rt.h>\n\
+         #include <mpd/ops.h>\n\
          extern void {f}(void *);\n\
          int main(int argc, char **argv) {{\n\
          \x20   mpd_lang_start(argc, argv);\n\

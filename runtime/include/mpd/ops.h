@@ -277,6 +277,15 @@ mpd_cap  mpd_cap_of(mpd_res *self, uint32_t i);
 /* The capability of instance `self` (myresource(), create's result). */
 mpd_cap  mpd_rescap_of(mpd_res *self);
 
+/* rc.f = c (f is op i of the resource): a resource capability is a record
+ * of op capabilities, so the result is a new resource capability whose op i
+ * is c and whose other ops are rc's (an object of alias ops).  Destroying it
+ * destroys the resource rc named. */
+mpd_cap  mpd_rescap_with_op(const char *F, int L, mpd_cap rc, uint32_t i, mpd_cap c);
+/* rc.f as a value: the capability of the op it names (what rc.f = c put
+ * there, else mpd_cap_op_of(rc, i)), so that it compares equal to it. */
+mpd_cap  mpd_rescap_op(mpd_cap rc, uint32_t i);
+
 /* new(op ...), new(sem), new([n] op ...): n dynamic input ops (semaphores if
  * flags has MPD_OP_SEMAPHORE) in a new object of instance `self`; returns
  * the capability of the first (idx 0); element i is mpd_cap_op_of(c, i).
@@ -421,7 +430,8 @@ void mpd_op_V(const char *F, int L, mpd_op *op);
 /* The op table entry (private: generated code only takes its address)     */
 /* ---------------------------------------------------------------------- */
 
-enum { MPD_OPK_NONE = 0, MPD_OPK_PROC, MPD_OPK_INPUT, MPD_OPK_SEM, MPD_OPK_NOOP, MPD_OPK_DEAD };
+enum { MPD_OPK_NONE = 0, MPD_OPK_PROC, MPD_OPK_INPUT, MPD_OPK_SEM, MPD_OPK_NOOP, MPD_OPK_DEAD,
+       MPD_OPK_ALIAS /* stands for another op: q points to its capability */ };
 
 struct mpd_op {
     uint8_t  kind;              /* MPD_OPK_*                                */
