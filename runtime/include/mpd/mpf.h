@@ -23,7 +23,10 @@
  *
  * Deployments (one API):
  *   - in-process: mpf_init / mpf_init_ex with no name; threads of one program
- *     (or MPD lightweight processes, wait = MPF_WAIT_LWP) converse;
+ *     (or MPD lightweight processes, wait = MPF_WAIT_LWP) converse.  An
+ *     MPF_WAIT_LWP instance belongs to the MPD processes of the program: a plain
+ *     thread must not use it (its send could not wake a parked process, and with
+ *     one VP the instance takes no atomic locks at all);
  *   - cross-process: mpf_init_ex with a name creates a POSIX shared-memory
  *     segment (/dev/shm/<name>); other programs join with mpf_attach(name);
  *     children made by fork() after init may use the same handle.  Internal
