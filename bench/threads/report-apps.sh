@@ -69,7 +69,7 @@ FIGS="5:phold:cancel:list of events to be cancelled (Time Warp)
 
 command -v gnuplot >/dev/null || { echo "wrote $R/apps.md (no gnuplot: no plots)"; exit 0; }
 for app in tsp phold; do
-  gnuplot <<GP
+  gnuplot <<GP || echo "(no plot for $app)"
 set terminal png size 640,420
 set output "$R/$app.png"
 set title "$app: execution time (median of $ROUNDS interleaved rounds; dashed: minimum)"
@@ -80,7 +80,7 @@ plot "$R/$app.dat" using 1:2 with linespoints lc 1 title "spin", "" using 1:3 wi
 GP
 done
 echo "$FIGS" | while IFS=: read -r fig app lock what; do
-  gnuplot <<GP
+  gnuplot <<GP || echo "(no figure $fig)"
 set terminal png size 720,640
 set output "$R/profiles/fig$fig-$app-$lock.png"
 set multiplot layout 3,1 title "Figure $fig: contention on $what, $MAXVP VPs"
