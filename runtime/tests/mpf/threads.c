@@ -344,7 +344,9 @@ static void *sender_churner(void *arg)
         /* A private conversation: created, used, deleted by its last close. */
         int g = MUST(mpf_open_send(m, pid, name));
         CHECK(MUST(mpf_open_receive(m, pid, name, round & 1 ? MPF_FCFS : MPF_BROADCAST)) == g);
-        CHECK_RC(mpf_message_send(m, pid, g, &round, sizeof round), 0);
+        int rc;
+        while ((rc = mpf_message_send(m, pid, g, &round, sizeof round)) == -MPF_ENOSPACE) sched_yield(); /* the stream may fill memory */
+        CHECK_RC(rc, 0);
         MUST(mpf_close_send(m, pid, g));
         if (round % 3 == 0) {
             int v = -1;
