@@ -127,6 +127,7 @@ void mpd__switch_out(int post_kind, mpd_proc *pp, mpd_spinlock *lk);
 void mpd__ready(mpd_proc *p);            /* from a VP */
 void mpd__ready_remote(mpd_proc *p);     /* from any thread */
 void mpd__wake_idle_vp(void);
+void mpd__wake_idle_vp_sc(void);     /* after publishing with a seq_cst RMW */
 void mpd__wake_all_idle_vps(void);   /* every sleeping VP: for work pinned to one VP */
 void mpd__proc_start(void *arg);
 void mpd__vp_loop_run(mpd_vp *vp);

@@ -61,10 +61,13 @@ static inline void vp_wake(mpd_vp *vp, mpd_proc *p)
         return;
     }
     p->state = P_READY;
-    mpd_proc *old = atomic_exchange_explicit(&vp->runnext, p, memory_order_acq_rel);
-    if (old)
+    mpd_proc *old = atomic_exchange_explicit(&vp->runnext, p, memory_order_seq_cst);
+    if (old) {
         rq_put(&mpd__fifo_q, old);
-    mpd__wake_idle_vp();
+        mpd__wake_idle_vp();
+    } else {
+        mpd__wake_idle_vp_sc();   /* the seq_cst exchange published p */
+    }
 }
 
 /* The next process this VP should run, or NULL. */
