@@ -271,6 +271,9 @@ static inline void mpd_sem_V(mpd_sem *s)
 }
 /* P without waiting: 1 if it decremented, 0 if the count was not positive. */
 int mpd_sem_tryP(mpd_sem *s);
+/* P that waits at most ms milliseconds: 0 if it decremented, -1 if the time
+ * ran out first (ms <= 0: like tryP).  Waiters stay in FIFO order. */
+int mpd_sem_P_timeout(mpd_sem *s, long ms);
 /* Current count (negative: number of waiters). */
 static inline long mpd_sem_value(mpd_sem *s)
 { return atomic_load_explicit(&s->count, memory_order_relaxed); }
