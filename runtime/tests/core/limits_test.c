@@ -57,7 +57,7 @@ __attribute__((unused)) static void body_nomem(void *arg)
  * limit and must be a clear error; with Linux 6.13 guard regions it works. */
 static mpd_sem live_go, live_done;
 static void live_proc(void *a) { (void)a; mpd_sem_P(&live_go); mpd_sem_V(&live_done); }
-static void body_live(void *arg)
+__attribute__((unused)) static void body_live(void *arg)
 {
     long n = (long)(intptr_t)arg;
     mpd_sem_init(&live_go, 0);
@@ -75,7 +75,7 @@ static void body_live(void *arg)
     printf("live %ld\n", n);
 }
 
-static long read_max_map_count(void)
+__attribute__((unused)) static long read_max_map_count(void)
 {
     long lim = 0;
     FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
@@ -88,7 +88,7 @@ static long read_max_map_count(void)
 }
 
 /* Does the kernel install guard regions (and not just accept the advice)? */
-static int have_guard_regions(void)
+__attribute__((unused)) static int have_guard_regions(void)
 {
     long ps = sysconf(_SC_PAGESIZE);
     char *g = mmap(NULL, (size_t)ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
