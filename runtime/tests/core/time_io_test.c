@@ -1,6 +1,8 @@
 /* time_io_test.c: nap blocks only its caller and wakes in deadline order;
- * age() advances; a blocking call (read on a pipe) lets others run. */
+ * age() advances; a blocking call (read on a pipe) lets others run; idle
+ * VPs sleep in the kernel instead of spinning. */
 #include <errno.h>
+#include <time.h>
 #include "harness.h"
 
 static char order[16];
@@ -54,8 +56,40 @@ static void body(void *arg)
     mpd_rt_set_exit_status(t_failures ? 3 : 0);
 }
 
+static int64_t cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* While the only process naps 500 ms, all 4 VPs are idle.  Spinning VPs
+ * would burn 2 s of CPU (at least ~250 ms even on a machine loaded 8x);
+ * VPs asleep on the futex use a few ms in all (each spins ~10-50 us first). */
+static void body_idle(void *arg)
+{
+    (void)arg;
+    mpd_nap(20);                   /* let the VPs settle */
+    int64_t c0 = cpu_ns(), w0 = mpd_now_ns();
+    mpd_nap(500);
+    int64_t cpu = cpu_ns() - c0, wall = mpd_now_ns() - w0;
+    CHECK(wall >= 500000000);
+    CHECK(cpu < 60000000);
+    if (cpu >= 60000000)
+        fprintf(stderr, "idle VPs used %lld ms of CPU in %lld ms\n", (long long)(cpu / 1000000),
+                (long long)(wall / 1000000));
+    mpd_rt_set_exit_status(t_failures ? 3 : 0);
+}
+
 int main(void)
 {
+    {
+        char *out;
+        int rc = run_child(body_idle, NULL, 4, &out);
+        if (rc) fprintf(stderr, "idle VPs: status %d, output:\n%s\n", rc, out);
+        CHECK_EQ(rc, 0);
+        free(out);
+    }
     for (int nvp = 1; nvp <= 2; nvp++) {
         char *out;
         int rc = run_child(body, NULL, nvp, &out);
