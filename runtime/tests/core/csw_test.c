@@ -69,6 +69,76 @@ BACKEND_TEST(ucontext, mpd_uc_ctx, mpd_uc_ctx_make, mpd_uc_ctx_switch)
 BACKEND_TEST(fcontext, mpd_fc_ctx, mpd_fc_ctx_make, mpd_fc_ctx_switch)
 #endif
 
+/* The callee-saved registers by name, for the backend the runtime uses: the
+ * caller pins known values in them (local register variables), a peer
+ * context fills them with garbage and switches back, and the values must
+ * be intact.  The C test above relies on the compiler's register choice. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__aarch64__))
+#define REGS_TEST 1
+static mpd_ctx rg_main, rg_peer;
+static void rg_peer_entry(void *a)
+{
+    (void)a;
+    for (;;) {
+#if defined(__x86_64__)
+        __asm__ volatile("mov $-1, %%rbx\n\tmov $-2, %%r12\n\tmov $-3, %%r13\n\t"
+                         "mov $-4, %%r14\n\tmov $-5, %%r15"
+                         ::: "rbx", "r12", "r13", "r14", "r15", "memory");
+#else
+        __asm__ volatile("mov x19, #1\n\tmov x20, #2\n\tmov x21, #3\n\tmov x22, #4\n\t"
+                         "mov x23, #5\n\tmov x24, #6\n\tmov x25, #7\n\tmov x26, #8\n\t"
+                         "mov x27, #9\n\tmov x28, #10\n\t"
+                         "fmov d8, xzr\n\tfmov d9, xzr\n\tfmov d10, xzr\n\tfmov d11, xzr\n\t"
+                         "fmov d12, xzr\n\tfmov d13, xzr\n\tfmov d14, xzr\n\tfmov d15, xzr"
+                         ::: "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28",
+                             "d8", "d9", "d10", "d11", "d12", "d13", "d14", "d15", "memory");
+#endif
+        mpd_ctx_switch(&rg_peer, &rg_main);
+    }
+}
+
+static __attribute__((noinline)) void regs_run(void)
+{
+    char *stk = mmap(NULL, STK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    mpd_ctx_make(&rg_peer, stk, STK, rg_peer_entry, NULL);
+    int bad = 0;
+    for (int lap = 0; lap < 3; lap++) {
+#if defined(__x86_64__)
+        register long b __asm__("rbx") = 0x1111 + lap, c __asm__("r12") = 0x2222, d __asm__("r13") = 0x3333,
+                      e __asm__("r14") = 0x4444, g __asm__("r15") = 0x5555;
+        __asm__ volatile("" : "+r"(b), "+r"(c), "+r"(d), "+r"(e), "+r"(g));
+        mpd_ctx_switch(&rg_main, &rg_peer);
+        __asm__ volatile("" : "+r"(b), "+r"(c), "+r"(d), "+r"(e), "+r"(g));
+        bad += b != 0x1111 + lap || c != 0x2222 || d != 0x3333 || e != 0x4444 || g != 0x5555;
+#else
+        register long x19 __asm__("x19") = 19 + lap, x20 __asm__("x20") = 20, x21 __asm__("x21") = 21,
+                      x22 __asm__("x22") = 22, x23 __asm__("x23") = 23, x24 __asm__("x24") = 24,
+                      x25 __asm__("x25") = 25, x26 __asm__("x26") = 26, x27 __asm__("x27") = 27,
+                      x28 __asm__("x28") = 28;
+        register double d8 __asm__("d8") = 8.5, d9 __asm__("d9") = 9.5, d10 __asm__("d10") = 10.5,
+                        d11 __asm__("d11") = 11.5, d12 __asm__("d12") = 12.5, d13 __asm__("d13") = 13.5,
+                        d14 __asm__("d14") = 14.5, d15 __asm__("d15") = 15.5 + lap;
+        __asm__ volatile("" : "+r"(x19), "+r"(x20), "+r"(x21), "+r"(x22), "+r"(x23), "+r"(x24),
+                              "+r"(x25), "+r"(x26), "+r"(x27), "+r"(x28));
+        __asm__ volatile("" : "+w"(d8), "+w"(d9), "+w"(d10), "+w"(d11), "+w"(d12), "+w"(d13),
+                              "+w"(d14), "+w"(d15));
+        mpd_ctx_switch(&rg_main, &rg_peer);
+        __asm__ volatile("" : "+r"(x19), "+r"(x20), "+r"(x21), "+r"(x22), "+r"(x23), "+r"(x24),
+                              "+r"(x25), "+r"(x26), "+r"(x27), "+r"(x28));
+        __asm__ volatile("" : "+w"(d8), "+w"(d9), "+w"(d10), "+w"(d11), "+w"(d12), "+w"(d13),
+                              "+w"(d14), "+w"(d15));
+        bad += x19 != 19 + lap || x20 != 20 || x21 != 21 || x22 != 22 || x23 != 23 || x24 != 24 ||
+               x25 != 25 || x26 != 26 || x27 != 27 || x28 != 28;
+        bad += d8 != 8.5 || d9 != 9.5 || d10 != 10.5 || d11 != 11.5 || d12 != 12.5 ||
+               d13 != 13.5 || d14 != 14.5 || d15 != 15.5 + lap;
+#endif
+    }
+    CHECK_EQ(bad, 0);
+    munmap(stk, STK);
+    printf("  %s: callee-saved registers by name kept\n", MPD_CSW_NAME);
+}
+#endif
+
 int main(void)
 {
 #ifdef MPD_CSW_HAVE_ASM
@@ -77,6 +147,9 @@ int main(void)
     ucontext_run();
 #ifdef MPD_HAVE_FCONTEXT
     fcontext_run();
+#endif
+#ifdef REGS_TEST
+    regs_run();
 #endif
     printf("  runtime uses: %s\n", MPD_CSW_NAME);
     return t_done("csw_test");
