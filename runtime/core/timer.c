@@ -142,9 +142,15 @@ void mpd_nap(long ms)
     }
     mpd_proc *self = proc_self();
     self->wake_ns = mpd_now_ns() + (int64_t)ms * 1000000;
-    if (!mpd__single)
-        mpd_spin_lock(&tlock);
     self->state = P_NAPPING;
-    heap_push(self);
-    mpd__switch_out(mpd__single ? PS_NONE : PS_UNLOCK, NULL, mpd__single ? NULL : &tlock);
+    if (mpd__single) {
+        /* our own timer may fire in pick_next: switch_away handles that */
+        heap_push(self);
+        mpd__switch_out(PS_NONE, NULL, NULL);
+    } else {
+        /* The timer starts once we are off our stack (post-switch PS_TIMED).
+         * Holding the timer lock across the switch instead deadlocked:
+         * pick_next fires due timers, under that same lock. */
+        mpd__switch_out(PS_TIMED, self, NULL);
+    }
 }

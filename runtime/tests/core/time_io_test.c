@@ -2,6 +2,7 @@
  * age() advances; a blocking call (read on a pipe) lets others run; idle
  * VPs sleep in the kernel instead of spinning. */
 #include <errno.h>
+#include <signal.h>
 #include <time.h>
 #include "harness.h"
 
@@ -56,6 +57,38 @@ static void body(void *arg)
     mpd_rt_set_exit_status(t_failures ? 3 : 0);
 }
 
+/* Several VPs: a process naps while another's timer is overdue (both VPs
+ * were busy, nobody fired it).  nap used to hold the timer lock across the
+ * switch, and picking the next process fires due timers under that lock:
+ * the VP deadlocked on itself. */
+static atomic_int b_running;
+static void overdue_napper(void *a) { (void)a; mpd_nap(1); }
+static void busy_ms(void *a)
+{
+    atomic_store(&b_running, 1);
+    int64_t end = mpd_now_ns() + (long)(intptr_t)a * 1000000;
+    while (mpd_now_ns() < end)
+        ;
+}
+static void body_overdue(void *arg)
+{
+    (void)arg;
+    alarm(20);                                /* a hang fails the test */
+    mpd_proc_attr at = MPD_PROC_ATTR_INIT;
+    at.detached = 1;
+    for (int round = 0; round < 3; round++) {
+        atomic_store(&b_running, 0);
+        mpd_proc_create(busy_ms, (void *)(intptr_t)40, &at);   /* the other VP: busy */
+        while (!atomic_load(&b_running))
+            ;
+        mpd_proc_create(overdue_napper, NULL, &at);
+        mpd_yield();                          /* it runs here and naps 1 ms */
+        busy_ms((void *)(intptr_t)20);        /* ... which passes unnoticed */
+        mpd_nap(1);
+    }
+    mpd_rt_set_exit_status(t_failures ? 3 : 0);
+}
+
 static int64_t cpu_ns(void)
 {
     struct timespec ts;
@@ -87,6 +120,11 @@ int main(void)
         char *out;
         int rc = run_child(body_idle, NULL, 4, &out);
         if (rc) fprintf(stderr, "idle VPs: status %d, output:\n%s\n", rc, out);
+        CHECK_EQ(rc, 0);
+        free(out);
+        rc = run_child(body_overdue, NULL, 2, &out);
+        if (rc) fprintf(stderr, "nap with an overdue timer: status %d (%d: killed by SIGALRM, a hang), output:\n%s\n",
+                        rc, 256 + SIGALRM, out);
         CHECK_EQ(rc, 0);
         free(out);
     }
