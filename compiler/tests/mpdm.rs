@@ -55,6 +55,9 @@ fn run(dir: &Path, prog: &str, args: &[&str]) -> Output {
     let path = format!("{}:{}", bin_dir().display(), std::env::var("PATH").unwrap_or_default());
     let mut c = Command::new(prog);
     c.args(args).current_dir(dir).env("PATH", path).env("MPDMOPTS", "").env("MPD_PATH", "");
+    // a make of our own, not a sub-make of `make test`'s: no "Entering
+    // directory" lines (the scratch dir's name contains "mpd")
+    c.env_remove("MAKEFLAGS").env_remove("MFLAGS").env_remove("MAKELEVEL");
     // the runtime library of the build tree, when it has been built
     let build = Path::new(env!("CARGO_MANIFEST_DIR")).join("../build");
     if build.join("lib/libmpdrt.a").exists() {
