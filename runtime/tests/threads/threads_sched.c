@@ -143,10 +143,17 @@ static void main_fn(void *arg) {
     CHECK(restarts > 0);
     /* ...and without the registration, preemption loses updates */
     CHECK_EQ_L(mpd_rasctl((void *)ts_slow_begin, (size_t)(ts_slow_end - ts_slow_begin), MPD_RAS_PURGE), 0);
-    run_preempt(4);
-    printf("preemptive, RAS purged: count %ld/%d, preemptions %lu\n", pcount, 4 * PITERS, npre);
-    CHECK(npre > 0);
-    CHECK(pcount < 4L * PITERS);
+    /* A lost update needs a tick inside the window and another thread
+     * running before the victim resumes: likely per run, not certain on a
+     * loaded machine, so try a few runs. */
+    int lost = 0;
+    for (int tries = 0; tries < 20 && !lost; tries++) {
+        run_preempt(4);
+        printf("preemptive, RAS purged: count %ld/%d, preemptions %lu\n", pcount, 4 * PITERS, npre);
+        CHECK(npre > 0);
+        lost = pcount < 4L * PITERS;
+    }
+    CHECK(lost);
     s.preempt_us = 0;
     mpd_sched_set_attr(0, &s);
 
@@ -166,7 +173,7 @@ static void main_fn(void *arg) {
     s.throttle_ms = 2; s.throttle_policy = fixed_policy;
     mpd_sched_set_attr(0, &s);
     mpd_thread_yield();
-    int64_t end = mpd_now_ns() + 20000000;
+    int64_t end = mpd_now_ns() + 2000000000; /* generous: the loop ends as soon as the policy ran */
     while (mpd_now_ns() < end && mpd_throttle_window(0) != 42) mpd_throttle_ok();
     CHECK_EQ_L(mpd_throttle_window(0), 42);
     CHECK(policy_saw_commits == 2);
