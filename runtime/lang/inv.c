@@ -296,23 +296,6 @@ void mpd_invoke(const char *F, int L, mpd_cap c, mpd_invb *ib, int kind)
         mpd_send_op(F, L, op, ib);
 }
 
-void mpd_call(const char *F, int L, mpd_cap c, mpd_invb *ib)
-{
-    /* fast path: a live local object, a direct proc */
-    if (__builtin_expect(c.vm == 1, 1)) {
-        mpd_res *r = obj_lookup(c.obj);
-        if (__builtin_expect(r && c.idx < r->nops, 1)) {
-            mpd_op *op = &r->ops[c.idx];
-            if (op_kind(op) == MPD_OPK_PROC && (op_flags(op) & (MPD_OP_DIRECT | MPD_OP_SENDONLY)) == MPD_OP_DIRECT) {
-                ib->kind = MPD_INV_CALL;
-                op->fn(op->owner, ib);
-                return;
-            }
-        }
-    }
-    mpd_invoke(F, L, c, ib, MPD_INV_CALL);
-}
-
 void mpd_send(const char *F, int L, mpd_cap c, mpd_invb *ib)
 {
     mpd_invoke(F, L, c, ib, MPD_INV_SEND);

@@ -148,19 +148,13 @@ enum { RES_INIT = 1, RES_ALIVE, RES_FINAL, RES_DEAD };
 static inline resrt *res_rt(mpd_res *r) { return (resrt *)r->rt; }
 static inline opq *op_queue(mpd_op *op) { return (opq *)op->q; }
 
-/* opobj.c: the object table.  Two levels so that lookups never race with
- * growth: a fixed top array of chunk pointers; chunks are allocated once and
- * never move. */
-#define CHUNK_BITS 10
-#define CHUNK      (1u << CHUNK_BITS)
-#define TOP        4096u
-typedef struct slotent {
-    _Atomic uint32_t gen;           /* generation of the live object */
-    _Atomic(mpd_res *) res;
-    const mpd_respat *lastpat;      /* for "destroy ... no longer exists" */
-    uint32_t nextfree;
-} slotent;
-extern _Atomic(slotent *) obj_top[TOP];
+/* opobj.c: the object table (its layout and lookup are in mpd/ops.h, for
+ * the inline call fast path). */
+#define CHUNK_BITS MPD__OBJ_CHUNK_BITS
+#define CHUNK      MPD__OBJ_CHUNK
+#define TOP        MPD__OBJ_TOP
+typedef mpd__slotent slotent;
+#define obj_top mpd__obj_top
 
 static inline slotent *obj_slot(uint32_t s)
 {
@@ -168,16 +162,7 @@ static inline slotent *obj_slot(uint32_t s)
     return c ? &c[s & (CHUNK - 1)] : NULL;
 }
 /* The live object with this id, or NULL. */
-static inline mpd_res *obj_lookup(uint64_t id)
-{
-    uint32_t s = (uint32_t)id, g = (uint32_t)(id >> 32);
-    if (s == 0 || s >= TOP * CHUNK)
-        return NULL;
-    slotent *e = obj_slot(s);
-    if (!e || atomic_load_explicit(&e->gen, memory_order_acquire) != g)
-        return NULL;
-    return atomic_load_explicit(&e->res, memory_order_relaxed);
-}
+static inline mpd_res *obj_lookup(uint64_t id) { return mpd__obj_lookup(id); }
 
 mpd_res  *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *parent);
 

@@ -22,7 +22,7 @@ void *mpd_tmp_alloc(mpd_tmp **list, size_t n) {
     return t + 1;
 }
 
-void mpd_tmp_free(mpd_tmp **list) {
+void mpd__tmp_free_list(mpd_tmp **list) {
     mpd_tmp *t = *list;
     while (t) {
         mpd_tmp *n = t->next;

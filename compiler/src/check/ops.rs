@@ -8,6 +8,10 @@ use crate::emit::names;
 use crate::syntax::ast::{self, Expr, ExprKind, ParamMode, Span};
 use std::rc::Rc;
 
+/// Invocation blocks up to this many bytes of parameters live on the invoker's
+/// stack (process stacks are 256 KiB by default); bigger ones on the heap.
+const INV_STACK_MAX: usize = 1024;
+
 /// How an op of this component is implemented (decided when the component ends).
 #[derive(Clone, Debug)]
 pub struct OpEntry {
@@ -602,8 +606,28 @@ impl<'a> Checker<'a> {
                 offs.push((i, o, None));
             }
         }
-        let t = self.t();
-        self.code.put(&format!("struct {inv} *{b} = mpd_tmp_alloc({t}, {sz}); {b}->h.size = (uint32_t){sz};", inv = r.inv, b = b, t = t, sz = sz));
+        // A block of static size lives on the invoker's stack: the runtime copies
+        // it whenever it must outlive the statement (send, co, forward, create,
+        // a proc that gets a process), so only its size is a concern.
+        let static_size: Option<usize> = if offs.is_empty() {
+            sig.params.iter().map(|p| self.types.size_of(&p.ty)).chain(std::iter::once(match sig.ret {
+                Ty::Void => Some(0),
+                ref t => self.types.size_of(t),
+            })).sum()
+        } else {
+            None
+        };
+        if static_size.map_or(false, |n| n <= INV_STACK_MAX) {
+            // the runtime sets every header field it reads except `size`;
+            // the parameters start zeroed, as on the heap
+            self.code.put(&format!(
+                "struct {inv} {b}s, *{b} = &{b}s; {b}s.h.size = (uint32_t){sz}; memset((char *){b} + sizeof(mpd_invb), 0, {sz} - sizeof(mpd_invb));",
+                inv = r.inv, b = b, sz = sz
+            ));
+        } else {
+            let t = self.t();
+            self.code.put(&format!("struct {inv} *{b} = mpd_tmp_alloc({t}, {sz}); {b}->h.size = (uint32_t){sz};", inv = r.inv, b = b, t = t, sz = sz));
+        }
         for (i, o, view) in &offs {
             self.code.put(&format!("{}->p{}_off = (uint32_t){};", b, i, o));
             let dst = format!("((char *){} + {})", b, o);

@@ -34,7 +34,13 @@ extern "C" {
 /* ---- temporaries ---------------------------------------------------- */
 typedef struct mpd_tmp mpd_tmp;
 void *mpd_tmp_alloc(mpd_tmp **list, size_t n);      /* zeroed, 16-aligned */
-void mpd_tmp_free(mpd_tmp **list);
+void mpd__tmp_free_list(mpd_tmp **list);
+/* Frees the statement's temporaries; inline because most statements made none. */
+static inline void mpd_tmp_free(mpd_tmp **list)
+{
+    if (__builtin_expect(*list != 0, 0))
+        mpd__tmp_free_list(list);
+}
 void *mpd_blob_new(size_t n);                       /* zeroed heap blob */
 void mpd_blob_free(void *p);
 

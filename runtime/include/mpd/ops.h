@@ -46,6 +46,7 @@
 #ifndef MPD_OPS_H
 #define MPD_OPS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -311,8 +312,9 @@ static inline uint32_t mpd_op_index(const char *F, int L, long i, long lo, long 
 /* ---------------------------------------------------------------------- */
 
 /* call c(args): returns when the invocation has been serviced (or replied
- * to); results are in `ib`.  noop: returns at once.  null: aborts. */
-void mpd_call(const char *F, int L, mpd_cap c, mpd_invb *ib);
+ * to); results are in `ib`.  noop: returns at once.  null: aborts.
+ * (Inline, below: a call of a direct proc is a table lookup and a C call.) */
+static inline void mpd_call(const char *F, int L, mpd_cap c, mpd_invb *ib);
 /* send c(args): never blocks; `ib` may be reused as soon as it returns. */
 void mpd_send(const char *F, int L, mpd_cap c, mpd_invb *ib);
 /* call or send by kind (MPD_INV_CALL / MPD_INV_SEND): the one entry point. */
@@ -443,6 +445,58 @@ struct mpd_op {
     mpd_procfn fn;              /* procs                                    */
     void    *q;                 /* input ops: its queue; sem ops: the sem   */
 };
+
+/* ---------------------------------------------------------------------- */
+/* Private: the object table and the inline call fast path                 */
+/* ---------------------------------------------------------------------- */
+
+/* Two levels, so lookups never race with growth: a fixed top array of chunk
+ * pointers; chunks are allocated once and never move (lang/opobj.c). */
+#define MPD__OBJ_CHUNK_BITS 10
+#define MPD__OBJ_CHUNK      (1u << MPD__OBJ_CHUNK_BITS)
+#define MPD__OBJ_TOP        4096u
+typedef struct mpd__slotent {
+    _Atomic uint32_t gen;           /* generation of the live object */
+    _Atomic(mpd_res *) res;
+    const mpd_respat *lastpat;      /* for "destroy ... no longer exists" */
+    uint32_t nextfree;
+} mpd__slotent;
+extern _Atomic(mpd__slotent *) mpd__obj_top[MPD__OBJ_TOP];
+
+/* The live object with this id, or NULL. */
+static inline mpd_res *mpd__obj_lookup(uint64_t id)
+{
+    uint32_t s = (uint32_t)id, g = (uint32_t)(id >> 32);
+    if (__builtin_expect(s == 0 || s >= MPD__OBJ_TOP * MPD__OBJ_CHUNK, 0))
+        return NULL;
+    mpd__slotent *c = atomic_load_explicit(&mpd__obj_top[s >> MPD__OBJ_CHUNK_BITS], memory_order_acquire);
+    if (__builtin_expect(!c, 0))
+        return NULL;
+    mpd__slotent *e = &c[s & (MPD__OBJ_CHUNK - 1)];
+    if (atomic_load_explicit(&e->gen, memory_order_acquire) != g)
+        return NULL;
+    return atomic_load_explicit(&e->res, memory_order_relaxed);
+}
+
+static inline void mpd_call(const char *F, int L, mpd_cap c, mpd_invb *ib)
+{
+    /* fast path: a live local object, a direct proc */
+    if (__builtin_expect(c.vm == 1, 1)) {
+        mpd_res *r = mpd__obj_lookup(c.obj);
+        if (__builtin_expect(r && c.idx < r->nops, 1)) {
+            mpd_op *op = &r->ops[c.idx];
+            /* relaxed atomic loads (plain loads): another VP may kill the op */
+            if (__builtin_expect(__atomic_load_n(&op->kind, __ATOMIC_RELAXED) == MPD_OPK_PROC &&
+                                 (__atomic_load_n(&op->flags, __ATOMIC_RELAXED) &
+                                  (MPD_OP_DIRECT | MPD_OP_SENDONLY)) == MPD_OP_DIRECT, 1)) {
+                ib->kind = MPD_INV_CALL;
+                op->fn(op->owner, ib);
+                return;
+            }
+        }
+    }
+    mpd_invoke(F, L, c, ib, MPD_INV_CALL);
+}
 
 #ifdef __cplusplus
 }
