@@ -2,7 +2,7 @@
  *
  * Each row does what the MPD program in ../shared/mpd-vsuite/timings/<dir>
  * does, the way the compiler's generated code will do it, and reports the
- * median over TRIALS runs.  This measures the runtime ABI, not the
+ * best of TRIALS runs.  This measures the runtime ABI, not the
  * compiler: the MPD timing suite itself is run by run.sh once mpd compiles
  * it.  A "plain C" column shows the same work without the runtime for the
  * rows that involve no context switch.
@@ -126,6 +126,15 @@ static double c_loop(long n)
 }
 
 static double b_locall(long n)      /* a direct C call, as the compiler emits */
+{
+    struct inv_none b = { .h.size = sizeof b };
+    start();
+    for (long i = 0; i < n; i++)
+        c_dummy(bres, &b.h);
+    return per(n);
+}
+
+static double c_locall(long n)      /* the same: a call of an empty function */
 {
     struct inv_none b = { .h.size = sizeof b };
     start();
@@ -262,6 +271,41 @@ static double b_asynch(long n)
     return per(n);
 }
 
+/* plain C asynchronous send/receive: a 16-byte message appended to a FIFO
+ * and taken off it again, by out-of-line functions (as a library would) */
+typedef struct cmsg { struct cmsg *next; long a; } cmsg;
+typedef struct cfifo { cmsg *head, *tail; } cfifo;
+__attribute__((noinline)) static void c_put(cfifo *q, cmsg *m)
+{
+    m->next = NULL;
+    if (q->tail)
+        q->tail->next = m;
+    else
+        q->head = m;
+    q->tail = m;
+}
+__attribute__((noinline)) static cmsg *c_get(cfifo *q)
+{
+    cmsg *m = q->head;
+    if (m && !(q->head = m->next))
+        q->tail = NULL;
+    return m;
+}
+static double c_asynch(long n)
+{
+    cfifo q = { NULL, NULL };
+    cmsg m = { NULL, 0 };
+    long sum = 0;
+    start();
+    for (long i = 0; i < n; i++) {
+        m.a = i;
+        c_put(&q, &m);
+        sum += c_get(&q)->a;
+    }
+    __asm__ volatile("" :: "r"(sum));
+    return per(n);
+}
+
 static double b_msgcsw(long n)      /* n switches */
 {
     B *b = (B *)bres;
@@ -305,7 +349,7 @@ typedef struct row {
 
 static const row rows[] = {
     { "loop",    "loop control overhead",                  20000000, b_loop,    c_loop,   2,   0 },
-    { "locall",  "local call, optimized",                  10000000, b_locall,  NULL,     11,  0 },
+    { "locall",  "local call, optimized",                  10000000, b_locall,  c_locall, 11,  0 },
     { "ircall",  "interresource call, no new process",     5000000,  b_ircall,  c_ircall, 270, 0 },
     { "irnew",   "interresource call, new process",        300000,   b_irnew,   NULL,     650, 1 },
     { "pcreate", "process create/destroy",                 300000,   b_pcreate, NULL,     540, 1 },
@@ -313,7 +357,7 @@ static const row rows[] = {
     { "semV",    "semaphore V only",                       10000000, b_semV,    c_semV,   8,   0 },
     { "sems",    "semaphore pair",                         10000000, b_sems,    c_sems,   19,  0 },
     { "semcsw",  "semaphore requiring context switch",     2000000,  b_semcsw,  NULL,     110, 1 },
-    { "asynch",  "asynchronous send/receive",              2000000,  b_asynch,  NULL,     300, 0 },
+    { "asynch",  "asynchronous send/receive",              2000000,  b_asynch,  c_asynch, 300, 0 },
     { "msgcsw",  "message passing requiring context switch", 1000000, b_msgcsw, NULL,     400, 1 },
     { "rend",    "rendezvous",                             1000000,  b_rend,    NULL,     600, 1 },
 };
@@ -325,7 +369,7 @@ static int cmpd(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double median(bench_fn fn, long n)
+static double best(bench_fn fn, long n)
 {
     double v[64];
     int t = trials < 64 ? trials : 64;
@@ -333,7 +377,7 @@ static double median(bench_fn fn, long n)
     for (int i = 0; i < t; i++)
         v[i] = fn(n);
     qsort(v, (size_t)t, sizeof v[0], cmpd);
-    return v[t / 2];
+    return v[0];
 }
 
 static const char *only;
@@ -350,10 +394,10 @@ static void run(void *arg)
         long n = (long)((double)r->iters * scale);
         if (n < 10)
             n = 10;
-        double ns = median(r->fn, n);
+        double ns = best(r->fn, n);
         char cbuf[32] = "-";
         if (r->cfn)
-            snprintf(cbuf, sizeof cbuf, "%.2f", median(r->cfn, n));
+            snprintf(cbuf, sizeof cbuf, "%.2f", best(r->cfn, n));
         printf("%-8s %-42s %10.2f %10s %10.0f\n", r->dir, r->descr, ns, cbuf, r->p4);
         fflush(stdout);
     }

@@ -56,15 +56,14 @@ static mpd_op *single_op(const mpd_in *in)
     return NULL;
 }
 
-static void w_append(opcls *c, inwait *w)
+/* Register w at the end of the op list `own` (NULL: the class's list). */
+static void w_link(opcls *c, inwait *w, opq *own)
 {
-    mpd_op *op = single_op(w->in);
     inwait **first = &c->wfirst, **last = &c->wlast;
-    w->own = NULL;
-    if (op && op_kind(op) == MPD_OPK_INPUT) {
-        w->own = op_queue(op);
-        first = &w->own->wfirst;
-        last = &w->own->wlast;
+    w->own = own;
+    if (own) {
+        first = &own->wfirst;
+        last = &own->wlast;
     }
     w->ticket = ++c->ticket;
     w->next = NULL;
@@ -75,6 +74,18 @@ static void w_append(opcls *c, inwait *w)
         *first = w;
     *last = w;
     w->queued = 1;
+}
+
+static void w_append(opcls *c, inwait *w)
+{
+    mpd_op *op = single_op(w->in);
+    w_link(c, w, op && op_kind(op) == MPD_OPK_INPUT ? op_queue(op) : NULL);
+}
+
+/* A P waiting on semaphore op q alone. */
+static void w_append_own(opcls *c, inwait *w, opq *q)
+{
+    w_link(c, w, q);
 }
 
 static void w_unlink(opcls *c, inwait *w)
@@ -215,6 +226,16 @@ void in_token(mpd_op *op)
         return;
     }
     c->seq++;
+    inwait *w = q->wfirst;
+    if (w && !c->wfirst) {              /* the common case: a P waits */
+        mpd_proc *p = w->proc;
+        w_unlink(c, w);
+        w->got = &in_semblk;
+        w->arm = w->k = 0;
+        opk_release(&c->lk);
+        mpd_unpark(p);
+        return;
+    }
     if (!(c->wfirst || q->wfirst) || !handoff(c, op, &in_semblk, 0, &wl)) {
         __atomic_store_n(&q->count, q->count + 1, __ATOMIC_RELAXED);
         c->gen++;
@@ -726,7 +747,7 @@ void in_purge(mpd_op *op)
 
 /* ---- semaphore-style P and V on any op ---------------------------------- */
 
-void mpd_op_P(const char *F, int L, mpd_op *op)
+void mpd__op_P_slow(const char *F, int L, mpd_op *op)
 {
     if (op_kind(op) == MPD_OPK_INPUT && op_counted(op)) {     /* a semaphore */
         opq *q = op_queue(op);
@@ -737,16 +758,16 @@ void mpd_op_P(const char *F, int L, mpd_op *op)
                 opk_release(&c->lk);
                 return;
             }
-            mpd_op *ops[1] = { op };
-            mpd_arm arm = { ops, 1, 0, 0, 0, 0 };
-            mpd_in in = { &arm, 1, 0, NULL, NULL, NULL, 0, 0 };
+            /* wait in the op's own list; a V hands over its token (in_token) */
             inwait w;
             w.got = NULL;
             w.rescan = 0;
+            w.in = NULL;            /* own-list waiters are never examined */
             w.proc = mpd_self();
-            w.in = &in;
-            w_append(c, &w);
-            opk_park_waiter(&c->lk, F, L);  /* woken with a token */
+            w_append_own(c, &w, q);
+            opk_park_waiter(&c->lk, F, L);
+            /* a token; or, if the op became a queue meanwhile, a block */
+            mpd_in_done(w.got);
             return;
         }
         opk_release(&c->lk);
@@ -754,7 +775,7 @@ void mpd_op_P(const char *F, int L, mpd_op *op)
     mpd_in_done(mpd_receive_op(F, L, op));
 }
 
-void mpd_op_V(const char *F, int L, mpd_op *op)
+void mpd__op_V_slow(const char *F, int L, mpd_op *op)
 {
     if (op_kind(op) == MPD_OPK_INPUT && op_counted(op)) {
         in_token(op);

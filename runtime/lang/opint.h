@@ -48,7 +48,7 @@ typedef struct opk_parker {
 /* internal op flag */
 enum {
     MPD_OPF_DYNAMIC = 0x80,     /* new(op): may be destroyed              */
-    MPD_OPF_COUNTED = 0x40,     /* semaphore: the queue is just a count   */
+    MPD_OPF_COUNTED = MPD__OPF_COUNTED, /* semaphore: the queue is just a count */
 };
 /* An op's kind and flags change while other VPs may be using it (op_kill
  * makes it DEAD, in_uncount_op clears COUNTED): read them with relaxed
@@ -75,11 +75,15 @@ struct oproc;
 
 /* The queue of an input op. */
 typedef struct opq {
-    mpd_invb *head, *tail;
-    uint32_t  count;        /* ?op */
-    opcls    *cls;
+    uint32_t  count;        /* ?op (a semaphore's value)           */
+    uint32_t  _pad;
     inwait   *wfirst, *wlast;   /* receivers waiting on this op alone */
+    mpd_invb *head, *tail;
+    opcls    *cls;
 } opq;
+/* count and wfirst are read by the inline P/V of mpd/ops.h */
+_Static_assert(offsetof(opq, count) == offsetof(struct mpd__opq_hot, count), "opq layout");
+_Static_assert(offsetof(opq, wfirst) == offsetof(struct mpd__opq_hot, wfirst), "opq layout");
 
 struct opcls {
     opk_lock  lk;

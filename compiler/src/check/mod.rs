@@ -163,6 +163,13 @@ pub struct Checker<'a> {
     index_types: HashMap<String, Ty>,
     /// While issuing an arm of a co statement: (co variable, arm, instance index).
     co_issue: Option<(String, u32, String)>,
+    /// Input ops (first index) without parameters or result: semaphores at run
+    /// time (mpd_op_sem) unless an input statement needs their queue.
+    pub(crate) plain_ops: std::collections::HashSet<u32>,
+    /// Ops named by an `in` with several ops or st/by: they keep a real queue
+    /// (arrival order across ops); `queue_all`: such an `in` names a capability.
+    pub(crate) queue_ops: std::collections::HashSet<u32>,
+    pub(crate) queue_all: bool,
 }
 
 #[derive(Clone)]
@@ -213,6 +220,9 @@ impl<'a> Checker<'a> {
             create_issue: None,
             create_on: None,
             lenient: false,
+            plain_ops: Default::default(),
+            queue_ops: Default::default(),
+            queue_all: false,
         }
     }
 
@@ -473,6 +483,11 @@ impl<'a> Checker<'a> {
                     o.name,
                     if o.flags.is_empty() { "0" } else { &o.flags }
                 )),
+                // parameterless input ops whose queue no input statement needs
+                // cost what a semaphore costs (they stay fully general at run time)
+                None if self.plain_ops.contains(&o.idx) && !self.queue_all && !self.queue_ops.contains(&o.idx) => {
+                    decls.push_str(&format!("    mpd_op_sem(mpd_F, 0, &self->h, {}, {}, 0);\n", o.idx, o.n))
+                }
                 None => decls.push_str(&format!("    mpd_op_input(&self->h, {}, {}, 0);\n", o.idx, o.n)),
             }
         }

@@ -108,6 +108,9 @@ impl<'a> Checker<'a> {
             self.nops += cnt;
             let proc_impl = self.proc_names.contains(&n.name.name);
             self.ops.push(OpEntry { name: n.name.name.clone(), idx, n: cnt, procfn: None, sem: false, flags: String::new() });
+            if params.is_empty() && ret == Ty::Void {
+                self.plain_ops.insert(idx);
+            }
             let sig = ProcSig {
                 name: n.name.name.clone(),
                 cname: names::proc_fn(&self.comp, &n.name.name),

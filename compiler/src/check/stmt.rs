@@ -225,6 +225,19 @@ impl<'a> Checker<'a> {
             self.code.close("}");
             return;
         }
+        // ops of a statement that picks the oldest among several ops, or looks
+        // at the invocations (st/by), need their queues
+        let several = ins.arms.len() > 1 || ins.arms.iter().any(|a| !a.quants.is_empty() || a.st.is_some() || a.by.is_some());
+        if several {
+            for a in &arms {
+                match a.sig.op.as_ref() {
+                    Some(r) if r.owner == self.comp && r.local.is_none() => {
+                        self.queue_ops.insert(r.idx);
+                    }
+                    _ => self.queue_all = true,
+                }
+            }
+        }
         // st and by callbacks
         let id = self.fresh;
         self.fresh += 1;

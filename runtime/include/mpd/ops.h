@@ -424,9 +424,10 @@ void      mpd_co_end(mpd_co *co);
 /* ---------------------------------------------------------------------- */
 
 /* P(s) and V(s) on an op declared with mpd_op_sem (or on any parameterless
- * input op: V = send, P = receive and done). */
-void mpd_op_P(const char *F, int L, mpd_op *op);
-void mpd_op_V(const char *F, int L, mpd_op *op);
+ * input op: V = send, P = receive and done).  Inline, below: on one VP a P
+ * that finds a unit and a V that finds no waiter touch one counter. */
+static inline void mpd_op_P(const char *F, int L, mpd_op *op);
+static inline void mpd_op_V(const char *F, int L, mpd_op *op);
 
 /* ---------------------------------------------------------------------- */
 /* The op table entry (private: generated code only takes its address)     */
@@ -496,6 +497,46 @@ static inline void mpd_call(const char *F, int L, mpd_cap c, mpd_invb *ib)
         }
     }
     mpd_invoke(F, L, c, ib, MPD_INV_CALL);
+}
+
+/* The start of an input op's queue (lang/opint.h, struct opq). */
+struct mpd__opq_hot {
+    uint32_t count;                 /* pending invocations; a semaphore's value */
+    uint32_t _pad;
+    void    *wfirst;                /* processes waiting on this op alone */
+};
+#define MPD__OPF_COUNTED 0x40       /* op flag: the queue is just a count */
+extern int mpd__single;             /* mpd/rt.h: one VP */
+void mpd__op_P_slow(const char *F, int L, mpd_op *op);
+void mpd__op_V_slow(const char *F, int L, mpd_op *op);
+
+static inline int mpd__op_is_sem(const mpd_op *op)
+{
+    return op->kind == MPD_OPK_INPUT && (op->flags & MPD__OPF_COUNTED);
+}
+
+static inline void mpd_op_P(const char *F, int L, mpd_op *op)
+{
+    if (__builtin_expect(mpd__single && mpd__op_is_sem(op), 1)) {
+        struct mpd__opq_hot *q = (struct mpd__opq_hot *)op->q;
+        if (__builtin_expect(q->count != 0, 1)) {
+            q->count--;
+            return;
+        }
+    }
+    mpd__op_P_slow(F, L, op);
+}
+
+static inline void mpd_op_V(const char *F, int L, mpd_op *op)
+{
+    if (__builtin_expect(mpd__single && mpd__op_is_sem(op), 1)) {
+        struct mpd__opq_hot *q = (struct mpd__opq_hot *)op->q;
+        if (__builtin_expect(!q->wfirst, 1)) {
+            q->count++;
+            return;
+        }
+    }
+    mpd__op_V_slow(F, L, op);
 }
 
 #ifdef __cplusplus
