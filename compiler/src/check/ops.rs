@@ -749,7 +749,21 @@ impl<'a> Checker<'a> {
             }
             return V::scalar("0".into(), Ty::Void);
         }
+        // `send op()` of a parameterless op known statically is V (mpd_op_V
+        // sends when the op is not a semaphore at run time)
+        if send && args.is_empty() && sig.params.is_empty() && sig.ret == Ty::Void && self.plain_issue() {
+            if let Target::Op(op) = &target {
+                let p = self.pos(e.span);
+                self.code.put(&format!("mpd_op_V({}, {});", p, op));
+                return V::scalar("0".into(), Ty::Void);
+            }
+        }
         self.invoke_block(&sig, target, args, send, e.span)
+    }
+
+    /// Not inside a co arm, forward or create: an invocation stands alone.
+    fn plain_issue(&self) -> bool {
+        self.co_issue.is_none() && self.fwd_issue.is_none() && self.create_issue.is_none()
     }
 
     /// `receive op(v1, ...)`.
@@ -769,7 +783,9 @@ impl<'a> Checker<'a> {
             self.error(e.span, format!("`{}` has {} parameters, not {}", sig.name, sig.params.len(), args.len()));
             return;
         }
-        if r.sem {
+        // receive of a parameterless op is P (mpd_op_P receives and completes
+        // the invocation when the op is not a semaphore at run time)
+        if r.sem || (sig.params.is_empty() && sig.ret == Ty::Void) {
             self.code.put(&format!("mpd_op_P({}, {});", p, op));
             return;
         }
