@@ -254,7 +254,7 @@ static void uncount1(opcls *c, mpd_op *op)
         return;
     opq *q = op_queue(op);
     uint32_t n = q->count;
-    __atomic_fetch_and(&op->flags, (uint8_t)~MPD_OPF_COUNTED, __ATOMIC_RELEASE);
+    __atomic_fetch_and(&op->flags, (uint8_t)~(MPD_OPF_COUNTED | MPD_OPF_SEM1), __ATOMIC_RELEASE);
     __atomic_store_n(&q->count, 0, __ATOMIC_RELAXED);
     for (uint32_t i = 0; i < n; i++) {
         mpd_invb *b = token_block();
@@ -767,7 +767,8 @@ void mpd__op_P_slow(const char *F, int L, mpd_op *op)
             w_append_own(c, &w, q);
             opk_park_waiter(&c->lk, F, L);
             /* a token; or, if the op became a queue meanwhile, a block */
-            mpd_in_done(w.got);
+            if (w.got != &in_semblk)
+                mpd_in_done(w.got);
             return;
         }
         opk_release(&c->lk);

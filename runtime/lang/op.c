@@ -60,6 +60,8 @@ void mpd_op_sem(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, lon
     for (uint32_t j = 0; j < n; j++) {
         mpd_op *op = &self->ops[i + j];
         op->flags |= MPD_OPF_COUNTED;
+        if (mpd_rt_single())        /* the inline P/V may touch it unlocked */
+            op->flags |= MPD_OPF_SEM1;
         op_queue(op)->count = (uint32_t)init;
     }
 }
@@ -74,6 +76,7 @@ mpd_res *mpd_ops_local(mpd_res *self, uint32_t nops)
 static void op_kill(mpd_op *op)
 {
     uint8_t k = op_kind(op);
+    __atomic_fetch_and(&op->flags, (uint8_t)~MPD_OPF_SEM1, __ATOMIC_RELEASE);
     __atomic_store_n(&op->kind, MPD_OPK_DEAD, __ATOMIC_RELEASE);
     if (k == MPD_OPK_INPUT)
         in_purge(op);

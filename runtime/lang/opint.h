@@ -49,6 +49,8 @@ typedef struct opk_parker {
 enum {
     MPD_OPF_DYNAMIC = 0x80,     /* new(op): may be destroyed              */
     MPD_OPF_COUNTED = MPD__OPF_COUNTED, /* semaphore: the queue is just a count */
+    MPD_OPF_SEM1    = MPD__OPF_SEM1,    /* ... and one VP: the inline P/V of
+                                           mpd/ops.h may use the count */
 };
 /* An op's kind and flags change while other VPs may be using it (op_kill
  * makes it DEAD, in_uncount_op clears COUNTED): read them with relaxed

@@ -506,18 +506,21 @@ struct mpd__opq_hot {
     void    *wfirst;                /* processes waiting on this op alone */
 };
 #define MPD__OPF_COUNTED 0x40       /* op flag: the queue is just a count */
-extern int mpd__single;             /* mpd/rt.h: one VP */
+#define MPD__OPF_SEM1    0x20       /* op flag: counted, live, and the program
+                                       has one VP (set when declared, cleared
+                                       when it becomes a queue or dies) */
 void mpd__op_P_slow(const char *F, int L, mpd_op *op);
 void mpd__op_V_slow(const char *F, int L, mpd_op *op);
 
+/* One flag test: the program's VP count is fixed before any op exists. */
 static inline int mpd__op_is_sem(const mpd_op *op)
 {
-    return op->kind == MPD_OPK_INPUT && (op->flags & MPD__OPF_COUNTED);
+    return __atomic_load_n(&op->flags, __ATOMIC_RELAXED) & MPD__OPF_SEM1;
 }
 
 static inline void mpd_op_P(const char *F, int L, mpd_op *op)
 {
-    if (__builtin_expect(mpd__single && mpd__op_is_sem(op), 1)) {
+    if (__builtin_expect(mpd__op_is_sem(op), 1)) {
         struct mpd__opq_hot *q = (struct mpd__opq_hot *)op->q;
         if (__builtin_expect(q->count != 0, 1)) {
             q->count--;
@@ -529,7 +532,7 @@ static inline void mpd_op_P(const char *F, int L, mpd_op *op)
 
 static inline void mpd_op_V(const char *F, int L, mpd_op *op)
 {
-    if (__builtin_expect(mpd__single && mpd__op_is_sem(op), 1)) {
+    if (__builtin_expect(mpd__op_is_sem(op), 1)) {
         struct mpd__opq_hot *q = (struct mpd__opq_hot *)op->q;
         if (__builtin_expect(!q->wfirst, 1)) {
             q->count++;
