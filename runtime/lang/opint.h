@@ -156,17 +156,8 @@ static inline opq *op_queue(mpd_op *op) { return (opq *)op->q; }
 
 /* opobj.c: the object table (its layout and lookup are in mpd/ops.h, for
  * the inline call fast path). */
-#define CHUNK_BITS MPD__OBJ_CHUNK_BITS
-#define CHUNK      MPD__OBJ_CHUNK
-#define TOP        MPD__OBJ_TOP
 typedef mpd__slotent slotent;
-#define obj_top mpd__obj_top
 
-static inline slotent *obj_slot(uint32_t s)
-{
-    slotent *c = atomic_load_explicit(&obj_top[s >> CHUNK_BITS], memory_order_acquire);
-    return c ? &c[s & (CHUNK - 1)] : NULL;
-}
 /* The live object with this id, or NULL. */
 static inline mpd_res *obj_lookup(uint64_t id) { return mpd__obj_lookup(id); }
 

@@ -1,5 +1,6 @@
 /* opobj.c: the object table -- capabilities name objects by (slot, generation), never by pointer. */
 #include <stdio.h>
+#include <sys/mman.h>
 #include "opint.h"
 
 static opk_lock tablk = OPK_LOCK_INIT;
@@ -13,9 +14,14 @@ const mpd_cap mpd_cap_noop = MPD_CAP_NOOP_INIT;
 
 const mpd_respat obj_localpat = { "local ops", sizeof(mpd_res), 0, 0, 0, 0, 0 };
 
-_Atomic(slotent *) obj_top[TOP];
+_Atomic(slotent *) mpd__obj_tab;
 
-static slotent *slot_ent(uint32_t slot) { return obj_slot(slot); }
+/* The table is reserved whole (address space only: pages are touched as
+ * slots are used), so it never moves and lookups need no lock. */
+static slotent *slot_ent(uint32_t slot)
+{
+    return &atomic_load_explicit(&mpd__obj_tab, memory_order_relaxed)[slot];
+}
 
 static uint32_t slot_take(void)
 {
@@ -25,16 +31,16 @@ static uint32_t slot_take(void)
         freelist = slot_ent(s)->nextfree;
         return s;
     }
-    if (nslots >= TOP * CHUNK)
+    if (nslots >= MPD__OBJ_MAX)
         mpd_rts_fatal("too many objects (resources and local op blocks)");
-    s = nslots++;
-    if (!atomic_load_explicit(&obj_top[s >> CHUNK_BITS], memory_order_relaxed)) {
-        slotent *c = calloc(CHUNK, sizeof *c);
-        if (!c)
-            mpd_rts_fatal("out of memory");
-        atomic_store_explicit(&obj_top[s >> CHUNK_BITS], c, memory_order_release);
+    if (!atomic_load_explicit(&mpd__obj_tab, memory_order_relaxed)) {
+        void *t = mmap(NULL, (size_t)MPD__OBJ_MAX * sizeof(slotent), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (t == MAP_FAILED)
+            mpd_rts_fatal("out of memory (object table)");
+        atomic_store_explicit(&mpd__obj_tab, (slotent *)t, memory_order_release);
     }
-    return s;
+    return nslots++;
 }
 
 mpd_res *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *parent)
@@ -73,6 +79,8 @@ mpd_res *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *paren
     if (g == 0)
         g = 1;
     atomic_store_explicit(&e->res, r, memory_order_relaxed);
+    atomic_store_explicit(&e->ops, ops, memory_order_relaxed);
+    atomic_store_explicit(&e->nops, nops, memory_order_relaxed);
     e->lastpat = pat;
     atomic_store_explicit(&e->gen, g, memory_order_release);
     opk_release(&tablk);
@@ -85,7 +93,8 @@ mpd_res *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *paren
 const char *obj_lastname(uint64_t id)
 {
     uint32_t s = (uint32_t)id;
-    slotent *e = (s && s < TOP * CHUNK) ? slot_ent(s) : NULL;
+    slotent *e = (s && s < MPD__OBJ_MAX && atomic_load_explicit(&mpd__obj_tab, memory_order_acquire))
+                 ? slot_ent(s) : NULL;
     return e && e->lastpat ? e->lastpat->name : "?";
 }
 

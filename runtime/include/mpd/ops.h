@@ -451,41 +451,50 @@ struct mpd_op {
 /* Private: the object table and the inline call fast path                 */
 /* ---------------------------------------------------------------------- */
 
-/* Two levels, so lookups never race with growth: a fixed top array of chunk
- * pointers; chunks are allocated once and never move (lang/opobj.c). */
-#define MPD__OBJ_CHUNK_BITS 10
-#define MPD__OBJ_CHUNK      (1u << MPD__OBJ_CHUNK_BITS)
-#define MPD__OBJ_TOP        4096u
+/* One array of slots, reserved at the first object and never moved, so a
+ * lookup is one indexed load (lang/opobj.c).  A slot also holds its live
+ * object's op table, so a call through a capability reaches its op in two
+ * dependent loads. */
+#define MPD__OBJ_MAX (1u << 20)
 typedef struct mpd__slotent {
     _Atomic uint32_t gen;           /* generation of the live object */
+    _Atomic uint32_t nops;          /* the live object's ops */
+    _Atomic(mpd_op *) ops;
     _Atomic(mpd_res *) res;
     const mpd_respat *lastpat;      /* for "destroy ... no longer exists" */
     uint32_t nextfree;
 } mpd__slotent;
-extern _Atomic(mpd__slotent *) mpd__obj_top[MPD__OBJ_TOP];
+extern _Atomic(mpd__slotent *) mpd__obj_tab;
+
+/* The slot of live object id, or NULL. */
+static inline mpd__slotent *mpd__obj_slot_live(uint64_t id)
+{
+    uint32_t s = (uint32_t)id, g = (uint32_t)(id >> 32);
+    if (__builtin_expect(s == 0 || s >= MPD__OBJ_MAX, 0))
+        return NULL;
+    mpd__slotent *t = atomic_load_explicit(&mpd__obj_tab, memory_order_acquire);
+    if (__builtin_expect(!t, 0))
+        return NULL;
+    mpd__slotent *e = &t[s];
+    if (atomic_load_explicit(&e->gen, memory_order_acquire) != g)
+        return NULL;
+    return e;
+}
 
 /* The live object with this id, or NULL. */
 static inline mpd_res *mpd__obj_lookup(uint64_t id)
 {
-    uint32_t s = (uint32_t)id, g = (uint32_t)(id >> 32);
-    if (__builtin_expect(s == 0 || s >= MPD__OBJ_TOP * MPD__OBJ_CHUNK, 0))
-        return NULL;
-    mpd__slotent *c = atomic_load_explicit(&mpd__obj_top[s >> MPD__OBJ_CHUNK_BITS], memory_order_acquire);
-    if (__builtin_expect(!c, 0))
-        return NULL;
-    mpd__slotent *e = &c[s & (MPD__OBJ_CHUNK - 1)];
-    if (atomic_load_explicit(&e->gen, memory_order_acquire) != g)
-        return NULL;
-    return atomic_load_explicit(&e->res, memory_order_relaxed);
+    mpd__slotent *e = mpd__obj_slot_live(id);
+    return e ? atomic_load_explicit(&e->res, memory_order_relaxed) : NULL;
 }
 
 static inline void mpd_call(const char *F, int L, mpd_cap c, mpd_invb *ib)
 {
     /* fast path: a live local object, a direct proc */
     if (__builtin_expect(c.vm == 1, 1)) {
-        mpd_res *r = mpd__obj_lookup(c.obj);
-        if (__builtin_expect(r && c.idx < r->nops, 1)) {
-            mpd_op *op = &r->ops[c.idx];
+        mpd__slotent *e = mpd__obj_slot_live(c.obj);
+        if (__builtin_expect(e && c.idx < atomic_load_explicit(&e->nops, memory_order_relaxed), 1)) {
+            mpd_op *op = &atomic_load_explicit(&e->ops, memory_order_relaxed)[c.idx];
             /* relaxed atomic loads (plain loads): another VP may kill the op */
             if (__builtin_expect(__atomic_load_n(&op->kind, __ATOMIC_RELAXED) == MPD_OPK_PROC &&
                                  (__atomic_load_n(&op->flags, __ATOMIC_RELAXED) &
