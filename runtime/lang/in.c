@@ -300,10 +300,20 @@ void in_arrive_park(const char *F, int L, mpd_op *op, mpd_invb *ib)
     wakelist wl = { NULL };
     ib->op = op;
     ib->pins = 0;
-    opcls *c = cls_lock(op_queue(op)->cls);
+    opq *q = op_queue(op);
+    opcls *c = cls_lock(q->cls);
     ib->seq = ++c->seq;
-    dispatch(c, op, ib, 0, &wl);
-    wake_all(&wl);                  /* unpark does not switch: safe here */
+    inwait *w = q->wfirst;
+    if (w && !c->wfirst) {          /* the common case: a receiver waits */
+        ib->state = INV_TAKEN;
+        w_unlink(c, w);
+        w->got = ib;
+        w->arm = w->k = 0;
+        mpd_unpark(w->proc);        /* unpark does not switch: safe here */
+    } else {
+        dispatch(c, op, ib, 0, &wl);
+        wake_all(&wl);
+    }
     opk_park_waiter(&c->lk, F, L);
 }
 
@@ -561,8 +571,51 @@ static int in_has_cond(const mpd_in *in)
     return 0;
 }
 
+/* The common statement: one plain arm on one input op (receive, `in op()
+ * -> ... ni`, with or without else).  The same as in_wait_plain with the
+ * scans of several arms left out. */
+static mpd_invb *in_wait_one(const char *F, int L, mpd_in *in, mpd_op *op)
+{
+    opq *q = op_queue(op);
+    opcls *c = cls_lock(q->cls);
+    in->arm = in->k = 0;
+    if (op_counted(op) && q->count) {   /* P: take a token */
+        __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
+        opk_release(&c->lk);
+        return &in_semblk;
+    }
+    mpd_invb *ib = q->head;
+    if (ib && !ib->pins) {
+        wakelist wl = { NULL };
+        take(c, ib, &wl);
+        opk_release(&c->lk);
+        wake_all(&wl);
+        return ib;
+    }
+    if (ib)                             /* pinned by a scanner: wait for it */
+        ib->flags |= MPD_INVF_SKIPPED;
+    if (in->has_else) {
+        opk_release(&c->lk);
+        return NULL;
+    }
+    inwait w;
+    w.got = NULL;
+    w.rescan = 0;
+    w.proc = mpd_self();
+    w.in = in;
+    w_link(c, &w, q);
+    opk_park_waiter(&c->lk, F, L);
+    in->arm = w.arm;
+    in->k = w.k;
+    return w.got;
+}
+
 mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
 {
+    if (in->narms == 1 && in->arms[0].n == 1 && !in->arms[0].has_st && !in->arms[0].has_by &&
+        in->arms[0].ops[0]->kind == MPD_OPK_INPUT)
+        return in_wait_one(F, L, in, in->arms[0].ops[0]);
+
     opcls *c = in_class(F, L, in);
     if (!c) {                           /* only noop arms */
         if (in->has_else)
