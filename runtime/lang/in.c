@@ -613,7 +613,7 @@ static mpd_invb *in_wait_one(const char *F, int L, mpd_in *in, mpd_op *op)
 mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
 {
     if (in->narms == 1 && in->arms[0].n == 1 && !in->arms[0].has_st && !in->arms[0].has_by &&
-        in->arms[0].ops[0]->kind == MPD_OPK_INPUT)
+        op_kind(in->arms[0].ops[0]) == MPD_OPK_INPUT)
         return in_wait_one(F, L, in, in->arms[0].ops[0]);
 
     opcls *c = in_class(F, L, in);
