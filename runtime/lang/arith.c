@@ -72,11 +72,6 @@ int mpd_int_rem(const char *f, int l, int i, int j) {
     return i % j;
 }
 
-_Bool mpd_bool_of_int(const char *f, int l, int i) {
-    if (i != 0 && i != 1) mpd_rts_abort(f, l, "illegal conversion: bool(%d)", i);
-    return i != 0;
-}
-
 int mpd_ord_step(const char *f, int l, int v, int lo, int hi, const char *what) {
     if (v < lo || v > hi) mpd_rts_abort(f, l, "%s() of value out of range", what);
     return v;

@@ -288,7 +288,13 @@ impl<'a> Checker<'a> {
                 V::scalar(format!("((unsigned char)({{ mpd_sv _s = {}; mpd_char_of_str(_s.p, _s.len); }}))", sv), Ty::Char)
             }
             (Ty::Bool, Ty::Bool) => v,
-            (Ty::Bool, Ty::Int) | (Ty::Bool, Ty::Char) => V::scalar(format!("mpd_bool_of_int({}, {})", p, v.c), Ty::Bool),
+            // bool of a number, character or pointer: true when not zero (null)
+            (Ty::Bool, Ty::Int | Ty::Char | Ty::Real | Ty::Enum(_) | Ty::Ptr(_) | Ty::PtrAny | Ty::Null) => match v.k {
+                Some(KV::Int(n)) => self.konst(KV::Bool(n != 0), Ty::Bool),
+                Some(KV::Char(n)) => self.konst(KV::Bool(n != 0), Ty::Bool),
+                Some(KV::Real(x)) => self.konst(KV::Bool(x != 0.0), Ty::Bool),
+                _ => V::scalar(format!("((_Bool)(({}) != 0))", v.c), Ty::Bool),
+            },
             (Ty::Bool, _) if stringy => V::scalar(format!("((_Bool){})", strconv("mpd_bool_of_str")), Ty::Bool),
             (Ty::Enum(e), Ty::Int) | (Ty::Enum(e), Ty::Char) | (Ty::Enum(e), Ty::Enum(_)) | (Ty::Enum(e), Ty::Bool) => {
                 let n = self.types.enums[*e].lits.len();
@@ -724,19 +730,6 @@ impl<'a> Checker<'a> {
                 if !self.want(args, 1..=2, name, span) {
                     return V::err();
                 }
-                // lb/ub of an op array
-                if let ExprKind::Ident(id) = &args[0].kind {
-                    if let Some(Sym::Proc(sig)) = self.lookup(&id.name).cloned() {
-                        if let Some(r) = &sig.op {
-                            let c = if name == "lb" { r.lo.clone() } else { format!("(({}) + ({}) - 1)", r.lo, r.n) };
-                            return match (r.lo.parse::<i64>(), r.n.parse::<i64>()) {
-                                (Ok(l), Ok(n)) => self.konst(KV::Int(if name == "lb" { l } else { l + n - 1 }), Ty::Int),
-                                _ => V::scalar(c, Ty::Int),
-                            };
-                        }
-                    }
-                }
-                let v = self.expr(&args[0]);
                 let dim = match args.get(1) {
                     Some(d) => match self.expr(d).k {
                         Some(KV::Int(n)) if n >= 1 => n,
@@ -747,41 +740,15 @@ impl<'a> Checker<'a> {
                     },
                     None => 1,
                 };
-                let mut c = v.c.clone();
-                let mut t = v.ty.clone();
-                for _ in 1..dim {
-                    match t {
-                        Ty::Arr(e, _, _) => {
-                            c = format!("MPD_ARR_DATA({})", c);
-                            t = *e;
-                        }
-                        _ => break,
-                    }
+                self.array_bound(name == "lb", &args[0], dim, name, span)
+            }
+            // lb1(a) .. ub9(a): lb(a, 1) .. ub(a, 9)
+            _ if is_bound_n(name) => {
+                if !self.want(args, 1..=1, name, span) {
+                    return V::err();
                 }
-                let ity = if dim == 1 { self.index_types.get(&v.c).cloned() } else { None };
-                match &t {
-                    Ty::Arr(_, lo, hi) => {
-                        let k = if name == "lb" { *lo } else { *hi };
-                        if let Some(k) = k {
-                            return match ity {
-                                Some(Ty::Bool) => self.konst(KV::Bool(k != 0), Ty::Bool),
-                                Some(Ty::Char) => self.konst(KV::Char(k as u8), Ty::Char),
-                                Some(t @ Ty::Enum(_)) => {
-                                    let mut r = self.konst(KV::Int(k), t.clone());
-                                    r.ty = t;
-                                    r
-                                }
-                                _ => self.konst(KV::Int(k), Ty::Int),
-                            };
-                        }
-                        V::scalar(format!("MPD_ARR_{}({})", name.to_uppercase(), c), Ty::Int)
-                    }
-                    Ty::Error => V::err(),
-                    _ => {
-                        self.error(args[0].span, format!("{} needs an array", name));
-                        V::err()
-                    }
-                }
+                let dim = (name.as_bytes()[2] - b'0') as i64;
+                self.array_bound(name.starts_with('l'), &args[0], dim, name, span)
             }
             "length" | "maxlength" => {
                 let Some(v) = self.one_arg(args, span, name) else { return V::err() };
@@ -870,6 +837,65 @@ impl<'a> Checker<'a> {
     }
 
     /// Whether `name` is visible only through an import (the outermost scope).
+    /// lb/ub of dimension `dim` of an array (or of an op array); the result has
+    /// the index type of that dimension (int, bool, char or an enumeration).
+    fn array_bound(&mut self, is_lb: bool, a: &Expr, dim: i64, name: &str, span: Span) -> V {
+        let _ = span;
+        if let ExprKind::Ident(id) = &a.kind {
+            if let Some(Sym::Proc(sig)) = self.lookup(&id.name).cloned() {
+                if let Some(r) = &sig.op {
+                    let c = if is_lb { r.lo.clone() } else { format!("(({}) + ({}) - 1)", r.lo, r.n) };
+                    return match (r.lo.parse::<i64>(), r.n.parse::<i64>()) {
+                        (Ok(l), Ok(n)) => self.konst(KV::Int(if is_lb { l } else { l + n - 1 }), Ty::Int),
+                        _ => V::scalar(c, Ty::Int),
+                    };
+                }
+            }
+        }
+        let v = self.expr(a);
+        let mut c = v.c.clone();
+        let mut t = v.ty.clone();
+        for _ in 1..dim {
+            match t {
+                Ty::Arr(e, _, _) => {
+                    c = format!("MPD_ARR_DATA({})", c);
+                    t = *e;
+                }
+                _ => break,
+            }
+        }
+        let ity = self.index_types.get(&v.c).and_then(|ts| ts.get((dim - 1) as usize)).cloned();
+        match &t {
+            Ty::Arr(_, lo, hi) => {
+                let k = if is_lb { *lo } else { *hi };
+                if let Some(k) = k {
+                    return match ity {
+                        Some(Ty::Bool) => self.konst(KV::Bool(k != 0), Ty::Bool),
+                        Some(Ty::Char) => self.konst(KV::Char(k as u8), Ty::Char),
+                        Some(t @ Ty::Enum(_)) => {
+                            let mut r = self.konst(KV::Int(k), t.clone());
+                            r.ty = t;
+                            r
+                        }
+                        _ => self.konst(KV::Int(k), Ty::Int),
+                    };
+                }
+                let b = format!("MPD_ARR_{}({})", if is_lb { "LB" } else { "UB" }, c);
+                match ity {
+                    Some(Ty::Bool) => V::scalar(format!("((_Bool)({}))", b), Ty::Bool),
+                    Some(Ty::Char) => V::scalar(format!("((unsigned char)({}))", b), Ty::Char),
+                    Some(t @ Ty::Enum(_)) => V::scalar(b, t),
+                    _ => V::scalar(b, Ty::Int),
+                }
+            }
+            Ty::Error => V::err(),
+            _ => {
+                self.error(a.span, format!("{} needs an array", name));
+                V::err()
+            }
+        }
+    }
+
     fn imported_only(&self, name: &str) -> bool {
         self.scopes.iter().rposition(|s| s.map.contains_key(name)) == Some(0)
     }
@@ -892,5 +918,11 @@ fn is_predefined(name: &str) -> bool {
             | "ceil" | "floor" | "round" | "sin" | "cos" | "tan" | "asin" | "acos" | "log" | "exp" | "atan"
             | "abs" | "min" | "max" | "pred" | "succ" | "lb" | "ub" | "length" | "maxlength" | "chars" | "free"
             | "nap" | "locate" | "myvm" | "mymachine" | "mypriority" | "myresource" | "setpriority"
-    )
+    ) || is_bound_n(name)
+}
+
+/// `lb1` .. `lb9`, `ub1` .. `ub9`: the bounds of one dimension.
+fn is_bound_n(name: &str) -> bool {
+    let b = name.as_bytes();
+    b.len() == 3 && (b[0] == b'l' || b[0] == b'u') && b[1] == b'b' && (b'1'..=b'9').contains(&b[2])
 }

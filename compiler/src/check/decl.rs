@@ -554,7 +554,7 @@ impl<'a> Checker<'a> {
             for r in &item.dims {
                 outer.push(self.range(r, true));
             }
-            let index_ty = item.dims.first().map(|r| self.range_type(r));
+            let index_tys: Vec<Ty> = item.dims.iter().map(|r| self.range_type(r)).collect();
             let mut dims: Vec<(String, String)> = outer.iter().map(|(_, _, l, h)| (l.clone(), h.clone())).collect();
             for (lo, hi, _, _) in outer.iter().rev() {
                 tx.ty = Ty::Arr(Box::new(tx.ty), *lo, *hi);
@@ -621,11 +621,9 @@ impl<'a> Checker<'a> {
                 self.assign_into(&var, iv, sp);
                 self.flush_tmps();
             }
-            if let Some(it) = index_ty {
-                if it != Ty::Int {
-                    // lb/ub of an array indexed by bool, char or an enumeration have that type
-                    self.index_types.insert(c.clone(), it);
-                }
+            if index_tys.iter().any(|t| *t != Ty::Int) {
+                // lb/ub of an array indexed by bool, char or an enumeration have that type
+                self.index_types.insert(c.clone(), index_tys);
             }
             self.declare(&item.name, Sym::Var { c, ty, assignable: !v.constant });
         }

@@ -160,7 +160,8 @@ pub struct Checker<'a> {
     /// While issuing a forward: the C lvalue of the invocation being serviced.
     fwd_issue: Option<String>,
     /// Index types of arrays indexed by bool, char or enumerations (by C name).
-    index_types: HashMap<String, Ty>,
+    /// index types of each dimension of arrays not indexed by int, by C name
+    index_types: HashMap<String, Vec<Ty>>,
     /// While issuing an arm of a co statement: (co variable, arm, instance index).
     co_issue: Option<(String, u32, String)>,
     /// Input ops (first index) without parameters or result: semaphores at run

@@ -190,7 +190,6 @@ static inline void *mpd_ptr_check(const char *f, int l, void *p) {
 }
 int mpd_int_rem(const char *f, int l, int i, int j);
 static inline int mpd_int_abs(int i) { return i < 0 ? (int)(0u - (unsigned)i) : i; }
-_Bool mpd_bool_of_int(const char *f, int l, int i);
 int mpd_ord_step(const char *f, int l, int v, int lo, int hi, const char *what);
 
 /* v[i] = val in a realloc'ed vector of capacity *cap (co quantifier values) */
