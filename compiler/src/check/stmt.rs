@@ -372,9 +372,15 @@ impl<'a> Checker<'a> {
         self.fresh += 1;
         let (cv, qv, qcap) = (format!("_co{}", id), format!("_coqv{}", id), format!("_coqn{}", id));
         self.code.open("{");
+        // one counter numbers every instance of every arm, so each has its own
+        // slots (stride: the most quantifiers of any arm) in the value vector
+        let k = format!("_cok{}", id);
+        let stride = co.arms.iter().map(|a| a.quants.len()).max().unwrap_or(0).max(1);
         self.code.put(&format!("mpd_co *{} = mpd_co_begin(); int *{} = NULL; int {} = 0; (void){};", cv, qv, qcap, qcap));
+        self.code.put(&format!("int {} = 0;", k));
         // issue every arm (and quantifier instance)
         let mut arm_calls = Vec::new();
+        let mut qtys: Vec<Vec<Ty>> = Vec::new();
         for (ai, arm) in co.arms.iter().enumerate() {
             let (call, lhs) = match &arm.inv.kind {
                 ExprKind::Assign { op: ast::AssignOp::Plain, lhs, rhs } => (rhs.as_ref(), Some(lhs.as_ref())),
@@ -384,9 +390,7 @@ impl<'a> Checker<'a> {
                 self.error(arm.inv.span, "a co arm must be an invocation");
                 continue;
             };
-            let k = format!("_cok{}_{}", id, ai);
             self.code.open("{");
-            self.code.put(&format!("int {} = 0;", k));
             self.push();
             let n = self.quantifiers(&arm.quants);
             let Some((sig, target)) = self.op_target(callee) else {
@@ -401,11 +405,14 @@ impl<'a> Checker<'a> {
                 self.error(arm.inv.span, "a semaphore can only be sent to (V) in a co arm");
             }
             // remember the quantifier values of this instance
-            let nq = arm.quants.len();
-            let qbase = format!("({}) * {}", k, nq.max(1));
+            let qbase = format!("({}) * {}", k, stride);
+            let mut tys = Vec::new();
             for (j, q) in arm.quants.iter().enumerate() {
-                if let Some(Sym::Var { c, .. }) = self.lookup(&q.var.name).cloned() {
+                if let Some(Sym::Var { c, ty, .. }) = self.lookup(&q.var.name).cloned() {
                     self.code.put(&format!("{qv} = mpd_ivec_set({qv}, &{qc}, {b} + {j}, (int)({c}));", qv = qv, qc = qcap, b = qbase, j = j, c = c));
+                    tys.push(ty);
+                } else {
+                    tys.push(Ty::Int);
                 }
             }
             let idx = format!("{}++", k);
@@ -421,6 +428,7 @@ impl<'a> Checker<'a> {
             }
             self.code.close("}");
             arm_calls.push((ai, sig, args.clone(), lhs.cloned()));
+            qtys.push(tys);
         }
         // completions, in completion order
         let d = format!("_cod{}", id);
@@ -431,15 +439,15 @@ impl<'a> Checker<'a> {
         // the arm is read once: each arm's code releases the block
         let da = format!("_coarm{}", id);
         self.code.put(&format!("uint32_t {} = {}->co_arm;", da, d));
-        for (ai, sig, args, lhs) in arm_calls {
+        for ((ai, sig, args, lhs), tys) in arm_calls.into_iter().zip(qtys) {
             let arm = &co.arms[ai];
             self.code.open(&format!("if ({} == {}) {{", da, ai));
             self.push();
-            let nq = arm.quants.len();
-            for (j, q) in arm.quants.iter().enumerate() {
+            for (j, (q, ty)) in arm.quants.iter().zip(tys).enumerate() {
                 let v = self.tmp();
-                self.code.put(&format!("int {} = {}[{}->co_idx * {} + {}];", v, qv, d, nq.max(1), j));
-                self.declare(&q.var, Sym::Var { c: v, ty: Ty::Int, assignable: false });
+                let ct = self.ctype(&ty);
+                self.code.put(&format!("{} {} = ({}){}[{}->co_idx * {} + {}];", ct, v, ct, qv, d, stride, j));
+                self.declare(&q.var, Sym::Var { c: v, ty, assignable: false });
             }
             let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
             let blk = format!("((struct {} *){})", inv, d);
