@@ -857,9 +857,33 @@ impl<'a> Checker<'a> {
         self.nops += 1;
         let fname = format!("mpdp_{}_{}_proc", self.comp, p.name.name);
         let inv = format!("inv_{}_{}", self.comp, p.name.name);
-        let nq = p.quants.len();
-        let fields: String = (0..nq).map(|i| format!(" int q{};", i)).collect();
-        self.invdefs.push_str(&format!("#ifndef MPD_INV_{n}\n#define MPD_INV_{n}\nstruct {n} {{ mpd_invb h;{f} }};\n#endif\n", n = inv, f = fields));
+        // a process is an op taking its quantifier variables: `send p(v)`
+        // starts another instance
+        let params: Vec<PSig> =
+            p.quants.iter().map(|q| PSig { mode: ParamMode::Default, ty: self.quant_type(q), name: q.var.name.clone() }).collect();
+        self.inv_struct(&inv, &params, &Ty::Void, p.name.span);
+        let sig = ProcSig {
+            name: p.name.name.clone(),
+            cname: fname.clone(),
+            params: params.clone(),
+            ret: Ty::Void,
+            ret_name: None,
+            selfc: self.self_arg(),
+            external: false,
+            op: Some(OpRef {
+                owner: self.comp.clone(),
+                idx,
+                lo: "1".into(),
+                n: "1".into(),
+                local: None,
+                dims: vec![],
+                inv: inv.clone(),
+                proc_impl: false,
+                global_owner: self.global,
+                sem: false,
+            }),
+        };
+        self.declare(&p.name, Sym::Proc(Rc::new(sig)));
         self.ops.push(OpEntry {
             name: p.name.name.clone(),
             idx,
@@ -899,7 +923,7 @@ impl<'a> Checker<'a> {
         }
         self.code.put(&format!("struct {} {} = {{ .h.size = sizeof({}) }};", inv, b, b));
         for (i, v) in qvars.iter().enumerate() {
-            self.code.put(&format!("{}.q{} = {};", b, i, v));
+            self.code.put(&format!("{}.p{} = {};", b, i, v));
         }
         let pos = self.pos(p.name.span);
         self.code.put(&format!("mpd_send_op({}, &self->h.ops[{}], &{}.h);", pos, idx, b));
@@ -920,11 +944,8 @@ impl<'a> Checker<'a> {
         self.code.put(&format!("struct {} *ib = (struct {} *)ib_; (void)ib;", inv, inv));
         self.code.put(&format!("{} *self = ({} *)self_; (void)self;", self.self_type(), self.self_type()));
         self.code.put("mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f;");
-        for (i, q) in p.quants.iter().enumerate() {
-            let c = format!("ib->q{}", i);
-            let ty = self.quant_type(q);
-            let c2 = if ty == Ty::Int { c } else { format!("(({})ib->q{})", self.ctype(&ty), i) };
-            self.declare(&q.var, Sym::Var { c: c2, ty, assignable: false });
+        for (i, ps) in params.iter().enumerate() {
+            self.declare(&p.quants[i].var, Sym::Var { c: format!("ib->p{}", i), ty: ps.ty.clone(), assignable: false });
         }
         let ret = "mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;".to_string();
         let saved_ret = self.ret.replace(super::RetInfo { stmt: ret.clone() });
