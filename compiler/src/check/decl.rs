@@ -867,7 +867,13 @@ impl<'a> Checker<'a> {
         for (i, ((n, sp), ps)) in formal_names.iter().zip(sig.params.iter()).enumerate() {
             let byref = !matches!(ps.mode, ParamMode::Default | ParamMode::Val);
             let c = format!("{}_{}", names::var(n), i);
-            if let Ty::Arr(..) = ps.ty {
+            if let (Ty::Arr(..), ParamMode::Ref) = (&ps.ty, ps.mode) {
+                // a ref array is the actual itself, with the actual's bounds
+                self.code.put(&format!("char *{} = p{};", c, i));
+                let ty = unbounded(&ps.ty);
+                self.declare(&ast::Ident { name: n.clone(), span: *sp }, Sym::Var { c, ty, assignable: true });
+                continue;
+            } else if let Ty::Arr(..) = ps.ty {
                 // arrays take the formal's lower bounds: a private copy, rebased;
                 // var/res/ref copy back when the procedure returns
                 let mut lbs = Vec::new();
@@ -1006,5 +1012,13 @@ impl<'a> Checker<'a> {
             Ty::Arr(..) => "MPD_BLOB_ARR".into(),
             _ => format!("{}", self.types.size_of(t).unwrap_or(16)),
         }
+    }
+}
+
+/// An array type with its bounds left to the run-time header (ref formals).
+fn unbounded(t: &Ty) -> Ty {
+    match t {
+        Ty::Arr(e, _, _) => Ty::Arr(Box::new(unbounded(e)), None, None),
+        t => t.clone(),
     }
 }

@@ -58,6 +58,12 @@ impl<'a> Checker<'a> {
         self.inv_defined.insert(inv.to_string());
         let mut fields = String::new();
         for (i, p) in params.iter().enumerate() {
+            if p.mode == ParamMode::Ref {
+                // a ref parameter travels as the address of the actual variable
+                let t = if p.ty.is_blob() { "char".to_string() } else { self.ctype(&p.ty) };
+                fields.push_str(&format!(" {} *p{};", t, i));
+                continue;
+            }
             fields.push_str(&self.block_field(&format!("p{}", i), &p.ty, span));
         }
         if *ret != Ty::Void {
@@ -585,7 +591,7 @@ impl<'a> Checker<'a> {
         self.code.put(&format!("size_t {} = sizeof(struct {});", sz, r.inv));
         let mut offs = Vec::new();
         for (i, (v, p)) in vals.iter().zip(sig.params.iter()).enumerate() {
-            if p.ty.is_blob() && self.types.size_of(&p.ty).is_none() {
+            if p.ty.is_blob() && self.types.size_of(&p.ty).is_none() && p.mode != ParamMode::Ref {
                 let o = self.tmp();
                 let size = match (&p.ty, v.form) {
                     (Ty::Str(_), Form::Blob) if v.ty.is_string() => format!("mpd_blob_size_k({}, MPD_BLOB_STR)", v.c),
@@ -648,6 +654,10 @@ impl<'a> Checker<'a> {
             let byref = !matches!(p.mode, ParamMode::Default | ParamMode::Val);
             if byref && !v.lv && v.ty != Ty::Error {
                 self.error(a.span, "a var/res/ref argument must be a variable");
+                continue;
+            }
+            if p.mode == ParamMode::Ref {
+                self.ref_arg(&b, i, p, &v, a.span);
                 continue;
             }
             let field = self.blk_param(&b, i, &p.ty);
@@ -726,6 +736,48 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Parameter `i` of block `ib` as a value of its type, for any mode (a ref
+    /// parameter is reached through the address the block holds).
+    pub fn blk_param_of(&self, ib: &str, i: usize, p: &PSig) -> String {
+        match (p.mode, p.ty.is_blob()) {
+            (ParamMode::Ref, true) => format!("({})->p{}", ib, i),
+            (ParamMode::Ref, false) => format!("(*({})->p{})", ib, i),
+            _ => self.blk_param(ib, i, &p.ty),
+        }
+    }
+
+    /// Stores the address of the actual of ref parameter `i` in block `b`.
+    fn ref_arg(&mut self, b: &str, i: usize, p: &PSig, v: &V, span: Span) {
+        if v.ty == Ty::Error {
+            return;
+        }
+        let fits = if p.ty.is_blob() {
+            match &p.ty {
+                Ty::Str(_) => v.ty.is_string(),
+                _ => self.types.assignable(&p.ty, &v.ty),
+            }
+        } else {
+            self.types.same(&p.ty, &v.ty)
+        };
+        if !fits {
+            self.error(span, format!("expected a {} variable, found {}", self.types.show(&p.ty), self.types.show(&v.ty)));
+            return;
+        }
+        if p.ty.is_blob() {
+            if v.form != Form::Blob || v.slice.is_some() {
+                self.error(span, "a ref argument must be a whole variable");
+                return;
+            }
+            self.code.put(&format!("{}->p{} = {};", b, i, v.c));
+        } else {
+            if v.form != Form::Scalar {
+                self.error(span, "a ref argument must be a variable");
+                return;
+            }
+            self.code.put(&format!("{}->p{} = &({});", b, i, v.c));
+        }
+    }
+
     /// `send op(args)` / `call op(args)` statements and plain invocations of ops
     /// that are not procs of this component.
     pub fn invoke_stmt(&mut self, e: &Expr, send: bool) -> V {
@@ -797,10 +849,11 @@ impl<'a> Checker<'a> {
                 self.error(a.span, "receive needs variables");
                 continue;
             }
+            let c = self.blk_param_of(&ib, i, ps);
             let src = if ps.ty.is_blob() {
-                V { c: self.blk_param(&ib, i, &ps.ty), ty: ps.ty.clone(), form: Form::Blob, k: None, lv: false, slice: None }
+                V { c, ty: ps.ty.clone(), form: Form::Blob, k: None, lv: false, slice: None }
             } else {
-                V::scalar(format!("{}->p{}", ib, i), ps.ty.clone())
+                V::scalar(c, ps.ty.clone())
             };
             self.assign_into(&v, src, a.span);
         }
@@ -981,7 +1034,10 @@ impl<'a> Checker<'a> {
         let mut args = vec![format!("({} *)self_", self.self_type()), "&_t".to_string(), "&ib_".to_string()];
         for (i, p) in sig.params.iter().enumerate() {
             let byref = !matches!(p.mode, ParamMode::Default | ParamMode::Val);
-            if p.ty.is_blob() || !byref {
+            if p.mode == ParamMode::Ref {
+                // the block holds the address already
+                args.push(format!("ib->p{}", i));
+            } else if p.ty.is_blob() || !byref {
                 args.push(self.blk_param("ib", i, &p.ty));
             } else {
                 args.push(format!("&ib->p{}", i));

@@ -453,7 +453,7 @@ impl<'a> Checker<'a> {
             let blk = format!("((struct {} *){})", inv, d);
             if !arm.send {
                 for (i, (a, ps)) in args.iter().zip(sig.params.iter()).enumerate() {
-                    if matches!(ps.mode, ast::ParamMode::Default | ast::ParamMode::Val) {
+                    if matches!(ps.mode, ast::ParamMode::Default | ast::ParamMode::Val | ast::ParamMode::Ref) {
                         continue;
                     }
                     let v = self.expr(a);
@@ -493,7 +493,7 @@ impl<'a> Checker<'a> {
     fn bind_formals(&mut self, arm: &ast::InArm, sig: &super::scope::ProcSig, ib: &str, qv: &Option<(String, ast::Ident, Ty, String)>) {
         let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
         for (i, (f, ps)) in arm.formals.iter().zip(sig.params.iter()).enumerate() {
-            let c = self.blk_param(&format!("((struct {} *){})", inv, ib), i, &ps.ty);
+            let c = self.blk_param_of(&format!("((struct {} *){})", inv, ib), i, ps);
             self.declare(f, Sym::Var { c, ty: ps.ty.clone(), assignable: true });
         }
         if let Some(r) = &arm.returns {
