@@ -1,5 +1,6 @@
 /* op.c: declaring operations -- procs, input ops, semaphore ops, local and dynamic ops. */
 #include "opint.h"
+#include "mpd/lang.h"
 
 static opcls *cls_of(mpd_res *self)
 {
@@ -129,6 +130,52 @@ void mpd_op_destroy(const char *F, int L, mpd_cap c)
         if (r->ops[i].kind != MPD_OPK_DEAD)
             return;
     obj_kill(r);                /* its last op is gone */
+}
+
+/* Visits the capabilities of an ndims-dimensional array blob in order. */
+static void cap_arr_walk(char *a, int ndims, void (*fn)(mpd_cap *, void *), void *env)
+{
+    int n = MPD_ARR_UB(a) - MPD_ARR_LB(a) + 1;
+    size_t es = (size_t)MPD_ARR_ES(a);
+    for (int i = 0; i < n; i++) {
+        char *e = MPD_ARR_DATA(a) + (size_t)i * es;
+        if (ndims > 1)
+            cap_arr_walk(e, ndims - 1, fn, env);
+        else
+            fn((mpd_cap *)(void *)e, env);
+    }
+}
+
+static void cap_count(mpd_cap *c, void *env) { (void)c; ++*(uint32_t *)env; }
+
+struct cap_fill { mpd_cap first; uint32_t next; };
+static void cap_fill(mpd_cap *c, void *env)
+{
+    struct cap_fill *f = env;
+    *c = mpd_cap_op_of(f->first, f->next++);
+}
+
+void mpd_op_new_arr(const char *F, int L, mpd_res *self, void *arr, int ndims, unsigned flags)
+{
+    uint32_t n = 0;
+    cap_arr_walk(arr, ndims, cap_count, &n);
+    if (n == 0)
+        return;
+    struct cap_fill f = { mpd_op_new(F, L, self, n, flags), 0 };
+    cap_arr_walk(arr, ndims, cap_fill, &f);
+}
+
+struct cap_where { const char *F; int L; };
+static void cap_destroy(mpd_cap *c, void *env)
+{
+    struct cap_where *w = env;
+    mpd_op_destroy(w->F, w->L, *c);
+}
+
+void mpd_op_destroy_arr(const char *F, int L, void *arr, int ndims)
+{
+    struct cap_where w = { F, L };
+    cap_arr_walk(arr, ndims, cap_destroy, &w);
 }
 
 _Noreturn void mpd_op_index_error(const char *F, int L, long i, long lo, long n)

@@ -370,7 +370,7 @@ impl<'a> Checker<'a> {
     }
 
     /// Evaluates the bounds of a declaration into C locals and checks them.
-    fn bind_dims(&mut self, dims: &mut [(String, String)], span: ast::Span) {
+    pub(crate) fn bind_dims(&mut self, dims: &mut [(String, String)], span: ast::Span) {
         for d in dims.iter_mut() {
             if d.0.parse::<i64>().is_ok() && d.1.parse::<i64>().is_ok() {
                 let (l, h): (i64, i64) = (d.0.parse().unwrap(), d.1.parse().unwrap());

@@ -115,6 +115,9 @@ impl<'a> Checker<'a> {
                 V::err()
             }
             ExprKind::New(t) => {
+                if let Some(v) = self.new_op_array(t, e.span) {
+                    return v;
+                }
                 let ty = self.ty(t);
                 if matches!(ty, Ty::Cap(super::types::CapTy::Op(_)) | Ty::Cap(super::types::CapTy::Sem))
                     && matches!(t.kind, ast::TypeKind::Op(_) | ast::TypeKind::Sem | ast::TypeKind::Named(_))
@@ -1209,5 +1212,39 @@ impl V {
             self.slice = Some((base, lo, hi));
         }
         self
+    }
+}
+
+impl<'a> Checker<'a> {
+    /// `new([ranges] op (...))`, `new([ranges] optype)`, `new([ranges] sem)`:
+    /// an array of capabilities for that many new dynamic operations.
+    fn new_op_array(&mut self, t: &ast::Type, span: ast::Span) -> Option<V> {
+        let ast::TypeKind::Array { elem, .. } = &t.kind else { return None };
+        if !matches!(elem.kind, ast::TypeKind::Op(_) | ast::TypeKind::Sem | ast::TypeKind::Named(_)) {
+            return None;
+        }
+        let tx = self.tyx(t, true);
+        let mut leaf = &tx.ty;
+        let mut ndims = 0;
+        while let Ty::Arr(e, _, _) = leaf {
+            leaf = e;
+            ndims += 1;
+        }
+        let flags = match leaf {
+            Ty::Cap(super::types::CapTy::Sem) => "MPD_OP_SEMAPHORE",
+            Ty::Cap(super::types::CapTy::Op(_)) => "0",
+            _ => return None,
+        };
+        let mut dims = tx.dims.clone();
+        self.bind_dims(&mut dims, span);
+        let size = self.size_c(&tx.ty, &dims, &None);
+        let b = self.tmp();
+        let tl = self.t();
+        self.code.put(&format!("char *{} = mpd_tmp_alloc({}, {});", b, tl, size));
+        let ty = tx.ty.clone();
+        self.init_blob(&b, &ty, &dims, &None);
+        let p = self.pos(span);
+        self.code.put(&format!("mpd_op_new_arr({}, &self->h, {}, {}, {});", p, b, ndims, flags));
+        Some(V { c: b, ty, form: Form::Blob, k: None, lv: false, slice: None })
     }
 }

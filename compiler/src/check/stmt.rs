@@ -103,6 +103,16 @@ impl<'a> Checker<'a> {
                         self.code.put(&format!("mpd_destroy({}, {});", p, c));
                     }
                     Ty::Cap(_) => self.code.put(&format!("mpd_op_destroy({}, {});", p, v.c)),
+                    // an array of op capabilities (from new([n] op ...)): each one
+                    Ty::Arr(..) if matches!(leaf_type(&v.ty), Ty::Cap(c) if !matches!(c, super::types::CapTy::Resource(_))) => {
+                        let mut n = 0;
+                        let mut t = &v.ty;
+                        while let Ty::Arr(e, _, _) = t {
+                            t = e;
+                            n += 1;
+                        }
+                        self.code.put(&format!("mpd_op_destroy_arr({}, {}, {});", p, v.c, n));
+                    }
                     Ty::Error => {}
                     _ => self.error(e.span, "destroy needs a capability"),
                 }
@@ -684,4 +694,12 @@ pub fn has_reply(stmts: &[Stmt]) -> bool {
         StmtKind::Co(c) => c.arms.iter().any(|a| a.post.as_ref().map(block).unwrap_or(false)),
         _ => false,
     })
+}
+
+/// The element type of (nested) arrays.
+fn leaf_type(t: &Ty) -> &Ty {
+    match t {
+        Ty::Arr(e, _, _) => leaf_type(e),
+        t => t,
+    }
 }

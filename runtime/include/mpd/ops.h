@@ -295,6 +295,11 @@ mpd_cap  mpd_rescap_op(mpd_cap rc, uint32_t i);
  * the object goes when its last op does. */
 mpd_cap  mpd_op_new(const char *F, int L, mpd_res *self, uint32_t n, unsigned flags);
 void     mpd_op_destroy(const char *F, int L, mpd_cap c);
+/* new([r1, r2...] op ...) and destroy of its result: arr is an initialised
+ * ndims-dimensional array blob of caps; every element gets (loses) its own
+ * new op, all of one object, in row-major order. */
+void     mpd_op_new_arr(const char *F, int L, mpd_res *self, void *arr, int ndims, unsigned flags);
+void     mpd_op_destroy_arr(const char *F, int L, void *arr, int ndims);
 
 /* Index of element i of an op array with lower bound lo and n elements
  * (0-based, to add to the array's first op index); aborts with MPD's
