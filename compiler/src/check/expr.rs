@@ -105,10 +105,8 @@ impl<'a> Checker<'a> {
                     None => V::err(),
                 }
             }
-            ExprKind::Swap { lhs, rhs } => {
-                self.swap(lhs, rhs, e.span);
-                V::scalar("0".into(), Ty::Void)
-            }
+            // the value of a swap is the left variable's new value
+            ExprKind::Swap { lhs, rhs } => self.swap(lhs, rhs, e.span).unwrap_or_else(V::err),
             ExprKind::ArrayCons(elems) => self.array_cons(elems, e.span),
             ExprKind::Type(t) => {
                 self.error(t.span, "a type is not a value here");
@@ -1059,19 +1057,19 @@ impl<'a> Checker<'a> {
         Some(l)
     }
 
-    fn swap(&mut self, lhs: &Expr, rhs: &Expr, span: Span) {
+    fn swap(&mut self, lhs: &Expr, rhs: &Expr, span: Span) -> Option<V> {
         let a = self.expr(lhs);
         let b = self.expr(rhs);
         if a.ty == Ty::Error || b.ty == Ty::Error {
-            return;
+            return None;
         }
         if !a.lv || !b.lv {
             self.error(span, ":=: needs two variables");
-            return;
+            return None;
         }
         if !self.types.assignable(&a.ty, &b.ty) || !self.types.assignable(&b.ty, &a.ty) {
             self.error(span, format!("cannot swap a {} with a {}", self.types.show(&a.ty), self.types.show(&b.ty)));
-            return;
+            return None;
         }
         let p = self.pos(span);
         match &a.ty {
@@ -1089,8 +1087,13 @@ impl<'a> Checker<'a> {
                 let t = self.tmp();
                 let ct = self.ctype(&a.ty);
                 self.code.put(&format!("{{ {} {} = {}; {} = {}; {} = {}; }}", ct, t, a.c, a.c, b.c, b.c, t));
+                // a scalar result is a snapshot, so later swaps do not change it
+                let r = self.tmp();
+                self.code.put(&format!("{} {} = {};", ct, r, a.c));
+                return Some(V::scalar(r, a.ty.clone()));
             }
         }
+        Some(V { lv: false, slice: None, k: None, ..a })
     }
 
     /// `(e1, [n] e2, ...)`: a new array [1:count].  Counts are evaluated first;
