@@ -31,7 +31,7 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
     }
     if diags.has_errors() {
         diags.emit_stderr(&map);
-        return Err(1);
+        return Err(error_status(&diags));
     }
     // interfaces of components compiled in earlier runs, for imports
     let mut ifaces: HashMap<String, Iface> = HashMap::new();
@@ -77,7 +77,7 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
         .collect();
     if diags.has_errors() {
         diags.emit_stderr(&map);
-        return Err(1);
+        return Err(error_status(&diags));
     }
     if !o.no_warn && !diags.is_empty() {
         diags.emit_stderr(&map);
@@ -171,4 +171,9 @@ fn imports_of(c: &ast::Component) -> Vec<String> {
         }
     }
     out
+}
+
+/// MPD's exit status after compile errors: the number of errors (1..=255).
+fn error_status(d: &Diagnostics) -> i32 {
+    d.error_count().clamp(1, 255) as i32
 }

@@ -115,9 +115,16 @@ impl Diagnostics {
     }
 
     /// Record an error; returns a handle to add notes/labels.
+    /// The same error at the same place is recorded once (a checker may look
+    /// at an expression twice).
     pub fn error(&mut self, span: Span, message: impl Into<String>) -> &mut Diag {
+        let message = message.into();
+        let recent = self.list.len().saturating_sub(16);
+        if let Some(i) = self.list[recent..].iter().position(|d| d.level == Level::Error && d.span == span && d.message == message) {
+            return &mut self.list[recent + i];
+        }
         self.errors += 1;
-        self.push(Level::Error, span, message.into())
+        self.push(Level::Error, span, message)
     }
 
     pub fn warning(&mut self, span: Span, message: impl Into<String>) -> &mut Diag {
