@@ -24,12 +24,24 @@ fn too_many_errors_are_summarised() {
     let f = map.add("p.mpd", "x\n");
     let mut d = Diagnostics::new();
     d.max_errors = 3;
-    for _ in 0..10 {
-        d.error(Span::new(f, 0, 1), "bad");
+    for i in 0..10 {
+        d.error(Span::new(f, 0, 1), format!("bad {}", i));
     }
     let out = d.render(&map);
     assert_eq!(out.matches(": error: bad").count(), 3);
     assert!(out.ends_with("... and 7 more errors\n"), "{}", out);
+}
+
+#[test]
+fn the_same_error_at_the_same_place_counts_once() {
+    let mut map = SourceMap::new();
+    let f = map.add("p.mpd", "x y\n");
+    let mut d = Diagnostics::new();
+    d.error(Span::new(f, 0, 1), "undeclared x");
+    d.error(Span::new(f, 0, 1), "undeclared x");
+    d.error(Span::new(f, 2, 3), "undeclared x");
+    assert_eq!(d.error_count(), 2);
+    assert_eq!(d.render(&map).matches("error: undeclared x").count(), 2);
 }
 
 #[test]
