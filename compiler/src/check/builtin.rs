@@ -276,6 +276,13 @@ impl<'a> Checker<'a> {
                 Some(KV::Char(n)) => self.konst(KV::Real(n as f64), Ty::Real),
                 _ => V::scalar(format!("((double)({}))", v.c), Ty::Real),
             },
+            (Ty::Real, Ty::Bool) | (Ty::Real, Ty::Enum(_)) => match v.k {
+                Some(KV::Bool(b)) => self.konst(KV::Real(b as i64 as f64), Ty::Real),
+                Some(KV::Int(n)) => self.konst(KV::Real(n as f64), Ty::Real),
+                _ => V::scalar(format!("((double)({}))", v.c), Ty::Real),
+            },
+            // a pointer's address as a number (null is 0)
+            (Ty::Real, Ty::Ptr(_) | Ty::PtrAny | Ty::Null) => V::scalar(format!("((double)(intptr_t)({}))", v.c), Ty::Real),
             (Ty::Real, _) if stringy => V::scalar(strconv("mpd_real_of_str"), Ty::Real),
             (Ty::Char, Ty::Int) => match v.k {
                 Some(KV::Int(n)) if (0..=255).contains(&n) => self.konst(KV::Char(n as u8), Ty::Char),
