@@ -692,10 +692,20 @@ mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
                     unpin(c, cv[a].ib, &wl);
             continue;
         }
-        int blocked_by_pin = win && win->ib->pins > (win->pinned ? 1 : 0);
-        for (uint32_t a = 0; a < in->narms; a++)
-            if (cv[a].pinned && (&cv[a] != win || blocked_by_pin))
+        /* drop the losers' pins first: another arm of this statement may
+         * have pinned the winning invocation too (two arms on one op), and
+         * that pin must not count as someone else judging it */
+        for (uint32_t a = 0; a < in->narms; a++) {
+            if (!cv[a].pinned || &cv[a] == win)
+                continue;
+            if (win && cv[a].ib == win->ib)
+                cv[a].ib->pins--;       /* still pinned or about to be taken */
+            else
                 unpin(c, cv[a].ib, &wl);
+        }
+        int blocked_by_pin = win && win->ib->pins > (win->pinned ? 1 : 0);
+        if (blocked_by_pin && win->pinned)
+            unpin(c, win->ib, &wl);
         if (win && !blocked_by_pin) {
             result = win->ib;
             if (win->pinned)
