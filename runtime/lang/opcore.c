@@ -162,6 +162,11 @@ static inline void die_if_killed(void)
     }
 }
 
+void opk_check_killed(void)
+{
+    die_if_killed();
+}
+
 _Noreturn void opk_dead_op(const char *F, int L, const mpd_op *op)
 {
     die_if_killed();

@@ -53,6 +53,9 @@ _Noreturn void opk_exit(void);
  * blocked-process report leaves them out.  Returns 1 if r's body process
  * was among them. */
 int opk_kill_procs(mpd_res *r);
+/* Ends the calling process if its resource was destroyed meanwhile (for
+ * waits that do not go through opk_event_wait, like nap). */
+void opk_check_killed(void);
 
 /* The caller met a dead op (op, or NULL when only its object is gone).  A
  * process of a destroyed resource ends quietly here: on several VPs it may

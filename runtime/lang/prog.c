@@ -1,6 +1,7 @@
 /* prog.c: program-level language support — stop(n), nap, string(x) of scalars. */
 #include "mpd/lang.h"
 #include "mpd/rt.h"
+#include "opcore.h"
 #include <stdlib.h>
 #include <time.h>
 
@@ -11,6 +12,7 @@ _Noreturn void mpd_lang_stop(int n) {
 
 void mpd_lang_nap(int ms) {
     mpd_nap(ms);
+    opk_check_killed();     /* its resource may have been destroyed meanwhile */
 }
 
 mpd_sv mpd_string_of_val(const char *f, int l, mpd_tmp **t, mpd_val v) {
