@@ -50,7 +50,7 @@ void *mpd_arr_slice(const char *f, int l, mpd_tmp **t, const void *a, int lo, in
         mpd_rts_abort(f, l, "illegal slice [%d:%d] of array with bounds [%d:%d]", lo, hi, h->lb, h->ub);
     size_t n = mpd_arr_size(lo, hi, (size_t)h->esize);
     void *p = mpd_tmp_alloc(t, n);
-    mpd_arr_hdr(p, lo, hi, h->esize);
+    mpd_arr_hdr(p, 1, hi - lo + 1, h->esize);     /* a slice is indexed from 1 */
     if (hi >= lo)
         memcpy(MPD_ARR_DATA(p), (const char *)a + MPD_ARR_HDR + (size_t)(lo - h->lb) * h->esize,
                (size_t)(hi - lo + 1) * h->esize);
@@ -135,7 +135,7 @@ static void sec_fill(const char *f, int l, char *dst, const void *b, int n, cons
     sec_range(f, l, b, s, &lo, &hi);
     size_t es = (size_t)h->esize;
     if (n > 1) es = hi >= lo ? sec_size(f, l, sec_elem(f, l, b, lo), n - 1, s + 1) : 0;
-    mpd_arr_hdr(dst, lo, hi, (int)es);
+    mpd_arr_hdr(dst, 1, hi - lo + 1, (int)es);    /* each range is indexed from 1 */
     for (int i = lo; i <= hi; i++) {
         char *d = dst + MPD_ARR_HDR + (size_t)(i - lo) * es;
         char *e = sec_elem(f, l, b, i);

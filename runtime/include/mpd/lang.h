@@ -118,7 +118,7 @@ void mpd_arr_assign(const char *f, int l, void *a, const void *b);
 void mpd_arr_assign_d(const char *f, int l, void *a, const void *b, int depth, int leafstr);
 /* copy of b as a new temporary blob */
 void *mpd_arr_dup(mpd_tmp **t, const void *b);
-/* slice a[lo:hi] as a new temporary blob (bounds lo..hi) */
+/* slice a[lo:hi] as a new temporary blob (bounds 1..hi-lo+1, as MPD) */
 void *mpd_arr_slice(const char *f, int l, mpd_tmp **t, const void *a, int lo, int hi);
 void mpd_arr_slice_set(const char *f, int l, void *a, int lo, int hi, const void *v);
 /* whole-array equality by bytes of the elements (counts must match) */
