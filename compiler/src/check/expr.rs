@@ -88,6 +88,13 @@ impl<'a> Checker<'a> {
                         }
                     }
                 }
+                // rc.f[i]: the op it names, for an op array f of a resource capability
+                if let Some((sig, rc, ix)) = self.rescap_elem(e) {
+                    let r = sig.op.clone().unwrap();
+                    let k = self.register_sig(&sig.params, &sig.ret, &r.inv);
+                    let ty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
+                    return V::scalar(format!("mpd_rescap_op({}, {} + {})", rc.c, r.idx, ix), ty);
+                }
                 let b = self.expr(base);
                 self.index(b, subs, e.span)
             }
@@ -1025,7 +1032,31 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// `rc.f[i] = c` for an op array f of a resource capability variable rc:
+    /// as `rc.f = c`, for one element.  None when lhs is something else.
+    fn assign_op_elem(&mut self, lhs: &Expr, rhs: &Expr, span: Span) -> Option<V> {
+        let (sig, rc, ix) = self.rescap_elem(lhs)?;
+        if !rc.lv {
+            self.error(lhs.span, "the left side of an assignment must be a variable");
+            return Some(V::err());
+        }
+        let r = sig.op.clone().unwrap();
+        let k = self.register_sig(&sig.params, &sig.ret, &r.inv);
+        let fty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
+        let v = self.expr(rhs);
+        let c = self.scalar_for(&fty, v, span);
+        let t = self.tmp();
+        let p = self.pos(span);
+        self.code.put(&format!("mpd_cap {t} = {c}; {b} = mpd_rescap_with_op({p}, {b}, {i} + {ix}, {t});", t = t, c = c, b = rc.c, p = p, i = r.idx, ix = ix));
+        Some(V::scalar(t, fty))
+    }
+
     fn assign_expr(&mut self, op: AssignOp, lhs: &Expr, rhs: &Expr, span: Span) -> Option<V> {
+        if let (AssignOp::Plain, ExprKind::Index { .. }) = (op, &lhs.kind) {
+            if let Some(v) = self.assign_op_elem(lhs, rhs, span) {
+                return Some(v);
+            }
+        }
         if let (AssignOp::Plain, ExprKind::Field { base, name }) = (op, &lhs.kind) {
             if let Some(v) = self.assign_op_field(base, name, rhs, span) {
                 return Some(v);

@@ -526,6 +526,36 @@ impl<'a> Checker<'a> {
         Some(acc)
     }
 
+    /// `rc.p[i]...` where rc is a resource capability and p an op array: the
+    /// element's op, rc, and the element's offset in p (C text).  None (and
+    /// no code) when `e` is something else.
+    pub fn rescap_elem(&mut self, e: &Expr) -> Option<(Rc<ProcSig>, V, String)> {
+        let mut all: Vec<ast::Subscript> = Vec::new();
+        let mut b = e;
+        while let ExprKind::Index { base: b2, subs: s2 } = &b.kind {
+            let mut v = s2.clone();
+            v.extend(all);
+            all = v;
+            b = b2.as_ref();
+        }
+        let ExprKind::Field { base: rb, name } = &b.kind else { return None };
+        if all.is_empty() {
+            return None;
+        }
+        let saved = self.code.out.len();
+        let bv = self.expr(rb);
+        if let Ty::Cap(CapTy::Resource(rn)) = &bv.ty {
+            if let Some(Sym::Proc(sig)) = self.res_member(&rn.clone(), &name.name) {
+                if let Some(r) = sig.op.clone() {
+                    let ix = self.op_subscripts(&r, &all, e.span)?;
+                    return Some((sig, bv, ix));
+                }
+            }
+        }
+        self.code.out.truncate(saved);
+        None
+    }
+
     /// A member of resource `rn`'s spec (this resource's own, or an imported one).
     pub fn res_member(&self, rn: &str, name: &str) -> Option<Sym> {
         if rn == self.comp {
