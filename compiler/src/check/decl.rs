@@ -783,16 +783,9 @@ impl<'a> Checker<'a> {
             selfc: self.self_arg(),
             external: false,
             op: Some(super::scope::OpRef {
-                owner: self.comp.clone(),
-                idx,
-                lo: "1".into(),
-                n: "1".into(),
-                local: None,
-                dims: vec![],
-                inv,
                 proc_impl: !self.replying.contains(&p.name.name),
                 global_owner: self.global,
-                sem: false,
+                ..super::scope::OpRef::scalar(self.comp.clone(), idx, inv)
             }),
         };
         Sym::Proc(Rc::new(sig))

@@ -156,18 +156,7 @@ impl<'a> Checker<'a> {
             ret_name,
             selfc: self.self_arg(),
             external: false,
-            op: Some(OpRef {
-                owner: self.comp.clone(),
-                idx,
-                lo: "1".into(),
-                n: "1".into(),
-                local: None,
-                dims: vec![],
-                inv,
-                proc_impl,
-                global_owner: self.global,
-                sem: false,
-            }),
+            op: Some(OpRef { proc_impl, global_owner: self.global, ..OpRef::scalar(self.comp.clone(), idx, inv) }),
         };
         let top = self.scopes.last_mut().unwrap();
         top.map.insert(name.name.clone(), Sym::Proc(Rc::new(sig)));
@@ -577,7 +566,7 @@ impl<'a> Checker<'a> {
                     ret_name: None,
                     selfc: String::new(),
                     external: false,
-                    op: Some(OpRef { owner: String::new(), idx: 0, lo: "1".into(), n: "1".into(), local: None, dims: vec![], inv: si.inv, proc_impl: false, global_owner: false, sem: false }),
+                    op: Some(OpRef::scalar(String::new(), 0, si.inv)),
                 };
                 Some((Rc::new(sig), Target::Cap(v.c)))
             }
@@ -590,7 +579,7 @@ impl<'a> Checker<'a> {
                     ret_name: None,
                     selfc: String::new(),
                     external: false,
-                    op: Some(OpRef { owner: String::new(), idx: 0, lo: "1".into(), n: "1".into(), local: None, dims: vec![], inv: "mpd_inv_none".into(), proc_impl: false, global_owner: false, sem: true }),
+                    op: Some(OpRef { sem: true, ..OpRef::scalar(String::new(), 0, "mpd_inv_none".into()) }),
                 };
                 Some((Rc::new(sig), Target::Cap(v.c)))
             }
@@ -953,18 +942,7 @@ impl<'a> Checker<'a> {
             ret_name: None,
             selfc: self.self_arg(),
             external: false,
-            op: Some(OpRef {
-                owner: self.comp.clone(),
-                idx,
-                lo: "1".into(),
-                n: "1".into(),
-                local: None,
-                dims: vec![],
-                inv: inv.clone(),
-                proc_impl: false,
-                global_owner: self.global,
-                sem: false,
-            }),
+            op: Some(OpRef { global_owner: self.global, ..OpRef::scalar(self.comp.clone(), idx, inv.clone()) }),
         };
         self.declare(&p.name, Sym::Proc(Rc::new(sig)));
         self.ops.push(OpEntry {
@@ -1168,18 +1146,7 @@ impl<'a> Checker<'a> {
             ret_name: None,
             selfc: String::new(),
             external: false,
-            op: Some(OpRef {
-                owner: name.to_string(),
-                idx: 0,
-                lo: "1".into(),
-                n: "1".into(),
-                local: None,
-                dims: vec![],
-                inv: format!("{}_args", names::res_struct(name)),
-                proc_impl: false,
-                global_owner: false,
-                sem: false,
-            }),
+            op: Some(OpRef::scalar(name.to_string(), 0, format!("{}_args", names::res_struct(name)))),
         };
         self.create_issue = Some(name.to_string());
         let v = self.invoke_block(&sig, Target::Cap(String::new()), args, false, span);

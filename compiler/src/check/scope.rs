@@ -51,6 +51,25 @@ pub struct OpRef {
     pub sem: bool,
 }
 
+impl OpRef {
+    /// A scalar (non-array, non-local) op of `owner` at `idx`; callers
+    /// override the flags that differ.
+    pub fn scalar(owner: String, idx: u32, inv: String) -> OpRef {
+        OpRef {
+            owner,
+            idx,
+            lo: "1".into(),
+            n: "1".into(),
+            local: None,
+            dims: vec![],
+            inv,
+            proc_impl: false,
+            global_owner: false,
+            sem: false,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum Sym {
     /// `c` is a C lvalue (scalars) or a `char *` address (blobs).
