@@ -80,13 +80,7 @@ int mpd_sem_P_timeout(mpd_sem *s, long ms)
         return 0;
     if (ms <= 0)
         return -1;
-    long c;
-    if (mpd__single) {
-        c = atomic_load_explicit(&s->count, memory_order_relaxed);
-        atomic_store_explicit(&s->count, c - 1, memory_order_relaxed);
-    } else {
-        c = atomic_fetch_sub_explicit(&s->count, 1, memory_order_acq_rel);
-    }
+    long c = mpd__sem_dec(s);
     if (c > 0)
         return 0;
     mpd_proc *self = proc_self();

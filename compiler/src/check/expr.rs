@@ -1040,15 +1040,22 @@ impl<'a> Checker<'a> {
             self.error(lhs.span, "the left side of an assignment must be a variable");
             return Some(V::err());
         }
-        let r = sig.op.clone().unwrap();
+        let slot = format!("{} + {}", sig.op.as_ref().unwrap().idx, ix);
+        Some(self.store_op_cap(&sig, &rc.c, &slot, rhs, span))
+    }
+
+    /// Stores `rhs` as the op capability in slot `slot` (a C expression) of
+    /// the resource capability variable `rc` (C lvalue); the value is the cap.
+    fn store_op_cap(&mut self, sig: &super::scope::ProcSig, rc: &str, slot: &str, rhs: &Expr, span: Span) -> V {
+        let r = sig.op.as_ref().unwrap();
         let k = self.register_sig(&sig.params, &sig.ret, &r.inv);
         let fty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
         let v = self.expr(rhs);
         let c = self.scalar_for(&fty, v, span);
         let t = self.tmp();
         let p = self.pos(span);
-        self.code.put(&format!("mpd_cap {t} = {c}; {b} = mpd_rescap_with_op({p}, {b}, {i} + {ix}, {t});", t = t, c = c, b = rc.c, p = p, i = r.idx, ix = ix));
-        Some(V::scalar(t, fty))
+        self.code.put(&format!("mpd_cap {t} = {c}; {rc} = mpd_rescap_with_op({p}, {rc}, {slot}, {t});"));
+        V::scalar(t, fty)
     }
 
     fn assign_expr(&mut self, op: AssignOp, lhs: &Expr, rhs: &Expr, span: Span) -> Option<V> {

@@ -243,8 +243,8 @@ void mpd_sem_init(mpd_sem *s, long n);
 void mpd__sem_wait(mpd_sem *s);
 void mpd__sem_wake(mpd_sem *s);
 
-/* P: waits until the count is positive, then decrements it. */
-static inline void mpd_sem_P(mpd_sem *s)
+/* Decrements the count and returns its old value (no atomics on one VP). */
+static inline long mpd__sem_dec(mpd_sem *s)
 {
     long c;
     if (mpd__single) {
@@ -253,6 +253,13 @@ static inline void mpd_sem_P(mpd_sem *s)
     } else {
         c = atomic_fetch_sub_explicit(&s->count, 1, memory_order_acq_rel);
     }
+    return c;
+}
+
+/* P: waits until the count is positive, then decrements it. */
+static inline void mpd_sem_P(mpd_sem *s)
+{
+    long c = mpd__sem_dec(s);
     if (__builtin_expect(c <= 0, 0))
         mpd__sem_wait(s);
 }
