@@ -23,11 +23,20 @@ long mpd__slice;
  * reads idle_seq, looks for work once more and sleeps on idle_seq.  Whoever
  * makes work available then checks nsleep and, if some VP sleeps, bumps
  * idle_seq and wakes one: either the sleeper sees the work or it sees
- * idle_seq change (seq_cst on both sides). */
+ * idle_seq change (seq_cst on both sides).
+ *
+ * The low bit of idle_seq says "a wake is on its way" so that a burst of
+ * wakers makes one futex call: a waker that finds it set relies on the one
+ * that set it.  It lives in idle_seq itself, not in a flag beside it, because
+ * a waker may act on a stale nsleep (the VP it saw has already left) and set
+ * it when nobody is left to clear it; a separate flag then stayed set while
+ * the next sleeper slept on the already bumped sequence, and every later
+ * wake was skipped (a lost wakeup: ~1 run in 40 of a blocking-call stress
+ * test hung).  Here a sleeper that finds the bit set clears it itself and
+ * looks for work again before sleeping on the even value. */
 static atomic_int nsleep;
 static atomic_int nspin;          /* VPs looking for work before they sleep */
-static atomic_int wake_pending;   /* a futex wake is on its way to some VP */
-static atomic_uint idle_seq;
+static atomic_uint idle_seq;      /* bit 0: a futex wake is on its way to some VP */
 static atomic_int stopping;
 /* Held while a VP decides to sleep: a VP counted in nsleep takes no work
  * except under this lock, so "all VPs asleep, nothing queued" is stable. */
@@ -57,13 +66,25 @@ void mpd__wake_idle_vp_sc(void)
 {
     /* A spinning VP will find the work (it looks again after it stops
      * spinning), so the futex is only for when nobody is looking. */
-    if (atomic_load(&nspin) == 0 && atomic_load(&nsleep) > 0 &&
-        atomic_exchange(&wake_pending, 1) == 0) {
-        /* cleared by whichever VP leaves its idle wait next: the woken one,
-         * or one that saw idle_seq change before sleeping */
-        atomic_fetch_add(&idle_seq, 1);
-        futex_wake(&idle_seq, 1);
+    if (atomic_load(&nspin) == 0 && atomic_load(&nsleep) > 0) {
+        unsigned v = atomic_load(&idle_seq);
+        /* the bit is cleared by the next VP to leave or enter its idle wait */
+        while (!(v & 1))
+            if (atomic_compare_exchange_weak(&idle_seq, &v, v + 1)) {
+                futex_wake(&idle_seq, 1);
+                break;
+            }
     }
+}
+
+/* A VP leaving (or about to sleep in) its idle wait takes the pending wake:
+ * later wakers must make their own futex call.  Returns the even value. */
+static unsigned take_pending_wake(void)
+{
+    unsigned v = atomic_load(&idle_seq);
+    while ((v & 1) && !atomic_compare_exchange_weak(&idle_seq, &v, v + 1))
+        ;
+    return (v & 1) ? v + 1 : v;
 }
 
 void mpd__wake_idle_vp(void)
@@ -79,7 +100,7 @@ void mpd__wake_all_idle_vps(void)
 {
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load(&nsleep) > 0) {
-        atomic_fetch_add(&idle_seq, 1);
+        atomic_fetch_add(&idle_seq, 2);   /* keeps the pending bit as it is */
         futex_wake(&idle_seq, INT_MAX);
     }
 }
@@ -213,7 +234,7 @@ static void hook_proc(void *arg)
 static void stop_all(void)
 {
     atomic_store(&stopping, 1);
-    atomic_fetch_add(&idle_seq, 1);
+    atomic_fetch_add(&idle_seq, 2);
     futex_wake(&idle_seq, INT_MAX);
 }
 
@@ -308,13 +329,14 @@ static mpd_proc *idle_wait(mpd_vp *vp)
      * work below (a waker that saw either count still spinning or awake
      * published its work before it looked, with a fence or a seq_cst RMW) */
     atomic_thread_fence(memory_order_seq_cst);
-    unsigned seq = atomic_load(&idle_seq);
+    unsigned seq = take_pending_wake();
+    atomic_thread_fence(memory_order_seq_cst);   /* a waker that saw the bit set published first */
     p = pick_next(vp);
     if (!p && !mpd__single)
         p = steal_runnext(vp, seen, 0);   /* never sleep while one waits */
     if (p || atomic_load(&stopping)) {
         atomic_fetch_sub(&nsleep, 1);
-        atomic_store(&wake_pending, 0);
+        take_pending_wake();
         mpd_spin_unlock(&idle_mu);
         return p;
     }
@@ -322,7 +344,7 @@ static mpd_proc *idle_wait(mpd_vp *vp)
         quiesce();
         p = pick_next(vp);
         atomic_fetch_sub(&nsleep, 1);
-        atomic_store(&wake_pending, 0);
+        take_pending_wake();
         mpd_spin_unlock(&idle_mu);
         return p;
     }
@@ -338,7 +360,7 @@ static mpd_proc *idle_wait(mpd_vp *vp)
     }
     futex_wait(&idle_seq, seq, tp);
     atomic_fetch_sub(&nsleep, 1);
-    atomic_store(&wake_pending, 0);
+    take_pending_wake();
     return NULL;
 }
 
