@@ -49,6 +49,7 @@
 #include <sys/types.h>
 
 #include "mpd/mpf.h"
+#include "mpd/rt.h"
 
 #define MPF_MAGIC 0x3146504d2d44504dULL /* "MPD-MPF1" */
 #define MPF_VERSION 1u
@@ -183,6 +184,10 @@ void mpf_space_wait(mpf_t *m, uint32_t observed);
  * waiter counts need no atomic read-modify-write (as the runtime's own fast paths). */
 extern int mpd__single;
 #define MPF_SOLO(m) ((m)->lwpq && mpd__single)
+/* An MPF_WAIT_LWP instance serves MPD processes only (its locks may be plain
+ * stores and its waiters are parked processes a thread could not wake):
+ * anything else calling it gets MPF_ENOTSUP instead of a silent race. */
+static inline int mpf_caller_ok(const mpf_t *m) { return !m->lwpq || mpd_self() ? 0 : -MPF_ENOTSUP; }
 
 /* mpf_lock.c: owner-pid locks with dead-owner takeover.  The uncontended paths
  * are inline: a send or receive takes and releases one lock. */
@@ -251,7 +256,7 @@ static inline void mpf_wake_waiters(mpf_t *m, mpf_lnvc *l)
         atomic_load_explicit(&l->sleepers, memory_order_seq_cst))
         mpf_wake_sleepers(m, l);
 }
-int mpf_wait_lwp_yield(mpf_t *m); /* MPF_WAIT_LWP process: yield once, return 1 */
+int mpf_wait_lwp_yield(mpf_t *m, uint32_t observed); /* MPD process: wait for space without stopping the VP, return 1 */
 int mpf_lwp_setup(mpf_t *m);
 void mpf_lwp_free(mpf_t *m);
 

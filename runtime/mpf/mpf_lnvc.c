@@ -8,7 +8,7 @@ enum { ROLE_SEND = 0, ROLE_RECV = 3 }; /* roles: ROLE_SEND, MPF_FCFS, MPF_BROADC
 
 static int check_pid(mpf_t *m, int pid)
 {
-    return pid >= 0 && (uint32_t)pid < m->r->max_procs ? 0 : -MPF_EBADPID;
+    return pid >= 0 && (uint32_t)pid < m->r->max_procs ? mpf_caller_ok(m) : -MPF_EBADPID;
 }
 
 void mpf_lnvc_notify(mpf_t *m, mpf_lnvc *l)

@@ -23,7 +23,8 @@ static int lock_live(mpf_t *m, int id, mpf_lnvc **out, uint32_t *slot)
 static int check_args(mpf_t *m, int pid)
 {
     if (!m) return -MPF_EINVAL;
-    return pid >= 0 && (uint32_t)pid < m->r->max_procs ? 0 : -MPF_EBADPID;
+    if (!(pid >= 0 && (uint32_t)pid < m->r->max_procs)) return -MPF_EBADPID;
+    return mpf_caller_ok(m);
 }
 
 /* Message memory is exhausted: reap dead participants (their backlogs), or wait if asked to. */
@@ -32,8 +33,9 @@ static int out_of_space(mpf_t *m, int *tries)
     mpf_region *r = m->r;
     if (m->shared && (*tries)++ == 0 && mpf_reap(m) > 0) return 0;
     if (!r->send_waits) return -MPF_ENOSPACE;
-    if (mpf_wait_lwp_yield(m)) return 0; /* an MPD process lets the receivers run instead */
-    mpf_space_wait(m, atomic_load(&r->space_word));
+    uint32_t observed = atomic_load(&r->space_word);
+    if (mpf_wait_lwp_yield(m, observed)) return 0; /* an MPD process lets the receivers run instead */
+    mpf_space_wait(m, observed);
     return 0;
 }
 

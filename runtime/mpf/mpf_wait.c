@@ -33,27 +33,54 @@ static inline int spin_changed(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_
            atomic_load_explicit(&l->word, memory_order_acquire) != observed;
 }
 
+typedef struct sleep_args {
+    mpf_t *m;
+    mpf_lnvc *l;
+    uint32_t observed, seq;
+} sleep_args;
+
+/* Sleep on the LNVC's futex word unless a send or close came first.  Register
+ * first, then look again: a sender advances next_seq first, then reads
+ * `sleepers`; with both sequentially consistent one of us sees the other. */
+static intptr_t sleep_on_word(void *arg)
+{
+    sleep_args *a = arg;
+    atomic_fetch_add_explicit(&a->l->sleepers, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&a->l->next_seq, memory_order_seq_cst) == a->seq &&
+        atomic_load_explicit(&a->l->word, memory_order_seq_cst) == a->observed)
+        mpf_futex_wait(a->m, &a->l->word, a->observed);
+    atomic_fetch_sub_explicit(&a->l->sleepers, 1, memory_order_relaxed);
+    return 0;
+}
+
 /* Threads and OS processes: spin a little (a sender on another core usually
  * answers within a microsecond; yielding now and then lets it run when cores
- * are oversubscribed), then sleep on the LNVC's futex word. */
+ * are oversubscribed), then sleep on the LNVC's futex word.
+ *
+ * An MPD process (on an instance that is not MPF_WAIT_LWP, so its partners may
+ * be plain threads or other OS processes) must not stop its VP: it yields
+ * while it looks, then sleeps through mpd_blocking_call, on a helper thread,
+ * while the VP runs the other processes.  The runtime counts the call as
+ * pending, so a receiver waiting for a thread is not taken for a deadlock. */
 void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel, uint32_t seq)
 {
-    for (int i = m->spin; i > 0; i--) {
+    int lwp = mpd_self() != NULL;
+    for (int i = lwp ? m->spin / 8 + 1 : m->spin; i > 0; i--) {
         if (spin_changed(m, l, observed, sentinel, seq)) {
             /* Start fetching the rest of a short payload while we go for the lock. */
             __builtin_prefetch((char *)MPF_MSG(m, sentinel) + MPF_CACHE);
             return;
         }
+        if (lwp) {
+            mpd_yield();
+            continue;
+        }
         cpu_relax();
         if ((i & 255) == 0) sched_yield();
     }
-    /* Register first, then look again: a sender advances next_seq first, then
-     * reads `sleepers`; with both sequentially consistent one of us sees the other. */
-    atomic_fetch_add_explicit(&l->sleepers, 1, memory_order_seq_cst);
-    if (atomic_load_explicit(&l->next_seq, memory_order_seq_cst) == seq &&
-        atomic_load_explicit(&l->word, memory_order_seq_cst) == observed)
-        mpf_futex_wait(m, &l->word, observed);
-    atomic_fetch_sub_explicit(&l->sleepers, 1, memory_order_relaxed);
+    sleep_args a = {m, l, observed, seq};
+    if (lwp) mpd_blocking_call(sleep_on_word, &a, NULL);
+    else sleep_on_word(&a);
 }
 
 /* MPD processes: park only the calling process.  It registers under the LNVC
@@ -79,10 +106,30 @@ int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l)
     return 1;
 }
 
-int mpf_wait_lwp_yield(mpf_t *m)
+typedef struct space_args {
+    mpf_t *m;
+    uint32_t observed;
+} space_args;
+
+static intptr_t space_sleep(void *arg)
 {
-    if (!m->lwpq || !mpd_self()) return 0;
+    space_args *a = arg;
+    mpf_space_wait(a->m, a->observed);
+    return 0;
+}
+
+/* A send from an MPD process found memory full: let the other processes run
+ * (the receivers that free it may be on this VP); if there are none or they
+ * cannot help (MPF_WAIT_LWP: they are the only receivers), wait for freed
+ * memory on a helper thread rather than stopping the VP. */
+int mpf_wait_lwp_yield(mpf_t *m, uint32_t observed)
+{
+    if (!mpd_self()) return 0;
     mpd_yield();
+    if (!m->lwpq && atomic_load(&m->r->space_word) == observed) {
+        space_args a = {m, observed};
+        mpd_blocking_call(space_sleep, &a, NULL);
+    }
     return 1;
 }
 

@@ -23,10 +23,12 @@
  *
  * Deployments (one API):
  *   - in-process: mpf_init / mpf_init_ex with no name; threads of one program
- *     (or MPD lightweight processes, wait = MPF_WAIT_LWP) converse.  An
- *     MPF_WAIT_LWP instance belongs to the MPD processes of the program: a plain
- *     thread must not use it (its send could not wake a parked process, and with
- *     one VP the instance takes no atomic locks at all);
+ *     and MPD lightweight processes converse, in any mix.  A receive called
+ *     from an MPD process never stops its VP: it yields while it waits, then
+ *     sleeps on a helper thread (mpd_blocking_call).  With wait = MPF_WAIT_LWP
+ *     the instance belongs to the MPD processes alone and is faster: a blocked
+ *     receive parks only its process, and with one VP no atomic locks are
+ *     taken; any other caller gets MPF_ENOTSUP;
  *   - cross-process: mpf_init_ex with a name creates a POSIX shared-memory
  *     segment (/dev/shm/<name>); other programs join with mpf_attach(name);
  *     children made by fork() after init may use the same handle.  Internal
@@ -53,7 +55,7 @@ enum { MPF_FCFS = 1, MPF_BROADCAST = 2 };
 /* How a blocked receiver waits (in-process deployment only). */
 enum {
     MPF_WAIT_THREADS = 0, /* spin briefly, then sleep in the kernel (futex) */
-    MPF_WAIT_LWP = 1      /* park only the calling MPD lightweight process (mpd/rt.h) */
+    MPF_WAIT_LWP = 1      /* MPD lightweight processes only: park the calling process (mpd/rt.h) */
 };
 
 /* Error codes (returned negated). */
@@ -77,7 +79,7 @@ enum {
     MPF_ENOENT = 16,    /* shared segment does not exist (attach) */
     MPF_EFORMAT = 17,   /* shared segment is not an MPF segment of this version */
     MPF_ESYS = 18,      /* a system call failed (errno is kept) */
-    MPF_ENOTSUP = 19,   /* operation not available in this deployment */
+    MPF_ENOTSUP = 19,   /* operation not available in this deployment (e.g. a thread on an MPF_WAIT_LWP instance) */
     MPF_ECORRUPT = 20   /* a dead participant left state that could not be recovered */
 };
 
