@@ -4,7 +4,7 @@
 struct mpd_co {
     opk_lock  lk;
     opk_event ev;               /* one post per completion */
-    mpd_invb *dfirst, *dlast;   /* completed, not yet returned by wait */
+    mpd_invb *dfirst;           /* completed, not yet returned by wait: newest first */
     uint32_t  outstanding;      /* started, not yet returned by wait */
     int       abandoned;        /* mpd_co_end ran with invocations left */
 };
@@ -19,7 +19,10 @@ mpd_co *mpd_co_begin(void)
     return co;
 }
 
-/* An invocation of co finished (or was replied to): ib now belongs to co. */
+/* An invocation of co finished (or was replied to): ib now belongs to co.
+ * Completions stack up newest first: when several arms finished before the
+ * co statement looks, their blocks run in reverse order of completion, as in
+ * MPD 1.0.1 (suite program quick/jumble shows it). */
 void co_completed(mpd_invb *ib)
 {
     mpd_co *co = ib->co;
@@ -32,12 +35,8 @@ void co_completed(mpd_invb *ib)
             free(co);
         return;
     }
-    ib->next = NULL;
-    if (co->dlast)
-        co->dlast->next = ib;
-    else
-        co->dfirst = ib;
-    co->dlast = ib;
+    ib->next = co->dfirst;
+    co->dfirst = ib;
     opk_release(&co->lk);
     opk_event_post(&co->ev);
 }
@@ -81,8 +80,6 @@ mpd_invb *mpd_co_wait(const char *F, int L, mpd_co *co)
     opk_acquire(&co->lk);
     mpd_invb *ib = co->dfirst;
     co->dfirst = ib->next;
-    if (!co->dfirst)
-        co->dlast = NULL;
     co->outstanding--;
     opk_release(&co->lk);
     ib->co = NULL;
@@ -100,7 +97,7 @@ void mpd_co_end(mpd_co *co)
     opk_acquire(&co->lk);
     /* completed but never collected */
     mpd_invb *ib = co->dfirst;
-    co->dfirst = co->dlast = NULL;
+    co->dfirst = NULL;
     while (ib) {
         mpd_invb *n = ib->next;
         co->outstanding--;
