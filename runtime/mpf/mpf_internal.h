@@ -247,7 +247,9 @@ static inline void mpf_maybe_reap(mpf_t *m)
 /* mpf_wait.c: blocking a receiver until its LNVC changes. */
 void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel, uint32_t seq);
 /* LNVC lock held; returns with it released, once woken (MPF_WAIT_LWP, from a process). */
-int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l);
+int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, void *buf, size_t cap, ssize_t *got);
+/* Send, LNVC lock held: hand a short message straight to a parked receive (1) or not (0). */
+int mpf_lwp_deliver(mpf_t *m, mpf_lnvc *l, const void *data, size_t len);
 void mpf_wake_sleepers(mpf_t *m, mpf_lnvc *l);
 /* After a send linked its message, or a close: wake whoever waits, if anyone. */
 static inline void mpf_wake_waiters(mpf_t *m, mpf_lnvc *l)

@@ -81,6 +81,14 @@ int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
             goto fail;
         }
         if (fresh) break;
+        /* A receive parked for exactly this message takes it directly. */
+        if (m->lwpq && len <= MPF_INLINE && atomic_load_explicit(&l->parked, memory_order_relaxed) &&
+            mpf_lwp_deliver(m, l, buf, len)) {
+            atomic_store_explicit(&l->next_seq, atomic_load_explicit(&l->next_seq, memory_order_relaxed) + 1,
+                                  memory_order_relaxed);
+            mpf_unlock(m, &l->lock);
+            return 0;
+        }
         /* The usual case: a header freed by the last receive.  It is not written
          * here: its next link and seq are never read while it is the sentinel
          * (its stale seq is an older message's, never next_seq), and data is 0. */
@@ -109,10 +117,15 @@ int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
     /* Publish: seq last (it is what a spinning receiver watches), then move the
      * tail, then next_seq (repair relies on this order).  next_seq against
      * `sleepers` (both sequentially consistent) keeps a sleeper from missing it. */
-    memory_order publish = MPF_SOLO(m) ? memory_order_relaxed : memory_order_seq_cst; /* one OS thread: no fence */
-    atomic_store_explicit(&s->seq, seq, publish);
-    l->tail = fresh;
-    atomic_store_explicit(&l->next_seq, seq + 1, publish);
+    if (MPF_SOLO(m)) { /* one OS thread: no fence (spelled out: a memory order held in a variable compiles as seq_cst) */
+        atomic_store_explicit(&s->seq, seq, memory_order_relaxed);
+        l->tail = fresh;
+        atomic_store_explicit(&l->next_seq, seq + 1, memory_order_relaxed);
+    } else {
+        atomic_store_explicit(&s->seq, seq, memory_order_seq_cst);
+        l->tail = fresh;
+        atomic_store_explicit(&l->next_seq, seq + 1, memory_order_seq_cst);
+    }
     l->queued++;
     mpf_unlock(m, &l->lock);
     mpf_wake_waiters(m, l);
@@ -181,7 +194,10 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             rc = -MPF_EAGAIN;
             break;
         }
-        if (!mpf_wait_lwp(m, l)) { /* not an MPD process: wait like a thread */
+        ssize_t got;
+        int how = mpf_wait_lwp(m, l, c, buf, cap, &got);
+        if (how == 2) return got; /* a send handed it over */
+        if (how == 0) { /* not an MPD process: wait like a thread */
             uint32_t observed = atomic_load_explicit(&l->word, memory_order_relaxed), at = l->tail;
             uint32_t seq = atomic_load_explicit(&l->next_seq, memory_order_relaxed);
             mpf_unlock(m, &l->lock);

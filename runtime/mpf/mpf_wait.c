@@ -1,14 +1,29 @@
 /* mpf_wait.c: how a receiver with nothing to read waits for its conversation to change, and how it is woken. */
 #include <sched.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "mpd/rt.h"
 #include "mpf_internal.h"
 
-/* Parked MPD processes waiting on one LNVC (in-process, MPF_WAIT_LWP). */
+/* A receive parked on an LNVC (MPF_WAIT_LWP), on the receiver's stack.  A
+ * send that finds it waiting for exactly the message it carries copies the
+ * payload straight into `buf` and sets `got`: the receiver returns without
+ * taking the LNVC lock again, and no header is queued. */
+typedef struct mpf_lwp_waiter {
+    struct mpf_lwp_waiter *next;
+    mpd_proc *proc;
+    void *buf;
+    size_t cap;
+    ssize_t got;   /* length delivered, or -1: woken to look again */
+    mpf_conn *conn;
+} mpf_lwp_waiter;
+
+/* Parked MPD processes waiting on one LNVC, oldest first.  With several VPs
+ * `lock` guards the list (taken after the LNVC lock); on one VP nothing does. */
 typedef struct mpf_lwpq {
     mpd_spinlock lock;
-    mpd_waitq q;
+    mpf_lwp_waiter *head, *tail;
 } mpf_lwpq;
 
 static inline void cpu_relax(void)
@@ -83,27 +98,67 @@ void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel
     else sleep_on_word(&a);
 }
 
+static inline mpf_lwpq *lwpq_of(mpf_t *m, mpf_lnvc *l) { return &m->lwpq[l - mpf_lnvc_at(m, 0)]; }
+
 /* MPD processes: park only the calling process.  It registers under the LNVC
- * lock, so a sender that links afterwards (and then reads `sleepers`) finds it. */
-int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l)
+ * lock, so a sender that links afterwards finds it (directly, or through
+ * `parked` once it has released the LNVC lock).  Returns 0 if the caller is
+ * not to park here, 1 when woken to look again, 2 when a send delivered a
+ * message into buf (its length in *got). */
+int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, void *buf, size_t cap, ssize_t *got)
 {
-    if (!m->lwpq || !mpd_self()) return 0;
-    mpf_lwpq *w = &m->lwpq[l - mpf_lnvc_at(m, 0)];
-    if (MPF_SOLO(m)) {
+    mpd_proc *self;
+    if (!m->lwpq || !(self = mpd_self())) return 0;
+    mpf_lwpq *q = lwpq_of(m, l);
+    mpf_lwp_waiter w = {NULL, self, buf, cap, -1, c};
+    int solo = MPF_SOLO(m);
+    if (solo) {
         atomic_store_explicit(&l->parked, atomic_load_explicit(&l->parked, memory_order_relaxed) + 1,
                               memory_order_relaxed);
-        mpf_unlock(m, &l->lock);
-        mpd_waitq_wait(&w->q, NULL);
-        atomic_store_explicit(&l->parked, atomic_load_explicit(&l->parked, memory_order_relaxed) - 1,
-                              memory_order_relaxed);
-        return 1;
+    } else {
+        atomic_fetch_add_explicit(&l->parked, 1, memory_order_seq_cst);
+        mpd_spin_lock(&q->lock);
     }
-    atomic_fetch_add_explicit(&l->parked, 1, memory_order_seq_cst);
-    mpd_spin_lock(&w->lock);
+    if (q->tail) q->tail->next = &w;
+    else q->head = &w;
+    q->tail = &w;
     mpf_unlock(m, &l->lock);
-    mpd_waitq_wait(&w->q, &w->lock);
-    atomic_fetch_sub_explicit(&l->parked, 1, memory_order_relaxed);
-    return 1;
+    mpd_park(solo ? NULL : &q->lock); /* whoever takes w off the list counts it out of `parked` */
+    if (w.got < 0) return 1;
+    *got = w.got;
+    return 2;
+}
+
+/* Send, LNVC lock held, with something parked: if this message has exactly
+ * one reader due (so it would be queued with one reference), that reader has
+ * nothing else queued, and one of its receives is parked with room for it,
+ * hand it over.  Returns 1 if delivered (the caller then only advances
+ * next_seq), 0 to queue the message as usual. */
+int mpf_lwp_deliver(mpf_t *m, mpf_lnvc *l, const void *data, size_t len)
+{
+    if (l->n_bcast + (l->n_fcfs > 0) != 1) return 0;
+    int proto = l->n_fcfs ? MPF_FCFS : MPF_BROADCAST;
+    if (proto == MPF_FCFS && l->fcfs_head != l->tail) return 0;
+    mpf_lwpq *q = lwpq_of(m, l);
+    int solo = MPF_SOLO(m);
+    if (!solo) mpd_spin_lock(&q->lock);
+    mpf_lwp_waiter *prev = NULL, *w = q->head;
+    for (; w; prev = w, w = w->next) /* the first parked receive of the reader due (FIFO among FCFS) */
+        if (w->conn->recv == proto) break;
+    int ok = w && len <= w->cap && (proto == MPF_FCFS || w->conn->head == l->tail);
+    if (ok) {
+        if (prev) prev->next = w->next;
+        else q->head = w->next;
+        if (q->tail == w) q->tail = prev;
+        if (len) memcpy(w->buf, data, len);
+        w->got = (ssize_t)len;
+        if (solo) atomic_store_explicit(&l->parked, atomic_load_explicit(&l->parked, memory_order_relaxed) - 1,
+                                        memory_order_relaxed);
+        else atomic_fetch_sub_explicit(&l->parked, 1, memory_order_relaxed);
+        mpd_unpark(w->proc);
+    }
+    if (!solo) mpd_spin_unlock(&q->lock);
+    return ok;
 }
 
 typedef struct space_args {
@@ -137,14 +192,19 @@ int mpf_wait_lwp_yield(mpf_t *m, uint32_t observed)
 void mpf_wake_sleepers(mpf_t *m, mpf_lnvc *l)
 {
     if (m->lwpq && atomic_load_explicit(&l->parked, memory_order_seq_cst)) {
-        mpf_lwpq *w = &m->lwpq[l - mpf_lnvc_at(m, 0)];
-        if (MPF_SOLO(m)) {
-            mpd_waitq_wake_all(&w->q);
-        } else {
-            mpd_spin_lock(&w->lock);
-            mpd_waitq_wake_all(&w->q);
-            mpd_spin_unlock(&w->lock);
+        mpf_lwpq *q = lwpq_of(m, l);
+        int solo = MPF_SOLO(m);
+        if (!solo) mpd_spin_lock(&q->lock);
+        uint32_t n = 0;
+        for (mpf_lwp_waiter *w = q->head, *nx; w; w = nx, n++) {
+            nx = w->next; /* w lives on a stack that may run again once unparked */
+            mpd_unpark(w->proc);
         }
+        q->head = q->tail = NULL;
+        if (solo) atomic_store_explicit(&l->parked, atomic_load_explicit(&l->parked, memory_order_relaxed) - n,
+                                        memory_order_relaxed);
+        else atomic_fetch_sub_explicit(&l->parked, n, memory_order_relaxed);
+        if (!solo) mpd_spin_unlock(&q->lock);
     }
     if (atomic_load_explicit(&l->sleepers, memory_order_seq_cst)) {
         atomic_fetch_add_explicit(&l->word, 1, memory_order_seq_cst);
@@ -158,7 +218,7 @@ int mpf_lwp_setup(mpf_t *m)
     if (!m->lwpq) return -MPF_ESYS;
     for (uint32_t i = 0; i < m->r->max_lnvcs; i++) {
         mpd_spin_init(&m->lwpq[i].lock);
-        mpd_waitq_init(&m->lwpq[i].q);
+        m->lwpq[i].head = m->lwpq[i].tail = NULL;
     }
     return 0;
 }

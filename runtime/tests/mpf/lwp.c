@@ -118,6 +118,64 @@ static void close_wakes(void)
     MUST(mpf_close_send(m, 7, keep));
 }
 
+/* ---- a send hands a short message straight to a parked receive; the edges fall back to the queue ---- */
+
+static _Atomic long small_rc = 1;
+static int direct_id;
+static void small_buffer(void *arg)
+{
+    (void)arg;
+    char b[4];
+    atomic_store(&small_rc, (long)mpf_message_receive(m, 6, direct_id, b, sizeof b)); /* parks; 8 B do not fit */
+    char big[16];
+    CHECK_RC(mpf_message_receive(m, 6, direct_id, big, sizeof big), 8); /* still first in line */
+    CHECK(memcmp(big, "12345678", 8) == 0);
+    mpd_sem_V(&done);
+}
+
+static _Atomic int fcfs_got[2];
+static int fcfs_id;
+static void fcfs_parker(void *arg)
+{
+    int k = (int)(intptr_t)arg, v = -1;
+    CHECK_RC(mpf_message_receive(m, 1 + k, fcfs_id, &v, sizeof v), sizeof v);
+    atomic_store(&fcfs_got[k], v);
+    mpd_sem_V(&done);
+}
+
+static void direct_delivery(void)
+{
+    /* Too long for the parked receive's buffer: queued, EMSGSIZE, then read with a bigger one. */
+    int s = MUST(mpf_open_send(m, 7, "direct"));
+    direct_id = MUST(mpf_open_receive(m, 6, "direct", MPF_BROADCAST));
+    mpd_proc_create(small_buffer, NULL, NULL);
+    mpd_yield(); /* it parks */
+    CHECK_RC(mpf_message_send(m, 7, s, "12345678", 8), 0);
+    mpd_sem_P(&done);
+    CHECK(atomic_load(&small_rc) == -MPF_EMSGSIZE);
+    CHECK_RC(mpf_check_receive(m, 6, direct_id, NULL), 0);
+    MUST(mpf_close_receive(m, 6, direct_id));
+    MUST(mpf_close_send(m, 7, s));
+    /* Two parked FCFS receives: one message each, in the order they parked; nothing left queued. */
+    s = MUST(mpf_open_send(m, 7, "direct2"));
+    fcfs_id = MUST(mpf_open_receive(m, 1, "direct2", MPF_FCFS));
+    CHECK(MUST(mpf_open_receive(m, 2, "direct2", MPF_FCFS)) == fcfs_id);
+    for (int k = 0; k < 2; k++) mpd_proc_create(fcfs_parker, (void *)(intptr_t)k, NULL);
+    mpd_yield();
+    mpd_yield();
+    for (int v = 10; v < 12; v++) CHECK_RC(mpf_message_send(m, 7, s, &v, sizeof v), 0);
+    for (int k = 0; k < 2; k++) mpd_sem_P(&done);
+    CHECK(atomic_load(&fcfs_got[0]) + atomic_load(&fcfs_got[1]) == 21 && atomic_load(&fcfs_got[0]) != atomic_load(&fcfs_got[1]));
+    if (mpd_nvp() == 1) CHECK(atomic_load(&fcfs_got[0]) == 10); /* FIFO among parked receives */
+    mpf_stats st;
+    MUST(mpf_stats_get(m, &st));
+    CHECK(st.messages_queued == 0);
+    CHECK_RC(mpf_check_receive(m, 1, fcfs_id, NULL), 0);
+    MUST(mpf_close_receive(m, 1, fcfs_id));
+    MUST(mpf_close_receive(m, 2, fcfs_id));
+    MUST(mpf_close_send(m, 7, s));
+}
+
 static void body(void *arg)
 {
     (void)arg;
@@ -129,6 +187,7 @@ static void body(void *arg)
     run_stream(MPF_BROADCAST);
     pingpong();
     close_wakes();
+    direct_delivery();
     mpf_stats st;
     MUST(mpf_stats_get(m, &st));
     CHECK(st.lnvcs == 0);
