@@ -21,24 +21,31 @@
  * consumes in order, counts reach zero in FIFO order, so freeing is "pop from
  * `front` while the count is zero" -- O(1) per message.
  *
- * Concurrency.  Each LNVC has one lock; every change to an LNVC's queue, heads,
- * counts or connections happens under it.  Payloads longer than the inline area
- * are copied into private blocks before a send takes it; a receiver copies a
- * long message out after releasing it, holding a reference recorded in its
- * connection (`holding`), so BROADCAST receivers copy concurrently.  The name table has its own
- * lock, always taken before an LNVC lock.  Message headers and data blocks come
- * from two lock-free stacks with ABA tags.  Locks record their owner's pid: the
- * code that takes one over from a dead owner rebuilds the derived state (tail,
- * counts, reference counts) from the parts that are always consistent, and marks
- * the segment for reaping of dead participants.
+ * Concurrency.  Each LNVC has a send lock and a receive lock.  A send (send
+ * lock) fills the sentinel, links a fresh one and publishes the message by
+ * writing its seq last; a receive (receive lock) reads the message at its head
+ * once that message's seq is the one it expects, and drops references.  Neither
+ * touches the other side's line, so one message costs the transfer of its own
+ * lines.  Open, close, check and repair take both (send lock first).  Freed
+ * headers go back to the send side MPF_BATCH at a time through a handover line.
+ * Payloads longer than the inline area are copied into private blocks before a
+ * send takes its lock; a receiver copies a long message out after releasing
+ * its lock, holding a reference recorded in its connection (`holding`), so
+ * BROADCAST receivers copy concurrently.  The name table has its own lock,
+ * always taken before an LNVC's.  Message headers and data blocks come from
+ * two lock-free stacks with ABA tags.  Locks record their owner's pid: the code
+ * that takes one over from a dead owner takes the other lock too (a receive
+ * lock taken over marks the LNVC broken, lets go and takes both in order),
+ * rebuilds the derived state (tail, seqs, counts, reference counts) from the
+ * parts that are always consistent, and marks the segment for reaping of dead
+ * participants.
  *
  * Waiting.  A receiver with nothing to read spins on the sentinel's `seq` (the
  * last thing a send writes, in the line that also carries a short payload) and
- * on the LNVC's `word` (bumped by closes), then sleeps on `word`; a send bumps
- * `word` and wakes only when `sleepers` says somebody sleeps.  A send never
- * writes the header that becomes the new sentinel, and a receive that frees the
- * message it read does not write it either: per message, only the sentinel's
- * lines and the LNVC's line travel between the sender's and receiver's caches. */
+ * on the LNVC's `word` (bumped by closes), then sleeps on `word`; a send wakes
+ * only when `sleepers` says somebody sleeps.  A send never writes the header
+ * that becomes the new sentinel, and a receive that frees the message it read
+ * does not write it either. */
 #ifndef MPF_INTERNAL_H
 #define MPF_INTERNAL_H
 
@@ -86,30 +93,49 @@ typedef struct mpf_proc {
     uint32_t nconn;         /* its connections (under the table lock) */
 } mpf_proc;
 
+#define MPF_BATCH 4u /* freed headers travel from the receive side to the send side this many at a time */
+
 typedef struct mpf_conn {
     uint8_t send;  /* 1 if connected as sender */
     uint8_t recv;  /* CONN_NONE, MPF_FCFS or MPF_BROADCAST */
     uint16_t pad;
-    uint32_t head;    /* BROADCAST receiver: next message to read */
-    uint32_t holding; /* message being copied out without the lock (it holds one reference) */
+    uint32_t head;     /* BROADCAST receiver: next message to read */
+    uint32_t head_seq; /* its seq: the message at head is there once its seq says so */
+    uint32_t holding;  /* message being copied out without the lock (it holds one reference) */
 } mpf_conn;
 
 typedef _Atomic uint32_t mpf_lock_t; /* 0, or owner's OS pid | waiters bit (mpf_lock.c) */
 
-/* The first cache line holds everything a send or receive touches; the futex
- * word that spinning receivers poll has a line of its own. */
+/* An LNVC has a send lock and a receive lock, so that a sender and a receiver
+ * never pull each other's lines: per message only the message's own lines
+ * travel (written by the sender, read by the receiver), plus one line per
+ * MPF_BATCH messages that hands freed headers back to the send side.
+ *   - identity and membership: changed under both locks, read by everyone;
+ *   - send side (slock): tail, next_seq, headers ready to become sentinels;
+ *   - receive side (rlock): front, the FCFS head, reference counts, freed headers;
+ *   - waiting: the futex word and the counts of sleeping / parked receivers.
+ * A receiver never reads tail: the message at a head is there when its seq
+ * equals the head's expected seq (a sentinel's stale seq never does). */
 typedef struct mpf_lnvc {
-    mpf_lock_t lock;
     uint32_t state, gen;        /* LNVC_*; gen changes at every creation (stale ids) */
     int32_t id;                 /* the id open returned for this incarnation */
-    uint32_t front, tail, fcfs_head;
     uint32_t n_send, n_fcfs, n_bcast;
-    uint32_t queued;            /* messages between front and tail */
-    uint32_t spare;             /* one freed header kept for the next send: no trip to the shared stack */
+    _Atomic uint32_t broken;    /* a receive-lock owner died: repair under both locks first */
+    _Alignas(MPF_CACHE) mpf_lock_t slock;
+    uint32_t tail;
     _Atomic uint32_t next_seq;  /* seq the next message sent will get */
+    uint32_t n_ready;           /* headers in ready[] */
+    uint32_t ready[MPF_BATCH];  /* freed headers for the next sends' sentinels */
+    _Alignas(MPF_CACHE) mpf_lock_t rlock;
+    uint32_t front, front_seq;  /* oldest message still needed (front_seq: its seq) */
+    uint32_t fcfs_head, fcfs_seq;
+    uint32_t n_freed;
+    uint32_t freed[MPF_BATCH];  /* headers freed by receives, not yet handed over */
+    _Alignas(MPF_CACHE) _Atomic uint32_t handed; /* 1: handover[] holds MPF_BATCH headers for the send side */
+    uint32_t handover[MPF_BATCH];
+    _Alignas(MPF_CACHE) _Atomic uint32_t word; /* futex word: bumped by wakes and closes */
     _Atomic uint32_t sleepers;  /* receivers asleep (or about to be) on word */
     _Atomic uint32_t parked;    /* MPF_WAIT_LWP: processes parked (or about to be) */
-    _Alignas(MPF_CACHE) _Atomic uint32_t word; /* futex word: bumped by every send and close */
     char name[MPF_NAME_MAX + 1];
 } __attribute__((aligned(MPF_CACHE))) mpf_lnvc;
 
@@ -220,11 +246,25 @@ static inline void mpf_lock_release(mpf_t *m, mpf_lock_t *l)
     else if (atomic_exchange_explicit(l, 0, memory_order_release) & MPF_LOCK_WAITERS) mpf_lock_wake(m, l);
 }
 #define mpf_unlock(m, l) mpf_lock_release(m, l)
-/* Lock an LNVC; repairs it first if the previous owner died.  Returns 0. */
-static inline int mpf_lock_lnvc(mpf_t *m, mpf_lnvc *l)
+void mpf_lnvc_recover_send(mpf_t *m, mpf_lnvc *l); /* slock taken over: repair under both locks */
+void mpf_lnvc_recover_recv(mpf_t *m, mpf_lnvc *l); /* rlock taken over or broken: returns holding rlock, repaired */
+/* The send lock (sends).  Repairs the LNVC first if an owner died. */
+static inline void mpf_lock_send(mpf_t *m, mpf_lnvc *l)
 {
-    if (mpf_lock_acquire(m, &l->lock)) mpf_lnvc_recovered(m, l);
-    return 0;
+    if (mpf_lock_acquire(m, &l->slock)) mpf_lnvc_recover_send(m, l);
+}
+/* The receive lock (receives). */
+static inline void mpf_lock_recv(mpf_t *m, mpf_lnvc *l)
+{
+    if (mpf_lock_acquire(m, &l->rlock) || atomic_load_explicit(&l->broken, memory_order_relaxed))
+        mpf_lnvc_recover_recv(m, l);
+}
+/* Both (open, close, check, repair): send lock first. */
+void mpf_lock_lnvc(mpf_t *m, mpf_lnvc *l);
+static inline void mpf_unlock_lnvc(mpf_t *m, mpf_lnvc *l)
+{
+    mpf_unlock(m, &l->rlock);
+    mpf_unlock(m, &l->slock);
 }
 int mpf_lock_table(mpf_t *m);
 void mpf_futex_wait(mpf_t *m, _Atomic uint32_t *word, uint32_t observed);
@@ -232,12 +272,18 @@ void mpf_futex_wake_all(mpf_t *m, _Atomic uint32_t *word);
 int mpf_os_pid_alive(int32_t pid);
 
 /* mpf_lnvc.c: the LNVC table, connections, repair and reaping. */
-void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l);  /* LNVC lock held, owner died */
+void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l);  /* both LNVC locks held, an owner died */
 void mpf_table_repair(mpf_t *m);              /* table lock held, owner died */
 void mpf_lnvc_pop_front(mpf_t *m, mpf_lnvc *l);
-void mpf_lnvc_read_done(mpf_t *m, mpf_lnvc *l, uint32_t at); /* one reader finished with message at */
+void mpf_lnvc_read_done(mpf_t *m, mpf_lnvc *l, uint32_t at); /* rlock: one reader finished with message at */
 void mpf_lnvc_notify(mpf_t *m, mpf_lnvc *l);  /* bump word, wake sleepers */
+uint32_t mpf_lnvc_take_header(mpf_t *m, mpf_lnvc *l); /* slock: a header freed by receives, or 0 */
 int mpf_reap_locked(mpf_t *m);
+/* A message is there (published) once its seq is the one its reader expects. */
+static inline int mpf_published(mpf_t *m, uint32_t at, uint32_t seq)
+{
+    return atomic_load_explicit(&MPF_MSG(m, at)->seq, memory_order_acquire) == seq;
+}
 /* After an operation: close dead participants' connections if a recovery asked for it. */
 static inline void mpf_maybe_reap(mpf_t *m)
 {
@@ -246,9 +292,10 @@ static inline void mpf_maybe_reap(mpf_t *m)
 
 /* mpf_wait.c: blocking a receiver until its LNVC changes. */
 void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel, uint32_t seq);
-/* LNVC lock held; returns with it released, once woken (MPF_WAIT_LWP, from a process). */
-int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, void *buf, size_t cap, ssize_t *got);
-/* Send, LNVC lock held: hand a short message straight to a parked receive (1) or not (0). */
+/* rlock held, nothing at head (seq expected there); returns with it released,
+ * once woken (MPF_WAIT_LWP, from a process). */
+int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t head, uint32_t seq, void *buf, size_t cap, ssize_t *got);
+/* Send, both LNVC locks held: hand a short message straight to a parked receive (1) or not (0). */
 int mpf_lwp_deliver(mpf_t *m, mpf_lnvc *l, const void *data, size_t len);
 void mpf_wake_sleepers(mpf_t *m, mpf_lnvc *l);
 /* After a send linked its message, or a close: wake whoever waits, if anyone. */

@@ -17,28 +17,53 @@ void mpf_lnvc_notify(mpf_t *m, mpf_lnvc *l)
     mpf_wake_waiters(m, l);
 }
 
-/* Unlink the front message (nobody needs it) and keep its header as the spare. */
+/* Receive side: a header nobody needs goes to the send side, MPF_BATCH at a
+ * time through `handover` (one line crossing per batch, not per message), or
+ * to the shared free stack when the send side has not taken the last batch. */
+static void recycle(mpf_t *m, mpf_lnvc *l, uint32_t off)
+{
+    l->freed[l->n_freed++] = off;
+    if (l->n_freed < MPF_BATCH) return;
+    l->n_freed = 0;
+    if (atomic_load_explicit(&l->handed, memory_order_acquire) == 0) { /* the send side is done reading it */
+        memcpy(l->handover, l->freed, sizeof l->freed);
+        atomic_store_explicit(&l->handed, 1, memory_order_release);
+    } else {
+        for (uint32_t i = 0; i < MPF_BATCH; i++) mpf_msg_free(m, l->freed[i]);
+    }
+}
+
+/* Send side: a header for the next sentinel, from the receive side's batches. */
+uint32_t mpf_lnvc_take_header(mpf_t *m, mpf_lnvc *l)
+{
+    (void)m;
+    if (l->n_ready) return l->ready[--l->n_ready];
+    if (atomic_load_explicit(&l->handed, memory_order_acquire) == 0) return 0;
+    memcpy(l->ready, l->handover, sizeof l->ready);
+    l->n_ready = MPF_BATCH;
+    atomic_store_explicit(&l->handed, 0, memory_order_release);
+    return l->ready[--l->n_ready];
+}
+
+/* Unlink the front message (nobody needs it) and recycle its header. */
 static void drop_front(mpf_t *m, mpf_lnvc *l)
 {
     uint32_t old = l->front;
     mpf_msg *g = MPF_MSG(m, old);
     l->front = atomic_load_explicit(&g->next, memory_order_relaxed);
-    l->queued--;
-    if (l->spare) {
-        mpf_msg_free(m, old);
-    } else {
-        if (g->data) { /* a short message's header is left unwritten (its line stays where it is) */
-            mpf_blocks_free(m, g->data);
-            g->data = 0;
-        }
-        l->spare = old;
+    l->front_seq++;
+    if (g->data) { /* a short message's header is left unwritten (its line stays where it is) */
+        mpf_blocks_free(m, g->data);
+        g->data = 0;
     }
+    recycle(m, l, old);
 }
 
-/* Free every message at the front that no reader needs any more. */
+/* Free every message at the front that no reader needs any more.  The
+ * receive lock suffices: the sentinel is never published, so it stops the walk. */
 void mpf_lnvc_pop_front(mpf_t *m, mpf_lnvc *l)
 {
-    while (l->front != l->tail && MPF_MSG(m, l->front)->refs == 0) drop_front(m, l);
+    while (mpf_published(m, l->front, l->front_seq) && MPF_MSG(m, l->front)->refs == 0) drop_front(m, l);
 }
 
 /* A reader is done with message `at`.  The usual case -- the last reader of the
@@ -84,11 +109,13 @@ static int add_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
     int first = l->n_fcfs + l->n_bcast == 0;
     if (first) claim_pending(m, l);
     uint32_t start = first ? l->front : l->tail;
+    uint32_t start_seq = first ? l->front_seq : atomic_load_explicit(&l->next_seq, memory_order_relaxed);
     if (role == MPF_FCFS) {
-        if (l->n_fcfs++ == 0) l->fcfs_head = start;
+        if (l->n_fcfs++ == 0) l->fcfs_head = start, l->fcfs_seq = start_seq;
     } else {
         l->n_bcast++;
         c->head = start;
+        c->head_seq = start_seq;
     }
     c->recv = (uint8_t)role;
     return 0;
@@ -130,9 +157,12 @@ static void delete_lnvc(mpf_t *m, mpf_lnvc *l)
     l->state = LNVC_FREE; /* first, so that a crash below leaks memory but leaves no dangling queue */
     uint32_t n = l->front, tail = l->tail;
     l->front = l->tail = l->fcfs_head = 0;
-    l->queued = 0;
-    if (l->spare) mpf_msg_free(m, l->spare);
-    l->spare = 0;
+    for (uint32_t i = 0; i < l->n_ready; i++) mpf_msg_free(m, l->ready[i]);
+    for (uint32_t i = 0; i < l->n_freed; i++) mpf_msg_free(m, l->freed[i]);
+    if (atomic_load_explicit(&l->handed, memory_order_relaxed))
+        for (uint32_t i = 0; i < MPF_BATCH; i++) mpf_msg_free(m, l->handover[i]);
+    l->n_ready = l->n_freed = 0;
+    atomic_store_explicit(&l->handed, 0, memory_order_relaxed);
     while (n) { /* the sentinel's own link is stale: stop there */
         uint32_t nx = n == tail ? 0 : atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed);
         mpf_msg_free(m, n);
@@ -186,22 +216,19 @@ static int find_or_create(mpf_t *m, const char *name, uint32_t *slot, int *creat
     mpf_lnvc *l = mpf_lnvc_at(m, (uint32_t)free_slot);
     uint32_t s = mpf_msg_alloc(m);
     if (!s) return -MPF_ENOSPACE;
-    int rc = mpf_lock_lnvc(m, l);
-    if (rc) {
-        mpf_msg_free(m, s);
-        return rc;
-    }
+    mpf_lock_lnvc(m, l);
     atomic_store_explicit(&l->next_seq, 1, memory_order_relaxed); /* the sentinel's seq is 0 */
     l->front = l->tail = s;
-    l->fcfs_head = 0;
+    l->front_seq = 1;
+    l->fcfs_head = l->fcfs_seq = 0;
     l->n_send = l->n_fcfs = l->n_bcast = 0;
-    l->queued = 0;
-    l->spare = 0;
+    l->n_ready = l->n_freed = 0;
+    atomic_store_explicit(&l->handed, 0, memory_order_relaxed);
     strcpy(l->name, name);
     l->gen++;
     l->id = mpf_make_id(m->r, (uint32_t)free_slot, l->gen);
     l->state = LNVC_LIVE;
-    mpf_unlock(m, &l->lock);
+    mpf_unlock_lnvc(m, l);
     *slot = (uint32_t)free_slot;
     *created = 1;
     return 0;
@@ -219,7 +246,7 @@ static int open_role(mpf_t *m, int pid, const char *name, int role)
     int created = 0;
     if ((rc = claim_pid(m, pid)) || (rc = find_or_create(m, name, &slot, &created))) goto out;
     mpf_lnvc *l = mpf_lnvc_at(m, slot);
-    if ((rc = mpf_lock_lnvc(m, l))) goto out;
+    mpf_lock_lnvc(m, l);
     mpf_conn *c = mpf_conn_at(m, slot, (uint32_t)pid);
     int had = c->send || c->recv;
     rc = add_role(m, l, c, role);
@@ -229,7 +256,7 @@ static int open_role(mpf_t *m, int pid, const char *name, int role)
     } else if (created) {
         delete_lnvc(m, l);
     }
-    mpf_unlock(m, &l->lock);
+    mpf_unlock_lnvc(m, l);
 out:
     if (rc < 0 && mpf_proc_at(m, (uint32_t)pid)->nconn == 0 && m->shared)
         atomic_store(&mpf_proc_at(m, (uint32_t)pid)->os_pid, 0);
@@ -258,7 +285,7 @@ static int close_role(mpf_t *m, int pid, int id, int role)
         goto out;
     }
     mpf_lnvc *l = mpf_lnvc_at(m, slot);
-    if ((rc = mpf_lock_lnvc(m, l))) goto out;
+    mpf_lock_lnvc(m, l);
     if (l->state != LNVC_LIVE || l->id != id) {
         rc = -MPF_EBADID;
     } else {
@@ -267,7 +294,7 @@ static int close_role(mpf_t *m, int pid, int id, int role)
         if (rc == 0 && !c->send && !c->recv) release_pid(m, pid);
         if (rc == 0 && lnvc_empty(l)) delete_lnvc(m, l);
     }
-    mpf_unlock(m, &l->lock);
+    mpf_unlock_lnvc(m, l);
 out:
     mpf_unlock(m, &m->r->table_lock);
     return rc;
@@ -295,7 +322,14 @@ static void add_backlog_refs(mpf_t *m, mpf_lnvc *l, uint32_t head)
         MPF_MSG(m, n)->refs++;
 }
 
-/* The LNVC lock's owner died inside a critical section.  The queue links and the
+/* The seq a reader at `n` expects (the tail's is next_seq).  Repair only. */
+static uint32_t seq_at(mpf_t *m, mpf_lnvc *l, uint32_t n)
+{
+    return n == l->tail ? atomic_load_explicit(&l->next_seq, memory_order_relaxed)
+                        : atomic_load_explicit(&MPF_MSG(m, n)->seq, memory_order_relaxed);
+}
+
+/* An LNVC lock's owner died inside a critical section (both locks are held now).  The queue links and the
  * connection table are always written in an order that keeps them usable; the
  * tail, the counters and the reference counts are derived from them again. */
 void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l)
@@ -314,8 +348,10 @@ void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l)
         count++;
     }
     if (count) atomic_store_explicit(&l->next_seq, last + 1, memory_order_relaxed);
-    l->queued = count;
-    l->spare = 0; /* may have been half taken: leak one header rather than share it */
+    l->front_seq = seq_at(m, l, l->front);
+    /* Headers on their way between the sides may have been half taken: leak
+     * them rather than share one (a batch handed over but not taken is kept). */
+    l->n_ready = l->n_freed = 0;
     l->n_send = l->n_fcfs = l->n_bcast = 0;
     for (uint32_t p = 0; p < m->r->max_procs; p++) {
         mpf_conn *c = mpf_conn_at(m, slot, p);
@@ -324,10 +360,12 @@ void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l)
         if (c->recv == MPF_BROADCAST) {
             l->n_bcast++;
             if (!on_queue(m, l, c->head)) c->head = l->tail;
+            c->head_seq = seq_at(m, l, c->head);
         }
     }
     if (l->n_fcfs == 0) l->fcfs_head = 0;
     else if (!on_queue(m, l, l->fcfs_head)) l->fcfs_head = l->tail;
+    if (l->n_fcfs) l->fcfs_seq = seq_at(m, l, l->fcfs_head);
     int receivers = l->n_fcfs + l->n_bcast;
     for (uint32_t q = l->front; q != l->tail; q = atomic_load_explicit(&MPF_MSG(m, q)->next, memory_order_relaxed)) {
         MPF_MSG(m, q)->refs = receivers ? 0 : MPF_PENDING;
@@ -350,7 +388,7 @@ void mpf_table_repair(mpf_t *m)
     for (uint32_t p = 0; p < r->max_procs; p++) mpf_proc_at(m, p)->nconn = 0;
     for (uint32_t i = 0; i < r->max_lnvcs; i++) {
         mpf_lnvc *l = mpf_lnvc_at(m, i);
-        if (mpf_lock_lnvc(m, l)) continue;
+        mpf_lock_lnvc(m, l);
         if (l->state == LNVC_LIVE) {
             for (uint32_t p = 0; p < r->max_procs; p++) {
                 mpf_conn *c = mpf_conn_at(m, i, p);
@@ -358,7 +396,7 @@ void mpf_table_repair(mpf_t *m)
             }
             if (lnvc_empty(l)) delete_lnvc(m, l);
         }
-        mpf_unlock(m, &l->lock);
+        mpf_unlock_lnvc(m, l);
     }
     for (uint32_t p = 0; p < r->max_procs; p++)
         if (mpf_proc_at(m, p)->nconn == 0) atomic_store(&mpf_proc_at(m, p)->os_pid, 0);
@@ -378,14 +416,14 @@ int mpf_reap_locked(mpf_t *m)
         if (os == 0 || os == me || mpf_os_pid_alive(os)) continue;
         for (uint32_t i = 0; i < r->max_lnvcs; i++) {
             mpf_lnvc *l = mpf_lnvc_at(m, i);
-            if (mpf_lock_lnvc(m, l)) continue;
+            mpf_lock_lnvc(m, l);
             mpf_conn *c = mpf_conn_at(m, i, p);
             if (l->state == LNVC_LIVE && (c->send || c->recv)) {
                 if (c->send) drop_role(m, l, c, ROLE_SEND), closed++;
                 if (c->recv) drop_role(m, l, c, ROLE_RECV), closed++;
                 if (lnvc_empty(l)) delete_lnvc(m, l);
             }
-            mpf_unlock(m, &l->lock);
+            mpf_unlock_lnvc(m, l);
         }
         pr->nconn = 0;
         atomic_store(&pr->os_pid, 0);

@@ -82,12 +82,45 @@ void mpf_lock_wake(mpf_t *m, mpf_lock_t *l)
     syscall(SYS_futex, (uint32_t *)l, m->shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-/* The previous owner died inside its critical section: rebuild, then carry on. */
-void mpf_lnvc_recovered(mpf_t *m, mpf_lnvc *l)
+static void count_recovery(mpf_t *m)
 {
-    mpf_lnvc_repair(m, l);
     atomic_fetch_add(&m->r->recoveries, 1);
     atomic_store(&m->r->reap_pending, 1);
+}
+
+/* Both LNVC locks, send lock first; if either was taken over from a dead owner
+ * (or a receive-lock takeover left the LNVC marked broken), repair first. */
+void mpf_lock_lnvc(mpf_t *m, mpf_lnvc *l)
+{
+    int dead = mpf_lock_acquire(m, &l->slock);
+    dead |= mpf_lock_acquire(m, &l->rlock);
+    if (dead || atomic_load_explicit(&l->broken, memory_order_relaxed)) {
+        mpf_lnvc_repair(m, l);
+        atomic_store(&l->broken, 0);
+        count_recovery(m);
+    }
+}
+
+/* A sender died holding the send lock: take the receive lock too (it comes
+ * second in the order, so we may wait for it) and repair. */
+void mpf_lnvc_recover_send(mpf_t *m, mpf_lnvc *l)
+{
+    mpf_lock_acquire(m, &l->rlock);
+    mpf_lnvc_repair(m, l);
+    atomic_store(&l->broken, 0);
+    count_recovery(m);
+    mpf_unlock(m, &l->rlock);
+}
+
+/* A receiver died holding the receive lock (or one that did left it broken):
+ * the repair needs the send lock, which comes first in the order, so mark the
+ * LNVC broken, let the receive lock go, take both and repair. */
+void mpf_lnvc_recover_recv(mpf_t *m, mpf_lnvc *l)
+{
+    atomic_store(&l->broken, 1);
+    mpf_unlock(m, &l->rlock);
+    mpf_lock_lnvc(m, l);
+    mpf_unlock(m, &l->slock);
 }
 
 int mpf_lock_table(mpf_t *m)

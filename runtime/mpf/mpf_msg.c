@@ -3,22 +3,17 @@
 
 #include "mpf_internal.h"
 
-/* Lock the LNVC named by id and check that it is still the one the id was made for. */
-static int lock_live(mpf_t *m, int id, mpf_lnvc **out, uint32_t *slot)
+/* The LNVC named by id, if it is still the one the id was made for (checked
+ * again under a lock by the caller). */
+static int find_lnvc(mpf_t *m, int id, mpf_lnvc **out, uint32_t *slot)
 {
     if (id < 0) return -MPF_EBADID;
     *slot = mpf_id_slot(m->r, id);
     if (*slot >= m->r->max_lnvcs) return -MPF_EBADID;
-    mpf_lnvc *l = mpf_lnvc_at(m, *slot);
-    int rc = mpf_lock_lnvc(m, l);
-    if (rc) return rc;
-    if (l->state != LNVC_LIVE || l->id != id) {
-        mpf_unlock(m, &l->lock);
-        return -MPF_EBADID;
-    }
-    *out = l;
+    *out = mpf_lnvc_at(m, *slot);
     return 0;
 }
+static inline int is_live(const mpf_lnvc *l, int id) { return l->state == LNVC_LIVE && l->id == id; }
 
 static int check_args(mpf_t *m, int pid)
 {
@@ -37,6 +32,17 @@ static int out_of_space(mpf_t *m, int *tries)
     if (mpf_wait_lwp_yield(m, observed)) return 0; /* an MPD process lets the receivers run instead */
     mpf_space_wait(m, observed);
     return 0;
+}
+
+/* Memory is short: give the headers the receive side is collecting back to the shared stack. */
+static int flush_freed(mpf_t *m, mpf_lnvc *l)
+{
+    mpf_lock_recv(m, l);
+    uint32_t n = l->n_freed;
+    for (uint32_t i = 0; i < n; i++) mpf_msg_free(m, l->freed[i]);
+    l->n_freed = 0;
+    mpf_unlock(m, &l->rlock);
+    return n > 0;
 }
 
 static void copy_to_blocks(mpf_t *m, uint32_t b, const unsigned char *src, size_t len)
@@ -73,40 +79,49 @@ int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
     }
     mpf_lnvc *l;
     uint32_t slot;
+    if ((rc = find_lnvc(m, id, &l, &slot))) goto fail;
     for (;;) {
-        if ((rc = lock_live(m, id, &l, &slot))) goto fail;
+        mpf_lock_send(m, l);
+        if (!is_live(l, id)) {
+            mpf_unlock(m, &l->slock);
+            rc = -MPF_EBADID;
+            goto fail;
+        }
         if (!mpf_conn_at(m, slot, (uint32_t)pid)->send) {
-            mpf_unlock(m, &l->lock);
+            mpf_unlock(m, &l->slock);
             rc = -MPF_ENOTCONN;
             goto fail;
         }
         if (fresh) break;
-        /* A receive parked for exactly this message takes it directly. */
-        if (m->lwpq && len <= MPF_INLINE && atomic_load_explicit(&l->parked, memory_order_relaxed) &&
-            mpf_lwp_deliver(m, l, buf, len)) {
-            atomic_store_explicit(&l->next_seq, atomic_load_explicit(&l->next_seq, memory_order_relaxed) + 1,
-                                  memory_order_relaxed);
-            mpf_unlock(m, &l->lock);
-            return 0;
+        /* A receive parked for exactly this message takes it directly (it uses no seq). */
+        if (m->lwpq && len <= MPF_INLINE && atomic_load_explicit(&l->parked, memory_order_relaxed)) {
+            mpf_lock_acquire(m, &l->rlock); /* in-process: no dead owners */
+            int done = mpf_lwp_deliver(m, l, buf, len);
+            mpf_unlock(m, &l->rlock);
+            if (done) {
+                mpf_unlock(m, &l->slock);
+                return 0;
+            }
         }
-        /* The usual case: a header freed by the last receive.  It is not written
-         * here: its next link and seq are never read while it is the sentinel
-         * (its stale seq is an older message's, never next_seq), and data is 0. */
-        if ((fresh = l->spare)) {
-            l->spare = 0;
-            break;
-        }
-        mpf_unlock(m, &l->lock);
+        /* The usual case: a header freed by receives.  It is not written here:
+         * its next link and seq are never read while it is the sentinel (its
+         * stale seq is an older message's, never next_seq), and data is 0. */
+        if ((fresh = mpf_lnvc_take_header(m, l))) break;
+        mpf_unlock(m, &l->slock);
         /* Sends leave max_lnvcs headers in reserve so that opening a conversation
          * (which needs one sentinel) does not fail because traffic filled memory. */
+        int flushed = 0;
         while (atomic_load_explicit(&m->r->n_msg_free, memory_order_relaxed) <= (int64_t)m->r->max_lnvcs ||
-               !(fresh = mpf_msg_alloc(m)))
+               !(fresh = mpf_msg_alloc(m))) {
+            /* Headers this LNVC's receives freed but have not handed over yet count as free. */
+            if (!flushed++ && flush_freed(m, l)) continue;
             if ((rc = out_of_space(m, &tries))) goto fail;
+        }
         fresh_alloc = 1;
     }
     mpf_msg *s = MPF_MSG(m, l->tail);
     uint32_t seq = atomic_load_explicit(&l->next_seq, memory_order_relaxed);
-    /* A new header gets an old seq, like a spare: never next_seq, now or after this send. */
+    /* A new header gets an old seq, like a recycled one: never next_seq, now or after this send. */
     if (fresh_alloc) atomic_store_explicit(&MPF_MSG(m, fresh)->seq, seq - 1, memory_order_relaxed);
     s->len = (uint32_t)len;
     if (len <= MPF_INLINE) memcpy(s->inl, buf, len);
@@ -114,20 +129,19 @@ int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
     uint32_t readers = l->n_bcast + (l->n_fcfs > 0);
     s->refs = readers ? readers : MPF_PENDING;
     atomic_store_explicit(&s->next, fresh, memory_order_relaxed);
-    /* Publish: seq last (it is what a spinning receiver watches), then move the
-     * tail, then next_seq (repair relies on this order).  next_seq against
-     * `sleepers` (both sequentially consistent) keeps a sleeper from missing it. */
+    /* Publish: seq last (it is what a receiver looks at), then move the tail,
+     * then next_seq (repair relies on this order).  next_seq against `sleepers`
+     * (both sequentially consistent) keeps a sleeper from missing it. */
     if (MPF_SOLO(m)) { /* one OS thread: no fence (spelled out: a memory order held in a variable compiles as seq_cst) */
         atomic_store_explicit(&s->seq, seq, memory_order_relaxed);
         l->tail = fresh;
         atomic_store_explicit(&l->next_seq, seq + 1, memory_order_relaxed);
     } else {
-        atomic_store_explicit(&s->seq, seq, memory_order_seq_cst);
+        atomic_store_explicit(&s->seq, seq, memory_order_release);
         l->tail = fresh;
         atomic_store_explicit(&l->next_seq, seq + 1, memory_order_seq_cst);
     }
-    l->queued++;
-    mpf_unlock(m, &l->lock);
+    mpf_unlock(m, &l->slock);
     mpf_wake_waiters(m, l);
     mpf_maybe_reap(m);
     return 0;
@@ -145,20 +159,22 @@ static ssize_t copy_unlocked(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int id, uint32_
     mpf_msg *g = MPF_MSG(m, at);
     ssize_t len = g->len;
     c->holding = at;
-    mpf_unlock(m, &l->lock);
+    mpf_unlock(m, &l->rlock);
     copy_from_msg(m, g, buf);
-    mpf_lock_lnvc(m, l);
-    if (l->state == LNVC_LIVE && l->id == id && c->holding == at) {
+    mpf_lock_recv(m, l);
+    if (is_live(l, id) && c->holding == at) {
         c->holding = 0;
         mpf_lnvc_read_done(m, l, at);
     } else {
         len = -MPF_ECLOSED;
     }
-    mpf_unlock(m, &l->lock);
+    mpf_unlock(m, &l->rlock);
     mpf_maybe_reap(m);
     return len;
 }
 
+/* Under the receive lock only: the reading position (FCFS group's or the
+ * BROADCAST receiver's own) and the seq of the message expected there. */
 static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int block)
 {
     int rc = check_args(m, pid), waited = 0;
@@ -166,27 +182,34 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
     if (!buf && cap) return -MPF_EINVAL;
     mpf_lnvc *l;
     uint32_t slot;
-    if ((rc = lock_live(m, id, &l, &slot))) return rc;
+    if ((rc = find_lnvc(m, id, &l, &slot))) return rc;
+    mpf_lock_recv(m, l);
+    if (!is_live(l, id)) {
+        mpf_unlock(m, &l->rlock);
+        return -MPF_EBADID;
+    }
     mpf_conn *c = mpf_conn_at(m, slot, (uint32_t)pid);
     for (;;) {
         if (!c->recv) {
             rc = waited ? -MPF_ECLOSED : -MPF_ENOTCONN;
             break;
         }
-        uint32_t *headp = c->recv == MPF_FCFS ? &l->fcfs_head : &c->head;
-        if (*headp != l->tail) {
-            mpf_msg *g = MPF_MSG(m, *headp);
+        int fcfs = c->recv == MPF_FCFS;
+        uint32_t *headp = fcfs ? &l->fcfs_head : &c->head, *seqp = fcfs ? &l->fcfs_seq : &c->head_seq;
+        uint32_t at = *headp, seq = *seqp;
+        if (mpf_published(m, at, seq)) {
+            mpf_msg *g = MPF_MSG(m, at);
             if (g->len > cap) {
                 rc = -MPF_EMSGSIZE;
                 break;
             }
             ssize_t len = g->len;
-            uint32_t at = *headp;
             *headp = atomic_load_explicit(&g->next, memory_order_relaxed);
+            *seqp = seq + 1;
             if (len > MPF_UNLOCKED_COPY && !MPF_SOLO(m)) return copy_unlocked(m, l, c, id, at, buf);
             copy_from_msg(m, g, buf);
             mpf_lnvc_read_done(m, l, at);
-            mpf_unlock(m, &l->lock);
+            mpf_unlock(m, &l->rlock);
             mpf_maybe_reap(m);
             return len;
         }
@@ -195,22 +218,21 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             break;
         }
         ssize_t got;
-        int how = mpf_wait_lwp(m, l, c, buf, cap, &got);
+        int how = mpf_wait_lwp(m, l, c, at, seq, buf, cap, &got);
         if (how == 2) return got; /* a send handed it over */
         if (how == 0) { /* not an MPD process: wait like a thread */
-            uint32_t observed = atomic_load_explicit(&l->word, memory_order_relaxed), at = l->tail;
-            uint32_t seq = atomic_load_explicit(&l->next_seq, memory_order_relaxed);
-            mpf_unlock(m, &l->lock);
+            uint32_t observed = atomic_load_explicit(&l->word, memory_order_relaxed);
+            mpf_unlock(m, &l->rlock);
             mpf_wait_change(m, l, observed, at, seq);
         }
         waited = 1;
-        if ((rc = mpf_lock_lnvc(m, l))) return rc;
-        if (l->state != LNVC_LIVE || l->id != id) {
+        mpf_lock_recv(m, l);
+        if (!is_live(l, id)) {
             rc = -MPF_ECLOSED;
             break;
         }
     }
-    mpf_unlock(m, &l->lock);
+    mpf_unlock(m, &l->rlock);
     return rc;
 }
 
@@ -230,19 +252,20 @@ int mpf_check_receive(mpf_t *m, int pid, int id, size_t *next_len)
     if (rc) return rc;
     mpf_lnvc *l;
     uint32_t slot;
-    if ((rc = lock_live(m, id, &l, &slot))) return rc;
+    if ((rc = find_lnvc(m, id, &l, &slot))) return rc;
+    mpf_lock_lnvc(m, l);
     mpf_conn *c = mpf_conn_at(m, slot, (uint32_t)pid);
-    if (!c->recv) {
+    if (!is_live(l, id)) {
+        rc = -MPF_EBADID;
+    } else if (!c->recv) {
         rc = -MPF_ENOTCONN;
     } else {
-        uint32_t head = c->recv == MPF_FCFS ? l->fcfs_head : c->head;
-        mpf_msg *h = MPF_MSG(m, head);
-        uint32_t n = head == l->tail ? 0
-                                     : atomic_load_explicit(&l->next_seq, memory_order_relaxed) -
-                                           atomic_load_explicit(&h->seq, memory_order_relaxed); /* modulo 2^32 */
+        int fcfs = c->recv == MPF_FCFS;
+        uint32_t head = fcfs ? l->fcfs_head : c->head, seq = fcfs ? l->fcfs_seq : c->head_seq;
+        uint32_t n = atomic_load_explicit(&l->next_seq, memory_order_relaxed) - seq; /* modulo 2^32 */
         rc = n > 0x7fffffff ? 0x7fffffff : (int)n;
-        if (n && next_len) *next_len = h->len;
+        if (n && next_len) *next_len = MPF_MSG(m, head)->len;
     }
-    mpf_unlock(m, &l->lock);
+    mpf_unlock_lnvc(m, l);
     return rc;
 }

@@ -364,13 +364,12 @@ int mpf_stats_get(mpf_t *m, mpf_stats *st)
     memset(st, 0, sizeof *st);
     for (uint32_t i = 0; i < m->r->max_lnvcs; i++) {
         mpf_lnvc *l = mpf_lnvc_at(m, i);
-        int rc = mpf_lock_lnvc(m, l);
-        if (rc) return rc;
+        mpf_lock_lnvc(m, l);
         if (l->state == LNVC_LIVE) {
             st->lnvcs++;
-            st->messages_queued += (int)l->queued;
+            st->messages_queued += (int)(atomic_load_explicit(&l->next_seq, memory_order_relaxed) - l->front_seq);
         }
-        mpf_unlock(m, &l->lock);
+        mpf_unlock_lnvc(m, l);
     }
     st->free_messages = (size_t)atomic_load(&m->r->n_msg_free);
     st->free_blocks = (size_t)atomic_load(&m->r->n_blk_free);

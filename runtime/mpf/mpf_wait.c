@@ -105,7 +105,7 @@ static inline mpf_lwpq *lwpq_of(mpf_t *m, mpf_lnvc *l) { return &m->lwpq[l - mpf
  * `parked` once it has released the LNVC lock).  Returns 0 if the caller is
  * not to park here, 1 when woken to look again, 2 when a send delivered a
  * message into buf (its length in *got). */
-int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, void *buf, size_t cap, ssize_t *got)
+int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t head, uint32_t seq, void *buf, size_t cap, ssize_t *got)
 {
     mpd_proc *self;
     if (!m->lwpq || !(self = mpd_self())) return 0;
@@ -116,13 +116,22 @@ int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, void *buf, size_t cap, ssiz
         atomic_store_explicit(&l->parked, atomic_load_explicit(&l->parked, memory_order_relaxed) + 1,
                               memory_order_relaxed);
     } else {
-        atomic_fetch_add_explicit(&l->parked, 1, memory_order_seq_cst);
+        /* A send holds only the send lock when it publishes, then reads `parked`:
+         * count ourselves first, then look once more (both sequentially
+         * consistent); the list lock keeps its wakeup from passing us by. */
         mpd_spin_lock(&q->lock);
+        atomic_fetch_add_explicit(&l->parked, 1, memory_order_seq_cst);
+        if (atomic_load_explicit(&MPF_MSG(m, head)->seq, memory_order_seq_cst) == seq) {
+            atomic_fetch_sub_explicit(&l->parked, 1, memory_order_relaxed);
+            mpd_spin_unlock(&q->lock);
+            mpf_unlock(m, &l->rlock);
+            return 1;
+        }
     }
     if (q->tail) q->tail->next = &w;
     else q->head = &w;
     q->tail = &w;
-    mpf_unlock(m, &l->lock);
+    mpf_unlock(m, &l->rlock);
     mpd_park(solo ? NULL : &q->lock); /* whoever takes w off the list counts it out of `parked` */
     if (w.got < 0) return 1;
     *got = w.got;

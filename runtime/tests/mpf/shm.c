@@ -140,7 +140,7 @@ static int die_in_send(mpf_t *c, int pid)
     (void)r;
     MUST(mpf_message_send(c, pid, s, "before", 6));
     mpf_lnvc *l = mpf_lnvc_at(c, (uint32_t)s % c->r->max_lnvcs);
-    mpf_lock_acquire(c, &l->lock);
+    mpf_lock_acquire(c, &l->slock);
     uint32_t fresh = mpf_msg_alloc(c), seq = atomic_load(&l->next_seq);
     MPF_MSG(c, fresh)->seq = seq - 1;
     mpf_msg *t = MPF_MSG(c, l->tail);
@@ -152,6 +152,46 @@ static int die_in_send(mpf_t *c, int pid)
     if (crash_stage >= 2) l->tail = fresh;
     raise(SIGKILL);
     return 1;
+}
+
+/* The child joins the FCFS group, then dies inside the receive lock in the
+ * middle of a receive: the group's head moved past "one" but its expected seq
+ * not.  "one" counts as taken by the dead receiver; the rest flows on. */
+static int die_in_receive(mpf_t *c, int pid)
+{
+    int r = MUST(mpf_open_receive(c, pid, "rcrash", MPF_FCFS));
+    mpf_lnvc *l = mpf_lnvc_at(c, (uint32_t)r % c->r->max_lnvcs);
+    mpf_lock_acquire(c, &l->rlock);
+    l->fcfs_head = atomic_load(&MPF_MSG(c, l->fcfs_head)->next);
+    raise(SIGKILL);
+    return 1;
+}
+
+static void test_death_in_receive(mpf_t *m)
+{
+    int s = MUST(mpf_open_send(m, 0, "rcrash"));
+    int r = MUST(mpf_open_receive(m, 0, "rcrash", MPF_FCFS));
+    MUST(mpf_message_send(m, 0, s, "one", 3));
+    MUST(mpf_message_send(m, 0, s, "two", 3));
+    mpf_stats st0, st1;
+    MUST(mpf_stats_get(m, &st0));
+    int st;
+    pid_t p = spawn(die_in_receive, 5);
+    waitpid(p, &st, 0);
+    CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    char buf[8];
+    CHECK_RC(mpf_message_receive(m, 0, r, buf, sizeof buf), 3);
+    CHECK(memcmp(buf, "two", 3) == 0);
+    CHECK_RC(mpf_check_receive(m, 0, r, NULL), 0);
+    CHECK_RC(mpf_message_send(m, 0, s, "three", 5), 0); /* the sender was never blocked */
+    CHECK_RC(mpf_message_receive(m, 0, r, buf, sizeof buf), 5);
+    MUST(mpf_stats_get(m, &st1));
+    CHECK(st1.recoveries > st0.recoveries);
+    CHECK(mpf_reap(m) >= 0);
+    MUST(mpf_stats_get(m, &st1));
+    CHECK(st1.messages_queued == 0);
+    MUST(mpf_close_send(m, 0, s));
+    MUST(mpf_close_receive(m, 0, r));
 }
 
 static int die_in_table(mpf_t *c, int pid)
@@ -371,6 +411,7 @@ int main(void)
     test_fork_inherits(m);
     test_broadcast(m);
     test_death_in_lock(m);
+    test_death_in_receive(m);
     test_dead_receiver(m);
     test_segment_errors(m);
     test_random_kills(m);
