@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/rt_internal.h"
+#include "core/switch.h"
 #include "mpd/err.h"
 
 #ifdef MPD_TSAN
@@ -22,6 +23,7 @@ static void set_name(mpd_proc *p, const char *name)
 {
     if (!name)
         name = "proc";
+    p->name_ref = NULL;
     if (p->long_name) {
         free(p->long_name);
         p->long_name = NULL;
@@ -39,14 +41,20 @@ static void set_name(mpd_proc *p, const char *name)
 
 const char *mpd_proc_name(const mpd_proc *p)
 {
-    return p->long_name ? p->long_name : p->name;
+    return p->name_ref ? p->name_ref : p->long_name ? p->long_name : p->name;
 }
 
 void mpd_proc_set_name(mpd_proc *p, const char *name) { set_name(p, name); }
 void mpd_proc_set_priority(mpd_proc *p, int priority) { p->hot.priority = priority; }
 mpd_proc **mpd_proc_link(mpd_proc *p) { return &p->link; }
 
-mpd_proc *mpd_proc_create(void (*fn)(void *), void *arg, const mpd_proc_attr *attr)
+static _Noreturn void too_many(const char *name)
+{
+    mpd_rts_fatal("too many processes: cannot create process %s (limit %ld)", name ? name : "proc",
+                  mpd__max_procs);
+}
+
+mpd_proc *mpd_proc_prepare(void (*fn)(void *), void *arg, const mpd_proc_attr *attr, void **extra)
 {
     static const mpd_proc_attr defaults = MPD_PROC_ATTR_INIT;
     mpd_vp *vp = vp_self();
@@ -54,51 +62,91 @@ mpd_proc *mpd_proc_create(void (*fn)(void *), void *arg, const mpd_proc_attr *at
         mpd_rts_fatal("mpd_proc_create called outside the runtime (before mpd_rt_main?)");
     if (!attr)
         attr = &defaults;
-    const char *name = attr->name ? attr->name : "proc";
     long n = atomic_load_explicit(&mpd__nprocs, memory_order_relaxed);
-    if (n >= mpd__max_procs)
-        mpd_rts_fatal("too many processes: cannot create process %s (limit %ld)", name,
-                      mpd__max_procs);
-    mpd_proc *p = mpd__region_alloc(vp, attr->stack_size ? attr->stack_size : mpd__stack_default,
-                                    name);
+    if (__builtin_expect(n >= mpd__max_procs, 0))
+        too_many(attr->name);
+    size_t ss = attr->stack_size ? attr->stack_size : mpd__stack_default;
+    mpd_proc *p = mpd__region_alloc(vp, ss, attr->name);
     /* a region may be reused: set every field a process relies on */
+    p->link = NULL;
+    p->wlink = NULL;
+    p->heap_idx = -1;
+    atomic_init(&p->claim, CL_NONE);
+    mpd_spin_init(&p->lock);
+    p->result = NULL;
     p->hot.file = NULL;
     p->hot.line = 0;
     p->hot.priority = attr->priority;
     p->hot.udata = NULL;
-    p->link = NULL;
-    p->wlink = NULL;
     p->fn = fn;
     p->arg = arg;
-    p->result = NULL;
     p->done = 0;
     p->detached = attr->detached != 0;
     p->joiner = NULL;
-    p->heap_idx = -1;
-    atomic_init(&p->claim, CL_NONE);
-    mpd_spin_init(&p->lock);
-    set_name(p, name);
-    mpd_ctx_make(&p->f.ctx, p->f.stack_lo, p->f.stack_size, mpd__proc_start, p);
+    p->run_now = attr->run_now;
+    if (attr->name_static && attr->name) {
+        p->name_ref = attr->name;
+        if (__builtin_expect(p->long_name != NULL, 0)) {
+            free(p->long_name);
+            p->long_name = NULL;
+        }
+    } else {
+        set_name(p, attr->name);
+    }
+    /* the creator's bytes sit at the top of the stack, below the record */
+    size_t top = p->f.stack_size;
+    if (attr->extra && extra) {
+        size_t x = (attr->extra + 15) & ~(size_t)15;
+        if (x > top / 4)
+            mpd_rts_fatal("mpd_proc_prepare: %zu extra bytes do not fit a %zu-byte stack",
+                          attr->extra, top);
+        top -= x;
+        *extra = p->f.stack_lo + top;
+    } else if (extra) {
+        *extra = NULL;
+    }
+    mpd_ctx_make(&p->f.ctx, p->f.stack_lo, top, mpd__proc_start, p);
 #ifdef MPD_TSAN
     if (!p->f.tsan)
         p->f.tsan = __tsan_create_fiber(0);
 #endif
-    lock_if(&mpd__all_lock);
-    p->seq = next_seq++;
-    p->all_prev = NULL;
-    p->all_next = mpd__all;
-    if (mpd__all)
-        mpd__all->all_prev = p;
-    mpd__all = p;
-    if (mpd__single)
+    if (mpd__single) {
+        p->seq = next_seq++;
+        p->all_prev = NULL;
+        p->all_next = mpd__all;
+        if (mpd__all)
+            mpd__all->all_prev = p;
+        mpd__all = p;
         atomic_store_explicit(&mpd__nprocs, n + 1, memory_order_relaxed);
-    else
+    } else {
+        mpd_spin_lock(&mpd__all_lock);
+        p->seq = next_seq++;
+        p->all_prev = NULL;
+        p->all_next = mpd__all;
+        if (mpd__all)
+            mpd__all->all_prev = p;
+        mpd__all = p;
         atomic_fetch_add(&mpd__nprocs, 1);
-    unlock_if(&mpd__all_lock);
-    if (attr->run_now && vp->hot.cur)
+        mpd_spin_unlock(&mpd__all_lock);
+    }
+    return p;
+}
+
+void mpd_proc_set_arg(mpd_proc *p, void *arg) { p->arg = arg; }
+
+void mpd_proc_launch(mpd_proc *p)
+{
+    mpd_vp *vp = vp_self();
+    if (p->run_now && vp->hot.cur)
         mpd_unpark_handoff(p);
     else
-        mpd__ready(p);
+        vp_ready(vp, p);
+}
+
+mpd_proc *mpd_proc_create(void (*fn)(void *), void *arg, const mpd_proc_attr *attr)
+{
+    mpd_proc *p = mpd_proc_prepare(fn, arg, attr, NULL);
+    mpd_proc_launch(p);
     return p;
 }
 

@@ -86,8 +86,11 @@ struct mpd_proc {
     int64_t wake_ns;            /* nap / timed wait deadline */
     long heap_idx;              /* place in the timer heap, -1 if not there */
     atomic_int claim;           /* timed wait: CL_* (who ends the wait) */
-    char name[40];
+    const char *name_ref;       /* a static name (attr.name_static), else NULL */
     char *long_name;
+    int run_now;                /* mpd_proc_launch: hand the VP over */
+    int std_region;             /* default-size region: goes back to a cache */
+    char name[40];              /* a copied name that fits */
 };
 
 /* What the next context must do for the one that switched away. */

@@ -105,8 +105,6 @@ static _Noreturn void map_failed(const char *what, size_t stack_size, const char
  * process record lives above its stack so one mmap serves both. */
 mpd_proc *mpd__region_alloc(mpd_vp *vp, size_t stack_size, const char *name)
 {
-    size_t ps = mpd__page_size();
-    size_t rec = round_up(sizeof(mpd_proc), 64);
     mpd_proc *p;
     if (stack_size == mpd__stack_default && vp->stack_cache) {
         p = vp->stack_cache;
@@ -119,6 +117,8 @@ mpd_proc *mpd__region_alloc(mpd_vp *vp, size_t stack_size, const char *name)
          * creator sets every other field (cheaper than clearing ~300 bytes) */
         return p;
     }
+    size_t ps = mpd__page_size();
+    size_t rec = round_up(sizeof(mpd_proc), 64);
     if (stack_size > SIZE_MAX / 2)
         mpd_rts_fatal("out of memory: cannot map a %zu-byte stack for process %s", stack_size, name);
     size_t total = round_up(stack_size + rec, ps) + GUARD_PAGES * ps;
@@ -137,6 +137,7 @@ mpd_proc *mpd__region_alloc(mpd_vp *vp, size_t stack_size, const char *name)
     p->map_size = total;
     p->f.stack_lo = base + GUARD_PAGES * ps;
     p->f.stack_size = (size_t)((char *)p - p->f.stack_lo);
+    p->std_region = stack_size == mpd__stack_default;
     return p;
 }
 
@@ -146,10 +147,7 @@ void mpd__region_free(mpd_vp *vp, mpd_proc *p)
         free(p->long_name);
         p->long_name = NULL;
     }
-    size_t ps = mpd__page_size();
-    size_t rec = round_up(sizeof(mpd_proc), 64);
-    size_t want = round_up(mpd__stack_default + rec, ps) + GUARD_PAGES * ps;
-    if (vp && p->map_size == want && vp->stack_cached < CACHE_MAX) {
+    if (vp && p->std_region && vp->stack_cached < CACHE_MAX) {
         p->link = vp->stack_cache;
         vp->stack_cache = p;
         vp->stack_cached++;

@@ -131,7 +131,7 @@ void inv_complete(mpd_invb *ib)
         }
         inv_answer(ib);             /* ib may be the invoker's: gone now */
     }
-    if (f & MPD_INVF_HEAP)
+    if ((f & (MPD_INVF_HEAP | MPD_INVF_INPROC)) == MPD_INVF_HEAP)
         inv_free(ib);
 }
 
@@ -189,6 +189,44 @@ static void proc_spawn(mpd_op *op, mpd_invb *h)
     opk_spawn(proc_entry, h, op->name, op->owner, 0);
 }
 
+/* Blocks up to this size travel in the new process's own memory. */
+#define INPROC_MAX 1024
+
+/* Make (not start) a process for proc op servicing a copy of ib that lives
+ * in the process's own memory: no block to allocate or free.  The caller
+ * ties the copy to its invoker, then launches *pp.  NULL when ib is too big
+ * (then: inv_copy and proc_spawn). */
+static mpd_invb *proc_prep(mpd_op *op, const mpd_invb *ib, mpd_proc **pp)
+{
+    uint32_t size = ib->size < sizeof(mpd_invb) ? (uint32_t)sizeof(mpd_invb) : ib->size;
+    if (size > INPROC_MAX)
+        return NULL;
+    mpd_invb *c = opk_spawn_prep(proc_entry, NULL, op->name, 1, op->owner, 0, size, pp);
+    *c = *ib;
+    if (size > sizeof(mpd_invb))
+        copy_words(c + 1, ib + 1, size - sizeof(mpd_invb));
+    c->size = size;
+    c->flags = MPD_INVF_HEAP | MPD_INVF_INPROC;
+    c->state = INV_NEW;
+    c->pins = 0;
+    c->done = NULL;
+    c->orig = NULL;
+    c->co = NULL;
+    c->next = c->prev = NULL;
+    c->op = op;
+    return c;
+}
+
+/* send to a proc: a process with its own copy of ib, nobody to answer. */
+static void proc_send(mpd_op *op, const mpd_invb *ib)
+{
+    mpd_proc *p;
+    if (proc_prep(op, ib, &p))
+        mpd_proc_launch(p);
+    else
+        proc_spawn(op, inv_copy(ib));
+}
+
 /* Route a runtime-owned block h whose answer goes to h->done/orig/co:
  * used by send, forward and co.  Never blocks. */
 void inv_deliver(const char *F, int L, mpd_op *op, mpd_invb *h)
@@ -238,12 +276,18 @@ void mpd_call_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
             opk_parker pk;
             pk.p = mpd_self();
             opk_lock_init(&pk.lk);
-            mpd_invb *h = inv_copy(ib);
+            mpd_proc *p = NULL;
+            mpd_invb *h = proc_prep(op, ib, &p);
+            if (!h)
+                h = inv_copy(ib);
             h->orig = ib;
             h->done = &pk;
             h->flags |= MPD_INVF_PARKER;
             opk_acquire(&pk.lk);
-            proc_spawn(op, h);
+            if (p)
+                mpd_proc_launch(p);
+            else
+                proc_spawn(op, h);
             opk_park_waiter(&pk.lk, F, L);
             return;
         }
@@ -277,7 +321,7 @@ void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
         inv_deliver(F, L, op, inv_copy(ib));
         return;
     case MPD_OPK_PROC:
-        inv_deliver(F, L, op, inv_copy(ib));
+        proc_send(op, ib);
         return;
     default:
         opk_dead_op(F, L, op);

@@ -2,52 +2,37 @@
 #include <stdio.h>
 #include "opint.h"
 
-/* Per-process language data (the core's udata slot); also carries the
- * start function, so a spawn allocates one small block (from a per-VP
- * cache) besides the core's process. */
+/* Per-process language data (the core's udata slot).  It lives in the
+ * process's own memory (mpd_proc_prepare's extra bytes, cached with its
+ * stack), followed by whatever the spawner asked room for (a proc's
+ * invocation block), so a spawn allocates nothing.
+ *
+ * A resource does not list its processes: destroying it sets its
+ * procs_killed flag, and a process is retired when its own resource has
+ * that flag (so one spawned by a still-running process of the resource
+ * after the destroy is retired too).  A spawn and an exit touch no shared
+ * list and take no lock. */
 typedef struct oproc {
     mpd_res *res;               /* the instance it belongs to */
-    int killed;                 /* its resource was destroyed */
-    int is_body;
-    struct oproc *next, *prev;  /* in its instance's process list */
+    int counted;                /* res's to kill (not just borrowed by
+                                   opk_swap_res for final code) */
+    int is_body;                /* runs res's initial code */
+    int own_mem;                /* calloc'd by opk_swap_res, not in a region */
     void (*fn)(void *);
     void *arg;
-} oproc;
+} __attribute__((aligned(16))) oproc;
 
-static opk_lock plk = OPK_LOCK_INIT;        /* process lists */
-static int any_killed;      /* set once a process was retired: until then nobody checks */
-
-#define OCACHE_MAX 256
-static _Thread_local oproc *ocache;
-static _Thread_local unsigned ocachen;
-
-static oproc *oproc_new(void)
-{
-    oproc *o = ocache;
-    if (o) {
-        ocache = o->next;
-        ocachen--;
-    } else if (!(o = malloc(sizeof *o))) {
-        mpd_rts_fatal("out of memory");
-    }
-    return o;
-}
-
-static void oproc_free(oproc *o)
-{
-    if (ocachen < OCACHE_MAX) {
-        o->next = ocache;
-        ocache = o;
-        ocachen++;
-    } else {
-        free(o);
-    }
-}
+static int any_killed;      /* set once a resource was destroyed: until then nobody checks */
 
 static oproc *me(void)
 {
     mpd_proc *p = mpd_self();
     return p ? (oproc *)mpd_proc_udata(p) : NULL;
+}
+
+static int is_killed(const oproc *o)
+{
+    return o->counted && __atomic_load_n(&res_rt(o->res)->procs_killed, __ATOMIC_RELAXED);
 }
 
 mpd_res *opk_cur_res(void)
@@ -60,79 +45,80 @@ mpd_res *opk_swap_res(mpd_res *r)
 {
     mpd_proc *p = mpd_self();
     oproc *o = p ? (oproc *)mpd_proc_udata(p) : NULL;
-    if (!o) {                   /* a process this layer did not start */
+    if (!o) {                   /* a process this layer did not start (the
+                                   runtime's final process): its record
+                                   stays for the rest of the program */
         if (!r)
             return NULL;
-        o = oproc_new();
-        memset(o, 0, sizeof *o);
+        if (!(o = calloc(1, sizeof *o)))
+            mpd_rts_fatal("out of memory");
+        o->own_mem = 1;
         mpd_proc_set_udata(p, o);
     }
     mpd_res *old = o->res;
-    o->res = r;                 /* not listed in r: it is not r's to kill */
+    o->res = r;
+    o->counted = 0;             /* it is not r's to kill */
     return old;
 }
 
-static void unlist(oproc *o)
+/* The calling process is about to end. */
+static void leaving(oproc *o)
 {
-    if (!o->res)
-        return;
-    resrt *rt = res_rt(o->res);
-    opk_acquire(&plk);
-    if (o->prev)
-        o->prev->next = o->next;
-    else if (rt->procs == o)
-        rt->procs = o->next;
-    if (o->next)
-        o->next->prev = o->prev;
-    opk_release(&plk);
+    if (o->is_body)
+        __atomic_store_n(&res_rt(o->res)->body_live, 0, __ATOMIC_RELAXED);
+    mpd_proc_set_udata(mpd_self(), NULL);
 }
 
 static void spawn_entry(void *arg)
 {
     oproc *o = arg;
-    mpd_proc *self = mpd_self();
-    mpd_proc_set_udata(self, o);
-    if (!__atomic_load_n(&o->killed, __ATOMIC_RELAXED))
+    if (__builtin_expect(!__atomic_load_n(&any_killed, __ATOMIC_RELAXED), 1) || !is_killed(o))
         o->fn(o->arg);
-    unlist(o);
-    mpd_proc_set_udata(mpd_self(), NULL);
-    oproc_free(o);
+    leaving(o);
+}
+
+void *opk_spawn_prep(void (*fn)(void *), void *arg, const char *name, int name_static,
+                     mpd_res *res, int is_body, size_t extra, mpd_proc **pp)
+{
+    mpd_proc_attr at = MPD_PROC_ATTR_INIT;
+    at.name = name;
+    at.name_static = name_static;
+    at.detached = 1;
+    at.extra = sizeof(oproc) + extra;
+    mpd_proc *self = mpd_self();
+    if (self)
+        at.priority = mpd_proc_priority(self);
+    void *mem;
+    mpd_proc *p = mpd_proc_prepare(spawn_entry, NULL, &at, &mem);
+    oproc *o = mem;
+    mpd_proc_set_udata(p, o);
+    mpd_proc_set_arg(p, o);
+    o->fn = fn;
+    o->arg = extra ? (void *)(o + 1) : arg;
+    o->res = res;
+    o->counted = res != NULL;
+    o->is_body = is_body;
+    o->own_mem = 0;
+    if (is_body)
+        __atomic_store_n(&res_rt(res)->body_live, 1, __ATOMIC_RELAXED);
+    *pp = p;
+    return o + 1;
 }
 
 void opk_spawn(void (*fn)(void *), void *arg, const char *name, mpd_res *res, int is_body)
 {
-    oproc *o = oproc_new();
-    o->fn = fn;
-    o->arg = arg;
-    o->res = res;
-    o->killed = 0;
-    o->is_body = is_body;
-    o->next = o->prev = NULL;
-    if (res) {
-        resrt *rt = res_rt(res);
-        opk_acquire(&plk);
-        o->next = rt->procs;
-        if (rt->procs)
-            rt->procs->prev = o;
-        rt->procs = o;
-        opk_release(&plk);
-    }
-    mpd_proc_attr at = MPD_PROC_ATTR_INIT;
-    at.name = name;
-    at.detached = 1;
-    mpd_proc *self = mpd_self();
-    if (self)
-        at.priority = mpd_proc_priority(self);
-    mpd_proc_create(spawn_entry, o, &at);
+    mpd_proc *p;
+    opk_spawn_prep(fn, arg, name, 0, res, is_body, 0, &p);
+    mpd_proc_launch(p);
 }
 
 _Noreturn void opk_exit(void)
 {
     oproc *o = me();
     if (o) {
-        unlist(o);
-        mpd_proc_set_udata(mpd_self(), NULL);
-        oproc_free(o);
+        leaving(o);
+        if (o->own_mem)
+            free(o);
     }
     mpd_proc_exit(NULL);
 }
@@ -140,24 +126,16 @@ _Noreturn void opk_exit(void)
 int opk_kill_procs(mpd_res *r)
 {
     resrt *rt = res_rt(r);
-    oproc *self = me();
-    int body = 0;
-    opk_acquire(&plk);
-    for (oproc *o = rt->procs; o; o = o->next)
-        if (o != self) {
-            __atomic_store_n(&any_killed, 1, __ATOMIC_RELAXED);
-            __atomic_store_n(&o->killed, 1, __ATOMIC_RELAXED);
-            body |= o->is_body;
-        }
-    opk_release(&plk);
-    return body;
+    __atomic_store_n(&any_killed, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&rt->procs_killed, 1, __ATOMIC_RELAXED);
+    return __atomic_load_n(&rt->body_live, __ATOMIC_RELAXED);
 }
 
 static inline void die_if_killed(void)
 {
     if (__builtin_expect(__atomic_load_n(&any_killed, __ATOMIC_RELAXED), 0)) {
         oproc *o = me();
-        if (o && __atomic_load_n(&o->killed, __ATOMIC_RELAXED))
+        if (o && is_killed(o))
             opk_exit();
     }
 }
@@ -197,7 +175,7 @@ static void report_one(mpd_proc *p, void *arg)
 {
     (void)arg;
     oproc *o = mpd_proc_udata(p);
-    if (o && __atomic_load_n(&o->killed, __ATOMIC_RELAXED))
+    if (o && is_killed(o))
         return;             /* its resource is gone: it is not "blocked" */
     if (o && o->res && res_rt(o->res)->is_global)
         return;             /* as in MPD: servers in globals wait forever */

@@ -38,6 +38,13 @@ static inline void opk_event_post(opk_event *e) { mpd_sem_V(e); }
  * instance it belongs to (its processes die with it), or NULL; is_body: it
  * runs the instance's initial code. */
 void opk_spawn(void (*fn)(void *), void *arg, const char *name, mpd_res *res, int is_body);
+/* The same in two steps: makes the process (not started) with `extra`
+ * bytes of its own memory for the caller, returned (16-byte aligned, valid
+ * until the process ends); fn then gets that memory instead of arg when
+ * extra > 0.  name_static: name is a literal, kept by reference.  Start it
+ * with mpd_proc_launch(*pp). */
+void *opk_spawn_prep(void (*fn)(void *), void *arg, const char *name, int name_static,
+                     mpd_res *res, int is_body, size_t extra, mpd_proc **pp);
 
 /* The resource instance of the running process (set at spawn). */
 mpd_res *opk_cur_res(void);
@@ -48,10 +55,11 @@ mpd_res *opk_swap_res(mpd_res *r);
 /* End the calling process. */
 _Noreturn void opk_exit(void);
 
-/* Retire the processes of destroyed instance r (other than the caller):
- * they end the next time they would block or wake in this layer, and the
- * blocked-process report leaves them out.  Returns 1 if r's body process
- * was among them. */
+/* Retire the processes of destroyed instance r, those spawned later by its
+ * still-running ones included: they end the next time they would block or
+ * wake in this layer, and the blocked-process report leaves them out (a
+ * caller that is one of them must end before it waits again).  Returns 1
+ * if r's body process had not ended. */
 int opk_kill_procs(mpd_res *r);
 /* Ends the calling process if its resource was destroyed meanwhile (for
  * waits that do not go through opk_event_wait, like nap). */

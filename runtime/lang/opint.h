@@ -36,6 +36,8 @@ enum {
                                when forwarded): unpark it after that lock */
     MPD_INVF_PARKER  = 16,  /* `done` is an opk_parker: unpark its process
                                after taking its lock */
+    MPD_INVF_INPROC  = 32,  /* with HEAP: lives in its servicing process's
+                               own memory, which goes with the process */
 };
 /* A process waiting for one answer: it parks holding `lk` (released by the
  * core once it is switched out); the answerer takes `lk` first, so it never
@@ -73,7 +75,6 @@ enum { INV_NEW = 0, INV_QUEUED, INV_TAKEN, INV_DONE };
 
 typedef struct opcls  opcls;
 typedef struct inwait inwait;
-struct oproc;
 
 /* The queue of an input op. */
 typedef struct opq {
@@ -146,7 +147,8 @@ typedef struct resrt {
     struct resrt *gnext;    /* globals, newest first */
     uint32_t  vm;           /* virtual machine it lives on (1 = the first) */
     struct resrt *anext, *aprev;   /* live resources, oldest first (res.c) */
-    struct oproc *procs;    /* its processes (opcore.c) */
+    int       procs_killed; /* destroyed: its processes are retired (opcore.c) */
+    int       body_live;    /* its initial-code process has not ended */
 } resrt;
 
 enum { RES_INIT = 1, RES_ALIVE, RES_FINAL, RES_DEAD };

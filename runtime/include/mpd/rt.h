@@ -117,8 +117,12 @@ typedef struct mpd_proc_attr {
     int run_now;           /* 1: the new process runs at once and the creator
                               becomes ready (behind the ones already ready),
                               as when MPD's send starts a proc */
+    int name_static;       /* 1: name outlives the process (a literal): it is
+                              kept by reference, not copied */
+    size_t extra;          /* mpd_proc_prepare: bytes of the process's own
+                              memory reserved for its creator (0 = none) */
 } mpd_proc_attr;
-#define MPD_PROC_ATTR_INIT { 0, 0, 0, 0, 0 }
+#define MPD_PROC_ATTR_INIT { 0, 0, 0, 0, 0, 0, 0 }
 
 /* The part of a process the inline fast paths use; the rest is private. */
 struct mpd__proc_hot {
@@ -134,6 +138,16 @@ struct mpd__proc_hot {
  * process can have ended (with run_now: not at all).
  * Aborts with a clear message on too many processes or no memory. */
 mpd_proc *mpd_proc_create(void (*fn)(void *), void *arg, const mpd_proc_attr *attr);
+/* Creation in two steps, for a creator that hands the process data of its
+ * own: mpd_proc_prepare makes the process (not yet ready) and sets *extra to
+ * attr->extra bytes (16-byte aligned, at most a quarter of the stack) in the
+ * process's own memory -- the top of its stack, cached with it -- valid
+ * until the process ends; mpd_proc_launch makes it ready (or runs it at
+ * once, with attr->run_now).  Saves a separate allocation and its free. */
+mpd_proc *mpd_proc_prepare(void (*fn)(void *), void *arg, const mpd_proc_attr *attr, void **extra);
+void mpd_proc_launch(mpd_proc *p);
+/* Before mpd_proc_launch: what fn gets (e.g. a pointer into the extra bytes). */
+void mpd_proc_set_arg(mpd_proc *p, void *arg);
 /* Ends the calling process; result is what mpd_proc_join() returns. */
 _Noreturn void mpd_proc_exit(void *result);
 /* Lets other ready processes run; returns at once if there are none. */
