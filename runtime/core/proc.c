@@ -1,4 +1,4 @@
-/* proc.c: process creation, exit, join/detach, names, and the list of all processes. */
+/* proc.c: process creation, exit, join/detach, names, and the blocked-process report. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,14 +10,32 @@
 #include <sanitizer/tsan_interface.h>
 #endif
 
+/* Live processes (created, not yet exited).  With one VP a plain count. */
 atomic_long mpd__nprocs;
-/* Every live process, newest first (for deadlock reports). */
-mpd_proc *mpd__all;
-mpd_spinlock mpd__all_lock = MPD_SPINLOCK_INIT;
-static uint64_t next_seq;
+/* Creation order, for the report (newest first). */
+static atomic_ullong next_seq;
 
 static inline void lock_if(mpd_spinlock *l) { if (!mpd__single) mpd_spin_lock(l); }
 static inline void unlock_if(mpd_spinlock *l) { if (!mpd__single) mpd_spin_unlock(l); }
+
+static inline void count_procs(long d)
+{
+    if (mpd__single)
+        atomic_store_explicit(&mpd__nprocs, atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) + d,
+                              memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(&mpd__nprocs, d, memory_order_relaxed);
+}
+
+static inline uint64_t take_seq(void)
+{
+    if (mpd__single) {
+        uint64_t s = atomic_load_explicit(&next_seq, memory_order_relaxed);
+        atomic_store_explicit(&next_seq, s + 1, memory_order_relaxed);
+        return s;
+    }
+    return atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
+}
 
 static void set_name(mpd_proc *p, const char *name)
 {
@@ -48,10 +66,40 @@ void mpd_proc_set_name(mpd_proc *p, const char *name) { set_name(p, name); }
 void mpd_proc_set_priority(mpd_proc *p, int priority) { p->hot.priority = priority; }
 mpd_proc **mpd_proc_link(mpd_proc *p) { return &p->link; }
 
-static _Noreturn void too_many(const char *name)
+/* Every field a process relies on: a region may be reused. */
+static inline void proc_init(mpd_proc *p, void (*fn)(void *), void *arg, int priority, int detached)
 {
-    mpd_rts_fatal("too many processes: cannot create process %s (limit %ld)", name ? name : "proc",
-                  mpd__max_procs);
+    p->link = NULL;
+    p->wlink = NULL;
+    p->heap_idx = -1;
+    atomic_init(&p->claim, CL_NONE);
+    mpd_spin_init(&p->lock);
+    p->result = NULL;
+    p->hot.file = NULL;
+    p->hot.line = 0;
+    p->hot.priority = priority;
+    p->hot.udata = NULL;
+    p->fn = fn;
+    p->arg = arg;
+    p->done = 0;
+    p->detached = detached;
+    p->autofree = detached;
+    p->joiner = NULL;
+    p->run_now = 0;
+}
+
+/* Carve x bytes (a multiple of 16) off the top of p's stack and make its
+ * context start below them; returns them. */
+static inline void *proc_start_below(mpd_proc *p, size_t x)
+{
+    size_t top = p->f.stack_size - x;
+    mpd_ctx_make(&p->f.ctx, p->f.stack_lo, top, mpd__proc_start, p);
+#ifdef MPD_TSAN
+    if (!p->f.tsan)
+        p->f.tsan = __tsan_create_fiber(0);
+#endif
+    p->seq = take_seq();
+    return p->f.stack_lo + top;
 }
 
 mpd_proc *mpd_proc_prepare(void (*fn)(void *), void *arg, const mpd_proc_attr *attr, void **extra)
@@ -63,72 +111,63 @@ mpd_proc *mpd_proc_prepare(void (*fn)(void *), void *arg, const mpd_proc_attr *a
     if (!attr)
         attr = &defaults;
     long n = atomic_load_explicit(&mpd__nprocs, memory_order_relaxed);
-    if (__builtin_expect(n >= mpd__max_procs, 0))
-        too_many(attr->name);
+    if (n >= mpd__max_procs)
+        mpd_rts_fatal("too many processes: cannot create process %s (limit %ld)",
+                      attr->name ? attr->name : "proc", mpd__max_procs);
     size_t ss = attr->stack_size ? attr->stack_size : mpd__stack_default;
     mpd_proc *p = mpd__region_alloc(vp, ss, attr->name);
-    /* a region may be reused: set every field a process relies on */
-    p->link = NULL;
-    p->wlink = NULL;
-    p->heap_idx = -1;
-    atomic_init(&p->claim, CL_NONE);
-    mpd_spin_init(&p->lock);
-    p->result = NULL;
-    p->hot.file = NULL;
-    p->hot.line = 0;
-    p->hot.priority = attr->priority;
-    p->hot.udata = NULL;
-    p->fn = fn;
-    p->arg = arg;
-    p->done = 0;
-    p->detached = attr->detached != 0;
-    p->joiner = NULL;
+    proc_init(p, fn, arg, attr->priority, attr->detached != 0);
     p->run_now = attr->run_now;
     if (attr->name_static && attr->name) {
-        p->name_ref = attr->name;
-        if (__builtin_expect(p->long_name != NULL, 0)) {
+        if (p->long_name) {
             free(p->long_name);
             p->long_name = NULL;
         }
+        p->name_ref = attr->name;
     } else {
         set_name(p, attr->name);
     }
-    /* the creator's bytes sit at the top of the stack, below the record */
-    size_t top = p->f.stack_size;
+    size_t x = 0;
     if (attr->extra && extra) {
-        size_t x = (attr->extra + 15) & ~(size_t)15;
-        if (x > top / 4)
+        x = (attr->extra + 15) & ~(size_t)15;
+        if (x > p->f.stack_size / 4)
             mpd_rts_fatal("mpd_proc_prepare: %zu extra bytes do not fit a %zu-byte stack",
-                          attr->extra, top);
-        top -= x;
-        *extra = p->f.stack_lo + top;
-    } else if (extra) {
-        *extra = NULL;
+                          attr->extra, p->f.stack_size);
     }
-    mpd_ctx_make(&p->f.ctx, p->f.stack_lo, top, mpd__proc_start, p);
-#ifdef MPD_TSAN
-    if (!p->f.tsan)
-        p->f.tsan = __tsan_create_fiber(0);
+    void *mem = proc_start_below(p, x);
+    if (extra)
+        *extra = x ? mem : NULL;
+    count_procs(1);
+    return p;
+}
+
+mpd_proc *mpd_proc_spawn(void (*fn)(void *), const char *name, int priority, size_t extra, void **mem)
+{
+    mpd_vp *vp = vp_self();
+    size_t x = (extra + 15) & ~(size_t)15;
+    mpd_proc *p;
+    if (__builtin_expect(!vp || !(p = vp->stack_cache) || x > p->f.stack_size / 4 ||
+                         atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) >= mpd__max_procs, 0)) {
+        mpd_proc_attr a = MPD_PROC_ATTR_INIT;   /* the general path, and its errors */
+        a.name = name;
+        a.name_static = 1;
+        a.priority = priority;
+        a.detached = 1;
+        a.extra = extra;
+        p = mpd_proc_prepare(fn, NULL, &a, mem);
+        p->arg = *mem;
+        return p;
+    }
+    /* a cached region: default stack, no long name, sanitizer fiber kept */
+    vp->stack_cache = p->link;
+    vp->stack_cached--;
+#ifdef MPD_ASAN
+    mpd__region_reuse(p);
 #endif
-    if (mpd__single) {
-        p->seq = next_seq++;
-        p->all_prev = NULL;
-        p->all_next = mpd__all;
-        if (mpd__all)
-            mpd__all->all_prev = p;
-        mpd__all = p;
-        atomic_store_explicit(&mpd__nprocs, n + 1, memory_order_relaxed);
-    } else {
-        mpd_spin_lock(&mpd__all_lock);
-        p->seq = next_seq++;
-        p->all_prev = NULL;
-        p->all_next = mpd__all;
-        if (mpd__all)
-            mpd__all->all_prev = p;
-        mpd__all = p;
-        atomic_fetch_add(&mpd__nprocs, 1);
-        mpd_spin_unlock(&mpd__all_lock);
-    }
+    proc_init(p, fn, NULL, priority, 1);
+    p->name_ref = name;
+    p->arg = *mem = proc_start_below(p, x);
+    count_procs(1);
     return p;
 }
 
@@ -150,23 +189,29 @@ mpd_proc *mpd_proc_create(void (*fn)(void *), void *arg, const mpd_proc_attr *at
     return p;
 }
 
+/* An exiting process born detached, whose region can go to this VP's
+ * cache: do it before switching away (nobody but this VP uses its cache,
+ * and nothing on this VP can take the region before we are off it).  Not
+ * with sanitizers, which must see the fiber die first. */
+int mpd__proc_exit_early(mpd_vp *vp, mpd_proc *p)
+{
+#if defined(MPD_ASAN) || defined(MPD_TSAN)
+    (void)vp; (void)p;
+    return 0;
+#else
+    if (!p->autofree || p->long_name || !mpd__region_cache_put(vp, p))
+        return 0;
+    count_procs(-1);
+    p->state = P_DONE;
+    p->done = 1;
+    return 1;
+#endif
+}
+
 /* Runs on the next context after an exiting process switched away. */
 void mpd__proc_exited(mpd_proc *p)
 {
-    lock_if(&mpd__all_lock);
-    if (p->all_prev)
-        p->all_prev->all_next = p->all_next;
-    else
-        mpd__all = p->all_next;
-    if (p->all_next)
-        p->all_next->all_prev = p->all_prev;
-    if (mpd__single)
-        atomic_store_explicit(&mpd__nprocs, atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) - 1,
-                              memory_order_relaxed);
-    else
-        atomic_fetch_sub(&mpd__nprocs, 1);
-    unlock_if(&mpd__all_lock);
-
+    count_procs(-1);
     p->state = P_DONE;
     lock_if(&p->lock);
     p->done = 1;
@@ -220,11 +265,39 @@ int mpd_proc_detach(mpd_proc *p)
     return 0;
 }
 
+typedef struct blocked { mpd_proc **v; size_t n, cap; } blocked;
+
+static void collect_blocked(mpd_proc *p, void *arg)
+{
+    blocked *b = arg;
+    if (p->state != P_BLOCKED)
+        return;
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 64;
+        mpd_proc **v = realloc(b->v, cap * sizeof *v);
+        if (!v)
+            mpd_rts_fatal("out of memory for the blocked-process report");
+        b->v = v;
+        b->cap = cap;
+    }
+    b->v[b->n++] = p;
+}
+
+static int newest_first(const void *a, const void *b)
+{
+    uint64_t x = (*(mpd_proc *const *)a)->seq, y = (*(mpd_proc *const *)b)->seq;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
 void mpd_rt_foreach_blocked(void (*fn)(mpd_proc *p, void *arg), void *arg)
 {
-    for (mpd_proc *p = mpd__all; p; p = p->all_next)
-        if (p->state == P_BLOCKED)
-            fn(p, arg);
+    blocked b = { NULL, 0, 0 };
+    mpd__regions_foreach(collect_blocked, &b);
+    if (b.n > 1)
+        qsort(b.v, b.n, sizeof *b.v, newest_first);
+    for (size_t i = 0; i < b.n; i++)
+        fn(b.v[i], arg);
+    free(b.v);
 }
 
 static void report_one(mpd_proc *p, void *arg)

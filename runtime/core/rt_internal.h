@@ -61,7 +61,7 @@ struct mpd_proc {
     mpd_proc *link;             /* run queue (schedulers) */
     mpd_proc *wlink;            /* wait queue: separate, since a timed-out
                                    waiter is ready before it leaves its queue */
-    mpd_proc *all_next, *all_prev;
+    mpd_proc *reg_next, *reg_prev;  /* every mapped region (stack.c) */
     void (*fn)(void *);
     void *arg;
     void *result;
@@ -89,6 +89,7 @@ struct mpd_proc {
     const char *name_ref;       /* a static name (attr.name_static), else NULL */
     char *long_name;
     int run_now;                /* mpd_proc_launch: hand the VP over */
+    int autofree;               /* created detached: nobody can join it */
     int std_region;             /* default-size region: goes back to a cache */
     char name[40];              /* a copied name that fits */
 };
@@ -138,13 +139,28 @@ void mpd__post_switch(mpd_vp *vp);
 
 /* proc.c */
 void mpd__proc_exited(mpd_proc *p);      /* post-switch of an exit */
+int mpd__proc_exit_early(mpd_vp *vp, mpd_proc *p);  /* 1: p reclaimed already */
 extern atomic_long mpd__nprocs;
-extern mpd_proc *mpd__all;
-extern mpd_spinlock mpd__all_lock;
 
 /* stack.c */
 mpd_proc *mpd__region_alloc(mpd_vp *vp, size_t stack_size, const char *name);
 void mpd__region_free(mpd_vp *vp, mpd_proc *p);
+void mpd__region_reuse(mpd_proc *p);       /* sanitizers: a cached region is taken */
+#define MPD_REGION_CACHE_MAX 256            /* per VP */
+/* Keep p (no long name) in vp's cache of default regions if it is one and
+ * there is room: 1 if it did. */
+static inline int mpd__region_cache_put(mpd_vp *vp, mpd_proc *p)
+{
+    if (!p->std_region || vp->stack_cached >= MPD_REGION_CACHE_MAX)
+        return 0;
+    p->link = vp->stack_cache;
+    vp->stack_cache = p;
+    vp->stack_cached++;
+    return 1;
+}
+/* fn(p) for every process region mapped (live processes, exited ones not
+ * yet joined, cached ones: state P_DONE), under the registry's lock. */
+void mpd__regions_foreach(void (*fn)(mpd_proc *p, void *arg), void *arg);
 void mpd__vp_signals_init(mpd_vp *vp);
 void mpd__vp_signals_fini(mpd_vp *vp);
 void mpd__signals_install(void);

@@ -16,7 +16,6 @@
 #endif
 
 #define GUARD_PAGES 4
-#define CACHE_MAX 256
 #ifndef MADV_GUARD_INSTALL
 #define MADV_GUARD_INSTALL 102      /* Linux 6.13 */
 #endif
@@ -101,6 +100,52 @@ static _Noreturn void map_failed(const char *what, size_t stack_size, const char
                   what, stack_size, name, live, strerror(e));
 }
 
+/* Every mapped region, so the blocked-process report can find the
+ * processes without a list that each create and exit would update: regions
+ * join at mmap and leave at munmap, both rare. */
+static mpd_proc *regions;
+static mpd_spinlock regions_lock = MPD_SPINLOCK_INIT;
+
+static void regions_add(mpd_proc *p)
+{
+    mpd_spin_lock(&regions_lock);
+    p->reg_prev = NULL;
+    p->reg_next = regions;
+    if (regions)
+        regions->reg_prev = p;
+    regions = p;
+    mpd_spin_unlock(&regions_lock);
+}
+
+static void regions_remove(mpd_proc *p)
+{
+    mpd_spin_lock(&regions_lock);
+    if (p->reg_prev)
+        p->reg_prev->reg_next = p->reg_next;
+    else
+        regions = p->reg_next;
+    if (p->reg_next)
+        p->reg_next->reg_prev = p->reg_prev;
+    mpd_spin_unlock(&regions_lock);
+}
+
+void mpd__regions_foreach(void (*fn)(mpd_proc *p, void *arg), void *arg)
+{
+    mpd_spin_lock(&regions_lock);
+    for (mpd_proc *p = regions; p; p = p->reg_next)
+        fn(p, arg);
+    mpd_spin_unlock(&regions_lock);
+}
+
+void mpd__region_reuse(mpd_proc *p)
+{
+#ifdef MPD_ASAN
+    __asan_unpoison_memory_region(p->f.stack_lo, p->f.stack_size);
+#else
+    (void)p;
+#endif
+}
+
 /* Layout, low to high: [guard pages][stack ...][struct mpd_proc].  The
  * process record lives above its stack so one mmap serves both. */
 mpd_proc *mpd__region_alloc(mpd_vp *vp, size_t stack_size, const char *name)
@@ -110,9 +155,7 @@ mpd_proc *mpd__region_alloc(mpd_vp *vp, size_t stack_size, const char *name)
         p = vp->stack_cache;
         vp->stack_cache = p->link;
         vp->stack_cached--;
-#ifdef MPD_ASAN
-        __asan_unpoison_memory_region(p->f.stack_lo, p->f.stack_size);
-#endif
+        mpd__region_reuse(p);
         /* reuse: the region, its stack bounds and sanitizer fiber stay; the
          * creator sets every other field (cheaper than clearing ~300 bytes) */
         return p;
@@ -138,6 +181,8 @@ mpd_proc *mpd__region_alloc(mpd_vp *vp, size_t stack_size, const char *name)
     p->f.stack_lo = base + GUARD_PAGES * ps;
     p->f.stack_size = (size_t)((char *)p - p->f.stack_lo);
     p->std_region = stack_size == mpd__stack_default;
+    p->state = P_DONE;                      /* not a process yet */
+    regions_add(p);
     return p;
 }
 
@@ -147,17 +192,14 @@ void mpd__region_free(mpd_vp *vp, mpd_proc *p)
         free(p->long_name);
         p->long_name = NULL;
     }
-    if (vp && p->std_region && vp->stack_cached < CACHE_MAX) {
-        p->link = vp->stack_cache;
-        vp->stack_cache = p;
-        vp->stack_cached++;
+    if (vp && mpd__region_cache_put(vp, p))
         return;
-    }
 #ifdef MPD_TSAN
     extern void __tsan_destroy_fiber(void *fiber);
     if (p->f.tsan)
         __tsan_destroy_fiber(p->f.tsan);
 #endif
+    regions_remove(p);
     munmap(p->map_base, p->map_size);
 }
 

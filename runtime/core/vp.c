@@ -205,9 +205,13 @@ void mpd__proc_start(void *arg)
 
 void mpd_proc_exit(void *result)
 {
-    mpd_proc *self = proc_self();
+    mpd_vp *vp = vp_self();
+    mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
     self->result = result;
-    mpd__switch_out(PS_EXIT, self, NULL);
+    if (mpd__proc_exit_early(vp, self))     /* its region is cached already */
+        switch_away(vp, self, pick_next(vp), PS_NONE, NULL, NULL);
+    else
+        mpd__switch_out(PS_EXIT, self, NULL);
     mpd_rts_fatal("internal error: an exited process was resumed");
 }
 

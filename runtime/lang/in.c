@@ -845,8 +845,5 @@ void mpd__op_V_slow(const char *F, int L, mpd_op *op)
         in_token(op);
         return;
     }
-    struct mpd_inv_none ib;
-    memset(&ib, 0, sizeof ib);
-    ib.h.size = sizeof ib;
-    mpd_send_op(F, L, op, &ib.h);
+    inv_send_none(F, L, op);
 }

@@ -129,7 +129,8 @@ void inv_complete(mpd_invb *ib)
             inv_answer(ib);         /* ownership passes to the co */
             return;
         }
-        inv_answer(ib);             /* ib may be the invoker's: gone now */
+        if (ib->done || ib->orig)   /* else nobody to tell (a send) */
+            inv_answer(ib);         /* ib may be the invoker's: gone now */
     }
     if ((f & (MPD_INVF_HEAP | MPD_INVF_INPROC)) == MPD_INVF_HEAP)
         inv_free(ib);
@@ -201,20 +202,41 @@ static mpd_invb *proc_prep(mpd_op *op, const mpd_invb *ib, mpd_proc **pp)
     uint32_t size = ib->size < sizeof(mpd_invb) ? (uint32_t)sizeof(mpd_invb) : ib->size;
     if (size > INPROC_MAX)
         return NULL;
-    mpd_invb *c = opk_spawn_prep(proc_entry, NULL, op->name, 1, op->owner, 0, size, pp);
-    *c = *ib;
-    if (size > sizeof(mpd_invb))
-        copy_words(c + 1, ib + 1, size - sizeof(mpd_invb));
+    mpd_invb *c = opk_spawn_proc(proc_entry, op->name, op->owner, size, pp);
     c->size = size;
-    c->flags = MPD_INVF_HEAP | MPD_INVF_INPROC;
+    c->kind = ib->kind;
     c->state = INV_NEW;
     c->pins = 0;
+    c->flags = MPD_INVF_HEAP | MPD_INVF_INPROC;
+    c->co_arm = ib->co_arm;
+    c->co_idx = ib->co_idx;
+    c->op = op;
+    c->next = c->prev = NULL;
+    c->seq = 0;
     c->done = NULL;
     c->orig = NULL;
     c->co = NULL;
-    c->next = c->prev = NULL;
-    c->op = op;
+    c->file = ib->file;
+    c->line = ib->line;
+    if (size > sizeof(mpd_invb))
+        copy_words(c + 1, ib + 1, size - sizeof(mpd_invb));
     return c;
+}
+
+/* send op() of a proc without parameters (V on it). */
+void inv_send_none(const char *F, int L, mpd_op *op)
+{
+    static const mpd_invb none = { .size = sizeof(mpd_invb), .kind = MPD_INV_SEND };
+    mpd_proc *p;
+    if (op_kind(op) != MPD_OPK_PROC) {
+        mpd_invb ib = none;
+        mpd_send_op(F, L, op, &ib);
+        return;
+    }
+    mpd_invb *c = proc_prep(op, &none, &p);
+    c->file = F;
+    c->line = L;
+    mpd_proc_launch(p);
 }
 
 /* send to a proc: a process with its own copy of ib, nobody to answer. */

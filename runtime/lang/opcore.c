@@ -12,15 +12,7 @@
  * that flag (so one spawned by a still-running process of the resource
  * after the destroy is retired too).  A spawn and an exit touch no shared
  * list and take no lock. */
-typedef struct oproc {
-    mpd_res *res;               /* the instance it belongs to */
-    int counted;                /* res's to kill (not just borrowed by
-                                   opk_swap_res for final code) */
-    int is_body;                /* runs res's initial code */
-    int own_mem;                /* calloc'd by opk_swap_res, not in a region */
-    void (*fn)(void *);
-    void *arg;
-} __attribute__((aligned(16))) oproc;
+typedef opk_proc oproc;
 
 static int any_killed;      /* set once a resource was destroyed: until then nobody checks */
 
@@ -69,7 +61,7 @@ static void leaving(oproc *o)
     mpd_proc_set_udata(mpd_self(), NULL);
 }
 
-static void spawn_entry(void *arg)
+void opk__spawn_entry(void *arg)
 {
     oproc *o = arg;
     if (__builtin_expect(!__atomic_load_n(&any_killed, __ATOMIC_RELAXED), 1) || !is_killed(o))
@@ -80,25 +72,24 @@ static void spawn_entry(void *arg)
 void *opk_spawn_prep(void (*fn)(void *), void *arg, const char *name, int name_static,
                      mpd_res *res, int is_body, size_t extra, mpd_proc **pp)
 {
-    mpd_proc_attr at = MPD_PROC_ATTR_INIT;
-    at.name = name;
-    at.name_static = name_static;
-    at.detached = 1;
-    at.extra = sizeof(oproc) + extra;
     mpd_proc *self = mpd_self();
-    if (self)
-        at.priority = mpd_proc_priority(self);
+    int prio = self ? mpd_proc_priority(self) : 0;
     void *mem;
-    mpd_proc *p = mpd_proc_prepare(spawn_entry, NULL, &at, &mem);
+    mpd_proc *p;
+    if (name_static) {
+        p = mpd_proc_spawn(opk__spawn_entry, name, prio, sizeof(oproc) + extra, &mem);
+    } else {
+        mpd_proc_attr at = MPD_PROC_ATTR_INIT;
+        at.name = name;
+        at.priority = prio;
+        at.detached = 1;
+        at.extra = sizeof(oproc) + extra;
+        p = mpd_proc_prepare(opk__spawn_entry, NULL, &at, &mem);
+        mpd_proc_set_arg(p, mem);
+    }
     oproc *o = mem;
-    mpd_proc_set_udata(p, o);
-    mpd_proc_set_arg(p, o);
-    o->fn = fn;
-    o->arg = extra ? (void *)(o + 1) : arg;
-    o->res = res;
-    o->counted = res != NULL;
+    opk__proc_init(p, o, fn, extra ? (void *)(o + 1) : arg, res);
     o->is_body = is_body;
-    o->own_mem = 0;
     if (is_body)
         __atomic_store_n(&res_rt(res)->body_live, 1, __ATOMIC_RELAXED);
     *pp = p;

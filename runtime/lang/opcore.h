@@ -46,6 +46,47 @@ void opk_spawn(void (*fn)(void *), void *arg, const char *name, mpd_res *res, in
 void *opk_spawn_prep(void (*fn)(void *), void *arg, const char *name, int name_static,
                      mpd_res *res, int is_body, size_t extra, mpd_proc **pp);
 
+/* The layer's record of a process (opcore.c; here for the inline spawn
+ * below).  It sits in the process's own memory (mpd_proc_spawn's extra
+ * bytes), followed by the spawner's own bytes. */
+typedef struct opk_proc {
+    mpd_res *res;               /* the instance it belongs to */
+    int counted;                /* res's to kill (not just borrowed by
+                                   opk_swap_res for final code) */
+    int is_body;                /* runs res's initial code */
+    int own_mem;                /* calloc'd by opk_swap_res, not in a region */
+    void (*fn)(void *);
+    void *arg;
+} __attribute__((aligned(16))) opk_proc;
+void opk__spawn_entry(void *arg);
+
+static inline void opk__proc_init(mpd_proc *p, opk_proc *o, void (*fn)(void *), void *arg,
+                                  mpd_res *res)
+{
+    mpd_proc_set_udata(p, o);
+    o->fn = fn;
+    o->arg = arg;
+    o->res = res;
+    o->counted = res != NULL;
+    o->is_body = 0;
+    o->own_mem = 0;
+}
+
+/* opk_spawn_prep's fast case: fn(mem) for a proc of res named by a literal,
+ * with `extra` bytes of its own memory (returned) for the caller. */
+static inline void *opk_spawn_proc(void (*fn)(void *), const char *name, mpd_res *res,
+                                   size_t extra, mpd_proc **pp)
+{
+    mpd_proc *self = mpd_self();
+    void *mem;
+    mpd_proc *p = mpd_proc_spawn(opk__spawn_entry, name, self ? mpd_proc_priority(self) : 0,
+                                 sizeof(opk_proc) + extra, &mem);
+    opk_proc *o = (opk_proc *)mem;
+    opk__proc_init(p, o, fn, o + 1, res);
+    *pp = p;
+    return o + 1;
+}
+
 /* The resource instance of the running process (set at spawn). */
 mpd_res *opk_cur_res(void);
 /* Make r the running process's instance (for final code run by the

@@ -178,6 +178,7 @@ void      inv_complete(mpd_invb *ib);       /* answer the invoker, free */
 void      inv_answer(mpd_invb *ib);         /* answer the invoker only  */
 mpd_op   *inv_resolve(const char *F, int L, mpd_cap c, int for_input);
 void      inv_deliver(const char *F, int L, mpd_op *op, mpd_invb *ib);
+void      inv_send_none(const char *F, int L, mpd_op *op);   /* send op() */
 
 void      res_kill_ops(mpd_res *r);
 

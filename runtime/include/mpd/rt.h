@@ -148,6 +148,11 @@ mpd_proc *mpd_proc_prepare(void (*fn)(void *), void *arg, const mpd_proc_attr *a
 void mpd_proc_launch(mpd_proc *p);
 /* Before mpd_proc_launch: what fn gets (e.g. a pointer into the extra bytes). */
 void mpd_proc_set_arg(mpd_proc *p, void *arg);
+/* The common case of mpd_proc_prepare, and its fastest path: a detached
+ * process with a static name, default stack and `extra` bytes for the
+ * creator (*mem); fn gets *mem as its argument.  Start it with
+ * mpd_proc_launch. */
+mpd_proc *mpd_proc_spawn(void (*fn)(void *), const char *name, int priority, size_t extra, void **mem);
 /* Ends the calling process; result is what mpd_proc_join() returns. */
 _Noreturn void mpd_proc_exit(void *result);
 /* Lets other ready processes run; returns at once if there are none. */
