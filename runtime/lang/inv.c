@@ -114,10 +114,12 @@ void inv_answer(mpd_invb *ib)
         mpd_unpark(p);
         return;
     }
-    opk_event *ev = ib->done;
+    void *d = ib->done;
     ib->done = NULL;
-    if (ev)
-        opk_event_post(ev);
+    if (ib->flags & MPD_INVF_CREATE)
+        res_answer_creator(d);
+    else if (d)
+        opk_event_post((opk_event *)d);
 }
 
 /* The servicing code is finished with ib (end of proc or in arm). */
@@ -417,7 +419,7 @@ mpd_invb *mpd_forward(const char *F, int L, mpd_invb *cur, mpd_cap c, mpd_invb *
     } else if (owned(cur)) {                /* proc copy or queued block */
         h->orig = cur->orig;
         h->done = cur->done;
-        h->flags |= cur->flags & (MPD_INVF_PARKED | MPD_INVF_PARKER);
+        h->flags |= cur->flags & (MPD_INVF_PARKED | MPD_INVF_PARKER | MPD_INVF_CREATE);
         cur->orig = NULL;
         cur->done = NULL;
         cur->flags |= MPD_INVF_ANSWERED;

@@ -38,6 +38,8 @@ enum {
                                after taking its lock */
     MPD_INVF_INPROC  = 32,  /* with HEAP: lives in its servicing process's
                                own memory, which goes with the process */
+    MPD_INVF_CREATE  = 64,  /* a create block: `done` is the instance's
+                               resrt, answered by res_answer_creator */
 };
 /* A process waiting for one answer: it parks holding `lk` (released by the
  * core once it is switched out); the answerer takes `lk` first, so it never
@@ -140,10 +142,11 @@ typedef struct resrt {
     mpd_res  *res;
     struct resrt *parent;   /* local/dynamic op blocks: their resource */
     opk_event initdone;     /* creator waits here */
-    int       init_answered;
+    int       init_answered;    /* its creator was answered (res.c) */
+    int       no_creator;       /* the main resource: nobody to answer */
     int       is_global;
     int       is_local;
-    mpd_invb *createblk;
+    mpd_invb *createblk;    /* for the body process to take */
     struct resrt *gnext;    /* globals, newest first */
     uint32_t  vm;           /* virtual machine it lives on (1 = the first) */
     struct resrt *anext, *aprev;   /* live resources, oldest first (res.c) */
@@ -197,6 +200,7 @@ void      opk_park_waiter(opk_lock *held, const char *F, int L);
 
 /* res.c / opcore.c */
 void      res_program_end(void);
+void      res_answer_creator(void *rt);     /* MPD_INVF_CREATE blocks */
 void      opk_install_end(void);
 
 /* co.c */

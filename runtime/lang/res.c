@@ -150,26 +150,36 @@ static const char *proc_name(char *buf, size_t n, const mpd_respat *pat, const c
 }
 #define PNAME(pat, what) proc_name((char[128]){ 0 }, 128, (pat), (what))
 
+/* The creator of an instance is answered once: by a reply in its initial
+ * code, by the end of that code, or by a destroy that comes first
+ * (whichever gets here first under reslk). */
+void res_answer_creator(void *rtp)
+{
+    resrt *rt = rtp;
+    opk_acquire(&reslk);
+    int first = !rt->init_answered;
+    rt->init_answered = 1;
+    opk_release(&reslk);
+    if (first && !rt->no_creator)
+        opk_event_post(&rt->initdone);
+}
+
 /* The initial-code process: runs init, then answers the creator (unless a
- * reply already did). */
+ * reply already did).  The create block is its own: only it touches and
+ * frees it. */
 static void body_entry(void *arg)
 {
     mpd_res *r = arg;
     resrt *rt = res_rt(r);
     mpd_invb *blk = rt->createblk;
+    rt->createblk = NULL;
     if (r->pat->init)
         r->pat->init(r, blk);
-    /* rt->createblk is cleared by whichever of us and res_bury gets to it
-     * first; the other must not touch the block (it is freed, and may be
-     * recycled for another invocation on another VP). */
     opk_acquire(&reslk);
     if (rt->state == RES_INIT)
         rt->state = RES_ALIVE;
-    int mine = rt->createblk != NULL;
-    rt->createblk = NULL;
     opk_release(&reslk);
-    if (mine)
-        inv_complete(blk);      /* wakes the creator if not replied */
+    inv_complete(blk);          /* answers the creator if not done yet; frees */
 }
 
 static mpd_res *instantiate(const char *F, int L, const mpd_respat *pat, mpd_invb *args, int global,
@@ -193,7 +203,8 @@ static mpd_res *instantiate(const char *F, int L, const mpd_respat *pat, mpd_inv
         blk->flags = MPD_INVF_HEAP;
     }
     blk->kind = MPD_INV_CALL;
-    blk->done = &rt->initdone;
+    blk->flags |= MPD_INVF_CREATE;
+    blk->done = rt;             /* answered through res_answer_creator */
     rt->createblk = blk;
     return r;
 }
@@ -237,7 +248,7 @@ void mpd_main_resource(const mpd_respat *pat, mpd_invb *args)
     main_res = r;
     opk_release(&reslk);
     opk_install_end();
-    res_rt(r)->createblk->done = NULL;      /* nobody waits for it */
+    res_rt(r)->no_creator = 1;              /* nobody waits for it */
     opk_spawn(body_entry, r, PNAME(pat, "body"), r, 1);
 }
 
@@ -364,14 +375,12 @@ static void res_bury(mpd_res *r, const char *F, int L)
     int killed_body = opk_kill_procs(r);
     opk_acquire(&reslk);
     rt->state = RES_DEAD;
-    mpd_invb *cb = rt->createblk;       /* non-NULL: the body has not ended */
-    rt->createblk = NULL;
+    int waiting = !rt->init_answered;   /* its creator waits for the initial code */
     opk_release(&reslk);
-    if (cb && !(cb->flags & MPD_INVF_ANSWERED)) {
-        /* its creator is still waiting for the initial code */
+    if (waiting) {
         if (killed_body || self_inside)
             mpd_rts_warning("body process destroyed");
-        inv_answer(cb);
+        res_answer_creator(rt);
     }
     if (self_inside)
         opk_exit();

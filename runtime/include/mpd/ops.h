@@ -501,12 +501,20 @@ static inline void mpd_call(const char *F, int L, mpd_cap c, mpd_invb *ib)
         if (__builtin_expect(e && c.idx < atomic_load_explicit(&e->nops, memory_order_relaxed), 1)) {
             mpd_op *op = &atomic_load_explicit(&e->ops, memory_order_relaxed)[c.idx];
             /* relaxed atomic loads (plain loads): another VP may kill the op */
-            if (__builtin_expect(__atomic_load_n(&op->kind, __ATOMIC_RELAXED) == MPD_OPK_PROC &&
-                                 (__atomic_load_n(&op->flags, __ATOMIC_RELAXED) &
-                                  (MPD_OP_DIRECT | MPD_OP_SENDONLY)) == MPD_OP_DIRECT, 1)) {
-                ib->kind = MPD_INV_CALL;
-                op->fn(op->owner, ib);
-                return;
+            if (__builtin_expect(__atomic_load_n(&op->kind, __ATOMIC_RELAXED) == MPD_OPK_PROC, 1)) {
+                unsigned fl = __atomic_load_n(&op->flags, __ATOMIC_RELAXED) &
+                              (MPD_OP_DIRECT | MPD_OP_SENDONLY);
+                if (__builtin_expect(fl == MPD_OP_DIRECT, 1)) {
+                    ib->kind = MPD_INV_CALL;
+                    op->fn(op->owner, ib);
+                    return;
+                }
+                if (fl == 0) {              /* a new process: skip re-resolving */
+                    ib->file = F;
+                    ib->line = L;
+                    mpd_call_op(F, L, op, ib);
+                    return;
+                }
             }
         }
     }
