@@ -22,6 +22,7 @@ typedef struct event {
     double ts;
     int dst;                          /* destination LP */
     int state;                        /* IN_FLIGHT, PENDING, DONE, CANCELLED */
+    int hidx;                         /* position in the owner's pending heap while PENDING */
     struct event *sent_next;          /* chain of events this event's processing sent */
     struct event *sent;               /* head of that chain */
     uint64_t saved_rng;               /* LP state before processing */
@@ -78,41 +79,47 @@ static void barrier(void) {
         if (i % 64 == 0) sched_yield();
 }
 
-/* ---- pending heap (min ts) ---- */
+/* ---- pending heap (min ts) ----
+ * Each event knows its slot (hidx), so a cancelled pending event is removed
+ * in O(log n) instead of rebuilding the heap. */
+static void heap_set(vpstate *v, int i, event *e) { v->heap[i] = e; e->hidx = i; }
+static void heap_up(vpstate *v, int i, event *e) {
+    while (i > 0 && v->heap[(i - 1) / 2]->ts > e->ts) { heap_set(v, i, v->heap[(i - 1) / 2]); i = (i - 1) / 2; }
+    heap_set(v, i, e);
+}
+static void heap_down(vpstate *v, int i, event *e) {
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= v->nheap) break;
+        if (c + 1 < v->nheap && v->heap[c + 1]->ts < v->heap[c]->ts) c++;
+        if (v->heap[c]->ts >= e->ts) break;
+        heap_set(v, i, v->heap[c]); i = c;
+    }
+    heap_set(v, i, e);
+}
 static void heap_push(vpstate *v, event *e) {
     if (v->nheap == v->capheap) {
         v->capheap = v->capheap ? 2 * v->capheap : 256;
         v->heap = realloc(v->heap, sizeof(event *) * (size_t)v->capheap);
     }
-    int i = v->nheap++;
-    while (i > 0 && v->heap[(i - 1) / 2]->ts > e->ts) { v->heap[i] = v->heap[(i - 1) / 2]; i = (i - 1) / 2; }
-    v->heap[i] = e;
+    heap_up(v, v->nheap++, e);
     e->state = PENDING;
+}
+/* Take out the event at slot i: the last event fills the hole and moves up or down. */
+static void heap_take(vpstate *v, int i) {
+    event *last = v->heap[--v->nheap];
+    if (i == v->nheap) return;
+    if (i > 0 && v->heap[(i - 1) / 2]->ts > last->ts) heap_up(v, i, last);
+    else heap_down(v, i, last);
 }
 static event *heap_pop(vpstate *v) {
     if (!v->nheap) return NULL;
-    event *top = v->heap[0], *last = v->heap[--v->nheap];
-    int i = 0;
-    for (;;) {
-        int c = 2 * i + 1;
-        if (c >= v->nheap) break;
-        if (c + 1 < v->nheap && v->heap[c + 1]->ts < v->heap[c]->ts) c++;
-        if (v->heap[c]->ts >= last->ts) break;
-        v->heap[i] = v->heap[c]; i = c;
-    }
-    if (v->nheap) v->heap[i] = last;
+    event *top = v->heap[0];
+    heap_take(v, 0);
     return top;
 }
-static void heap_remove(vpstate *v, event *e) {       /* rare: cancellation of a pending event */
-    for (int i = 0; i < v->nheap; i++)
-        if (v->heap[i] == e) {
-            event *rest[v->nheap];
-            int n = 0;
-            for (int j = 0; j < v->nheap; j++) if (j != i) rest[n++] = v->heap[j];
-            v->nheap = 0;
-            for (int j = 0; j < n; j++) heap_push(v, rest[j]);
-            return;
-        }
+static void heap_remove(vpstate *v, event *e) {       /* cancellation of a pending event */
+    heap_take(v, e->hidx);
 }
 
 /* ---- events between VPs ---- */
