@@ -20,6 +20,9 @@ struct mpd_alock {
     /* the holder's OS thread (VP), or NULL: a waiter on the same VP must not
      * spin, the holder cannot run until the waiter gives the VP up */
     const void *_Atomic holder_vp;
+    /* the CPU the holder last ran on (negative: unknown): a waiter on that very CPU
+     * knows the holder is not running -- it was preempted, by us or another */
+    atomic_int holder_cpu;
     mpd_spinlock qlock;
     alock_waiter *qhead, *qtail;      /* under qlock */
 
@@ -35,10 +38,13 @@ struct mpd_alock {
     atomic_ulong acquisitions;
     double avg_waiting;
     double avg_wait_ns;               /* EWMA of contended waits (holder only) */
+    double avg_spin_ns;               /* EWMA of waits won by spinning: what a running holder takes */
+    double spin_fail;                 /* EWMA 0..1: contended waits a spin would not have won */
     unsigned long contended_seen;     /* st_contended at the last sample (holder only) */
     mpd_alock_policy_fn _Atomic policy;
     void *_Atomic policy_arg;
     atomic_ulong st_contended, st_spin_acq, st_blocks, st_timeouts, st_samples, st_adapt;
+    atomic_ulong st_spin_failed, st_holder_off;
 
     /* contention profile: written by the holder, read under the lock */
     mpd_alock_sample_t *prof;
@@ -59,6 +65,20 @@ struct mpd_alock {
 /* Identity of the calling OS thread, i.e. of its VP for lightweight threads. */
 extern _Thread_local char mpd_alock__vp_tag;
 static inline const void *mpd_alock__my_vp(void) { return &mpd_alock__vp_tag; }
+
+/* The CPU the calling OS thread runs on, from the kernel-maintained rseq area
+ * that glibc registers (one TLS load); negative when unknown (glibc stores a
+ * negative cpu_id when registration failed or is turned off, e.g. under
+ * valgrind). */
+#if defined(__x86_64__) && defined(__linux__) && __has_include(<sys/rseq.h>)
+#include <sys/rseq.h>
+static inline int mpd_alock__my_cpu(void) {
+    const struct rseq *rs = (const struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
+    return (int)__atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED);
+}
+#else
+static inline int mpd_alock__my_cpu(void) { return -1; }
+#endif
 
 long mpd_alock__now_ns(void);
 void mpd_alock__sample(mpd_alock_t *l);

@@ -84,6 +84,7 @@ mpd_alock_t *mpd_alock_create(const mpd_alock_attr_t *a) {
     atomic_init(&l->spin_ns, a->spin_ns);
     atomic_init(&l->sleep_ns, a->sleep_ns);
     atomic_init(&l->sched, a->sched);
+    atomic_init(&l->holder_cpu, -1);
     atomic_init(&l->sample_every, a->sample_every > 0 ? a->sample_every : 2);
     l->sample_left = atomic_load(&l->sample_every);
     atomic_init(&l->policy, a->policy);
@@ -116,12 +117,21 @@ static inline int holder_here(mpd_alock_t *l) {
     return atomic_load_explicit(&l->holder_vp, memory_order_relaxed) == mpd_alock__my_vp();
 }
 
+/* Is the holder off-CPU?  It last ran on the CPU we run on now, so it is not
+ * running: preempted (with more VPs than CPUs, often by this very VP) or
+ * blocked in the kernel.  Spinning cannot end before it runs again. */
+static inline int holder_off_cpu(mpd_alock_t *l) {
+    int c = atomic_load_explicit(&l->holder_cpu, memory_order_relaxed);
+    return c >= 0 && c == mpd_alock__my_cpu();
+}
+
 /* Spin for up to spin_ns (re-read each round so a change applies at once).
  * While the holder shares our VP, spinning only delays it: the waiter gives
  * the VP up instead (a pure spin lock for as long as it waits; any other
  * waiting policy twice, then it goes on to block, as the holder may be
- * blocked itself).  Returns 1 with the lock held. */
-static int spin_phase(mpd_alock_t *l, const mpd_alock_backend_t *b) {
+ * blocked itself).  A bounded spin also stops as soon as it sees the holder
+ * off-CPU (*off is set).  Returns 1 with the lock held. */
+static int spin_phase(mpd_alock_t *l, const mpd_alock_backend_t *b, int *off) {
     long start = mpd_alock__now_ns();
     int yields_to_holder = 0;
     for (unsigned i = 1;; i++) {
@@ -132,6 +142,10 @@ static int spin_phase(mpd_alock_t *l, const mpd_alock_backend_t *b) {
             if (s != MPD_ALOCK_FOREVER && ++yields_to_holder > 2) return 0;
             b->relax();
             continue;
+        }
+        if (s != MPD_ALOCK_FOREVER && (i & 15) == 1 && holder_off_cpu(l)) {
+            *off = 1;
+            return 0;
         }
         cpu_relax();
         if ((i & 63) == 0) {
@@ -232,30 +246,48 @@ static int block_phase(mpd_alock_t *l, const mpd_alock_backend_t *b, int prio) {
 void mpd_alock__lock_slow(mpd_alock_t *l, int prio) {
     const mpd_alock_backend_t *b = atomic_load_explicit(&backend, memory_order_acquire);
     long t0 = mpd_alock__now_ns();
+    long spin0 = atomic_load_explicit(&l->spin_ns, memory_order_relaxed);
+    int spun = 0, off = 0;
     atomic_fetch_add(&l->waiting, 1);
     atomic_fetch_add_explicit(&l->st_contended, 1, memory_order_relaxed);
-    for (;;) {
-        if (spin_phase(l, b)) {
+    for (int round = 0;; round++) {
+        if (spin_phase(l, b, &off)) {
             atomic_fetch_add_explicit(&l->st_spin_acq, 1, memory_order_relaxed);
+            spun = round == 0;
             break;
+        }
+        if (round == 0 && spin0 != 0) {
+            atomic_fetch_add_explicit(&l->st_spin_failed, 1, memory_order_relaxed);
+            if (off) atomic_fetch_add_explicit(&l->st_holder_off, 1, memory_order_relaxed);
         }
         if (block_phase(l, b, prio)) break;
         if (try_take(l)) break;
     }
     atomic_fetch_sub(&l->waiting, 1);
-    /* we hold the lock now: the monitor's wait average is ours to update */
-    l->avg_wait_ns += ((double)(mpd_alock__now_ns() - t0) - l->avg_wait_ns) * 0.125;
+    /* We hold the lock now: the monitor's averages are ours to update.  A
+     * wait a spin would not have won -- longer than the spin bound (the
+     * default bound when the lock does not spin), or the holder seen off-CPU
+     * -- counts as a spin failure; a first-round spin win measures how long
+     * a running holder keeps the lock. */
+    double w = (double)(mpd_alock__now_ns() - t0);
+    long ref = spin0 > 0 ? spin0 : MPD_ALOCK_DEFAULT_SPIN_MAX_NS;
+    int failed = off || (spin0 != MPD_ALOCK_FOREVER && w > (double)ref);
+    l->avg_wait_ns += (w - l->avg_wait_ns) * 0.125;
+    l->spin_fail += ((double)failed - l->spin_fail) * 0.125;
+    if (spun) l->avg_spin_ns += (w - l->avg_spin_ns) * 0.125;
 }
 
 void mpd_alock_lock(mpd_alock_t *l) {
     if (!try_take(l)) mpd_alock__lock_slow(l, mpd_alock__cur_prio());
     atomic_store_explicit(&l->holder_vp, mpd_alock__my_vp(), memory_order_relaxed);
+    atomic_store_explicit(&l->holder_cpu, mpd_alock__my_cpu(), memory_order_relaxed);
     INC(l->acquisitions);
 }
 
 int mpd_alock_trylock(mpd_alock_t *l) {
     if (!try_take(l)) return EBUSY;
     atomic_store_explicit(&l->holder_vp, mpd_alock__my_vp(), memory_order_relaxed);
+    atomic_store_explicit(&l->holder_cpu, mpd_alock__my_cpu(), memory_order_relaxed);
     INC(l->acquisitions);
     return 0;
 }

@@ -32,7 +32,8 @@ void mpd_alock__sample(mpd_alock_t *l) {
      * Then the default policy's inputs are unchanged and it would decide as
      * before, so it is not called: an uncontended adaptive lock costs what a
      * static one does. */
-    if (waiting == 0 && contended == l->contended_seen && l->avg_waiting == 0 && l->avg_wait_ns == 0) {
+    if (waiting == 0 && contended == l->contended_seen && l->avg_waiting == 0 && l->avg_wait_ns == 0 &&
+        l->spin_fail == 0) {
         if (!prof_due && (!p || p == mpd_alock_default_policy)) return;
     } else {
         l->avg_waiting += (waiting - l->avg_waiting) * 0.125;
@@ -40,6 +41,8 @@ void mpd_alock__sample(mpd_alock_t *l) {
         if (contended == l->contended_seen) {              /* nobody waited lately: forget old waits */
             l->avg_wait_ns *= 0.875;
             if (l->avg_wait_ns < 1) l->avg_wait_ns = 0;
+            l->spin_fail *= 0.875;
+            if (l->spin_fail < 1e-3) l->spin_fail = 0;
         }
         l->contended_seen = contended;
         if (!prof_due && !p) return;
@@ -55,6 +58,8 @@ void mpd_alock__sample(mpd_alock_t *l) {
     m.sleep_ns = atomic_load_explicit(&l->sleep_ns, memory_order_relaxed);
     m.t = l->last_t;
     m.avg_wait_ns = l->avg_wait_ns;
+    m.avg_spin_ns = l->avg_spin_ns;
+    m.spin_fail = l->spin_fail;
     if (prof_due) {
         l->prof_skip = 0;
         profile_add(l, &m);
@@ -125,14 +130,36 @@ int mpd_alock_waiting(const mpd_alock_t *l) { return atomic_load(&l->waiting); }
 const char *mpd_alock_name(const mpd_alock_t *l) { return l->name; }
 
 /* ---- the default policy: spin while waits are short and few, block when not ---- */
+/* How long a waiter spins when spinning pays: a few times what a spin win
+ * usually waited (the hold time of a running holder), within
+ * [spin_floor_ns, spin_max_ns]; spin_max_ns until a spin win was measured.
+ * Rounded up to floor x 2^k so that the bound does not change (and the
+ * attributes are not rewritten) with every sample. */
+static long spin_bound(const mpd_alock_monitor_t *m, const mpd_alock_default_params_t *p) {
+    double holds = p->spin_holds > 0 ? p->spin_holds : 8;
+    long b = p->spin_floor_ns > 0 ? p->spin_floor_ns : 4000;
+    if (m->avg_spin_ns <= 0) return p->spin_max_ns;
+    while ((double)b < holds * m->avg_spin_ns && b < p->spin_max_ns) b *= 2;
+    return b < p->spin_max_ns ? b : p->spin_max_ns;
+}
+
 void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg) {
-    static const mpd_alock_default_params_t def = { 0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000 };
+    static const mpd_alock_default_params_t def = { 0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000,
+                                                    8, 4000, 0.5, 0.2 };
     const mpd_alock_default_params_t *p = arg ? arg : &def;
     long spin, sleep;
-    if (m->avg_waiting <= p->low && (p->block_cost_ns <= 0 || m->avg_wait_ns <= (double)p->block_cost_ns)) {
-        /* spin (the common, quiet case: no division); a waiter still blocks after
-         * spin_max_ns, which bounds what a descheduled holder costs it */
-        spin = p->spin_max_ns; sleep = MPD_ALOCK_FOREVER;
+    /* Spin failures (the holder was off-CPU, or the wait outlasted the spin):
+     * block at once from fail_high on, and spin again only below fail_low,
+     * so a lock whose holders keep being preempted does not flip back and
+     * forth (hysteresis; quiet samples still decay the rate to 0). */
+    double hi = p->fail_high > 0 ? p->fail_high : 0.5, lo = p->fail_low > 0 ? p->fail_low : 0.2;
+    int blocking = m->spin_ns == p->spin_min_ns && m->sleep_ns == MPD_ALOCK_FOREVER;
+    if (m->spin_fail >= (blocking ? lo : hi)) {
+        spin = p->spin_min_ns; sleep = MPD_ALOCK_FOREVER;
+    } else if (m->avg_waiting <= p->low && (p->block_cost_ns <= 0 || m->avg_wait_ns <= (double)p->block_cost_ns)) {
+        /* spin (the common, quiet case); a waiter still blocks after the
+         * bound, which limits what a descheduled holder costs it */
+        spin = spin_bound(m, p); sleep = MPD_ALOCK_FOREVER;
     } else {
         double f = (m->avg_waiting - p->low) / (p->high - p->low);
         if (p->block_cost_ns > 0) {
@@ -142,7 +169,8 @@ void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void
         if (f >= 1) {
             spin = p->spin_min_ns; sleep = MPD_ALOCK_FOREVER;      /* pure block */
         } else {                                                   /* back-off in between */
-            spin = p->spin_min_ns + (long)((1 - f) * (double)(p->spin_max_ns - p->spin_min_ns));
+            long top = spin_bound(m, p);
+            spin = p->spin_min_ns + (long)((1 - f) * (double)(top > p->spin_min_ns ? top - p->spin_min_ns : 0));
             sleep = 1000 + (long)(f * (double)p->sleep_max_ns);
         }
     }
@@ -161,6 +189,8 @@ void mpd_alock_stats(mpd_alock_t *l, mpd_alock_stats_t *s) {
     s->sleep_timeouts = atomic_load(&l->st_timeouts);
     s->samples = atomic_load(&l->st_samples);
     s->adaptations = atomic_load(&l->st_adapt);
+    s->spin_failed = atomic_load(&l->st_spin_failed);
+    s->holder_off_cpu = atomic_load(&l->st_holder_off);
 }
 
 size_t mpd_alock_profile(mpd_alock_t *l, mpd_alock_sample_t *out, size_t max) {

@@ -63,6 +63,9 @@ typedef struct {
     unsigned long acquisitions, contended, blocks, samples;
     long spin_ns, sleep_ns;   /* current waiting policy */
     double avg_wait_ns;       /* moving average of how long contended acquisitions waited */
+    double avg_spin_ns;       /* moving average of the waits won by spinning (a running holder's hold) */
+    double spin_fail;         /* moving average 0..1 of contended waits a spin did not win: the
+                               * holder was seen off-CPU, or the wait outlasted the spin bound */
 } mpd_alock_monitor_t;
 
 typedef void (*mpd_alock_policy_fn)(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg);
@@ -123,12 +126,21 @@ const char *mpd_alock_name(const mpd_alock_t *l);
 typedef struct {
     double low, high;
     long spin_max_ns, spin_min_ns, sleep_max_ns, block_cost_ns;
+    /* added later; 0 = default: spin bound = spin_holds (8) x avg_spin_ns,
+     * at least spin_floor_ns (4 us); block at once from spin_fail >= fail_high
+     * (0.5) on, until it falls below fail_low (0.2) */
+    double spin_holds;
+    long spin_floor_ns;
+    double fail_high, fail_low;
 } mpd_alock_default_params_t;
 void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg);
 
 /* ---- statistics and contention profile ---- */
 typedef struct {
     unsigned long acquisitions, contended, spin_acquired, blocks, sleep_timeouts, samples, adaptations;
+    /* spins that ended without the lock (then the waiter blocked), and of
+     * those, the ones cut short because the holder was seen off-CPU */
+    unsigned long spin_failed, holder_off_cpu;
 } mpd_alock_stats_t;
 void mpd_alock_stats(mpd_alock_t *l, mpd_alock_stats_t *s);
 

@@ -99,7 +99,7 @@ int main(void) {
     CHECK_EQ_L(mpd_alock_set_policy(l, &agent2, NULL, NULL), EPERM);
     CHECK_EQ_L(mpd_alock_set_waiting(l, &agent1, 9, 9), 0);
     /* the built-in policy acts for the lock: it is refused while an agent owns it */
-    mpd_alock_monitor_t m = { 0, 10, 10.0, 0, 0, 0, 0, 9, 9, 0.0 };
+    mpd_alock_monitor_t m = { 0, 10, 10.0, 0, 0, 0, 0, 9, 9, 0.0, 0.0, 0.0 };
     mpd_alock_default_policy(l, &m, NULL);
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == 9 && sl == 9);
@@ -124,6 +124,38 @@ int main(void) {
     mpd_alock_default_policy(l, &m, NULL);                          /* short waits again: spin */
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
+    /* spin failures: block from 0.5 on; once blocking, spin again only below 0.2 */
+    m.spin_fail = 0.6; m.spin_ns = sp; m.sleep_ns = sl;
+    mpd_alock_default_policy(l, &m, NULL);
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp == 0 && sl == MPD_ALOCK_FOREVER);
+    m.spin_fail = 0.3; m.spin_ns = sp; m.sleep_ns = sl;
+    mpd_alock_default_policy(l, &m, NULL);                          /* hysteresis: still blocks */
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp == 0 && sl == MPD_ALOCK_FOREVER);
+    m.spin_fail = 0.1; m.spin_ns = sp; m.sleep_ns = sl;
+    mpd_alock_default_policy(l, &m, NULL);
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
+    m.spin_fail = 0.3; m.spin_ns = sp; m.sleep_ns = sl;
+    mpd_alock_default_policy(l, &m, NULL);                          /* spinning: 0.3 keeps it spinning */
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
+    /* the spin bound follows what spin wins waited: 8 x avg_spin_ns, from 4 us by doublings, at most spin_max */
+    long want[][2] = { { 300, 4000 }, { 600, 8000 }, { 1000, 8000 }, { 1500, 16000 }, { 5000, 20000 } };
+    m.spin_fail = 0;
+    for (int i = 0; i < 5; i++) {
+        m.avg_spin_ns = (double)want[i][0]; m.spin_ns = sp; m.sleep_ns = sl;
+        mpd_alock_default_policy(l, &m, NULL);
+        mpd_alock_get_waiting(l, &sp, &sl);
+        CHECK_EQ_L(sp, want[i][1]);
+    }
+    mpd_alock_default_params_t pp = { 0.25, 1.0, 30000, 0, 50000, 20000, 2, 1000, 0.9, 0.5 };
+    m.avg_spin_ns = 1500; m.spin_fail = 0.6; m.spin_ns = sp; m.sleep_ns = sl;
+    mpd_alock_default_policy(l, &m, &pp);                           /* own parameters: 2 x 1500 -> 4000 */
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK_EQ_L(sp, 4000);
+    m.avg_spin_ns = 0; m.spin_fail = 0;
     mpd_alock_destroy(l);
 
     /* scheduling policy: immutable while a waiter is blocked */
