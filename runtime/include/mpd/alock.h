@@ -16,7 +16,12 @@
  * Whatever the waiting policy, a lightweight thread does not spin while the
  * holder is on its own VP (the holder cannot run until the waiter lets the VP
  * go): a pure spin lock yields the VP instead, any other waiting policy
- * yields twice and then blocks.
+ * yields twice and then blocks.  The same holds one level down: a bounded
+ * spin (spin_ns not FOREVER) stops, and the waiter blocks, when the holder's
+ * OS thread last ran on the waiter's own CPU -- then the holder is not
+ * running (preempted, typically by the waiter's own VP when there are more
+ * VPs than CPUs).  The lock records the holder's CPU from the rseq area glibc
+ * registers (Linux, x86-64); without it the rule is inactive.
  *
  * Monitor: every `sample_every` unlocks the holder samples the number of
  * threads waiting (spinning or blocked), keeps a moving average, appends
@@ -110,19 +115,28 @@ const char *mpd_alock_name(const mpd_alock_t *l);
  * are long (e.g. the holder's VP was descheduled by the OS).  The policy
  * computes f = max((avg_waiting - low) / (high - low),
  *                  (avg_wait_ns - block_cost_ns) / block_cost_ns)
- * and for f <= 0 spins (for at most spin_max_ns, then blocks until woken:
+ * and for f <= 0 spins (for at most the spin bound, then blocks until woken:
  * spinning about as long as a block costs is never worse than twice the
  * better choice, which bounds the damage of a descheduled holder), for
  * f >= 1 blocks (after spin_min_ns), and backs off in between (spin
- * shrinking from spin_max_ns, sleep growing to sleep_max_ns).  The averages
- * forget: samples with nobody waiting pull avg_waiting to 0, and samples with
- * no contended acquisition since the previous one decay avg_wait_ns, so a
- * lock whose contention is over spins again.  When nothing changed (nobody
- * waits or waited, both averages 0) the monitor does not call the default
- * policy at all, so an uncontended adaptive lock costs what a static one
- * does.  Pass a mpd_alock_default_params_t* as policy_arg, or NULL for
- * defaults (low 0.25, high 1, spin_max 20 us, spin_min 0, sleep_max 50 us,
- * block_cost 20 us). */
+ * shrinking from the spin bound, sleep growing to sleep_max_ns).  The spin
+ * bound is spin_holds x avg_spin_ns -- a few times what a waiter that won by
+ * spinning waited, i.e. how long a running holder keeps the lock -- rounded
+ * up to spin_floor_ns x 2^k and at most spin_max_ns (spin_max_ns until a
+ * spin win was measured): a wait much longer than that is almost always a
+ * holder that is not running.  Spin failures override the rest: while
+ * spin_fail (the share of recent contended waits that a spin did not win)
+ * is at least fail_high the lock blocks at once, and it spins again only
+ * once spin_fail is below fail_low (hysteresis).  The averages forget:
+ * samples with nobody waiting pull avg_waiting to 0, and samples with no
+ * contended acquisition since the previous one decay avg_wait_ns and
+ * spin_fail, so a lock whose contention is over spins again.  When nothing
+ * changed (nobody waits or waited, the averages 0) the monitor does not call
+ * the default policy at all, so an uncontended adaptive lock costs what a
+ * static one does.  Pass a mpd_alock_default_params_t* as policy_arg, or
+ * NULL for defaults (low 0.25, high 1, spin_max 20 us, spin_min 0,
+ * sleep_max 50 us, block_cost 20 us, spin_holds 8, spin_floor 4 us,
+ * fail_high 0.5, fail_low 0.2). */
 typedef struct {
     double low, high;
     long spin_max_ns, spin_min_ns, sleep_max_ns, block_cost_ns;
