@@ -18,15 +18,6 @@ static atomic_ullong next_seq;
 static inline void lock_if(mpd_spinlock *l) { if (!mpd__single) mpd_spin_lock(l); }
 static inline void unlock_if(mpd_spinlock *l) { if (!mpd__single) mpd_spin_unlock(l); }
 
-static inline void count_procs(long d)
-{
-    if (mpd__single)
-        atomic_store_explicit(&mpd__nprocs, atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) + d,
-                              memory_order_relaxed);
-    else
-        atomic_fetch_add_explicit(&mpd__nprocs, d, memory_order_relaxed);
-}
-
 static inline uint64_t take_seq(void)
 {
     if (mpd__single) {
@@ -137,7 +128,7 @@ mpd_proc *mpd_proc_prepare(void (*fn)(void *), void *arg, const mpd_proc_attr *a
     void *mem = proc_start_below(p, x);
     if (extra)
         *extra = x ? mem : NULL;
-    count_procs(1);
+    mpd__count_procs(1);
     return p;
 }
 
@@ -167,7 +158,7 @@ mpd_proc *mpd_proc_spawn(void (*fn)(void *), const char *name, int priority, siz
     proc_init(p, fn, NULL, priority, 1);
     p->name_ref = name;
     p->arg = *mem = proc_start_below(p, x);
-    count_procs(1);
+    mpd__count_procs(1);
     return p;
 }
 
@@ -189,29 +180,10 @@ mpd_proc *mpd_proc_create(void (*fn)(void *), void *arg, const mpd_proc_attr *at
     return p;
 }
 
-/* An exiting process born detached, whose region can go to this VP's
- * cache: do it before switching away (nobody but this VP uses its cache,
- * and nothing on this VP can take the region before we are off it).  Not
- * with sanitizers, which must see the fiber die first. */
-int mpd__proc_exit_early(mpd_vp *vp, mpd_proc *p)
-{
-#if defined(MPD_ASAN) || defined(MPD_TSAN)
-    (void)vp; (void)p;
-    return 0;
-#else
-    if (!p->autofree || p->long_name || !mpd__region_cache_put(vp, p))
-        return 0;
-    count_procs(-1);
-    p->state = P_DONE;
-    p->done = 1;
-    return 1;
-#endif
-}
-
 /* Runs on the next context after an exiting process switched away. */
 void mpd__proc_exited(mpd_proc *p)
 {
-    count_procs(-1);
+    mpd__count_procs(-1);
     p->state = P_DONE;
     lock_if(&p->lock);
     p->done = 1;

@@ -139,8 +139,15 @@ void mpd__post_switch(mpd_vp *vp);
 
 /* proc.c */
 void mpd__proc_exited(mpd_proc *p);      /* post-switch of an exit */
-int mpd__proc_exit_early(mpd_vp *vp, mpd_proc *p);  /* 1: p reclaimed already */
 extern atomic_long mpd__nprocs;
+static inline void mpd__count_procs(long d)
+{
+    if (mpd__single)
+        atomic_store_explicit(&mpd__nprocs, atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) + d,
+                              memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(&mpd__nprocs, d, memory_order_relaxed);
+}
 
 /* stack.c */
 mpd_proc *mpd__region_alloc(mpd_vp *vp, size_t stack_size, const char *name);
@@ -165,6 +172,25 @@ void mpd__vp_signals_init(mpd_vp *vp);
 void mpd__vp_signals_fini(mpd_vp *vp);
 void mpd__signals_install(void);
 size_t mpd__page_size(void);
+
+/* An exiting process born detached, whose region can go to this VP's
+ * cache: do it before switching away (nobody but this VP uses its cache,
+ * and nothing on this VP can take the region before we are off it).  Not
+ * with sanitizers, which must see the fiber die first.  1: done. */
+static inline int mpd__proc_exit_early(mpd_vp *vp, mpd_proc *p)
+{
+#if defined(MPD_ASAN) || defined(MPD_TSAN)
+    (void)vp; (void)p;
+    return 0;
+#else
+    if (!p->autofree || p->long_name || !mpd__region_cache_put(vp, p))
+        return 0;
+    mpd__count_procs(-1);
+    p->state = P_DONE;
+    p->done = 1;
+    return 1;
+#endif
+}
 
 /* timer.c */
 extern atomic_long mpd__ntimers;

@@ -185,6 +185,14 @@ static void proc_entry(void *arg)
     inv_complete(ib);
 }
 
+/* The process of proc_prep: its block is its own memory. */
+static void proc_run(void *arg)
+{
+    opk_proc *o = arg;
+    if (opk_proc_alive(o))
+        proc_entry(o + 1);
+}
+
 /* Start a process servicing heap block h (its invoker ties already set). */
 static void proc_spawn(mpd_op *op, mpd_invb *h)
 {
@@ -204,7 +212,7 @@ static mpd_invb *proc_prep(mpd_op *op, const mpd_invb *ib, mpd_proc **pp)
     uint32_t size = ib->size < sizeof(mpd_invb) ? (uint32_t)sizeof(mpd_invb) : ib->size;
     if (size > INPROC_MAX)
         return NULL;
-    mpd_invb *c = opk_spawn_proc(proc_entry, op->name, op->owner, size, pp);
+    mpd_invb *c = opk_spawn_proc(proc_run, op->name, op->owner, size, pp);
     c->size = size;
     c->kind = ib->kind;
     c->state = INV_NEW;

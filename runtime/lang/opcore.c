@@ -14,7 +14,7 @@
  * list and take no lock. */
 typedef opk_proc oproc;
 
-static int any_killed;      /* set once a resource was destroyed: until then nobody checks */
+int opk__any_killed;      /* set once a resource was destroyed: until then nobody checks */
 
 static oproc *me(void)
 {
@@ -22,7 +22,7 @@ static oproc *me(void)
     return p ? (oproc *)mpd_proc_udata(p) : NULL;
 }
 
-static int is_killed(const oproc *o)
+int opk__retired(const oproc *o)
 {
     return o->counted && __atomic_load_n(&res_rt(o->res)->procs_killed, __ATOMIC_RELAXED);
 }
@@ -56,15 +56,17 @@ mpd_res *opk_swap_res(mpd_res *r)
 /* The calling process is about to end. */
 static void leaving(oproc *o)
 {
-    if (o->is_body)
+    if (o->is_body) {
+        res_body_done(res_rt(o->res));      /* retired midway: its block */
         __atomic_store_n(&res_rt(o->res)->body_live, 0, __ATOMIC_RELAXED);
+    }
     mpd_proc_set_udata(mpd_self(), NULL);
 }
 
 void opk__spawn_entry(void *arg)
 {
     oproc *o = arg;
-    if (__builtin_expect(!__atomic_load_n(&any_killed, __ATOMIC_RELAXED), 1) || !is_killed(o))
+    if (__builtin_expect(!__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 1) || !opk__retired(o))
         o->fn(o->arg);
     leaving(o);
 }
@@ -117,16 +119,16 @@ _Noreturn void opk_exit(void)
 int opk_kill_procs(mpd_res *r)
 {
     resrt *rt = res_rt(r);
-    __atomic_store_n(&any_killed, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&opk__any_killed, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&rt->procs_killed, 1, __ATOMIC_RELAXED);
     return __atomic_load_n(&rt->body_live, __ATOMIC_RELAXED);
 }
 
 static inline void die_if_killed(void)
 {
-    if (__builtin_expect(__atomic_load_n(&any_killed, __ATOMIC_RELAXED), 0)) {
+    if (__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0)) {
         oproc *o = me();
-        if (o && is_killed(o))
+        if (o && opk__retired(o))
             opk_exit();
     }
 }
@@ -166,7 +168,7 @@ static void report_one(mpd_proc *p, void *arg)
 {
     (void)arg;
     oproc *o = mpd_proc_udata(p);
-    if (o && is_killed(o))
+    if (o && opk__retired(o))
         return;             /* its resource is gone: it is not "blocked" */
     if (o && o->res && res_rt(o->res)->is_global)
         return;             /* as in MPD: servers in globals wait forever */

@@ -72,19 +72,30 @@ static inline void opk__proc_init(mpd_proc *p, opk_proc *o, void (*fn)(void *), 
     o->own_mem = 0;
 }
 
-/* opk_spawn_prep's fast case: fn(mem) for a proc of res named by a literal,
- * with `extra` bytes of its own memory (returned) for the caller. */
-static inline void *opk_spawn_proc(void (*fn)(void *), const char *name, mpd_res *res,
+/* opk_spawn_prep's fast case, for procs: a process of res named by a
+ * literal, with `extra` bytes of its own memory (returned, for the caller
+ * to fill before mpd_proc_launch(*pp)).  It runs run(o) (o + 1 is that
+ * memory), which must begin with opk_proc_alive(o) (and do nothing if it
+ * is 0). */
+static inline void *opk_spawn_proc(void (*run)(void *), const char *name, mpd_res *res,
                                    size_t extra, mpd_proc **pp)
 {
     mpd_proc *self = mpd_self();
     void *mem;
-    mpd_proc *p = mpd_proc_spawn(opk__spawn_entry, name, self ? mpd_proc_priority(self) : 0,
+    mpd_proc *p = mpd_proc_spawn(run, name, self ? mpd_proc_priority(self) : 0,
                                  sizeof(opk_proc) + extra, &mem);
     opk_proc *o = (opk_proc *)mem;
-    opk__proc_init(p, o, fn, o + 1, res);
+    opk__proc_init(p, o, NULL, NULL, res);
     *pp = p;
     return o + 1;
+}
+extern int opk__any_killed;
+int opk__retired(const opk_proc *o);
+/* 0 if the process of opk_spawn_proc was retired before it started. */
+static inline int opk_proc_alive(const opk_proc *o)
+{
+    return __builtin_expect(!__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 1) ||
+           !opk__retired(o);
 }
 
 /* The resource instance of the running process (set at spawn). */

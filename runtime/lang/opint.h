@@ -146,7 +146,7 @@ typedef struct resrt {
     int       no_creator;       /* the main resource: nobody to answer */
     int       is_global;
     int       is_local;
-    mpd_invb *createblk;    /* for the body process to take */
+    mpd_invb *createblk;    /* the body process's until it ends */
     struct resrt *gnext;    /* globals, newest first */
     uint32_t  vm;           /* virtual machine it lives on (1 = the first) */
     struct resrt *anext, *aprev;   /* live resources, oldest first (res.c) */
@@ -201,6 +201,7 @@ void      opk_park_waiter(opk_lock *held, const char *F, int L);
 /* res.c / opcore.c */
 void      res_program_end(void);
 void      res_answer_creator(void *rt);     /* MPD_INVF_CREATE blocks */
+void      res_body_done(resrt *rt);         /* the body process ends */
 void      opk_install_end(void);
 
 /* co.c */

@@ -166,20 +166,28 @@ void res_answer_creator(void *rtp)
 
 /* The initial-code process: runs init, then answers the creator (unless a
  * reply already did).  The create block is its own: only it touches and
- * frees it. */
+ * frees it (here, or in opk_exit when it is retired midway). */
 static void body_entry(void *arg)
 {
     mpd_res *r = arg;
     resrt *rt = res_rt(r);
     mpd_invb *blk = rt->createblk;
-    rt->createblk = NULL;
     if (r->pat->init)
         r->pat->init(r, blk);
     opk_acquire(&reslk);
     if (rt->state == RES_INIT)
         rt->state = RES_ALIVE;
     opk_release(&reslk);
-    inv_complete(blk);          /* answers the creator if not done yet; frees */
+    res_body_done(rt);
+}
+
+/* The body process ends: answer the creator if nobody did, free the block. */
+void res_body_done(resrt *rt)
+{
+    mpd_invb *blk = rt->createblk;
+    rt->createblk = NULL;
+    if (blk)
+        inv_complete(blk);
 }
 
 static mpd_res *instantiate(const char *F, int L, const mpd_respat *pat, mpd_invb *args, int global,
