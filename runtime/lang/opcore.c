@@ -24,7 +24,7 @@ static oproc *me(void)
 
 int opk__retired(const oproc *o)
 {
-    return o->counted && __atomic_load_n(&res_rt(o->res)->procs_killed, __ATOMIC_RELAXED);
+    return o->home && __atomic_load_n(&res_rt(o->home)->procs_killed, __ATOMIC_RELAXED);
 }
 
 mpd_res *opk_cur_res(void)
@@ -48,8 +48,8 @@ mpd_res *opk_swap_res(mpd_res *r)
         mpd_proc_set_udata(p, o);
     }
     mpd_res *old = o->res;
-    o->res = r;
-    o->counted = 0;             /* it is not r's to kill */
+    o->res = r;                 /* for myresource(); r's destroy does not
+                                   retire it: its home stays */
     return old;
 }
 
@@ -57,8 +57,8 @@ mpd_res *opk_swap_res(mpd_res *r)
 static void leaving(oproc *o)
 {
     if (o->is_body) {
-        res_body_done(res_rt(o->res));      /* retired midway: its block */
-        __atomic_store_n(&res_rt(o->res)->body_live, 0, __ATOMIC_RELAXED);
+        res_body_done(res_rt(o->home));     /* retired midway: its block */
+        __atomic_store_n(&res_rt(o->home)->body_live, 0, __ATOMIC_RELAXED);
     }
     mpd_proc_set_udata(mpd_self(), NULL);
 }

@@ -51,8 +51,8 @@ void *opk_spawn_prep(void (*fn)(void *), void *arg, const char *name, int name_s
  * bytes), followed by the spawner's own bytes. */
 typedef struct opk_proc {
     mpd_res *res;               /* the instance it belongs to */
-    int counted;                /* res's to kill (not just borrowed by
-                                   opk_swap_res for final code) */
+    mpd_res *home;              /* the instance whose destroy retires it
+                                   (res, unless opk_swap_res moved res) */
     int is_body;                /* runs res's initial code */
     int own_mem;                /* calloc'd by opk_swap_res, not in a region */
     void (*fn)(void *);
@@ -67,7 +67,7 @@ static inline void opk__proc_init(mpd_proc *p, opk_proc *o, void (*fn)(void *), 
     o->fn = fn;
     o->arg = arg;
     o->res = res;
-    o->counted = res != NULL;
+    o->home = res;
     o->is_body = 0;
     o->own_mem = 0;
 }
