@@ -173,6 +173,22 @@ void mpd_proc_launch(mpd_proc *p)
         vp_ready(vp, p);
 }
 
+void mpd_proc_launch_park(mpd_proc *p, mpd_spinlock *lock)
+{
+    mpd_vp *vp = vp_self();
+    /* p is what pick_next would find first: go there without the queue */
+    if (mpd__single && vp->sched == &mpd_sched_fifo && vp->hot.cur && !p->run_now &&
+        rq_empty(&mpd__fifo_q) && atomic_load_explicit(&mpd__inbox, memory_order_relaxed) == NULL &&
+        atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) == 0) {
+        mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
+        self->state = P_BLOCKED;
+        switch_away(vp, self, p, lock ? PS_UNLOCK : PS_NONE, NULL, lock);
+        return;
+    }
+    mpd_proc_launch(p);
+    mpd_park(lock);
+}
+
 mpd_proc *mpd_proc_create(void (*fn)(void *), void *arg, const mpd_proc_attr *attr)
 {
     mpd_proc *p = mpd_proc_prepare(fn, arg, attr, NULL);

@@ -316,11 +316,12 @@ void mpd_call_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
             h->done = &pk;
             h->flags |= MPD_INVF_PARKER;
             opk_acquire(&pk.lk);
-            if (p)
-                mpd_proc_launch(p);
-            else
+            if (p) {
+                opk_launch_park_waiter(p, &pk.lk, F, L);
+            } else {
                 proc_spawn(op, h);
-            opk_park_waiter(&pk.lk, F, L);
+                opk_park_waiter(&pk.lk, F, L);
+            }
             return;
         }
     case MPD_OPK_INPUT:                         /* rendezvous: no copy */

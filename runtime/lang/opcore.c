@@ -154,6 +154,14 @@ void opk_event_wait(opk_event *e, const char *F, int L)
     die_if_killed();
 }
 
+void opk_launch_park_waiter(mpd_proc *p, opk_lock *held, const char *F, int L)
+{
+    if (F)
+        mpd_set_loc(F, L);
+    mpd_proc_launch_park(p, mpd_rt_single() ? NULL : held);
+    die_if_killed();
+}
+
 void opk_park_waiter(opk_lock *held, const char *F, int L)
 {
     if (F)

@@ -197,6 +197,8 @@ void      in_purge(mpd_op *op);
 /* opcore.c: park the caller (registered as a waiter under c->lk, which is
  * held unless single) until unparked; records F/L. */
 void      opk_park_waiter(opk_lock *held, const char *F, int L);
+/* The same, launching p (mpd_proc_spawn'd) first: it may run at once. */
+void      opk_launch_park_waiter(mpd_proc *p, opk_lock *held, const char *F, int L);
 
 /* res.c / opcore.c */
 void      res_program_end(void);

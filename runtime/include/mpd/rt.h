@@ -217,6 +217,11 @@ void mpd_park(mpd_spinlock *lock);
 void mpd_unpark(mpd_proc *p);
 /* Like mpd_unpark, then switches to p at once; the caller becomes ready. */
 void mpd_unpark_handoff(mpd_proc *p);
+/* mpd_proc_launch(p), then mpd_park(lock), in one step: when p is what
+ * this VP would run next anyway (one VP, FIFO, nothing else ready) the
+ * caller switches straight to it.  For a creator that waits for its new
+ * process (a call answered by a new process). */
+void mpd_proc_launch_park(mpd_proc *p, mpd_spinlock *lock);
 
 /* Wait queues: FIFO lists of parked processes.  The caller protects each
  * queue with a lock of its own (or none when mpd_rt_single()). */
