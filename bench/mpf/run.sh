@@ -2,6 +2,8 @@
 # run.sh: builds and runs the MPF benchmarks with their anchors side by side, then writes tables and plots.
 #
 #   sh bench/mpf/run.sh [quick]        (from the repository root, after `make runtime`)
+#   sh bench/mpf/run.sh latency [R]    only the latency rounds (R of them, default 6), into
+#                                      bench/results/mpf/latency.txt, with a summary; docs untouched
 #
 # For every pattern (base, fcfs, broadcast, random) and ping-pong latency it runs, in one go:
 #   mpf-threads  MPF in one program, POSIX threads            (mpf_bench ... threads)
@@ -40,6 +42,7 @@ count() { c=$((VOLUME / $1)); [ $c -lt 5000 ] && c=5000; [ $c -gt 200000 ] && c=
 bcount() { c=$((1000000000 / $1)); [ $c -lt 20000 ] && c=20000; [ $c -gt 500000 ] && c=500000; echo $((c / SCALE)); }
 
 RES=$OUT/results.txt
+[ "$QUICK" = latency ] && RES=$OUT/latency.txt
 : > "$RES"
 run() { # label cmd...: one benchmark line, or a note if it failed
   if line=$(timeout 120 "$@" 2>/dev/null | tail -n 1) && [ -n "$line" ]; then echo "$line" | tee -a "$RES"
@@ -53,7 +56,9 @@ echo "# $(date -u '+%Y-%m-%d %H:%M UTC') $(nproc) CPUs, load $(cut -d' ' -f1-3 /
 # The pinned cross-process runs (bare line, MPF, Open MPI, which binds its ranks to cores) come
 # first in a round, back to back, so that they see the same placement.
 c=$((200000 / SCALE))
-for round in 1 2 3; do
+ROUNDS="1 2 3"
+[ "$QUICK" = latency ] && ROUNDS=$(seq 1 "${2:-6}")
+for round in $ROUNDS; do
   run env MPF_BENCH_PIN=1 "$B/mpf_bench" bare procs 1 8 $c       # one cache line each way, no MPF
   for s in 16 64; do
     run env MPF_BENCH_PIN=1 "$B/mpf_bench" latency procs 1 $s $c   # prints as mpf-pinned
@@ -64,6 +69,12 @@ for round in 1 2 3; do
     run "$B/sock_bench" latency 1 $s $c
   done
 done
+if [ "$QUICK" = latency ]; then # one line per implementation and size: fastest batch of each round
+  echo "# one way, ns, fastest batch of 20 round trips, per round:"
+  awk '$2 == "latency" { k = $1 " " $4; if (!(k in v)) o[++n] = k; v[k] = v[k] " " $9 }
+       END { for (j = 1; j <= n; j++) print o[j] ":" v[o[j]] }' "$RES"
+  exit 0
+fi
 for s in $BASE_SIZES; do
   c=$(bcount $s)
   for d in threads procs lwp; do run "$B/mpf_bench" base $d 1 $s $c; done

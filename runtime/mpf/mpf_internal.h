@@ -157,7 +157,26 @@ typedef struct mpf_region {
     _Atomic uint32_t space_sleepers;
 } mpf_region;
 
-struct mpf_lwpq;
+/* A receive parked on an LNVC (MPF_WAIT_LWP), on the receiver's stack.  A
+ * send that finds it waiting for exactly the message it carries copies the
+ * payload straight into `buf` and sets `got`: the receiver returns without
+ * taking the LNVC lock again, and no header is queued. */
+typedef struct mpf_lwp_waiter {
+    struct mpf_lwp_waiter *next;
+    mpd_proc *proc;
+    void *buf;
+    size_t cap;
+    ssize_t got;   /* length delivered, or -1: woken to look again */
+    mpf_conn *conn;
+} mpf_lwp_waiter;
+
+/* Parked MPD processes waiting on one LNVC, oldest first.  With several VPs
+ * `lock` guards the list (taken after the LNVC lock); on one VP nothing does. */
+typedef struct mpf_lwpq {
+    mpd_spinlock lock;
+    mpf_lwp_waiter *head, *tail;
+} mpf_lwpq;
+
 struct mpf {
     mpf_region *r;
     char *base;

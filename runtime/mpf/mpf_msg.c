@@ -63,8 +63,41 @@ static void copy_from_msg(mpf_t *m, const mpf_msg *g, unsigned char *dst)
         memcpy(dst + done, MPF_BLK(m, b)->bytes, g->len - done < pay ? g->len - done : pay);
 }
 
+/* ---- MPF_WAIT_LWP on one VP: the paths of a short message to a parked receive ----
+ * Only MPD processes of one OS thread touch such an instance and they switch only
+ * where they block, so nothing can run between two of these loads and stores:
+ * the locks (plain stores there) are left out.  Anything unusual -- a bad argument,
+ * nobody parked, a message that must be queued -- returns 1 and takes the general
+ * path, which checks and reports it. */
+static int solo_handoff(mpf_t *m, int pid, int id, const void *buf, size_t len)
+{
+    const mpf_region *r = m->r;
+    if ((uint32_t)pid >= r->max_procs || id < 0 || len > MPF_INLINE || !mpd_self()) return 1;
+    uint32_t slot = mpf_id_slot(r, id);
+    if (slot >= r->max_lnvcs) return 1;
+    mpf_lnvc *l = mpf_lnvc_at(m, slot);
+    if (!atomic_load_explicit(&l->parked, memory_order_relaxed) || !is_live(l, id) ||
+        !mpf_conn_at(m, slot, (uint32_t)pid)->send || l->n_bcast + (l->n_fcfs > 0) != 1)
+        return 1;
+    int proto = l->n_fcfs ? MPF_FCFS : MPF_BROADCAST;
+    mpf_lwpq *q = &m->lwpq[slot];
+    mpf_lwp_waiter *prev = NULL, *w = q->head;
+    for (; w; prev = w, w = w->next)
+        if (w->conn->recv == proto) break;
+    if (!w || len > w->cap || (proto == MPF_FCFS ? l->fcfs_head : w->conn->head) != l->tail) return 1;
+    if (prev) prev->next = w->next;
+    else q->head = w->next;
+    if (q->tail == w) q->tail = prev;
+    if (len) memcpy(w->buf, buf, len);
+    w->got = (ssize_t)len;
+    atomic_store_explicit(&l->parked, atomic_load_explicit(&l->parked, memory_order_relaxed) - 1, memory_order_relaxed);
+    mpd_unpark(w->proc);
+    return 0;
+}
+
 int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
 {
+    if (m && MPF_SOLO(m) && (buf || !len) && !solo_handoff(m, pid, id, buf, len)) return 0;
     int rc = check_args(m, pid), tries = 0;
     if (rc) return rc;
     if (!buf && len) return -MPF_EINVAL;
@@ -175,9 +208,40 @@ static ssize_t copy_unlocked(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int id, uint32_
 
 /* Under the receive lock only: the reading position (FCFS group's or the
  * BROADCAST receiver's own) and the seq of the message expected there. */
+/* One VP, MPF_WAIT_LWP (see solo_handoff): nothing to read, so park at once.
+ * Returns the length a send handed over, or -1 to take the general path
+ * (*waited says whether we parked). */
+static ssize_t solo_park(mpf_t *m, int pid, int id, void *buf, size_t cap, int *waited)
+{
+    const mpf_region *r = m->r;
+    mpd_proc *self;
+    if ((uint32_t)pid >= r->max_procs || id < 0 || (!buf && cap) || !(self = mpd_self())) return -1;
+    uint32_t slot = mpf_id_slot(r, id);
+    if (slot >= r->max_lnvcs) return -1;
+    mpf_lnvc *l = mpf_lnvc_at(m, slot);
+    mpf_conn *c = mpf_conn_at(m, slot, (uint32_t)pid);
+    if (!is_live(l, id) || !c->recv || atomic_load_explicit(&l->broken, memory_order_relaxed)) return -1;
+    int fcfs = c->recv == MPF_FCFS;
+    if (mpf_published(m, fcfs ? l->fcfs_head : c->head, fcfs ? l->fcfs_seq : c->head_seq)) return -1;
+    mpf_lwpq *q = &m->lwpq[slot];
+    mpf_lwp_waiter w = {NULL, self, buf, cap, -1, c};
+    if (q->tail) q->tail->next = &w;
+    else q->head = &w;
+    q->tail = &w;
+    atomic_store_explicit(&l->parked, atomic_load_explicit(&l->parked, memory_order_relaxed) + 1, memory_order_relaxed);
+    mpd_park(NULL);
+    *waited = 1;
+    return w.got;
+}
+
 static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int block)
 {
-    int rc = check_args(m, pid), waited = 0;
+    int waited = 0;
+    if (block && m && MPF_SOLO(m)) {
+        ssize_t got = solo_park(m, pid, id, buf, cap, &waited);
+        if (got >= 0) return got;
+    }
+    int rc = check_args(m, pid);
     if (rc) return rc;
     if (!buf && cap) return -MPF_EINVAL;
     mpf_lnvc *l;
@@ -186,7 +250,7 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
     mpf_lock_recv(m, l);
     if (!is_live(l, id)) {
         mpf_unlock(m, &l->rlock);
-        return -MPF_EBADID;
+        return waited ? -MPF_ECLOSED : -MPF_EBADID;
     }
     mpf_conn *c = mpf_conn_at(m, slot, (uint32_t)pid);
     for (;;) {
