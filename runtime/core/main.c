@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "core/rt_internal.h"
+#include "core/switch.h"
 #include "mpd/err.h"
 
 #ifdef MPD_TSAN
@@ -121,6 +122,7 @@ static void *vp_thread(void *arg)
 {
     mpd_vp *vp = arg;
     mpd__tls_vp = &vp->hot;
+    slice_reset(vp);
     mpd__vp_signals_init(vp);
     loop_fiber_init(vp);
     mpd__vp_loop_run(vp);
@@ -166,13 +168,13 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
         vp->index = i;
         vp->sched = want_sched[i] ? want_sched[i] : dflt;
         vp->sched_st = vp->sched->init(i, n);
-        vp->hot.slice_left = mpd__slice > 0 ? mpd__slice : (long)(~0UL >> 1);
         mpd__vps[i] = vp;
     }
     started = 1;
     mpd__signals_install();
     mpd_vp *vp0 = mpd__vps[0];
     mpd__tls_vp = &vp0->hot;
+    slice_reset(vp0);
     mpd__vp_signals_init(vp0);
     loop_fiber_init(vp0);
 

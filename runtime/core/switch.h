@@ -17,9 +17,11 @@
 void mpd__drain_inbox(void);
 void mpd__post_switch_slow(mpd_vp *vp, int kind);
 
+/* vp is the caller's own VP: the count is a thread-local of its thread. */
 static inline void slice_reset(mpd_vp *vp)
 {
-    vp->hot.slice_left = mpd__slice > 0 ? mpd__slice : LONG_MAX;
+    (void)vp;
+    mpd__tls_slice = mpd__slice > 0 ? mpd__slice : LONG_MAX;
 }
 
 /* Switch from one fiber to another, telling the sanitizers. */

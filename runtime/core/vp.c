@@ -14,6 +14,7 @@
 
 
 _Thread_local struct mpd__vp_hot *mpd__tls_vp;
+_Thread_local long mpd__tls_slice;
 int mpd__single = 1;
 mpd_vp **mpd__vps;
 int mpd__nvp = 1;
@@ -48,6 +49,7 @@ static int quiesce_hook_ran;
 static void (*report_fn)(void) = mpd_rt_report_blocked;
 
 __attribute__((noinline)) struct mpd__vp_hot *mpd__vp_get(void) { return mpd__tls_vp; }
+__attribute__((noinline)) long *mpd__slice_ptr(void) { return &mpd__tls_slice; }
 
 static void futex_wait(atomic_uint *w, unsigned val, const struct timespec *rel)
 {

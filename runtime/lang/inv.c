@@ -146,7 +146,7 @@ void mpd_in_done(mpd_invb *ib)
 
 /* ---- resolving capabilities ------------------------------------------- */
 
-static mpd_op noop_op = { MPD_OPK_NOOP, 0, 0, 0, NULL, "noop", NULL, NULL };
+static mpd_op noop_op = { MPD_OPK_NOOP, 0, 0, 0, 0, NULL, "noop", NULL, NULL };
 
 mpd_op *inv_resolve(const char *F, int L, mpd_cap c, int for_input)
 {

@@ -27,6 +27,8 @@ void mpd_op_proc(mpd_res *self, uint32_t i, uint32_t n, mpd_procfn fn,
         op->name = name;
         op->flags = (uint8_t)flags;
         __atomic_store_n(&op->kind, MPD_OPK_PROC, __ATOMIC_RELEASE);
+        __atomic_store_n(&op->direct, (flags & (MPD_OP_DIRECT | MPD_OP_SENDONLY)) == MPD_OP_DIRECT,
+                         __ATOMIC_RELEASE);
     }
 }
 
@@ -77,6 +79,7 @@ mpd_res *mpd_ops_local(mpd_res *self, uint32_t nops)
 static void op_kill(mpd_op *op)
 {
     uint8_t k = op_kind(op);
+    __atomic_store_n(&op->direct, 0, __ATOMIC_RELEASE);
     __atomic_fetch_and(&op->flags, (uint8_t)~MPD_OPF_SEM1, __ATOMIC_RELEASE);
     __atomic_store_n(&op->kind, MPD_OPK_DEAD, __ATOMIC_RELEASE);
     if (k == MPD_OPK_INPUT)

@@ -75,18 +75,18 @@ mpd_res *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *paren
     }
     uint32_t s = slot_take();
     slotent *e = slot_ent(s);
-    uint32_t g = atomic_load_explicit(&e->gen, memory_order_relaxed) + 1;
+    uint32_t g = (uint32_t)(atomic_load_explicit(&e->id, memory_order_relaxed) >> 32) + 1;
     if (g == 0)
         g = 1;
+    r->id = ((uint64_t)g << 32) | s;
     atomic_store_explicit(&e->res, r, memory_order_relaxed);
     atomic_store_explicit(&e->ops, ops, memory_order_relaxed);
     atomic_store_explicit(&e->nops, nops, memory_order_relaxed);
     e->lastpat = pat;
-    atomic_store_explicit(&e->gen, g, memory_order_release);
+    atomic_store_explicit(&e->id, r->id, memory_order_release);
     opk_release(&tablk);
     rt->slot = s;
     rt->gen = g;
-    r->id = ((uint64_t)g << 32) | s;
     return r;
 }
 
@@ -106,8 +106,9 @@ void obj_kill(mpd_res *r)
     resrt *rt = res_rt(r);
     opk_acquire(&tablk);
     slotent *e = slot_ent(rt->slot);
-    if (atomic_load_explicit(&e->gen, memory_order_relaxed) == rt->gen) {
-        atomic_store_explicit(&e->gen, rt->gen + 1, memory_order_release);
+    if (atomic_load_explicit(&e->id, memory_order_relaxed) == r->id) {
+        /* the next generation: no capability of r matches any more */
+        atomic_store_explicit(&e->id, ((uint64_t)(rt->gen + 1) << 32) | rt->slot, memory_order_release);
         e->nextfree = freelist;
         freelist = rt->slot;
         if (!rt->is_local)

@@ -29,7 +29,34 @@ pub enum Target {
     /// an op of this instance (or of a global): `&<inst>->h.ops[i]`
     Op(String),
     /// a capability value
-    Cap(String),
+    Cap(CapC),
+}
+
+/// A capability value as C.  When it is op `i` of a resource capability
+/// (`rc.f`, `rc.f[j]`), the parts are kept too: a call then goes through
+/// mpd_call_rc, whose fast path tests `rc` itself instead of building the
+/// op capability first.
+pub struct CapC {
+    c: String,
+    pub rc_op: Option<(String, String)>,
+}
+
+impl CapC {
+    pub fn rc_op(rc: &str, i: String) -> CapC {
+        CapC { c: format!("mpd_cap_op_of({}, {})", rc, i), rc_op: Some((rc.to_string(), i)) }
+    }
+}
+
+impl From<String> for CapC {
+    fn from(c: String) -> CapC {
+        CapC { c, rc_op: None }
+    }
+}
+
+impl std::fmt::Display for CapC {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.c)
+    }
 }
 
 impl<'a> Checker<'a> {
@@ -456,7 +483,7 @@ impl<'a> Checker<'a> {
                             let i = self.expr(ie);
                             let p = self.pos(ie.span);
                             let ix = format!("mpd_op_index({}, {}, {}, {})", p, i.c, r.lo, r.n);
-                            return Some((sig, Target::Cap(format!("mpd_cap_op_of({}, {} + {})", bv.c, r.idx, ix))));
+                            return Some((sig, Target::Cap(CapC::rc_op(&bv.c, format!("{} + {}", r.idx, ix)))));
                         }
                     }
                     self.code.out.truncate(saved);
@@ -480,7 +507,7 @@ impl<'a> Checker<'a> {
                     return match sig {
                         Some(Sym::Proc(sig)) => {
                             let idx = sig.op.as_ref().map(|r| r.idx).unwrap_or(0);
-                            Some((sig, Target::Cap(format!("mpd_cap_op_of({}, {})", bv.c, idx))))
+                            Some((sig, Target::Cap(CapC::rc_op(&bv.c, idx.to_string()))))
                         }
                         _ => {
                             self.error(name.span, format!("resource {} has no operation `{}`", rn, name.name));
@@ -568,7 +595,7 @@ impl<'a> Checker<'a> {
                     external: false,
                     op: Some(OpRef::scalar(String::new(), 0, si.inv)),
                 };
-                Some((Rc::new(sig), Target::Cap(v.c)))
+                Some((Rc::new(sig), Target::Cap(v.c.into())))
             }
             Ty::Cap(CapTy::Sem) => {
                 let sig = ProcSig {
@@ -581,7 +608,7 @@ impl<'a> Checker<'a> {
                     external: false,
                     op: Some(OpRef { sem: true, ..OpRef::scalar(String::new(), 0, "mpd_inv_none".into()) }),
                 };
-                Some((Rc::new(sig), Target::Cap(v.c)))
+                Some((Rc::new(sig), Target::Cap(v.c.into())))
             }
             Ty::Error => None,
             _ => {
@@ -708,7 +735,7 @@ impl<'a> Checker<'a> {
             // forward: the invoker of `cur` is answered when this invocation is
             let cap = match target {
                 Target::Op(op) => format!("mpd_cap_of_op({})", op),
-                Target::Cap(c) => c,
+                Target::Cap(c) => c.to_string(),
             };
             self.code.put(&format!("{cur} = mpd_forward({}, {cur}, {}, &{}->h);", pos, cap, b, cur = cur));
             return V::scalar("0".into(), Ty::Void);
@@ -727,6 +754,9 @@ impl<'a> Checker<'a> {
         let kind = if send { "send" } else { "call" };
         match target {
             Target::Op(op) => self.code.put(&format!("mpd_{}_op({}, {}, &{}->h);", kind, pos, op, b)),
+            Target::Cap(CapC { rc_op: Some((rc, i)), .. }) if !send => {
+                self.code.put(&format!("mpd_call_rc({}, {}, {}, &{}->h);", pos, rc, i, b))
+            }
             Target::Cap(c) => self.code.put(&format!("mpd_{}({}, {}, &{}->h);", kind, pos, c, b)),
         }
         for (v, dst, sp) in backs {
@@ -1149,7 +1179,7 @@ impl<'a> Checker<'a> {
             op: Some(OpRef::scalar(name.to_string(), 0, format!("{}_args", names::res_struct(name)))),
         };
         self.create_issue = Some(name.to_string());
-        let v = self.invoke_block(&sig, Target::Cap(String::new()), args, false, span);
+        let v = self.invoke_block(&sig, Target::Cap(String::new().into()), args, false, span);
         self.create_issue = None;
         v
     }

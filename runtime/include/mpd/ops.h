@@ -320,6 +320,9 @@ static inline uint32_t mpd_op_index(const char *F, int L, long i, long lo, long 
  * to); results are in `ib`.  noop: returns at once.  null: aborts.
  * (Inline, below: a call of a direct proc is a table lookup and a C call.) */
 static inline void mpd_call(const char *F, int L, mpd_cap c, mpd_invb *ib);
+/* call rc.f(args), f being op i of resource capability rc: the same as
+ * mpd_call(F, L, mpd_cap_op_of(rc, i), ib), with a shorter fast path. */
+static inline void mpd_call_rc(const char *F, int L, mpd_cap rc, uint32_t i, mpd_invb *ib);
 /* send c(args): never blocks; `ib` may be reused as soon as it returns. */
 void mpd_send(const char *F, int L, mpd_cap c, mpd_invb *ib);
 /* call or send by kind (MPD_INV_CALL / MPD_INV_SEND): the one entry point. */
@@ -444,7 +447,11 @@ enum { MPD_OPK_NONE = 0, MPD_OPK_PROC, MPD_OPK_INPUT, MPD_OPK_SEM, MPD_OPK_NOOP,
 struct mpd_op {
     uint8_t  kind;              /* MPD_OPK_*                                */
     uint8_t  flags;             /* MPD_OP_*                                 */
-    uint16_t _pad;
+    uint8_t  direct;            /* a live proc a call may run on the
+                                   caller's stack: kind PROC, flags DIRECT
+                                   and not SENDONLY (one byte for the
+                                   inline mpd_call to test)                 */
+    uint8_t  _pad;
     uint32_t idx;               /* index in its object                      */
     mpd_res *owner;
     const char *name;           /* procs: "res.proc"                        */
@@ -462,11 +469,14 @@ struct mpd_op {
  * dependent loads. */
 #define MPD__OBJ_MAX (1u << 20)
 typedef struct mpd__slotent {
-    _Atomic uint32_t gen;           /* generation of the live object */
-    _Atomic uint32_t nops;          /* the live object's ops */
-    _Atomic(mpd_op *) ops;
+    _Atomic uint64_t id;            /* the live object's id (generation << 32
+                                       | slot); the next generation's once it
+                                       dies, so one compare tells a capability
+                                       whether its object lives */
+    _Atomic(mpd_op *) ops;          /* the live object's ops */
     _Atomic(mpd_res *) res;
     const mpd_respat *lastpat;      /* for "destroy ... no longer exists" */
+    _Atomic uint32_t nops;
     uint32_t nextfree;
 } mpd__slotent;
 extern _Atomic(mpd__slotent *) mpd__obj_tab;
@@ -474,14 +484,14 @@ extern _Atomic(mpd__slotent *) mpd__obj_tab;
 /* The slot of live object id, or NULL. */
 static inline mpd__slotent *mpd__obj_slot_live(uint64_t id)
 {
-    uint32_t s = (uint32_t)id, g = (uint32_t)(id >> 32);
+    uint32_t s = (uint32_t)id;
     if (__builtin_expect(s == 0 || s >= MPD__OBJ_MAX, 0))
         return NULL;
     mpd__slotent *t = atomic_load_explicit(&mpd__obj_tab, memory_order_acquire);
     if (__builtin_expect(!t, 0))
         return NULL;
     mpd__slotent *e = &t[s];
-    if (atomic_load_explicit(&e->gen, memory_order_acquire) != g)
+    if (atomic_load_explicit(&e->id, memory_order_acquire) != id)
         return NULL;
     return e;
 }
@@ -493,32 +503,48 @@ static inline mpd_res *mpd__obj_lookup(uint64_t id)
     return e ? atomic_load_explicit(&e->res, memory_order_relaxed) : NULL;
 }
 
+/* The fast path of a call: op `idx` of object `obj` of this vm, if the
+ * object is live (its slot still holds its id, so the resource was not
+ * destroyed).  A direct proc runs on the caller's stack; a proc that gets
+ * a new process goes straight to mpd_call_op (no second lookup).  Returns
+ * 0 when the general path must decide.  A capability with vm 1 always
+ * comes from the runtime, so its object was made: the table exists and
+ * the slot is inside it. */
+static inline int mpd__call_fast(const char *F, int L, uint64_t obj, uint32_t idx, mpd_invb *ib)
+{
+    mpd__slotent *e = &atomic_load_explicit(&mpd__obj_tab, memory_order_relaxed)[(uint32_t)obj];
+    if (__builtin_expect(atomic_load_explicit(&e->id, memory_order_acquire) != obj ||
+                         idx >= atomic_load_explicit(&e->nops, memory_order_relaxed), 0))
+        return 0;
+    mpd_op *op = &atomic_load_explicit(&e->ops, memory_order_relaxed)[idx];
+    /* relaxed atomic loads (plain loads): another VP may kill the op */
+    if (__builtin_expect(__atomic_load_n(&op->direct, __ATOMIC_RELAXED), 1)) {
+        ib->kind = MPD_INV_CALL;
+        op->fn(op->owner, ib);
+        return 1;
+    }
+    if (__atomic_load_n(&op->kind, __ATOMIC_RELAXED) == MPD_OPK_PROC &&
+        !(__atomic_load_n(&op->flags, __ATOMIC_RELAXED) & (MPD_OP_DIRECT | MPD_OP_SENDONLY))) {
+        ib->file = F;
+        ib->line = L;
+        mpd_call_op(F, L, op, ib);
+        return 1;
+    }
+    return 0;
+}
+
 static inline void mpd_call(const char *F, int L, mpd_cap c, mpd_invb *ib)
 {
-    /* fast path: a live local object, a direct proc */
-    if (__builtin_expect(c.vm == 1, 1)) {
-        mpd__slotent *e = mpd__obj_slot_live(c.obj);
-        if (__builtin_expect(e && c.idx < atomic_load_explicit(&e->nops, memory_order_relaxed), 1)) {
-            mpd_op *op = &atomic_load_explicit(&e->ops, memory_order_relaxed)[c.idx];
-            /* relaxed atomic loads (plain loads): another VP may kill the op */
-            if (__builtin_expect(__atomic_load_n(&op->kind, __ATOMIC_RELAXED) == MPD_OPK_PROC, 1)) {
-                unsigned fl = __atomic_load_n(&op->flags, __ATOMIC_RELAXED) &
-                              (MPD_OP_DIRECT | MPD_OP_SENDONLY);
-                if (__builtin_expect(fl == MPD_OP_DIRECT, 1)) {
-                    ib->kind = MPD_INV_CALL;
-                    op->fn(op->owner, ib);
-                    return;
-                }
-                if (fl == 0) {              /* a new process: skip re-resolving */
-                    ib->file = F;
-                    ib->line = L;
-                    mpd_call_op(F, L, op, ib);
-                    return;
-                }
-            }
-        }
-    }
+    if (__builtin_expect(c.vm == 1 && mpd__call_fast(F, L, c.obj, c.idx, ib), 1))
+        return;
     mpd_invoke(F, L, c, ib, MPD_INV_CALL);
+}
+
+static inline void mpd_call_rc(const char *F, int L, mpd_cap rc, uint32_t i, mpd_invb *ib)
+{
+    if (__builtin_expect(rc.vm == 1 && mpd__call_fast(F, L, rc.obj, i, ib), 1))
+        return;
+    mpd_invoke(F, L, mpd_cap_op_of(rc, i), ib, MPD_INV_CALL);
 }
 
 /* The start of an input op's queue (lang/opint.h, struct opq). */

@@ -376,9 +376,13 @@ mpd_proc **mpd_proc_link(mpd_proc *p);
 
 struct mpd__vp_hot {
     struct mpd__proc_hot *cur;   /* running process (NULL in the VP loop) */
-    long slice_left;             /* mpd_maybe_yield() calls left */
 };
 extern _Thread_local struct mpd__vp_hot *mpd__tls_vp;
+/* mpd_maybe_yield() calls left before this VP switches (set by every
+ * switch).  A thread-local of its own rather than a field of the VP, so the
+ * loop top is one read-modify-write at a fixed %fs offset (no pointer to
+ * load first): it costs about nothing next to the loop itself. */
+extern _Thread_local long mpd__tls_slice;
 
 /* The VP running the caller.  A process may move between VPs while it is
  * switched out, so the thread-local must be re-read after every possible
@@ -418,11 +422,36 @@ static inline void mpd_set_loc(const char *file, int line)
 }
 
 void mpd__slice_expired(void);
+/* The thread pointer must be read afresh at each loop top (the process may
+ * have moved to another VP meanwhile), but the variable's offset from it is
+ * a link-time constant: that load is a plain asm the compiler may hoist out
+ * of the loop, and only the decrement is volatile. */
 static inline void mpd_maybe_yield(void)
 {
-    struct mpd__vp_hot *v = mpd__vp();
-    if (__builtin_expect(--v->slice_left <= 0, 0))
+#if defined(__x86_64__) && !defined(MPD_NO_TLS_ASM)
+    long off;
+    __asm__("movq mpd__tls_slice@gottpoff(%%rip), %0" : "=r"(off));
+    __asm__ goto("subq $1, %%fs:(%0)\n\t"
+                 "jle %l[expired]" : : "r"(off) : "cc" : expired);
+    return;
+expired:
+    mpd__slice_expired();
+#elif defined(__aarch64__) && !defined(MPD_NO_TLS_ASM)
+    unsigned long off, tp;
+    long left;
+    __asm__("adrp %0, :gottprel:mpd__tls_slice\n\t"
+            "ldr %0, [%0, #:gottprel_lo12:mpd__tls_slice]" : "=r"(off));
+    __asm__ volatile("mrs %0, tpidr_el0\n\t"
+                     "ldr %1, [%0, %2]\n\t"
+                     "sub %1, %1, #1\n\t"
+                     "str %1, [%0, %2]" : "=&r"(tp), "=&r"(left) : "r"(off));
+    if (__builtin_expect(left <= 0, 0))
         mpd__slice_expired();
+#else
+    extern long *mpd__slice_ptr(void);
+    if (__builtin_expect(--*mpd__slice_ptr() <= 0, 0))
+        mpd__slice_expired();
+#endif
 }
 
 #ifdef __cplusplus
