@@ -30,7 +30,7 @@ FIGS="5:phold:cancel:list of events to be cancelled (Time Warp)
   echo "Machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), shared with other jobs"
   echo "($(sed -n '1s/.*; load/load average at the start of the run/p' "$RAW"))."
   echo "Command: \`sh bench/threads/run-apps.sh $MAXVP $ROUNDS\`: $ROUNDS rounds per point, each round runs the"
-  echo "three lock kinds back to back in a rotating order; seconds, median (minimum) per kind, fastest"
+  echo "three lock kinds back to back, in each of their six orders in turn; seconds, median (minimum) per kind, fastest"
   echo "median in bold.  Every run is in [apps-raw.dat](apps-raw.dat).  \"adaptive / best\" is the median"
   echo "of the per-round ratios adaptive / best static kind, with its 95% bootstrap interval; the noise"
   echo "band is the interval's half width.  The verdict is \"matches\" when 1 lies inside the interval,"

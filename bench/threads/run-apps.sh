@@ -5,7 +5,10 @@
 # root after `make` (needs build/); python3 computes the statistics, gnuplot draws the PNGs.
 #
 # The machine is shared and noisy, so the configurations are interleaved: each round runs
-# the three lock kinds back to back (in an order that rotates from round to round), and
+# the three lock kinds back to back, in the next of the six possible orders (a rotation alone
+# put adaptive after block in two rounds of three, and later runs in a round are slower on
+# average: with all six orders every kind comes before and after every other equally often;
+# ROUNDS a multiple of 6 balances exactly), and
 # every run is kept in results/apps-raw.dat ("app nvp kind round seconds work").  The
 # tables give median and minimum per kind, and compare adaptive with the best static kind
 # by the median per-round ratio and its 95% bootstrap interval (apps_stats.py).
@@ -25,17 +28,18 @@ run1() {  # run1 APP ARGS... -> "seconds work" of one run (work: TSP nodes, PHOL
   "$B/$app" "$@" | sed -n -e 's/.*nodes=\([0-9]*\).*seconds=\([0-9.]*\).*/\2 \1/p' \
                           -e 's/.*rolled_back=\([0-9]*\).*seconds=\([0-9.]*\).*/\2 \1/p'
 }
-rotate() {  # rotate R WORDS...: the words rotated left by R mod their count
-  r=$1; shift; n=$#; i=0; head=""; tail=""
-  for w in "$@"; do if [ $i -lt $((r % n)) ]; then tail="$tail $w"; else head="$head $w"; fi; i=$((i + 1)); done
-  echo $head $tail
+order() {  # order R: the lock kinds in the (R mod 6)-th of their six orders
+  case $(($1 % 6)) in
+    0) echo spin block adaptive ;; 1) echo block adaptive spin ;; 2) echo adaptive spin block ;;
+    3) echo adaptive block spin ;; 4) echo block spin adaptive ;; *) echo spin adaptive block ;;
+  esac
 }
 echo "# app nvp kind round seconds work(TSP nodes / PHOLD rollbacks); $(date -u +%FT%TZ); load $(cut -d' ' -f1-3 /proc/loadavg)" > "$RAW"
 for app in tsp phold; do
   if [ $app = tsp ]; then args=$TSP_ARGS; else args=$PHOLD_ARGS; fi
   for n in $(seq "$MAXVP"); do
     for r in $(seq "$ROUNDS"); do
-      for k in $(rotate "$r" spin block adaptive); do
+      for k in $(order "$r"); do
         echo "$app $n $k $r $(run1 $app $k $n $args)" >> "$RAW"
       done
     done
@@ -50,7 +54,11 @@ echo "# nvp round no-throttle-seconds window-8-seconds" > "$THR"
 set -- $PHOLD_ARGS
 for n in $(seq "$MAXVP"); do
   for r in $(seq "$ROUNDS"); do
-    a=$(run1 phold adaptive "$n" "$1" "$2" 0 | cut -d' ' -f1); t=$(run1 phold adaptive "$n" "$1" "$2" 8 | cut -d' ' -f1)
+    if [ $((r % 2)) = 0 ]; then   # alternate which of the pair runs first
+      a=$(run1 phold adaptive "$n" "$1" "$2" 0 | cut -d' ' -f1); t=$(run1 phold adaptive "$n" "$1" "$2" 8 | cut -d' ' -f1)
+    else
+      t=$(run1 phold adaptive "$n" "$1" "$2" 8 | cut -d' ' -f1); a=$(run1 phold adaptive "$n" "$1" "$2" 0 | cut -d' ' -f1)
+    fi
     echo "$n $r $a $t" >> "$THR"
   done
 done
