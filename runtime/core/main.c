@@ -98,6 +98,7 @@ int mpd_vp_set_sched(int vp, const mpd_sched_ops *ops)
         ops->put(st, p);
     v->sched = ops;
     v->sched_st = st;
+    mpd__fast1 = ops == &mpd_sched_fifo;
     return 0;
 }
 
@@ -170,6 +171,7 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
         vp->sched_st = vp->sched->init(i, n);
         mpd__vps[i] = vp;
     }
+    mpd__fast1 = n == 1 && mpd__vps[0]->sched == &mpd_sched_fifo;
     started = 1;
     mpd__signals_install();
     mpd_vp *vp0 = mpd__vps[0];

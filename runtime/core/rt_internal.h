@@ -119,6 +119,10 @@ typedef struct mpd_vp {
 extern mpd_vp **mpd__vps;
 extern int mpd__nvp;
 extern long mpd__slice;             /* 0 = never */
+/* One VP and the FIFO scheduler (main.c keeps it up to date): then only
+ * this VP's thread touches the ready queue, and the hot paths of
+ * core/switch.h use it with plain loads and stores. */
+extern int mpd__fast1;
 extern size_t mpd__stack_default;
 extern long mpd__max_procs;
 extern int64_t mpd__start_ns;

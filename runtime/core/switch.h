@@ -35,10 +35,27 @@ static inline void fiber_switch(mpd_fiber *from, mpd_fiber *to, int from_dies)
 #ifdef MPD_TSAN
     __tsan_switch_to_fiber(to->tsan, 0);
 #endif
-    mpd_ctx_switch(&from->ctx, &to->ctx);
+#if defined(MPD_ASAN) || defined(MPD_TSAN)
+    mpd_ctx_switch(&from->ctx, &to->ctx);       /* the sanitizers see its saves */
+#else
+    mpd_ctx_switch_fast(&from->ctx, &to->ctx);
+#endif
 #ifdef MPD_ASAN
     __sanitizer_finish_switch_fiber(from->asan_fake, NULL, NULL);
 #endif
+}
+
+static inline void rq1_put(mpd_proc *p)
+{
+    runq *q = &mpd__fifo_q;
+    p->link = NULL;
+    if (q->tail)
+        q->tail->link = p;
+    else
+        q->head = p;
+    q->tail = p;
+    atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
 }
 
 /* Put p in this VP's scheduler (the FIFO one without an indirect call). */
@@ -72,25 +89,23 @@ static inline void vp_wake(mpd_vp *vp, mpd_proc *p)
     }
 }
 
-/* The next process this VP should run, or NULL. */
+mpd_proc *mpd__pick_next_slow(mpd_vp *vp);
+
+/* The next process this VP should run, or NULL.  The common case (no
+ * remote wakeup or timer pending, the FIFO scheduler) is inline; the rest
+ * is mpd__pick_next_slow. */
 static inline mpd_proc *pick_next(mpd_vp *vp)
 {
-    if (__builtin_expect(atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL, 0))
-        mpd__drain_inbox();
-    if (__builtin_expect(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0, 0))
-        mpd__timers_fire();
-    if (__builtin_expect(vp->sched == &mpd_sched_fifo, 1)) {
-        if (!mpd__single && atomic_load_explicit(&vp->runnext, memory_order_relaxed)) {
-            mpd_proc *r = atomic_exchange_explicit(&vp->runnext, NULL, memory_order_acq_rel);
-            if (r)
-                return r;
-        }
-        return rq_get(&mpd__fifo_q);
+    if (__builtin_expect((atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL) |
+                         (atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0) |
+                         (vp->sched != &mpd_sched_fifo), 0))
+        return mpd__pick_next_slow(vp);
+    if (!mpd__single && atomic_load_explicit(&vp->runnext, memory_order_relaxed)) {
+        mpd_proc *r = atomic_exchange_explicit(&vp->runnext, NULL, memory_order_acq_rel);
+        if (r)
+            return r;
     }
-    mpd_proc *p = vp->sched->get(vp->sched_st);
-    if (!p && vp->sched->idle)
-        p = vp->sched->idle(vp->sched_st);
-    return p;
+    return rq_get(&mpd__fifo_q);
 }
 
 /* Do what the context that switched to us left for us. */
@@ -135,6 +150,32 @@ static inline void switch_away(mpd_vp *vp, mpd_proc *self, mpd_proc *next, int k
     post_switch(vp_self());   /* resumed, perhaps on another VP */
 }
 
+/* The blocking switch with one VP and the FIFO scheduler, when nothing
+ * (remote wakeup, timer) is pending and a process is ready: pop the head
+ * of the queue and switch to it; nothing is left to do after the switch.
+ * Returns 0, having done nothing, when it does not apply. */
+__attribute__((always_inline))
+static inline int block_fast1(mpd_vp *vp, mpd_proc *self)
+{
+    runq *q = &mpd__fifo_q;
+    mpd_proc *next = q->head;
+    if (__builtin_expect(!mpd__fast1 || !next ||
+                         (atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL) |
+                         (atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0), 0))
+        return 0;
+    q->head = next->link;
+    if (!q->head)
+        q->tail = NULL;
+    atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) - 1,
+                          memory_order_relaxed);
+    next->state = P_RUNNING;
+    vp->hot.cur = &next->hot;
+    slice_reset(vp);
+    fiber_switch(&self->f, &next->f, 0);
+    post_switch(vp_self());
+    return 1;
+}
+
 static inline mpd_proc *wq_pop(mpd_waitq *q)
 {
     mpd_proc *p = q->head;
@@ -161,6 +202,8 @@ static inline void block_self(mpd_vp *vp, mpd_waitq *q, mpd_spinlock *lk)
         q->tail = self;
     }
     self->state = P_BLOCKED;
+    if (!lk && block_fast1(vp, self))
+        return;
     switch_away(vp, self, pick_next(vp), lk ? PS_UNLOCK : PS_NONE, NULL, lk);
 }
 #endif

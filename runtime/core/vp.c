@@ -16,6 +16,7 @@
 _Thread_local struct mpd__vp_hot *mpd__tls_vp;
 _Thread_local long mpd__tls_slice;
 int mpd__single = 1;
+int mpd__fast1;
 mpd_vp **mpd__vps;
 int mpd__nvp = 1;
 long mpd__slice;
@@ -146,6 +147,26 @@ void mpd__post_switch_slow(mpd_vp *vp, int k)
 
 void mpd__post_switch(mpd_vp *vp) { post_switch(vp); }
 
+mpd_proc *mpd__pick_next_slow(mpd_vp *vp)
+{
+    if (atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL)
+        mpd__drain_inbox();
+    if (atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0)
+        mpd__timers_fire();
+    if (vp->sched == &mpd_sched_fifo) {
+        if (!mpd__single && atomic_load_explicit(&vp->runnext, memory_order_relaxed)) {
+            mpd_proc *r = atomic_exchange_explicit(&vp->runnext, NULL, memory_order_acq_rel);
+            if (r)
+                return r;
+        }
+        return rq_get(&mpd__fifo_q);
+    }
+    mpd_proc *p = vp->sched->get(vp->sched_st);
+    if (!p && vp->sched->idle)
+        p = vp->sched->idle(vp->sched_st);
+    return p;
+}
+
 void mpd__switch_out(int kind, mpd_proc *pp, mpd_spinlock *lk)
 {
     mpd_vp *vp = vp_self();
@@ -153,14 +174,24 @@ void mpd__switch_out(int kind, mpd_proc *pp, mpd_spinlock *lk)
     switch_away(vp, self, pick_next(vp), kind, pp, lk);
 }
 
+/* Flat: the blocking path of every wait (P, receive, call) runs here. */
 void mpd_park(mpd_spinlock *lock)
 {
-    proc_self()->state = P_BLOCKED;
-    mpd__switch_out(lock ? PS_UNLOCK : PS_NONE, NULL, lock);
+    mpd_vp *vp = vp_self();
+    mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
+    self->state = P_BLOCKED;
+    if (!lock && block_fast1(vp, self))
+        return;
+    switch_away(vp, self, pick_next(vp), lock ? PS_UNLOCK : PS_NONE, NULL, lock);
 }
 
 void mpd_unpark(mpd_proc *p)
 {
+    if (__builtin_expect(mpd__fast1, 1)) {
+        p->state = P_READY;
+        rq1_put(p);
+        return;
+    }
     vp_wake(vp_self(), p);
 }
 

@@ -5,23 +5,22 @@
 #ifdef MPD_CSW_HAVE_ASM
 void mpd_csw_asm_start(void);
 
-/* The frame matches what mpd_csw_asm_jump pops, so the first switch to it
- * "returns" into mpd_csw_asm_start with the entry and argument in
- * callee-saved registers and the ABI's stack alignment. */
+/* x86-64: the first switch to c jumps to mpd_csw_asm_start, which finds
+ * the argument and the entry on the stack.  aarch64: the frame matches what
+ * mpd_csw_asm_jump pops, so the first switch "returns" into
+ * mpd_csw_asm_start with the entry and argument in callee-saved registers.
+ * Both keep the ABI's stack alignment. */
 void mpd_asm_ctx_make(mpd_asm_ctx *c, void *lo, size_t size, mpd_ctx_entry fn, void *arg)
 {
     uintptr_t top = ((uintptr_t)lo + size) & ~(uintptr_t)15;
 #if defined(__x86_64__)
-    /* after the ret, rsp = top (16-aligned), as just before a call */
-    uintptr_t *f = (uintptr_t *)(top - 8 - 6 * 8);
-    f[0] = 0;                     /* r15 */
-    f[1] = 0;                     /* r14 */
-    f[2] = (uintptr_t)fn;         /* r13 */
-    f[3] = (uintptr_t)arg;        /* r12 */
-    f[4] = 0;                     /* rbx */
-    f[5] = 0;                     /* rbp: ends frame-pointer walks */
-    f[6] = (uintptr_t)mpd_csw_asm_start;
+    /* mpd_csw_asm_start pops the argument and the entry, leaving
+     * rsp = top (16-aligned) for its call */
+    uintptr_t *f = (uintptr_t *)(top - 16);
+    f[0] = (uintptr_t)arg;
+    f[1] = (uintptr_t)fn;
     c->sp = f;
+    c->pc = (void *)mpd_csw_asm_start;
 #elif defined(__aarch64__)
     uintptr_t *f = (uintptr_t *)(top - 160);
     for (int i = 0; i < 20; i++)

@@ -810,8 +810,36 @@ void in_purge(mpd_op *op)
 
 /* ---- semaphore-style P and V on any op ---------------------------------- */
 
+/* One VP and a live counted op (MPD_OPF_SEM1) whose class was never
+ * merged: no lock, no class-wide waiter can cover it (statements with
+ * several ops or st/by uncount their ops first), so P and V meet in the
+ * op's own waiter list.  These are the blocking P and the waking V of a
+ * semaphore handoff, kept short; anything else takes the general paths
+ * below. */
+static inline int sem1(mpd_op *op, opq **qp)
+{
+    if (!(op_flags(op) & MPD_OPF_SEM1))
+        return 0;
+    opq *q = op_queue(op);
+    *qp = q;
+    return !atomic_load_explicit(&q->cls->fwd, memory_order_relaxed);
+}
+
 void mpd__op_P_slow(const char *F, int L, mpd_op *op)
 {
+    opq *q;
+    if (__builtin_expect(sem1(op, &q), 1) && !q->count) {
+        inwait w;
+        w.got = NULL;
+        w.rescan = 0;
+        w.in = NULL;
+        w.proc = mpd_self();
+        w_link(q->cls, &w, q);
+        opk_park_waiter(NULL, F, L);
+        if (w.got != &in_semblk)        /* the op became a queue meanwhile */
+            mpd_in_done(w.got);
+        return;
+    }
     if (op_kind(op) == MPD_OPK_INPUT && op_counted(op)) {     /* a semaphore */
         opq *q = op_queue(op);
         opcls *c = cls_lock(q->cls);
@@ -841,6 +869,22 @@ void mpd__op_P_slow(const char *F, int L, mpd_op *op)
 
 void mpd__op_V_slow(const char *F, int L, mpd_op *op)
 {
+    opq *q;
+    inwait *w;
+    if (__builtin_expect(sem1(op, &q), 1) && (w = q->wfirst) && !q->cls->wfirst) {
+        inwait *n = w->next;
+        q->wfirst = n;
+        if (n)
+            n->prev = NULL;
+        else
+            q->wlast = NULL;
+        w->queued = 0;
+        w->got = &in_semblk;
+        w->arm = w->k = 0;
+        q->cls->seq++;
+        mpd_unpark(w->proc);
+        return;
+    }
     if (op_kind(op) == MPD_OPK_INPUT && op_counted(op)) {
         in_token(op);
         return;
