@@ -15,6 +15,7 @@
  *    (st_pure) re-examine only arrivals newer than what they already saw.
  */
 #include "opint.h"
+#include "opfast.h"
 
 /* ---- queue primitives (class lock held) -------------------------------- */
 
@@ -825,7 +826,10 @@ static inline int sem1(mpd_op *op, opq **qp)
     return !atomic_load_explicit(&q->cls->fwd, memory_order_relaxed);
 }
 
-void mpd__op_P_slow(const char *F, int L, mpd_op *op)
+/* P of op when the inline P found no token; 1 if it blocked and was
+ * switched out inline (see OPK_SWITCH_RETURN). */
+__attribute__((noinline, visibility("hidden"), used))
+int mpd__op_P_wait(const char *F, int L, mpd_op *op)
 {
     opq *q;
     if (__builtin_expect(sem1(op, &q), 1) && !q->count) {
@@ -835,19 +839,19 @@ void mpd__op_P_slow(const char *F, int L, mpd_op *op)
         w.in = NULL;
         w.proc = mpd_self();
         w_link(q->cls, &w, q);
-        opk_park_waiter(NULL, F, L);
-        if (w.got != &in_semblk)        /* the op became a queue meanwhile */
+        int sw = opk_park_inline(F, L);
+        if (__builtin_expect(w.got != &in_semblk, 0))   /* the op became a queue meanwhile */
             mpd_in_done(w.got);
-        return;
+        return sw;
     }
     if (op_kind(op) == MPD_OPK_INPUT && op_counted(op)) {     /* a semaphore */
-        opq *q = op_queue(op);
+        q = op_queue(op);
         opcls *c = cls_lock(q->cls);
         if (op_counted(op)) {
             if (q->count) {
                 __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
                 opk_release(&c->lk);
-                return;
+                return 0;
             }
             /* wait in the op's own list; a V hands over its token (in_token) */
             inwait w;
@@ -860,12 +864,27 @@ void mpd__op_P_slow(const char *F, int L, mpd_op *op)
             /* a token; or, if the op became a queue meanwhile, a block */
             if (w.got != &in_semblk)
                 mpd_in_done(w.got);
-            return;
+            return 0;
         }
         opk_release(&c->lk);
     }
     mpd_in_done(mpd_receive_op(F, L, op));
+    return 0;
 }
+
+#if OPK_HAVE_SWITCH_RETURN
+__attribute__((naked)) void mpd__op_P_slow(const char *F __attribute__((unused)),
+                                           int L __attribute__((unused)),
+                                           mpd_op *op __attribute__((unused)))
+{
+    OPK_SWITCH_RETURN(mpd__op_P_wait);
+}
+#else
+void mpd__op_P_slow(const char *F, int L, mpd_op *op)
+{
+    (void)mpd__op_P_wait(F, L, op);
+}
+#endif
 
 void mpd__op_V_slow(const char *F, int L, mpd_op *op)
 {
@@ -882,7 +901,7 @@ void mpd__op_V_slow(const char *F, int L, mpd_op *op)
         w->got = &in_semblk;
         w->arm = w->k = 0;
         q->cls->seq++;
-        mpd_unpark(w->proc);
+        opk_wake(w->proc);
         return;
     }
     if (op_kind(op) == MPD_OPK_INPUT && op_counted(op)) {

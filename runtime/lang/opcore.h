@@ -116,6 +116,12 @@ int opk_kill_procs(mpd_res *r);
 /* Ends the calling process if its resource was destroyed meanwhile (for
  * waits that do not go through opk_event_wait, like nap). */
 void opk_check_killed(void);
+/* The same, inline: one load while no resource was ever destroyed. */
+static inline void opk_check_killed_fast(void)
+{
+    if (__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0))
+        opk_check_killed();
+}
 
 /* The caller met a dead op (op, or NULL when only its object is gone).  A
  * process of a destroyed resource ends quietly here: on several VPs it may

@@ -1,0 +1,73 @@
+/* opfast.h: the process core's inline park and wakeup, for the handoff
+ * paths of the operations layer (a semaphore P that blocks, the V that
+ * wakes it).  The one exception to "lang reaches the core only through
+ * opcore.h": with one VP the whole handoff -- register, pick the next
+ * process, switch -- is a few dozen instructions, and a call into the core
+ * for each step would double it. */
+#ifndef MPD_OPFAST_H
+#define MPD_OPFAST_H
+#include "core/switch.h"
+#include "opcore.h"
+
+/* Park the running process, which the caller registered as a waiter (with
+ * one VP, no lock is held), recording F/L.  Returns 1 when it switched
+ * straight to the next ready process inline (then the caller's own return
+ * may follow another process's calls: see OPK_RETURN_AFTER_SWITCH). */
+__attribute__((always_inline))
+static inline int opk_park_inline(const char *F, int L)
+{
+    mpd_vp *vp = vp_self();
+    mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
+    self->hot.file = F;
+    self->hot.line = L;
+    self->state = P_BLOCKED;
+    int fast = block_fast1(vp, self);
+    if (!fast)
+        mpd_park(NULL);
+    opk_check_killed_fast();
+    return fast;
+}
+
+/* Make a parked process ready (mpd_unpark), inline with one VP. */
+__attribute__((always_inline))
+static inline void opk_wake(mpd_proc *p)
+{
+    if (__builtin_expect(mpd__fast1, 1)) {
+        p->state = P_READY;
+        rq1_put(p);
+    } else {
+        mpd_unpark(p);
+    }
+}
+
+/* OPK_SWITCH_RETURN(body): the whole body of a naked function `f` with the
+ * same parameters as `int body(...)` (integer ones, in registers).  f
+ * calls body and returns to its caller with ret when body returns 0, and
+ * with an indirect jmp when it returns 1, meaning body switched to another
+ * process inline and was resumed by a switch from elsewhere.  The return
+ * stack buffer then holds the calls of the process that switched to us, so
+ * a ret into our caller would be mispredicted on every handoff; the jmp is
+ * predicted from its own history.  It leaves one stale entry behind, which
+ * costs at most one misprediction later, when a return goes deeper than
+ * the calls made since.  x86-64 with the inline switch only: elsewhere
+ * OPK_HAVE_SWITCH_RETURN is 0 and f simply calls body. */
+#if defined(__x86_64__) && defined(MPD_CSW_HAVE_INLINE) && defined(MPD_CSW_asm) && \
+    !defined(MPD_ASAN) && !defined(MPD_TSAN)
+#define OPK_HAVE_SWITCH_RETURN 1
+#define OPK_SWITCH_RETURN(body)                                                   \
+    __asm__("subq $8, %rsp\n\t"              /* keep the ABI's alignment */     \
+            ".cfi_adjust_cfa_offset 8\n\t"                                      \
+            "call " #body "\n\t"                                                 \
+            "addq $8, %rsp\n\t"                                                 \
+            ".cfi_adjust_cfa_offset -8\n\t"                                     \
+            "testl %eax, %eax\n\t"                                              \
+            "jnz 1f\n\t"                                                        \
+            "ret\n"                                                             \
+            "1:\n\t"                                                            \
+            "popq %rcx\n\t"                                                     \
+            ".cfi_adjust_cfa_offset -8\n\t"                                     \
+            "jmpq *%rcx")
+#else
+#define OPK_HAVE_SWITCH_RETURN 0
+#endif
+#endif
