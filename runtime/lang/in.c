@@ -826,10 +826,8 @@ static inline int sem1(mpd_op *op, opq **qp)
     return !atomic_load_explicit(&q->cls->fwd, memory_order_relaxed);
 }
 
-/* P of op when the inline P found no token; 1 if it blocked and was
- * switched out inline (see OPK_SWITCH_RETURN). */
-__attribute__((noinline, visibility("hidden"), used))
-int mpd__op_P_wait(const char *F, int L, mpd_op *op)
+/* P of op when the inline P found no token. */
+OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
 {
     opq *q;
     if (__builtin_expect(sem1(op, &q), 1) && !q->count) {
@@ -842,7 +840,7 @@ int mpd__op_P_wait(const char *F, int L, mpd_op *op)
         int sw = opk_park_inline(F, L);
         if (__builtin_expect(w.got != &in_semblk, 0))   /* the op became a queue meanwhile */
             mpd_in_done(w.got);
-        return sw;
+        return OPK_SRET(NULL, sw);
     }
     if (op_kind(op) == MPD_OPK_INPUT && op_counted(op)) {     /* a semaphore */
         q = op_queue(op);
@@ -851,7 +849,7 @@ int mpd__op_P_wait(const char *F, int L, mpd_op *op)
             if (q->count) {
                 __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
                 opk_release(&c->lk);
-                return 0;
+                return OPK_SRET(NULL, 0);
             }
             /* wait in the op's own list; a V hands over its token (in_token) */
             inwait w;
@@ -864,25 +862,24 @@ int mpd__op_P_wait(const char *F, int L, mpd_op *op)
             /* a token; or, if the op became a queue meanwhile, a block */
             if (w.got != &in_semblk)
                 mpd_in_done(w.got);
-            return 0;
+            return OPK_SRET(NULL, 0);
         }
         opk_release(&c->lk);
     }
     mpd_in_done(mpd_receive_op(F, L, op));
-    return 0;
+    return OPK_SRET(NULL, 0);
 }
 
 #if OPK_HAVE_SWITCH_RETURN
-__attribute__((naked)) void mpd__op_P_slow(const char *F __attribute__((unused)),
-                                           int L __attribute__((unused)),
-                                           mpd_op *op __attribute__((unused)))
+__attribute__((naked)) void mpd__op_P_slow(const char *F OPK_UNUSED, int L OPK_UNUSED,
+                                           mpd_op *op OPK_UNUSED)
 {
-    OPK_SWITCH_RETURN(mpd__op_P_wait);
+    OPK_SWITCH_RETURN(mpd__op_P_body);
 }
 #else
 void mpd__op_P_slow(const char *F, int L, mpd_op *op)
 {
-    (void)mpd__op_P_wait(F, L, op);
+    (void)mpd__op_P_body(F, L, op);
 }
 #endif
 

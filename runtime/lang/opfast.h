@@ -40,34 +40,35 @@ static inline void opk_wake(mpd_proc *p)
     }
 }
 
-/* OPK_SWITCH_RETURN(body): the whole body of a naked function `f` with the
- * same parameters as `int body(...)` (integer ones, in registers).  f
- * calls body and returns to its caller with ret when body returns 0, and
- * with an indirect jmp when it returns 1, meaning body switched to another
- * process inline and was resumed by a switch from elsewhere.  The return
- * stack buffer then holds the calls of the process that switched to us, so
- * a ret into our caller would be mispredicted on every handoff; the jmp is
- * predicted from its own history.  It leaves one stale entry behind, which
- * costs at most one misprediction later, when a return goes deeper than
- * the calls made since.  x86-64 with the inline switch only: elsewhere
- * OPK_HAVE_SWITCH_RETURN is 0 and f simply calls body. */
+/* What the body of a blocking entry point returns: its result, and 1 in
+ * `switched` when it switched to another process inline (opk_park_inline)
+ * and was resumed by a switch from elsewhere. */
+typedef struct { void *v; long switched; } opk_sret;
+#define OPK_SRET(v, sw) ((opk_sret){ (void *)(v), (sw) })
+
+/* OPK_SWITCH_RETURN(body): the whole body of a naked function f with the
+ * same parameters as `opk_sret body(...)` (integer ones, in registers).  f
+ * jumps to opk__switch_return (opcore.c), which calls body from its one
+ * call site and returns to f's caller with ret when body did not switch,
+ * and with an indirect jmp when it did.  After a handoff the return stack
+ * buffer holds the calls of the process that switched to us: a ret into
+ * our caller would be mispredicted on every handoff, and so would body's
+ * own ret if each entry point called its body from a call site of its own.
+ * The jmp is predicted from branch history.  It leaves one stale entry
+ * behind, costing at most one misprediction later, when a return goes
+ * deeper than the calls made since.  Bodies must switch at their own
+ * level (opk_park_inline), not in a function they call.  x86-64 with the
+ * inline switch only: elsewhere OPK_HAVE_SWITCH_RETURN is 0 and f calls
+ * body. */
 #if defined(__x86_64__) && defined(MPD_CSW_HAVE_INLINE) && defined(MPD_CSW_asm) && \
     !defined(MPD_ASAN) && !defined(MPD_TSAN)
 #define OPK_HAVE_SWITCH_RETURN 1
-#define OPK_SWITCH_RETURN(body)                                                   \
-    __asm__("subq $8, %rsp\n\t"              /* keep the ABI's alignment */     \
-            ".cfi_adjust_cfa_offset 8\n\t"                                      \
-            "call " #body "\n\t"                                                 \
-            "addq $8, %rsp\n\t"                                                 \
-            ".cfi_adjust_cfa_offset -8\n\t"                                     \
-            "testl %eax, %eax\n\t"                                              \
-            "jnz 1f\n\t"                                                        \
-            "ret\n"                                                             \
-            "1:\n\t"                                                            \
-            "popq %rcx\n\t"                                                     \
-            ".cfi_adjust_cfa_offset -8\n\t"                                     \
-            "jmpq *%rcx")
+#define OPK_SWITCH_RETURN(body) \
+    __asm__("leaq " #body "(%rip), %r11\n\tjmp opk__switch_return")
 #else
 #define OPK_HAVE_SWITCH_RETURN 0
 #endif
+#define OPK_UNUSED __attribute__((unused))
+/* The body's attributes: called from asm by name. */
+#define OPK_BODY __attribute__((noinline, used, visibility("hidden")))
 #endif
