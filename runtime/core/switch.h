@@ -96,9 +96,9 @@ mpd_proc *mpd__pick_next_slow(mpd_vp *vp);
  * is mpd__pick_next_slow. */
 static inline mpd_proc *pick_next(mpd_vp *vp)
 {
-    if (__builtin_expect((atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL) |
-                         (atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0) |
-                         (vp->sched != &mpd_sched_fifo), 0))
+    if (__builtin_expect((int)(atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL) |
+                         (int)(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0) |
+                         (int)(vp->sched != &mpd_sched_fifo), 0))
         return mpd__pick_next_slow(vp);
     if (!mpd__single && atomic_load_explicit(&vp->runnext, memory_order_relaxed)) {
         mpd_proc *r = atomic_exchange_explicit(&vp->runnext, NULL, memory_order_acq_rel);
@@ -160,8 +160,8 @@ static inline int block_fast1(mpd_vp *vp, mpd_proc *self)
     runq *q = &mpd__fifo_q;
     mpd_proc *next = q->head;
     if (__builtin_expect(!mpd__fast1 || !next ||
-                         (atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL) |
-                         (atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0), 0))
+                         ((int)(atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL) |
+                          (int)(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0)), 0))
         return 0;
     q->head = next->link;
     if (!q->head)

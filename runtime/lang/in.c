@@ -291,12 +291,13 @@ void in_arrive(mpd_op *op, mpd_invb *ib)
     wake_all(&wl);
 }
 
-/* A call of an input op: deliver the invoker's own block and park until it
- * is answered.  The class lock is held from the arrival until the invoker
- * is switched out, so the answer (which takes that lock first, see
- * inv_answer) can never come before the park; on one VP there is no lock
- * and nothing can run in between anyway. */
-void in_arrive_park(const char *F, int L, mpd_op *op, mpd_invb *ib)
+/* A call of an input op: deliver the invoker's own block; the invoker then
+ * parks until it is answered.  Returns the class, locked (unless one VP):
+ * the lock is held from the arrival until the invoker is switched out, so
+ * the answer (which takes that lock first, see inv_answer) can never come
+ * before the park; on one VP there is no lock and nothing can run in
+ * between anyway. */
+opcls *in_arrive_call(mpd_op *op, mpd_invb *ib)
 {
     wakelist wl = { NULL };
     ib->op = op;
@@ -310,12 +311,12 @@ void in_arrive_park(const char *F, int L, mpd_op *op, mpd_invb *ib)
         w_unlink(c, w);
         w->got = ib;
         w->arm = w->k = 0;
-        mpd_unpark(w->proc);        /* unpark does not switch: safe here */
+        opk_wake(w->proc);          /* does not switch: safe here */
     } else {
         dispatch(c, op, ib, 0, &wl);
         wake_all(&wl);
     }
-    opk_park_waiter(&c->lk, F, L);
+    return c;
 }
 
 void in_answer_barrier(mpd_op *op)
@@ -575,7 +576,8 @@ static int in_has_cond(const mpd_in *in)
 /* The common statement: one plain arm on one input op (receive, `in op()
  * -> ... ni`, with or without else).  The same as in_wait_plain with the
  * scans of several arms left out. */
-static mpd_invb *in_wait_one(const char *F, int L, mpd_in *in, mpd_op *op)
+__attribute__((always_inline))
+static inline mpd_invb *in_wait_one(const char *F, int L, mpd_in *in, mpd_op *op, long *sw)
 {
     opq *q = op_queue(op);
     opcls *c = cls_lock(q->cls);
@@ -605,17 +607,44 @@ static mpd_invb *in_wait_one(const char *F, int L, mpd_in *in, mpd_op *op)
     w.proc = mpd_self();
     w.in = in;
     w_link(c, &w, q);
-    opk_park_waiter(&c->lk, F, L);
+    if (mpd_rt_single())
+        *sw = opk_park_inline(F, L);
+    else
+        opk_park_waiter(&c->lk, F, L);
     in->arm = w.arm;
     in->k = w.k;
     return w.got;
 }
 
-mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
+static mpd_invb *in_wait_general(const char *F, int L, mpd_in *in);
+
+/* The input statement (see OPK_SWITCH_RETURN for the body/entry split). */
+OPK_BODY opk_sret mpd__in_wait_body(const char *F, int L, mpd_in *in)
 {
     if (in->narms == 1 && in->arms[0].n == 1 && !in->arms[0].has_st && !in->arms[0].has_by &&
-        op_kind(in->arms[0].ops[0]) == MPD_OPK_INPUT)
-        return in_wait_one(F, L, in, in->arms[0].ops[0]);
+        op_kind(in->arms[0].ops[0]) == MPD_OPK_INPUT) {
+        long sw = 0;
+        mpd_invb *ib = in_wait_one(F, L, in, in->arms[0].ops[0], &sw);
+        return OPK_SRET(ib, sw);
+    }
+    return OPK_SRET(in_wait_general(F, L, in), 0);
+}
+
+#if OPK_HAVE_SWITCH_RETURN
+__attribute__((naked)) mpd_invb *mpd_in_wait(const char *F OPK_UNUSED, int L OPK_UNUSED,
+                                             mpd_in *in OPK_UNUSED)
+{
+    OPK_SWITCH_RETURN(mpd__in_wait_body);
+}
+#else
+mpd_invb *mpd_in_wait(const char *F, int L, mpd_in *in)
+{
+    return mpd__in_wait_body(F, L, in).v;
+}
+#endif
+
+static mpd_invb *in_wait_general(const char *F, int L, mpd_in *in)
+{
 
     opcls *c = in_class(F, L, in);
     if (!c) {                           /* only noop arms */

@@ -1,6 +1,7 @@
 /* inv.c: invocations -- call, send, reply, forward, and the routing of an invocation to its op. */
 #include <stdio.h>
 #include "opint.h"
+#include "opfast.h"
 
 /* ---- invocation block memory: per-thread caches by 64-byte size class --- */
 
@@ -101,8 +102,9 @@ void inv_answer(mpd_invb *ib)
     if (parked_on) {
         mpd_proc *p = ib->done;
         ib->done = NULL;
-        in_answer_barrier(parked_on);   /* the invoker is surely parked */
-        mpd_unpark(p);
+        if (!mpd_rt_single())
+            in_answer_barrier(parked_on);   /* the invoker is surely parked */
+        opk_wake(p);
         return;
     }
     if (ib->flags & MPD_INVF_PARKER) {
@@ -296,14 +298,15 @@ static void check_restriction(const char *F, int L, mpd_op *op, int kind)
 
 /* ---- call and send ------------------------------------------------------ */
 
-void mpd_call_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
+/* call (see OPK_SWITCH_RETURN for the body/entry split) */
+OPK_BODY opk_sret mpd__call_op_body(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
     ib->kind = MPD_INV_CALL;
     switch (op_kind(op)) {
     case MPD_OPK_PROC:
         if (op_flags(op) & MPD_OP_DIRECT) {        /* the fast path */
             op->fn(op->owner, ib);
-            return;
+            return OPK_SRET(NULL, 0);
         } else {                                /* the proc gets a process */
             opk_parker pk;
             pk.p = mpd_self();
@@ -322,23 +325,40 @@ void mpd_call_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
                 proc_spawn(op, h);
                 opk_park_waiter(&pk.lk, F, L);
             }
-            return;
+            return OPK_SRET(NULL, 0);
         }
-    case MPD_OPK_INPUT:                         /* rendezvous: no copy */
+    case MPD_OPK_INPUT: {                       /* rendezvous: no copy */
         if (op_counted(op))
             in_uncount_op(op);      /* the caller waits for its servicing */
         ib->flags = MPD_INVF_PARKED;
         ib->done = mpd_self();
         ib->orig = NULL;
         ib->co = NULL;
-        in_arrive_park(F, L, op, ib);
-        return;
+        opcls *c = in_arrive_call(op, ib);
+        if (mpd_rt_single())
+            return OPK_SRET(NULL, opk_park_inline(F, L));
+        opk_park_waiter(&c->lk, F, L);
+        return OPK_SRET(NULL, 0);
+    }
     case MPD_OPK_NOOP:
-        return;
+        return OPK_SRET(NULL, 0);
     default:
         opk_dead_op(F, L, op);
     }
 }
+
+#if OPK_HAVE_SWITCH_RETURN
+__attribute__((naked)) void mpd_call_op(const char *F OPK_UNUSED, int L OPK_UNUSED,
+                                        mpd_op *op OPK_UNUSED, mpd_invb *ib OPK_UNUSED)
+{
+    OPK_SWITCH_RETURN(mpd__call_op_body);
+}
+#else
+void mpd_call_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
+{
+    (void)mpd__call_op_body(F, L, op, ib);
+}
+#endif
 
 void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {

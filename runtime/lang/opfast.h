@@ -18,8 +18,10 @@ static inline int opk_park_inline(const char *F, int L)
 {
     mpd_vp *vp = vp_self();
     mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
-    self->hot.file = F;
-    self->hot.line = L;
+    if (F) {
+        self->hot.file = F;
+        self->hot.line = L;
+    }
     self->state = P_BLOCKED;
     int fast = block_fast1(vp, self);
     if (!fast)

@@ -187,7 +187,7 @@ void      res_kill_ops(mpd_res *r);
 
 /* in.c */
 void      in_arrive(mpd_op *op, mpd_invb *ib);  /* ib: stable memory */
-void      in_arrive_park(const char *F, int L, mpd_op *op, mpd_invb *ib);  /* and wait */
+opcls    *in_arrive_call(mpd_op *op, mpd_invb *ib);  /* a call: the invoker parks next */
 void      in_token(mpd_op *op);                 /* V on a counted op */
 void      in_uncount_op(mpd_op *op);            /* make it a real queue */
 void      in_answer_barrier(mpd_op *op);        /* see MPD_INVF_PARKED */
