@@ -208,9 +208,9 @@ static ssize_t copy_unlocked(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int id, uint32_
 
 /* Under the receive lock only: the reading position (FCFS group's or the
  * BROADCAST receiver's own) and the seq of the message expected there. */
-/* One VP, MPF_WAIT_LWP (see solo_handoff): nothing to read, so park at once.
- * Returns the length a send handed over, or -1 to take the general path
- * (*waited says whether we parked). */
+/* One VP, MPF_WAIT_LWP (see solo_handoff): read the next message, or park
+ * until a send hands one over.  Returns its length, or -1 to take the general
+ * path (*waited says whether we parked). */
 static ssize_t solo_park(mpf_t *m, int pid, int id, void *buf, size_t cap, int *waited)
 {
     const mpf_region *r = m->r;
@@ -222,7 +222,18 @@ static ssize_t solo_park(mpf_t *m, int pid, int id, void *buf, size_t cap, int *
     mpf_conn *c = mpf_conn_at(m, slot, (uint32_t)pid);
     if (!is_live(l, id) || !c->recv || atomic_load_explicit(&l->broken, memory_order_relaxed)) return -1;
     int fcfs = c->recv == MPF_FCFS;
-    if (mpf_published(m, fcfs ? l->fcfs_head : c->head, fcfs ? l->fcfs_seq : c->head_seq)) return -1;
+    uint32_t *headp = fcfs ? &l->fcfs_head : &c->head, *seqp = fcfs ? &l->fcfs_seq : &c->head_seq;
+    uint32_t at = *headp;
+    if (mpf_published(m, at, *seqp)) {
+        mpf_msg *g = MPF_MSG(m, at);
+        ssize_t len = g->len;
+        if ((size_t)len > cap) return -1; /* the general path reports it */
+        *headp = atomic_load_explicit(&g->next, memory_order_relaxed);
+        ++*seqp;
+        copy_from_msg(m, g, buf);
+        mpf_lnvc_read_done(m, l, at);
+        return len;
+    }
     mpf_lwpq *q = &m->lwpq[slot];
     mpf_lwp_waiter w = {NULL, self, buf, cap, -1, c};
     if (q->tail) q->tail->next = &w;
@@ -237,7 +248,7 @@ static ssize_t solo_park(mpf_t *m, int pid, int id, void *buf, size_t cap, int *
 static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int block)
 {
     int waited = 0;
-    if (block && m && MPF_SOLO(m)) {
+    if (m && MPF_SOLO(m) && block) {
         ssize_t got = solo_park(m, pid, id, buf, cap, &waited);
         if (got >= 0) return got;
     }

@@ -96,12 +96,14 @@ int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t head, uint32_t seq
         atomic_store_explicit(&l->parked, atomic_load_explicit(&l->parked, memory_order_relaxed) + 1,
                               memory_order_relaxed);
     } else {
-        /* A send holds only the send lock when it publishes, then reads `parked`:
-         * count ourselves first, then look once more (both sequentially
-         * consistent); the list lock keeps its wakeup from passing us by. */
+        /* A send holds only the send lock when it publishes, then advances
+         * next_seq and reads `parked`: count ourselves first, then look at
+         * next_seq (all sequentially consistent); the list lock keeps its
+         * wakeup from passing us by.  (head is the sentinel: seq is next_seq.) */
+        (void)head;
         mpd_spin_lock(&q->lock);
         atomic_fetch_add_explicit(&l->parked, 1, memory_order_seq_cst);
-        if (atomic_load_explicit(&MPF_MSG(m, head)->seq, memory_order_seq_cst) == seq) {
+        if (atomic_load_explicit(&l->next_seq, memory_order_seq_cst) != seq) {
             atomic_fetch_sub_explicit(&l->parked, 1, memory_order_relaxed);
             mpd_spin_unlock(&q->lock);
             mpf_unlock(m, &l->rlock);
