@@ -54,8 +54,7 @@ impl<'a> Checker<'a> {
         if let Some(r) = &sig.op {
             let direct = r.proc_impl && (r.owner == self.comp || r.global_owner);
             if !direct {
-                let inst = self.owner_inst(r);
-                let target = super::ops::Target::Op(format!("&{}->ops[{}]", inst, r.idx));
+                let target = super::ops::Target::Op(self.op_ptr(r, &r.idx.to_string()));
                 if r.sem {
                     self.error(span, "a semaphore is used with P and V");
                     return V::err();

@@ -855,6 +855,7 @@ impl<'a> Checker<'a> {
         self.loops = 0;
         self.push();
         self.code.line(self.line(p.name.span));
+        self.code.put(names::OPS_LOCAL);
         self.code.put("mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f; (void)_rt;");
         let mut copyback = String::new();
         for (i, ((n, sp), ps)) in formal_names.iter().zip(sig.params.iter()).enumerate() {

@@ -493,8 +493,9 @@ impl<'a> Checker<'a> {
             }
         }
         out.push_str(&format!(
-            "static void {init}(mpd_res *self_, mpd_invb *args_) {{\n    struct {st} *self = (struct {st} *)self_;\n    struct {st}_args *args = (struct {st}_args *)args_; (void)args;\n{decls}    mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f;\n{body}{starts}    mpd_tmp_free(&_t);\n}}\n",
+            "static void {init}(mpd_res *self_, mpd_invb *args_) {{\n    struct {st} *self = (struct {st} *)self_;\n    {ops}\n    struct {st}_args *args = (struct {st}_args *)args_; (void)args;\n{decls}    mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f;\n{body}{starts}    mpd_tmp_free(&_t);\n}}\n",
             init = names::res_init(&comp),
+            ops = names::OPS_LOCAL,
             st = st,
             decls = decls,
             body = init_body,
@@ -502,10 +503,11 @@ impl<'a> Checker<'a> {
         ));
         let fin = self.final_body.take().unwrap_or_default();
         out.push_str(&format!(
-            "static void {}_final(mpd_res *self_) {{\n    struct {st} *self = (struct {st} *)self_; (void)self;\n{}}}\n",
+            "static void {}_final(mpd_res *self_) {{\n    struct {st} *self = (struct {st} *)self_; (void)self;\n    {ops}\n{}}}\n",
             names::res_init(&comp),
             fin,
-            st = st
+            st = st,
+            ops = names::OPS_LOCAL
         ));
         out.push_str(&format!(
             "const mpd_respat {pat} = {{ \"{name}\", sizeof(struct {st}), {nops}, {flags}, {init}, {init}_final, {file} }};\n",

@@ -71,6 +71,19 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// The address of op `idx` of an op's owner, as C.  The component's own
+    /// ops go through `ops_`, the op table pointer every generated function
+    /// loads once (it never changes while the instance lives): a store in a
+    /// loop (a semaphore's count) could otherwise alias `self->h.ops` and make
+    /// the compiler reload it every iteration.
+    pub fn op_ptr(&self, r: &OpRef, idx: &str) -> String {
+        if r.local.is_none() && r.owner == self.comp {
+            format!("&ops_[{}]", idx)
+        } else {
+            format!("&{}->ops[{}]", self.owner_inst(r), idx)
+        }
+    }
+
     /// Registers a signature; returns its index in the shared table.
     pub fn register_sig(&mut self, params: &[PSig], ret: &Ty, inv: &str) -> usize {
         self.types.sigs.push(SigInfo { params: params.to_vec(), ret: ret.clone(), inv: inv.to_string() });
@@ -445,8 +458,7 @@ impl<'a> Checker<'a> {
             ExprKind::Ident(id) => match self.resolve(&id.name) {
                 Some(Sym::Proc(sig)) => {
                     let r = sig.op.clone()?;
-                    let inst = self.owner_inst(&r);
-                    Some((sig, Target::Op(format!("&{}->ops[{}]", inst, r.idx))))
+                    Some((sig, Target::Op(self.op_ptr(&r, &r.idx.to_string()))))
                 }
                 Some(Sym::Var { .. }) => self.cap_target(e),
                 _ => {
@@ -469,8 +481,7 @@ impl<'a> Checker<'a> {
                     if let Some(Sym::Proc(sig)) = self.resolve(&id.name) {
                         let r = sig.op.clone()?;
                         let ix = self.op_subscripts(&r, subs, e.span)?;
-                        let inst = self.owner_inst(&r);
-                        return Some((sig, Target::Op(format!("&{}->ops[{} + {}]", inst, r.idx, ix))));
+                        return Some((sig, Target::Op(self.op_ptr(&r, &format!("{} + {}", r.idx, ix)))));
                     }
                 }
                 // rc.p[i]: an element of an op array of a resource capability
@@ -495,8 +506,7 @@ impl<'a> Checker<'a> {
                     if matches!(self.lookup(&b.name), Some(Sym::Comp(_))) {
                         if let Some(Sym::Proc(sig)) = self.qualified(b, name) {
                             let r = sig.op.clone()?;
-                            let inst = self.owner_inst(&r);
-                            return Some((sig, Target::Op(format!("&{}->ops[{}]", inst, r.idx))));
+                            return Some((sig, Target::Op(self.op_ptr(&r, &r.idx.to_string()))));
                         }
                     }
                 }
@@ -1034,6 +1044,7 @@ impl<'a> Checker<'a> {
         self.code.line(self.line(p.name.span));
         self.code.put(&format!("struct {} *ib = (struct {} *)ib_; (void)ib;", inv, inv));
         self.code.put(&format!("{} *self = ({} *)self_; (void)self;", self.self_type(), self.self_type()));
+        self.code.put(names::OPS_LOCAL);
         self.code.put("mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f;");
         for (i, ps) in params.iter().enumerate() {
             self.declare(&p.quants[i].var, Sym::Var { c: format!("ib->p{}", i), ty: ps.ty.clone(), assignable: false });

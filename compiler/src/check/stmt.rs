@@ -289,11 +289,12 @@ impl<'a> Checker<'a> {
             let body = std::mem::replace(&mut self.code, saved_code).take();
             let rt = if kind == "st" { "int" } else { "double" };
             cb_funcs.push_str(&format!(
-                "static {rt} mpd_{kind}_{id}(void *e_, uint32_t _arm, uint32_t _k, mpd_invb *_ib) {{\n    struct env_{id} *_env = e_; {st} *self = _env->self; (void)self; (void)_k;\n    mpd_tmp *_t = NULL; double _r = {dflt};\n{body}    mpd_tmp_free(&_t);\n    return ({rt})_r;\n}}\n",
+                "static {rt} mpd_{kind}_{id}(void *e_, uint32_t _arm, uint32_t _k, mpd_invb *_ib) {{\n    struct env_{id} *_env = e_; {st} *self = _env->self; (void)self; (void)_k;\n    {ops}\n    mpd_tmp *_t = NULL; double _r = {dflt};\n{body}    mpd_tmp_free(&_t);\n    return ({rt})_r;\n}}\n",
                 rt = rt,
                 kind = kind,
                 id = id,
                 st = self.self_type(),
+                ops = names::OPS_LOCAL,
                 dflt = if kind == "st" { "1" } else { "0" },
                 body = body
             ));

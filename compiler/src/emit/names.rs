@@ -45,6 +45,10 @@ pub fn res_init(comp: &str) -> String {
     format!("mpdr_{}_init", comp)
 }
 
+/// The first line of every generated function that has `self`: the
+/// instance's op table, which `op_ptr` names the component's own ops by.
+pub const OPS_LOCAL: &str = "mpd_op *const ops_ = self->h.ops; (void)ops_;";
+
 /// MPDinter/_ofile.c: runs the main resource as the program's first process
 /// under the runtime (mpd_rt_main); `stack` is mpdl's -S.
 /// Loop iterations between context switches when neither `mpdl -L` nor
