@@ -59,10 +59,13 @@ int mpd_thread_fork(mpd_thread_t **out, const mpd_thread_attr_t *a, void *(*fn)(
     pa.detached = a->detached;
     mpd_thread_t *me = mpd_thread_self();
     if (me) me->nopreempt++;
+    /* t->p is set before the process can run: a detached thread may end and
+     * free t as soon as it is ready */
+    mpd_proc *p = mpd_proc_prepare(trampoline, t, &pa, NULL);
+    t->p = p;
     mpd__threads_forking = t;
-    mpd_proc *p = mpd_proc_create(trampoline, t, &pa);   /* the configurable put() attaches t */
+    mpd_proc_launch(p);         /* the configurable put() attaches t */
     mpd__threads_forking = NULL;
-    if (!t->p) t->p = p;        /* a scheduler of one's own: the trampoline sets udata */
     if (me) me->nopreempt--;
     if (out) *out = a->detached ? NULL : t;
     return 0;
