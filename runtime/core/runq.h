@@ -4,7 +4,9 @@
 #include "core/rt_internal.h"
 
 
-/* A locked FIFO of processes; n lets readers skip the lock when empty. */
+/* A locked FIFO of processes; n lets readers skip the lock when empty.
+ * With one VP there is no lock to skip: n is neither kept nor read, and
+ * emptiness is head == NULL. */
 typedef struct runq {
     mpd_spinlock lk;
     mpd_proc *head, *tail;
@@ -21,16 +23,27 @@ static inline void rq_put(runq *q, mpd_proc *p)
     else
         q->head = p;
     q->tail = p;
-    atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-    if (!mpd__single) mpd_spin_unlock(&q->lk);
+    if (!mpd__single) {
+        atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+        mpd_spin_unlock(&q->lk);
+    }
 }
 
 static inline mpd_proc *rq_get(runq *q)
 {
+    if (mpd__single) {
+        mpd_proc *p = q->head;
+        if (p) {
+            q->head = p->link;
+            if (!q->head)
+                q->tail = NULL;
+        }
+        return p;
+    }
     if (atomic_load_explicit(&q->n, memory_order_relaxed) == 0)
         return NULL;
-    if (!mpd__single) mpd_spin_lock(&q->lk);
+    mpd_spin_lock(&q->lk);
     mpd_proc *p = q->head;
     if (p) {
         q->head = p->link;
@@ -39,11 +52,14 @@ static inline mpd_proc *rq_get(runq *q)
         atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) - 1,
                               memory_order_relaxed);
     }
-    if (!mpd__single) mpd_spin_unlock(&q->lk);
+    mpd_spin_unlock(&q->lk);
     return p;
 }
 
-static inline int rq_empty(runq *q) { return atomic_load_explicit(&q->n, memory_order_relaxed) == 0; }
+static inline int rq_empty(runq *q)
+{
+    return mpd__single ? q->head == NULL : atomic_load_explicit(&q->n, memory_order_relaxed) == 0;
+}
 
 
 /* The FIFO scheduler's queue, shared by all VPs (the fast path uses it directly). */

@@ -38,8 +38,9 @@ static void prio_put(void *st, mpd_proc *p)
         p->link = *pp;
         *pp = p;
     }
-    atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    if (!mpd__single)           /* see runq.h */
+        atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
     unlock_if(&q->lk);
 }
 const mpd_sched_ops mpd_sched_prio = { "prio", prio_init, prio_put, fifo_get, fifo_empty, NULL };

@@ -54,8 +54,6 @@ static inline void rq1_put(mpd_proc *p)
     else
         q->head = p;
     q->tail = p;
-    atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
 }
 
 /* Put p in this VP's scheduler (the FIFO one without an indirect call). */
@@ -166,8 +164,6 @@ static inline int block_fast1(mpd_vp *vp, mpd_proc *self)
     q->head = next->link;
     if (!q->head)
         q->tail = NULL;
-    atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) - 1,
-                          memory_order_relaxed);
     next->state = P_RUNNING;
     vp->hot.cur = &next->hot;
     slice_reset(vp);

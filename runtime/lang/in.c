@@ -860,13 +860,12 @@ OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
 {
     opq *q;
     if (__builtin_expect(sem1(op, &q), 1) && !q->count) {
-        inwait w;
+        mpd_vp *vp;
+        inwait w;                   /* in, rescan: never read for own-list waiters */
         w.got = NULL;
-        w.rescan = 0;
-        w.in = NULL;
-        w.proc = mpd_self();
+        w.proc = opk_self_on(&vp);
         w_link(q->cls, &w, q);
-        int sw = opk_park_inline(F, L);
+        int sw = opk_park_self(vp, w.proc, F, L);
         if (__builtin_expect(w.got != &in_semblk, 0))   /* the op became a queue meanwhile */
             mpd_in_done(w.got);
         return OPK_SRET(NULL, sw);

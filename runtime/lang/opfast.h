@@ -9,15 +9,21 @@
 #include "core/switch.h"
 #include "opcore.h"
 
-/* Park the running process, which the caller registered as a waiter (with
- * one VP, no lock is held), recording F/L.  Returns 1 when it switched
- * straight to the next ready process inline (then the caller's own return
- * may follow another process's calls: see OPK_RETURN_AFTER_SWITCH). */
+/* The running process and its VP. */
 __attribute__((always_inline))
-static inline int opk_park_inline(const char *F, int L)
+static inline mpd_proc *opk_self_on(mpd_vp **vp)
 {
-    mpd_vp *vp = vp_self();
-    mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
+    *vp = vp_self();
+    return (mpd_proc *)(void *)(*vp)->hot.cur;
+}
+
+/* Park the running process self (on vp), which the caller registered as a
+ * waiter (with one VP, no lock is held), recording F/L.  Returns 1 when it
+ * switched straight to the next ready process inline (then the caller's
+ * own return may follow another process's calls: see OPK_SWITCH_RETURN). */
+__attribute__((always_inline))
+static inline int opk_park_self(mpd_vp *vp, mpd_proc *self, const char *F, int L)
+{
     if (F) {
         self->hot.file = F;
         self->hot.line = L;
@@ -28,6 +34,14 @@ static inline int opk_park_inline(const char *F, int L)
         mpd_park(NULL);
     opk_check_killed_fast();
     return fast;
+}
+
+__attribute__((always_inline))
+static inline int opk_park_inline(const char *F, int L)
+{
+    mpd_vp *vp;
+    mpd_proc *self = opk_self_on(&vp);
+    return opk_park_self(vp, self, F, L);
 }
 
 /* Make a parked process ready (mpd_unpark), inline with one VP. */
