@@ -172,6 +172,34 @@ static inline int block_fast1(mpd_vp *vp, mpd_proc *self)
     return 1;
 }
 
+/* MPD_SWITCH_RETURN(body): the whole body of a naked function f with the
+ * same parameters as `mpd_sret body(...)` (integer ones, in registers).  f
+ * jumps to mpd__switch_return (csw_asm_x86_64.S), which calls body from its
+ * one call site and returns to f's caller with ret when body did not
+ * switch, and with an indirect jmp when it did.  After a handoff the return
+ * stack buffer holds the calls of the process that switched to us: a ret
+ * into our caller would be mispredicted on every handoff, and so would
+ * body's own ret if each entry point called its body from a call site of
+ * its own.  The jmp is predicted from branch history.  It leaves one stale
+ * entry behind, costing at most one misprediction later, when a return
+ * goes deeper than the calls made since.  Bodies must switch at their own
+ * level (block_fast1 inlined), not in a function they call.  x86-64 with
+ * the inline switch only: elsewhere MPD_HAVE_SWITCH_RETURN is 0 and f
+ * calls body. */
+typedef struct { void *v; long switched; } mpd_sret;
+#define MPD_SRET(v, sw) ((mpd_sret){ (void *)(v), (sw) })
+#if defined(__x86_64__) && defined(MPD_CSW_HAVE_INLINE) && defined(MPD_CSW_asm) && \
+    !defined(MPD_ASAN) && !defined(MPD_TSAN)
+#define MPD_HAVE_SWITCH_RETURN 1
+#define MPD_SWITCH_RETURN(body) \
+    __asm__("leaq " #body "(%rip), %r11\n\tjmp mpd__switch_return")
+#else
+#define MPD_HAVE_SWITCH_RETURN 0
+#endif
+#define MPD_UNUSED __attribute__((unused))
+/* A body's attributes: called from asm by name. */
+#define MPD_SWITCH_BODY __attribute__((noinline, used, visibility("hidden")))
+
 static inline mpd_proc *wq_pop(mpd_waitq *q)
 {
     mpd_proc *p = q->head;
@@ -185,8 +213,10 @@ static inline mpd_proc *wq_pop(mpd_waitq *q)
 }
 
 /* Block the running process: append it to q (if not NULL), then switch to
- * the next ready process, releasing lk afterwards. */
-static inline void block_self(mpd_vp *vp, mpd_waitq *q, mpd_spinlock *lk)
+ * the next ready process, releasing lk afterwards.  Returns 1 if it took
+ * block_fast1's inline switch (see MPD_SWITCH_RETURN). */
+__attribute__((always_inline))
+static inline int block_self(mpd_vp *vp, mpd_waitq *q, mpd_spinlock *lk)
 {
     mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
     if (q) {
@@ -199,7 +229,8 @@ static inline void block_self(mpd_vp *vp, mpd_waitq *q, mpd_spinlock *lk)
     }
     self->state = P_BLOCKED;
     if (!lk && block_fast1(vp, self))
-        return;
+        return 1;
     switch_away(vp, self, pick_next(vp), lk ? PS_UNLOCK : PS_NONE, NULL, lk);
+    return 0;
 }
 #endif

@@ -26,7 +26,8 @@ mpd_csw_asm_jump:
 	movq	%rsp, (%rdi)
 	movq	%rax, 8(%rdi)
 	movq	(%rsi), %rsp
-	jmpq	*8(%rsi)
+	cmpq	%rax, 8(%rsi)		/* saved by this function too: fall */
+	jne	.Lcsw_other		/* through instead of an indirect jmp */
 	.cfi_endproc
 	.size	mpd_csw_asm_jump, .-mpd_csw_asm_jump
 
@@ -36,7 +37,6 @@ mpd_csw_asm_jump:
  * entry behind per switch and doubled the cost of yield). */
 	.globl	mpd_csw_asm_resume
 	.type	mpd_csw_asm_resume, @function
-	.p2align 4
 mpd_csw_asm_resume:
 	.cfi_startproc
 	.cfi_def_cfa_offset 56
@@ -54,8 +54,36 @@ mpd_csw_asm_resume:
 	popq	%rbp
 	.cfi_def_cfa_offset 8
 	ret
+.Lcsw_other:				/* a context saved by the inline switch, or new */
+	jmpq	*8(%rsi)
 	.cfi_endproc
 	.size	mpd_csw_asm_resume, .-mpd_csw_asm_resume
+
+/* The trampoline of MPD_SWITCH_RETURN (core/switch.h): r11 holds the body,
+ * the arguments are still in their registers.  The body returns its result
+ * in rax and, in rdx, 1 if it switched to another process inline; then the
+ * return to our caller is an indirect jmp, not a ret.  The subq keeps the
+ * ABI's alignment. */
+	.globl	mpd__switch_return
+	.hidden	mpd__switch_return
+	.type	mpd__switch_return, @function
+	.p2align 4
+mpd__switch_return:
+	.cfi_startproc
+	subq	$8, %rsp
+	.cfi_adjust_cfa_offset 8
+	callq	*%r11
+	addq	$8, %rsp
+	.cfi_adjust_cfa_offset -8
+	testq	%rdx, %rdx
+	jnz	1f
+	ret
+1:
+	popq	%rcx
+	.cfi_adjust_cfa_offset -8
+	jmpq	*%rcx
+	.cfi_endproc
+	.size	mpd__switch_return, .-mpd__switch_return
 
 /* First code of a new context: mpd_asm_ctx_make left the argument and the
  * entry function at sp.  The entry never returns. */

@@ -1,33 +1,6 @@
 /* opcore.c: the operations layer's use of the process core (mpd/rt.h): spawning, waiting, killing, reporting. */
 #include <stdio.h>
 #include "opint.h"
-#include "opfast.h"
-
-#if OPK_HAVE_SWITCH_RETURN
-/* The trampoline of OPK_SWITCH_RETURN: r11 holds the body, the arguments
- * are still in their registers.  The subq keeps the ABI's alignment. */
-__asm__(".text\n"
-        "\t.globl opk__switch_return\n"
-        "\t.hidden opk__switch_return\n"
-        "\t.type opk__switch_return, @function\n"
-        "\t.p2align 4\n"
-        "opk__switch_return:\n"
-        "\t.cfi_startproc\n"
-        "\tsubq $8, %rsp\n"
-        "\t.cfi_adjust_cfa_offset 8\n"
-        "\tcallq *%r11\n"
-        "\taddq $8, %rsp\n"
-        "\t.cfi_adjust_cfa_offset -8\n"
-        "\ttestq %rdx, %rdx\n"
-        "\tjnz 1f\n"
-        "\tret\n"
-        "1:\n"
-        "\tpopq %rcx\n"
-        "\t.cfi_adjust_cfa_offset -8\n"
-        "\tjmpq *%rcx\n"
-        "\t.cfi_endproc\n"
-        "\t.size opk__switch_return, .-opk__switch_return\n");
-#endif
 
 /* Per-process language data (the core's udata slot).  It lives in the
  * process's own memory (mpd_proc_prepare's extra bytes, cached with its

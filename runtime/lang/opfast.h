@@ -56,35 +56,12 @@ static inline void opk_wake(mpd_proc *p)
     }
 }
 
-/* What the body of a blocking entry point returns: its result, and 1 in
- * `switched` when it switched to another process inline (opk_park_inline)
- * and was resumed by a switch from elsewhere. */
-typedef struct { void *v; long switched; } opk_sret;
-#define OPK_SRET(v, sw) ((opk_sret){ (void *)(v), (sw) })
-
-/* OPK_SWITCH_RETURN(body): the whole body of a naked function f with the
- * same parameters as `opk_sret body(...)` (integer ones, in registers).  f
- * jumps to opk__switch_return (opcore.c), which calls body from its one
- * call site and returns to f's caller with ret when body did not switch,
- * and with an indirect jmp when it did.  After a handoff the return stack
- * buffer holds the calls of the process that switched to us: a ret into
- * our caller would be mispredicted on every handoff, and so would body's
- * own ret if each entry point called its body from a call site of its own.
- * The jmp is predicted from branch history.  It leaves one stale entry
- * behind, costing at most one misprediction later, when a return goes
- * deeper than the calls made since.  Bodies must switch at their own
- * level (opk_park_inline), not in a function they call.  x86-64 with the
- * inline switch only: elsewhere OPK_HAVE_SWITCH_RETURN is 0 and f calls
- * body. */
-#if defined(__x86_64__) && defined(MPD_CSW_HAVE_INLINE) && defined(MPD_CSW_asm) && \
-    !defined(MPD_ASAN) && !defined(MPD_TSAN)
-#define OPK_HAVE_SWITCH_RETURN 1
-#define OPK_SWITCH_RETURN(body) \
-    __asm__("leaq " #body "(%rip), %r11\n\tjmp opk__switch_return")
-#else
-#define OPK_HAVE_SWITCH_RETURN 0
-#endif
-#define OPK_UNUSED __attribute__((unused))
-/* The body's attributes: called from asm by name. */
-#define OPK_BODY __attribute__((noinline, used, visibility("hidden")))
+/* What the body of a blocking entry point returns, and the naked entry
+ * point that calls it: MPD_SWITCH_RETURN in core/switch.h. */
+typedef mpd_sret opk_sret;
+#define OPK_SRET MPD_SRET
+#define OPK_HAVE_SWITCH_RETURN MPD_HAVE_SWITCH_RETURN
+#define OPK_SWITCH_RETURN MPD_SWITCH_RETURN
+#define OPK_UNUSED MPD_UNUSED
+#define OPK_BODY MPD_SWITCH_BODY
 #endif

@@ -12,24 +12,36 @@ void mpd_sem_init(mpd_sem *s, long n)
 /* The caller already decremented count and found no unit.  With several
  * VPs a V may have come between that decrement and this lock and left a
  * wakeup token instead of finding us queued. */
-void mpd__sem_wait(mpd_sem *s)
+MPD_SWITCH_BODY mpd_sret mpd__sem_wait_body(mpd_sem *s)
 {
     if (mpd__single) {
         if (__builtin_expect(s->wakeups > 0, 0)) {   /* left for us past a timed-out waiter */
             s->wakeups--;
-            return;
+            return MPD_SRET(NULL, 0);
         }
-        block_self(vp_self(), &s->q, NULL);
-        return;
+        return MPD_SRET(NULL, block_self(vp_self(), &s->q, NULL));
     }
     mpd_spin_lock(&s->lock);
     if (s->wakeups > 0) {
         s->wakeups--;
         mpd_spin_unlock(&s->lock);
-        return;
+        return MPD_SRET(NULL, 0);
     }
     block_self(vp_self(), &s->q, &s->lock);
+    return MPD_SRET(NULL, 0);
 }
+
+#if MPD_HAVE_SWITCH_RETURN
+__attribute__((naked)) void mpd__sem_wait(mpd_sem *s MPD_UNUSED)
+{
+    MPD_SWITCH_RETURN(mpd__sem_wait_body);
+}
+#else
+void mpd__sem_wait(mpd_sem *s)
+{
+    (void)mpd__sem_wait_body(s);
+}
+#endif
 
 /* The first waiter a V may wake.  A timed waiter whose timer has already
  * ended its wait is skipped: it is still counted in count and settles its
