@@ -1,6 +1,7 @@
 /* main.c: mpd_rt_main -- settings from the environment, VP start-up and shutdown. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,9 @@
 #endif
 
 #define MAX_VPS 1024
+#ifndef IDLE_SPIN_OVERSUBSCRIBED
+#define IDLE_SPIN_OVERSUBSCRIBED 0
+#endif
 
 long mpd__max_procs = 1000000;
 static int g_argc;
@@ -131,6 +135,25 @@ static void *vp_thread(void *arg)
     return NULL;
 }
 
+/* CPUs this process may run on (at least 1). */
+static int usable_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    return c > 0 ? (int)c : 1;
+}
+
+/* How long an idle VP spins before it sleeps.  With no more VPs than CPUs,
+ * ~10-50 us catches a quick handoff from another VP.  With more, an idle VP
+ * that spins takes the CPU from a VP with work -- often the one holding
+ * what the idle one waits for -- so it sleeps almost at once. */
+static int idle_spin_default(int nvp)
+{
+    return nvp > usable_cpus() ? IDLE_SPIN_OVERSUBSCRIBED : 100;
+}
+
 int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
 {
     if (started)
@@ -146,6 +169,9 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
         mpd_rts_fatal("too many virtual processors: %d (at most %d)", n, MAX_VPS);
     if (!mpd__slice)
         mpd__slice = (long)env_num("MPD_SLICE", 0, 1000000000000LL, 0);
+    mpd__idle_spin = (int)env_num("MPD_IDLE_SPIN", 0, 1000000, -1);
+    if (mpd__idle_spin < 0)
+        mpd__idle_spin = idle_spin_default(n);
     long long ss = env_num("MPD_STACK_SIZE", 16384, 1LL << 36, 0);
     if (ss)
         mpd__stack_default = (size_t)ss;

@@ -119,6 +119,7 @@ typedef struct mpd_vp {
 extern mpd_vp **mpd__vps;
 extern int mpd__nvp;
 extern long mpd__slice;             /* 0 = never */
+extern int mpd__idle_spin;          /* rounds an idle VP spins before it sleeps */
 /* One VP and the FIFO scheduler (main.c keeps it up to date): then only
  * this VP's thread touches the ready queue, and the hot paths of
  * core/switch.h use it with plain loads and stores. */

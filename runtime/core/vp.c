@@ -20,6 +20,9 @@ int mpd__fast1;
 mpd_vp **mpd__vps;
 int mpd__nvp = 1;
 long mpd__slice;
+/* Rounds of the idle spin (each one look for work and ~10 pauses, roughly
+ * 0.1-0.5 us): set by mpd_rt_main from MPD_IDLE_SPIN, see mpd__idle_spin_default. */
+int mpd__idle_spin = 100;
 
 /* Wake-up protocol between VPs.  A VP about to sleep increments nsleep,
  * reads idle_seq, looks for work once more and sleeps on idle_seq.  Whoever
@@ -336,9 +339,9 @@ static mpd_proc *idle_wait(mpd_vp *vp)
     mpd_proc *seen[64] = { 0 };
     if (!mpd__single) {
         atomic_fetch_add(&nspin, 1);
-        /* ~10-50 us: long enough to catch a quick handoff from another VP,
-         * short enough not to burn a shared core */
-        for (int i = 0; i < 100; i++) {
+        /* by default ~10-50 us: long enough to catch a quick handoff from
+         * another VP, short enough not to burn a shared core */
+        for (int i = 0; i < mpd__idle_spin; i++) {
             p = pick_next(vp);
             if (!p && (i & 7) == 7 && vp->sched == &mpd_sched_fifo)
                 p = steal_runnext(vp, seen, mpd__nvp <= 64);   /* ~every 3 us */
