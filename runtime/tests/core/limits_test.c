@@ -148,6 +148,16 @@ int main(void)
     check_env_error("MPD_SCHED", "lottery", "bad MPD_SCHED=\"lottery\": expected fifo, prio or steal");
     check_env_error("MPD_STACK_SIZE", "12", "bad MPD_STACK_SIZE=\"12\"");
     check_env_error("MPD_SLICE", "-3", "bad MPD_SLICE=\"-3\"");
+    check_env_error("MPD_IDLE_SPIN", "-1", "bad MPD_IDLE_SPIN=\"-1\": expected a number from 0 to");
+    check_env_error("MPD_IDLE_SPIN", "often", "bad MPD_IDLE_SPIN=\"often\"");
+    setenv("MPD_PARALLEL", "3", 1);          /* idle VPs that never spin still start and stop */
+    setenv("MPD_IDLE_SPIN", "0", 1);
+    int rc3 = run_child(body_nvp, NULL, 0, &out);
+    CHECK_EQ(rc3, 0);
+    CHECK(strstr(out, "nvp 3\n") != NULL);
+    free(out);
+    unsetenv("MPD_IDLE_SPIN");
+    unsetenv("MPD_PARALLEL");
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
     rc2 = run_child(body_nomem, NULL, 1, &out);
     CHECK_EQ(rc2, 1);
