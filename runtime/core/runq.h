@@ -14,15 +14,21 @@ typedef struct runq {
     char pad[64];
 } runq;
 
-static inline void rq_put(runq *q, mpd_proc *p)
+/* Appends p to the list, the caller holding whatever lock q needs. */
+static inline void rq_link_tail(runq *q, mpd_proc *p)
 {
-    if (!mpd__single) mpd_spin_lock(&q->lk);
     p->link = NULL;
     if (q->tail)
         q->tail->link = p;
     else
         q->head = p;
     q->tail = p;
+}
+
+static inline void rq_put(runq *q, mpd_proc *p)
+{
+    if (!mpd__single) mpd_spin_lock(&q->lk);
+    rq_link_tail(q, p);
     if (!mpd__single) {
         atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) + 1,
                               memory_order_relaxed);

@@ -25,12 +25,7 @@ static void prio_put(void *st, mpd_proc *p)
     lock_if(&q->lk);
     int pr = p->hot.priority;
     if (!q->tail || q->tail->hot.priority >= pr) {   /* common case: append */
-        p->link = NULL;
-        if (q->tail)
-            q->tail->link = p;
-        else
-            q->head = p;
-        q->tail = p;
+        rq_link_tail(q, p);
     } else {
         mpd_proc **pp = &q->head;
         while ((*pp)->hot.priority >= pr)

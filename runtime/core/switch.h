@@ -47,13 +47,7 @@ static inline void fiber_switch(mpd_fiber *from, mpd_fiber *to, int from_dies)
 
 static inline void rq1_put(mpd_proc *p)
 {
-    runq *q = &mpd__fifo_q;
-    p->link = NULL;
-    if (q->tail)
-        q->tail->link = p;
-    else
-        q->head = p;
-    q->tail = p;
+    rq_link_tail(&mpd__fifo_q, p);
 }
 
 /* Put p in this VP's scheduler (the FIFO one without an indirect call). */
