@@ -77,6 +77,15 @@ static void w_link(opcls *c, inwait *w, opq *own)
     w->queued = 1;
 }
 
+/* A waiter record about to be registered: nothing handed over yet. */
+static inline void inwait_start(inwait *w, mpd_in *in)
+{
+    w->got = NULL;
+    w->rescan = 0;
+    w->proc = mpd_self();
+    w->in = in;
+}
+
 static void w_append(opcls *c, inwait *w)
 {
     mpd_op *op = single_op(w->in);
@@ -537,10 +546,7 @@ static mpd_invb *in_wait_plain(const char *F, int L, mpd_in *in, opcls *c)
         return NULL;
     }
     inwait w;
-    w.got = NULL;
-    w.rescan = 0;
-    w.proc = mpd_self();
-    w.in = in;
+    inwait_start(&w, in);
     w_append(c, &w);
     opk_park_waiter(&c->lk, F, L);
     in->arm = w.arm;
@@ -602,10 +608,7 @@ static inline mpd_invb *in_wait_one(const char *F, int L, mpd_in *in, mpd_op *op
         return NULL;
     }
     inwait w;
-    w.got = NULL;
-    w.rescan = 0;
-    w.proc = mpd_self();
-    w.in = in;
+    inwait_start(&w, in);
     w_link(c, &w, q);
     if (mpd_rt_single())
         *sw = opk_park_inline(F, L);
@@ -881,10 +884,7 @@ OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
             }
             /* wait in the op's own list; a V hands over its token (in_token) */
             inwait w;
-            w.got = NULL;
-            w.rescan = 0;
-            w.in = NULL;            /* own-list waiters are never examined */
-            w.proc = mpd_self();
+            inwait_start(&w, NULL);  /* own-list waiters are never examined */
             w_append_own(c, &w, q);
             opk_park_waiter(&c->lk, F, L);
             /* a token; or, if the op became a queue meanwhile, a block */
