@@ -84,13 +84,19 @@ static inline void proc_init(mpd_proc *p, void (*fn)(void *), void *arg, int pri
 static inline void *proc_start_below(mpd_proc *p, size_t x)
 {
     size_t top = p->f.stack_size - x;
-    mpd_ctx_make(&p->f.ctx, p->f.stack_lo, top, mpd__proc_start, p);
+    mpd_ctx_make_fast(&p->f.ctx, p->f.stack_lo, top, mpd__proc_start, p);
 #ifdef MPD_TSAN
     if (!p->f.tsan)
         p->f.tsan = __tsan_create_fiber(0);
 #endif
-    p->seq = take_seq();
     return p->f.stack_lo + top;
+}
+
+/* A new process counts (its creation order, the number alive). */
+static inline void count_new(mpd_proc *p)
+{
+    p->seq = take_seq();
+    mpd__count_procs(1);
 }
 
 mpd_proc *mpd_proc_prepare(void (*fn)(void *), void *arg, const mpd_proc_attr *attr, void **extra)
@@ -128,28 +134,38 @@ mpd_proc *mpd_proc_prepare(void (*fn)(void *), void *arg, const mpd_proc_attr *a
     void *mem = proc_start_below(p, x);
     if (extra)
         *extra = x ? mem : NULL;
-    mpd__count_procs(1);
+    count_new(p);
     return p;
 }
 
-mpd_proc *mpd_proc_spawn(void (*fn)(void *), const char *name, int priority, size_t extra, void **mem)
+/* mpd_proc_spawn's general path (no cached region, too much extra, the
+ * limit reached, not on a VP) and its errors. */
+static __attribute__((noinline)) mpd_proc *spawn_slow(void (*fn)(void *), const char *name, int priority,
+                                                      size_t extra, void **mem)
 {
-    mpd_vp *vp = vp_self();
+    mpd_proc_attr a = MPD_PROC_ATTR_INIT;
+    a.name = name;
+    a.name_static = 1;
+    a.priority = priority;
+    a.detached = 1;
+    a.extra = extra;
+    mpd_proc *p = mpd_proc_prepare(fn, NULL, &a, mem);
+    p->arg = *mem;
+    return p;
+}
+
+/* The spawn of a cached region: default stack, no long name, sanitizer
+ * fiber kept; not counted yet (count_new).  NULL when it does not apply
+ * (then: spawn_slow). */
+__attribute__((always_inline))
+static inline mpd_proc *spawn_cached(mpd_vp *vp, void (*fn)(void *), const char *name, int priority,
+                                     size_t extra, void **mem)
+{
     size_t x = (extra + 15) & ~(size_t)15;
     mpd_proc *p;
     if (__builtin_expect(!vp || !(p = vp->stack_cache) || x > p->f.stack_size / 4 ||
-                         atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) >= mpd__max_procs, 0)) {
-        mpd_proc_attr a = MPD_PROC_ATTR_INIT;   /* the general path, and its errors */
-        a.name = name;
-        a.name_static = 1;
-        a.priority = priority;
-        a.detached = 1;
-        a.extra = extra;
-        p = mpd_proc_prepare(fn, NULL, &a, mem);
-        p->arg = *mem;
-        return p;
-    }
-    /* a cached region: default stack, no long name, sanitizer fiber kept */
+                         atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) >= mpd__max_procs, 0))
+        return NULL;
     vp->stack_cache = p->link;
     vp->stack_cached--;
 #ifdef MPD_ASAN
@@ -158,14 +174,59 @@ mpd_proc *mpd_proc_spawn(void (*fn)(void *), const char *name, int priority, siz
     proc_init(p, fn, NULL, priority, 1);
     p->name_ref = name;
     p->arg = *mem = proc_start_below(p, x);
-    mpd__count_procs(1);
     return p;
+}
+
+mpd_proc *mpd_proc_spawn(void (*fn)(void *), const char *name, int priority, size_t extra, void **mem)
+{
+    mpd_proc *p = spawn_cached(vp_self(), fn, name, priority, extra, mem);
+    if (__builtin_expect(p == NULL, 0))
+        return spawn_slow(fn, name, priority, extra, mem);
+    count_new(p);
+    return p;
+}
+
+void *mpd_proc_spawn_here(void (*fn)(void *), const char *name, size_t extra, mpd_proc **pp, int ready)
+{
+    mpd_vp *vp = vp_self();
+    mpd_proc *self = vp ? (mpd_proc *)(void *)vp->hot.cur : NULL;
+    int prio = self ? self->hot.priority : 0;
+    void *mem;
+    mpd_proc *p = spawn_cached(vp, fn, name, prio, extra, &mem);
+    if (__builtin_expect(p == NULL, 0)) {
+        p = spawn_slow(fn, name, prio, extra, &mem);     /* counted */
+    } else if (mpd__single) {
+        p->seq = atomic_load_explicit(&next_seq, memory_order_relaxed);
+        atomic_store_explicit(&next_seq, p->seq + 1, memory_order_relaxed);
+        atomic_store_explicit(&mpd__nprocs, atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+    } else {
+        count_new(p);
+    }
+    p->hot.udata = mem;
+    if (ready && mpd__single) {
+        /* nothing can run p before the caller's next switch */
+        if (__builtin_expect(mpd__fast1, 1)) {
+            p->state = P_READY;
+            rq_link_tail(&mpd__fifo_q, p);
+        } else {
+            vp_ready(vp, p);
+        }
+        p = NULL;
+    }
+    *pp = p;
+    return mem;
 }
 
 void mpd_proc_set_arg(mpd_proc *p, void *arg) { p->arg = arg; }
 
 void mpd_proc_launch(mpd_proc *p)
 {
+    if (__builtin_expect(mpd__fast1 && !p->run_now, 1)) {
+        p->state = P_READY;
+        rq_link_tail(&mpd__fifo_q, p);
+        return;
+    }
     mpd_vp *vp = vp_self();
     if (p->run_now && vp->hot.cur)
         mpd_unpark_handoff(p);
@@ -177,8 +238,8 @@ void mpd_proc_launch_park(mpd_proc *p, mpd_spinlock *lock)
 {
     mpd_vp *vp = vp_self();
     /* p is what pick_next would find first: go there without the queue */
-    if (mpd__single && vp->sched == &mpd_sched_fifo && vp->hot.cur && !p->run_now &&
-        rq_empty(&mpd__fifo_q) && atomic_load_explicit(&mpd__inbox, memory_order_relaxed) == NULL &&
+    if (mpd__fast1 && vp->hot.cur && !p->run_now && mpd__fifo_q.head == NULL &&
+        atomic_load_explicit(&mpd__inbox, memory_order_relaxed) == NULL &&
         atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) == 0) {
         mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
         self->state = P_BLOCKED;

@@ -11,6 +11,7 @@
 #ifndef MPD_CSW_H
 #define MPD_CSW_H
 #include <stddef.h>
+#include <stdint.h>
 #include <ucontext.h>
 
 typedef void (*mpd_ctx_entry)(void *);
@@ -22,6 +23,20 @@ typedef void (*mpd_ctx_entry)(void *);
 typedef struct { void *sp; void *pc; } mpd_asm_ctx;
 void mpd_csw_asm_jump(mpd_asm_ctx *from, mpd_asm_ctx *to);     /* in csw_asm_x86_64.S */
 void mpd_asm_ctx_make(mpd_asm_ctx *c, void *lo, size_t size, mpd_ctx_entry fn, void *arg);
+void mpd_csw_asm_start(void);
+/* mpd_asm_ctx_make inline: the first switch to c jumps to
+ * mpd_csw_asm_start, which pops the argument and the entry, leaving
+ * rsp = top (16-aligned) for its call. */
+static inline void mpd_asm_ctx_make_inline(mpd_asm_ctx *c, void *lo, size_t size, mpd_ctx_entry fn,
+                                           void *arg)
+{
+    uintptr_t top = ((uintptr_t)lo + size) & ~(uintptr_t)15;
+    uintptr_t *f = (uintptr_t *)(top - 16);
+    f[0] = (uintptr_t)arg;
+    f[1] = (uintptr_t)fn;
+    c->sp = f;
+    c->pc = (void *)mpd_csw_asm_start;
+}
 static inline void mpd_asm_ctx_switch(mpd_asm_ctx *from, mpd_asm_ctx *to)
 { mpd_csw_asm_jump(from, to); }
 
@@ -58,6 +73,18 @@ static inline void mpd_asm_ctx_switch_inline(mpd_asm_ctx *from, mpd_asm_ctx *to)
                        "memory", "cc");
 }
 #define MPD_CSW_HAVE_INLINE 1
+/* Resume `to` and save nothing: for a context that is never resumed (an
+ * exiting process whose stack is already given back). */
+__attribute__((always_inline, noreturn))
+static inline void mpd_asm_ctx_jump_inline(const mpd_asm_ctx *to)
+{
+    __asm__ volatile("movq (%0), %%rsp\n\t"
+                     "jmpq *8(%0)"
+                     :
+                     : "r"(to)
+                     : "memory");
+    __builtin_unreachable();
+}
 #elif defined(__aarch64__)
 #define MPD_CSW_HAVE_ASM 1
 typedef struct { void *sp; } mpd_asm_ctx;
@@ -89,9 +116,15 @@ typedef mpd_fc_ctx mpd_ctx;
 typedef mpd_asm_ctx mpd_ctx;
 #define mpd_ctx_make   mpd_asm_ctx_make
 #define mpd_ctx_switch mpd_asm_ctx_switch
+#if defined(__x86_64__)
+#define mpd_ctx_make_fast mpd_asm_ctx_make_inline
+#endif
 /* mpd_ctx_switch_fast: the inline switch where there is one */
 #if defined(MPD_CSW_HAVE_INLINE) && !defined(MPD_CSW_NO_INLINE)
 #define mpd_ctx_switch_fast mpd_asm_ctx_switch_inline
+/* mpd_ctx_jump_fast(to): resume to, saving nothing (see above) */
+#define MPD_CSW_HAVE_JUMP 1
+#define mpd_ctx_jump_fast mpd_asm_ctx_jump_inline
 #endif
 #else
 #define MPD_CSW_NAME "ucontext"
@@ -101,6 +134,9 @@ typedef mpd_uc_ctx mpd_ctx;
 #endif
 #ifndef mpd_ctx_switch_fast
 #define mpd_ctx_switch_fast mpd_ctx_switch
+#endif
+#ifndef mpd_ctx_make_fast
+#define mpd_ctx_make_fast mpd_ctx_make
 #endif
 
 #endif

@@ -3,7 +3,9 @@
 #include "csw/csw.h"
 
 #ifdef MPD_CSW_HAVE_ASM
+#if !defined(__x86_64__)
 void mpd_csw_asm_start(void);
+#endif
 
 /* x86-64: the first switch to c jumps to mpd_csw_asm_start, which finds
  * the argument and the entry on the stack.  aarch64: the frame matches what
@@ -14,13 +16,8 @@ void mpd_asm_ctx_make(mpd_asm_ctx *c, void *lo, size_t size, mpd_ctx_entry fn, v
 {
     uintptr_t top = ((uintptr_t)lo + size) & ~(uintptr_t)15;
 #if defined(__x86_64__)
-    /* mpd_csw_asm_start pops the argument and the entry, leaving
-     * rsp = top (16-aligned) for its call */
-    uintptr_t *f = (uintptr_t *)(top - 16);
-    f[0] = (uintptr_t)arg;
-    f[1] = (uintptr_t)fn;
-    c->sp = f;
-    c->pc = (void *)mpd_csw_asm_start;
+    (void)top;
+    mpd_asm_ctx_make_inline(c, lo, size, fn, arg);
 #elif defined(__aarch64__)
     uintptr_t *f = (uintptr_t *)(top - 160);
     for (int i = 0; i < 20; i++)

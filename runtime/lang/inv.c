@@ -187,12 +187,31 @@ static void proc_entry(void *arg)
     inv_complete(ib);
 }
 
-/* The process of proc_prep: its block is its own memory. */
+/* The process of proc_prep: its block is its own memory.  A call whose
+ * invoker is parked for it (one VP) is answered on the way out: the
+ * process ends handing the VP to the invoker. */
 static void proc_run(void *arg)
 {
     opk_proc *o = arg;
-    if (opk_proc_alive(o))
-        proc_entry(o + 1);
+    if (!opk_proc_alive(o))
+        return;
+    mpd_invb *ib = (mpd_invb *)(o + 1);
+    mpd_op *op = ib->op;
+    op->fn(op->owner, ib);
+    uint8_t f = ib->flags;
+    if ((f & MPD_INVF_ANSWERED) || !(ib->co || ib->done || ib->orig))
+        return;                     /* nobody to tell; the block goes with us */
+    if ((f & MPD_INVF_PARKER) && !ib->co && mpd_rt_single()) {
+        ib->flags |= MPD_INVF_ANSWERED;
+        mpd_invb *orig = ib->orig;  /* results: as inv_answer */
+        if (orig) {
+            uint32_t n = ib->size < orig->size ? ib->size : orig->size;
+            if (n > sizeof(mpd_invb))
+                copy_words(orig + 1, ib + 1, n - sizeof(mpd_invb));
+        }
+        opk_exit_to(((opk_parker *)ib->done)->p);
+    }
+    inv_answer(ib);
 }
 
 /* Start a process servicing heap block h (its invoker ties already set). */
@@ -205,16 +224,18 @@ static void proc_spawn(mpd_op *op, mpd_invb *h)
 /* Blocks up to this size travel in the new process's own memory. */
 #define INPROC_MAX 1024
 
-/* Make (not start) a process for proc op servicing a copy of ib that lives
- * in the process's own memory: no block to allocate or free.  The caller
- * ties the copy to its invoker, then launches *pp.  NULL when ib is too big
- * (then: inv_copy and proc_spawn). */
-static mpd_invb *proc_prep(mpd_op *op, const mpd_invb *ib, mpd_proc **pp)
+/* Make a process for proc op servicing a copy of ib that lives in the
+ * process's own memory: no block to allocate or free.  The caller ties the
+ * copy to its invoker, then launches *pp (NULL: ready already, see
+ * opk_spawn_proc).  NULL when ib is too big (then: inv_copy and
+ * proc_spawn). */
+__attribute__((always_inline))
+static inline mpd_invb *proc_prep(mpd_op *op, const mpd_invb *ib, mpd_proc **pp, int ready)
 {
     uint32_t size = ib->size < sizeof(mpd_invb) ? (uint32_t)sizeof(mpd_invb) : ib->size;
     if (size > INPROC_MAX)
         return NULL;
-    mpd_invb *c = opk_spawn_proc(proc_run, op->name, op->owner, size, pp);
+    mpd_invb *c = opk_spawn_proc(proc_run, op->name, op->owner, size, pp, ready);
     c->size = size;
     c->kind = ib->kind;
     c->state = INV_NEW;
@@ -238,27 +259,30 @@ static mpd_invb *proc_prep(mpd_op *op, const mpd_invb *ib, mpd_proc **pp)
 /* send op() of a proc without parameters (V on it). */
 void inv_send_none(const char *F, int L, mpd_op *op)
 {
-    static const mpd_invb none = { .size = sizeof(mpd_invb), .kind = MPD_INV_SEND };
-    mpd_proc *p;
     if (op_kind(op) != MPD_OPK_PROC) {
-        mpd_invb ib = none;
+        mpd_invb ib = { .size = sizeof(mpd_invb), .kind = MPD_INV_SEND };
         mpd_send_op(F, L, op, &ib);
         return;
     }
-    mpd_invb *c = proc_prep(op, &none, &p);
+    static const mpd_invb none = { .size = sizeof(mpd_invb), .kind = MPD_INV_SEND };
+    mpd_proc *p;
+    mpd_invb *c = proc_prep(op, &none, &p, 1);
     c->file = F;
     c->line = L;
-    mpd_proc_launch(p);
+    if (p)
+        mpd_proc_launch(p);
 }
 
 /* send to a proc: a process with its own copy of ib, nobody to answer. */
 static void proc_send(mpd_op *op, const mpd_invb *ib)
 {
     mpd_proc *p;
-    if (proc_prep(op, ib, &p))
-        mpd_proc_launch(p);
-    else
+    if (proc_prep(op, ib, &p, 1)) {
+        if (p)
+            mpd_proc_launch(p);
+    } else {
         proc_spawn(op, inv_copy(ib));
+    }
 }
 
 /* Route a runtime-owned block h whose answer goes to h->done/orig/co:
@@ -312,7 +336,7 @@ OPK_BODY opk_sret mpd__call_op_body(const char *F, int L, mpd_op *op, mpd_invb *
             pk.p = mpd_self();
             opk_lock_init(&pk.lk);
             mpd_proc *p = NULL;
-            mpd_invb *h = proc_prep(op, ib, &p);
+            mpd_invb *h = proc_prep(op, ib, &p, 0);
             if (!h)
                 h = inv_copy(ib);
             h->orig = ib;

@@ -74,19 +74,19 @@ static inline void opk__proc_init(mpd_proc *p, opk_proc *o, void (*fn)(void *), 
 
 /* opk_spawn_prep's fast case, for procs: a process of res named by a
  * literal, with `extra` bytes of its own memory (returned, for the caller
- * to fill before mpd_proc_launch(*pp)).  It runs run(o) (o + 1 is that
- * memory), which must begin with opk_proc_alive(o) (and do nothing if it
- * is 0). */
+ * to fill).  ready: with one VP it is made ready at once (*pp = NULL), the
+ * caller filling the memory before it blocks; else the caller starts it
+ * with mpd_proc_launch(*pp).  It runs run(o) (o + 1 is that memory), which
+ * must begin with opk_proc_alive(o) (and do nothing if it is 0). */
+__attribute__((always_inline))
 static inline void *opk_spawn_proc(void (*run)(void *), const char *name, mpd_res *res,
-                                   size_t extra, mpd_proc **pp)
+                                   size_t extra, mpd_proc **pp, int ready)
 {
-    mpd_proc *self = mpd_self();
-    void *mem;
-    mpd_proc *p = mpd_proc_spawn(run, name, self ? mpd_proc_priority(self) : 0,
-                                 sizeof(opk_proc) + extra, &mem);
-    opk_proc *o = (opk_proc *)mem;
-    opk__proc_init(p, o, NULL, NULL, res);
-    *pp = p;
+    opk_proc *o = mpd_proc_spawn_here(run, name, sizeof(opk_proc) + extra, pp, ready);
+    o->res = res;               /* fn and arg: unused (run is not opk__spawn_entry) */
+    o->home = res;
+    o->is_body = 0;
+    o->own_mem = 0;
     return o + 1;
 }
 extern int opk__any_killed;
@@ -106,6 +106,9 @@ mpd_res *opk_swap_res(mpd_res *r);
 
 /* End the calling process. */
 _Noreturn void opk_exit(void);
+/* End the calling process (one of opk_spawn_proc's: nothing to clean up)
+ * and make p, parked, ready: p runs next when nothing else is ready. */
+static inline _Noreturn void opk_exit_to(mpd_proc *p) { mpd_proc_exit_to(p); }
 
 /* Retire the processes of destroyed instance r, those spawned later by its
  * still-running ones included: they end the next time they would block or

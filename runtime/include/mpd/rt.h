@@ -153,8 +153,19 @@ void mpd_proc_set_arg(mpd_proc *p, void *arg);
  * creator (*mem); fn gets *mem as its argument.  Start it with
  * mpd_proc_launch. */
 mpd_proc *mpd_proc_spawn(void (*fn)(void *), const char *name, int priority, size_t extra, void **mem);
+/* mpd_proc_spawn for the running process (or, outside one, priority 0):
+ * the new process gets the caller's priority, its udata is the returned
+ * memory (the `extra` bytes), and *pp is the process.  ready: make it ready
+ * at once when nothing can run it before the caller's next switch (one VP:
+ * the caller must fill the memory before it blocks or yields); then *pp is
+ * NULL, else the caller launches *pp. */
+void *mpd_proc_spawn_here(void (*fn)(void *), const char *name, size_t extra, mpd_proc **pp, int ready);
 /* Ends the calling process; result is what mpd_proc_join() returns. */
 _Noreturn void mpd_proc_exit(void *result);
+/* mpd_unpark(p), then mpd_proc_exit(NULL), in one step: when p is what
+ * this VP would run next anyway the caller's end switches straight to it.
+ * For a process that answers its parked creator and ends. */
+_Noreturn void mpd_proc_exit_to(mpd_proc *p);
 /* Lets other ready processes run; returns at once if there are none. */
 void mpd_yield(void);
 /* Waits for a joinable process to end, stores its result (if result is not
