@@ -336,7 +336,14 @@ OPK_BODY opk_sret mpd__call_op_body(const char *F, int L, mpd_op *op, mpd_invb *
             pk.p = mpd_self();
             opk_lock_init(&pk.lk);
             mpd_proc *p = NULL;
-            mpd_invb *h = proc_prep(op, ib, &p, 0);
+            int one = mpd_rt_single();
+            mpd_invb *h = proc_prep(op, ib, &p, one);
+            if (h && one) {     /* one VP: p is ready already; park as a receive does */
+                h->orig = ib;
+                h->done = &pk;
+                h->flags |= MPD_INVF_PARKER;
+                return OPK_SRET(NULL, opk_park_inline(F, L));
+            }
             if (!h)
                 h = inv_copy(ib);
             h->orig = ib;
