@@ -224,5 +224,29 @@ int main(void) {
     CHECK(strncmp(buf, "# lock probe\n", 13) == 0);
     CHECK_EQ_L(strcmp(mpd_alock_name(l), "probe"), 0);
     mpd_alock_destroy(l);
+
+    /* samples that see nothing new decay the averages as if one at a time (0.875 each):
+     * the default policy gets them in batches, a policy of one's own at every sample */
+    mpd_alock_attr_init(&a, MPD_ALOCK_ADAPTIVE);
+    a.sample_every = 1;
+    l = mpd_alock_create(&a);
+    l->avg_waiting = 0.2; l->avg_wait_ns = 1000; l->spin_fail = 0.1;
+    for (int i = 0; i < 16; i++) { mpd_alock_lock(l); mpd_alock_unlock(l); }
+    double d16 = 1;
+    for (int i = 0; i < 16; i++) d16 *= 0.875;
+    CHECK(l->avg_wait_ns > 1000 * d16 - 1e-6 && l->avg_wait_ns < 1000 * d16 + 1e-6);
+    CHECK(l->spin_fail > 0.1 * d16 - 1e-9 && l->spin_fail < 0.1 * d16 + 1e-9);
+    CHECK(l->avg_waiting > 0.2 * d16 - 1e-9 && l->avg_waiting < 0.2 * d16 + 1e-9);
+    for (int i = 0; i < 200; i++) { mpd_alock_lock(l); mpd_alock_unlock(l); }
+    CHECK(l->avg_waiting == 0 && l->avg_wait_ns == 0 && l->spin_fail == 0);   /* settled: quiet again */
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
+    CHECK_EQ_L(mpd_alock_set_policy(l, NULL, counting_policy, NULL), 0);
+    l->avg_wait_ns = 1000;
+    policy_calls = 0;
+    for (int i = 0; i < 3; i++) { mpd_alock_lock(l); mpd_alock_unlock(l); }
+    CHECK_EQ_L(policy_calls, 3);
+    CHECK(l->avg_wait_ns > 1000 * 0.875 * 0.875 * 0.875 - 1e-6 && l->avg_wait_ns < 1000 * 0.875 * 0.875 * 0.875 + 1e-6);
+    mpd_alock_destroy(l);
     CHECK_DONE();
 }
