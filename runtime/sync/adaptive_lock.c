@@ -130,9 +130,9 @@ static inline int holder_off_cpu(mpd_alock_t *l) {
  * the VP up instead (a pure spin lock for as long as it waits; any other
  * waiting policy twice, then it goes on to block, as the holder may be
  * blocked itself).  A bounded spin also stops as soon as it sees the holder
- * off-CPU (*off is set).  Returns 1 with the lock held. */
-static int spin_phase(mpd_alock_t *l, const mpd_alock_backend_t *b, int *off) {
-    long start = mpd_alock__now_ns();
+ * off-CPU (*off is set).  start: the clock when the spin began.  Returns 1
+ * with the lock held. */
+static int spin_phase(mpd_alock_t *l, const mpd_alock_backend_t *b, long start, int *off) {
     int yields_to_holder = 0;
     for (unsigned i = 1;; i++) {
         if (try_take(l)) return 1;
@@ -251,7 +251,7 @@ void mpd_alock__lock_slow(mpd_alock_t *l, int prio) {
     atomic_fetch_add(&l->waiting, 1);
     atomic_fetch_add_explicit(&l->st_contended, 1, memory_order_relaxed);
     for (int round = 0;; round++) {
-        if (spin_phase(l, b, &off)) {
+        if (spin_phase(l, b, round == 0 ? t0 : mpd_alock__now_ns(), &off)) {
             atomic_fetch_add_explicit(&l->st_spin_acq, 1, memory_order_relaxed);
             spun = round == 0;
             break;
