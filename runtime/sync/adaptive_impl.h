@@ -42,6 +42,7 @@ struct mpd_alock {
     double spin_fail;                 /* EWMA 0..1: contended waits a spin would not have won */
     unsigned long contended_seen;     /* st_contended at the last sample (holder only) */
     int idle_samples;                 /* samples that saw nothing new, their decay not yet applied */
+    int warm;                         /* avg_waiting, avg_wait_ns or spin_fail not 0 (holder only) */
     mpd_alock_policy_fn _Atomic policy;
     void *_Atomic policy_arg;
     atomic_ulong st_contended, st_spin_acq, st_blocks, st_timeouts, st_samples, st_adapt;

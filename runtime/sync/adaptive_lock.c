@@ -275,6 +275,7 @@ void mpd_alock__lock_slow(mpd_alock_t *l, int prio) {
     l->avg_wait_ns += (w - l->avg_wait_ns) * 0.125;
     l->spin_fail += ((double)failed - l->spin_fail) * 0.125;
     if (spun) l->avg_spin_ns += (w - l->avg_spin_ns) * 0.125;
+    l->warm = 1;        /* the monitor's next sample is not quiet (it may already have seen st_contended) */
 }
 
 void mpd_alock_lock(mpd_alock_t *l) {

@@ -230,7 +230,7 @@ int main(void) {
     mpd_alock_attr_init(&a, MPD_ALOCK_ADAPTIVE);
     a.sample_every = 1;
     l = mpd_alock_create(&a);
-    l->avg_waiting = 0.2; l->avg_wait_ns = 1000; l->spin_fail = 0.1;
+    l->avg_waiting = 0.2; l->avg_wait_ns = 1000; l->spin_fail = 0.1; l->warm = 1;
     for (int i = 0; i < 16; i++) { mpd_alock_lock(l); mpd_alock_unlock(l); }
     double d16 = 1;
     for (int i = 0; i < 16; i++) d16 *= 0.875;
@@ -242,7 +242,7 @@ int main(void) {
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
     CHECK_EQ_L(mpd_alock_set_policy(l, NULL, counting_policy, NULL), 0);
-    l->avg_wait_ns = 1000;
+    l->avg_wait_ns = 1000; l->warm = 1;
     policy_calls = 0;
     for (int i = 0; i < 3; i++) { mpd_alock_lock(l); mpd_alock_unlock(l); }
     CHECK_EQ_L(policy_calls, 3);
