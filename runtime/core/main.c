@@ -102,7 +102,7 @@ int mpd_vp_set_sched(int vp, const mpd_sched_ops *ops)
         ops->put(st, p);
     v->sched = ops;
     v->sched_st = st;
-    mpd__fast1 = ops == &mpd_sched_fifo;
+    fast1_set(ops == &mpd_sched_fifo);
     return 0;
 }
 
@@ -197,7 +197,7 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
         vp->sched_st = vp->sched->init(i, n);
         mpd__vps[i] = vp;
     }
-    mpd__fast1 = n == 1 && mpd__vps[0]->sched == &mpd_sched_fifo;
+    fast1_set(n == 1 && mpd__vps[0]->sched == &mpd_sched_fifo);
     started = 1;
     mpd__signals_install();
     mpd_vp *vp0 = mpd__vps[0];

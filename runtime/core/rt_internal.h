@@ -16,8 +16,10 @@
 #ifndef MPD_RT_INTERNAL_H
 #define MPD_RT_INTERNAL_H
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "mpd/rt.h"
+#include "mpd/ops.h"      /* mpd/handoff.h: the fields it mirrors */
 #include "csw/csw.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -57,18 +59,18 @@ struct mpd_vp;
 
 struct mpd_proc {
     struct mpd__proc_hot hot;   /* must be first: inline accessors use it */
-    mpd_fiber f;
     mpd_proc *link;             /* run queue (schedulers) */
+    int state;                  /* P_*: written only by whoever owns p (the
+                                   VP running it, or the one that readies
+                                   it); for diagnostics, never read across
+                                   VPs while p may run */
+    mpd_fiber f;                /* hot, link, state, f.ctx: mpd/handoff.h */
     mpd_proc *wlink;            /* wait queue: separate, since a timed-out
                                    waiter is ready before it leaves its queue */
     mpd_proc *reg_next, *reg_prev;  /* every mapped region (stack.c) */
     void (*fn)(void *);
     void *arg;
     void *result;
-    int state;                  /* P_*: written only by whoever owns p (the
-                                   VP running it, or the one that readies
-                                   it); for diagnostics, never read across
-                                   VPs while p may run */
     /* join/detach: under lock (when several VPs) */
     int done;                   /* p exited and is off its stack */
     int detached;
@@ -99,6 +101,8 @@ enum { PS_NONE, PS_UNLOCK, PS_READY, PS_EXIT, PS_IO, PS_TIMED };
 
 typedef struct mpd_vp {
     struct mpd__vp_hot hot;     /* must be first */
+    int post_kind;              /* PS_*: what the next context must do
+                                   (hot and post_kind: mpd/handoff.h) */
     int index;
     /* Several VPs, FIFO scheduler: a process just woken by this VP's running
      * process runs next here (like Go's runnext), so a handoff stays on one
@@ -107,7 +111,6 @@ typedef struct mpd_vp {
     mpd_fiber loop;             /* the VP's scheduler loop on the thread stack */
     const mpd_sched_ops *sched;
     void *sched_st;
-    int post_kind;
     mpd_proc *post_proc;
     mpd_spinlock *post_lock;
     mpd_proc *stack_cache;      /* free default-size regions */
@@ -125,6 +128,27 @@ extern int mpd__idle_spin;          /* rounds an idle VP spins before it sleeps 
  * this VP's thread touches the ready queue, and the hot paths of
  * core/switch.h use it with plain loads and stores. */
 extern int mpd__fast1;
+/* fast1, and the generated code's inline semaphore handoff may switch
+ * (mpd/handoff.h): inline asm contexts and no sanitizer. */
+extern int mpd__hand1;
+#if defined(MPD__HANDOFF_INLINE) && defined(MPD_CSW_HAVE_INLINE) && defined(MPD_CSW_asm) && \
+    !defined(MPD_CSW_NO_INLINE) && !defined(MPD_ASAN) && !defined(MPD_TSAN)
+#define MPD_RT_HAND1 1
+_Static_assert(offsetof(struct mpd_proc, link) == offsetof(struct mpd__proc_h1, link), "handoff.h");
+_Static_assert(offsetof(struct mpd_proc, state) == offsetof(struct mpd__proc_h1, state), "handoff.h");
+_Static_assert(offsetof(struct mpd_proc, f.ctx) == offsetof(struct mpd__proc_h1, ctx) &&
+               sizeof(mpd_ctx) == sizeof(void *[2]), "handoff.h");
+_Static_assert(offsetof(mpd_vp, post_kind) == offsetof(struct mpd__vp_h1, post_kind), "handoff.h");
+_Static_assert((int)P_READY == (int)MPD__PS_READY && (int)P_RUNNING == (int)MPD__PS_RUNNING &&
+               (int)P_BLOCKED == (int)MPD__PS_BLOCKED && PS_NONE == 0, "handoff.h");
+#else
+#define MPD_RT_HAND1 0
+#endif
+static inline void fast1_set(int on)
+{
+    mpd__fast1 = on;
+    mpd__hand1 = on && MPD_RT_HAND1;
+}
 extern size_t mpd__stack_default;
 extern long mpd__max_procs;
 extern int64_t mpd__start_ns;

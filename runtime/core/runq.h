@@ -14,6 +14,11 @@ typedef struct runq {
     char pad[64];
 } runq;
 
+#if MPD_RT_HAND1
+_Static_assert(offsetof(runq, head) == offsetof(struct mpd__runq_h1, head) &&
+               offsetof(runq, tail) == offsetof(struct mpd__runq_h1, tail), "handoff.h");
+#endif
+
 /* Appends p to the list, the caller holding whatever lock q needs. */
 static inline void rq_link_tail(runq *q, mpd_proc *p)
 {

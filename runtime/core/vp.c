@@ -17,6 +17,7 @@ _Thread_local struct mpd__vp_hot *mpd__tls_vp;
 _Thread_local long mpd__tls_slice;
 int mpd__single = 1;
 int mpd__fast1;
+int mpd__hand1;
 mpd_vp **mpd__vps;
 int mpd__nvp = 1;
 long mpd__slice;
@@ -149,6 +150,8 @@ void mpd__post_switch_slow(mpd_vp *vp, int k)
 }
 
 void mpd__post_switch(mpd_vp *vp) { post_switch(vp); }
+/* mpd/handoff.h: a process resumed in generated code found a post action. */
+void mpd__post_switch_h1(void) { post_switch(vp_self()); }
 
 mpd_proc *mpd__pick_next_slow(mpd_vp *vp)
 {

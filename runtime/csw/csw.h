@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <ucontext.h>
+#include "mpd/ctxjump.h"
 
 typedef void (*mpd_ctx_entry)(void *);
 
@@ -40,37 +41,11 @@ static inline void mpd_asm_ctx_make_inline(mpd_asm_ctx *c, void *lo, size_t size
 static inline void mpd_asm_ctx_switch(mpd_asm_ctx *from, mpd_asm_ctx *to)
 { mpd_csw_asm_jump(from, to); }
 
-/* The same switch inline, without a call: it saves rbp and the address of
- * its label 1 in *from and jumps to to->pc; the resumed side lands on its
- * own label.  Every other register is declared clobbered, so the compiler
- * saves only what is live across the switch.  With no call there is no
- * return to mispredict, and the indirect jmp is predicted from its own
- * address and the branch history.  It steps over the caller's red zone
- * before pushing.  Contexts saved by mpd_csw_asm_jump resume through it. */
+/* The same switch inline, without a call (mpd/ctxjump.h). */
 __attribute__((always_inline))
 static inline void mpd_asm_ctx_switch_inline(mpd_asm_ctx *from, mpd_asm_ctx *to)
 {
-    __asm__ volatile("leaq -128(%%rsp), %%rsp\n\t"
-                     "pushq %%rbp\n\t"
-                     "leaq 1f(%%rip), %%rax\n\t"
-                     "movq %%rsp, (%%rdi)\n\t"
-                     "movq %%rax, 8(%%rdi)\n\t"
-                     "movq (%%rsi), %%rsp\n\t"
-                     "jmpq *8(%%rsi)\n"
-                     "1:\n\t"
-                     "popq %%rbp\n\t"
-                     "leaq 128(%%rsp), %%rsp"
-                     : "+D"(from), "+S"(to)
-                     :
-                     : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
-                       "r15", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
-                       "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
-#ifdef __AVX512F__
-                       "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",
-                       "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31",
-                       "k1", "k2", "k3", "k4", "k5", "k6", "k7",
-#endif
-                       "memory", "cc");
+    mpd__ctx_jump_inline(from, to);
 }
 #define MPD_CSW_HAVE_INLINE 1
 /* Resume `to` and save nothing: for a context that is never resumed (an

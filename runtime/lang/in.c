@@ -222,7 +222,7 @@ static mpd_invb *token_block(void)
 }
 
 /* What receive/P of a semaphore token returns: nothing to answer or free. */
-mpd_invb in_semblk = { sizeof(mpd_invb), MPD_INV_SEND, INV_TAKEN, 0, MPD_INVF_ANSWERED,
+mpd_invb mpd__semblk = { sizeof(mpd_invb), MPD_INV_SEND, INV_TAKEN, 0, MPD_INVF_ANSWERED,
                        0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, 0 };
 
 void in_token(mpd_op *op)
@@ -240,13 +240,13 @@ void in_token(mpd_op *op)
     if (w && !c->wfirst) {              /* the common case: a P waits */
         mpd_proc *p = w->proc;
         w_unlink(c, w);
-        w->got = &in_semblk;
+        w->got = &mpd__semblk;
         w->arm = w->k = 0;
         opk_release(&c->lk);
         mpd_unpark(p);
         return;
     }
-    if (!(c->wfirst || q->wfirst) || !handoff(c, op, &in_semblk, 0, &wl)) {
+    if (!(c->wfirst || q->wfirst) || !handoff(c, op, &mpd__semblk, 0, &wl)) {
         __atomic_store_n(&q->count, q->count + 1, __ATOMIC_RELAXED);
         c->gen++;
     }
@@ -528,7 +528,7 @@ static mpd_invb *in_wait_plain(const char *F, int L, mpd_in *in, opcls *c)
             __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
             opk_release(&c->lk);
             in->arm = in->k = 0;
-            return &in_semblk;
+            return &mpd__semblk;
         }
     }
     mpd_invb *ib = plain_heads(in, &arm, &k);
@@ -591,7 +591,7 @@ static inline mpd_invb *in_wait_one(const char *F, int L, mpd_in *in, mpd_op *op
     if (op_counted(op) && q->count) {   /* P: take a token */
         __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
         opk_release(&c->lk);
-        return &in_semblk;
+        return &mpd__semblk;
     }
     mpd_invb *ib = q->head;
     if (ib && !ib->pins) {
@@ -791,7 +791,7 @@ mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
         if (op_counted(op) && q->count) {
             __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
             opk_release(&c->lk);
-            return &in_semblk;
+            return &mpd__semblk;
         }
         mpd_invb *ib = q->head;
         if (ib && !ib->pins) {
@@ -869,7 +869,7 @@ OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
         w.proc = opk_self_on(&vp);
         w_link(q->cls, &w, q);
         int sw = opk_park_self(vp, w.proc, F, L);
-        if (__builtin_expect(w.got != &in_semblk, 0))   /* the op became a queue meanwhile */
+        if (__builtin_expect(w.got != &mpd__semblk, 0))   /* the op became a queue meanwhile */
             mpd_in_done(w.got);
         return OPK_SRET(NULL, sw);
     }
@@ -888,7 +888,7 @@ OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
             w_append_own(c, &w, q);
             opk_park_waiter(&c->lk, F, L);
             /* a token; or, if the op became a queue meanwhile, a block */
-            if (w.got != &in_semblk)
+            if (w.got != &mpd__semblk)
                 mpd_in_done(w.got);
             return OPK_SRET(NULL, 0);
         }
@@ -923,7 +923,7 @@ void mpd__op_V_slow(const char *F, int L, mpd_op *op)
         else
             q->wlast = NULL;
         w->queued = 0;
-        w->got = &in_semblk;
+        w->got = &mpd__semblk;
         w->arm = w->k = 0;
         q->cls->seq++;
         opk_wake(w->proc);

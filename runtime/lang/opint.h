@@ -134,6 +134,31 @@ struct inwait {
     opq      *own;          /* the op list it waits in, or NULL   */
 };
 
+#ifdef MPD__HANDOFF_INLINE
+/* mpd/handoff.h mirrors these three for the inline semaphore handoff. */
+#define OPINT_SAME(a, f, b) (offsetof(a, f) == offsetof(b, f))
+_Static_assert(sizeof(inwait) == sizeof(struct mpd__inwait_h1) &&
+               OPINT_SAME(inwait, next, struct mpd__inwait_h1) &&
+               OPINT_SAME(inwait, prev, struct mpd__inwait_h1) &&
+               OPINT_SAME(inwait, proc, struct mpd__inwait_h1) &&
+               OPINT_SAME(inwait, got, struct mpd__inwait_h1) &&
+               OPINT_SAME(inwait, arm, struct mpd__inwait_h1) &&
+               OPINT_SAME(inwait, k, struct mpd__inwait_h1) &&
+               OPINT_SAME(inwait, queued, struct mpd__inwait_h1) &&
+               OPINT_SAME(inwait, ticket, struct mpd__inwait_h1) &&
+               OPINT_SAME(inwait, own, struct mpd__inwait_h1), "handoff.h: inwait");
+_Static_assert(OPINT_SAME(opq, count, struct mpd__opq_h1) &&
+               OPINT_SAME(opq, wfirst, struct mpd__opq_h1) &&
+               OPINT_SAME(opq, wlast, struct mpd__opq_h1) &&
+               OPINT_SAME(opq, cls, struct mpd__opq_h1), "handoff.h: opq");
+_Static_assert(OPINT_SAME(opcls, fwd, struct mpd__opcls_h1) &&
+               OPINT_SAME(opcls, seq, struct mpd__opcls_h1) &&
+               OPINT_SAME(opcls, wfirst, struct mpd__opcls_h1) &&
+               OPINT_SAME(opcls, wlast, struct mpd__opcls_h1) &&
+               OPINT_SAME(opcls, ticket, struct mpd__opcls_h1), "handoff.h: opcls");
+#undef OPINT_SAME
+#endif
+
 /* Runtime state of an object (res->rt). */
 typedef struct resrt {
     uint32_t  slot, gen;
@@ -191,7 +216,7 @@ opcls    *in_arrive_call(mpd_op *op, mpd_invb *ib);  /* a call: the invoker park
 void      in_token(mpd_op *op);                 /* V on a counted op */
 void      in_uncount_op(mpd_op *op);            /* make it a real queue */
 void      in_answer_barrier(mpd_op *op);        /* see MPD_INVF_PARKED */
-extern mpd_invb in_semblk;                      /* what P/receive of a token gives */
+extern mpd_invb mpd__semblk;                    /* what P/receive of a token gives */
 void      in_purge(mpd_op *op);
 
 /* opcore.c: park the caller (registered as a waiter under c->lk, which is

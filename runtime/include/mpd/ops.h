@@ -49,6 +49,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "rt.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -560,12 +561,16 @@ struct mpd__opq_hot {
 void mpd__op_P_slow(const char *F, int L, mpd_op *op);
 void mpd__op_V_slow(const char *F, int L, mpd_op *op);
 
+#include "handoff.h"   /* the one-VP P/V handoff, inline */
+
 /* One flag test: the program's VP count is fixed before any op exists. */
 static inline int mpd__op_is_sem(const mpd_op *op)
 {
     return __atomic_load_n(&op->flags, __ATOMIC_RELAXED) & MPD__OPF_SEM1;
 }
 
+/* always inline: the handoff must switch in the caller's own frame */
+__attribute__((always_inline))
 static inline void mpd_op_P(const char *F, int L, mpd_op *op)
 {
     if (__builtin_expect(mpd__op_is_sem(op), 1)) {
@@ -574,10 +579,15 @@ static inline void mpd_op_P(const char *F, int L, mpd_op *op)
             q->count--;
             return;
         }
+#ifdef MPD__HANDOFF_INLINE
+        if (__builtin_expect(mpd__p_handoff(F, L, (struct mpd__opq_h1 *)(void *)q), 1))
+            return;
+#endif
     }
     mpd__op_P_slow(F, L, op);
 }
 
+__attribute__((always_inline))
 static inline void mpd_op_V(const char *F, int L, mpd_op *op)
 {
     if (__builtin_expect(mpd__op_is_sem(op), 1)) {
@@ -586,6 +596,10 @@ static inline void mpd_op_V(const char *F, int L, mpd_op *op)
             q->count++;
             return;
         }
+#ifdef MPD__HANDOFF_INLINE
+        if (__builtin_expect(mpd__v_handoff((struct mpd__opq_h1 *)(void *)q), 1))
+            return;
+#endif
     }
     mpd__op_V_slow(F, L, op);
 }

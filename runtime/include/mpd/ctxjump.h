@@ -1,0 +1,41 @@
+/* mpd/ctxjump.h: the inline x86-64 context switch, shared by the runtime's
+ * own switches (csw/csw.h) and the inline semaphore handoff of generated
+ * code (mpd/handoff.h).  A context is {sp, pc}.  Internal. */
+#ifndef MPD_CTXJUMP_H
+#define MPD_CTXJUMP_H
+#if defined(__x86_64__)
+/* Switch from context `from` to context `to`, each {sp, pc}: save rbp and
+ * the address of label 1 in *from and jump to to->pc; the resumed side
+ * lands on its own label.  Every other register is declared clobbered, so
+ * the compiler saves only what is live across the switch.  It steps over
+ * the caller's red zone before pushing.  With no call there is no return
+ * to mispredict, and the indirect jmp is predicted from its own address and
+ * the branch history.  Contexts saved by mpd_csw_asm_jump resume through it. */
+__attribute__((always_inline))
+static inline void mpd__ctx_jump_inline(void *from, void *to)
+{
+    __asm__ volatile("leaq -128(%%rsp), %%rsp\n\t"
+                     "pushq %%rbp\n\t"
+                     "leaq 1f(%%rip), %%rax\n\t"
+                     "movq %%rsp, (%%rdi)\n\t"
+                     "movq %%rax, 8(%%rdi)\n\t"
+                     "movq (%%rsi), %%rsp\n\t"
+                     "jmpq *8(%%rsi)\n"
+                     "1:\n\t"
+                     "popq %%rbp\n\t"
+                     "leaq 128(%%rsp), %%rsp"
+                     : "+D"(from), "+S"(to)
+                     :
+                     : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
+                       "r15", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+                       "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
+#ifdef __AVX512F__
+                       "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",
+                       "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31",
+                       "k1", "k2", "k3", "k4", "k5", "k6", "k7",
+#endif
+                       "memory", "cc");
+}
+
+#endif
+#endif

@@ -1,0 +1,175 @@
+/* mpd/handoff.h: the one-VP semaphore handoff, inline in generated code.
+ *
+ * A P that finds no token and a V that finds a waiter are, with one VP and
+ * the FIFO scheduler, a few dozen loads and stores and one switch.  Done
+ * out of line they cost three times that: a call, a body saving every
+ * callee-saved register around the switch, a return trampoline.  Inline,
+ * the switch sits in the process's own code, the compiler saves only what
+ * is live across it, and no call or return is involved on either side.
+ *
+ * To stay inline this header mirrors the few runtime fields it touches
+ * (the runtime static-asserts every offset: core/rt_internal.h,
+ * lang/opint.h): a process's run-queue link, state and saved context, the
+ * VP's post-switch action, the ready queue, and the op queue, class and
+ * waiter records of lang/in.c.  Anything unusual -- several VPs, another
+ * scheduler, a remote wakeup or timer pending, no ready process, a merged
+ * class, class-wide waiters, a sanitizer build -- returns 0 and the caller
+ * takes the out-of-line path (lang/in.c), which handles everything.
+ * Internal to the runtime and the compiler's output: not a public API. */
+#ifndef MPD_HANDOFF_H
+#define MPD_HANDOFF_H
+
+#if defined(__x86_64__) && !defined(MPD_NO_INLINE_HANDOFF) && !defined(MPD_NO_TLS_ASM) && \
+    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if defined(__has_feature)
+#if !__has_feature(address_sanitizer) && !__has_feature(thread_sanitizer)
+#define MPD__HANDOFF_INLINE 1
+#endif
+#else
+#define MPD__HANDOFF_INLINE 1
+#endif
+#endif
+
+#ifdef MPD__HANDOFF_INLINE
+#include "ctxjump.h"
+
+/* The start of a process (core: struct mpd_proc). */
+struct mpd__proc_h1 {
+    struct mpd__proc_hot hot;
+    struct mpd__proc_h1 *link;      /* ready queue */
+    int state;                      /* MPD__PS_* */
+    void *ctx[2];                   /* saved {sp, pc} */
+};
+enum { MPD__PS_READY, MPD__PS_RUNNING, MPD__PS_BLOCKED };
+/* The start of a VP (core: struct mpd_vp). */
+struct mpd__vp_h1 {
+    struct mpd__vp_hot hot;
+    int post_kind;                  /* 0: nothing left for the next context */
+};
+/* The FIFO scheduler's ready queue (core: runq). */
+struct mpd__runq_h1 {
+    mpd_spinlock lk;
+    struct mpd__proc_h1 *head, *tail;
+};
+/* A blocked input statement (lang: inwait), and an op's class (opcls). */
+struct mpd__inwait_h1 {
+    struct mpd__inwait_h1 *next, *prev;
+    void *in;
+    struct mpd__proc_h1 *proc;
+    mpd_invb *got;
+    uint32_t arm, k;
+    int rescan;
+    int queued;
+    uint64_t ticket;
+    struct mpd__opq_h1 *own;
+};
+struct mpd__opcls_h1 {
+    mpd_spinlock lk;
+    void *_Atomic fwd;
+    uint64_t seq, gen;
+    struct mpd__inwait_h1 *wfirst, *wlast;
+    uint64_t ticket;
+};
+/* An input op's queue (lang: opq). */
+struct mpd__opq_h1 {
+    uint32_t count;
+    uint32_t _pad;
+    struct mpd__inwait_h1 *wfirst, *wlast;
+    mpd_invb *head, *tail;
+    struct mpd__opcls_h1 *cls;
+};
+
+extern int mpd__hand1;                  /* one VP, FIFO, inline contexts */
+extern struct mpd__runq_h1 mpd__rq_h1;  /* the ready queue */
+extern void *_Atomic mpd__inbox_h1;     /* remote wakeups pending */
+extern atomic_long mpd__ntimers;        /* timers pending */
+extern long mpd__slice;                 /* loop tops per slice, 0 = never */
+extern _Thread_local long mpd__tls_slice;
+extern int opk__any_killed;
+extern mpd_invb mpd__semblk;            /* the token a V hands a P */
+void mpd__post_switch_h1(void);
+void opk_check_killed(void);
+
+/* V of a semaphore op with waiters (q->wfirst set): hand the token to the
+ * oldest and make it ready.  0: not done, take the general path. */
+__attribute__((always_inline))
+static inline int mpd__v_handoff(struct mpd__opq_h1 *q)
+{
+    struct mpd__opcls_h1 *c = q->cls;
+    if (__builtin_expect(!mpd__hand1 || c->wfirst ||
+                         atomic_load_explicit(&c->fwd, memory_order_relaxed), 0))
+        return 0;
+    struct mpd__inwait_h1 *w = q->wfirst, *n = w->next;
+    q->wfirst = n;
+    if (n)
+        n->prev = 0;
+    else
+        q->wlast = 0;
+    w->queued = 0;
+    w->got = &mpd__semblk;
+    w->arm = w->k = 0;
+    c->seq++;
+    struct mpd__proc_h1 *p = w->proc;
+    p->state = MPD__PS_READY;
+    p->link = 0;
+    struct mpd__runq_h1 *rq = &mpd__rq_h1;
+    if (rq->tail)
+        rq->tail->link = p;
+    else
+        rq->head = p;
+    rq->tail = p;
+    return 1;
+}
+
+/* P of a semaphore op q with no token: wait in q's own list and switch to
+ * the next ready process; a V hands over the token.  0: not done (nothing
+ * ready, something pending, ...), take the general path. */
+__attribute__((always_inline))
+static inline int mpd__p_handoff(const char *F, int L, struct mpd__opq_h1 *q)
+{
+    struct mpd__runq_h1 *rq = &mpd__rq_h1;
+    struct mpd__proc_h1 *next = rq->head;
+    struct mpd__opcls_h1 *c = q->cls;
+    if (__builtin_expect(!mpd__hand1 || !next ||
+                         ((int)(atomic_load_explicit(&mpd__inbox_h1, memory_order_relaxed) != 0) |
+                          (int)(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0) |
+                          (int)(atomic_load_explicit(&c->fwd, memory_order_relaxed) != 0)), 0))
+        return 0;
+    struct mpd__vp_h1 *vp = (struct mpd__vp_h1 *)(void *)mpd__vp();
+    struct mpd__proc_h1 *self = (struct mpd__proc_h1 *)(void *)vp->hot.cur;
+    struct mpd__inwait_h1 w;
+    w.got = 0;
+    w.proc = self;
+    w.own = q;
+    w.ticket = ++c->ticket;
+    w.next = 0;
+    w.prev = q->wlast;
+    if (q->wlast)
+        q->wlast->next = &w;
+    else
+        q->wfirst = &w;
+    q->wlast = &w;
+    w.queued = 1;
+    if (F) {
+        self->hot.file = F;
+        self->hot.line = L;
+    }
+    self->state = MPD__PS_BLOCKED;
+    rq->head = next->link;
+    if (!rq->head)
+        rq->tail = 0;
+    next->state = MPD__PS_RUNNING;
+    vp->hot.cur = &next->hot;
+    mpd__tls_slice = mpd__slice > 0 ? mpd__slice : 0x7fffffffffffffffL;
+    mpd__ctx_jump_inline(self->ctx, next->ctx);
+    /* resumed, with the token (or, if the op became a queue meanwhile, a block) */
+    if (__builtin_expect(((struct mpd__vp_h1 *)(void *)mpd__vp())->post_kind != 0, 0))
+        mpd__post_switch_h1();
+    if (__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0))
+        opk_check_killed();
+    if (__builtin_expect(w.got != &mpd__semblk, 0))
+        mpd_in_done(w.got);
+    return 1;
+}
+#endif
+#endif
