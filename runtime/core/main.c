@@ -36,7 +36,11 @@ void mpd_rt_set_exit_status(int status) { exit_status = status; }
 void mpd_rt_set_nvp(int n) { want_nvp = n; }
 void mpd_rt_set_stack_size(size_t bytes) { if (bytes) mpd__stack_default = bytes; }
 void mpd_rt_set_max_procs(long n) { if (n > 0) mpd__max_procs = n; }
-void mpd_rt_set_slice(long n) { mpd__slice = n > 0 ? n : 0; }
+void mpd_rt_set_slice(long n)
+{
+    mpd__slice = n > 0 ? n : 0;
+    mpd__slice_fresh = n > 0 ? n : LONG_MAX;
+}
 
 _Noreturn void mpd_exit(int status)
 {
@@ -169,6 +173,7 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
         mpd_rts_fatal("too many virtual processors: %d (at most %d)", n, MAX_VPS);
     if (!mpd__slice)
         mpd__slice = (long)env_num("MPD_SLICE", 0, 1000000000000LL, 0);
+    mpd__slice_fresh = mpd__slice > 0 ? mpd__slice : LONG_MAX;
     mpd__idle_spin = (int)env_num("MPD_IDLE_SPIN", 0, 1000000, -1);
     if (mpd__idle_spin < 0)
         mpd__idle_spin = idle_spin_default(n);

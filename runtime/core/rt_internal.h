@@ -123,6 +123,7 @@ typedef struct mpd_vp {
 extern mpd_vp **mpd__vps;
 extern int mpd__nvp;
 extern long mpd__slice;             /* 0 = never */
+extern long mpd__slice_fresh;       /* what a switch resets the count to */
 extern int mpd__idle_spin;          /* rounds an idle VP spins before it sleeps */
 /* One VP and the FIFO scheduler (main.c keeps it up to date): then only
  * this VP's thread touches the ready queue, and the hot paths of

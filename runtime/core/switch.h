@@ -21,7 +21,7 @@ void mpd__post_switch_slow(mpd_vp *vp, int kind);
 static inline void slice_reset(mpd_vp *vp)
 {
     (void)vp;
-    mpd__tls_slice = mpd__slice > 0 ? mpd__slice : LONG_MAX;
+    mpd__tls_slice = mpd__slice_fresh;
 }
 
 /* Switch from one fiber to another, telling the sanitizers. */

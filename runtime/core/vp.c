@@ -21,6 +21,7 @@ int mpd__hand1;
 mpd_vp **mpd__vps;
 int mpd__nvp = 1;
 long mpd__slice;
+long mpd__slice_fresh = LONG_MAX;
 /* Rounds of the idle spin (each one look for work and ~10 pauses, roughly
  * 0.1-0.5 us): set by mpd_rt_main from MPD_IDLE_SPIN, see mpd__idle_spin_default. */
 int mpd__idle_spin = 100;

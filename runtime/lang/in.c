@@ -74,7 +74,6 @@ static void w_link(opcls *c, inwait *w, opq *own)
     else
         *first = w;
     *last = w;
-    w->queued = 1;
 }
 
 /* A waiter record about to be registered: nothing handed over yet. */
@@ -111,7 +110,6 @@ static void w_unlink(opcls *c, inwait *w)
     else
         *last = w->prev;
     w->next = w->prev = NULL;
-    w->queued = 0;
 }
 
 /* Does waiter w have an arm on op, plain (want_plain) or with st/by? */
@@ -681,7 +679,7 @@ static mpd_invb *in_wait_general(const char *F, int L, mpd_in *in)
     w.next = w.prev = NULL;
     w.got = NULL;
     w.arm = w.k = 0;
-    w.rescan = w.queued = 0;
+    w.rescan = 0;
     w.proc = mpd_self();
     w.in = in;
     uint64_t seen = 0;
@@ -922,7 +920,6 @@ void mpd__op_V_slow(const char *F, int L, mpd_op *op)
             n->prev = NULL;
         else
             q->wlast = NULL;
-        w->queued = 0;
         w->got = &mpd__semblk;
         w->arm = w->k = 0;
         q->cls->seq++;

@@ -129,7 +129,6 @@ struct inwait {
     mpd_invb *got;          /* handed over directly by an arrival */
     uint32_t  arm, k;
     int       rescan;       /* woken to re-examine (st/by arms)   */
-    int       queued;
     uint64_t  ticket;       /* FIFO among waiters of both kinds   */
     opq      *own;          /* the op list it waits in, or NULL   */
 };
@@ -144,7 +143,6 @@ _Static_assert(sizeof(inwait) == sizeof(struct mpd__inwait_h1) &&
                OPINT_SAME(inwait, got, struct mpd__inwait_h1) &&
                OPINT_SAME(inwait, arm, struct mpd__inwait_h1) &&
                OPINT_SAME(inwait, k, struct mpd__inwait_h1) &&
-               OPINT_SAME(inwait, queued, struct mpd__inwait_h1) &&
                OPINT_SAME(inwait, ticket, struct mpd__inwait_h1) &&
                OPINT_SAME(inwait, own, struct mpd__inwait_h1), "handoff.h: inwait");
 _Static_assert(OPINT_SAME(opq, count, struct mpd__opq_h1) &&

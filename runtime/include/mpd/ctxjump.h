@@ -37,5 +37,46 @@ static inline void mpd__ctx_jump_inline(void *from, void *to)
                        "memory", "cc");
 }
 
+
+/* The same switch for code whose fast path must not pay for the slow one
+ * (the inline semaphore handoff sits in the loops of generated code): it
+ * saves and restores the callee-saved registers itself and clobbers only
+ * what a call does, so values the surrounding loop keeps in callee-saved
+ * registers stay there on the paths that do not switch. */
+__attribute__((always_inline))
+static inline void mpd__ctx_jump_saving(void *from, void *to)
+{
+    __asm__ volatile("leaq -128(%%rsp), %%rsp\n\t"
+                     "pushq %%rbp\n\t"
+                     "pushq %%rbx\n\t"
+                     "pushq %%r12\n\t"
+                     "pushq %%r13\n\t"
+                     "pushq %%r14\n\t"
+                     "pushq %%r15\n\t"
+                     "leaq 1f(%%rip), %%rax\n\t"
+                     "movq %%rsp, (%%rdi)\n\t"
+                     "movq %%rax, 8(%%rdi)\n\t"
+                     "movq (%%rsi), %%rsp\n\t"
+                     "jmpq *8(%%rsi)\n"
+                     "1:\n\t"
+                     "popq %%r15\n\t"
+                     "popq %%r14\n\t"
+                     "popq %%r13\n\t"
+                     "popq %%r12\n\t"
+                     "popq %%rbx\n\t"
+                     "popq %%rbp\n\t"
+                     "leaq 128(%%rsp), %%rsp"
+                     : "+D"(from), "+S"(to)
+                     :
+                     : "rax", "rcx", "rdx", "r8", "r9", "r10", "r11",
+                       "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+                       "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
+#ifdef __AVX512F__
+                       "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",
+                       "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31",
+                       "k1", "k2", "k3", "k4", "k5", "k6", "k7",
+#endif
+                       "memory", "cc");
+}
 #endif
 #endif

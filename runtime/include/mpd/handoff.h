@@ -59,7 +59,6 @@ struct mpd__inwait_h1 {
     mpd_invb *got;
     uint32_t arm, k;
     int rescan;
-    int queued;
     uint64_t ticket;
     struct mpd__opq_h1 *own;
 };
@@ -83,7 +82,7 @@ extern int mpd__hand1;                  /* one VP, FIFO, inline contexts */
 extern struct mpd__runq_h1 mpd__rq_h1;  /* the ready queue */
 extern void *_Atomic mpd__inbox_h1;     /* remote wakeups pending */
 extern atomic_long mpd__ntimers;        /* timers pending */
-extern long mpd__slice;                 /* loop tops per slice, 0 = never */
+extern long mpd__slice_fresh;           /* a fresh slice (loop tops) */
 extern _Thread_local long mpd__tls_slice;
 extern int opk__any_killed;
 extern mpd_invb mpd__semblk;            /* the token a V hands a P */
@@ -105,7 +104,6 @@ static inline int mpd__v_handoff(struct mpd__opq_h1 *q)
         n->prev = 0;
     else
         q->wlast = 0;
-    w->queued = 0;
     w->got = &mpd__semblk;
     w->arm = w->k = 0;
     c->seq++;
@@ -149,7 +147,6 @@ static inline int mpd__p_handoff(const char *F, int L, struct mpd__opq_h1 *q)
     else
         q->wfirst = &w;
     q->wlast = &w;
-    w.queued = 1;
     if (F) {
         self->hot.file = F;
         self->hot.line = L;
@@ -160,8 +157,8 @@ static inline int mpd__p_handoff(const char *F, int L, struct mpd__opq_h1 *q)
         rq->tail = 0;
     next->state = MPD__PS_RUNNING;
     vp->hot.cur = &next->hot;
-    mpd__tls_slice = mpd__slice > 0 ? mpd__slice : 0x7fffffffffffffffL;
-    mpd__ctx_jump_inline(self->ctx, next->ctx);
+    mpd__tls_slice = mpd__slice_fresh;
+    mpd__ctx_jump_saving(self->ctx, next->ctx);
     /* resumed, with the token (or, if the op became a queue meanwhile, a block) */
     if (__builtin_expect(((struct mpd__vp_h1 *)(void *)mpd__vp())->post_kind != 0, 0))
         mpd__post_switch_h1();
