@@ -95,8 +95,9 @@ __attribute__((always_inline))
 static inline int mpd__v_handoff(struct mpd__opq_h1 *q)
 {
     struct mpd__opcls_h1 *c = q->cls;
-    if (__builtin_expect(!mpd__hand1 || c->wfirst ||
-                         atomic_load_explicit(&c->fwd, memory_order_relaxed), 0))
+    if (__builtin_expect(!mpd__hand1 ||
+                         ((uintptr_t)c->wfirst |
+                          (uintptr_t)atomic_load_explicit(&c->fwd, memory_order_relaxed)), 0))
         return 0;
     struct mpd__inwait_h1 *w = q->wfirst, *n = w->next;
     q->wfirst = n;
@@ -159,8 +160,9 @@ static inline int mpd__p_handoff(const char *F, int L, struct mpd__opq_h1 *q)
     vp->hot.cur = &next->hot;
     mpd__tls_slice = mpd__slice_fresh;
     mpd__ctx_jump_saving(self->ctx, next->ctx);
-    /* resumed, with the token (or, if the op became a queue meanwhile, a block) */
-    if (__builtin_expect(((struct mpd__vp_h1 *)(void *)mpd__vp())->post_kind != 0, 0))
+    /* resumed, with the token (or, if the op became a queue meanwhile, a
+     * block); on the same VP, the only one */
+    if (__builtin_expect(vp->post_kind != 0, 0))
         mpd__post_switch_h1();
     if (__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0))
         opk_check_killed();
