@@ -2,7 +2,8 @@
 #include "optest.h"
 
 #define F "in.mpd"
-enum { P, R, Q1, Q2, O, W, X, Y, Z, S, TERM, DONE, WAITER, COORD, SENDER, SEM1, SEM2, VLATER, CSEM, CALLER, NOPS };
+enum { P, R, Q1, Q2, O, W, X, Y, Z, S, TERM, DONE, WAITER, COORD, SENDER, SEM1, SEM2, VLATER, CSEM, CALLER,
+       CSEM2, PWAITER, VTWICE, NOPS };
 typedef struct T { mpd_res h; } T;
 struct inv_int { mpd_invb h; long a; };
 struct inv_none { mpd_invb h; };
@@ -22,6 +23,11 @@ static double by_a(void *env, uint32_t arm, uint32_t k, mpd_invb *ib)
 static double by_neg_a(void *env, uint32_t arm, uint32_t k, mpd_invb *ib)
 {
     return -by_a(env, arm, k, ib);
+}
+static int st_true(void *env, uint32_t arm, uint32_t k, mpd_invb *ib)
+{
+    (void)env; (void)arm; (void)k; (void)ib;
+    return 1;
 }
 static int st_gt15(void *env, uint32_t arm, uint32_t k, mpd_invb *ib)
 {
@@ -101,6 +107,23 @@ static void caller_proc(mpd_res *self, mpd_invb *ib)
     mpd_op_V(F, 81, &self->ops[DONE]);
 }
 
+/* P(csem2), log 3 once past it */
+static void pwaiter_proc(mpd_res *self, mpd_invb *ib)
+{
+    (void)ib;
+    mpd_op_P(F, 90, &self->ops[CSEM2]);
+    logv(3);
+    mpd_op_V(F, 91, &self->ops[DONE]);
+}
+
+/* V(csem2) twice */
+static void vtwice_proc(mpd_res *self, mpd_invb *ib)
+{
+    (void)ib;
+    mpd_op_V(F, 92, &self->ops[CSEM2]);
+    mpd_op_V(F, 93, &self->ops[CSEM2]);
+}
+
 static void T_init(mpd_res *self, mpd_invb *args)
 {
     (void)args;
@@ -113,6 +136,9 @@ static void T_init(mpd_res *self, mpd_invb *args)
     mpd_op_proc(self, VLATER, 1, vlater_proc, "T.vlater", 0);
     mpd_op_sem(F, 4, self, CSEM, 1, 0);         /* a parameterless op, counted */
     mpd_op_proc(self, CALLER, 1, caller_proc, "T.caller", 0);
+    mpd_op_sem(F, 5, self, CSEM2, 1, 0);
+    mpd_op_proc(self, PWAITER, 1, pwaiter_proc, "T.pwaiter", 0);
+    mpd_op_proc(self, VTWICE, 1, vtwice_proc, "T.vtwice", 0);
 }
 static const mpd_respat T_pat = { "T", sizeof(T), NOPS, 0, T_init, NULL, F };
 
@@ -328,6 +354,28 @@ static void scenario(void *arg)
         mpd_in_done(g);                                 /* answers the caller */
         mpd_op_P(F, 86, &self->ops[DONE]);
         LOG_IS(1, 2);
+    }
+    /* a P parked on a semaphore op (with one VP: inline, mpd/handoff.h)
+     * while an input statement with st turns the op into a queue: the two
+     * V's that follow become invocations; the parked P, registered first,
+     * gets the first, the statement the second (no naps: a pending timer
+     * would keep the P off the inline path) */
+    {
+        log_reset();
+        struct inv_none v = { .h.size = sizeof v };
+        mpd_send_op(F, 94, &self->ops[PWAITER], &v.h);
+        mpd_yield();                                    /* it parks in P */
+        mpd_send_op(F, 95, &self->ops[VTWICE], &v.h);
+        mpd_op *c0[1] = { &self->ops[CSEM2] };
+        mpd_arm arm = { c0, 1, 1, 0, 1, 0 };            /* st: always true */
+        mpd_in in = { &arm, 1, 0, st_true, NULL, NULL, 0, 0 };
+        mpd_in_done(mpd_in_wait(F, 96, &in));
+        logv(4);
+        mpd_op_P(F, 97, &self->ops[DONE]);
+        CHECK_EQ(log_count(), 2);
+        CHECK_EQ(mpd_pending_op(&self->ops[CSEM2]), 0);
+        if (mpd_nvp() == 1)
+            LOG_IS(3, 4);
     }
     mpd_rt_set_exit_status(t_fail ? 1 : 0);
 }
