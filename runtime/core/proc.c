@@ -45,6 +45,7 @@ static void set_name(mpd_proc *p, const char *name)
         if (!p->long_name)
             mpd_rts_fatal("out of memory for the name of process %.20s...", name);
         p->name[0] = 0;
+        p->to_cache = 0;
     }
 }
 
@@ -57,8 +58,11 @@ void mpd_proc_set_name(mpd_proc *p, const char *name) { set_name(p, name); }
 void mpd_proc_set_priority(mpd_proc *p, int priority) { p->hot.priority = priority; }
 mpd_proc **mpd_proc_link(mpd_proc *p) { return &p->link; }
 
-/* Every field a process relies on: a region may be reused. */
-static inline void proc_init(mpd_proc *p, void (*fn)(void *), void *arg, int priority, int detached)
+/* Every field a process relies on: a region may be reused.  to_cache: it
+ * is detached and its region has the default size (so it can go back to
+ * a cache); udata: the language layer's. */
+static inline void proc_init(mpd_proc *p, void (*fn)(void *), void *arg, int priority, int detached,
+                             int to_cache, void *udata)
 {
     p->link = NULL;
     p->wlink = NULL;
@@ -69,12 +73,13 @@ static inline void proc_init(mpd_proc *p, void (*fn)(void *), void *arg, int pri
     p->hot.file = NULL;
     p->hot.line = 0;
     p->hot.priority = priority;
-    p->hot.udata = NULL;
+    p->hot.udata = udata;
     p->fn = fn;
     p->arg = arg;
     p->done = 0;
     p->detached = detached;
     p->autofree = detached;
+    p->to_cache = to_cache;
     p->joiner = NULL;
     p->run_now = 0;
 }
@@ -113,7 +118,7 @@ mpd_proc *mpd_proc_prepare(void (*fn)(void *), void *arg, const mpd_proc_attr *a
                       attr->name ? attr->name : "proc", mpd__max_procs);
     size_t ss = attr->stack_size ? attr->stack_size : mpd__stack_default;
     mpd_proc *p = mpd__region_alloc(vp, ss, attr->name);
-    proc_init(p, fn, arg, attr->priority, attr->detached != 0);
+    proc_init(p, fn, arg, attr->priority, attr->detached != 0, attr->detached && p->std_region, NULL);
     p->run_now = attr->run_now;
     if (attr->name_static && attr->name) {
         if (p->long_name) {
@@ -159,7 +164,7 @@ static __attribute__((noinline)) mpd_proc *spawn_slow(void (*fn)(void *), const 
  * (then: spawn_slow). */
 __attribute__((always_inline))
 static inline mpd_proc *spawn_cached(mpd_vp *vp, void (*fn)(void *), const char *name, int priority,
-                                     size_t extra, void **mem)
+                                     size_t extra, void **mem, int set_udata)
 {
     size_t x = (extra + 15) & ~(size_t)15;
     mpd_proc *p;
@@ -171,19 +176,31 @@ static inline mpd_proc *spawn_cached(mpd_vp *vp, void (*fn)(void *), const char 
 #ifdef MPD_ASAN
     mpd__region_reuse(p);
 #endif
-    proc_init(p, fn, NULL, priority, 1);
+    void *m = *mem = proc_start_below(p, x);
+    proc_init(p, fn, m, priority, 1, 1, set_udata ? m : NULL);
     p->name_ref = name;
-    p->arg = *mem = proc_start_below(p, x);
     return p;
 }
 
 mpd_proc *mpd_proc_spawn(void (*fn)(void *), const char *name, int priority, size_t extra, void **mem)
 {
-    mpd_proc *p = spawn_cached(vp_self(), fn, name, priority, extra, mem);
+    mpd_proc *p = spawn_cached(vp_self(), fn, name, priority, extra, mem, 0);
     if (__builtin_expect(p == NULL, 0))
         return spawn_slow(fn, name, priority, extra, mem);
     count_new(p);
     return p;
+}
+
+/* Make p, just spawned, ready before the caller fills its memory: only
+ * with one VP, where nothing runs it before the caller's next switch. */
+static inline void ready_early(mpd_vp *vp, mpd_proc *p)
+{
+    if (__builtin_expect(mpd__fast1, 1)) {
+        p->state = P_READY;
+        rq_link_tail(&mpd__fifo_q, p);
+    } else {
+        vp_ready(vp, p);
+    }
 }
 
 void *mpd_proc_spawn_here(void (*fn)(void *), const char *name, size_t extra, mpd_proc **pp, int ready)
@@ -192,26 +209,27 @@ void *mpd_proc_spawn_here(void (*fn)(void *), const char *name, size_t extra, mp
     mpd_proc *self = vp ? (mpd_proc *)(void *)vp->hot.cur : NULL;
     int prio = self ? self->hot.priority : 0;
     void *mem;
-    mpd_proc *p = spawn_cached(vp, fn, name, prio, extra, &mem);
-    if (__builtin_expect(p == NULL, 0)) {
-        p = spawn_slow(fn, name, prio, extra, &mem);     /* counted */
-    } else if (mpd__single) {
+    mpd_proc *p = spawn_cached(vp, fn, name, prio, extra, &mem, 1);
+    if (__builtin_expect(p != NULL && mpd__single, 1)) {
         p->seq = atomic_load_explicit(&next_seq, memory_order_relaxed);
         atomic_store_explicit(&next_seq, p->seq + 1, memory_order_relaxed);
         atomic_store_explicit(&mpd__nprocs, atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) + 1,
                               memory_order_relaxed);
-    } else {
-        count_new(p);
-    }
-    p->hot.udata = mem;
-    if (ready && mpd__single) {
-        /* nothing can run p before the caller's next switch */
-        if (__builtin_expect(mpd__fast1, 1)) {
-            p->state = P_READY;
-            rq_link_tail(&mpd__fifo_q, p);
-        } else {
-            vp_ready(vp, p);
+        if (ready) {
+            ready_early(vp, p);
+            p = NULL;
         }
+        *pp = p;
+        return mem;
+    }
+    if (p) {
+        count_new(p);
+    } else {
+        p = spawn_slow(fn, name, prio, extra, &mem);     /* counted */
+        p->hot.udata = mem;
+    }
+    if (ready && mpd__single) {
+        ready_early(vp, p);
         p = NULL;
     }
     *pp = p;

@@ -92,6 +92,8 @@ struct mpd_proc {
     char *long_name;
     int run_now;                /* mpd_proc_launch: hand the VP over */
     int autofree;               /* created detached: nobody can join it */
+    int to_cache;               /* autofree, default-size region, no long
+                                   name: its exit may cache the region */
     int std_region;             /* default-size region: goes back to a cache */
     char name[40];              /* a copied name that fits */
 };
@@ -214,7 +216,7 @@ static inline int mpd__proc_exit_early(mpd_vp *vp, mpd_proc *p)
     (void)vp; (void)p;
     return 0;
 #else
-    if (!p->autofree || p->long_name || !mpd__region_cache_put(vp, p))
+    if (!p->to_cache || !mpd__region_cache_put(vp, p))
         return 0;
     mpd__count_procs(-1);
     p->state = P_DONE;

@@ -262,7 +262,7 @@ static __attribute__((noinline, noreturn)) void exit_switch(mpd_vp *vp, mpd_proc
 __attribute__((always_inline))
 static inline int exit_fast(mpd_vp *vp, mpd_proc *p, mpd_proc *next)
 {
-    return __builtin_expect(mpd__fast1 && next && p->autofree && p->std_region && !p->long_name &&
+    return __builtin_expect(mpd__fast1 && next && p->to_cache &&
                             vp->stack_cached < MPD_REGION_CACHE_MAX &&
                             !((int)(atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL) |
                               (int)(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0)), 1);

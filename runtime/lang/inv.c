@@ -199,17 +199,20 @@ static void proc_run(void *arg)
     mpd_op *op = ib->op;
     op->fn(op->owner, ib);
     uint8_t f = ib->flags;
-    if ((f & MPD_INVF_ANSWERED) || !(ib->co || ib->done || ib->orig))
-        return;                     /* nobody to tell; the block goes with us */
-    if ((f & MPD_INVF_PARKER) && !ib->co && mpd_rt_single()) {
-        ib->flags |= MPD_INVF_ANSWERED;
-        mpd_invb *orig = ib->orig;  /* results: as inv_answer */
-        if (orig) {
-            uint32_t n = ib->size < orig->size ? ib->size : orig->size;
-            if (n > sizeof(mpd_invb))
-                copy_words(orig + 1, ib + 1, n - sizeof(mpd_invb));
+    if (f & MPD_INVF_ANSWERED)
+        return;
+    mpd_invb *orig = ib->orig;
+    if (!ib->co) {
+        if (!ib->done && !orig)
+            return;                 /* a send: nobody to tell; the block goes with us */
+        if ((f & MPD_INVF_PARKER) && mpd_rt_single()) {
+            if (orig) {             /* results: as inv_answer */
+                uint32_t n = ib->size < orig->size ? ib->size : orig->size;
+                if (n > sizeof(mpd_invb))
+                    copy_words(orig + 1, ib + 1, n - sizeof(mpd_invb));
+            }
+            opk_exit_to(((opk_parker *)ib->done)->p);
         }
-        opk_exit_to(((opk_parker *)ib->done)->p);
     }
     inv_answer(ib);
 }
@@ -322,7 +325,44 @@ static void check_restriction(const char *F, int L, mpd_op *op, int kind)
 
 /* ---- call and send ------------------------------------------------------ */
 
-/* call (see OPK_SWITCH_RETURN for the body/entry split) */
+/* call of a proc that gets a process: the caller parks until the process
+ * answers (see OPK_SWITCH_RETURN for the body/entry split). */
+__attribute__((always_inline))
+static inline opk_sret call_proc(const char *F, int L, mpd_op *op, mpd_invb *ib)
+{
+    opk_parker pk;
+    pk.p = mpd_self();
+    opk_lock_init(&pk.lk);
+    mpd_proc *p = NULL;
+    int one = mpd_rt_single();
+    mpd_invb *h = proc_prep(op, ib, &p, one);
+    if (h && one) {     /* one VP: p is ready already; park as a receive does */
+        h->orig = ib;
+        h->done = &pk;
+        h->flags |= MPD_INVF_PARKER;
+        return OPK_SRET(NULL, opk_park_inline(F, L));
+    }
+    if (!h)
+        h = inv_copy(ib);
+    h->orig = ib;
+    h->done = &pk;
+    h->flags |= MPD_INVF_PARKER;
+    opk_acquire(&pk.lk);
+    if (p) {
+        opk_launch_park_waiter(p, &pk.lk, F, L);
+    } else {
+        proc_spawn(op, h);
+        opk_park_waiter(&pk.lk, F, L);
+    }
+    return OPK_SRET(NULL, 0);
+}
+
+OPK_BODY opk_sret mpd__call_proc_body(const char *F, int L, mpd_op *op, mpd_invb *ib)
+{
+    ib->kind = MPD_INV_CALL;
+    return call_proc(F, L, op, ib);
+}
+
 OPK_BODY opk_sret mpd__call_op_body(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
     ib->kind = MPD_INV_CALL;
@@ -331,33 +371,8 @@ OPK_BODY opk_sret mpd__call_op_body(const char *F, int L, mpd_op *op, mpd_invb *
         if (op_flags(op) & MPD_OP_DIRECT) {        /* the fast path */
             op->fn(op->owner, ib);
             return OPK_SRET(NULL, 0);
-        } else {                                /* the proc gets a process */
-            opk_parker pk;
-            pk.p = mpd_self();
-            opk_lock_init(&pk.lk);
-            mpd_proc *p = NULL;
-            int one = mpd_rt_single();
-            mpd_invb *h = proc_prep(op, ib, &p, one);
-            if (h && one) {     /* one VP: p is ready already; park as a receive does */
-                h->orig = ib;
-                h->done = &pk;
-                h->flags |= MPD_INVF_PARKER;
-                return OPK_SRET(NULL, opk_park_inline(F, L));
-            }
-            if (!h)
-                h = inv_copy(ib);
-            h->orig = ib;
-            h->done = &pk;
-            h->flags |= MPD_INVF_PARKER;
-            opk_acquire(&pk.lk);
-            if (p) {
-                opk_launch_park_waiter(p, &pk.lk, F, L);
-            } else {
-                proc_spawn(op, h);
-                opk_park_waiter(&pk.lk, F, L);
-            }
-            return OPK_SRET(NULL, 0);
         }
+        return call_proc(F, L, op, ib);         /* the proc gets a process */
     case MPD_OPK_INPUT: {                       /* rendezvous: no copy */
         if (op_counted(op))
             in_uncount_op(op);      /* the caller waits for its servicing */
@@ -384,10 +399,19 @@ __attribute__((naked)) void mpd_call_op(const char *F OPK_UNUSED, int L OPK_UNUS
 {
     OPK_SWITCH_RETURN(mpd__call_op_body);
 }
+__attribute__((naked)) void mpd__call_proc(const char *F OPK_UNUSED, int L OPK_UNUSED,
+                                           mpd_op *op OPK_UNUSED, mpd_invb *ib OPK_UNUSED)
+{
+    OPK_SWITCH_RETURN(mpd__call_proc_body);
+}
 #else
 void mpd_call_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
     (void)mpd__call_op_body(F, L, op, ib);
+}
+void mpd__call_proc(const char *F, int L, mpd_op *op, mpd_invb *ib)
+{
+    (void)mpd__call_proc_body(F, L, op, ib);
 }
 #endif
 

@@ -332,6 +332,9 @@ void mpd_invoke(const char *F, int L, mpd_cap c, mpd_invb *ib, int kind);
 /* The same, for an op of the current resource known by pointer (own ops):
  * skips capability resolution.  self->ops + i. */
 void mpd_call_op(const char *F, int L, mpd_op *op, mpd_invb *ib);
+/* mpd_call_op of a proc op that is neither MPD_OP_DIRECT nor send-only
+ * (it gets a process), for the inline mpd__call_fast. */
+void mpd__call_proc(const char *F, int L, mpd_op *op, mpd_invb *ib);
 void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib);
 
 /* reply: completes the invocation `ib` being serviced (proc or in arm); the
@@ -528,7 +531,7 @@ static inline int mpd__call_fast(const char *F, int L, uint64_t obj, uint32_t id
         !(__atomic_load_n(&op->flags, __ATOMIC_RELAXED) & (MPD_OP_DIRECT | MPD_OP_SENDONLY))) {
         ib->file = F;
         ib->line = L;
-        mpd_call_op(F, L, op, ib);
+        mpd__call_proc(F, L, op, ib);
         return 1;
     }
     return 0;
