@@ -117,7 +117,6 @@ typedef struct mpd_vp {
     mpd_spinlock *post_lock;
     mpd_proc *stack_cache;      /* free default-size regions */
     int stack_cached;
-    uint64_t seq_next;          /* creation clock of this VP (proc.c) */
     void *altstack;
 } mpd_vp;
 
