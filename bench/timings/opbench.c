@@ -228,16 +228,32 @@ static double b_sems(long n)
     }
     return per(n);
 }
+/* Plain C semaphores: the count is a volatile long (a semaphore lives in
+ * memory other processes see, so every P and V loads and stores it, as
+ * ours do), P tests it before taking a unit and V tests for waiters (a
+ * negative count), each with a never-taken branch to an out-of-line
+ * function that returns, as a semaphore that can block needs.  (Until
+ * 2026-11-23 P stored before testing and both branches went to abort():
+ * the same loads, stores and branches, but a callee that never returns.) */
 static volatile long c_count;
+__attribute__((noinline)) static long c_block(void)
+{
+    __asm__ volatile("" ::: "memory");     /* would wait for a V (never called) */
+    return c_count;
+}
+__attribute__((noinline)) static void c_wake(void)
+{
+    __asm__ volatile("" ::: "memory");     /* would wake a waiter (never called) */
+}
 static double c_semP(long n)
 {
     c_count = n;
     start();
     for (long i = 0; i < n; i++) {
         long c = c_count;
-        c_count = c - 1;
         if (__builtin_expect(c <= 0, 0))
-            abort();
+            c = c_block();
+        c_count = c - 1;
     }
     return per(n);
 }
@@ -249,7 +265,7 @@ static double c_semV(long n)
         long c = c_count;
         c_count = c + 1;
         if (__builtin_expect(c < 0, 0))
-            abort();
+            c_wake();
     }
     return per(n);
 }

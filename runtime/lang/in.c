@@ -262,7 +262,7 @@ static void uncount1(opcls *c, mpd_op *op)
         return;
     opq *q = op_queue(op);
     uint32_t n = q->count;
-    __atomic_fetch_and(&op->flags, (uint8_t)~(MPD_OPF_COUNTED | MPD_OPF_SEM1), __ATOMIC_RELEASE);
+    op_clear_flags(op, MPD_OPF_COUNTED | MPD_OPF_SEM1);
     __atomic_store_n(&q->count, 0, __ATOMIC_RELAXED);
     for (uint32_t i = 0; i < n; i++) {
         mpd_invb *b = token_block();

@@ -49,6 +49,8 @@ void mpd_op_input(mpd_res *self, uint32_t i, uint32_t n, unsigned flags)
     }
 }
 
+const struct mpd__opq_hot mpd__opq_none;   /* mpd/ops.h: mpd__op_hotq */
+
 /* A semaphore is an input op whose queue holds no blocks, only a count of
  * pending parameterless invocations: V and P touch one counter (under the
  * class lock, which is no lock at all on one VP).  If an input statement
@@ -64,7 +66,7 @@ void mpd_op_sem(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, lon
         mpd_op *op = &self->ops[i + j];
         op->flags |= MPD_OPF_COUNTED;
         if (mpd_rt_single())        /* the inline P/V may touch it unlocked */
-            op->flags |= MPD_OPF_SEM1;
+            op_set_sem1(op);
         op_queue(op)->count = (uint32_t)init;
     }
 }
@@ -80,7 +82,7 @@ static void op_kill(mpd_op *op)
 {
     uint8_t k = op_kind(op);
     __atomic_store_n(&op->direct, 0, __ATOMIC_RELEASE);
-    __atomic_fetch_and(&op->flags, (uint8_t)~MPD_OPF_SEM1, __ATOMIC_RELEASE);
+    op_clear_flags(op, MPD_OPF_SEM1);
     __atomic_store_n(&op->kind, MPD_OPK_DEAD, __ATOMIC_RELEASE);
     if (k == MPD_OPK_INPUT)
         in_purge(op);

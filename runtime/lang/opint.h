@@ -80,14 +80,20 @@ typedef struct inwait inwait;
 
 /* The queue of an input op. */
 typedef struct opq {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    uint32_t  fast, count;
+#else
     uint32_t  count;        /* ?op (a semaphore's value)           */
-    uint32_t  _pad;
+    uint32_t  fast;         /* 1 while the op is MPD_OPF_SEM1 (set and
+                               cleared with the flag: op_set_sem1) */
+#endif
     inwait   *wfirst, *wlast;   /* receivers waiting on this op alone */
     mpd_invb *head, *tail;
     opcls    *cls;
 } opq;
-/* count and wfirst are read by the inline P/V of mpd/ops.h */
+/* count, fast and wfirst are read by the inline P/V of mpd/ops.h */
 _Static_assert(offsetof(opq, count) == offsetof(struct mpd__opq_hot, count), "opq layout");
+_Static_assert(offsetof(opq, fast) == offsetof(struct mpd__opq_hot, fast), "opq layout");
 _Static_assert(offsetof(opq, wfirst) == offsetof(struct mpd__opq_hot, wfirst), "opq layout");
 
 struct opcls {
@@ -181,6 +187,19 @@ enum { RES_INIT = 1, RES_ALIVE, RES_FINAL, RES_DEAD };
 
 static inline resrt *res_rt(mpd_res *r) { return (resrt *)r->rt; }
 static inline opq *op_queue(mpd_op *op) { return (opq *)op->q; }
+/* The inline P/V of mpd/ops.h read an input op's SEM1 state from its
+ * queue: every change of the flag goes through these two. */
+static inline void op_set_sem1(mpd_op *op)
+{
+    op->flags |= MPD_OPF_SEM1;
+    op_queue(op)->fast = 1;
+}
+static inline void op_clear_flags(mpd_op *op, uint8_t flags)
+{
+    __atomic_fetch_and(&op->flags, (uint8_t)~flags, __ATOMIC_RELEASE);
+    if ((flags & MPD_OPF_SEM1) && op_kind(op) == MPD_OPK_INPUT)
+        __atomic_store_n(&op_queue(op)->fast, 0, __ATOMIC_RELAXED);
+}
 
 /* opobj.c: the object table (its layout and lookup are in mpd/ops.h, for
  * the inline call fast path). */

@@ -551,59 +551,112 @@ static inline void mpd_call_rc(const char *F, int L, mpd_cap rc, uint32_t i, mpd
     mpd_invoke(F, L, mpd_cap_op_of(rc, i), ib, MPD_INV_CALL);
 }
 
-/* The start of an input op's queue (lang/opint.h, struct opq). */
+/* The start of an input op's queue (lang/opint.h, struct opq).  `fast`
+ * mirrors the op's MPD__OPF_SEM1 flag (1: a live counted op of a one-VP
+ * program; set and cleared with the flag), so that one 64-bit load of
+ * `word` tells the inline P/V both whether the op is a plain semaphore and
+ * its value: word > 1 << 32 is a SEM1 op with a unit to take, word ==
+ * 1 << 32 one with none (a P blocks, a V checks for waiters). */
 struct mpd__opq_hot {
-    uint32_t count;                 /* pending invocations; a semaphore's value */
-    uint32_t _pad;
+    union {
+        struct {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            uint32_t fast, count;
+#else
+            uint32_t count;         /* pending invocations; a semaphore's value */
+            uint32_t fast;          /* 1: the op is MPD__OPF_SEM1 */
+#endif
+        };
+        uint64_t word;              /* (fast << 32) | count */
+    };
     void    *wfirst;                /* processes waiting on this op alone */
 };
+#define MPD__OPQ_FAST1 ((uint64_t)1 << 32)  /* word of a SEM1 op with count 0 */
 #define MPD__OPF_COUNTED 0x40       /* op flag: the queue is just a count */
 #define MPD__OPF_SEM1    0x20       /* op flag: counted, live, and the program
                                        has one VP (set when declared, cleared
                                        when it becomes a queue or dies) */
 void mpd__op_P_slow(const char *F, int L, mpd_op *op);
 void mpd__op_V_slow(const char *F, int L, mpd_op *op);
+/* What an op without a queue (a proc, noop, not declared yet) reads: all
+ * zero, so its P and V take the slow path. */
+extern const struct mpd__opq_hot mpd__opq_none;
 
 #include "handoff.h"   /* the one-VP P/V handoff, inline */
 
-/* One flag test: the program's VP count is fixed before any op exists. */
-static inline int mpd__op_is_sem(const mpd_op *op)
+/* The queue the inline P/V read: op->q, or mpd__opq_none when it has none.
+ * op->q is written once, when the op is declared, and queues are never
+ * freed, so the load is an asm that depends on `op` alone: in a loop of
+ * P(s) the compiler loads it once, before the loop, even though the loop
+ * calls the runtime on its slow paths (a plain or atomic load would be
+ * repeated every iteration: the count stores and those calls might change
+ * it).  A value computed before the declaration would be mpd__opq_none,
+ * which only sends P/V to the slow path.  Everything that changes (the
+ * SEM1 state, the count, the waiters) is read afresh from the queue. */
+static inline struct mpd__opq_hot *mpd__op_hotq(mpd_op *op)
 {
-    return __atomic_load_n(&op->flags, __ATOMIC_RELAXED) & MPD__OPF_SEM1;
+    struct mpd__opq_hot *q;
+#if defined(__x86_64__) && !defined(MPD_NO_TLS_ASM)
+    __asm__("movq %c2(%1), %0\n\t"
+            "testq %0, %0\n\t"
+            "cmovzq %3, %0"
+            : "=&r"(q) : "r"(op), "i"(offsetof(mpd_op, q)), "r"(&mpd__opq_none) : "cc");
+#elif defined(__aarch64__) && !defined(MPD_NO_TLS_ASM)
+    __asm__("ldr %0, [%1, %2]\n\t"
+            "cmp %0, #0\n\t"
+            "csel %0, %3, %0, eq"
+            : "=&r"(q) : "r"(op), "i"(offsetof(mpd_op, q)), "r"(&mpd__opq_none) : "cc");
+#else
+    q = (struct mpd__opq_hot *)__atomic_load_n(&op->q, __ATOMIC_RELAXED);
+    if (!q)
+        q = (struct mpd__opq_hot *)&mpd__opq_none;
+#endif
+    return q;
 }
 
-/* always inline: the handoff must switch in the caller's own frame */
+/* The non-blocking P and V: one load of the queue's word, one test, one
+ * store of the whole word.  Relaxed atomics because on several VPs the
+ * runtime changes the count under its lock while these read it (`fast` is
+ * then 0, so they never store); on one VP nothing else runs until this
+ * process calls the runtime or switches.
+ * always inline: the handoff must switch in the caller's own frame */
 __attribute__((always_inline))
 static inline void mpd_op_P(const char *F, int L, mpd_op *op)
 {
-    if (__builtin_expect(mpd__op_is_sem(op), 1)) {
-        struct mpd__opq_hot *q = (struct mpd__opq_hot *)op->q;
-        if (__builtin_expect(q->count != 0, 1)) {
-            q->count--;
-            return;
-        }
-#ifdef MPD__HANDOFF_INLINE
-        if (__builtin_expect(mpd__p_handoff(F, L, (struct mpd__opq_h1 *)(void *)q), 1))
-            return;
-#endif
+    struct mpd__opq_hot *q = mpd__op_hotq(op);
+    uint64_t w = __atomic_load_n(&q->word, __ATOMIC_RELAXED);
+    if (__builtin_expect(w > MPD__OPQ_FAST1, 1)) {
+        __atomic_store_n(&q->word, w - 1, __ATOMIC_RELAXED);
+        return;
     }
+#ifdef MPD__HANDOFF_INLINE
+    if (w == MPD__OPQ_FAST1 &&      /* SEM1, no unit: wait for a V */
+        __builtin_expect(mpd__p_handoff(F, L, (struct mpd__opq_h1 *)(void *)q), 1))
+        return;
+#endif
     mpd__op_P_slow(F, L, op);
 }
 
+/* V adds a unit when the op is SEM1 and no process waits.  Processes wait
+ * only while the count is 0, so a count above 0 settles it with the same
+ * single test as P; only at 0 is the waiter list read (it is then a SEM1
+ * op: one VP, nobody else writes it).  (A count that wraps carries into
+ * `fast`: the word goes on counting, and P borrows back.) */
 __attribute__((always_inline))
 static inline void mpd_op_V(const char *F, int L, mpd_op *op)
 {
-    if (__builtin_expect(mpd__op_is_sem(op), 1)) {
-        struct mpd__opq_hot *q = (struct mpd__opq_hot *)op->q;
-        if (__builtin_expect(!q->wfirst, 1)) {
-            q->count++;
-            return;
-        }
-#ifdef MPD__HANDOFF_INLINE
-        if (__builtin_expect(mpd__v_handoff((struct mpd__opq_h1 *)(void *)q), 1))
-            return;
-#endif
+    struct mpd__opq_hot *q = mpd__op_hotq(op);
+    uint64_t w = __atomic_load_n(&q->word, __ATOMIC_RELAXED);
+    if (__builtin_expect(w > MPD__OPQ_FAST1, 1) ||
+        __builtin_expect(w == MPD__OPQ_FAST1 && !__atomic_load_n(&q->wfirst, __ATOMIC_RELAXED), 1)) {
+        __atomic_store_n(&q->word, w + 1, __ATOMIC_RELAXED);
+        return;
     }
+#ifdef MPD__HANDOFF_INLINE
+    if (w == MPD__OPQ_FAST1 &&      /* SEM1, a process waits: hand it the unit */
+        __builtin_expect(mpd__v_handoff((struct mpd__opq_h1 *)(void *)q), 1))
+        return;
+#endif
     mpd__op_V_slow(F, L, op);
 }
 
