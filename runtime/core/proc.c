@@ -203,25 +203,14 @@ static inline void ready_early(mpd_vp *vp, mpd_proc *p)
     }
 }
 
-void *mpd_proc_spawn_here(void (*fn)(void *), const char *name, size_t extra, mpd_proc **pp, int ready)
+/* mpd_proc_spawn_here when no cached region serves, or with several VPs. */
+static __attribute__((noinline)) void *spawn_here_slow(mpd_vp *vp, void (*fn)(void *), const char *name,
+                                                        size_t extra, mpd_proc **pp, int ready)
 {
-    mpd_vp *vp = vp_self();
     mpd_proc *self = vp ? (mpd_proc *)(void *)vp->hot.cur : NULL;
     int prio = self ? self->hot.priority : 0;
     void *mem;
     mpd_proc *p = spawn_cached(vp, fn, name, prio, extra, &mem, 1);
-    if (__builtin_expect(p != NULL && mpd__single, 1)) {
-        p->seq = atomic_load_explicit(&next_seq, memory_order_relaxed);
-        atomic_store_explicit(&next_seq, p->seq + 1, memory_order_relaxed);
-        atomic_store_explicit(&mpd__nprocs, atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) + 1,
-                              memory_order_relaxed);
-        if (ready) {
-            ready_early(vp, p);
-            p = NULL;
-        }
-        *pp = p;
-        return mem;
-    }
     if (p) {
         count_new(p);
     } else {
@@ -230,6 +219,39 @@ void *mpd_proc_spawn_here(void (*fn)(void *), const char *name, size_t extra, mp
     }
     if (ready && mpd__single) {
         ready_early(vp, p);
+        p = NULL;
+    }
+    *pp = p;
+    return mem;
+}
+
+/* The fast path (one VP, FIFO, a cached region) makes no call, so it
+ * needs no frame. */
+void *mpd_proc_spawn_here(void (*fn)(void *), const char *name, size_t extra, mpd_proc **pp, int ready)
+{
+    mpd_vp *vp = vp_self();
+    mpd_proc *p;
+    size_t x = (extra + 15) & ~(size_t)15;
+    if (__builtin_expect(!mpd__fast1 || !vp || !(p = vp->stack_cache) || x > p->f.stack_size / 4 ||
+                         atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) >= mpd__max_procs, 0))
+        return spawn_here_slow(vp, fn, name, extra, pp, ready);
+    mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
+    int prio = self ? self->hot.priority : 0;
+    vp->stack_cache = p->link;
+    vp->stack_cached--;
+#ifdef MPD_ASAN
+    mpd__region_reuse(p);
+#endif
+    void *mem = proc_start_below(p, x);
+    proc_init(p, fn, mem, prio, 1, 1, mem);
+    p->name_ref = name;
+    p->seq = atomic_load_explicit(&next_seq, memory_order_relaxed);
+    atomic_store_explicit(&next_seq, p->seq + 1, memory_order_relaxed);
+    atomic_store_explicit(&mpd__nprocs, atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    if (ready) {
+        p->state = P_READY;
+        rq_link_tail(&mpd__fifo_q, p);
         p = NULL;
     }
     *pp = p;
