@@ -1,4 +1,4 @@
-/* proc_test.c: processes -- create, FIFO order, yield, join/detach, names, priority, udata, loc. */
+/* proc_test.c: processes -- create, FIFO order, yield, join/detach, names, priority, udata, loc, spawn_here/exit_to. */
 #include "harness.h"
 
 static char order[64];
@@ -148,6 +148,60 @@ static void main_join_mvp(void *arg)
     mpd_rt_set_exit_status(t_failures ? 3 : 0);
 }
 
+/* mpd_proc_spawn_here and mpd_proc_exit_to: the child reads what its
+ * creator wrote into its memory after spawning it, has the creator's
+ * priority and the memory as udata, and hands the VP back to its parked
+ * creator as it ends (with another process ready first: FIFO order). */
+typedef struct sh_mem { mpd_proc *creator; int value; char tag; } sh_mem;
+static mpd_spinlock sh_lk = MPD_SPINLOCK_INIT;
+static void sh_child(void *arg)
+{
+    sh_mem *m = arg;
+    CHECK(mpd_proc_udata(mpd_self()) == m);
+    CHECK_EQ(mpd_proc_priority(mpd_self()), 3);
+    CHECK_EQ(m->value, 42);
+    if (mpd_nvp() == 1) {
+        note(m->tag);
+    } else {
+        mpd_spin_lock(&sh_lk);      /* the creator is parked */
+        mpd_spin_unlock(&sh_lk);
+    }
+    mpd_proc_exit_to(m->creator);
+}
+static void sh_other(void *a) { (void)a; note('x'); }
+static void main_spawn_here(void *arg)
+{
+    (void)arg;
+    int one = mpd_nvp() == 1;
+    mpd_proc_set_priority(mpd_self(), 3);
+    long rounds = t_scaled(3000);
+    for (long k = 0; k < rounds; k++) {
+        olen = 0;
+        order[0] = 0;
+        mpd_proc *p;
+        if (!one)
+            mpd_spin_lock(&sh_lk);
+        sh_mem *m = mpd_proc_spawn_here(sh_child, "sh", sizeof *m, &p, (int)(k & 1));
+        CHECK(one && (k & 1) ? p == NULL : p != NULL);
+        m->creator = mpd_self();
+        m->value = 42;
+        m->tag = 'c';
+        if (p)
+            mpd_proc_launch(p);
+        if (one && k % 3 == 0) {    /* another ready process: exit_to queues us */
+            mpd_proc_attr at = MPD_PROC_ATTR_INIT;
+            at.detached = 1;
+            mpd_proc_create(sh_other, NULL, &at);
+        }
+        mpd_park(one ? NULL : &sh_lk);
+        if (one) {
+            note('m');
+            CHECK(!strcmp(order, k % 3 == 0 ? "cxm" : "cm"));
+        }
+    }
+    mpd_rt_set_exit_status(t_failures ? 3 : 0);
+}
+
 static void main_exit(void *a) { (void)a; printf("before"); mpd_exit(7); }
 
 int main(void)
@@ -160,6 +214,12 @@ int main(void)
     for (int nvp = 2; nvp <= 4; nvp += 2) {
         rc = run_child(main_join_mvp, NULL, nvp, &out);
         if (rc) fprintf(stderr, "child output (%d VPs):\n%s\n", nvp, out);
+        CHECK_EQ(rc, 0);
+        free(out);
+    }
+    for (int nvp = 1; nvp <= 2; nvp++) {
+        rc = run_child(main_spawn_here, NULL, nvp, &out);
+        if (rc) fprintf(stderr, "child output (spawn_here, %d VPs):\n%s\n", nvp, out);
         CHECK_EQ(rc, 0);
         free(out);
     }
