@@ -637,18 +637,18 @@ static inline void mpd_op_P(const char *F, int L, mpd_op *op)
     mpd__op_P_slow(F, L, op);
 }
 
-/* V adds a unit when the op is SEM1 and no process waits.  Processes wait
- * only while the count is 0, so a count above 0 settles it with the same
- * single test as P; only at 0 is the waiter list read (it is then a SEM1
- * op: one VP, nobody else writes it).  (A count that wraps carries into
- * `fast`: the word goes on counting, and P borrows back.) */
+/* V adds a unit when the op is SEM1 (word >= 1 << 32) and no process
+ * waits.  Both tests inline and falling through: a V at count 0 (a pair of
+ * V and P) costs no taken branch.  The waiter list is read only when
+ * `fast` is set, i.e. on one VP.  (A count that wraps carries into `fast`:
+ * the word goes on counting, and P borrows back.) */
 __attribute__((always_inline))
 static inline void mpd_op_V(const char *F, int L, mpd_op *op)
 {
     struct mpd__opq_hot *q = mpd__op_hotq(op);
     uint64_t w = __atomic_load_n(&q->word, __ATOMIC_RELAXED);
-    if (__builtin_expect(w > MPD__OPQ_FAST1, 1) ||
-        __builtin_expect(w == MPD__OPQ_FAST1 && !__atomic_load_n(&q->wfirst, __ATOMIC_RELAXED), 1)) {
+    if (__builtin_expect(w >= MPD__OPQ_FAST1, 1) &&
+        __builtin_expect(!__atomic_load_n(&q->wfirst, __ATOMIC_RELAXED), 1)) {
         __atomic_store_n(&q->word, w + 1, __ATOMIC_RELAXED);
         return;
     }
