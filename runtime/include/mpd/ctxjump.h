@@ -4,6 +4,20 @@
 #ifndef MPD_CTXJUMP_H
 #define MPD_CTXJUMP_H
 #if defined(__x86_64__)
+/* Vector and mask registers: no callee-saved ones in the SysV ABI, so both
+ * switches below declare them all clobbered. */
+#ifdef __AVX512F__
+#define MPD__CTX_VEC_CLOBBERS \
+    "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", \
+    "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", \
+    "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", \
+    "xmm31", "k1", "k2", "k3", "k4", "k5", "k6", "k7"
+#else
+#define MPD__CTX_VEC_CLOBBERS \
+    "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", \
+    "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
+#endif
+
 /* Switch from context `from` to context `to`, each {sp, pc}: save rbp and
  * the address of label 1 in *from and jump to to->pc; the resumed side
  * lands on its own label.  Every other register is declared clobbered, so
@@ -27,14 +41,7 @@ static inline void mpd__ctx_jump_inline(void *from, void *to)
                      : "+D"(from), "+S"(to)
                      :
                      : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
-                       "r15", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
-                       "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
-#ifdef __AVX512F__
-                       "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",
-                       "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31",
-                       "k1", "k2", "k3", "k4", "k5", "k6", "k7",
-#endif
-                       "memory", "cc");
+                       "r15", MPD__CTX_VEC_CLOBBERS, "memory", "cc");
 }
 
 
@@ -69,14 +76,7 @@ static inline void mpd__ctx_jump_saving(void *from, void *to)
                      : "+D"(from), "+S"(to)
                      :
                      : "rax", "rcx", "rdx", "r8", "r9", "r10", "r11",
-                       "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
-                       "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
-#ifdef __AVX512F__
-                       "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",
-                       "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31",
-                       "k1", "k2", "k3", "k4", "k5", "k6", "k7",
-#endif
-                       "memory", "cc");
+                       MPD__CTX_VEC_CLOBBERS, "memory", "cc");
 }
 #endif
 #endif
