@@ -72,7 +72,7 @@ struct mpd__opcls_h1 {
 /* An input op's queue (lang: opq). */
 struct mpd__opq_h1 {
     uint32_t count;
-    uint32_t _pad;
+    uint32_t fast;                  /* mpd/ops.h: mirrors MPD__OPF_SEM1 */
     struct mpd__inwait_h1 *wfirst, *wlast;
     mpd_invb *head, *tail;
     struct mpd__opcls_h1 *cls;
