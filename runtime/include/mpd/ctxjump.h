@@ -18,6 +18,17 @@
     "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
 #endif
 
+/* The common middle of both switches: store sp and the resume address
+ * (label 1) in *rdi, load the other context from *rsi and jump to it; the
+ * resumed side lands on label 1. */
+#define MPD__CTX_SAVE_AND_JUMP \
+    "leaq 1f(%%rip), %%rax\n\t" \
+    "movq %%rsp, (%%rdi)\n\t" \
+    "movq %%rax, 8(%%rdi)\n\t" \
+    "movq (%%rsi), %%rsp\n\t" \
+    "jmpq *8(%%rsi)\n" \
+    "1:\n\t"
+
 /* Switch from context `from` to context `to`, each {sp, pc}: save rbp and
  * the address of label 1 in *from and jump to to->pc; the resumed side
  * lands on its own label.  Every other register is declared clobbered, so
@@ -30,12 +41,7 @@ static inline void mpd__ctx_jump_inline(void *from, void *to)
 {
     __asm__ volatile("leaq -128(%%rsp), %%rsp\n\t"
                      "pushq %%rbp\n\t"
-                     "leaq 1f(%%rip), %%rax\n\t"
-                     "movq %%rsp, (%%rdi)\n\t"
-                     "movq %%rax, 8(%%rdi)\n\t"
-                     "movq (%%rsi), %%rsp\n\t"
-                     "jmpq *8(%%rsi)\n"
-                     "1:\n\t"
+                     MPD__CTX_SAVE_AND_JUMP
                      "popq %%rbp\n\t"
                      "leaq 128(%%rsp), %%rsp"
                      : "+D"(from), "+S"(to)
@@ -43,7 +49,6 @@ static inline void mpd__ctx_jump_inline(void *from, void *to)
                      : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
                        "r15", MPD__CTX_VEC_CLOBBERS, "memory", "cc");
 }
-
 
 /* The same switch for code whose fast path must not pay for the slow one
  * (the inline semaphore handoff sits in the loops of generated code): it
@@ -60,12 +65,7 @@ static inline void mpd__ctx_jump_saving(void *from, void *to)
                      "pushq %%r13\n\t"
                      "pushq %%r14\n\t"
                      "pushq %%r15\n\t"
-                     "leaq 1f(%%rip), %%rax\n\t"
-                     "movq %%rsp, (%%rdi)\n\t"
-                     "movq %%rax, 8(%%rdi)\n\t"
-                     "movq (%%rsi), %%rsp\n\t"
-                     "jmpq *8(%%rsi)\n"
-                     "1:\n\t"
+                     MPD__CTX_SAVE_AND_JUMP
                      "popq %%r15\n\t"
                      "popq %%r14\n\t"
                      "popq %%r13\n\t"

@@ -115,6 +115,16 @@ static void check_env_error(const char *var, const char *val, const char *msg)
     unsetenv(var);
 }
 
+/* With the environment as set: the program starts, reports `want`, exits 0. */
+static void check_nvp_runs(const char *want)
+{
+    char *out;
+    int rc = run_child(body_nvp, NULL, 0, &out);    /* 0: VPs from the environment */
+    CHECK_EQ(rc, 0);
+    CHECK(strstr(out, want) != NULL);
+    free(out);
+}
+
 int main(void)
 {
     char *out;
@@ -140,10 +150,7 @@ int main(void)
     check_env_error("MPD_PARALLEL", "zero", "RTS abort: bad MPD_PARALLEL=\"zero\": expected a number from 0 to");
     check_env_error("MPD_PARALLEL", "-1", "bad MPD_PARALLEL=\"-1\"");
     setenv("MPD_PARALLEL", "0", 1);          /* 0 is the default: one VP */
-    int rc0 = run_child(body_nvp, NULL, 0, &out);
-    CHECK_EQ(rc0, 0);
-    CHECK(strstr(out, "nvp 1\n") != NULL);
-    free(out);
+    check_nvp_runs("nvp 1\n");
     unsetenv("MPD_PARALLEL");
     check_env_error("MPD_SCHED", "lottery", "bad MPD_SCHED=\"lottery\": expected fifo, prio or steal");
     check_env_error("MPD_STACK_SIZE", "12", "bad MPD_STACK_SIZE=\"12\"");
@@ -152,10 +159,7 @@ int main(void)
     check_env_error("MPD_IDLE_SPIN", "often", "bad MPD_IDLE_SPIN=\"often\"");
     setenv("MPD_PARALLEL", "3", 1);          /* idle VPs that never spin still start and stop */
     setenv("MPD_IDLE_SPIN", "0", 1);
-    int rc3 = run_child(body_nvp, NULL, 0, &out);
-    CHECK_EQ(rc3, 0);
-    CHECK(strstr(out, "nvp 3\n") != NULL);
-    free(out);
+    check_nvp_runs("nvp 3\n");
     unsetenv("MPD_IDLE_SPIN");
     unsetenv("MPD_PARALLEL");
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
