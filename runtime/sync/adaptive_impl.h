@@ -42,7 +42,10 @@ struct mpd_alock {
     double spin_fail;                 /* EWMA 0..1: contended waits a spin would not have won */
     unsigned long contended_seen;     /* st_contended at the last sample (holder only) */
     int idle_samples;                 /* samples that saw nothing new, their decay not yet applied */
-    int warm;                         /* avg_waiting, avg_wait_ns or spin_fail not 0 (holder only) */
+    /* Why a sample may not be quiet, in one word so that the quiet check tests
+     * it once (MPD_ALOCK__LOUD_*): bits set and cleared with interlocked
+     * instructions, and only when they change, by their one writer each. */
+    atomic_int loud;
     mpd_alock_policy_fn _Atomic policy;
     void *_Atomic policy_arg;
     atomic_ulong st_contended, st_spin_acq, st_blocks, st_timeouts, st_samples, st_adapt;
@@ -51,11 +54,25 @@ struct mpd_alock {
     /* contention profile: written by the holder, read under the lock */
     mpd_alock_sample_t *prof;
     size_t prof_cap, prof_len;
-    unsigned long prof_stride, prof_skip;
+    unsigned long prof_stride;
+    unsigned long prof_next;          /* st_samples value of the next profile sample (ULONG_MAX: none) */
     long created_ns;
     double last_t;                    /* time of the last profile sample */
     char name[48];
 };
+
+/* Bits of mpd_alock.loud.  WARM: avg_waiting, avg_wait_ns or spin_fail is not
+ * 0 (the holder's).  POLICY: the policy is one's own, which sees every sample
+ * (mpd_alock_set_policy's, under qlock). */
+enum { MPD_ALOCK__LOUD_WARM = 1, MPD_ALOCK__LOUD_POLICY = 2 };
+static inline void mpd_alock__set_loud(mpd_alock_t *l, int bit, int on) {
+    int v = atomic_load_explicit(&l->loud, memory_order_relaxed);
+    if (on && !(v & bit)) atomic_fetch_or_explicit(&l->loud, bit, memory_order_relaxed);
+    else if (!on && (v & bit)) atomic_fetch_and_explicit(&l->loud, ~bit, memory_order_relaxed);
+}
+static inline int mpd_alock__policy_is_own(mpd_alock_policy_fn p) {
+    return p != NULL && p != mpd_alock_default_policy;
+}
 
 /* Relaxed single-writer counter bump (no interlocked instruction); INC when
  * the new value is not needed. */

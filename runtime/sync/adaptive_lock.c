@@ -89,12 +89,14 @@ mpd_alock_t *mpd_alock_create(const mpd_alock_attr_t *a) {
     l->sample_left = atomic_load(&l->sample_every);
     atomic_init(&l->policy, a->policy);
     atomic_init(&l->policy_arg, a->policy_arg);
+    atomic_init(&l->loud, mpd_alock__policy_is_own(a->policy) ? MPD_ALOCK__LOUD_POLICY : 0);
     l->created_ns = mpd_alock__now_ns();
     if (a->profile_cap > 0) {
         l->prof = calloc(a->profile_cap, sizeof *l->prof);
         l->prof_cap = l->prof ? a->profile_cap : 0;
     }
     l->prof_stride = 1;
+    l->prof_next = l->prof_cap ? 1 : ULONG_MAX;
     return l;
 }
 
@@ -275,25 +277,36 @@ void mpd_alock__lock_slow(mpd_alock_t *l, int prio) {
     l->avg_wait_ns += (w - l->avg_wait_ns) * 0.125;
     l->spin_fail += ((double)failed - l->spin_fail) * 0.125;
     if (spun) l->avg_spin_ns += (w - l->avg_spin_ns) * 0.125;
-    l->warm = 1;        /* the monitor's next sample is not quiet (it may already have seen st_contended) */
+    /* the monitor's next sample is not quiet (it may already have seen st_contended) */
+    mpd_alock__set_loud(l, MPD_ALOCK__LOUD_WARM, 1);
 }
 
-void mpd_alock_lock(mpd_alock_t *l) {
-    if (!try_take(l)) mpd_alock__lock_slow(l, mpd_alock__cur_prio());
+/* The new holder records where it runs (for waiters' spin decisions). */
+static inline void took(mpd_alock_t *l) {
     atomic_store_explicit(&l->holder_vp, mpd_alock__my_vp(), memory_order_relaxed);
     atomic_store_explicit(&l->holder_cpu, mpd_alock__my_cpu(), memory_order_relaxed);
     INC(l->acquisitions);
+}
+
+/* Out of line, so that an uncontended lock needs no stack frame. */
+static __attribute__((noinline)) void lock_contended(mpd_alock_t *l) {
+    mpd_alock__lock_slow(l, mpd_alock__cur_prio());
+    took(l);
+}
+
+void mpd_alock_lock(mpd_alock_t *l) {
+    if (try_take(l)) took(l);
+    else lock_contended(l);
 }
 
 int mpd_alock_trylock(mpd_alock_t *l) {
     if (!try_take(l)) return EBUSY;
-    atomic_store_explicit(&l->holder_vp, mpd_alock__my_vp(), memory_order_relaxed);
-    atomic_store_explicit(&l->holder_cpu, mpd_alock__my_cpu(), memory_order_relaxed);
-    INC(l->acquisitions);
+    took(l);
     return 0;
 }
 
-static void wake_one(mpd_alock_t *l) {
+/* Out of line, so that an unlock without waiters saves no registers. */
+static __attribute__((noinline)) void wake_one(mpd_alock_t *l) {
     const mpd_alock_backend_t *b = atomic_load_explicit(&backend, memory_order_acquire);
     q_lock(l);
     alock_waiter *w = l->qhead;
@@ -314,12 +327,22 @@ static void wake_one(mpd_alock_t *l) {
     atomic_store_explicit(&w->woken, 2, memory_order_release);   /* done with w */
 }
 
-void mpd_alock_unlock(mpd_alock_t *l) {
-    if (--l->sample_left <= 0) {              /* a countdown: no division on the hot path */
-        l->sample_left = atomic_load_explicit(&l->sample_every, memory_order_relaxed);
-        mpd_alock__sample(l);
-    }
+static inline void release(mpd_alock_t *l) {
     atomic_store_explicit(&l->holder_vp, NULL, memory_order_relaxed);
     atomic_store_explicit(&l->state, 0, memory_order_seq_cst);
     if (atomic_load_explicit(&l->nblocked, memory_order_seq_cst) > 0) wake_one(l);
+}
+
+/* Every sample_every-th unlock samples the monitor first (a countdown: no
+ * division on the hot path).  Apart, so that the other unlocks need no
+ * stack frame. */
+static __attribute__((noinline)) void sample_and_release(mpd_alock_t *l) {
+    l->sample_left = atomic_load_explicit(&l->sample_every, memory_order_relaxed);
+    mpd_alock__sample(l);
+    release(l);
+}
+
+void mpd_alock_unlock(mpd_alock_t *l) {
+    if (--l->sample_left <= 0) sample_and_release(l);
+    else release(l);
 }

@@ -30,6 +30,12 @@ static void profile_add(mpd_alock_t *l, mpd_alock_monitor_t *m) {
  * sample: with warm averages 122 instead of 82 instructions per lock+unlock
  * (callgrind), which is what a spin lock saved in PHOLD at 4 VPs. */
 #define IDLE_BATCH 8
+static inline int is_warm(const mpd_alock_t *l) {
+    return atomic_load_explicit(&l->loud, memory_order_relaxed) & MPD_ALOCK__LOUD_WARM;
+}
+static void set_warm(mpd_alock_t *l) {
+    mpd_alock__set_loud(l, MPD_ALOCK__LOUD_WARM, l->avg_waiting != 0 || l->avg_wait_ns != 0 || l->spin_fail != 0);
+}
 static void decay(mpd_alock_t *l, int k) {
     static const double f[IDLE_BATCH + 1] = { 1, 0.875, 0.765625, 0.669921875, 0.586181640625,
                                               0.512908935546875, 0.448795318603515625,
@@ -42,16 +48,18 @@ static void decay(mpd_alock_t *l, int k) {
     l->spin_fail *= d;
     if (l->spin_fail < 1e-3) l->spin_fail = 0;
     l->idle_samples = 0;
-    l->warm = l->avg_waiting != 0 || l->avg_wait_ns != 0 || l->spin_fail != 0;
+    set_warm(l);
 }
 
 /* The rest of a sample that is not quiet (see below). */
-static __attribute__((noinline)) void sample_full(mpd_alock_t *l, mpd_alock_policy_fn p, int prof_due) {
+static __attribute__((noinline)) void sample_full(mpd_alock_t *l, unsigned long n) {
+    int prof_due = n == l->prof_next;
+    mpd_alock_policy_fn p = atomic_load_explicit(&l->policy, memory_order_acquire);
     int waiting = atomic_load_explicit(&l->waiting, memory_order_relaxed);
     unsigned long contended = atomic_load_explicit(&l->st_contended, memory_order_relaxed);
     int lazy = !p || p == mpd_alock_default_policy;
     if (waiting == 0 && contended == l->contended_seen) {
-        if (!l->warm) {
+        if (!is_warm(l)) {
             if (lazy) p = NULL;                             /* quiet: a profile sample alone */
         } else if (lazy && ++l->idle_samples < IDLE_BATCH) {
             if (!prof_due) return;
@@ -70,7 +78,7 @@ static __attribute__((noinline)) void sample_full(mpd_alock_t *l, mpd_alock_poli
             if (l->spin_fail < 1e-3) l->spin_fail = 0;
         }
         l->contended_seen = contended;
-        l->warm = l->avg_waiting != 0 || l->avg_wait_ns != 0 || l->spin_fail != 0;
+        set_warm(l);
     }
     if (!prof_due && !p) return;
     mpd_alock_monitor_t m;
@@ -79,7 +87,7 @@ static __attribute__((noinline)) void sample_full(mpd_alock_t *l, mpd_alock_poli
     m.acquisitions = atomic_load_explicit(&l->acquisitions, memory_order_relaxed);
     m.contended = contended;
     m.blocks = atomic_load_explicit(&l->st_blocks, memory_order_relaxed);
-    m.samples = atomic_load_explicit(&l->st_samples, memory_order_relaxed);
+    m.samples = n;
     m.spin_ns = atomic_load_explicit(&l->spin_ns, memory_order_relaxed);
     m.sleep_ns = atomic_load_explicit(&l->sleep_ns, memory_order_relaxed);
     m.t = l->last_t;
@@ -87,26 +95,26 @@ static __attribute__((noinline)) void sample_full(mpd_alock_t *l, mpd_alock_poli
     m.avg_spin_ns = l->avg_spin_ns;
     m.spin_fail = l->spin_fail;
     if (prof_due) {
-        l->prof_skip = 0;
         profile_add(l, &m);
+        l->prof_next = n + l->prof_stride;
     }
     if (p) p(l, &m, atomic_load_explicit(&l->policy_arg, memory_order_relaxed));
 }
 
 /* Quiet: nobody waits, nobody waited since the last sample, the averages
- * are 0 (not warm) and no profile sample is due.  Then the default policy's
- * inputs are unchanged and it would decide as before, so it is not called:
- * an uncontended adaptive lock costs what a static one does.  This check is
- * all a quiet sample runs. */
+ * are 0 and the policy is the default one or none (nothing loud) and no
+ * profile sample is due.  Then the default policy's inputs are unchanged
+ * and it would decide as before, so it is not called: an uncontended
+ * adaptive lock costs what a static one does -- the same instructions, as
+ * the policy's kind is folded into `loud` when it is set. */
 void mpd_alock__sample(mpd_alock_t *l) {
-    INC(l->st_samples);
-    int prof_due = l->prof_cap && ++l->prof_skip >= l->prof_stride;
-    mpd_alock_policy_fn p = atomic_load_explicit(&l->policy, memory_order_acquire);
-    if (!prof_due && !l->warm && (!p || p == mpd_alock_default_policy) &&
+    unsigned long n = atomic_load_explicit(&l->st_samples, memory_order_relaxed) + 1;
+    atomic_store_explicit(&l->st_samples, n, memory_order_relaxed);
+    if (n != l->prof_next && !atomic_load_explicit(&l->loud, memory_order_relaxed) &&
         atomic_load_explicit(&l->waiting, memory_order_relaxed) == 0 &&
         atomic_load_explicit(&l->st_contended, memory_order_relaxed) == l->contended_seen)
         return;
-    sample_full(l, p, prof_due);
+    sample_full(l, n);
 }
 
 /* ---- ownership ---- */
@@ -151,8 +159,17 @@ int mpd_alock_set_sched(mpd_alock_t *l, const void *owner, int sched) {
 
 int mpd_alock_set_policy(mpd_alock_t *l, const void *owner, mpd_alock_policy_fn p, void *arg) {
     if (!may_change(l, owner)) return EPERM;
+    /* `loud` must never say "default or none" while a policy of one's own is
+     * installed (its samples would be skipped): the bit goes up before such a
+     * policy is stored and down only after the default or none is, under the
+     * queue lock so that concurrent calls cannot interleave the two steps. */
+    int own = mpd_alock__policy_is_own(p);
+    mpd_spin_lock(&l->qlock);
+    if (own) mpd_alock__set_loud(l, MPD_ALOCK__LOUD_POLICY, 1);
     atomic_store(&l->policy_arg, arg);
     atomic_store(&l->policy, p);
+    if (!own) mpd_alock__set_loud(l, MPD_ALOCK__LOUD_POLICY, 0);
+    mpd_spin_unlock(&l->qlock);
     return 0;
 }
 

@@ -230,7 +230,7 @@ int main(void) {
     mpd_alock_attr_init(&a, MPD_ALOCK_ADAPTIVE);
     a.sample_every = 1;
     l = mpd_alock_create(&a);
-    l->avg_waiting = 0.2; l->avg_wait_ns = 1000; l->spin_fail = 0.1; l->warm = 1;
+    l->avg_waiting = 0.2; l->avg_wait_ns = 1000; l->spin_fail = 0.1; mpd_alock__set_loud(l, MPD_ALOCK__LOUD_WARM, 1);
     for (int i = 0; i < 16; i++) { mpd_alock_lock(l); mpd_alock_unlock(l); }
     double d16 = 1;
     for (int i = 0; i < 16; i++) d16 *= 0.875;
@@ -242,11 +242,77 @@ int main(void) {
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
     CHECK_EQ_L(mpd_alock_set_policy(l, NULL, counting_policy, NULL), 0);
-    l->avg_wait_ns = 1000; l->warm = 1;
+    l->avg_wait_ns = 1000; mpd_alock__set_loud(l, MPD_ALOCK__LOUD_WARM, 1);
     policy_calls = 0;
     for (int i = 0; i < 3; i++) { mpd_alock_lock(l); mpd_alock_unlock(l); }
     CHECK_EQ_L(policy_calls, 3);
     CHECK(l->avg_wait_ns > 1000 * 0.875 * 0.875 * 0.875 - 1e-6 && l->avg_wait_ns < 1000 * 0.875 * 0.875 * 0.875 + 1e-6);
+    mpd_alock_destroy(l);
+
+    /* the quiet check is one flag, kept right when the policy changes at run time: a
+     * policy of one's own, installed on a settled (quiet) lock, sees every sample; back
+     * to the default policy or none, the samples are quiet again (nothing runs) */
+    mpd_alock_attr_init(&a, MPD_ALOCK_ADAPTIVE);
+    a.sample_every = 1;
+    a.profile_cap = 0;
+    l = mpd_alock_create(&a);
+    for (int i = 0; i < 10; i++) { mpd_alock_lock(l); mpd_alock_unlock(l); }
+    CHECK_EQ_L(atomic_load(&l->loud), 0);
+    CHECK_EQ_L(mpd_alock_set_policy(l, NULL, counting_policy, NULL), 0);
+    CHECK_EQ_L(atomic_load(&l->loud), MPD_ALOCK__LOUD_POLICY);
+    policy_calls = 0;
+    for (int i = 0; i < 5; i++) { mpd_alock_lock(l); mpd_alock_unlock(l); }
+    CHECK_EQ_L(policy_calls, 5);
+    CHECK_EQ_L(mpd_alock_set_policy(l, NULL, mpd_alock_default_policy, NULL), 0);
+    CHECK_EQ_L(atomic_load(&l->loud), 0);
+    CHECK_EQ_L(mpd_alock_set_waiting(l, NULL, 1234, MPD_ALOCK_FOREVER), 0);
+    for (int i = 0; i < 5; i++) { mpd_alock_lock(l); mpd_alock_unlock(l); }
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK_EQ_L(sp, 1234);                      /* quiet: the default policy did not run */
+    CHECK_EQ_L(mpd_alock_set_policy(l, NULL, counting_policy, NULL), 0);
+    CHECK_EQ_L(mpd_alock_set_policy(l, NULL, NULL, NULL), 0);   /* static: quiet too */
+    CHECK_EQ_L(atomic_load(&l->loud), 0);
+    policy_calls = 0;
+    for (int i = 0; i < 5; i++) { mpd_alock_lock(l); mpd_alock_unlock(l); }
+    CHECK_EQ_L(policy_calls, 0);
+    /* warm averages make a sample loud whatever the policy, and settle back to quiet */
+    l->avg_wait_ns = 100; mpd_alock__set_loud(l, MPD_ALOCK__LOUD_WARM, 1);
+    CHECK_EQ_L(mpd_alock_set_policy(l, NULL, counting_policy, NULL), 0);
+    CHECK_EQ_L(atomic_load(&l->loud), MPD_ALOCK__LOUD_WARM | MPD_ALOCK__LOUD_POLICY);
+    CHECK_EQ_L(mpd_alock_set_policy(l, NULL, mpd_alock_default_policy, NULL), 0);
+    CHECK_EQ_L(atomic_load(&l->loud), MPD_ALOCK__LOUD_WARM);
+    for (int i = 0; i < 400; i++) { mpd_alock_lock(l); mpd_alock_unlock(l); }
+    CHECK(l->avg_wait_ns == 0);
+    CHECK_EQ_L(atomic_load(&l->loud), 0);
+    /* no profile: no profile sample is ever due */
+    mpd_alock_sample_t none[1];
+    CHECK_EQ_L(mpd_alock_profile(l, none, 1), 0);
+    mpd_alock_stats_t qs;
+    mpd_alock_stats(l, &qs);
+    CHECK(qs.samples >= 425);
+    mpd_alock_destroy(l);
+    /* created with a policy of one's own: loud from the start (every sample seen) */
+    mpd_alock_attr_init(&a, MPD_ALOCK_BLOCK);
+    a.policy = counting_policy;
+    a.sample_every = 1;
+    l = mpd_alock_create(&a);
+    CHECK_EQ_L(atomic_load(&l->loud), MPD_ALOCK__LOUD_POLICY);
+    policy_calls = 0;
+    for (int i = 0; i < 7; i++) { mpd_alock_lock(l); mpd_alock_unlock(l); }
+    CHECK_EQ_L(policy_calls, 7);
+    mpd_alock_destroy(l);
+
+    /* the profile follows its stride: with sample_every 1 and room for 8, 100 samples
+     * thin it to every 16th, and the kept samples span the run */
+    mpd_alock_attr_init(&a, MPD_ALOCK_SPIN);
+    a.sample_every = 1;
+    a.profile_cap = 8;
+    l = mpd_alock_create(&a);
+    for (int i = 0; i < 100; i++) { mpd_alock_lock(l); mpd_alock_unlock(l); }
+    mpd_alock_sample_t ps[8];
+    n = mpd_alock_profile(l, ps, 8);   /* its own lock+unlock is sample 101 */
+    CHECK(n >= 4 && n <= 8);
+    CHECK_EQ_L(l->prof_stride, 16);
     mpd_alock_destroy(l);
     CHECK_DONE();
 }
