@@ -14,15 +14,19 @@ typedef struct alock_waiter {
 } alock_waiter;
 
 struct mpd_alock {
-    atomic_int state;                 /* 0 free, 1 held */
+    /* 0 free; held: 2 + the CPU the holder took it on, or 1 if that is unknown.
+     * The holder's CPU is part of the word that says "held" so that a waiter
+     * never reads a previous holder's CPU: kept beside it, it was stored just
+     * after the acquiring cmpxchg, and a waiter that had itself just released
+     * the lock on its own CPU read its own CPU there in that window -- in TSP
+     * at 2 VPs this made ~97% of the "holder off-CPU" verdicts (spin failures,
+     * then blocks) while the holder was running on the other CPU. */
+    atomic_int state;
     atomic_int waiting;               /* threads in the slow path (the monitored value) */
     atomic_int nblocked;              /* of which queued */
     /* the holder's OS thread (VP), or NULL: a waiter on the same VP must not
      * spin, the holder cannot run until the waiter gives the VP up */
     const void *_Atomic holder_vp;
-    /* the CPU the holder last ran on (negative: unknown): a waiter on that very CPU
-     * knows the holder is not running -- it was preempted, by us or another */
-    atomic_int holder_cpu;
     mpd_spinlock qlock;
     alock_waiter *qhead, *qtail;      /* under qlock */
 

@@ -84,7 +84,6 @@ mpd_alock_t *mpd_alock_create(const mpd_alock_attr_t *a) {
     atomic_init(&l->spin_ns, a->spin_ns);
     atomic_init(&l->sleep_ns, a->sleep_ns);
     atomic_init(&l->sched, a->sched);
-    atomic_init(&l->holder_cpu, -1);
     atomic_init(&l->sample_every, a->sample_every > 0 ? a->sample_every : 2);
     l->sample_left = atomic_load(&l->sample_every);
     atomic_init(&l->policy, a->policy);
@@ -107,10 +106,13 @@ void mpd_alock_destroy(mpd_alock_t *l) {
 }
 
 /* ---- waiting ---- */
+/* The lock word of a holder on the calling thread's CPU (1: CPU unknown). */
+static inline int held_here(void) { return mpd_alock__my_cpu() + 2; }
+
 static inline int try_take(mpd_alock_t *l) {
     int z = 0;
     return atomic_load_explicit(&l->state, memory_order_relaxed) == 0 &&
-           atomic_compare_exchange_strong_explicit(&l->state, &z, 1, memory_order_acquire,
+           atomic_compare_exchange_strong_explicit(&l->state, &z, held_here(), memory_order_acquire,
                                                    memory_order_relaxed);
 }
 
@@ -123,8 +125,8 @@ static inline int holder_here(mpd_alock_t *l) {
  * running: preempted (with more VPs than CPUs, often by this very VP) or
  * blocked in the kernel.  Spinning cannot end before it runs again. */
 static inline int holder_off_cpu(mpd_alock_t *l) {
-    int c = atomic_load_explicit(&l->holder_cpu, memory_order_relaxed);
-    return c >= 0 && c == mpd_alock__my_cpu();
+    int s = atomic_load_explicit(&l->state, memory_order_relaxed);
+    return s >= 2 && s == held_here();
 }
 
 /* Spin for up to spin_ns (re-read each round so a change applies at once).
@@ -281,10 +283,10 @@ void mpd_alock__lock_slow(mpd_alock_t *l, int prio) {
     mpd_alock__set_loud(l, MPD_ALOCK__LOUD_WARM, 1);
 }
 
-/* The new holder records where it runs (for waiters' spin decisions). */
+/* The new holder records its VP (for waiters' spin decisions; its CPU is in
+ * the lock word). */
 static inline void took(mpd_alock_t *l) {
     atomic_store_explicit(&l->holder_vp, mpd_alock__my_vp(), memory_order_relaxed);
-    atomic_store_explicit(&l->holder_cpu, mpd_alock__my_cpu(), memory_order_relaxed);
     INC(l->acquisitions);
 }
 

@@ -108,5 +108,25 @@ int main(void) {
     CHECK_EQ_L(s.contended, 1);
     CHECK_EQ_L(s.holder_off_cpu, 0);
     CHECK_EQ_L(s.spin_acquired, 1);
+    /* 3. the holder's CPU is part of the lock word: taken on a CPU, the word says which;
+     * released, nothing of it is left for a waiter to read.  (Kept in a field of its
+     * own, it was written just after the acquiring cmpxchg, and a waiter that had just
+     * released the lock on its own CPU read that CPU there and blocked while the new
+     * holder ran on the other CPU.) */
+    mpd_alock_attr_t a;
+    mpd_alock_attr_init(&a, MPD_ALOCK_ADAPTIVE);
+    L = mpd_alock_create(&a);
+    for (int i = 0; i < 2; i++) {
+        pin(cpus[i]);
+        int c = mpd_alock__my_cpu();
+        CHECK_EQ_L(mpd_alock_trylock(L), 0);
+        CHECK_EQ_L(atomic_load(&L->state), c + 2);
+        mpd_alock_unlock(L);
+        CHECK_EQ_L(atomic_load(&L->state), 0);
+        mpd_alock_lock(L);
+        CHECK_EQ_L(atomic_load(&L->state), c + 2);
+        mpd_alock_unlock(L);
+    }
+    mpd_alock_destroy(L);
     CHECK_DONE();
 }
