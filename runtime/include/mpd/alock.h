@@ -146,6 +146,10 @@ typedef struct {
     double spin_holds;
     long spin_floor_ns;
     double fail_high, fail_low;
+    /* added later; 0 = the CPUs the process may run on: avg_waiting counts
+     * against low/high only beyond cpus - 1 (waiters that can each spin on a
+     * CPU of their own while the holder runs; cpus = 1: every waiter counts) */
+    int cpus;
 } mpd_alock_default_params_t;
 void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg);
 

@@ -98,47 +98,49 @@ int main(void) {
     CHECK_EQ_L(mpd_alock_set_sched(l, &agent2, MPD_ALOCK_WAKE_LIFO), EPERM);
     CHECK_EQ_L(mpd_alock_set_policy(l, &agent2, NULL, NULL), EPERM);
     CHECK_EQ_L(mpd_alock_set_waiting(l, &agent1, 9, 9), 0);
+    /* the default parameters, with every waiter counted as if on one CPU */
+    mpd_alock_default_params_t one = { 0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000, 0, 0, 0, 0, 1 };
     /* the built-in policy acts for the lock: it is refused while an agent owns it */
     mpd_alock_monitor_t m = { 0, 10, 10.0, 0, 0, 0, 0, 9, 9, 0.0, 0.0, 0.0 };
-    mpd_alock_default_policy(l, &m, NULL);
+    mpd_alock_default_policy(l, &m, &one);
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == 9 && sl == 9);
     CHECK_EQ_L(mpd_alock_attr_release(l, &agent2), EPERM);
     CHECK_EQ_L(mpd_alock_attr_release(l, &agent1), 0);
-    mpd_alock_default_policy(l, &m, NULL);                          /* now it applies: block */
+    mpd_alock_default_policy(l, &m, &one);                          /* now it applies: block */
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == 0 && sl == MPD_ALOCK_FOREVER);
     m.avg_waiting = 0.1; m.spin_ns = sp; m.sleep_ns = sl;
-    mpd_alock_default_policy(l, &m, NULL);                          /* low: spin (bounded), then block */
+    mpd_alock_default_policy(l, &m, &one);                          /* low: spin (bounded), then block */
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
     m.avg_waiting = 0.6; m.spin_ns = sp; m.sleep_ns = sl;
-    mpd_alock_default_policy(l, &m, NULL);                          /* between: back-off */
+    mpd_alock_default_policy(l, &m, &one);                          /* between: back-off */
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp > 0 && sp < 20000 && sl > 1000 && sl < 50000);
     m.avg_waiting = 0.1; m.avg_wait_ns = 100000; m.spin_ns = sp; m.sleep_ns = sl;
-    mpd_alock_default_policy(l, &m, NULL);                          /* few waiters, long waits: block */
+    mpd_alock_default_policy(l, &m, &one);                          /* few waiters, long waits: block */
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == 0 && sl == MPD_ALOCK_FOREVER);
     m.avg_wait_ns = 500; m.spin_ns = sp; m.sleep_ns = sl;
-    mpd_alock_default_policy(l, &m, NULL);                          /* short waits again: spin */
+    mpd_alock_default_policy(l, &m, &one);                          /* short waits again: spin */
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
     /* spin failures: block from 0.5 on; once blocking, spin again only below 0.2 */
     m.spin_fail = 0.6; m.spin_ns = sp; m.sleep_ns = sl;
-    mpd_alock_default_policy(l, &m, NULL);
+    mpd_alock_default_policy(l, &m, &one);
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == 0 && sl == MPD_ALOCK_FOREVER);
     m.spin_fail = 0.3; m.spin_ns = sp; m.sleep_ns = sl;
-    mpd_alock_default_policy(l, &m, NULL);                          /* hysteresis: still blocks */
+    mpd_alock_default_policy(l, &m, &one);                          /* hysteresis: still blocks */
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == 0 && sl == MPD_ALOCK_FOREVER);
     m.spin_fail = 0.1; m.spin_ns = sp; m.sleep_ns = sl;
-    mpd_alock_default_policy(l, &m, NULL);
+    mpd_alock_default_policy(l, &m, &one);
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
     m.spin_fail = 0.3; m.spin_ns = sp; m.sleep_ns = sl;
-    mpd_alock_default_policy(l, &m, NULL);                          /* spinning: 0.3 keeps it spinning */
+    mpd_alock_default_policy(l, &m, &one);                          /* spinning: 0.3 keeps it spinning */
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
     /* the spin bound follows what spin wins waited: 8 x avg_spin_ns, from 4 us by doublings, at most spin_max */
@@ -146,16 +148,55 @@ int main(void) {
     m.spin_fail = 0;
     for (int i = 0; i < 5; i++) {
         m.avg_spin_ns = (double)want[i][0]; m.spin_ns = sp; m.sleep_ns = sl;
-        mpd_alock_default_policy(l, &m, NULL);
+        mpd_alock_default_policy(l, &m, &one);
         mpd_alock_get_waiting(l, &sp, &sl);
         CHECK_EQ_L(sp, want[i][1]);
     }
-    mpd_alock_default_params_t pp = { 0.25, 1.0, 30000, 0, 50000, 20000, 2, 1000, 0.9, 0.5 };
+    mpd_alock_default_params_t pp = { 0.25, 1.0, 30000, 0, 50000, 20000, 2, 1000, 0.9, 0.5, 0 };
     m.avg_spin_ns = 1500; m.spin_fail = 0.6; m.spin_ns = sp; m.sleep_ns = sl;
     mpd_alock_default_policy(l, &m, &pp);                           /* own parameters: 2 x 1500 -> 4000 */
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK_EQ_L(sp, 4000);
     m.avg_spin_ns = 0; m.spin_fail = 0;
+    /* waiters that can each spin on a CPU of their own do not count: with 4 CPUs the
+     * waiter term starts beyond 3 waiters (3 + low = 3.25), blocks from 3 + high = 4 */
+    mpd_alock_default_params_t four = one;
+    four.cpus = 4;
+    double wv[] = { 0.6, 2.9, 3.2, 3.6, 4.5 };
+    int wstate[] = { 0, 0, 0, 1, 2 };          /* 0 spin, 1 back-off, 2 block */
+    for (int i = 0; i < 5; i++) {
+        m.avg_waiting = wv[i]; m.avg_wait_ns = 500; m.spin_ns = sp; m.sleep_ns = sl;
+        mpd_alock_default_policy(l, &m, &four);
+        mpd_alock_get_waiting(l, &sp, &sl);
+        int st = sp == 0 && sl == MPD_ALOCK_FOREVER ? 2 : sl == MPD_ALOCK_FOREVER ? 0 : 1;
+        CHECK_EQ_L(st, wstate[i]);
+    }
+    m.avg_waiting = 0.6; m.spin_ns = sp; m.sleep_ns = sl;   /* the same on one CPU: back-off */
+    mpd_alock_default_policy(l, &m, &one);
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp > 0 && sp < MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl > 1000 && sl < 50000);
+    /* the back-off moves in eighths: waiter averages within one step leave the waiting
+     * policy as it is (no rewrite, no adaptation counted); the next step moves it */
+    mpd_alock_stats_t st0, st1;
+    mpd_alock_stats(l, &st0);
+    long sp0 = sp, sl0 = sl;
+    for (int i = 0; i < 5; i++) {
+        m.avg_waiting = 0.58 + 0.01 * i; m.spin_ns = sp; m.sleep_ns = sl;
+        mpd_alock_default_policy(l, &m, &one);
+        mpd_alock_get_waiting(l, &sp, &sl);
+        CHECK(sp == sp0 && sl == sl0);
+    }
+    mpd_alock_stats(l, &st1);
+    CHECK_EQ_L(st1.adaptations, st0.adaptations);
+    m.avg_waiting = 0.75; m.spin_ns = sp; m.sleep_ns = sl;
+    mpd_alock_default_policy(l, &m, &one);
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp < sp0 && sl > sl0);
+    m.avg_waiting = 0.26; m.spin_ns = sp; m.sleep_ns = sl;   /* less than half a step: spin */
+    mpd_alock_default_policy(l, &m, &one);
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
+    m.avg_waiting = 0;
     mpd_alock_destroy(l);
 
     /* scheduling policy: immutable while a waiter is blocked */
