@@ -20,8 +20,8 @@
  * spin (spin_ns not FOREVER) stops, and the waiter blocks, when the holder's
  * OS thread last ran on the waiter's own CPU -- then the holder is not
  * running (preempted, typically by the waiter's own VP when there are more
- * VPs than CPUs).  The lock records the holder's CPU from the rseq area glibc
- * registers (Linux, x86-64); without it the rule is inactive.
+ * VPs than CPUs).  The lock word records the holder's CPU, from the rseq area
+ * glibc registers (Linux, x86-64); without it the rule is inactive.
  *
  * Monitor: every `sample_every` unlocks the holder samples the number of
  * threads waiting (spinning or blocked), keeps a moving average, appends
@@ -113,13 +113,16 @@ const char *mpd_alock_name(const mpd_alock_t *l);
  * Spinning pays while a waiter's expected wait is shorter than the cost of
  * blocking and being woken; blocking pays when many threads wait or waits
  * are long (e.g. the holder's VP was descheduled by the OS).  The policy
- * computes f = max((avg_waiting - low) / (high - low),
+ * computes f = max((w - low) / (high - low),
  *                  (avg_wait_ns - block_cost_ns) / block_cost_ns)
+ * where w = avg_waiting - (cpus - 1): waiters that can each spin on a CPU
+ * of their own while the holder runs on another do not count
  * and for f <= 0 spins (for at most the spin bound, then blocks until woken:
  * spinning about as long as a block costs is never worse than twice the
  * better choice, which bounds the damage of a descheduled holder), for
  * f >= 1 blocks (after spin_min_ns), and backs off in between (spin
- * shrinking from the spin bound, sleep growing to sleep_max_ns).  The spin
+ * shrinking from the spin bound, sleep growing to sleep_max_ns, in eighths
+ * of the way so that small changes do not rewrite the waiting policy).  The spin
  * bound is spin_holds x avg_spin_ns -- a few times what a waiter that won by
  * spinning waited, i.e. how long a running holder keeps the lock -- rounded
  * up to spin_floor_ns x 2^k and at most spin_max_ns (spin_max_ns until a
@@ -136,7 +139,7 @@ const char *mpd_alock_name(const mpd_alock_t *l);
  * static one does.  Pass a mpd_alock_default_params_t* as policy_arg, or
  * NULL for defaults (low 0.25, high 1, spin_max 20 us, spin_min 0,
  * sleep_max 50 us, block_cost 20 us, spin_holds 8, spin_floor 4 us,
- * fail_high 0.5, fail_low 0.2). */
+ * fail_high 0.5, fail_low 0.2, cpus = the CPUs the process may run on). */
 typedef struct {
     double low, high;
     long spin_max_ns, spin_min_ns, sleep_max_ns, block_cost_ns;
