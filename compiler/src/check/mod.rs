@@ -13,6 +13,7 @@ mod stmt;
 mod decl;
 mod builtin;
 mod konst;
+mod chunk;
 mod ops;
 
 use crate::emit::{names, Code};
@@ -127,6 +128,9 @@ pub struct Checker<'a> {
     used_tmp: bool,
     /// C labels (exit, next) of the enclosing loops.
     loop_labels: Vec<(String, String)>,
+    /// In a loop taking its time slice in chunks: its depth in loop_labels and
+    /// the code an `exit` runs to give back the iterations it skips.
+    chunk_exit: Option<(usize, String)>,
     /// The body of the component's `final` block.
     final_body: Option<String>,
     /// The op table of the instance.
@@ -203,6 +207,7 @@ impl<'a> Checker<'a> {
             imported_globals: Vec::new(),
             used_tmp: false,
             loop_labels: Vec::new(),
+            chunk_exit: None,
             final_body: None,
             ops: Vec::new(),
             nops: 0,

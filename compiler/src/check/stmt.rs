@@ -1,4 +1,5 @@
 //! stmt: checking and translating statements and blocks.
+use super::chunk;
 use super::konst::KV;
 use super::scope::Sym;
 use super::types::Ty;
@@ -37,6 +38,12 @@ impl<'a> Checker<'a> {
                             self.code.put(&format!("mpd_in_done({});", ib));
                         }
                     }
+                    if let (StmtKind::Exit, Some((d, fix))) = (&s.kind, &self.chunk_exit) {
+                        if *d == depth {
+                            // leaving a chunk early: give back its iterations not run
+                            self.code.put(fix);
+                        }
+                    }
                     self.code.put(&format!("goto {};", l));
                 }
                 None => self.error(s.span, format!("`{}` outside a loop", if matches!(s.kind, StmtKind::Exit) { "exit" } else { "next" })),
@@ -58,16 +65,28 @@ impl<'a> Checker<'a> {
                 let (b, c) = self.new_loop();
                 self.code.open("{");
                 self.push();
-                let n = self.quantifiers(quants);
-                self.loop_top();
+                let chunk = !self.opts.no_slice && quants.len() == 1 && chunk::block_cannot_switch(body);
+                let (n, sl) = self.quantifiers(quants, chunk);
+                if sl.is_none() {
+                    self.loop_top();
+                }
                 self.block(body);
                 self.code.put(&format!("{}: ;", c));
                 for _ in 0..n {
                     self.code.close("}");
                 }
-                self.pop();
-                self.code.close("}");
-                self.code.put(&format!("{}: ;", b));
+                if let Some(sl) = sl {
+                    // the slice left goes back where the next loop top reads it
+                    self.chunk_exit = None;
+                    self.code.put(&format!("{}: ;", b));
+                    self.code.put(&format!("mpd_slice_put({});", sl));
+                    self.pop();
+                    self.code.close("}");
+                } else {
+                    self.pop();
+                    self.code.close("}");
+                    self.code.put(&format!("{}: ;", b));
+                }
                 self.loop_labels.pop();
             }
             StmtKind::Begin(b) => self.block(b),
@@ -403,7 +422,7 @@ impl<'a> Checker<'a> {
             };
             self.code.open("{");
             self.push();
-            let n = self.quantifiers(&arm.quants);
+            let (n, _) = self.quantifiers(&arm.quants, false);
             let Some((sig, target)) = self.op_target(callee) else {
                 self.pop();
                 for _ in 0..n {
@@ -589,11 +608,16 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// Opens one C loop per quantifier (the caller closes them); returns how many.
+    /// Opens one C loop per quantifier (the caller closes them); returns how many,
+    /// and the variable holding the time slice left when the loop takes it in
+    /// chunks (the caller stores it back after the loop).
     /// `to` counts up and `downto` down by one unless `by` gives the step,
     /// which is added as written (so `downto ... by 2` does not end by itself).
-    fn quantifiers(&mut self, qs: &[ast::Quantifier]) -> usize {
+    /// `chunk`: the body cannot switch, so a single int-like quantifier stepping
+    /// by one may count its slice per chunk of iterations (see chunk.rs).
+    fn quantifiers(&mut self, qs: &[ast::Quantifier], chunk: bool) -> (usize, Option<String>) {
         let mut opened = 0;
+        let mut slice_var = None;
         for q in qs {
             self.code.line(self.line(q.span));
             let start = self.expr(&q.start);
@@ -632,15 +656,36 @@ impl<'a> Checker<'a> {
             self.code.put(&format!("{et} {} = {}; {et} {} = {};", e, end.c, st, step, et = et));
             self.flush_tmps();
             let cmp = if q.downto { ">=" } else { "<=" };
-            self.code.open(&format!(
-                "for ({lt} {v}_l = {s}; {v}_l {cmp} {e}; {v}_l += {st}) {{",
-                lt = lt,
-                v = var,
-                s = start.c,
-                cmp = cmp,
-                e = e,
-                st = st
-            ));
+            if chunk && !real && q.step.is_none() && q.st.is_none() {
+                let n = self.fresh;
+                self.fresh += 1;
+                let (sl, k, m, ce) = (format!("_sl{}", n), format!("_sk{}", n), format!("_sn{}", n), format!("_sce{}", n));
+                let v = format!("{}_l", var);
+                // iterations left after this one: up to e, or down to e
+                let (left, dir) = if q.downto { (format!("{} - {}", v, e), "-") } else { (format!("{} - {}", e, v), "+") };
+                self.code.put(&format!("long {} = mpd_slice_get(); long long {} = {}; long long {} = 0;", sl, v, start.c, ce));
+                self.code.open(&format!("while ({} {} {}) {{", v, cmp, e));
+                // the next loop top would reach 0: switch there, as
+                // mpd_maybe_yield() would, and take a fresh slice
+                self.code.put(&format!("long long {k} = {sl} > 1; if (!{k}) {sl} = mpd_slice_renew();", k = k, sl = sl));
+                self.code.put(&format!("long long {m} = ({left}) + 1; if ({m} > {sl} - {k}) {m} = {sl} - {k};", m = m, left = left, sl = sl, k = k));
+                self.code.put(&format!("{sl} -= {m} - 1 + {k}; {ce} = {v} {dir} ({m} - 1);", sl = sl, m = m, k = k, ce = ce, v = v, dir = dir));
+                self.code.open(&format!("for (; {v} {cmp} {ce}; {v} += {st}) {{", v = v, cmp = cmp, ce = ce, st = st));
+                let unrun = if q.downto { format!("{} - {}", v, ce) } else { format!("{} - {}", ce, v) };
+                self.chunk_exit = Some((self.loop_labels.len(), format!("{} += {};", sl, unrun)));
+                slice_var = Some(sl);
+                opened += 1;
+            } else {
+                self.code.open(&format!(
+                    "for ({lt} {v}_l = {s}; {v}_l {cmp} {e}; {v}_l += {st}) {{",
+                    lt = lt,
+                    v = var,
+                    s = start.c,
+                    cmp = cmp,
+                    e = e,
+                    st = st
+                ));
+            }
             let ct = self.ctype(&ty);
             self.code.put(&format!("{} {} = ({}){}_l;", ct, var, ct, var));
             self.declare(&q.var, Sym::Var { c: var.clone(), ty: ty.clone(), assignable: true });
@@ -651,7 +696,7 @@ impl<'a> Checker<'a> {
                 opened += 1;
             }
         }
-        opened
+        (opened, slice_var)
     }
 
     fn expr_stmt(&mut self, e: &ast::Expr) {

@@ -465,6 +465,43 @@ expired:
 #endif
 }
 
+/* A counted loop whose body cannot switch takes its slice in chunks: it
+ * reads the countdown once (mpd_slice_get), counts in a local, switches
+ * where mpd_maybe_yield() would (mpd_slice_renew: switch if another process
+ * is ready, then the fresh countdown) and stores what is left after the
+ * loop (mpd_slice_put).  The accesses are volatile asm for the same reason
+ * as above: the process may resume on another VP after a switch. */
+static inline long mpd_slice_get(void)
+{
+#if defined(__x86_64__) && !defined(MPD_NO_TLS_ASM)
+    long off, v;
+    __asm__("movq mpd__tls_slice@gottpoff(%%rip), %0" : "=r"(off));
+    __asm__ volatile("movq %%fs:(%1), %0" : "=r"(v) : "r"(off) : "memory");
+    return v;
+#else
+    extern long *mpd__slice_ptr(void);
+    return *mpd__slice_ptr();
+#endif
+}
+
+static inline void mpd_slice_put(long v)
+{
+#if defined(__x86_64__) && !defined(MPD_NO_TLS_ASM)
+    long off;
+    __asm__("movq mpd__tls_slice@gottpoff(%%rip), %0" : "=r"(off));
+    __asm__ volatile("movq %0, %%fs:(%1)" : : "r"(v), "r"(off) : "memory");
+#else
+    extern long *mpd__slice_ptr(void);
+    *mpd__slice_ptr() = v;
+#endif
+}
+
+static inline long mpd_slice_renew(void)
+{
+    mpd__slice_expired();
+    return mpd_slice_get();
+}
+
 #ifdef __cplusplus
 }
 #endif
