@@ -14,7 +14,8 @@ typedef struct alock_waiter {
 } alock_waiter;
 
 struct mpd_alock {
-    /* 0 free; held: 2 + the CPU the holder took it on, or 1 if that is unknown.
+    /* 0 free; held: 3 + the CPU the holder took it on, or 1-2 if that is
+     * unknown (adaptive_lock.c, held_here).
      * The holder's CPU is part of the word that says "held" so that a waiter
      * never reads a previous holder's CPU: kept beside it, it was stored just
      * after the acquiring cmpxchg, and a waiter that had itself just released

@@ -106,8 +106,13 @@ void mpd_alock_destroy(mpd_alock_t *l) {
 }
 
 /* ---- waiting ---- */
-/* The lock word of a holder on the calling thread's CPU (1: CPU unknown). */
-static inline int held_here(void) { return mpd_alock__my_cpu() + 2; }
+/* The lock word of a holder on the calling thread's CPU: 3 + the CPU.  The
+ * rseq ABI leaves only -1 (not registered yet) or -2 (registration failed,
+ * e.g. under valgrind or GLIBC_TUNABLES=glibc.pthread.rseq=0) in cpu_id
+ * otherwise, so the word is 2 or 1 then: never 0 (free), and one add on the
+ * fast path. */
+#define HELD_CPU0 3
+static inline int held_here(void) { return mpd_alock__my_cpu() + HELD_CPU0; }
 
 static inline int try_take(mpd_alock_t *l) {
     int z = 0;
@@ -126,7 +131,7 @@ static inline int holder_here(mpd_alock_t *l) {
  * blocked in the kernel.  Spinning cannot end before it runs again. */
 static inline int holder_off_cpu(mpd_alock_t *l) {
     int s = atomic_load_explicit(&l->state, memory_order_relaxed);
-    return s >= 2 && s == held_here();
+    return s >= HELD_CPU0 && s == held_here();
 }
 
 /* Spin for up to spin_ns (re-read each round so a change applies at once).

@@ -2,11 +2,15 @@
  * waiter's own CPU, so it is not running), and never on that ground while the holder runs
  * on another CPU.  OS threads pinned with affinity; needs Linux rseq (glibc >= 2.35) for the
  * CPU numbers, and a second CPU for the second half, else those parts say so and are skipped. */
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include "mpd/alock.h"
 #include "sync/adaptive_impl.h"
 #include "check.h"
@@ -78,7 +82,58 @@ static mpd_alock_stats_t run(int same_cpu, int sleeping) {
     return s;
 }
 
-int main(void) {
+/* Without rseq (cpu_id -1 or -2) a held lock's word is 1 or 2, never 0 (free): two threads
+ * keep exact counts, and a second trylock fails. */
+static long norseq_count;
+static void sched_yield_if(int i) { if ((i & 1023) == 0) sched_yield(); }   /* a holder off-CPU now and then */
+static void *norseq_worker(void *arg) {
+    (void)arg;
+    for (int i = 0; i < 200000; i++) {
+        mpd_alock_lock(L);
+        long c = norseq_count;
+        sched_yield_if(i);
+        norseq_count = c + 1;
+        mpd_alock_unlock(L);
+    }
+    return NULL;
+}
+
+static int run_without_rseq(void) {
+    CHECK(mpd_alock__my_cpu() < 0);
+    mpd_alock_attr_t a;
+    mpd_alock_attr_init(&a, MPD_ALOCK_ADAPTIVE);
+    L = mpd_alock_create(&a);
+    CHECK_EQ_L(mpd_alock_trylock(L), 0);
+    int w = atomic_load(&L->state);
+    CHECK(w == 1 || w == 2);
+    CHECK_EQ_L(mpd_alock_trylock(L), EBUSY);
+    mpd_alock_unlock(L);
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, norseq_worker, NULL);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    CHECK_EQ_L(norseq_count, 400000);
+    mpd_alock_destroy(L);
+    printf("without rseq: lock word 1-2 while held, count %ld\n", norseq_count);
+    CHECK_DONE();
+}
+
+/* Run this test again with glibc's rseq registration turned off. */
+static int rerun_without_rseq(const char *self) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("GLIBC_TUNABLES", "glibc.pthread.rseq=0", 1);
+        setenv("ALOCK_CPU_NORSEQ", "1", 1);
+        execl(self, self, (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid) return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int main(int argc, char **argv) {
+    (void)argc;
+    if (getenv("ALOCK_CPU_NORSEQ")) return run_without_rseq();
     cpu_set_t mine;
     CPU_ZERO(&mine);
     sched_getaffinity(0, sizeof mine, &mine);
@@ -86,9 +141,10 @@ int main(void) {
     for (int c = 0; c < CPU_SETSIZE && n < 2; c++) if (CPU_ISSET(c, &mine)) cpus[n++] = c;
     pin(cpus[0]);
     if (mpd_alock__my_cpu() < 0) {
-        printf("no rseq CPU numbers here: the off-CPU rule is inactive, test skipped\n");
-        CHECK_DONE();
+        printf("no rseq CPU numbers here: the off-CPU rule is inactive, rule tests skipped\n");
+        return run_without_rseq();
     }
+    CHECK_EQ_L(rerun_without_rseq(argv[0]), 0);
     /* 1. holder asleep on the waiter's CPU: the waiter stops spinning and blocks */
     holder_cpu_id = waiter_cpu_id = cpus[0];
     mpd_alock_stats_t s = run(1, 1);
@@ -120,11 +176,11 @@ int main(void) {
         pin(cpus[i]);
         int c = mpd_alock__my_cpu();
         CHECK_EQ_L(mpd_alock_trylock(L), 0);
-        CHECK_EQ_L(atomic_load(&L->state), c + 2);
+        CHECK_EQ_L(atomic_load(&L->state), c + 3);
         mpd_alock_unlock(L);
         CHECK_EQ_L(atomic_load(&L->state), 0);
         mpd_alock_lock(L);
-        CHECK_EQ_L(atomic_load(&L->state), c + 2);
+        CHECK_EQ_L(atomic_load(&L->state), c + 3);
         mpd_alock_unlock(L);
     }
     mpd_alock_destroy(L);
