@@ -74,6 +74,8 @@ static void w_link(opcls *c, inwait *w, opq *own)
     else
         *first = w;
     *last = w;
+    if (own)
+        opq_mark_waiting(own);
 }
 
 /* A waiter record about to be registered: nothing handed over yet. */
@@ -110,6 +112,8 @@ static void w_unlink(opcls *c, inwait *w)
     else
         *last = w->prev;
     w->next = w->prev = NULL;
+    if (w->own)
+        opq_unmark_if_empty(w->own);
 }
 
 /* Does waiter w have an arm on op, plain (want_plain) or with st/by? */
@@ -245,7 +249,7 @@ void in_token(mpd_op *op)
         return;
     }
     if (!(c->wfirst || q->wfirst) || !handoff(c, op, &mpd__semblk, 0, &wl)) {
-        __atomic_store_n(&q->count, q->count + 1, __ATOMIC_RELAXED);
+        opq_sem_add1(q);
         c->gen++;
     }
     opk_release(&c->lk);
@@ -261,7 +265,7 @@ static void uncount1(opcls *c, mpd_op *op)
     if (op_kind(op) != MPD_OPK_INPUT || !op_counted(op))
         return;
     opq *q = op_queue(op);
-    uint32_t n = q->count;
+    uint32_t n = opq_sem_count(q);
     op_clear_flags(op, MPD_OPF_COUNTED | MPD_OPF_SEM1);
     __atomic_store_n(&q->count, 0, __ATOMIC_RELAXED);
     for (uint32_t i = 0; i < n; i++) {
@@ -522,7 +526,7 @@ static mpd_invb *in_wait_plain(const char *F, int L, mpd_in *in, opcls *c)
     mpd_op *op0 = in->arms[0].ops[0];
     if (in->narms == 1 && in->arms[0].n == 1 && op_counted(op0)) {
         opq *q = op_queue(op0);
-        if (q->count) {                 /* P: take a token */
+        if (opq_sem_count(q)) {         /* P: take a token */
             __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
             opk_release(&c->lk);
             in->arm = in->k = 0;
@@ -586,7 +590,7 @@ static inline mpd_invb *in_wait_one(const char *F, int L, mpd_in *in, mpd_op *op
     opq *q = op_queue(op);
     opcls *c = cls_lock(q->cls);
     in->arm = in->k = 0;
-    if (op_counted(op) && q->count) {   /* P: take a token */
+    if (op_counted(op) && opq_sem_count(q)) {   /* P: take a token */
         __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
         opk_release(&c->lk);
         return &mpd__semblk;
@@ -786,7 +790,7 @@ mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
     if (op_kind(op) == MPD_OPK_INPUT) {    /* fast path: the head is free */
         opq *q = op_queue(op);
         opcls *c = cls_lock(q->cls);
-        if (op_counted(op) && q->count) {
+        if (op_counted(op) && opq_sem_count(q)) {
             __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
             opk_release(&c->lk);
             return &mpd__semblk;
@@ -860,7 +864,7 @@ static inline int sem1(mpd_op *op, opq **qp)
 OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
 {
     opq *q;
-    if (__builtin_expect(sem1(op, &q), 1) && !q->count) {
+    if (__builtin_expect(sem1(op, &q), 1) && !opq_sem_count(q)) {
         mpd_vp *vp;
         inwait w;                   /* in, rescan: never read for own-list waiters */
         w.got = NULL;
@@ -875,7 +879,7 @@ OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
         q = op_queue(op);
         opcls *c = cls_lock(q->cls);
         if (op_counted(op)) {
-            if (q->count) {
+            if (opq_sem_count(q)) {
                 __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
                 opk_release(&c->lk);
                 return OPK_SRET(NULL, 0);
@@ -916,10 +920,12 @@ void mpd__op_V_slow(const char *F, int L, mpd_op *op)
     if (__builtin_expect(sem1(op, &q), 1) && (w = q->wfirst) && !q->cls->wfirst) {
         inwait *n = w->next;
         q->wfirst = n;
-        if (n)
+        if (n) {
             n->prev = NULL;
-        else
+        } else {
             q->wlast = NULL;
+            opq_unmark_if_empty(q);
+        }
         w->got = &mpd__semblk;
         w->arm = w->k = 0;
         q->cls->seq++;

@@ -524,7 +524,7 @@ int mpd_pending_op(mpd_op *op)
 {
     switch (op_kind(op)) {
     case MPD_OPK_INPUT:
-        return (int)__atomic_load_n(&op_queue(op)->count, __ATOMIC_RELAXED);
+        return (int)opq_sem_count(op_queue(op));    /* 0 at the waiting marker */
     default:
         return 0;
     }

@@ -80,21 +80,73 @@ typedef struct inwait inwait;
 
 /* The queue of an input op. */
 typedef struct opq {
+    union {
+        struct {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    uint32_t  fast, count;
+            uint32_t  fast, count;
 #else
-    uint32_t  count;        /* ?op (a semaphore's value)           */
-    uint32_t  fast;         /* 1 while the op is MPD_OPF_SEM1 (set and
-                               cleared with the flag: op_set_sem1) */
+            uint32_t  count;    /* ?op (a semaphore's value)           */
+            uint32_t  fast;     /* 1 while the op is MPD_OPF_SEM1 (set and
+                                   cleared with the flag: op_set_sem1),
+                                   0 at the marker OPQ_WAITING */
 #endif
+        };
+        uint64_t  word;         /* (fast << 32) | count: mpd/ops.h */
+    };
     inwait   *wfirst, *wlast;   /* receivers waiting on this op alone */
     mpd_invb *head, *tail;
     opcls    *cls;
 } opq;
-/* count, fast and wfirst are read by the inline P/V of mpd/ops.h */
+/* count, fast, word and wfirst are read by the inline P/V of mpd/ops.h */
 _Static_assert(offsetof(opq, count) == offsetof(struct mpd__opq_hot, count), "opq layout");
 _Static_assert(offsetof(opq, fast) == offsetof(struct mpd__opq_hot, fast), "opq layout");
+_Static_assert(offsetof(opq, word) == offsetof(struct mpd__opq_hot, word), "opq layout");
 _Static_assert(offsetof(opq, wfirst) == offsetof(struct mpd__opq_hot, wfirst), "opq layout");
+
+/* The word of a SEM1 op while processes wait in its own list (its count is
+ * then 0): below MPD__OPQ_FAST1, so the inline V's one test sends it to the
+ * slow path (the handoff), and the inline P's too.  Only SEM1 ops carry
+ * it: an op's word below FAST1 otherwise is a plain count (several VPs, or
+ * an op that is a queue), which never reaches 2^32 - 1 in practice (blocks:
+ * memory; several VPs: in_token's count wraps there anyway).  Every
+ * registration in an own list lowers the word to it (opq_mark_waiting),
+ * every removal puts count 0 back once the list is empty
+ * (opq_unmark_if_empty): so a SEM1 op has waiters exactly when its word is
+ * the marker, and the inline V needs no look at the waiter list. */
+#define OPQ_WAITING MPD__OPQ_WAITING
+static inline uint64_t opq_word(const opq *q)
+{
+    return __atomic_load_n(&q->word, __ATOMIC_RELAXED);
+}
+/* A waiter was just added to q's own list (the count is 0). */
+static inline void opq_mark_waiting(opq *q)
+{
+    if (opq_word(q) >= MPD__OPQ_FAST1)      /* SEM1 (else: no fast path) */
+        __atomic_store_n(&q->word, OPQ_WAITING, __ATOMIC_RELAXED);
+}
+/* A waiter left q's own list. */
+static inline void opq_unmark_if_empty(opq *q)
+{
+    if (!q->wfirst && opq_word(q) == OPQ_WAITING)
+        __atomic_store_n(&q->word, MPD__OPQ_FAST1, __ATOMIC_RELAXED);
+}
+/* The value of a counted op: the count, 0 at the marker. */
+static inline uint32_t opq_sem_count(const opq *q)
+{
+    uint64_t w = opq_word(q);
+    return w == OPQ_WAITING ? 0 : (uint32_t)w;
+}
+/* One unit more for a counted op nobody waits on in its own list (the
+ * marker without waiters, which a removal that did not unmark would leave,
+ * counts as 0). */
+static inline void opq_sem_add1(opq *q)
+{
+    uint64_t w = opq_word(q);
+    if (w == OPQ_WAITING)
+        __atomic_store_n(&q->word, MPD__OPQ_FAST1 + 1, __ATOMIC_RELAXED);
+    else
+        __atomic_store_n(&q->count, (uint32_t)w + 1, __ATOMIC_RELAXED);
+}
 
 struct opcls {
     opk_lock  lk;
@@ -151,7 +203,7 @@ _Static_assert(sizeof(inwait) == sizeof(struct mpd__inwait_h1) &&
                OPINT_SAME(inwait, k, struct mpd__inwait_h1) &&
                OPINT_SAME(inwait, ticket, struct mpd__inwait_h1) &&
                OPINT_SAME(inwait, own, struct mpd__inwait_h1), "handoff.h: inwait");
-_Static_assert(OPINT_SAME(opq, count, struct mpd__opq_h1) &&
+_Static_assert(OPINT_SAME(opq, word, struct mpd__opq_h1) &&
                OPINT_SAME(opq, wfirst, struct mpd__opq_h1) &&
                OPINT_SAME(opq, wlast, struct mpd__opq_h1) &&
                OPINT_SAME(opq, cls, struct mpd__opq_h1), "handoff.h: opq");
@@ -188,7 +240,8 @@ enum { RES_INIT = 1, RES_ALIVE, RES_FINAL, RES_DEAD };
 static inline resrt *res_rt(mpd_res *r) { return (resrt *)r->rt; }
 static inline opq *op_queue(mpd_op *op) { return (opq *)op->q; }
 /* The inline P/V of mpd/ops.h read an input op's SEM1 state from its
- * queue: every change of the flag goes through these two. */
+ * queue: every change of the flag goes through these two (and `fast` only
+ * changes otherwise with the marker: opq_mark_waiting above). */
 static inline void op_set_sem1(mpd_op *op)
 {
     op->flags |= MPD_OPF_SEM1;
@@ -196,9 +249,14 @@ static inline void op_set_sem1(mpd_op *op)
 }
 static inline void op_clear_flags(mpd_op *op, uint8_t flags)
 {
-    __atomic_fetch_and(&op->flags, (uint8_t)~flags, __ATOMIC_RELEASE);
-    if ((flags & MPD_OPF_SEM1) && op_kind(op) == MPD_OPK_INPUT)
-        __atomic_store_n(&op_queue(op)->fast, 0, __ATOMIC_RELAXED);
+    uint8_t old = __atomic_fetch_and(&op->flags, (uint8_t)~flags, __ATOMIC_RELEASE);
+    if ((flags & MPD_OPF_SEM1) && op_kind(op) == MPD_OPK_INPUT) {
+        opq *q = op_queue(op);
+        if ((old & MPD_OPF_SEM1) && opq_word(q) == OPQ_WAITING)
+            __atomic_store_n(&q->word, 0, __ATOMIC_RELAXED);   /* count 0 */
+        else
+            __atomic_store_n(&q->fast, 0, __ATOMIC_RELAXED);
+    }
 }
 
 /* opobj.c: the object table (its layout and lookup are in mpd/ops.h, for

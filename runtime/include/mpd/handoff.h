@@ -71,8 +71,7 @@ struct mpd__opcls_h1 {
 };
 /* An input op's queue (lang: opq). */
 struct mpd__opq_h1 {
-    uint32_t count;
-    uint32_t fast;                  /* mpd/ops.h: mirrors MPD__OPF_SEM1 */
+    uint64_t word;                  /* mpd/ops.h: (fast << 32) | count */
     struct mpd__inwait_h1 *wfirst, *wlast;
     mpd_invb *head, *tail;
     struct mpd__opcls_h1 *cls;
@@ -89,8 +88,10 @@ extern mpd_invb mpd__semblk;            /* the token a V hands a P */
 void mpd__post_switch_h1(void);
 void opk_check_killed(void);
 
-/* V of a semaphore op with waiters (q->wfirst set): hand the token to the
- * oldest and make it ready.  0: not done, take the general path. */
+/* V of a semaphore op with waiters (its word is MPD__OPQ_WAITING, so
+ * q->wfirst is set): hand the token to the oldest and make it ready; the
+ * last one leaves the word at count 0.  0: not done, take the general
+ * path. */
 __attribute__((always_inline))
 static inline int mpd__v_handoff(struct mpd__opq_h1 *q)
 {
@@ -101,10 +102,12 @@ static inline int mpd__v_handoff(struct mpd__opq_h1 *q)
         return 0;
     struct mpd__inwait_h1 *w = q->wfirst, *n = w->next;
     q->wfirst = n;
-    if (n)
+    if (n) {
         n->prev = 0;
-    else
+    } else {
         q->wlast = 0;
+        q->word = MPD__OPQ_FAST1;
+    }
     w->got = &mpd__semblk;
     w->arm = w->k = 0;
     c->seq++;
@@ -120,9 +123,10 @@ static inline int mpd__v_handoff(struct mpd__opq_h1 *q)
     return 1;
 }
 
-/* P of a semaphore op q with no token: wait in q's own list and switch to
- * the next ready process; a V hands over the token.  0: not done (nothing
- * ready, something pending, ...), take the general path. */
+/* P of a semaphore op q with no token (word MPD__OPQ_FAST1, or already
+ * MPD__OPQ_WAITING): wait in q's own list, lowering the word to the marker,
+ * and switch to the next ready process; a V hands over the token.  0: not
+ * done (nothing ready, something pending, ...), take the general path. */
 __attribute__((always_inline))
 static inline int mpd__p_handoff(const char *F, int L, struct mpd__opq_h1 *q)
 {
@@ -148,6 +152,7 @@ static inline int mpd__p_handoff(const char *F, int L, struct mpd__opq_h1 *q)
     else
         q->wfirst = &w;
     q->wlast = &w;
+    q->word = MPD__OPQ_WAITING;
     if (F) {
         self->hot.file = F;
         self->hot.line = L;

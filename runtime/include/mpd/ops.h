@@ -556,7 +556,10 @@ static inline void mpd_call_rc(const char *F, int L, mpd_cap rc, uint32_t i, mpd
  * program; set and cleared with the flag), so that one 64-bit load of
  * `word` tells the inline P/V both whether the op is a plain semaphore and
  * its value: word > 1 << 32 is a SEM1 op with a unit to take, word ==
- * 1 << 32 one with none (a P blocks, a V checks for waiters). */
+ * 1 << 32 one with none and nobody waiting (a P blocks).  While processes
+ * wait in the op's own list the word is MPD__OPQ_WAITING, below 1 << 32
+ * (its `fast` half 0): so word >= 1 << 32 alone tells a V that it may just
+ * add a unit. */
 struct mpd__opq_hot {
     union {
         struct {
@@ -572,6 +575,8 @@ struct mpd__opq_hot {
     void    *wfirst;                /* processes waiting on this op alone */
 };
 #define MPD__OPQ_FAST1 ((uint64_t)1 << 32)  /* word of a SEM1 op with count 0 */
+#define MPD__OPQ_WAITING (MPD__OPQ_FAST1 - 1) /* word of a SEM1 op with waiters
+                                               (count 0; lang/opint.h) */
 #define MPD__OPF_COUNTED 0x40       /* op flag: the queue is just a count */
 #define MPD__OPF_SEM1    0x20       /* op flag: counted, live, and the program
                                        has one VP (set when declared, cleared
@@ -630,30 +635,30 @@ static inline void mpd_op_P(const char *F, int L, mpd_op *op)
         return;
     }
 #ifdef MPD__HANDOFF_INLINE
-    if (w == MPD__OPQ_FAST1 &&      /* SEM1, no unit: wait for a V */
+    /* w <= FAST1 here: w >= WAITING is SEM1 without a unit (nobody waiting,
+     * or the marker): wait for a V */
+    if (w >= MPD__OPQ_WAITING &&
         __builtin_expect(mpd__p_handoff(F, L, (struct mpd__opq_h1 *)(void *)q), 1))
         return;
 #endif
     mpd__op_P_slow(F, L, op);
 }
 
-/* V adds a unit when the op is SEM1 (word >= 1 << 32) and no process
- * waits.  Both tests inline and falling through: a V at count 0 (a pair of
- * V and P) costs no taken branch.  The waiter list is read only when
- * `fast` is set, i.e. on one VP.  (A count that wraps carries into `fast`:
+/* V adds a unit when the op is SEM1 (word >= 1 << 32), which also says no
+ * process waits in its list (that lowers the word to MPD__OPQ_WAITING):
+ * one load, one test, one store.  (A count that wraps carries into `fast`:
  * the word goes on counting, and P borrows back.) */
 __attribute__((always_inline))
 static inline void mpd_op_V(const char *F, int L, mpd_op *op)
 {
     struct mpd__opq_hot *q = mpd__op_hotq(op);
     uint64_t w = __atomic_load_n(&q->word, __ATOMIC_RELAXED);
-    if (__builtin_expect(w >= MPD__OPQ_FAST1, 1) &&
-        __builtin_expect(!__atomic_load_n(&q->wfirst, __ATOMIC_RELAXED), 1)) {
+    if (__builtin_expect(w >= MPD__OPQ_FAST1, 1)) {
         __atomic_store_n(&q->word, w + 1, __ATOMIC_RELAXED);
         return;
     }
 #ifdef MPD__HANDOFF_INLINE
-    if (w == MPD__OPQ_FAST1 &&      /* SEM1, a process waits: hand it the unit */
+    if (w == MPD__OPQ_WAITING &&    /* SEM1, a process waits: hand it the unit */
         __builtin_expect(mpd__v_handoff((struct mpd__opq_h1 *)(void *)q), 1))
         return;
 #endif
