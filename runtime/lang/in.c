@@ -550,7 +550,8 @@ static mpd_invb *in_wait_plain(const char *F, int L, mpd_in *in, opcls *c)
     inwait w;
     inwait_start(&w, in);
     w_append(c, &w);
-    opk_park_waiter(&c->lk, F, L);
+    opk_park_waiter_nokill(&c->lk, F, L);
+    in_killed_check(op0, w.got);
     in->arm = w.arm;
     in->k = w.k;
     return w.got;
@@ -612,10 +613,14 @@ static inline mpd_invb *in_wait_one(const char *F, int L, mpd_in *in, mpd_op *op
     inwait w;
     inwait_start(&w, in);
     w_link(c, &w, q);
-    if (mpd_rt_single())
-        *sw = opk_park_inline(F, L);
-    else
-        opk_park_waiter(&c->lk, F, L);
+    if (mpd_rt_single()) {
+        mpd_vp *vp;
+        mpd_proc *self = opk_self_on(&vp);
+        *sw = opk_park_self_nokill(vp, self, F, L);
+    } else {
+        opk_park_waiter_nokill(&c->lk, F, L);
+    }
+    in_killed_check(op, w.got);
     in->arm = w.arm;
     in->k = w.k;
     return w.got;
@@ -843,6 +848,27 @@ void in_purge(mpd_op *op)
     }
 }
 
+/* A process woken in an input statement or P on op, its resource destroyed
+ * while it waited (in_killed_check): MPD takes a killed process out of the
+ * queue it waits in, so nothing handed to it may be lost.  A unit goes
+ * back to op as a V; an invocation arrives again (at the op it was sent
+ * to), or is answered if that op died meanwhile. */
+void mpd__in_killed(mpd_op *op, mpd_invb *got)
+{
+    if (!opk_self_retired())
+        return;
+    if (got == &mpd__semblk) {
+        if (op_kind(op) == MPD_OPK_INPUT)
+            mpd__op_V_slow(NULL, 0, op);
+    } else if (got) {
+        if (op_kind(got->op) == MPD_OPK_INPUT)
+            in_arrive(got->op, got);
+        else
+            mpd_in_done(got);
+    }
+    opk_exit();
+}
+
 /* ---- semaphore-style P and V on any op ---------------------------------- */
 
 /* One VP and a live counted op (MPD_OPF_SEM1) whose class was never
@@ -870,7 +896,8 @@ OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
         w.got = NULL;
         w.proc = opk_self_on(&vp);
         w_link(q->cls, &w, q);
-        int sw = opk_park_self(vp, w.proc, F, L);
+        int sw = opk_park_self_nokill(vp, w.proc, F, L);
+        in_killed_check(op, w.got);
         if (__builtin_expect(w.got != &mpd__semblk, 0))   /* the op became a queue meanwhile */
             mpd_in_done(w.got);
         return OPK_SRET(NULL, sw);
@@ -888,7 +915,8 @@ OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
             inwait w;
             inwait_start(&w, NULL);  /* own-list waiters are never examined */
             w_append_own(c, &w, q);
-            opk_park_waiter(&c->lk, F, L);
+            opk_park_waiter_nokill(&c->lk, F, L);
+            in_killed_check(op, w.got);
             /* a token; or, if the op became a queue meanwhile, a block */
             if (w.got != &mpd__semblk)
                 mpd_in_done(w.got);

@@ -162,12 +162,23 @@ void opk_launch_park_waiter(mpd_proc *p, opk_lock *held, const char *F, int L)
     die_if_killed();
 }
 
-void opk_park_waiter(opk_lock *held, const char *F, int L)
+void opk_park_waiter_nokill(opk_lock *held, const char *F, int L)
 {
     if (F)
         mpd_set_loc(F, L);
     mpd_park(mpd_rt_single() ? NULL : held);
+}
+
+void opk_park_waiter(opk_lock *held, const char *F, int L)
+{
+    opk_park_waiter_nokill(held, F, L);
     die_if_killed();
+}
+
+int opk_self_retired(void)
+{
+    oproc *o = me();
+    return o && opk__retired(o);
 }
 
 /* ---- program end ---------------------------------------------------------- */

@@ -20,9 +20,11 @@ static inline mpd_proc *opk_self_on(mpd_vp **vp)
 /* Park the running process self (on vp), which the caller registered as a
  * waiter (with one VP, no lock is held), recording F/L.  Returns 1 when it
  * switched straight to the next ready process inline (then the caller's
- * own return may follow another process's calls: see OPK_SWITCH_RETURN). */
+ * own return may follow another process's calls: see OPK_SWITCH_RETURN).
+ * A retired process does not come back from it (the _nokill variant leaves
+ * that to the caller: in_killed_check). */
 __attribute__((always_inline))
-static inline int opk_park_self(mpd_vp *vp, mpd_proc *self, const char *F, int L)
+static inline int opk_park_self_nokill(mpd_vp *vp, mpd_proc *self, const char *F, int L)
 {
     if (F) {
         self->hot.file = F;
@@ -32,6 +34,12 @@ static inline int opk_park_self(mpd_vp *vp, mpd_proc *self, const char *F, int L
     int fast = block_fast1(vp, self);
     if (!fast)
         mpd_park(NULL);
+    return fast;
+}
+__attribute__((always_inline))
+static inline int opk_park_self(mpd_vp *vp, mpd_proc *self, const char *F, int L)
+{
+    int fast = opk_park_self_nokill(vp, self, F, L);
     opk_check_killed_fast();
     return fast;
 }

@@ -292,11 +292,24 @@ void      in_token(mpd_op *op);                 /* V on a counted op */
 void      in_uncount_op(mpd_op *op);            /* make it a real queue */
 void      in_answer_barrier(mpd_op *op);        /* see MPD_INVF_PARKED */
 extern mpd_invb mpd__semblk;                    /* what P/receive of a token gives */
+void      mpd__in_killed(mpd_op *op, mpd_invb *got);
+/* After a wait in an input statement or P on op: a process whose resource
+ * was destroyed meanwhile ends here, and what it was handed (got: a unit
+ * of op, an invocation, or NULL) goes back, as if it had never waited. */
+static inline void in_killed_check(mpd_op *op, mpd_invb *got)
+{
+    if (__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0))
+        mpd__in_killed(op, got);
+}
 void      in_purge(mpd_op *op);
 
 /* opcore.c: park the caller (registered as a waiter under c->lk, which is
  * held unless single) until unparked; records F/L. */
 void      opk_park_waiter(opk_lock *held, const char *F, int L);
+/* The same without ending a retired process: the caller does that with
+ * in_killed_check, giving back what it was handed. */
+void      opk_park_waiter_nokill(opk_lock *held, const char *F, int L);
+int       opk_self_retired(void);     /* its resource was destroyed */
 /* The same, launching p (mpd_proc_spawn'd) first: it may run at once. */
 void      opk_launch_park_waiter(mpd_proc *p, opk_lock *held, const char *F, int L);
 

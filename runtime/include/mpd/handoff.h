@@ -86,7 +86,7 @@ extern _Thread_local long mpd__tls_slice;
 extern int opk__any_killed;
 extern mpd_invb mpd__semblk;            /* the token a V hands a P */
 void mpd__post_switch_h1(void);
-void opk_check_killed(void);
+void mpd__in_killed(mpd_op *op, mpd_invb *got);   /* lang/in.c */
 
 /* V of a semaphore op with waiters (its word is MPD__OPQ_WAITING, so
  * q->wfirst is set): hand the token to the oldest and make it ready; the
@@ -128,7 +128,7 @@ static inline int mpd__v_handoff(struct mpd__opq_h1 *q)
  * and switch to the next ready process; a V hands over the token.  0: not
  * done (nothing ready, something pending, ...), take the general path. */
 __attribute__((always_inline))
-static inline int mpd__p_handoff(const char *F, int L, struct mpd__opq_h1 *q)
+static inline int mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__opq_h1 *q)
 {
     struct mpd__runq_h1 *rq = &mpd__rq_h1;
     struct mpd__proc_h1 *next = rq->head;
@@ -170,7 +170,7 @@ static inline int mpd__p_handoff(const char *F, int L, struct mpd__opq_h1 *q)
     if (__builtin_expect(vp->post_kind != 0, 0))
         mpd__post_switch_h1();
     if (__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0))
-        opk_check_killed();
+        mpd__in_killed(op, w.got);  /* retired: give the unit back, end */
     if (__builtin_expect(w.got != &mpd__semblk, 0))
         mpd_in_done(w.got);
     return 1;
