@@ -130,9 +130,11 @@ extern int mpd__idle_spin;          /* rounds an idle VP spins before it sleeps 
  * this VP's thread touches the ready queue, and the hot paths of
  * core/switch.h use it with plain loads and stores. */
 extern int mpd__fast1;
-/* fast1, and the generated code's inline semaphore handoff may switch
- * (mpd/handoff.h): inline asm contexts and no sanitizer. */
-extern int mpd__hand1;
+/* 0 when fast1 holds and the generated code's inline semaphore handoff may
+ * switch (mpd/handoff.h: inline asm contexts, no sanitizer); 1 otherwise.
+ * A long that is 0 when on, so that the inline P tests it, the remote
+ * wakeups and the timers with one `or`. */
+extern long mpd__hand1_off;
 #if defined(MPD__HANDOFF_INLINE) && defined(MPD_CSW_HAVE_INLINE) && defined(MPD_CSW_asm) && \
     !defined(MPD_CSW_NO_INLINE) && !defined(MPD_ASAN) && !defined(MPD_TSAN)
 #define MPD_RT_HAND1 1
@@ -149,7 +151,7 @@ _Static_assert((int)P_READY == (int)MPD__PS_READY && (int)P_RUNNING == (int)MPD_
 static inline void fast1_set(int on)
 {
     mpd__fast1 = on;
-    mpd__hand1 = on && MPD_RT_HAND1;
+    mpd__hand1_off = !(on && MPD_RT_HAND1);
 }
 extern size_t mpd__stack_default;
 extern long mpd__max_procs;

@@ -17,7 +17,7 @@ _Thread_local struct mpd__vp_hot *mpd__tls_vp;
 _Thread_local long mpd__tls_slice;
 int mpd__single = 1;
 int mpd__fast1;
-int mpd__hand1;
+long mpd__hand1_off = 1;
 mpd_vp **mpd__vps;
 int mpd__nvp = 1;
 long mpd__slice;

@@ -78,10 +78,13 @@ static void w_link(opcls *c, inwait *w, opq *own)
         opq_mark_waiting(own);
 }
 
-/* A waiter record about to be registered: nothing handed over yet. */
+/* A waiter record about to be registered: nothing handed over yet (a
+ * waiter in an op's own list may be handed a unit by a V that leaves got
+ * NULL and arm, k 0: mpd/handoff.h). */
 static inline void inwait_start(inwait *w, mpd_in *in)
 {
     w->got = NULL;
+    w->arm = w->k = 0;
     w->rescan = 0;
     w->proc = mpd_self();
     w->in = in;
@@ -554,7 +557,7 @@ static mpd_invb *in_wait_plain(const char *F, int L, mpd_in *in, opcls *c)
     in_killed_check(op0, w.got);
     in->arm = w.arm;
     in->k = w.k;
-    return w.got;
+    return w.got ? w.got : &mpd__semblk;    /* NULL: a unit (own list) */
 }
 
 /* Did an invocation newer than seq0 arrive at an op of an st/by arm?
@@ -623,7 +626,7 @@ static inline mpd_invb *in_wait_one(const char *F, int L, mpd_in *in, mpd_op *op
     in_killed_check(op, w.got);
     in->arm = w.arm;
     in->k = w.k;
-    return w.got;
+    return w.got ? w.got : &mpd__semblk;    /* NULL: a unit (own list) */
 }
 
 static mpd_invb *in_wait_general(const char *F, int L, mpd_in *in);
@@ -857,7 +860,7 @@ void mpd__in_killed(mpd_op *op, mpd_invb *got)
 {
     if (!opk_self_retired())
         return;
-    if (got == &mpd__semblk) {
+    if (!got || got == &mpd__semblk) {     /* a unit (NULL: own list) */
         if (op_kind(op) == MPD_OPK_INPUT)
             mpd__op_V_slow(NULL, 0, op);
     } else if (got) {
@@ -898,8 +901,8 @@ OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
         w_link(q->cls, &w, q);
         int sw = opk_park_self_nokill(vp, w.proc, F, L);
         in_killed_check(op, w.got);
-        if (__builtin_expect(w.got != &mpd__semblk, 0))   /* the op became a queue meanwhile */
-            mpd_in_done(w.got);
+        if (__builtin_expect(w.got != NULL, 0) && w.got != &mpd__semblk)
+            mpd_in_done(w.got);     /* the op became a queue meanwhile */
         return OPK_SRET(NULL, sw);
     }
     if (op_kind(op) == MPD_OPK_INPUT && op_counted(op)) {     /* a semaphore */
@@ -917,8 +920,9 @@ OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
             w_append_own(c, &w, q);
             opk_park_waiter_nokill(&c->lk, F, L);
             in_killed_check(op, w.got);
-            /* a token; or, if the op became a queue meanwhile, a block */
-            if (w.got != &mpd__semblk)
+            /* a token (NULL or mpd__semblk); or, if the op became a
+             * queue meanwhile, a block */
+            if (w.got && w.got != &mpd__semblk)
                 mpd_in_done(w.got);
             return OPK_SRET(NULL, 0);
         }

@@ -192,7 +192,7 @@ struct inwait {
 };
 
 #ifdef MPD__HANDOFF_INLINE
-/* mpd/handoff.h mirrors these three for the inline semaphore handoff. */
+/* mpd/handoff.h mirrors these two for the inline semaphore handoff. */
 #define OPINT_SAME(a, f, b) (offsetof(a, f) == offsetof(b, f))
 _Static_assert(sizeof(inwait) == sizeof(struct mpd__inwait_h1) &&
                OPINT_SAME(inwait, next, struct mpd__inwait_h1) &&
@@ -205,13 +205,7 @@ _Static_assert(sizeof(inwait) == sizeof(struct mpd__inwait_h1) &&
                OPINT_SAME(inwait, own, struct mpd__inwait_h1), "handoff.h: inwait");
 _Static_assert(OPINT_SAME(opq, word, struct mpd__opq_h1) &&
                OPINT_SAME(opq, wfirst, struct mpd__opq_h1) &&
-               OPINT_SAME(opq, wlast, struct mpd__opq_h1) &&
-               OPINT_SAME(opq, cls, struct mpd__opq_h1), "handoff.h: opq");
-_Static_assert(OPINT_SAME(opcls, fwd, struct mpd__opcls_h1) &&
-               OPINT_SAME(opcls, seq, struct mpd__opcls_h1) &&
-               OPINT_SAME(opcls, wfirst, struct mpd__opcls_h1) &&
-               OPINT_SAME(opcls, wlast, struct mpd__opcls_h1) &&
-               OPINT_SAME(opcls, ticket, struct mpd__opcls_h1), "handoff.h: opcls");
+               OPINT_SAME(opq, wlast, struct mpd__opq_h1), "handoff.h: opq");
 #undef OPINT_SAME
 #endif
 

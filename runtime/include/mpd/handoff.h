@@ -10,11 +10,11 @@
  * To stay inline this header mirrors the few runtime fields it touches
  * (the runtime static-asserts every offset: core/rt_internal.h,
  * lang/opint.h): a process's run-queue link, state and saved context, the
- * VP's post-switch action, the ready queue, and the op queue, class and
- * waiter records of lang/in.c.  Anything unusual -- several VPs, another
- * scheduler, a remote wakeup or timer pending, no ready process, a merged
- * class, class-wide waiters, a sanitizer build -- returns 0 and the caller
- * takes the out-of-line path (lang/in.c), which handles everything.
+ * VP's post-switch action, the ready queue, and the op queue and waiter
+ * records of lang/in.c.  Anything unusual -- several VPs, another
+ * scheduler, a remote wakeup or timer pending, no ready process, a
+ * sanitizer build -- returns 0 and the caller takes the out-of-line path
+ * (lang/in.c), which handles everything.
  * Internal to the runtime and the compiler's output: not a public API. */
 #ifndef MPD_HANDOFF_H
 #define MPD_HANDOFF_H
@@ -51,7 +51,7 @@ struct mpd__runq_h1 {
     mpd_spinlock lk;
     struct mpd__proc_h1 *head, *tail;
 };
-/* A blocked input statement (lang: inwait), and an op's class (opcls). */
+/* A blocked input statement (lang: inwait). */
 struct mpd__inwait_h1 {
     struct mpd__inwait_h1 *next, *prev;
     void *in;
@@ -62,22 +62,13 @@ struct mpd__inwait_h1 {
     uint64_t ticket;
     struct mpd__opq_h1 *own;
 };
-struct mpd__opcls_h1 {
-    mpd_spinlock lk;
-    void *_Atomic fwd;
-    uint64_t seq, gen;
-    struct mpd__inwait_h1 *wfirst, *wlast;
-    uint64_t ticket;
-};
 /* An input op's queue (lang: opq). */
 struct mpd__opq_h1 {
     uint64_t word;                  /* mpd/ops.h: (fast << 32) | count */
     struct mpd__inwait_h1 *wfirst, *wlast;
-    mpd_invb *head, *tail;
-    struct mpd__opcls_h1 *cls;
 };
 
-extern int mpd__hand1;                  /* one VP, FIFO, inline contexts */
+extern long mpd__hand1_off;             /* 0: one VP, FIFO, inline contexts */
 extern struct mpd__runq_h1 mpd__rq_h1;  /* the ready queue */
 extern void *_Atomic mpd__inbox_h1;     /* remote wakeups pending */
 extern atomic_long mpd__ntimers;        /* timers pending */
@@ -88,17 +79,21 @@ extern mpd_invb mpd__semblk;            /* the token a V hands a P */
 void mpd__post_switch_h1(void);
 void mpd__in_killed(mpd_op *op, mpd_invb *got);   /* lang/in.c */
 
+/* Neither touches the op's class: a SEM1 op is never in a class-wide
+ * waiter's statement (those turn their ops into queues first), and a unit
+ * handed straight to a waiter never enters a queue, so it needs no
+ * arrival number.  A waiter in the op's own list is handed a unit by
+ * leaving its `got` NULL (the out-of-line paths store &mpd__semblk, the
+ * same), its arm and k already 0. */
+
 /* V of a semaphore op with waiters (its word is MPD__OPQ_WAITING, so
- * q->wfirst is set): hand the token to the oldest and make it ready; the
- * last one leaves the word at count 0.  0: not done, take the general
- * path. */
+ * q->wfirst is set): hand the unit to the oldest and make it ready; the
+ * last one leaves the word at count 0.  0: not done (another scheduler),
+ * take the general path. */
 __attribute__((always_inline))
 static inline int mpd__v_handoff(struct mpd__opq_h1 *q)
 {
-    struct mpd__opcls_h1 *c = q->cls;
-    if (__builtin_expect(!mpd__hand1 ||
-                         ((uintptr_t)c->wfirst |
-                          (uintptr_t)atomic_load_explicit(&c->fwd, memory_order_relaxed)), 0))
+    if (__builtin_expect(mpd__hand1_off != 0, 0))
         return 0;
     struct mpd__inwait_h1 *w = q->wfirst, *n = w->next;
     q->wfirst = n;
@@ -108,9 +103,6 @@ static inline int mpd__v_handoff(struct mpd__opq_h1 *q)
         q->wlast = 0;
         q->word = MPD__OPQ_FAST1;
     }
-    w->got = &mpd__semblk;
-    w->arm = w->k = 0;
-    c->seq++;
     struct mpd__proc_h1 *p = w->proc;
     p->state = MPD__PS_READY;
     p->link = 0;
@@ -123,20 +115,23 @@ static inline int mpd__v_handoff(struct mpd__opq_h1 *q)
     return 1;
 }
 
-/* P of a semaphore op q with no token (word MPD__OPQ_FAST1, or already
+/* P of a semaphore op q with no unit (word MPD__OPQ_FAST1, or already
  * MPD__OPQ_WAITING): wait in q's own list, lowering the word to the marker,
- * and switch to the next ready process; a V hands over the token.  0: not
- * done (nothing ready, something pending, ...), take the general path. */
+ * and switch to the next ready process; a V hands over the unit.  Its
+ * ticket is 0: it is older than any class-wide waiter that may come to
+ * cover the op (that one turns the op into a queue first).  0: not done
+ * (nothing ready, something pending, ...), take the general path. */
 __attribute__((always_inline))
 static inline int mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__opq_h1 *q)
 {
     struct mpd__runq_h1 *rq = &mpd__rq_h1;
     struct mpd__proc_h1 *next = rq->head;
-    struct mpd__opcls_h1 *c = q->cls;
-    if (__builtin_expect(!mpd__hand1 || !next ||
-                         ((int)(atomic_load_explicit(&mpd__inbox_h1, memory_order_relaxed) != 0) |
-                          (int)(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0) |
-                          (int)(atomic_load_explicit(&c->fwd, memory_order_relaxed) != 0)), 0))
+    /* one test for "hand1 off, a remote wakeup or a timer pending" (the
+     * timer count is never negative) */
+    if (__builtin_expect(!next ||
+                         ((uintptr_t)mpd__hand1_off |
+                          (uintptr_t)atomic_load_explicit(&mpd__inbox_h1, memory_order_relaxed) |
+                          (uintptr_t)atomic_load_explicit(&mpd__ntimers, memory_order_relaxed)) != 0, 0))
         return 0;
     struct mpd__vp_h1 *vp = (struct mpd__vp_h1 *)(void *)mpd__vp();
     struct mpd__proc_h1 *self = (struct mpd__proc_h1 *)(void *)vp->hot.cur;
@@ -144,7 +139,7 @@ static inline int mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__o
     w.got = 0;
     w.proc = self;
     w.own = q;
-    w.ticket = ++c->ticket;
+    w.ticket = 0;
     w.next = 0;
     w.prev = q->wlast;
     if (q->wlast)
@@ -165,13 +160,13 @@ static inline int mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__o
     vp->hot.cur = &next->hot;
     mpd__tls_slice = mpd__slice_fresh;
     mpd__ctx_jump_saving(self->ctx, next->ctx);
-    /* resumed, with the token (or, if the op became a queue meanwhile, a
+    /* resumed, with the unit (or, if the op became a queue meanwhile, a
      * block); on the same VP, the only one */
     if (__builtin_expect(vp->post_kind != 0, 0))
         mpd__post_switch_h1();
     if (__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0))
         mpd__in_killed(op, w.got);  /* retired: give the unit back, end */
-    if (__builtin_expect(w.got != &mpd__semblk, 0))
+    if (__builtin_expect(w.got != 0, 0) && w.got != &mpd__semblk)
         mpd_in_done(w.got);
     return 1;
 }
