@@ -122,7 +122,8 @@ static inline int mpd__v_handoff(struct mpd__opq_h1 *q)
  * cover the op (that one turns the op into a queue first).  0: not done
  * (nothing ready, something pending, ...), take the general path. */
 __attribute__((always_inline))
-static inline int mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__opq_h1 *q)
+static inline int mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__opq_h1 *q,
+                                 uint64_t word)
 {
     struct mpd__runq_h1 *rq = &mpd__rq_h1;
     struct mpd__proc_h1 *next = rq->head;
@@ -141,11 +142,16 @@ static inline int mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__o
     w.own = q;
     w.ticket = 0;
     w.next = 0;
-    w.prev = q->wlast;
-    if (q->wlast)
-        q->wlast->next = &w;
-    else
+    if (__builtin_expect(word == MPD__OPQ_FAST1, 1)) {  /* the first waiter */
+        w.prev = 0;
         q->wfirst = &w;
+    } else {
+        w.prev = q->wlast;
+        if (q->wlast)
+            q->wlast->next = &w;
+        else
+            q->wfirst = &w;
+    }
     q->wlast = &w;
     q->word = MPD__OPQ_WAITING;
     if (F) {

@@ -638,7 +638,7 @@ static inline void mpd_op_P(const char *F, int L, mpd_op *op)
     /* w <= FAST1 here: w >= WAITING is SEM1 without a unit (nobody waiting,
      * or the marker): wait for a V */
     if (w >= MPD__OPQ_WAITING &&
-        __builtin_expect(mpd__p_handoff(F, L, op, (struct mpd__opq_h1 *)(void *)q), 1))
+        __builtin_expect(mpd__p_handoff(F, L, op, (struct mpd__opq_h1 *)(void *)q, w), 1))
         return;
 #endif
     mpd__op_P_slow(F, L, op);
