@@ -168,10 +168,12 @@ static inline int mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__o
     mpd__ctx_jump_saving(self->ctx, next->ctx);
     /* resumed, with the unit (or, if the op became a queue meanwhile, a
      * block); on the same VP, the only one */
-    if (__builtin_expect(vp->post_kind != 0, 0))
-        mpd__post_switch_h1();
-    if (__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0))
-        mpd__in_killed(op, w.got);  /* retired: give the unit back, end */
+    if (__builtin_expect(vp->post_kind | __atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0)) {
+        if (vp->post_kind)
+            mpd__post_switch_h1();
+        if (__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED))
+            mpd__in_killed(op, w.got);  /* retired: give the unit back, end */
+    }
     if (__builtin_expect(w.got != 0, 0) && w.got != &mpd__semblk)
         mpd_in_done(w.got);
     return 1;
