@@ -24,7 +24,7 @@ OUT=$BUILD/bench/interleave
 CC=${CC:-cc}
 CFLAGS="-std=gnu11 -fno-strict-aliasing -fwrapv -O2 -falign-loops=32 -w"   # what mpd -O uses
 mkdir -p "$OUT"
-$CC -O2 -std=c11 -D_GNU_SOURCE -I"$BUILD/include" "$ROOT/bench/timings/opbench.c" \
+$CC -O2 -falign-loops=32 -std=c11 -D_GNU_SOURCE -I"$BUILD/include" "$ROOT/bench/timings/opbench.c" \
     "$BUILD/lib/libmpdrt.a" -lpthread -lm -o "$OUT/opbench"
 
 # opbench's iteration count per row at scale 1 (its rows[] table)
