@@ -1,5 +1,6 @@
 /* adaptive_monitor.c: adaptive-lock monitor, attribute ownership, default policy, profile export. */
 #include "sync/adaptive_impl.h"
+#include "core/rt_internal.h"     /* mpd__nvp: the runtime's VPs (1 without it) */
 
 #include <errno.h>
 #include <sched.h>
@@ -236,10 +237,13 @@ void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void
     /* Waiters that each spin on a CPU of their own while the holder runs on
      * another take nothing that blocking would give back: the waiter term
      * counts only the waiters beyond the spare CPUs (those besides the
-     * holder's).  Where waiters do take the holder's CPU, their spins fail
-     * (holder off-CPU, or waits past the bound) and the rule above blocks. */
+     * holder's).  There are none when the runtime has more VPs than CPUs:
+     * then a spinning waiter holds a CPU that another VP with work needs.
+     * Where waiters take the holder's own CPU, their spins fail (holder
+     * off-CPU, or waits past the bound) and the rule above blocks. */
     int cpus = p->cpus > 0 ? p->cpus : usable_cpus();
-    double waiters = m->avg_waiting - (double)(cpus - 1);
+    int spare = mpd__nvp <= cpus ? cpus - 1 : 0;
+    double waiters = m->avg_waiting - (double)spare;
     if (m->spin_fail >= (blocking ? lo : hi)) {
         spin = p->spin_min_ns; sleep = MPD_ALOCK_FOREVER;
     } else if (waiters <= p->low && (p->block_cost_ns <= 0 || m->avg_wait_ns <= (double)p->block_cost_ns)) {

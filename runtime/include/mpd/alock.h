@@ -116,7 +116,9 @@ const char *mpd_alock_name(const mpd_alock_t *l);
  * computes f = max((w - low) / (high - low),
  *                  (avg_wait_ns - block_cost_ns) / block_cost_ns)
  * where w = avg_waiting - (cpus - 1): waiters that can each spin on a CPU
- * of their own while the holder runs on another do not count
+ * of their own while the holder runs on another do not count (w =
+ * avg_waiting when the runtime runs more VPs than there are CPUs: then a
+ * spinning waiter holds a CPU that another VP needs)
  * and for f <= 0 spins (for at most the spin bound, then blocks until woken:
  * spinning about as long as a block costs is never worse than twice the
  * better choice, which bounds the damage of a descheduled holder), for
@@ -151,7 +153,8 @@ typedef struct {
     double fail_high, fail_low;
     /* added later; 0 = the CPUs the process may run on: avg_waiting counts
      * against low/high only beyond cpus - 1 (waiters that can each spin on a
-     * CPU of their own while the holder runs; cpus = 1: every waiter counts) */
+     * CPU of their own while the holder runs; cpus = 1, or more VPs than
+     * cpus: every waiter counts) */
     int cpus;
 } mpd_alock_default_params_t;
 void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg);

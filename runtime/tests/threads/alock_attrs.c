@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "mpd/alock.h"
 #include "sync/adaptive_impl.h"
+#include "core/rt_internal.h"
 #include "check.h"
 
 static _Thread_local int my_prio;
@@ -171,6 +172,17 @@ int main(void) {
         int st = sp == 0 && sl == MPD_ALOCK_FOREVER ? 2 : sl == MPD_ALOCK_FOREVER ? 0 : 1;
         CHECK_EQ_L(st, wstate[i]);
     }
+    mpd__nvp = 5;                      /* more VPs than CPUs: no spare CPUs, every waiter counts */
+    m.avg_waiting = 0.6; m.spin_ns = sp; m.sleep_ns = sl;
+    mpd_alock_default_policy(l, &m, &four);
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp > 0 && sp < MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl > 1000 && sl < 50000);
+    mpd__nvp = 4;                      /* as many VPs as CPUs: spare CPUs again, spin */
+    m.spin_ns = sp; m.sleep_ns = sl;
+    mpd_alock_default_policy(l, &m, &four);
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
+    mpd__nvp = 1;
     m.avg_waiting = 0.6; m.spin_ns = sp; m.sleep_ns = sl;   /* the same on one CPU: back-off */
     mpd_alock_default_policy(l, &m, &one);
     mpd_alock_get_waiting(l, &sp, &sl);
