@@ -118,7 +118,8 @@ const char *mpd_alock_name(const mpd_alock_t *l);
  * where w = avg_waiting - (cpus - 1): waiters that can each spin on a CPU
  * of their own while the holder runs on another do not count (w =
  * avg_waiting when the runtime runs more VPs than there are CPUs: then a
- * spinning waiter holds a CPU that another VP needs)
+ * spinning waiter holds a CPU that another VP needs, and with cpus left 0
+ * the lock blocks as long as avg_waiting or avg_wait_ns is not 0)
  * and for f <= 0 spins (for at most the spin bound, then blocks until woken:
  * spinning about as long as a block costs is never worse than twice the
  * better choice, which bounds the damage of a descheduled holder), for
