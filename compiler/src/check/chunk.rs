@@ -12,6 +12,16 @@
 //! loop.  `V` is allowed: it hands its unit over without switching.
 use crate::syntax::ast::{ArrayElem, Block, Bound, DeclKind, Expr, ExprKind, Range, Stmt, StmtKind, Subscript, Type, TypeKind};
 
+/// The C names of a loop taking its slice in chunks: `sl` is the countdown
+/// as it will be after the chunk's last iteration, `unrun` the iterations
+/// of the chunk after the current one (what an `exit` gives back).
+pub struct ChunkVars {
+    /// Its depth in the checker's loop_labels.
+    pub depth: usize,
+    pub sl: String,
+    pub unrun: String,
+}
+
 /// Whether executing `b` can never switch to another process.
 pub fn block_cannot_switch(b: &Block) -> bool {
     b.stmts.iter().all(stmt)

@@ -128,9 +128,8 @@ pub struct Checker<'a> {
     used_tmp: bool,
     /// C labels (exit, next) of the enclosing loops.
     loop_labels: Vec<(String, String)>,
-    /// In a loop taking its time slice in chunks: its depth in loop_labels and
-    /// the code an `exit` runs to give back the iterations it skips.
-    chunk_exit: Option<(usize, String)>,
+    /// The loop taking its time slice in chunks that the code is in.
+    chunk: Option<chunk::ChunkVars>,
     /// The body of the component's `final` block.
     final_body: Option<String>,
     /// The op table of the instance.
@@ -207,7 +206,7 @@ impl<'a> Checker<'a> {
             imported_globals: Vec::new(),
             used_tmp: false,
             loop_labels: Vec::new(),
-            chunk_exit: None,
+            chunk: None,
             final_body: None,
             ops: Vec::new(),
             nops: 0,

@@ -38,10 +38,10 @@ impl<'a> Checker<'a> {
                             self.code.put(&format!("mpd_in_done({});", ib));
                         }
                     }
-                    if let (StmtKind::Exit, Some((d, fix))) = (&s.kind, &self.chunk_exit) {
-                        if *d == depth {
+                    if let (StmtKind::Exit, Some(ch)) = (&s.kind, &self.chunk) {
+                        if ch.depth == depth {
                             // leaving a chunk early: give back its iterations not run
-                            self.code.put(fix);
+                            self.code.put(&format!("{} += {};", ch.sl, ch.unrun));
                         }
                     }
                     self.code.put(&format!("goto {};", l));
@@ -77,7 +77,7 @@ impl<'a> Checker<'a> {
                 }
                 if let Some(sl) = sl {
                     // the slice left goes back where the next loop top reads it
-                    self.chunk_exit = None;
+                    self.chunk = None;
                     self.code.put(&format!("{}: ;", b));
                     self.code.put(&format!("mpd_slice_put({});", sl));
                     self.pop();
@@ -672,7 +672,7 @@ impl<'a> Checker<'a> {
                 self.code.put(&format!("{sl} -= {m} - 1 + {k}; {ce} = {v} {dir} ({m} - 1);", sl = sl, m = m, k = k, ce = ce, v = v, dir = dir));
                 self.code.open(&format!("for (; {v} {cmp} {ce}; {v} += {st}) {{", v = v, cmp = cmp, ce = ce, st = st));
                 let unrun = if q.downto { format!("{} - {}", v, ce) } else { format!("{} - {}", ce, v) };
-                self.chunk_exit = Some((self.loop_labels.len(), format!("{} += {};", sl, unrun)));
+                self.chunk = Some(chunk::ChunkVars { depth: self.loop_labels.len(), sl: sl.clone(), unrun });
                 slice_var = Some(sl);
                 opened += 1;
             } else {
