@@ -863,7 +863,7 @@ void mpd__in_killed(mpd_op *op, mpd_invb *got)
     if (!got || got == &mpd__semblk) {     /* a unit (NULL: own list) */
         if (op_kind(op) == MPD_OPK_INPUT)
             mpd__op_V_slow(NULL, 0, op);
-    } else if (got) {
+    } else {
         if (op_kind(got->op) == MPD_OPK_INPUT)
             in_arrive(got->op, got);
         else

@@ -75,16 +75,16 @@ impl<'a> Checker<'a> {
                 for _ in 0..n {
                     self.code.close("}");
                 }
-                if let Some(sl) = sl {
-                    // the slice left goes back where the next loop top reads it
+                if let Some(sl) = &sl {
+                    // exit lands here too: the slice left goes back where
+                    // the next loop top reads it
                     self.chunk = None;
                     self.code.put(&format!("{}: ;", b));
                     self.code.put(&format!("mpd_slice_put({});", sl));
-                    self.pop();
-                    self.code.close("}");
-                } else {
-                    self.pop();
-                    self.code.close("}");
+                }
+                self.pop();
+                self.code.close("}");
+                if sl.is_none() {
                     self.code.put(&format!("{}: ;", b));
                 }
                 self.loop_labels.pop();

@@ -436,12 +436,22 @@ void mpd__slice_expired(void);
 /* The thread pointer must be read afresh at each loop top (the process may
  * have moved to another VP meanwhile), but the variable's offset from it is
  * a link-time constant: that load is a plain asm the compiler may hoist out
- * of the loop, and only the decrement is volatile. */
+ * of the loop, and only the accesses through it are volatile. */
+#if defined(__x86_64__) && !defined(MPD_NO_TLS_ASM)
+static inline long mpd__slice_off(void)
+{
+    long off;
+    __asm__("movq mpd__tls_slice@gottpoff(%%rip), %0" : "=r"(off));
+    return off;
+}
+#else
+long *mpd__slice_ptr(void);     /* the countdown's address (core/vp.c) */
+#endif
+
 static inline void mpd_maybe_yield(void)
 {
 #if defined(__x86_64__) && !defined(MPD_NO_TLS_ASM)
-    long off;
-    __asm__("movq mpd__tls_slice@gottpoff(%%rip), %0" : "=r"(off));
+    long off = mpd__slice_off();
     __asm__ goto("subq $1, %%fs:(%0)\n\t"
                  "jle %l[expired]" : : "r"(off) : "cc" : expired);
     return;
@@ -459,7 +469,6 @@ expired:
     if (__builtin_expect(left <= 0, 0))
         mpd__slice_expired();
 #else
-    extern long *mpd__slice_ptr(void);
     if (__builtin_expect(--*mpd__slice_ptr() <= 0, 0))
         mpd__slice_expired();
 #endif
@@ -474,12 +483,10 @@ expired:
 static inline long mpd_slice_get(void)
 {
 #if defined(__x86_64__) && !defined(MPD_NO_TLS_ASM)
-    long off, v;
-    __asm__("movq mpd__tls_slice@gottpoff(%%rip), %0" : "=r"(off));
-    __asm__ volatile("movq %%fs:(%1), %0" : "=r"(v) : "r"(off) : "memory");
+    long v;
+    __asm__ volatile("movq %%fs:(%1), %0" : "=r"(v) : "r"(mpd__slice_off()) : "memory");
     return v;
 #else
-    extern long *mpd__slice_ptr(void);
     return *mpd__slice_ptr();
 #endif
 }
@@ -487,11 +494,8 @@ static inline long mpd_slice_get(void)
 static inline void mpd_slice_put(long v)
 {
 #if defined(__x86_64__) && !defined(MPD_NO_TLS_ASM)
-    long off;
-    __asm__("movq mpd__tls_slice@gottpoff(%%rip), %0" : "=r"(off));
-    __asm__ volatile("movq %0, %%fs:(%1)" : : "r"(v), "r"(off) : "memory");
+    __asm__ volatile("movq %0, %%fs:(%1)" : : "r"(v), "r"(mpd__slice_off()) : "memory");
 #else
-    extern long *mpd__slice_ptr(void);
     *mpd__slice_ptr() = v;
 #endif
 }
