@@ -5,7 +5,7 @@
 # (Table 3) and the same operations in Go (go/main.go) measured in the same
 # run; ns per operation, one row per program.
 #
-#   sh bench/timings/run.sh [base] [trials]      (after `make`)
+#   sh bench/timings/run.sh [base] [trials] [rounds]      (after `make`)
 #
 # base: the programs' first argument (iterations = base * the List's scale;
 # default 100000, raised for a program whose trial would last less than
@@ -14,7 +14,8 @@
 # shared machine); the best of `trials` runs is reported
 # (default 15: the fastest run is the one least disturbed by other jobs;
 # every column is measured the same way, opbench and Go with trials of
-# similar length).  Two more columns:
+# similar length), taken in `rounds` (default 5) that each run every row
+# and column, so that each row's trials spread over the whole run.  Two more columns:
 # the same operation written directly against the runtime ABI (opbench.c),
 # and a plain C loop doing the same work where no context switch is
 # involved.  Ratios: P4/ours and Go/ours (how many times faster we are),
@@ -27,13 +28,15 @@ BUILD=${BUILD:-$ROOT/build}
 SUITE=${SUITE:-$ROOT/../shared/mpd-vsuite/timings}
 BASE=${1:-100000}
 TRIALS=${2:-15}
+ROUNDS=${3:-5}
 OUT=$BUILD/bench/timings
 mkdir -p "$OUT"
 : > "$OUT/mpd.txt"
 
-# 1. the MPD programs
+# 1. compile the MPD programs and size each one's trials
+rows=""
 if [ -x "$BUILD/bin/mpd" ] && [ -d "$SUITE" ]; then
-    grep -v '^#' "$SUITE/List" | while read -r dir scale descr; do
+    while read -r dir scale descr; do
         [ -n "$dir" ] || continue
         w=$OUT/mpd-$dir
         rm -rf "$w"; mkdir -p "$w"
@@ -51,36 +54,76 @@ if [ -x "$BUILD/bin/mpd" ] && [ -d "$SUITE" ]; then
                 [ "$f" -ge 1 ] || f=1
                 b=$((b * f))
             fi
+            echo "$b $scale" > "$w/args"
         fi
-        if (cd "$w" && [ -x a.out ] && ./a.out "$b" "$scale" "$TRIALS" >run.out 2>&1); then
-            # lines "N times   M ms": the best M/N
-            awk -v d="$dir" '/times/ { v[++n] = $3 * 1e6 / $1 }
-                END { if (!n) { print d, "-"; exit }
-                      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-                      printf "%s %.2f\n", d, v[1] }' "$w/run.out" >> "$OUT/mpd.txt"
-        else
-            echo "$dir -" >> "$OUT/mpd.txt"
-        fi
-    done
+        : > "$w/run.out"
+        rows="$rows $dir"
+    done <<EOT
+$(grep -v '^#' "$SUITE/List")
+EOT
 fi
 
-# 2. the same operations on the runtime ABI, and plain C
+# 2. the same operations on the runtime ABI, and plain C, and in Go
 # plain C loops aligned as mpd -O aligns ours (-falign-loops=32): unaligned, the
 # same C loop ran up to 2-3x slower on this machine, flattering ours/C
 CC=${CC:-cc}
 $CC -O2 -falign-loops=32 -std=c11 -D_GNU_SOURCE -I"$BUILD/include" -I"$ROOT/runtime/include" \
     "$ROOT/bench/timings/opbench.c" "$BUILD/lib/libmpdrt.a" -lpthread -lm -o "$OUT/opbench"
-"$OUT/opbench" 1 "$TRIALS" > "$OUT/abi.txt"
-
-# 3. Go, one OS thread (its fastest setting for these)
-: > "$OUT/go.txt"
+havego=
 if command -v go >/dev/null 2>&1; then
-    (cd "$ROOT/bench/timings/go" && go build -o "$OUT/gotimings" .)
-    "$OUT/gotimings" -trials "$TRIALS" -procs 1 > "$OUT/go.txt"
+    (cd "$ROOT/bench/timings/go" && go build -o "$OUT/gotimings" .) && havego=1
 fi
 
+# 3. the trials, in rounds: every column of every row gets TRIALS/ROUNDS
+# trials per round, so each row is sampled across the whole run.  This VM's
+# speed for switch-heavy code changes by up to 1.6x over seconds with no
+# load of its own (its host's other tenants; an ALU-bound loop timed in
+# between does not change), so a row measured in one burst can fall wholly
+# in a slow phase while its neighbours do not.
+per=$(( (TRIALS + ROUNDS - 1) / ROUNDS ))
+r=1
+while [ "$r" -le "$ROUNDS" ]; do
+    for dir in $rows; do
+        w=$OUT/mpd-$dir
+        if [ -x "$w/a.out" ] && [ -f "$w/args" ]; then
+            read -r b scale < "$w/args"
+            (cd "$w" && ./a.out "$b" "$scale" "$per" >>run.out 2>&1) || echo "failed" >> "$w/run.out"
+        fi
+    done
+    "$OUT/opbench" 1 "$per" > "$OUT/abi.$r.txt"
+    [ -z "$havego" ] || "$OUT/gotimings" -trials "$per" -procs 1 > "$OUT/go.$r.txt"
+    r=$((r + 1))
+done
+
+# the best trial of each column; for ours also each round's best (the spread)
+: > "$OUT/mpd.txt"; : > "$OUT/rounds.txt"
+for dir in $rows; do
+    # lines "N times   M ms": the best M/N, overall and per round of `per` lines
+    awk -v d="$dir" -v per="$per" -v rf="$OUT/rounds.txt" '
+        /^failed/ { bad = 1 }
+        /times/ { v = $3 * 1e6 / $1; n++; if (!n1 || v < best) best = v; n1 = 1
+                  k = int((n - 1) / per); if (!(k in rb) || v < rb[k]) rb[k] = v }
+        END { if (!n || bad) { print d, "-"; exit }
+              printf "%s %.2f\n", d, best
+              s = d; for (k = 0; k in rb; k++) s = s sprintf(" %.2f", rb[k]); print s >> rf }' \
+        "$OUT/mpd-$dir/run.out" >> "$OUT/mpd.txt"
+done
+awk 'FNR == 1 { if (!hdr) hdr = $0; next }
+     { k = $1; ns = $(NF-2); c = $(NF-1)
+       if (!(k in line)) { order[++n] = k; line[k] = $0; best[k] = ns; cb[k] = c }
+       if (ns < best[k]) best[k] = ns
+       if (c != "-" && (cb[k] == "-" || c + 0 < cb[k] + 0)) cb[k] = c }
+     END { print hdr
+           for (i = 1; i <= n; i++) { k = order[i]; m = split(line[k], f, " ")
+               s = ""; for (j = 1; j <= m - 3; j++) s = s f[j] " "
+               printf "%s%.2f %s %s\n", s, best[k], cb[k], f[m] } }' "$OUT"/abi.*.txt > "$OUT/abi.txt"
+: > "$OUT/go.txt"
+[ -z "$havego" ] || awk '{ if (!($1 in b) || $2 < b[$1]) { if (!($1 in b)) o[++n] = $1; b[$1] = $2 } }
+    END { for (i = 1; i <= n; i++) printf "%s %.2f\n", o[i], b[o[i]] }' "$OUT"/go.*.txt > "$OUT/go.txt"
+rm -f "$OUT"/abi.*.txt "$OUT"/go.*.txt
+
 echo "MPD timing suite, ns per operation; $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "command: sh bench/timings/run.sh $BASE $TRIALS"
+echo "command: sh bench/timings/run.sh $BASE $TRIALS $ROUNDS"
 awk -v mpdfile="$OUT/mpd.txt" -v gofile="$OUT/go.txt" '
 BEGIN {
     while ((getline line < mpdfile) > 0) { split(line, f, " "); mpd[f[1]] = f[2] }
@@ -110,3 +153,5 @@ NR > 1 {
     else verdict = (plain != "-" && m / plain <= 2) ? "met" : "missed (<=2x C)"
     printf "%-8s %-41s %8s %7.0f %8s %8.2f %8s %7s %7s %7s  %s\n", dir, descr, m, p4, g, abi, plain, r1, r2, r3, verdict
 }' "$OUT/abi.txt"
+echo "ours, the best trial of each round (ns; rounds of $per trials, $ROUNDS rounds):"
+awk '{ printf "  %-8s", $1; for (i = 2; i <= NF; i++) printf " %s", $i; print "" }' "$OUT/rounds.txt"
