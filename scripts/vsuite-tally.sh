@@ -1,16 +1,25 @@
 #!/bin/sh
 # vsuite-tally.sh: runs MPD 1.0.1's verification suite (read from ../shared,
 # never copied here) against build/bin, prints the per-area tally, and fails
-# only if the pass count falls below the ratchet recorded in tests/vsuite.ratchet.
+# if the pass count falls below the ratchet recorded in tests/vsuite.ratchet,
+# or if a test that passes on one VP fails on 4 (scripts/vsuite-mvp.sh;
+# VSUITE_NO_MVP=1 skips that part).
 cd "$(dirname "$0")/.." || exit 2
 suite=../shared/mpd-vsuite
 if [ ! -d "$suite" ]; then echo "vsuite: $suite not present; skipped"; exit 0; fi
 out=$(mktemp)
 python3 ../shared/tools/vsuite.py --suite "$suite" --bin build/bin --jobs 2 --timeout 60 \
-  --skip examples/graphics examples/animator "$@" >"$out" 2>&1
+  --skip examples/graphics examples/animator --json "$out.json" "$@" >"$out" 2>&1
 cat "$out"
 got=$(sed -n 's/^\([0-9][0-9]*\) passed, [0-9]* failed.*/\1/p' "$out" | tail -n 1)
-rm -f "$out"
 floor=$(cat tests/vsuite.ratchet 2>/dev/null || echo 0)
 echo "vsuite ratchet: $got passed (floor $floor)"
-[ -n "$got" ] && [ "$got" -ge "$floor" ]
+ok=0
+[ -n "$got" ] && [ "$got" -ge "$floor" ] || ok=1
+# the same suite on 4 VPs: every test that passes on one must pass there too
+if [ -z "$VSUITE_NO_MVP" ]; then
+    echo "vsuite on 4 VPs (scripts/vsuite-mvp.sh):"
+    VSUITE_ONE_JSON="$out.json" sh scripts/vsuite-mvp.sh 4 "$@" || ok=1
+fi
+rm -f "$out" "$out.json"
+exit $ok
