@@ -13,6 +13,23 @@ typedef struct alock_waiter {
     atomic_int woken;
 } alock_waiter;
 
+/* The default policy's trial (adaptive_trial.c), kept by the holder.  arm:
+ * the choice of the current epoch, 0 the rules', 1 block; best: the one
+ * kept; score: moving average of log(acquisition rate while blocking / rate
+ * with the rules' choice) over adjacent epochs. */
+typedef struct alock_trial {
+    unsigned long start_acq;          /* acquisitions when the epoch began */
+    long start_ns;                    /* and the clock (0: no epoch yet) */
+    double last_rate;                 /* acquisitions per ns of the last epoch */
+    double score;
+    unsigned epoch, pairs;
+    signed char arm, last_arm, best;
+} alock_trial;
+/* One step: call at each policy call with the acquisitions so far; reads the
+ * clock only when an epoch of epoch_acq acquisitions ends.  Returns the arm
+ * to apply. */
+int mpd_alock__trial(alock_trial *t, unsigned long acq, long (*clock)(void), long epoch_acq, int every);
+
 struct mpd_alock {
     /* 0 free; held: 3 + the CPU the holder took it on, or 1-2 if that is
      * unknown (adaptive_lock.c, held_here).
@@ -63,6 +80,7 @@ struct mpd_alock {
     unsigned long prof_next;          /* st_samples value of the next profile sample (ULONG_MAX: none) */
     long created_ns;
     double last_t;                    /* time of the last profile sample */
+    alock_trial trial;                /* the default policy's (holder only) */
     char name[48];
 };
 

@@ -225,7 +225,7 @@ static int usable_cpus(void) {
 
 void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg) {
     static const mpd_alock_default_params_t def = { 0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000,
-                                                    8, 4000, 0.5, 0.2, 0 };
+                                                    8, 4000, 0.5, 0.2, 0, 0, 0 };
     const mpd_alock_default_params_t *p = arg ? arg : &def;
     long spin, sleep;
     /* Spin failures (the holder was off-CPU, or the wait outlasted the spin):
@@ -244,14 +244,7 @@ void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void
     int cpus = p->cpus > 0 ? p->cpus : usable_cpus();
     int spare = mpd__nvp <= cpus ? cpus - 1 : 0;
     double waiters = m->avg_waiting - (double)spare;
-    /* With more VPs than CPUs every spinning waiter holds a CPU that a VP
-     * with work needs, however short its wait: while contention lasts (the
-     * averages are not back to 0) the lock blocks.  Measured: blocking beat
-     * spinning at 3 and 4 VPs on 2 CPUs in both applications, in every run,
-     * even where nearly every spin won within 0.5 us (PHOLD). */
-    int oversubscribed = p->cpus == 0 && mpd__nvp > cpus;
-    if (m->spin_fail >= (blocking ? lo : hi) ||
-        (oversubscribed && (m->avg_waiting > 0 || m->avg_wait_ns > 0))) {
+    if (m->spin_fail >= (blocking ? lo : hi)) {
         spin = p->spin_min_ns; sleep = MPD_ALOCK_FOREVER;
     } else if (waiters <= p->low && (p->block_cost_ns <= 0 || m->avg_wait_ns <= (double)p->block_cost_ns)) {
         /* spin (the common, quiet case); a waiter still blocks after the
@@ -274,6 +267,14 @@ void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void
             spin = p->spin_min_ns + (long)((1 - f) * (double)(top > p->spin_min_ns ? top - p->spin_min_ns : 0));
             sleep = 1000 + (long)(f * (double)p->sleep_max_ns);
         }
+    }
+    /* The trial (adaptive_trial.c): whether blocking does better than the
+     * rules, measured.  It replaced a rule "more VPs than CPUs: block while
+     * contended", which won on a loaded machine and lost on an idle one. */
+    long epoch = p->trial_acq != 0 ? p->trial_acq : 1024;
+    if (epoch > 0 &&
+        mpd_alock__trial(&l->trial, m->acquisitions, mpd_alock__now_ns, epoch, p->trial_every > 0 ? p->trial_every : 8)) {
+        spin = p->spin_min_ns; sleep = MPD_ALOCK_FOREVER;
     }
     if (spin != m->spin_ns || sleep != m->sleep_ns) {
         /* The policy acts for the lock itself: refused while an agent owns it. */
