@@ -244,7 +244,13 @@ void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void
     int cpus = p->cpus > 0 ? p->cpus : usable_cpus();
     int spare = mpd__nvp <= cpus ? cpus - 1 : 0;
     double waiters = m->avg_waiting - (double)spare;
-    if (m->spin_fail >= (blocking ? lo : hi)) {
+    /* With more VPs than CPUs every spinning waiter holds a CPU that a VP
+     * with work needs: while contention lasts (the averages are not back to
+     * 0) the lock blocks.  Measured: it won every run under load and lost
+     * PHOLD at 3-4 VPs on an idle machine (docs/threads.md, "Results"). */
+    int oversubscribed = p->cpus == 0 && mpd__nvp > cpus;
+    if (m->spin_fail >= (blocking ? lo : hi) ||
+        (oversubscribed && (m->avg_waiting > 0 || m->avg_wait_ns > 0))) {
         spin = p->spin_min_ns; sleep = MPD_ALOCK_FOREVER;
     } else if (waiters <= p->low && (p->block_cost_ns <= 0 || m->avg_wait_ns <= (double)p->block_cost_ns)) {
         /* spin (the common, quiet case); a waiter still blocks after the
@@ -268,10 +274,11 @@ void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void
             sleep = 1000 + (long)(f * (double)p->sleep_max_ns);
         }
     }
-    /* The trial (adaptive_trial.c): whether blocking does better than the
-     * rules, measured.  It replaced a rule "more VPs than CPUs: block while
-     * contended", which won on a loaded machine and lost on an idle one. */
-    long epoch = p->trial_acq != 0 ? p->trial_acq : 1024;
+    /* The trial (adaptive_trial.c), when asked for (trial_acq > 0): whether
+     * blocking does better than the rules, measured.  Off by default: in
+     * place of the rule above it matched the best static lock less often
+     * (docs/threads.md, "Results"). */
+    long epoch = p->trial_acq;
     if (epoch > 0 &&
         mpd_alock__trial(&l->trial, m->acquisitions, mpd_alock__now_ns, epoch, p->trial_every > 0 ? p->trial_every : 8)) {
         spin = p->spin_min_ns; sleep = MPD_ALOCK_FOREVER;

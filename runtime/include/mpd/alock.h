@@ -143,7 +143,7 @@ const char *mpd_alock_name(const mpd_alock_t *l);
  * NULL for defaults (low 0.25, high 1, spin_max 20 us, spin_min 0,
  * sleep_max 50 us, block_cost 20 us, spin_holds 8, spin_floor 4 us,
  * fail_high 0.5, fail_low 0.2, cpus = the CPUs the process may run on,
- * trial_acq 1024, trial_every 8).  While the lock is contended the policy
+ * no trial).  With trial_acq > 0, while the lock is contended the policy
  * also measures whether blocking gets it more acquisitions per second than
  * its rules' choice, and blocks when it does (the trial). */
 typedef struct {
@@ -160,9 +160,9 @@ typedef struct {
      * CPU of their own while the holder runs; cpus = 1, or more VPs than
      * cpus: every waiter counts) */
     int cpus;
-    /* added later; 0 = default: the trial (docs/threads.md) runs epochs of
-     * trial_acq acquisitions (1024; negative: no trial), one in trial_every
-     * (8) with the other choice */
+    /* added later: the trial (docs/threads.md), off unless trial_acq > 0:
+     * epochs of trial_acq acquisitions (1024 measured), one in trial_every
+     * (0 = 8) with the other choice */
     long trial_acq;
     int trial_every;
 } mpd_alock_default_params_t;

@@ -183,17 +183,20 @@ int main(void) {
     mpd_alock_default_policy(l, &m, &four);
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
-    /* more VPs than the CPUs of this process (default parameters): no rule
-     * blocks for that alone (the trial measures it: alock_trial); a little
-     * contention spins, as with VPs that fit */
+    /* more VPs than the CPUs of this process (default parameters): any contention
+     * not yet forgotten blocks; once the averages are 0 the lock spins again */
     cpu_set_t cs;
     CHECK_EQ_L(sched_getaffinity(0, sizeof cs, &cs), 0);
     mpd__nvp = CPU_COUNT(&cs) + 1;
     m.avg_waiting = 0.01; m.avg_wait_ns = 300; m.spin_ns = sp; m.sleep_ns = sl;
     mpd_alock_default_policy(l, &m, NULL);
     mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp == 0 && sl == MPD_ALOCK_FOREVER);
+    m.avg_waiting = 0; m.avg_wait_ns = 0; m.spin_ns = sp; m.sleep_ns = sl;
+    mpd_alock_default_policy(l, &m, NULL);
+    mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
-    mpd__nvp = CPU_COUNT(&cs);
+    mpd__nvp = CPU_COUNT(&cs);             /* VPs fit: the same contention spins */
     m.avg_waiting = 0.01; m.avg_wait_ns = 300; m.spin_ns = sp; m.sleep_ns = sl;
     mpd_alock_default_policy(l, &m, NULL);
     mpd_alock_get_waiting(l, &sp, &sl);

@@ -102,14 +102,14 @@ int main(void) {
     CHECK_EQ_L(t.start_ns, start);
     CHECK_EQ_L(t.epoch, 0);
 
-    /* through the default policy: the trial's choice is applied (block), and
-     * trial_acq < 0 turns it off */
+    /* through the default policy: with trial_acq > 0 the trial's choice is
+     * applied (block); 0 (the default) or < 0: no trial */
     mpd_alock_t *l = mpd_alock_create(NULL);
     CHECK(l != NULL);
     mpd_alock_default_params_t p;
     memset(&p, 0, sizeof p);
     p.low = 0.25; p.high = 1.0; p.spin_max_ns = MPD_ALOCK_DEFAULT_SPIN_MAX_NS; p.sleep_max_ns = 50000;
-    p.block_cost_ns = 20000; p.cpus = 1;
+    p.block_cost_ns = 20000; p.cpus = 1; p.trial_acq = EPOCH;
     l->trial.start_ns = 1; l->trial.best = 1; l->trial.arm = 1;     /* as if measured */
     mpd_alock_monitor_t m;
     memset(&m, 0, sizeof m);
@@ -120,6 +120,16 @@ int main(void) {
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == 0 && sl == MPD_ALOCK_FOREVER);
     p.trial_acq = -1;
+    m.spin_ns = sp; m.sleep_ns = sl;
+    mpd_alock_default_policy(l, &m, &p);
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
+    p.trial_acq = EPOCH;                    /* block again ... */
+    m.spin_ns = sp; m.sleep_ns = sl;
+    mpd_alock_default_policy(l, &m, &p);
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp == 0 && sl == MPD_ALOCK_FOREVER);
+    p.trial_acq = 0;                        /* ... and the default: no trial */
     m.spin_ns = sp; m.sleep_ns = sl;
     mpd_alock_default_policy(l, &m, &p);
     mpd_alock_get_waiting(l, &sp, &sl);
