@@ -276,8 +276,8 @@ void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void
     }
     /* The trial (adaptive_trial.c), when asked for (trial_acq > 0): whether
      * blocking does better than the rules, measured.  Off by default: in
-     * place of the rule above it matched the best static lock less often
-     * (docs/threads.md, "Results"). */
+     * place of the rule above it did no better against the best static
+     * lock (docs/threads.md, "Results"). */
     long epoch = p->trial_acq;
     if (epoch > 0 &&
         mpd_alock__trial(&l->trial, m->acquisitions, mpd_alock__now_ns, epoch, p->trial_every > 0 ? p->trial_every : 8)) {
