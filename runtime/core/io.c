@@ -16,7 +16,13 @@ extern void *_Atomic mpd__inbox_h1 __attribute__((alias("mpd__inbox")));   /* mp
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static mpd_proc *jobs_head, *jobs_tail;
-static int nhelpers, nidle;
+/* njobs: queued calls no helper has taken yet.  A helper woken by a signal
+ * still counts in nidle until it runs, so "some helper is idle" does not mean
+ * "a helper is free for this call": with one idle helper and two calls
+ * queued, the second one waited behind the first, which may be a call that
+ * only ends once the second has run (a thread join waiting on processes that
+ * sleep through blocking calls: a deadlock). */
+static int nhelpers, nidle, njobs;
 
 /* All processes finished remotely, oldest first. */
 mpd_proc *mpd__inbox_take(void)
@@ -53,6 +59,7 @@ static void *helper(void *arg)
         jobs_head = p->io_next;
         if (!jobs_head)
             jobs_tail = NULL;
+        njobs--;
         pthread_mutex_unlock(&mu);
         errno = 0;
         p->io_result = p->io_fn(p->io_arg);
@@ -75,9 +82,10 @@ void mpd__io_submit(mpd_proc *p)
     else
         jobs_head = p;
     jobs_tail = p;
-    if (nidle > 0) {
+    njobs++;
+    if (nidle > 0)
         pthread_cond_signal(&cv);
-    } else if (nhelpers < MAX_HELPERS) {
+    if (njobs > nidle && nhelpers < MAX_HELPERS) {   /* every queued call gets a helper of its own */
         pthread_t t;
         pthread_attr_t a;
         pthread_attr_init(&a);
