@@ -630,6 +630,7 @@ static inline mpd_invb *in_wait_one(const char *F, int L, mpd_in *in, mpd_op *op
 }
 
 static mpd_invb *in_wait_general(const char *F, int L, mpd_in *in);
+static void in_general_killed(mpd_invb *got, cand *cv, cand *cands);
 
 /* The input statement (see OPK_SWITCH_RETURN for the body/entry split). */
 OPK_BODY opk_sret mpd__in_wait_body(const char *F, int L, mpd_in *in)
@@ -777,7 +778,8 @@ static mpd_invb *in_wait_general(const char *F, int L, mpd_in *in)
         w.got = NULL;
         w.rescan = 0;
         w_append(c, &w);                /* registered and parked atomically */
-        opk_park_waiter(&c->lk, F, L);
+        opk_park_waiter_nokill(&c->lk, F, L);
+        in_general_killed(w.got, cv, cands);
         c = cls_lock(c);
         if (w.got) {
             result = w.got;
@@ -856,6 +858,14 @@ void in_purge(mpd_op *op)
  * queue it waits in, so nothing handed to it may be lost.  A unit goes
  * back to op as a V; an invocation arrives again (at the op it was sent
  * to), or is answered if that op died meanwhile. */
+static void give_back_invocation(mpd_invb *got)
+{
+    if (op_kind(got->op) == MPD_OPK_INPUT)
+        in_arrive(got->op, got);
+    else
+        mpd_in_done(got);
+}
+
 void mpd__in_killed(mpd_op *op, mpd_invb *got)
 {
     if (!opk_self_retired())
@@ -864,11 +874,22 @@ void mpd__in_killed(mpd_op *op, mpd_invb *got)
         if (op_kind(op) == MPD_OPK_INPUT)
             mpd__op_V_slow(NULL, 0, op);
     } else {
-        if (op_kind(got->op) == MPD_OPK_INPUT)
-            in_arrive(got->op, got);
-        else
-            mpd_in_done(got);
+        give_back_invocation(got);
     }
+    opk_exit();
+}
+
+/* The same for a statement with st/by arms, woken while its resource was
+ * destroyed: its ops are never counted, so got is an invocation handed to a
+ * plain arm, or NULL (woken to look again: nothing to give back). */
+static void in_general_killed(mpd_invb *got, cand *cv, cand *cands)
+{
+    if (!__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0) || !opk_self_retired())
+        return;
+    if (cv != cands)
+        free(cv);
+    if (got)
+        give_back_invocation(got);
     opk_exit();
 }
 
