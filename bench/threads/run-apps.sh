@@ -12,6 +12,10 @@
 # every run is kept in results/apps-raw.dat ("app nvp kind round seconds work").  The
 # tables give median and minimum per kind, and compare adaptive with the best static kind
 # by the median per-round ratio and its 95% bootstrap interval (apps_stats.py).
+#
+# BUSY=N: run the same rounds with N busy loops beside them (a machine loaded by other
+# work) into results/apps-raw-loaded.dat, print both applications' tables, and stop (no
+# profiles, throttling pass or plots).
 set -e
 MAXVP=${1:-4}; ROUNDS=${2:-15}
 BUILD=${BUILD:-$PWD/build}
@@ -22,6 +26,13 @@ mkdir -p "$R/profiles"
 TSP_ARGS=${TSP_ARGS:-"13 1 7"}          # cities seed split-depth
 PHOLD_ARGS=${PHOLD_ARGS:-"400 256 0"}   # end-time LPs throttle
 RAW=$R/apps-raw.dat
+BUSY=${BUSY:-0}
+if [ "$BUSY" -gt 0 ]; then
+  RAW=$R/apps-raw-loaded.dat
+  busy=""
+  for i in $(seq "$BUSY"); do sh -c 'while :; do :; done' & busy="$busy $!"; done
+  trap 'kill $busy 2>/dev/null' EXIT
+fi
 
 run1() {  # run1 APP ARGS... -> "seconds work" of one run (work: TSP nodes, PHOLD rollbacks)
   app=$1; shift
@@ -34,7 +45,7 @@ order() {  # order R: the lock kinds in the (R mod 6)-th of their six orders
     3) echo adaptive block spin ;; 4) echo block spin adaptive ;; *) echo spin adaptive block ;;
   esac
 }
-echo "# app nvp kind round seconds work(TSP nodes / PHOLD rollbacks); $(date -u +%FT%TZ); load $(cut -d' ' -f1-3 /proc/loadavg)" > "$RAW"
+echo "# app nvp kind round seconds work(TSP nodes / PHOLD rollbacks); $(date -u +%FT%TZ); load $(cut -d' ' -f1-3 /proc/loadavg); busy loops $BUSY" > "$RAW"
 for app in tsp phold; do
   if [ $app = tsp ]; then args=$TSP_ARGS; else args=$PHOLD_ARGS; fi
   for n in $(seq "$MAXVP"); do
@@ -45,9 +56,11 @@ for app in tsp phold; do
     done
     echo "$app $n: $ROUNDS rounds done"
   done
+  if [ "$BUSY" -gt 0 ]; then python3 bench/threads/apps_stats.py "$RAW" $app /dev/null; continue; fi
   # one more run per lock kind at MAXVP, keeping the contention profiles
   for k in spin block adaptive; do "$B/$app" $k "$MAXVP" $args "$R/profiles" > /dev/null; done
 done
+[ "$BUSY" -gt 0 ] && exit 0
 # PHOLD with the throttling window (feedback policy) against without, adaptive locks
 THR=$R/phold-throttle-raw.dat
 echo "# nvp round no-throttle-seconds window-8-seconds" > "$THR"

@@ -192,15 +192,22 @@ const char *mpd_alock_name(const mpd_alock_t *l) { return l->name; }
 
 /* ---- the default policy: spin while waits are short and few, block when not ---- */
 /* How long a waiter spins when spinning pays: a few times what a spin win
- * usually waited (the hold time of a running holder), within
- * [spin_floor_ns, spin_max_ns]; spin_max_ns until a spin win was measured.
- * Rounded up to floor x 2^k so that the bound does not change (and the
- * attributes are not rewritten) with every sample. */
+ * usually waited (the hold time of a running holder), T = spin_holds x
+ * avg_spin_ns, within [spin_floor_ns, spin_max_ns]; spin_max_ns until a
+ * spin win was measured.  Rounded up to floor x 2^k, and a bound already in
+ * force is kept while it lies in [T, 4T): rounding alone still rewrote the
+ * attributes whenever the average crossed a power of two -- TSP's holds
+ * average ~1 us, so T wandered around 8 us and the bound flipped between 8
+ * and 16 us ~20k times per run, each time in the lock's busiest line. */
 static long spin_bound(const mpd_alock_monitor_t *m, const mpd_alock_default_params_t *p) {
     double holds = p->spin_holds > 0 ? p->spin_holds : 8;
     long b = p->spin_floor_ns > 0 ? p->spin_floor_ns : 4000;
     if (m->avg_spin_ns <= 0) return p->spin_max_ns;
-    while ((double)b < holds * m->avg_spin_ns && b < p->spin_max_ns) b *= 2;
+    double t = holds * m->avg_spin_ns;
+    long cur = m->spin_ns;
+    if (cur > 0 && cur <= p->spin_max_ns && (double)cur < 4 * t && ((double)cur >= t || cur == p->spin_max_ns))
+        return cur;
+    while ((double)b < t && b < p->spin_max_ns) b *= 2;
     return b < p->spin_max_ns ? b : p->spin_max_ns;
 }
 
@@ -225,7 +232,7 @@ static int usable_cpus(void) {
 
 void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg) {
     static const mpd_alock_default_params_t def = { 0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000,
-                                                    8, 4000, 0.5, 0.2, 0, 0, 0 };
+                                                    8, 4000, 0.5, 0.2, 0, 0, 0, 0 };
     const mpd_alock_default_params_t *p = arg ? arg : &def;
     long spin, sleep;
     /* Spin failures (the holder was off-CPU, or the wait outlasted the spin):
@@ -244,11 +251,13 @@ void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void
     int cpus = p->cpus > 0 ? p->cpus : usable_cpus();
     int spare = mpd__nvp <= cpus ? cpus - 1 : 0;
     double waiters = m->avg_waiting - (double)spare;
-    /* With more VPs than CPUs every spinning waiter holds a CPU that a VP
-     * with work needs: while contention lasts (the averages are not back to
-     * 0) the lock blocks.  Measured: it won every run under load and lost
-     * PHOLD at 3-4 VPs on an idle machine (docs/threads.md, "Results"). */
-    int oversubscribed = p->cpus == 0 && mpd__nvp > cpus;
+    /* Opt-in (oversub_block): with more VPs than CPUs every spinning waiter
+     * holds a CPU that a VP with work needs, so while contention lasts (the
+     * averages are not back to 0) the lock blocks.  It was the default
+     * before spins backed off; it won every run under load and lost PHOLD at
+     * 3-4 VPs on an idle machine, and with the back-off the spin-failure
+     * rule covers what it was for (docs/threads.md, "Results"). */
+    int oversubscribed = p->oversub_block && mpd__nvp > cpus;
     if (m->spin_fail >= (blocking ? lo : hi) ||
         (oversubscribed && (m->avg_waiting > 0 || m->avg_wait_ns > 0))) {
         spin = p->spin_min_ns; sleep = MPD_ALOCK_FOREVER;

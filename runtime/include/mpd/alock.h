@@ -118,8 +118,8 @@ const char *mpd_alock_name(const mpd_alock_t *l);
  * where w = avg_waiting - (cpus - 1): waiters that can each spin on a CPU
  * of their own while the holder runs on another do not count (w =
  * avg_waiting when the runtime runs more VPs than there are CPUs: then a
- * spinning waiter holds a CPU that another VP needs, and with cpus left 0
- * the lock blocks as long as avg_waiting or avg_wait_ns is not 0)
+ * spinning waiter holds a CPU that another VP needs; with oversub_block set
+ * the lock then blocks as long as avg_waiting or avg_wait_ns is not 0)
  * and for f <= 0 spins (for at most the spin bound, then blocks until woken:
  * spinning about as long as a block costs is never worse than twice the
  * better choice, which bounds the damage of a descheduled holder), for
@@ -129,8 +129,12 @@ const char *mpd_alock_name(const mpd_alock_t *l);
  * bound is spin_holds x avg_spin_ns -- a few times what a waiter that won by
  * spinning waited, i.e. how long a running holder keeps the lock -- rounded
  * up to spin_floor_ns x 2^k and at most spin_max_ns (spin_max_ns until a
- * spin win was measured): a wait much longer than that is almost always a
- * holder that is not running.  Spin failures override the rest: while
+ * spin win was measured; a bound in force stays while it is 1-4 times the
+ * target): a wait much longer than that is almost always a holder that is
+ * not running.  A bounded spin backs off exponentially between looks (up
+ * to ~1 us), so that a lock taken and released at a high rate stays with
+ * the CPU that holds it instead of moving at every release.  Spin failures
+ * override the rest: while
  * spin_fail (the share of recent contended waits that a spin did not win)
  * is at least fail_high the lock blocks at once, and it spins again only
  * once spin_fail is below fail_low (hysteresis).  The averages forget:
@@ -143,7 +147,7 @@ const char *mpd_alock_name(const mpd_alock_t *l);
  * NULL for defaults (low 0.25, high 1, spin_max 20 us, spin_min 0,
  * sleep_max 50 us, block_cost 20 us, spin_holds 8, spin_floor 4 us,
  * fail_high 0.5, fail_low 0.2, cpus = the CPUs the process may run on,
- * no trial).  With trial_acq > 0, while the lock is contended the policy
+ * no trial, oversub_block off).  With trial_acq > 0, while the lock is contended the policy
  * also measures whether blocking gets it more acquisitions per second than
  * its rules' choice, and blocks when it does (the trial). */
 typedef struct {
@@ -165,6 +169,12 @@ typedef struct {
      * (0 = 8) with the other choice */
     long trial_acq;
     int trial_every;
+    /* added later; 0 = off: with more VPs than CPUs, block while any
+     * contention is remembered (a spinning waiter holds a CPU that another
+     * VP may need).  It helps on a machine loaded by other work and costs
+     * when the machine is idle; the spin-failure rule blocks anyway when
+     * holders are really preempted */
+    int oversub_block;
 } mpd_alock_default_params_t;
 void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg);
 

@@ -101,7 +101,7 @@ int main(void) {
     CHECK_EQ_L(mpd_alock_set_policy(l, &agent2, NULL, NULL), EPERM);
     CHECK_EQ_L(mpd_alock_set_waiting(l, &agent1, 9, 9), 0);
     /* the default parameters, with every waiter counted as if on one CPU */
-    mpd_alock_default_params_t one = { 0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000, 0, 0, 0, 0, 1, 0, 0 };
+    mpd_alock_default_params_t one = { 0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000, 0, 0, 0, 0, 1, 0, 0, 0 };
     /* the built-in policy acts for the lock: it is refused while an agent owns it */
     mpd_alock_monitor_t m = { 0, 10, 10.0, 0, 0, 0, 0, 9, 9, 0.0, 0.0, 0.0 };
     mpd_alock_default_policy(l, &m, &one);
@@ -154,7 +154,25 @@ int main(void) {
         mpd_alock_get_waiting(l, &sp, &sl);
         CHECK_EQ_L(sp, want[i][1]);
     }
-    mpd_alock_default_params_t pp = { 0.25, 1.0, 30000, 0, 50000, 20000, 2, 1000, 0.9, 0.5, 0, 0, 0 };
+    /* a bound in force stays while it is within [T, 4T) of the target T = 8 x avg_spin_ns
+     * (no rewrite, no adaptation counted), and moves once it falls outside */
+    long hys[][2] = { { 300, 4000 }, { 450, 4000 }, { 600, 8000 }, { 900, 8000 }, { 1100, 16000 },
+                      { 800, 16000 }, { 1900, 16000 }, { 2100, 20000 }, { 300, 4000 } };
+    mpd_alock_stats_t hs0, hs1;
+    int moves = 0;
+    mpd_alock_stats(l, &hs0);
+    for (int i = 0; i < 9; i++) {
+        long before = sp;
+        m.avg_spin_ns = (double)hys[i][0]; m.spin_ns = sp; m.sleep_ns = sl;
+        mpd_alock_default_policy(l, &m, &one);
+        mpd_alock_get_waiting(l, &sp, &sl);
+        CHECK_EQ_L(sp, hys[i][1]);
+        moves += sp != before;
+    }
+    mpd_alock_stats(l, &hs1);
+    CHECK_EQ_L((long)(hs1.adaptations - hs0.adaptations), moves);
+    CHECK_EQ_L(moves, 5);
+    mpd_alock_default_params_t pp = { 0.25, 1.0, 30000, 0, 50000, 20000, 2, 1000, 0.9, 0.5, 0, 0, 0, 0 };
     m.avg_spin_ns = 1500; m.spin_fail = 0.6; m.spin_ns = sp; m.sleep_ns = sl;
     mpd_alock_default_policy(l, &m, &pp);                           /* own parameters: 2 x 1500 -> 4000 */
     mpd_alock_get_waiting(l, &sp, &sl);
@@ -183,22 +201,29 @@ int main(void) {
     mpd_alock_default_policy(l, &m, &four);
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
-    /* more VPs than the CPUs of this process (default parameters): any contention
-     * not yet forgotten blocks; once the averages are 0 the lock spins again */
+    /* more VPs than the CPUs of this process: by default light contention still
+     * spins; with oversub_block any contention not yet forgotten blocks, and once
+     * the averages are 0 the lock spins again */
     cpu_set_t cs;
     CHECK_EQ_L(sched_getaffinity(0, sizeof cs, &cs), 0);
     mpd__nvp = CPU_COUNT(&cs) + 1;
     m.avg_waiting = 0.01; m.avg_wait_ns = 300; m.spin_ns = sp; m.sleep_ns = sl;
     mpd_alock_default_policy(l, &m, NULL);
     mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
+    mpd_alock_default_params_t over = { 0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000,
+                                        0, 0, 0, 0, 0, 0, 0, 1 };
+    m.spin_ns = sp; m.sleep_ns = sl;
+    mpd_alock_default_policy(l, &m, &over);
+    mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == 0 && sl == MPD_ALOCK_FOREVER);
     m.avg_waiting = 0; m.avg_wait_ns = 0; m.spin_ns = sp; m.sleep_ns = sl;
-    mpd_alock_default_policy(l, &m, NULL);
+    mpd_alock_default_policy(l, &m, &over);
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
     mpd__nvp = CPU_COUNT(&cs);             /* VPs fit: the same contention spins */
     m.avg_waiting = 0.01; m.avg_wait_ns = 300; m.spin_ns = sp; m.sleep_ns = sl;
-    mpd_alock_default_policy(l, &m, NULL);
+    mpd_alock_default_policy(l, &m, &over);
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
     m.avg_wait_ns = 500;
