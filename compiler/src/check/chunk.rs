@@ -1,4 +1,4 @@
-//! chunk: which loop bodies cannot switch processes.
+//! chunk: which loop bodies can take their time slice in chunks.
 //!
 //! A counted `for` loop whose body cannot switch need not count its time
 //! slice at every iteration: it can take the slice in chunks (as many
@@ -8,8 +8,12 @@
 //! so a body that cannot switch leaves it alone.  The test here is syntactic
 //! and conservative: anything that calls out of the generated code (an op
 //! or procedure invocation, a predefined function, I/O, `create`, `new`,
-//! nested loops with their own loop tops, `in`, `P`, ...) disqualifies the
-//! loop.  `V` is allowed: it hands its unit over without switching.
+//! nested loops with their own loop tops, `in`, ...) disqualifies the
+//! loop.  `V` is allowed: it hands its unit over without switching.  So is
+//! `P`, which switches only when it waits: it is emitted as
+//! `mpd_op_P_chunked`, which on that path alone takes up what the countdown
+//! became after the wait (putting it back first where the wait might not
+//! switch), so the yields stay exact (mpd/ops.h).
 use crate::syntax::ast::{ArrayElem, Block, Bound, DeclKind, Expr, ExprKind, Range, Stmt, StmtKind, Subscript, Type, TypeKind};
 
 /// The C names of a loop taking its slice in chunks: `sl` is the countdown
@@ -22,20 +26,21 @@ pub struct ChunkVars {
     pub unrun: String,
 }
 
-/// Whether executing `b` can never switch to another process.
-pub fn block_cannot_switch(b: &Block) -> bool {
+/// Whether `b` can run in a chunked loop: it cannot switch to another
+/// process, except in a `P` that waits (emitted as `mpd_op_P_chunked`).
+pub fn block_can_chunk(b: &Block) -> bool {
     b.stmts.iter().all(stmt)
 }
 
 fn stmt(s: &Stmt) -> bool {
     match &s.kind {
         StmtKind::Skip | StmtKind::Empty | StmtKind::Exit | StmtKind::Next => true,
-        StmtKind::Expr(e) | StmtKind::V(e) => expr(e),
+        StmtKind::Expr(e) | StmtKind::V(e) | StmtKind::P(e) => expr(e),
         StmtKind::If { arms, else_block } => {
-            arms.iter().all(|a| expr(&a.cond) && block_cannot_switch(&a.body))
-                && else_block.as_ref().map_or(true, block_cannot_switch)
+            arms.iter().all(|a| expr(&a.cond) && block_can_chunk(&a.body))
+                && else_block.as_ref().map_or(true, block_can_chunk)
         }
-        StmtKind::Begin(b) => block_cannot_switch(b),
+        StmtKind::Begin(b) => block_can_chunk(b),
         StmtKind::Decl(d) => match &d.kind {
             DeclKind::Var(v) => {
                 v.ty.as_ref().map_or(true, ty)

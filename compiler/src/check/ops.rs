@@ -939,7 +939,15 @@ impl<'a> Checker<'a> {
                 format!("mpd_in_cap({}, {})", p, c)
             }
         };
-        self.code.put(&format!("mpd_op_{}({}, {});", if v { "V" } else { "P" }, p, op));
+        match (&self.chunk, v) {
+            // in a loop taking its slice in chunks (chunk.rs): a P that waits
+            // keeps the loop's countdown right
+            (Some(ch), false) => {
+                let (sl, unrun) = (ch.sl.clone(), ch.unrun.clone());
+                self.code.put(&format!("mpd_op_P_chunked({}, {}, &{}, {});", p, op, sl, unrun));
+            }
+            _ => self.code.put(&format!("mpd_op_{}({}, {});", if v { "V" } else { "P" }, p, op)),
+        }
         self.flush_tmps();
     }
 

@@ -65,7 +65,7 @@ impl<'a> Checker<'a> {
                 let (b, c) = self.new_loop();
                 self.code.open("{");
                 self.push();
-                let chunk = !self.opts.no_slice && quants.len() == 1 && chunk::block_cannot_switch(body);
+                let chunk = !self.opts.no_slice && quants.len() == 1 && chunk::block_can_chunk(body);
                 let (n, sl) = self.quantifiers(quants, chunk);
                 if sl.is_none() {
                     self.loop_top();

@@ -625,6 +625,23 @@ static inline struct mpd__opq_hot *mpd__op_hotq(mpd_op *op)
  * then 0, so they never store); on one VP nothing else runs until this
  * process calls the runtime or switches.
  * always inline: the handoff must switch in the caller's own frame */
+/* P when the inline test found no unit to take: wait (inline handoff, or
+ * out of line); the process may switch. */
+__attribute__((always_inline))
+static inline void mpd__op_P_wait(const char *F, int L, mpd_op *op, struct mpd__opq_hot *q, uint64_t w)
+{
+#ifdef MPD__HANDOFF_INLINE
+    /* w <= FAST1 here: w >= WAITING is SEM1 without a unit (nobody waiting,
+     * or the marker): wait for a V */
+    if (w >= MPD__OPQ_WAITING &&
+        __builtin_expect(mpd__p_handoff(F, L, op, (struct mpd__opq_h1 *)(void *)q, w), 1))
+        return;
+#else
+    (void)q; (void)w;
+#endif
+    mpd__op_P_slow(F, L, op);
+}
+
 __attribute__((always_inline))
 static inline void mpd_op_P(const char *F, int L, mpd_op *op)
 {
@@ -634,14 +651,38 @@ static inline void mpd_op_P(const char *F, int L, mpd_op *op)
         __atomic_store_n(&q->word, w - 1, __ATOMIC_RELAXED);
         return;
     }
-#ifdef MPD__HANDOFF_INLINE
-    /* w <= FAST1 here: w >= WAITING is SEM1 without a unit (nobody waiting,
-     * or the marker): wait for a V */
-    if (w >= MPD__OPQ_WAITING &&
-        __builtin_expect(mpd__p_handoff(F, L, op, (struct mpd__opq_h1 *)(void *)q, w), 1))
+    mpd__op_P_wait(F, L, op, q, w);
+}
+
+/* P in a loop that takes its time slice in chunks (mpd_slice_get): *sl is
+ * the countdown as it will be after the chunk's last iteration, unrun the
+ * iterations of the chunk after this one, so the countdown now is *sl +
+ * unrun.  Taking a unit changes nothing.  Waiting may switch, and a switch
+ * gives the process a fresh slice: after the wait *sl follows what the
+ * countdown became.  The inline handoff returns only after a switch, so it
+ * needs nothing more; before the out-of-line wait, which may return without
+ * one, the countdown goes back where the runtime reads it.  So the loop
+ * yields at exactly the iterations a per-iteration countdown would, at the
+ * cost of a load (and on the out-of-line path a store) when P waits. */
+__attribute__((always_inline))
+static inline void mpd_op_P_chunked(const char *F, int L, mpd_op *op, long *sl, long long unrun)
+{
+    struct mpd__opq_hot *q = mpd__op_hotq(op);
+    uint64_t w = __atomic_load_n(&q->word, __ATOMIC_RELAXED);
+    if (__builtin_expect(w > MPD__OPQ_FAST1, 1)) {
+        __atomic_store_n(&q->word, w - 1, __ATOMIC_RELAXED);
         return;
+    }
+#ifdef MPD__HANDOFF_INLINE
+    if (w >= MPD__OPQ_WAITING &&
+        __builtin_expect(mpd__p_handoff(F, L, op, (struct mpd__opq_h1 *)(void *)q, w), 1)) {
+        *sl = mpd_slice_get() - (long)unrun;
+        return;
+    }
 #endif
+    mpd_slice_put(*sl + (long)unrun);
     mpd__op_P_slow(F, L, op);
+    *sl = mpd_slice_get() - (long)unrun;
 }
 
 /* V adds a unit when the op is SEM1 (word >= 1 << 32), which also says no
