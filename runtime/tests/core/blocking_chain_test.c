@@ -66,17 +66,10 @@ static void body(void *a)
     mpd_rt_set_exit_status(t_failures ? 1 : 0);
 }
 
+static int nvp_of(int r) { return r % 2 ? 2 : 1; }
+
 int main(void)
 {
-    for (int r = 0; r < ROUNDS; r++) {
-        char *out = NULL;
-        int nvp = r % 2 ? 2 : 1;
-        int rc = run_child(body, NULL, nvp, &out);
-        if (rc != 0)
-            fprintf(stderr, "round %d (%d VPs): status %d%s\n%s", r, nvp, rc,
-                    rc == 256 + SIGALRM ? " (hung)" : "", out ? out : "");
-        CHECK_EQ(rc, 0);
-        free(out);
-    }
+    t_run_rounds(body, ROUNDS, nvp_of, "(hung)");
     return t_done("blocking_chain");
 }

@@ -42,18 +42,11 @@ static void body(void *a)
         mpd_sem_P(&done);
 }
 
+static int nvp_of(int r) { return r < ROUNDS_1VP ? 1 : 2; }
+
 int main(void)
 {
     calls = t_scaled(3000);
-    for (int r = 0; r < ROUNDS_1VP + ROUNDS_2VP; r++) {
-        char *out = NULL;
-        int nvp = r < ROUNDS_1VP ? 1 : 2;
-        int rc = run_child(body, NULL, nvp, &out);
-        if (rc != 0)
-            fprintf(stderr, "round %d (%d VPs): status %d%s\n%s", r, nvp, rc,
-                    rc == 256 + SIGALRM ? " (hung: a completion was never delivered)" : "", out ? out : "");
-        CHECK_EQ(rc, 0);
-        free(out);
-    }
+    t_run_rounds(body, ROUNDS_1VP + ROUNDS_2VP, nvp_of, "(hung: a completion was never delivered)");
     return t_done("blocking_wake");
 }

@@ -1,6 +1,7 @@
 /* harness.h: helpers for runtime tests -- checks, and running a runtime in a child. */
 #ifndef MPD_TEST_HARNESS_H
 #define MPD_TEST_HARNESS_H
+#include <signal.h>
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
@@ -60,6 +61,25 @@ __attribute__((unused)) static int run_child(void (*body)(void *), void *arg, in
     close(fd);
     unlink(path);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 256 + WTERMSIG(st);
+}
+
+/* Runs body in a fresh runtime once per round, each in a child (see
+ * run_child), with nvp_of(round) VPs; a round that does not exit 0 is a
+ * failed check, reported with its output (SIGALRM: the body's alarm went
+ * off, i.e. it hung: `hung` says what that means). */
+__attribute__((unused)) static void t_run_rounds(void (*body)(void *), int rounds, int (*nvp_of)(int),
+                                             const char *hung)
+{
+    for (int r = 0; r < rounds; r++) {
+        char *out = NULL;
+        int nvp = nvp_of(r);
+        int rc = run_child(body, NULL, nvp, &out);
+        if (rc != 0)
+            fprintf(stderr, "round %d (%d VPs): status %d%s%s\n%s", r, nvp, rc,
+                    rc == 256 + SIGALRM ? " " : "", rc == 256 + SIGALRM ? hung : "", out ? out : "");
+        CHECK_EQ(rc, 0);
+        free(out);
+    }
 }
 
 __attribute__((unused)) static int t_done(const char *name)
