@@ -54,13 +54,14 @@ static void app_stats_add(mpd_alock_t *l) {
     app_stats_sum.adaptations += s.adaptations;
     app_stats_sum.spin_failed += s.spin_failed;
     app_stats_sum.holder_off_cpu += s.holder_off_cpu;
+    app_stats_sum.os_yields += s.os_yields;
 }
 static void app_stats_print(void) {
     printf(" acquisitions=%lu contended=%lu spin_acquired=%lu blocks=%lu adaptations=%lu spin_failed=%lu"
-           " holder_off_cpu=%lu\n",
+           " holder_off_cpu=%lu os_yields=%lu\n",
            app_stats_sum.acquisitions, app_stats_sum.contended, app_stats_sum.spin_acquired,
            app_stats_sum.blocks, app_stats_sum.adaptations, app_stats_sum.spin_failed,
-           app_stats_sum.holder_off_cpu);
+           app_stats_sum.holder_off_cpu, app_stats_sum.os_yields);
 }
 
 /* Pin one worker per VP: VPs do not migrate threads. */

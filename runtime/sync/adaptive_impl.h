@@ -64,6 +64,9 @@ struct mpd_alock {
     double spin_fail;                 /* EWMA 0..1: contended waits a spin would not have won */
     unsigned long contended_seen;     /* st_contended at the last sample (holder only) */
     int idle_samples;                 /* samples that saw nothing new, their decay not yet applied */
+    int busy_samples;                 /* busy samples since the default policy last ran (holder only) */
+#define POLICY_BATCH_NOW 1000         /* busy_samples value that makes the next busy sample run it */
+    unsigned long policy_runs;        /* times the monitor called the policy (holder only; for tests) */
     /* Why a sample may not be quiet, in one word so that the quiet check tests
      * it once (MPD_ALOCK__LOUD_*): bits set and cleared with interlocked
      * instructions, and only when they change, by their one writer each. */
@@ -71,7 +74,7 @@ struct mpd_alock {
     mpd_alock_policy_fn _Atomic policy;
     void *_Atomic policy_arg;
     atomic_ulong st_contended, st_spin_acq, st_blocks, st_timeouts, st_samples, st_adapt;
-    atomic_ulong st_spin_failed, st_holder_off;
+    atomic_ulong st_spin_failed, st_holder_off, st_os_yields;
 
     /* contention profile: written by the holder, read under the lock */
     mpd_alock_sample_t *prof;
@@ -123,6 +126,7 @@ static inline int mpd_alock__my_cpu(void) { return -1; }
 #endif
 
 long mpd_alock__now_ns(void);
+int mpd_alock__usable_cpus(void);   /* CPUs this process may run on (read once) */
 void mpd_alock__sample(mpd_alock_t *l);
 void mpd_alock__lock_slow(mpd_alock_t *l, int prio);
 /* Priority of the calling thread for MPD_ALOCK_WAKE_PRIORITY (threads layer). */

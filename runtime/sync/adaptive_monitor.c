@@ -32,6 +32,18 @@ static void profile_add(mpd_alock_t *l, mpd_alock_monitor_t *m) {
  * sample: with warm averages 122 instead of 82 instructions per lock+unlock
  * (callgrind), which is what a spin lock saved in PHOLD at 4 VPs. */
 #define IDLE_BATCH 8
+/* Busy samples (somebody waits or waited) update the averages every time,
+ * but the default policy runs at every POLICY_BATCH-th of them only: the
+ * monitor runs in the holder's critical section, and on a lock taken every
+ * few hundred ns (TSP's work queue) a policy run at every second unlock
+ * lengthened the holds enough to double the contended acquisitions under
+ * load (185k vs spin's 97k per run) and cost ~30% (docs/threads.md).  Its
+ * inputs are averages with a time constant of ~8 samples, so a decision
+ * every 4 samples loses nothing; a contended wait that a spin did not win
+ * makes the next sample run it (mpd_alock__lock_slow), so a holder seen
+ * off-CPU or a long wait still turns the lock to blocking at once.  A
+ * policy of one's own still sees every sample. */
+#define POLICY_BATCH 4
 static inline int is_warm(const mpd_alock_t *l) {
     return atomic_load_explicit(&l->loud, memory_order_relaxed) & MPD_ALOCK__LOUD_WARM;
 }
@@ -81,7 +93,13 @@ static __attribute__((noinline)) void sample_full(mpd_alock_t *l, unsigned long 
         }
         l->contended_seen = contended;
         set_warm(l);
+        /* the default policy sees every POLICY_BATCH-th busy sample (see above) */
+        if (lazy && p && ++l->busy_samples < POLICY_BATCH) {
+            if (!prof_due) return;
+            p = NULL;
+        }
     }
+    if (p) l->busy_samples = 0;
     if (!prof_due && !p) return;
     mpd_alock_monitor_t m;
     m.waiting = waiting;
@@ -100,7 +118,10 @@ static __attribute__((noinline)) void sample_full(mpd_alock_t *l, unsigned long 
         profile_add(l, &m);
         l->prof_next = n + l->prof_stride;
     }
-    if (p) p(l, &m, atomic_load_explicit(&l->policy_arg, memory_order_relaxed));
+    if (p) {
+        l->policy_runs++;
+        p(l, &m, atomic_load_explicit(&l->policy_arg, memory_order_relaxed));
+    }
 }
 
 /* Quiet: nobody waits, nobody waited since the last sample, the averages
@@ -212,7 +233,7 @@ static long spin_bound(const mpd_alock_monitor_t *m, const mpd_alock_default_par
 }
 
 /* CPUs this process may run on (read once). */
-static int usable_cpus(void) {
+int mpd_alock__usable_cpus(void) {
     static atomic_int n;
     int c = atomic_load_explicit(&n, memory_order_relaxed);
     if (c == 0) {
@@ -248,7 +269,7 @@ void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void
      * then a spinning waiter holds a CPU that another VP with work needs.
      * Where waiters take the holder's own CPU, their spins fail (holder
      * off-CPU, or waits past the bound) and the rule above blocks. */
-    int cpus = p->cpus > 0 ? p->cpus : usable_cpus();
+    int cpus = p->cpus > 0 ? p->cpus : mpd_alock__usable_cpus();
     int spare = mpd__nvp <= cpus ? cpus - 1 : 0;
     double waiters = m->avg_waiting - (double)spare;
     /* Opt-in (oversub_block): with more VPs than CPUs every spinning waiter
@@ -309,6 +330,7 @@ void mpd_alock_stats(mpd_alock_t *l, mpd_alock_stats_t *s) {
     s->adaptations = atomic_load(&l->st_adapt);
     s->spin_failed = atomic_load(&l->st_spin_failed);
     s->holder_off_cpu = atomic_load(&l->st_holder_off);
+    s->os_yields = atomic_load(&l->st_os_yields);
 }
 
 size_t mpd_alock_profile(mpd_alock_t *l, mpd_alock_sample_t *out, size_t max) {

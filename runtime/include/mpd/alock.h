@@ -184,6 +184,9 @@ typedef struct {
     /* spins that ended without the lock (then the waiter blocked), and of
      * those, the ones cut short because the holder was seen off-CPU */
     unsigned long spin_failed, holder_off_cpu;
+    /* times a backed-off waiter gave its CPU back to the OS (sched_yield):
+     * only when the runtime runs more VPs than there are CPUs */
+    unsigned long os_yields;
 } mpd_alock_stats_t;
 void mpd_alock_stats(mpd_alock_t *l, mpd_alock_stats_t *s);
 

@@ -323,6 +323,23 @@ int main(void) {
     CHECK_EQ_L(strcmp(mpd_alock_name(l), "probe"), 0);
     mpd_alock_destroy(l);
 
+    /* busy samples (somebody waits) update the averages every time but run the default
+     * policy at every 4th only; a policy of one's own runs at every one */
+    {
+        mpd_alock_t *bl = mpd_alock_create(NULL);
+        atomic_store(&bl->waiting, 1);                  /* as if a thread waited throughout */
+        for (int i = 0; i < 80; i++) { mpd_alock_lock(bl); mpd_alock_unlock(bl); }   /* 40 samples */
+        CHECK_EQ_L((long)bl->policy_runs, 10);
+        CHECK(bl->avg_waiting > 0.99);                  /* every sample counted */
+        bl->busy_samples = POLICY_BATCH_NOW;            /* what a failed spin leaves: the next one runs it */
+        for (int i = 0; i < 2; i++) { mpd_alock_lock(bl); mpd_alock_unlock(bl); }
+        CHECK_EQ_L((long)bl->policy_runs, 11);
+        CHECK_EQ_L(mpd_alock_set_policy(bl, NULL, counting_policy, NULL), 0);
+        for (int i = 0; i < 8; i++) { mpd_alock_lock(bl); mpd_alock_unlock(bl); }
+        CHECK_EQ_L((long)bl->policy_runs, 15);
+        atomic_store(&bl->waiting, 0);
+        mpd_alock_destroy(bl);
+    }
     /* samples that see nothing new decay the averages as if one at a time (0.875 each):
      * the default policy gets them in batches, a policy of one's own at every sample */
     mpd_alock_attr_init(&a, MPD_ALOCK_ADAPTIVE);
