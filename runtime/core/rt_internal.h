@@ -118,6 +118,7 @@ typedef struct mpd_vp {
     mpd_proc *stack_cache;      /* free default-size regions */
     int stack_cached;
     void *altstack;
+    atomic_int asleep;          /* 1 while its thread waits on the idle futex (vp.c) */
 } mpd_vp;
 
 /* shared runtime state */
@@ -126,6 +127,9 @@ extern int mpd__nvp;
 extern long mpd__slice;             /* 0 = never */
 extern long mpd__slice_fresh;       /* what a switch resets the count to */
 extern int mpd__idle_spin;          /* rounds an idle VP spins before it sleeps */
+/* Whether VP i's thread is asleep in its idle wait now (a hint: it may wake
+ * or fall asleep right after). */
+int mpd__vp_asleep(int i);
 /* One VP and the FIFO scheduler (main.c keeps it up to date): then only
  * this VP's thread touches the ready queue, and the hot paths of
  * core/switch.h use it with plain loads and stores. */

@@ -46,7 +46,8 @@ static atomic_int nspin;          /* VPs looking for work before they sleep */
 static atomic_uint idle_seq;      /* bit 0: a futex wake is on its way to some VP */
 static atomic_int stopping;
 /* Held while a VP decides to sleep: a VP counted in nsleep takes no work
- * except under this lock, so "all VPs asleep, nothing queued" is stable. */
+ * except under this lock or after it stopped counting, so "all VPs asleep,
+ * nothing queued" is stable when read in that order (all_idle_and_nothing_pending). */
 static mpd_spinlock idle_mu = MPD_SPINLOCK_INIT;
 
 static mpd_quiesce_fn quiesce_hook;
@@ -367,15 +368,22 @@ static void quiesce(void)
 
 static int all_idle_and_nothing_pending(void)
 {
-    if (!(atomic_load(&nsleep) == mpd__nvp && atomic_load(&mpd__ntimers) == 0 &&
-          atomic_load(&mpd__io_pending) == 0 && atomic_load(&mpd__inbox) == NULL))
-        return 0;
     /* A scheduler that pins processes to VPs may hold work this VP cannot
-     * take while its own VP is just being woken: that is not quiescence. */
+     * take while its own VP is just being woken: that is not quiescence.
+     * The queues are read before nsleep: a woken VP stops counting as
+     * asleep before it takes work of its own (idle_wait), so if it has
+     * taken it by the time its queue is read, the count read after shows
+     * it gone.  Read the other way round, a VP counted asleep could leave
+     * and take its work in between, and that work readied others while
+     * this VP declared a deadlock (threads pinned to 3-4 VPs on 2 CPUs, a
+     * mutex/condition barrier: about one run in two once a livelock that
+     * hid it was fixed, sched_cfg.c nudge_pinned). */
     for (int i = 0; i < mpd__nvp; i++)
         if (mpd__vps[i]->sched->empty && !mpd__vps[i]->sched->empty(mpd__vps[i]->sched_st))
             return 0;
-    return 1;
+    atomic_thread_fence(memory_order_acquire);
+    return atomic_load(&nsleep) == mpd__nvp && atomic_load(&mpd__ntimers) == 0 &&
+           atomic_load(&mpd__io_pending) == 0 && atomic_load(&mpd__inbox) == NULL;
 }
 
 /* Take another VP's runnext process.  patient: only one seen there on
@@ -466,10 +474,19 @@ static mpd_proc *idle_wait(mpd_vp *vp)
         ts.tv_nsec = d % 1000000000;
         tp = &ts;
     }
+    atomic_store_explicit(&vp->asleep, 1, memory_order_relaxed);
     futex_wait(&idle_seq, seq, tp);
+    atomic_store_explicit(&vp->asleep, 0, memory_order_relaxed);
     atomic_fetch_sub(&nsleep, 1);
+    /* before it takes work of its own: see all_idle_and_nothing_pending */
+    atomic_thread_fence(memory_order_release);
     take_pending_wake();
     return NULL;
+}
+
+int mpd__vp_asleep(int i)
+{
+    return i >= 0 && i < mpd__nvp && atomic_load_explicit(&mpd__vps[i]->asleep, memory_order_relaxed);
 }
 
 /* The loop each VP runs on its thread's own stack. */

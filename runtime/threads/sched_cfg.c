@@ -242,12 +242,19 @@ static int cfg_empty(void *st) {
            atomic_load_explicit(&s->local.n, memory_order_relaxed) == 0;
 }
 
-/* Work queued for a pinned VP that may be asleep: pass the wakeup on. */
+/* Work queued for a pinned VP that is asleep: pass the wakeup on (a backstop:
+ * cfg_put wakes the sleepers itself).  Only when that VP really sleeps: the
+ * caller is an idle VP, counted asleep, and a wakeup makes its own idle wait
+ * return at once, so nudging a VP that was awake but had not yet taken its
+ * work -- waiting for the idle lock that the nudging VP kept retaking --
+ * became a livelock (a condition-variable barrier of threads pinned to 4 VPs
+ * on 2 CPUs: idle_seq bumped ~47M times, the run stuck for seconds to
+ * minutes, or taken for a deadlock). */
 static void nudge_pinned(vpsched *s) {
     for (int k = 1; k < nvps; k++) {
         vpsched *o = &vps[(s->vp + k) % nvps];
         if (o->q == &o->local && atomic_load_explicit(&o->local.n, memory_order_relaxed) > 0 &&
-            !atomic_load_explicit(&o->migrate, memory_order_relaxed)) {
+            !atomic_load_explicit(&o->migrate, memory_order_relaxed) && mpd__vp_asleep(o->vp)) {
             mpd__wake_all_idle_vps();
             return;
         }
