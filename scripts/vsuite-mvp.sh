@@ -5,7 +5,8 @@
 # each executable they link, a launcher running it with MPD_PARALLEL=N
 # (a small C program, so that argv[0] is unchanged).  Prints the tally and the tests whose verdict differs from
 # a one-VP run of the same build; fails if any test passes on one VP and
-# fails on N (a deterministic program must print the same on N VPs).
+# fails on N in three tries (a deterministic program must print the same on
+# N VPs; one that passes on a rerun is reported as flaky).
 #
 #   sh scripts/vsuite-mvp.sh [N] [vsuite.py options...]   (default N=4)
 #
@@ -79,14 +80,39 @@ python3 ../shared/tools/vsuite.py --suite "$suite" --bin "$tmp/bin" --jobs 2 --t
     $skip --json "$tmp/many.json" "$@" > "$tmp/many.txt" 2>&1
 echo "one VP:   $(tail -n 1 "$tmp/one.txt")"
 echo "$n VPs:   $(tail -n 1 "$tmp/many.txt")"
-python3 - "$tmp/one.json" "$tmp/many.json" "$n" <<'EOF'
+python3 - "$tmp/one.json" "$tmp/many.json" "$n" "$tmp/worse.txt" <<'EOF'
 import json, sys
 def verdicts(p):   # vsuite.py --json: {test: [reasons it failed]}
     return {t: not fails for t, fails in json.load(open(p)).items()}
 one, many, n = verdicts(sys.argv[1]), verdicts(sys.argv[2]), sys.argv[3]
 worse = sorted(t for t in one if one[t] and not many.get(t, False))
 better = sorted(t for t in one if not one[t] and many.get(t, False))
-for t in worse: print(f"passes on 1 VP, fails on {n}: {t}")
 for t in better: print(f"fails on 1 VP, passes on {n}: {t}")
-sys.exit(1 if worse else 0)
+open(sys.argv[4], "w").write("".join(t + "\n" for t in worse))
 EOF
+# A test that passes on one VP and failed once on N runs again, up to twice
+# more.  One that never passes fails this check; one that passes on a rerun
+# is printed as flaky and does not: its output depends on how the N VPs
+# interleave processes that run at once (suite invoke/procedure: `send p(4)`
+# and then `send p(5)` start two processes that both write, so on 3-8 VPs
+# "5" comes before "4" in about one run in ten).  A rerun takes seconds.
+bad=0
+while read -r t; do
+    [ -n "$t" ] || continue
+    echo "$t" > "$tmp/one-test.txt"
+    ok=
+    for try in 2 3; do
+        python3 ../shared/tools/vsuite.py --suite "$suite" --bin "$tmp/bin" --timeout 60 \
+            --list "$tmp/one-test.txt" --json "$tmp/retry.json" "$@" > /dev/null 2>&1
+        if python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if d and not any(d.values()) else 1)' "$tmp/retry.json"; then
+            ok=$try; break
+        fi
+    done
+    if [ -n "$ok" ]; then
+        echo "flaky on $n VPs (failed, then passed on try $ok): $t"
+    else
+        echo "passes on 1 VP, fails on $n (3 tries): $t"
+        bad=1
+    fi
+done < "$tmp/worse.txt"
+exit $bad
