@@ -381,9 +381,19 @@ static int all_idle_and_nothing_pending(void)
     for (int i = 0; i < mpd__nvp; i++)
         if (mpd__vps[i]->sched->empty && !mpd__vps[i]->sched->empty(mpd__vps[i]->sched_st))
             return 0;
-    atomic_thread_fence(memory_order_acquire);
-    return atomic_load(&nsleep) == mpd__nvp && atomic_load(&mpd__ntimers) == 0 &&
-           atomic_load(&mpd__io_pending) == 0 && atomic_load(&mpd__inbox) == NULL;
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!(atomic_load(&mpd__ntimers) == 0 && atomic_load(&mpd__io_pending) == 0 &&
+          atomic_load(&mpd__inbox) == NULL))
+        return 0;
+    /* nsleep last, for the same reason: it only falls while this VP holds
+     * idle_mu (a VP counts itself asleep under it), so if every VP still
+     * counts as asleep here, none left its sleep to take work during the
+     * reads above.  Read first, it let a VP woken by a finished blocking
+     * call take that process from the inbox between the two reads, and
+     * the program was declared deadlocked while the process ran (TSan in
+     * mpf mixed: collect_blocked racing mpd_blocking_call). */
+    atomic_thread_fence(memory_order_seq_cst);
+    return atomic_load(&nsleep) == mpd__nvp;
 }
 
 /* Take another VP's runnext process.  patient: only one seen there on
@@ -479,7 +489,7 @@ static mpd_proc *idle_wait(mpd_vp *vp)
     atomic_store_explicit(&vp->asleep, 0, memory_order_relaxed);
     atomic_fetch_sub(&nsleep, 1);
     /* before it takes work of its own: see all_idle_and_nothing_pending */
-    atomic_thread_fence(memory_order_release);
+    atomic_thread_fence(memory_order_seq_cst);
     take_pending_wake();
     return NULL;
 }
