@@ -126,3 +126,23 @@ fn suite_programs_never_panic() {
     }
     assert!(n > 100, "found only {} suite programs", n);
 }
+
+#[test]
+fn constant_illegal_bounds_warn_and_check_at_run_time() {
+    // MPD 1.0.1 compiles `int a[5:3]` and aborts when it runs (suite
+    // diag/runtime): a warning, C that checks the bounds, and [5:4] is fine
+    let (d, c) = compile("resource r()\n  int e[5:4]\n  int a[5:3]\nend\n");
+    assert!(d.contains("t.mpd:3:"), "{}", d);
+    assert!(d.contains("warning: illegal bounds [5:3] for array"), "{}", d);
+    assert!(!d.contains("error"), "{}", d);
+    let c = c.join("\n");
+    assert!(c.contains("mpd_arr_check_bounds(mpd_F, 3, 5, 3)"), "{}", c);
+    assert!(!c.contains("mpd_arr_check_bounds(mpd_F, 2, 5, 4)"), "{}", c);
+}
+
+#[test]
+fn destroy_of_a_vm_capability_checks_for_null() {
+    let c = ok("resource r()\n  cap vm v = null\n  destroy v\n  cap r x = null\n  destroy x\nend\n");
+    assert!(c.contains("mpd_vm_destroy(mpd_F, 3,"), "{}", c);
+    assert!(c.contains("mpd_destroy(mpd_F, 5,"), "{}", c);
+}

@@ -7,15 +7,29 @@
 static void default_before_exit(void) { fflush(NULL); }
 void (*mpd_rts_before_exit)(void) = default_before_exit;
 
-_Noreturn void mpd_rts_vabort(const char *file, int line, const char *fmt, va_list ap)
+static _Noreturn void vabort_at(const char *prefix, const char *file, int line, const char *fmt, va_list ap)
 {
     if (mpd_rts_before_exit)
         mpd_rts_before_exit();
-    fprintf(stderr, "RTS abort: file %s, line %d:\n   ", file ? file : "?", line);
+    fprintf(stderr, "%sRTS abort: file %s, line %d:\n   ", prefix, file ? file : "?", line);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     fflush(stderr);
     _exit(1);   /* other VPs may be running: do not run atexit handlers */
+}
+
+_Noreturn void mpd_rts_vabort(const char *file, int line, const char *fmt, va_list ap)
+{
+    vabort_at("", file, line, fmt, ap);
+}
+
+_Noreturn void mpd_rts_abort_vm(unsigned vm, const char *file, int line, const char *fmt, ...)
+{
+    char prefix[32];
+    va_list ap;
+    snprintf(prefix, sizeof prefix, "[vm %u] ", vm);
+    va_start(ap, fmt);
+    vabort_at(prefix, file, line, fmt, ap);
 }
 
 _Noreturn void mpd_rts_abort(const char *file, int line, const char *fmt, ...)

@@ -83,8 +83,10 @@ int mpd_mymachine(mpd_res *self)
     return m;
 }
 
-void mpd_vm_locate(int n, mpd_sv host)
+void mpd_vm_locate(const char *F, int L, int n, mpd_sv host, mpd_sv path)
 {
+    if (host.len > 255 || path.len > 4095)      /* HOST_NAME_MAX, PATH_MAX - 1 */
+        mpd_rts_abort_vm(res_vm(opk_cur_res()), F, L, "strings too long in locate call");
     located *l = malloc(sizeof *l);
     char *h = malloc((size_t)host.len + 1);
     if (!l || !h)
@@ -446,6 +448,13 @@ static void vm_destroy(const char *F, int L, uint32_t vm)
     /* the destroyer itself lives there: it goes last */
     if (me && res_vm(me) == vm && res_retire(me))
         res_bury(me, F, L);
+}
+
+void mpd_vm_destroy(const char *F, int L, mpd_cap vm)
+{
+    if (vm.vm == 0 && vm.obj == MPD_CAP_OBJ_NULL)
+        mpd_rts_abort(F, L, "attempting to destroy null vm");
+    mpd_destroy(F, L, vm);
 }
 
 void mpd_destroy(const char *F, int L, mpd_cap rc)

@@ -816,13 +816,17 @@ impl<'a> Checker<'a> {
                     return V::err();
                 }
                 let hs = self.sv(&h);
+                let mut ps = "mpd_sv_lit(\"\", 0)".to_string();
                 if let Some(p) = args.get(2) {
                     let pv = self.expr(p);
                     if !(pv.ty.is_string() || pv.ty == Ty::Error || pv.ty.is_char_array()) {
                         self.error(p.span, "locate needs a path string");
+                    } else {
+                        ps = self.sv(&pv);
                     }
                 }
-                void(format!("mpd_vm_locate({}, {})", n, hs))
+                let pos = self.pos(span);
+                void(format!("mpd_vm_locate({}, {}, {}, {})", pos, n, hs, ps))
             }
             "myvm" => V::scalar(format!("mpd_myvm(&{}->h)", self.self_arg()), Ty::Cap(super::types::CapTy::Vm)),
             "mymachine" => V::scalar(format!("mpd_mymachine(&{}->h)", self.self_arg()), Ty::Int),

@@ -117,7 +117,8 @@ impl<'a> Checker<'a> {
                 let v = self.expr(e);
                 let p = self.pos(s.span);
                 match &v.ty {
-                    Ty::Cap(super::types::CapTy::Resource(_)) | Ty::Cap(super::types::CapTy::Vm) | Ty::Null => {
+                    Ty::Cap(super::types::CapTy::Vm) => self.code.put(&format!("mpd_vm_destroy({}, {});", p, v.c)),
+                    Ty::Cap(super::types::CapTy::Resource(_)) | Ty::Null => {
                         let c = if v.ty == Ty::Null { "mpd_cap_null".to_string() } else { v.c };
                         self.code.put(&format!("mpd_destroy({}, {});", p, c));
                     }

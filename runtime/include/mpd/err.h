@@ -22,6 +22,11 @@ _Noreturn void mpd_rts_abort(const char *file, int line, const char *fmt, ...)
 _Noreturn void mpd_rts_vabort(const char *file, int line, const char *fmt, va_list ap)
     __attribute__((cold));
 
+/* The same, for an error the virtual machine manager reports on behalf of
+ * virtual machine vm (locate): "[vm N] RTS abort: file F, line L:". */
+_Noreturn void mpd_rts_abort_vm(unsigned vm, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5), cold));
+
 /* Report a fatal runtime condition with no source position (out of memory,
  * too many processes...): "RTS abort: <message>" and exit(1). */
 _Noreturn void mpd_rts_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), cold));

@@ -72,10 +72,14 @@ mpd_sv mpd_sv_cstr(const char *p, int max);
 /* after an external stored into a var/res string: length up to its NUL */
 void mpd_str_sync_cstr(void *blob);
 void mpd_str_set(const char *f, int l, void *blob, mpd_sv v);   /* length-checked */
-/* locate(n, host): machine number n names host.  mpd_vm_machine_of(host) is
- * the number located for host (create vm() on "host"); 0 (this machine) for
- * a host never located.  See mpd_vm_create in mpd/ops.h. */
-void mpd_vm_locate(int n, mpd_sv host);
+/* locate(n, host [, path]): machine number n names host (path, the
+ * executable to start there, is only checked: every vm lives in this
+ * process).  A host name longer than 255 characters or a path longer than
+ * 4095 aborts ("strings too long in locate call", as MPD 1.0.1 reports it
+ * for its virtual machine).  mpd_vm_machine_of(host) is the number located
+ * for host (create vm() on "host"); 0 (this machine) for a host never
+ * located.  See mpd_vm_create in mpd/ops.h. */
+void mpd_vm_locate(const char *F, int L, int n, mpd_sv host, mpd_sv path);
 int mpd_vm_machine_of(mpd_sv host);
 mpd_sv mpd_str_cat(mpd_tmp **t, mpd_sv a, mpd_sv b);
 mpd_sv mpd_str_char(mpd_tmp **t, unsigned char c);

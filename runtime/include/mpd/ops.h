@@ -212,7 +212,10 @@ mpd_cap  mpd_create_on(const char *F, int L, const mpd_respat *pat, mpd_invb *ar
 mpd_res *mpd_global_at(const char *F, int L, const mpd_respat *pat, mpd_res *self);
 /* mpd_destroy of a virtual machine capability destroys the vm: the
  * resources on it, oldest first (their final code runs), then its globals,
- * importers first. */
+ * importers first.  `destroy v` of an expression of type `cap vm` is
+ * mpd_vm_destroy: a null one aborts ("attempting to destroy null vm"),
+ * where a null resource capability is ignored. */
+void     mpd_vm_destroy(const char *F, int L, mpd_cap vm);
 
 /* myresource(): generated code should use mpd_rescap_of(self) -- self is
  * always at hand and is right even in a proc called directly (on the
