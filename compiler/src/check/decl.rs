@@ -373,14 +373,13 @@ impl<'a> Checker<'a> {
     pub(crate) fn bind_dims(&mut self, dims: &mut [(String, String)], span: ast::Span) {
         for d in dims.iter_mut() {
             if let (Ok(l), Ok(h)) = (d.0.parse::<i64>(), d.1.parse::<i64>()) {
-                if h >= l - 1 {
-                    continue;
+                if h < l - 1 {
+                    // MPD compiles it and aborts when the declaration runs
+                    // (suite diag/runtime); warn now, and check even under -O
+                    self.diags.warning(span, format!("illegal bounds [{}:{}] for array: creating it aborts the program", l, h));
+                    let p = self.pos(span);
+                    self.code.put(&format!("mpd_arr_check_bounds({}, {}, {});", p, l, h));
                 }
-                // MPD compiles it and aborts when the declaration runs (suite
-                // diag/runtime); warn now, and check even under -O
-                self.diags.warning(span, format!("illegal bounds [{}:{}] for array: creating it aborts the program", l, h));
-                let p = self.pos(span);
-                self.code.put(&format!("mpd_arr_check_bounds({}, {}, {});", p, l, h));
                 continue;
             }
             let (a, b) = (self.tmp(), self.tmp());
