@@ -1,7 +1,9 @@
 /* alock_oversub.c: with more VPs than CPUs a backed-off waiter gives its CPU back to the
  * OS (sched_yield) at its periodic looks; with VPs to spare it does not.  OS threads, the
- * holder running (busy) on one CPU for 5 ms and the waiter spinning on another with a 2 s
- * bound, so only the spin itself decides; the runtime's VP count is set by hand as in
+ * holder running (busy) on one CPU until 20 ms after the waiter is about to lock (a hold
+ * fixed from the holder's start let a waiter thread started late, as under TSan on a busy
+ * machine, find the lock free) and the waiter spinning on another with a 2 s bound, so
+ * only the spin itself decides; the runtime's VP count is set by hand as in
  * alock_attrs.  Needs two CPUs (else skipped). */
 #include <pthread.h>
 #include <sched.h>
@@ -14,7 +16,7 @@
 #include "check.h"
 
 static mpd_alock_t *L;
-static atomic_int held;
+static atomic_int held, waiting;
 static int cpu_of[2];
 
 static void pin(int cpu) {
@@ -35,7 +37,8 @@ static void *holder(void *arg) {
     pin(cpu_of[0]);
     mpd_alock_lock(L);
     atomic_store(&held, 1);
-    long end = now_ns() + 5000000L;
+    while (!atomic_load(&waiting)) sched_yield();
+    long end = now_ns() + 20000000L;
     while (now_ns() < end) {}
     mpd_alock_unlock(L);
     return NULL;
@@ -45,6 +48,7 @@ static void *waiter(void *arg) {
     (void)arg;
     pin(cpu_of[1]);
     while (!atomic_load(&held)) sched_yield();
+    atomic_store(&waiting, 1);
     mpd_alock_lock(L);
     mpd_alock_unlock(L);
     return NULL;
@@ -58,6 +62,7 @@ static mpd_alock_stats_t run(int nvp) {
     a.sleep_ns = MPD_ALOCK_FOREVER;
     L = mpd_alock_create(&a);
     atomic_store(&held, 0);
+    atomic_store(&waiting, 0);
     pthread_t h, w;
     pthread_create(&h, NULL, holder, NULL);
     pthread_create(&w, NULL, waiter, NULL);
