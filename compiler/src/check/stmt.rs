@@ -660,19 +660,25 @@ impl<'a> Checker<'a> {
             if chunk && !real && q.step.is_none() && q.st.is_none() {
                 let n = self.fresh;
                 self.fresh += 1;
-                let (sl, k, m, ce) = (format!("_sl{}", n), format!("_sk{}", n), format!("_sn{}", n), format!("_sce{}", n));
+                let (sl, k, m) = (format!("_sl{}", n), format!("_sk{}", n), format!("_sn{}", n));
                 let v = format!("{}_l", var);
                 // iterations left after this one: up to e, or down to e
-                let (left, dir) = if q.downto { (format!("{} - {}", v, e), "-") } else { (format!("{} - {}", e, v), "+") };
-                self.code.put(&format!("long {} = mpd_slice_get(); long long {} = {}; long long {} = 0;", sl, v, start.c, ce));
+                let left = if q.downto { format!("{} - {}", v, e) } else { format!("{} - {}", e, v) };
+                self.code.put(&format!("long {} = mpd_slice_get(); long long {} = {};", sl, v, start.c));
                 self.code.open(&format!("while ({} {} {}) {{", v, cmp, e));
                 // the next loop top would reach 0: switch there, as
                 // mpd_maybe_yield() would, and take a fresh slice
                 self.code.put(&format!("long long {k} = {sl} > 1; if (!{k}) {sl} = mpd_slice_renew();", k = k, sl = sl));
                 self.code.put(&format!("long long {m} = ({left}) + 1; if ({m} > {sl} - {k}) {m} = {sl} - {k};", m = m, left = left, sl = sl, k = k));
-                self.code.put(&format!("{sl} -= {m} - 1 + {k}; {ce} = {v} {dir} ({m} - 1);", sl = sl, m = m, k = k, ce = ce, v = v, dir = dir));
-                self.code.open(&format!("for (; {v} {cmp} {ce}; {v} += {st}) {{", v = v, cmp = cmp, ce = ce, st = st));
-                let unrun = if q.downto { format!("{} - {}", v, ce) } else { format!("{} - {}", ce, v) };
+                self.code.put(&format!("{sl} -= {m} - 1 + {k};", sl = sl, m = m, k = k));
+                // the chunk counts its own iterations down, so the loop keeps one
+                // induction variable even when the body needs what is left of
+                // the chunk (P, exit): testing v against the chunk's end and
+                // keeping end - v live too made semP's loop one uop too wide to
+                // issue in one cycle (bench/timings, docs/ops.md)
+                let su = format!("_su{}", n);
+                self.code.open(&format!("for (long long {su} = {m}; {su} > 0; {su}--, {v} += {st}) {{", su = su, m = m, v = v, st = st));
+                let unrun = format!("{} - 1", su);
                 self.chunk = Some(chunk::ChunkVars { depth: self.loop_labels.len(), sl: sl.clone(), unrun });
                 slice_var = Some(sl);
                 opened += 1;
