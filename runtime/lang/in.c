@@ -824,6 +824,9 @@ mpd_op *mpd_in_cap(const char *F, int L, mpd_cap c)
     mpd_op *op = inv_resolve(F, L, c, 1);
     if (op_kind(op) == MPD_OPK_PROC)
         mpd_rts_abort(F, L, "cannot input from a proc operation");
+    resrt *rt = op->owner ? res_rt(op->owner) : NULL;    /* none: noop */
+    if (rt && !rt->cap_input)   /* its block is never freed (op.c) */
+        __atomic_store_n(&rt->cap_input, 1, __ATOMIC_RELAXED);
     return op;
 }
 

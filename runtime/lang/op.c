@@ -36,9 +36,13 @@ void mpd_op_input(mpd_res *self, uint32_t i, uint32_t n, unsigned flags)
 {
     check_range(self, i, n);
     opcls *c = cls_of(self);
-    opq *qs = calloc(n ? n : 1, sizeof *qs);
-    if (!qs)
+    struct opq_chunk *ch = calloc(1, sizeof *ch + (n ? n : 1) * sizeof(opq));
+    if (!ch)
         mpd_rts_fatal("out of memory");
+    resrt *rt = res_rt(self);
+    ch->next = rt->qchunks;     /* ops are declared by the object's own process */
+    rt->qchunks = ch;
+    opq *qs = ch->q;
     for (uint32_t j = 0; j < n; j++) {
         mpd_op *op = &self->ops[i + j];
         qs[j].cls = c;
@@ -88,11 +92,35 @@ static void op_kill(mpd_op *op)
         in_purge(op);
 }
 
+/* Whether a local op block just killed can be freed at once: nothing may
+ * hold a pointer into it.  On one VP no lookup is in flight, and only these
+ * keep an op across a switch: a process waiting in the op's own list (a P
+ * on a dead semaphore stays there), an invocation a scanner pinned (in_purge
+ * leaves it queued), an input statement that named the op through a
+ * capability (it rescans its arms' ops when woken), and a retired process
+ * just woken from it (in_killed_check gives back what it got).  The block's
+ * own process is the only other one that names its ops, and it is here.
+ * Otherwise the block is left allocated, as every block was before. */
+static int local_block_unreachable(mpd_res *local)
+{
+    if (!mpd_rt_single() || __atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED) ||
+        res_rt(local)->cap_input)
+        return 0;
+    for (uint32_t i = 0; i < local->nops; i++) {
+        opq *q = op_queue(&local->ops[i]);
+        if (q && (q->head || q->wfirst))
+            return 0;
+    }
+    return 1;
+}
+
 void mpd_ops_local_end(mpd_res *local)
 {
     obj_kill(local);
     for (uint32_t i = 0; i < local->nops; i++)
         op_kill(&local->ops[i]);
+    if (local_block_unreachable(local))
+        obj_free(local);
 }
 
 void res_kill_ops(mpd_res *r)

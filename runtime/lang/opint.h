@@ -227,7 +227,18 @@ typedef struct resrt {
     struct resrt *anext, *aprev;   /* live resources, oldest first (res.c) */
     int       procs_killed; /* destroyed: its processes are retired (opcore.c) */
     int       body_live;    /* its initial-code process has not ended */
+    int       cap_input;    /* an input statement or P reached one of its
+                               ops through a capability (mpd_in_cap): such
+                               a process may hold the op across a switch */
+    struct opq_chunk *qchunks;  /* its ops' queues (op.c), freed with it */
 } resrt;
+
+/* The queues of one mpd_op_input call, chained in their object's resrt so
+ * that freeing the object finds them. */
+struct opq_chunk {
+    struct opq_chunk *next;
+    opq q[];
+};
 
 enum { RES_INIT = 1, RES_ALIVE, RES_FINAL, RES_DEAD };
 
@@ -263,6 +274,7 @@ static inline mpd_res *obj_lookup(uint64_t id) { return mpd__obj_lookup(id); }
 mpd_res  *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *parent);
 
 void      obj_kill(mpd_res *r);             /* invalidate its id */
+void      obj_free(mpd_res *r);             /* killed, unreachable: free it */
 const char *obj_lastname(uint64_t id);     /* pattern name of a slot */
 extern const mpd_respat obj_localpat;
 mpd_cap   op_alias_base(mpd_cap rc);       /* op.c: see mpd_rescap_with_op */

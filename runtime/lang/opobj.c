@@ -117,6 +117,21 @@ void obj_kill(mpd_res *r)
     opk_release(&tablk);
 }
 
+/* r was killed (obj_kill) and nothing points into it any more (the caller
+ * knows why): its slot already serves the next object, so only its memory
+ * is left. */
+void obj_free(mpd_res *r)
+{
+    resrt *rt = res_rt(r);
+    for (struct opq_chunk *ch = rt->qchunks, *n; ch; ch = n) {
+        n = ch->next;
+        free(ch);
+    }
+    free(r->ops);
+    free(rt);
+    free(r);
+}
+
 mpd_cap mpd_cap_of(mpd_res *self, uint32_t i)
 {
     mpd_cap c = { 1, i, self->id };

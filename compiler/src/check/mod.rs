@@ -126,8 +126,9 @@ pub struct Checker<'a> {
     imported_globals: Vec<String>,
     /// The current statement allocated temporaries (`_t`).
     used_tmp: bool,
-    /// C labels (exit, next) of the enclosing loops.
-    loop_labels: Vec<(String, String)>,
+    /// C labels (exit, next) of the enclosing loops, and the scope depth at
+    /// each loop (exit and next end the local ops of deeper scopes).
+    loop_labels: Vec<(String, String, usize)>,
     /// The loop taking its time slice in chunks that the code is in.
     chunk: Option<chunk::ChunkVars>,
     /// The body of the component's `final` block.

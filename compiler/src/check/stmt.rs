@@ -29,14 +29,20 @@ impl<'a> Checker<'a> {
                 self.code.put(&format!("mpd_stop({}, {});", p, c));
             }
             StmtKind::Exit | StmtKind::Next => match self.loop_labels.last() {
-                Some((b, c)) => {
+                Some((b, c, sd)) => {
                     let l = if matches!(s.kind, StmtKind::Exit) { b.clone() } else { c.clone() };
+                    let sd = *sd;
                     self.flush_tmps();
                     let depth = self.loop_labels.len();
                     for (ib, d) in self.in_stack.clone().iter().rev() {
                         if *d >= depth {
                             self.code.put(&format!("mpd_in_done({});", ib));
                         }
+                    }
+                    // ops declared inside the loop die as they would at its block's end
+                    let inner: Vec<String> = self.scopes[sd.min(self.scopes.len())..].iter().flat_map(|sc| sc.local_ops.iter().cloned()).collect();
+                    for o in inner.iter().rev() {
+                        self.code.put(&format!("mpd_ops_local_end({});", o));
                     }
                     if let (StmtKind::Exit, Some(ch)) = (&s.kind, &self.chunk) {
                         if ch.depth == depth {
@@ -466,7 +472,7 @@ impl<'a> Checker<'a> {
         let (brk, next) = (format!("_coend{}", id), format!("_conext{}", id));
         self.code.put(&format!("mpd_invb *{};", d));
         self.code.open(&format!("while (({} = mpd_co_wait({}, {})) != NULL) {{", d, p, cv));
-        self.loop_labels.push((brk.clone(), next.clone()));
+        self.loop_labels.push((brk.clone(), next.clone(), self.scopes.len()));
         // the arm is read once: each arm's code releases the block
         let da = format!("_coarm{}", id);
         self.code.put(&format!("uint32_t {} = {}->co_arm;", da, d));
@@ -539,7 +545,7 @@ impl<'a> Checker<'a> {
     fn new_loop(&mut self) -> (String, String) {
         self.fresh += 1;
         let l = (format!("_brk{}", self.fresh), format!("_next{}", self.fresh));
-        self.loop_labels.push(l.clone());
+        self.loop_labels.push((l.0.clone(), l.1.clone(), self.scopes.len()));
         l
     }
 
