@@ -32,6 +32,12 @@ int mpd_argc(void) { return g_argc; }
 char **mpd_argv(void) { return g_argv; }
 int mpd_nvp(void) { return mpd__nvp; }
 int mpd_vp_index(void) { mpd_vp *v = vp_self(); return v ? v->index : -1; }
+unsigned long mpd_vp_quiescent(int i, int *idle)
+{
+    mpd_vp *v = mpd__vps[i];
+    *idle = atomic_load_explicit(&v->qs_idle, memory_order_acquire);
+    return atomic_load_explicit(&v->qs_count, memory_order_acquire);
+}
 void mpd_rt_set_exit_status(int status) { exit_status = status; }
 void mpd_rt_set_nvp(int n) { want_nvp = n; }
 void mpd_rt_set_stack_size(size_t bytes) { if (bytes) mpd__stack_default = bytes; }

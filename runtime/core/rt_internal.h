@@ -119,7 +119,20 @@ typedef struct mpd_vp {
     int stack_cached;
     void *altstack;
     atomic_int asleep;          /* 1 while its thread waits on the idle futex (vp.c) */
+    /* Quiescent states for memory reclamation (mpd_vp_quiescent): counts
+     * this VP's switches, and says whether it is in its loop (no process).
+     * Only its own thread writes them; the one-VP inline switches skip them. */
+    atomic_ulong qs_count;
+    atomic_int qs_idle;
 } mpd_vp;
+
+/* A switch on vp, to a process or (idle) to its loop. */
+static inline void vp_qs_note(mpd_vp *vp, int idle)
+{
+    atomic_store_explicit(&vp->qs_count, atomic_load_explicit(&vp->qs_count, memory_order_relaxed) + 1,
+                          memory_order_release);
+    atomic_store_explicit(&vp->qs_idle, idle, memory_order_release);
+}
 
 /* shared runtime state */
 extern mpd_vp **mpd__vps;

@@ -130,6 +130,7 @@ static inline void switch_away(mpd_vp *vp, mpd_proc *self, mpd_proc *next, int k
         return;
     }
     mpd_fiber *to;
+    vp_qs_note(vp, next == NULL);
     if (next) {
         next->state = P_RUNNING;
         vp->hot.cur = &next->hot;

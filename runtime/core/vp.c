@@ -281,6 +281,7 @@ static inline void exit_jump(mpd_vp *vp, mpd_proc *p, mpd_proc *next)
     p->state = P_DONE;
     p->done = 1;
     next->state = P_RUNNING;
+    vp_qs_note(vp, 0);
     vp->hot.cur = &next->hot;
     slice_reset(vp);
     mpd_ctx_jump_fast(&next->f.ctx);
@@ -512,9 +513,11 @@ void mpd__vp_loop_run(mpd_vp *vp)
         if (!p)
             continue;
         p->state = P_RUNNING;
+        vp_qs_note(vp, 0);
         vp->hot.cur = &p->hot;
         slice_reset(vp);
         fiber_switch(&vp->loop, &p->f, 0);
         vp->hot.cur = NULL;
+        vp_qs_note(vp, 1);
     }
 }

@@ -825,7 +825,7 @@ mpd_op *mpd_in_cap(const char *F, int L, mpd_cap c)
     if (op_kind(op) == MPD_OPK_PROC)
         mpd_rts_abort(F, L, "cannot input from a proc operation");
     resrt *rt = op->owner ? res_rt(op->owner) : NULL;    /* none: noop */
-    if (rt && !rt->cap_input)   /* its block is never freed (op.c) */
+    if (rt && !__atomic_load_n(&rt->cap_input, __ATOMIC_RELAXED))   /* never freed (op.c) */
         __atomic_store_n(&rt->cap_input, 1, __ATOMIC_RELAXED);
     return op;
 }

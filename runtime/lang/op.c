@@ -92,26 +92,63 @@ static void op_kill(mpd_op *op)
         in_purge(op);
 }
 
-/* Whether a local op block just killed can be freed at once: nothing may
- * hold a pointer into it.  On one VP no lookup is in flight, and only these
- * keep an op across a switch: a process waiting in the op's own list (a P
- * on a dead semaphore stays there), an invocation a scanner pinned (in_purge
- * leaves it queued), an input statement that named the op through a
- * capability (it rescans its arms' ops when woken), and a retired process
- * just woken from it (in_killed_check gives back what it got).  The block's
- * own process is the only other one that names its ops, and it is here.
- * Otherwise the block is left allocated, as every block was before. */
+/* Whether a killed local op block can be freed (at once on one VP, after a
+ * grace period on several): nothing may hold a pointer into it.  Once no
+ * lookup is in flight, only these keep an op across a switch: a process
+ * waiting in the op's own list (a P on a dead semaphore stays there), an
+ * invocation a scanner pinned (in_purge leaves it queued), an input
+ * statement that named the op through a capability (it rescans its arms'
+ * ops when woken), and a retired process just woken from it
+ * (in_killed_check gives back what it got).  Only the block's own process
+ * names its ops otherwise, and it has left the block.  A block that fails
+ * the test stays allocated, as every block did before. */
 static int local_block_unreachable(mpd_res *local)
 {
-    if (!mpd_rt_single() || __atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED) ||
-        res_rt(local)->cap_input)
+    if (__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&res_rt(local)->cap_input, __ATOMIC_RELAXED))
         return 0;
     for (uint32_t i = 0; i < local->nops; i++) {
         opq *q = op_queue(&local->ops[i]);
-        if (q && (q->head || q->wfirst))
+        if (!q)
+            continue;
+        opcls *c = cls_lock(q->cls);
+        int busy = q->head || q->wfirst;
+        opk_release(&c->lk);
+        if (busy)
             return 0;
     }
     return 1;
+}
+
+/* Several VPs: a process on another VP may have looked the block up just
+ * before it was killed (the object table takes no lock), so it waits for a
+ * grace period in this list, oldest first; whoever ends a block next frees
+ * those whose period has passed, checking them again then (a look that was
+ * in flight may have left an invocation or set cap_input). */
+static opk_lock limbo_lk = OPK_LOCK_INIT;
+static resrt *limbo_head, *limbo_tail;
+
+static void limbo_reclaim(void)
+{
+    resrt *done = NULL;
+    opk_acquire(&limbo_lk);
+    while (limbo_head && opk_grace_passed(limbo_head->grace)) {
+        resrt *rt = limbo_head;
+        limbo_head = rt->lnext;
+        rt->lnext = done;
+        done = rt;
+    }
+    if (!limbo_head)
+        limbo_tail = NULL;
+    opk_release(&limbo_lk);
+    while (done) {
+        resrt *rt = done;
+        done = rt->lnext;
+        free(rt->grace);
+        rt->grace = NULL;
+        if (local_block_unreachable(rt->res))
+            obj_free(rt->res);  /* else: kept, as every block once was */
+    }
 }
 
 void mpd_ops_local_end(mpd_res *local)
@@ -119,8 +156,24 @@ void mpd_ops_local_end(mpd_res *local)
     obj_kill(local);
     for (uint32_t i = 0; i < local->nops; i++)
         op_kill(&local->ops[i]);
-    if (local_block_unreachable(local))
-        obj_free(local);
+    if (mpd_rt_single()) {
+        if (local_block_unreachable(local))
+            obj_free(local);
+        return;
+    }
+    if (local_block_unreachable(local)) {
+        resrt *rt = res_rt(local);
+        rt->grace = opk_grace_begin();
+        rt->lnext = NULL;
+        opk_acquire(&limbo_lk);
+        if (limbo_tail)
+            limbo_tail->lnext = rt;
+        else
+            limbo_head = rt;
+        limbo_tail = rt;
+        opk_release(&limbo_lk);
+    }
+    limbo_reclaim();
 }
 
 void res_kill_ops(mpd_res *r)

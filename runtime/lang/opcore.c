@@ -217,3 +217,44 @@ void opk_install_end(void)
     mpd_rt_set_quiesce_hook(quiesce, NULL);
     mpd_rt_set_report(report_blocked);
 }
+
+/* ---- grace periods (opcore.h) ------------------------------------------ */
+
+struct opk_grace {
+    int n;
+    struct { unsigned long count; int idle; } vp[];
+};
+
+opk_grace *opk_grace_begin(void)
+{
+    /* what the caller unlinked is visible before any count is read, so a
+     * look that starts after the count it reads finds it unlinked */
+    atomic_thread_fence(memory_order_seq_cst);
+    int n = mpd_nvp();
+    opk_grace *g = malloc(sizeof *g + (size_t)n * sizeof g->vp[0]);
+    if (!g)
+        mpd_rts_fatal("out of memory");
+    g->n = n;
+    for (int i = 0; i < n; i++)
+        g->vp[i].count = mpd_vp_quiescent(i, &g->vp[i].idle);
+    return g;
+}
+
+int opk_grace_passed(opk_grace *g)
+{
+    int self = mpd_vp_index(), ok = 1;
+    for (int i = 0; i < g->n; i++) {
+        if (i == self)
+            continue;           /* whatever ran here before us has switched */
+        int idle;
+        unsigned long c = mpd_vp_quiescent(i, &idle);
+        if (c - g->vp[i].count >= 2 || (idle && g->vp[i].idle && c == g->vp[i].count))
+            continue;
+        ok = 0;
+        if (idle) {             /* idle now: passed if it still is next time */
+            g->vp[i].count = c;
+            g->vp[i].idle = 1;
+        }
+    }
+    return ok;
+}

@@ -231,6 +231,8 @@ typedef struct resrt {
                                ops through a capability (mpd_in_cap): such
                                a process may hold the op across a switch */
     struct opq_chunk *qchunks;  /* its ops' queues (op.c), freed with it */
+    struct resrt *lnext;    /* local op blocks waiting for a grace period */
+    opk_grace *grace;
 } resrt;
 
 /* The queues of one mpd_op_input call, chained in their object's resrt so

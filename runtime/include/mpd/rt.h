@@ -64,6 +64,11 @@ char **mpd_argv(void);
  * (-1 outside any VP). */
 int mpd_nvp(void);
 int mpd_vp_index(void);
+/* VP i's count of switches and whether it is idle in its loop (no process
+ * running), for reclaiming memory other VPs may have looked up: a process
+ * that read a pointer before a switch of its VP is done with it once that
+ * VP switched again (the inline switches of one VP are not counted). */
+unsigned long mpd_vp_quiescent(int i, int *idle);
 
 /* Settings that may be changed before mpd_rt_main() (they override the
  * environment).  Stack size 0 = default (256 KiB); max procs 0 = default
