@@ -630,6 +630,8 @@ static inline mpd_invb *in_wait_one(const char *F, int L, mpd_in *in, mpd_op *op
 }
 
 static mpd_invb *in_wait_general(const char *F, int L, mpd_in *in);
+static mpd_invb *in_wait_cond(const char *F, int L, mpd_in *in, opcls *c);
+static void in_cond_count(const mpd_in *in, int d);
 static void in_general_killed(mpd_invb *got, cand *cv, cand *cands);
 
 /* The input statement (see OPK_SWITCH_RETURN for the body/entry split). */
@@ -683,7 +685,31 @@ static mpd_invb *in_wait_general(const char *F, int L, mpd_in *in)
     }
     if (!in_has_cond(in))
         return in_wait_plain(F, L, in, c);
+    in_cond_count(in, 1);
+    mpd_invb *r = in_wait_cond(F, L, in, c);
+    in_cond_count(in, -1);
+    return r;
+}
 
+/* A statement with st/by keeps its arms' ops across switches (it rescans
+ * them when woken, and pins invocations while it evaluates st): the
+ * objects holding them count it, and are not freed meanwhile (op.c). */
+static void in_cond_count(const mpd_in *in, int d)
+{
+    for (uint32_t a = 0; a < in->narms; a++)
+        for (uint32_t k = 0; k < in->arms[a].n; k++) {
+            mpd_res *o = in->arms[a].ops[k]->owner;
+            if (!o)
+                continue;
+            if (mpd_rt_single())
+                res_rt(o)->in_cond += d;
+            else
+                __atomic_fetch_add(&res_rt(o)->in_cond, d, __ATOMIC_RELAXED);
+        }
+}
+
+static mpd_invb *in_wait_cond(const char *F, int L, mpd_in *in, opcls *c)
+{
     int all_pure = 1;
     for (uint32_t a = 0; a < in->narms; a++)
         if (in->arms[a].has_st || in->arms[a].has_by)
@@ -824,9 +850,6 @@ mpd_op *mpd_in_cap(const char *F, int L, mpd_cap c)
     mpd_op *op = inv_resolve(F, L, c, 1);
     if (op_kind(op) == MPD_OPK_PROC)
         mpd_rts_abort(F, L, "cannot input from a proc operation");
-    resrt *rt = op->owner ? res_rt(op->owner) : NULL;    /* none: noop */
-    if (rt && !__atomic_load_n(&rt->cap_input, __ATOMIC_RELAXED))   /* never freed (op.c) */
-        __atomic_store_n(&rt->cap_input, 1, __ATOMIC_RELAXED);
     return op;
 }
 

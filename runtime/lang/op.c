@@ -95,17 +95,29 @@ static void op_kill(mpd_op *op)
 /* Whether a killed local op block can be freed (at once on one VP, after a
  * grace period on several): nothing may hold a pointer into it.  Once no
  * lookup is in flight, only these keep an op across a switch: a process
- * waiting in the op's own list (a P on a dead semaphore stays there), an
+ * waiting in the op's own list (a P on a dead semaphore stays there) or in
+ * its class's list (a statement on several ops: its arms are compared with
+ * arriving ops, so a freed op's address reused would be taken for it), an
  * invocation a scanner pinned (in_purge leaves it queued), an input
- * statement that named the op through a capability (it rescans its arms'
- * ops when woken), and a retired process just woken from it
- * (in_killed_check gives back what it got).  Only the block's own process
- * names its ops otherwise, and it has left the block.  A block that fails
- * the test stays allocated, as every block did before. */
+ * statement with st/by naming the op (it rescans its arms' ops when woken:
+ * in_cond counts them), and a retired process just woken from it
+ * (in_killed_check gives back what it got).  A woken plain receiver, P or
+ * caller touches only its own block afterwards.  A block that fails the
+ * test stays allocated, as every block did before. */
+static int names_block(const inwait *w, const mpd_res *blk)
+{
+    const mpd_op *lo = blk->ops, *hi = blk->ops + blk->nops;
+    for (uint32_t a = 0; a < w->in->narms; a++)
+        for (uint32_t k = 0; k < w->in->arms[a].n; k++)
+            if (w->in->arms[a].ops[k] >= lo && w->in->arms[a].ops[k] < hi)
+                return 1;
+    return 0;
+}
+
 static int local_block_unreachable(mpd_res *local)
 {
     if (__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED) ||
-        __atomic_load_n(&res_rt(local)->cap_input, __ATOMIC_RELAXED))
+        __atomic_load_n(&res_rt(local)->in_cond, __ATOMIC_RELAXED))
         return 0;
     for (uint32_t i = 0; i < local->nops; i++) {
         opq *q = op_queue(&local->ops[i]);
@@ -113,6 +125,8 @@ static int local_block_unreachable(mpd_res *local)
             continue;
         opcls *c = cls_lock(q->cls);
         int busy = q->head || q->wfirst;
+        for (inwait *w = c->wfirst; w && !busy; w = w->next)
+            busy = names_block(w, local);
         opk_release(&c->lk);
         if (busy)
             return 0;
@@ -124,7 +138,7 @@ static int local_block_unreachable(mpd_res *local)
  * before it was killed (the object table takes no lock), so it waits for a
  * grace period in this list, oldest first; whoever ends a block next frees
  * those whose period has passed, checking them again then (a look that was
- * in flight may have left an invocation or set cap_input). */
+ * in flight may have left an invocation or started a statement on it). */
 static opk_lock limbo_lk = OPK_LOCK_INIT;
 static resrt *limbo_head, *limbo_tail;
 
@@ -151,11 +165,10 @@ static void limbo_reclaim(void)
     }
 }
 
-void mpd_ops_local_end(mpd_res *local)
+/* A local or dynamic op block just killed: free it now or after a grace
+ * period, if nothing holds it. */
+static void block_retire(mpd_res *local)
 {
-    obj_kill(local);
-    for (uint32_t i = 0; i < local->nops; i++)
-        op_kill(&local->ops[i]);
     if (mpd_rt_single()) {
         if (local_block_unreachable(local))
             obj_free(local);
@@ -174,6 +187,14 @@ void mpd_ops_local_end(mpd_res *local)
         opk_release(&limbo_lk);
     }
     limbo_reclaim();
+}
+
+void mpd_ops_local_end(mpd_res *local)
+{
+    obj_kill(local);
+    for (uint32_t i = 0; i < local->nops; i++)
+        op_kill(&local->ops[i]);
+    block_retire(local);
 }
 
 void res_kill_ops(mpd_res *r)
@@ -215,7 +236,8 @@ void mpd_op_destroy(const char *F, int L, mpd_cap c)
     for (uint32_t i = 0; i < r->nops; i++)
         if (r->ops[i].kind != MPD_OPK_DEAD)
             return;
-    obj_kill(r);                /* its last op is gone */
+    if (obj_kill(r))            /* its last op is gone (once: two destroys may race) */
+        block_retire(r);
 }
 
 /* Visits the capabilities of an ndims-dimensional array blob in order. */

@@ -227,9 +227,9 @@ typedef struct resrt {
     struct resrt *anext, *aprev;   /* live resources, oldest first (res.c) */
     int       procs_killed; /* destroyed: its processes are retired (opcore.c) */
     int       body_live;    /* its initial-code process has not ended */
-    int       cap_input;    /* an input statement or P reached one of its
-                               ops through a capability (mpd_in_cap): such
-                               a process may hold the op across a switch */
+    int       in_cond;      /* input statements with st/by in progress that
+                               name one of its ops (in.c): they hold the op
+                               across switches, rescanning when woken */
     struct opq_chunk *qchunks;  /* its ops' queues (op.c), freed with it */
     struct resrt *lnext;    /* local op blocks waiting for a grace period */
     opk_grace *grace;
@@ -275,7 +275,7 @@ static inline mpd_res *obj_lookup(uint64_t id) { return mpd__obj_lookup(id); }
 
 mpd_res  *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *parent);
 
-void      obj_kill(mpd_res *r);             /* invalidate its id */
+int       obj_kill(mpd_res *r);             /* invalidate its id; 0: already */
 void      obj_free(mpd_res *r);             /* killed, unreachable: free it */
 const char *obj_lastname(uint64_t id);     /* pattern name of a slot */
 extern const mpd_respat obj_localpat;

@@ -98,15 +98,18 @@ const char *obj_lastname(uint64_t id)
     return e && e->lastpat ? e->lastpat->name : "?";
 }
 
-/* The instance's memory is not freed: a process on another virtual
- * processor may still hold a pointer it looked up just before.  The slot
- * is reused under a new generation, so stale capabilities fail. */
-void obj_kill(mpd_res *r)
+/* The slot is reused under a new generation, so stale capabilities fail.
+ * The memory is not freed here: a process on another virtual processor may
+ * still hold a pointer it looked up just before (op blocks are freed later
+ * by obj_free, op.c; resource instances never). */
+int obj_kill(mpd_res *r)
 {
     resrt *rt = res_rt(r);
+    int killed = 0;
     opk_acquire(&tablk);
     slotent *e = slot_ent(rt->slot);
     if (atomic_load_explicit(&e->id, memory_order_relaxed) == r->id) {
+        killed = 1;
         /* the next generation: no capability of r matches any more */
         atomic_store_explicit(&e->id, ((uint64_t)(rt->gen + 1) << 32) | rt->slot, memory_order_release);
         e->nextfree = freelist;
@@ -115,6 +118,7 @@ void obj_kill(mpd_res *r)
             live_res--;
     }
     opk_release(&tablk);
+    return killed;
 }
 
 /* r was killed (obj_kill) and nothing points into it any more (the caller

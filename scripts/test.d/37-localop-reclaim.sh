@@ -1,14 +1,14 @@
-# Local op blocks (ops declared in a block, killed at its end) are freed
-# when nothing can still point into them: at once on one VP, after a grace
-# period on several (runtime/lang/op.c).
+# Op blocks (ops declared in a block, killed at its end; ops made by new(),
+# destroyed) are freed when nothing can still point into them: at once on
+# one VP, after a grace period on several (runtime/lang/op.c).
 # 1. tests/corpus/localop/*.mpd, compiled against an AddressSanitizer build
 #    of the runtime (1 and 2 VPs) and a ThreadSanitizer one (2 and 4 VPs):
 #    each prints its .std and exits with its .code, ASan sees no use of a
 #    freed block and TSan no free racing with a use (held.mpd keeps
 #    processes waiting on dead ops in every way that must keep a block).
 # 2. grow.mpd at 50000 and 400000 iterations on 1, 2 and 4 VPs: the peak
-#    resident size may grow by less than 16 MB (each iteration declares two
-#    blocks; kept, they took ~280 MB more).
+#    resident size may grow by less than 16 MB (each iteration makes four
+#    blocks; two of them, kept, took ~280 MB more).
 R=$(pwd)/runtime
 B=${BUILD:-$(pwd)/build}/ops-san
 A=$B/asan                   # shared with 15-ops-sanitizers.sh
