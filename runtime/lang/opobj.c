@@ -79,8 +79,10 @@ mpd_res *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *paren
     if (g == 0)
         g = 1;
     r->id = ((uint64_t)g << 32) | s;
-    atomic_store_explicit(&e->res, r, memory_order_relaxed);
-    atomic_store_explicit(&e->ops, ops, memory_order_relaxed);
+    /* release: a look that reads these with a stale id must see r made
+     * (and then the id changed, mpd__obj_lookup) */
+    atomic_store_explicit(&e->res, r, memory_order_release);
+    atomic_store_explicit(&e->ops, ops, memory_order_release);
     atomic_store_explicit(&e->nops, nops, memory_order_relaxed);
     e->lastpat = pat;
     atomic_store_explicit(&e->id, r->id, memory_order_release);

@@ -503,11 +503,17 @@ static inline mpd__slotent *mpd__obj_slot_live(uint64_t id)
     return e;
 }
 
-/* The live object with this id, or NULL. */
+/* The live object with this id, or NULL.  The id is read again after the
+ * pointer: if the object died and its slot went to a new object between
+ * the two reads, the pointer may be the new object's (seen, acquired) and
+ * the id then is no longer ours. */
 static inline mpd_res *mpd__obj_lookup(uint64_t id)
 {
     mpd__slotent *e = mpd__obj_slot_live(id);
-    return e ? atomic_load_explicit(&e->res, memory_order_relaxed) : NULL;
+    if (!e)
+        return NULL;
+    mpd_res *r = atomic_load_explicit(&e->res, memory_order_acquire);
+    return atomic_load_explicit(&e->id, memory_order_relaxed) == id ? r : NULL;
 }
 
 /* The fast path of a call: op `idx` of object `obj` of this vm, if the
@@ -523,7 +529,9 @@ static inline int mpd__call_fast(const char *F, int L, uint64_t obj, uint32_t id
     if (__builtin_expect(atomic_load_explicit(&e->id, memory_order_acquire) != obj ||
                          idx >= atomic_load_explicit(&e->nops, memory_order_relaxed), 0))
         return 0;
-    mpd_op *op = &atomic_load_explicit(&e->ops, memory_order_relaxed)[idx];
+    mpd_op *op = &atomic_load_explicit(&e->ops, memory_order_acquire)[idx];
+    if (__builtin_expect(atomic_load_explicit(&e->id, memory_order_relaxed) != obj, 0))
+        return 0;               /* the slot went to a new object meanwhile */
     /* relaxed atomic loads (plain loads): another VP may kill the op */
     if (__builtin_expect(__atomic_load_n(&op->direct, __ATOMIC_RELAXED), 1)) {
         ib->kind = MPD_INV_CALL;
