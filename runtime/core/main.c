@@ -204,6 +204,7 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
             mpd_rts_fatal("out of memory starting the runtime");
         memset(vp, 0, sizeof *vp);
         vp->index = i;
+        atomic_init(&vp->qs_idle, 1);   /* no process runs on it yet */
         vp->sched = want_sched[i] ? want_sched[i] : dflt;
         vp->sched_st = vp->sched->init(i, n);
         mpd__vps[i] = vp;

@@ -6,9 +6,10 @@
 #    each prints its .std and exits with its .code, ASan sees no use of a
 #    freed block and TSan no free racing with a use (held.mpd keeps
 #    processes waiting on dead ops in every way that must keep a block).
-# 2. grow.mpd at 50000 and 400000 iterations on 1, 2 and 4 VPs: the peak
-#    resident size may grow by less than 16 MB (each iteration makes four
-#    blocks; two of them, kept, took ~280 MB more).
+# 2. grow.mpd and alone.mpd at 50000 and 400000 iterations on 1, 2 and 4
+#    VPs: the peak resident size may grow by less than 16 MB (grow makes
+#    four blocks per iteration, alone two while the other VPs stay idle;
+#    kept, two blocks per iteration took ~90-280 MB more).
 R=$(pwd)/runtime
 B=${BUILD:-$(pwd)/build}/ops-san
 A=$B/asan                   # shared with 15-ops-sanitizers.sh
@@ -52,23 +53,27 @@ if command -v clang >/dev/null 2>&1 &&
   san_runs tsan "$T" "clang -fsanitize=thread -g" "2 4" TSAN_OPTIONS="halt_on_error=1 exitcode=66"
 else f=$((f+1)); echo "FAIL tsan runtime build (clang needed)"; tail -n 20 "$W/tsan-build.log"; fi
 
-# peak resident size (KB) of one run: peak N VPS
+# peak resident size (KB) of one run: peak PROG N VPS
 peak() {
   python3 -c 'import os, resource, subprocess, sys
 env = dict(os.environ, MPD_PARALLEL=sys.argv[2])
 subprocess.run([sys.argv[3], sys.argv[1]], env=env, stdout=subprocess.DEVNULL, check=True)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$1" "$2" "$W/plain/grow"
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$2" "$3" "$W/plain/$1"
 }
-rm -rf "$W/plain"; mkdir -p "$W/plain"; cp "$C/grow.mpd" "$W/plain/"
-if (cd "$W/plain" && "$MPD" -o grow grow.mpd >compile.out 2>&1); then
+rm -rf "$W/plain"; mkdir -p "$W/plain"
+for prog in grow alone; do
+  cp "$C/$prog.mpd" "$W/plain/"
+  if ! (cd "$W/plain" && "$MPD" -o $prog $prog.mpd >compile-$prog.out 2>&1); then
+    f=$((f+1)); echo "FAIL $prog (compile)"; continue
+  fi
   for n in 1 2 4; do
-    small=$(peak 50000 $n) && big=$(peak 400000 $n) || { small=0; big=999999999; }
+    small=$(peak $prog 50000 $n) && big=$(peak $prog 400000 $n) || { small=0; big=999999999; }
     if [ $((big - small)) -lt 16384 ]; then
-      p=$((p+1)); echo "PASS grow: $n VPs, peak $small KB -> $big KB"
+      p=$((p+1)); echo "PASS $prog: $n VPs, peak $small KB -> $big KB"
     else
-      f=$((f+1)); echo "FAIL grow: $n VPs, peak $small KB -> $big KB (growth must stay under 16384 KB)"
+      f=$((f+1)); echo "FAIL $prog: $n VPs, peak $small KB -> $big KB (growth must stay under 16384 KB)"
     fi
   done
-else f=$((f+1)); echo "FAIL grow (compile)"; fi
+done
 echo "localop-reclaim: $p passed, $f failed"
 [ $f = 0 ]
