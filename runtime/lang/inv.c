@@ -102,8 +102,11 @@ void inv_answer(mpd_invb *ib)
     if (parked_on) {
         mpd_proc *p = ib->done;
         ib->done = NULL;
-        if (!mpd_rt_single())
+        if (!mpd_rt_single()) {
             in_answer_barrier(parked_on);   /* the invoker is surely parked */
+            /* the last look at the op's object: it may be freed now */
+            __atomic_fetch_sub(&res_rt(parked_on->owner)->calls_parked, 1, __ATOMIC_RELEASE);
+        }
         opk_wake(p);
         return;
     }
@@ -380,6 +383,8 @@ OPK_BODY opk_sret mpd__call_op_body(const char *F, int L, mpd_op *op, mpd_invb *
         ib->done = mpd_self();
         ib->orig = NULL;
         ib->co = NULL;
+        if (!mpd_rt_single())       /* its answer looks at op (inv_answer) */
+            __atomic_fetch_add(&res_rt(op->owner)->calls_parked, 1, __ATOMIC_RELAXED);
         opcls *c = in_arrive_call(op, ib);
         if (mpd_rt_single())
             return OPK_SRET(NULL, opk_park_inline(F, L));

@@ -100,9 +100,11 @@ static void op_kill(mpd_op *op)
  * arriving ops, so a freed op's address reused would be taken for it), an
  * invocation a scanner pinned (in_purge leaves it queued), an input
  * statement with st/by naming the op (it rescans its arms' ops when woken:
- * in_cond counts them), and a retired process just woken from it
- * (in_killed_check gives back what it got).  A woken plain receiver, P or
- * caller touches only its own block afterwards.  A block that fails the
+ * in_cond counts them), a call parked on it not answered yet (on several
+ * VPs the answer locks the op's class through the op: calls_parked), and
+ * a retired process just woken from it (in_killed_check gives back what it
+ * got).  A woken plain receiver, P or caller touches only its own block
+ * afterwards.  A block that fails the
  * test stays allocated, as every block did before. */
 static int names_block(const inwait *w, const mpd_res *blk)
 {
@@ -117,7 +119,8 @@ static int names_block(const inwait *w, const mpd_res *blk)
 static int local_block_unreachable(mpd_res *local)
 {
     if (__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED) ||
-        __atomic_load_n(&res_rt(local)->in_cond, __ATOMIC_RELAXED))
+        __atomic_load_n(&res_rt(local)->in_cond, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&res_rt(local)->calls_parked, __ATOMIC_ACQUIRE))
         return 0;
     for (uint32_t i = 0; i < local->nops; i++) {
         opq *q = op_queue(&local->ops[i]);
@@ -191,7 +194,8 @@ static void block_retire(mpd_res *local)
 
 void mpd_ops_local_end(mpd_res *local)
 {
-    obj_kill(local);
+    if (!obj_kill(local))
+        return;                 /* ended already */
     for (uint32_t i = 0; i < local->nops; i++)
         op_kill(&local->ops[i]);
     block_retire(local);

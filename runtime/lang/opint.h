@@ -230,6 +230,9 @@ typedef struct resrt {
     int       in_cond;      /* input statements with st/by in progress that
                                name one of its ops (in.c): they hold the op
                                across switches, rescanning when woken */
+    int       calls_parked; /* several VPs: callers parked on its ops not
+                               answered yet (the answer locks the op's class
+                               through the op: in_answer_barrier) */
     struct opq_chunk *qchunks;  /* its ops' queues (op.c), freed with it */
     struct resrt *lnext;    /* local op blocks waiting for a grace period */
     opk_grace *grace;
