@@ -14,21 +14,8 @@ if ! make -s -C "$R" BUILD="$T" SAN=thread CC=clang OPT=-O1 SRCDIRS="csw core sy
      >"$W/build.log" 2>&1; then
   echo "FAIL tsan runtime build"; tail -n 20 "$W/build.log"; echo "mvp-tsan: 0 passed, 1 failed"; exit 1
 fi
-for src in tests/corpus/conc/mp_*.mpd; do
-  name=$(basename "$src" .mpd)
-  d=$W/$name; rm -rf "$d"; mkdir -p "$d"; cp "$src" "$d/"
-  if ! (cd "$d" && MPD_HOME="$T" CC="clang -fsanitize=thread -g" "$MPD" -o prog "$name.mpd" >compile.out 2>&1); then
-    f=$((f+1)); echo "FAIL tsan/$name (compile)"; head -5 "$d/compile.out" | sed 's/^/    /'; continue
-  fi
-  for n in 2 4; do
-    (cd "$d" && MPD_PARALLEL=$n TSAN_OPTIONS="halt_on_error=1 exitcode=66" timeout 300 ./prog >run$n.out 2>&1 </dev/null); rc=$?
-    if [ $rc = 0 ] && cmp -s "${src%.mpd}.std" "$d/run$n.out"; then
-      p=$((p+1)); echo "PASS tsan/$name MPD_PARALLEL=$n"
-    else
-      f=$((f+1)); echo "FAIL tsan/$name MPD_PARALLEL=$n (exit $rc)"
-      diff "${src%.mpd}.std" "$d/run$n.out" | head -40 | sed 's/^/    /'
-    fi
-  done
-done
+. scripts/san-runs.sh
+san_runs tsan "$T" "clang -fsanitize=thread -g" "2 4" "tests/corpus/conc/mp_*.mpd" \
+  TSAN_OPTIONS="halt_on_error=1 exitcode=66"
 echo "mvp-tsan: $p passed, $f failed"
 [ $f = 0 ]

@@ -19,38 +19,15 @@ MPD=${BUILD:-$(pwd)/build}/bin/mpd
 C=tests/corpus/localop
 p=0; f=0
 mkdir -p "$W"
-# san_runs LABEL RUNTIME CC "VPS" ENV...: every program of $C, compiled with
-# CC against the sanitizer runtime built in RUNTIME, run on each VP count
-# with the ENV assignments
-san_runs() {
-  label=$1 rt=$2 cc=$3 vps=$4; shift 4
-  for src in "$C"/*.mpd; do
-    name=$(basename "$src" .mpd)
-    d=$W/$label-$name; rm -rf "$d"; mkdir -p "$d"; cp "$src" "$d/"
-    if ! (cd "$d" && MPD_HOME="$rt" CC="$cc" "$MPD" -o prog "$name.mpd" >compile.out 2>&1); then
-      f=$((f+1)); echo "FAIL $label/$name (compile)"; head -5 "$d/compile.out" | sed 's/^/    /'; continue
-    fi
-    args=""; [ -f "$C/$name.args" ] && args=$(cat "$C/$name.args")
-    want=0; [ -f "$C/$name.code" ] && want=$(cat "$C/$name.code")
-    for n in $vps; do
-      (cd "$d" && env MPD_PARALLEL=$n "$@" timeout 300 ./prog $args >run$n.out 2>&1 </dev/null); rc=$?
-      if [ "$rc" = "$want" ] && cmp -s "$C/$name.std" "$d/run$n.out"; then
-        p=$((p+1)); echo "PASS $label/$name MPD_PARALLEL=$n"
-      else
-        f=$((f+1)); echo "FAIL $label/$name MPD_PARALLEL=$n (exit $rc, want $want)"
-        diff "$C/$name.std" "$d/run$n.out" | head -40 | sed 's/^/    /'
-      fi
-    done
-  done
-}
+. scripts/san-runs.sh
 if make -s -C "$R" BUILD="$A" SAN=address,undefined CC=gcc OPT=-O1 SRCDIRS="csw core sync lang" all \
      >"$W/asan-build.log" 2>&1; then
-  san_runs asan "$A" "gcc -fsanitize=address,undefined -g" "1 2" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1
+  san_runs asan "$A" "gcc -fsanitize=address,undefined -g" "1 2" "$C/*.mpd" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1
 else f=$((f+1)); echo "FAIL asan runtime build"; tail -n 20 "$W/asan-build.log"; fi
 if command -v clang >/dev/null 2>&1 &&
    make -s -C "$R" BUILD="$T" SAN=thread CC=clang OPT=-O1 SRCDIRS="csw core sync lang" all \
      >"$W/tsan-build.log" 2>&1; then
-  san_runs tsan "$T" "clang -fsanitize=thread -g" "2 4" TSAN_OPTIONS="halt_on_error=1 exitcode=66"
+  san_runs tsan "$T" "clang -fsanitize=thread -g" "2 4" "$C/*.mpd" TSAN_OPTIONS="halt_on_error=1 exitcode=66"
 else f=$((f+1)); echo "FAIL tsan runtime build (clang needed)"; tail -n 20 "$W/tsan-build.log"; fi
 
 # peak resident size (KB) of one run: peak PROG N VPS
