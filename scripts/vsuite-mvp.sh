@@ -5,7 +5,7 @@
 # each executable they link, a launcher running it with MPD_PARALLEL=N
 # (a small C program, so that argv[0] is unchanged).  Prints the tally and the tests whose verdict differs from
 # a one-VP run of the same build; fails if any test passes on one VP and
-# fails on N in three tries (a deterministic program must print the same on
+# fails on N in five tries (a deterministic program must print the same on
 # N VPs; one that passes on a rerun is reported as flaky).
 #
 #   sh scripts/vsuite-mvp.sh [N] [vsuite.py options...]   (default N=4)
@@ -113,7 +113,7 @@ while read -r t; do
     if [ -n "$ok" ]; then
         echo "flaky on $n VPs (failed, then passed on try $ok): $t"
     else
-        echo "passes on 1 VP, fails on $n (3 tries): $t"
+        echo "passes on 1 VP, fails on $n (5 tries): $t"
         bad=1
     fi
 done < "$tmp/worse.txt"
