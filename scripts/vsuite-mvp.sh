@@ -95,9 +95,10 @@ EOF
 # rerun is printed as flaky and does not: its output depends on how the N
 # VPs interleave processes that run at once (suite invoke/procedure: `send
 # p(4)` and then `send p(5)` start two processes that both write, so on 4
-# VPs "5" comes before "4" in one run in ten to one in five -- 6 and 15 of
-# 80 in two measurements on 2026-11-26 -- so three tries alone would fail
-# CI about once in 200).  A rerun takes seconds.
+# VPs "5" comes before "4" in one run in ten to one in five -- on
+# 2026-11-26, interleaved, 6 of 80 runs with the runtime of 61a73eb and 15
+# of 80 with that of 1311e02 -- so three tries alone would fail CI about
+# once in 200).  A rerun takes seconds.
 bad=0
 while read -r t; do
     [ -n "$t" ] || continue
