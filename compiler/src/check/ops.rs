@@ -270,7 +270,14 @@ impl<'a> Checker<'a> {
 
     /// Kills the local op objects of every open scope (before a return).
     pub fn local_ops_end_all(&mut self) {
-        let all: Vec<String> = self.scopes.iter().flat_map(|s| s.local_ops.iter().cloned()).collect();
+        self.local_ops_end_from(0);
+    }
+
+    /// Kills the local op objects of the open scopes from `depth` in, innermost
+    /// first (leaving them by return, exit or next).
+    pub fn local_ops_end_from(&mut self, depth: usize) {
+        let depth = depth.min(self.scopes.len());
+        let all: Vec<String> = self.scopes[depth..].iter().flat_map(|s| s.local_ops.iter().cloned()).collect();
         for o in all.iter().rev() {
             self.code.put(&format!("mpd_ops_local_end({});", o));
         }

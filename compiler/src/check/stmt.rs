@@ -40,10 +40,7 @@ impl<'a> Checker<'a> {
                         }
                     }
                     // ops declared inside the loop die as they would at its block's end
-                    let inner: Vec<String> = self.scopes[sd.min(self.scopes.len())..].iter().flat_map(|sc| sc.local_ops.iter().cloned()).collect();
-                    for o in inner.iter().rev() {
-                        self.code.put(&format!("mpd_ops_local_end({});", o));
-                    }
+                    self.local_ops_end_from(sd);
                     if let (StmtKind::Exit, Some(ch)) = (&s.kind, &self.chunk) {
                         if ch.depth == depth {
                             // leaving a chunk early: give back its iterations not run

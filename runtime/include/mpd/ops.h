@@ -270,9 +270,11 @@ void mpd_op_sem(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, lon
 
 /* Local ops of a proc (op declared inside a block) of instance `self`: a new
  * object with n ops that the block declares with the calls above (passing the returned
- * pseudo-instance as `self`).  mpd_ops_local_end kills them at block exit:
- * later invocations through capabilities get "attempting to invoke
- * operation that no longer exists". */
+ * pseudo-instance as `self`).  mpd_ops_local_end kills them at block exit
+ * (also when exit/next/return leave it): later invocations through
+ * capabilities get "attempting to invoke operation that no longer exists".
+ * It may free the object (now or after a grace period on several VPs), so
+ * generated code must not touch `local` or its ops afterwards. */
 mpd_res *mpd_ops_local(mpd_res *self, uint32_t nops);
 void     mpd_ops_local_end(mpd_res *local);
 
@@ -296,7 +298,8 @@ mpd_cap  mpd_rescap_op(mpd_cap rc, uint32_t i);
  * the capability of the first (idx 0); element i is mpd_cap_op_of(c, i).
  * destroy of one of them kills that op
  * ("not a dynamic op" for others, "op no longer exists" when done twice);
- * the object goes when its last op does. */
+ * the object goes when its last op does, and its memory is freed as a
+ * local op block's is. */
 mpd_cap  mpd_op_new(const char *F, int L, mpd_res *self, uint32_t n, unsigned flags);
 void     mpd_op_destroy(const char *F, int L, mpd_cap c);
 /* new([r1, r2...] op ...) and destroy of its result: arr is an initialised
