@@ -24,26 +24,26 @@ need_missing() {   # need_missing WHAT PACKAGE MISSING
 }
 
 need() {
-  what=$1; pkg=$2; shift 2
-  for c in "$@"; do
-    command -v "$c" >/dev/null 2>&1 || { need_missing "$what" "$pkg" "$c"; return 1; }
+  _need_what=$1; _need_pkg=$2; shift 2
+  for _need_c in "$@"; do
+    command -v "$_need_c" >/dev/null 2>&1 || { need_missing "$_need_what" "$_need_pkg" "$_need_c"; return 1; }
   done
   return 0
 }
 
 need_file() {
-  for f in $3; do [ -e "$f" ] && return 0; done
+  for _need_f in $3; do [ -e "$_need_f" ] && return 0; done
   need_missing "$1" "$2" "$3"
 }
 
 # need_tally LABEL PASSED FAILED: the step's closing line; exit status 1 when
 # anything failed (a missing tool under CI included).
 need_tally() {
-  f=$(($3 + need_fail))
+  _need_f=$(($3 + need_fail))
   if [ "$need_skip" -gt 0 ]; then
-    echo "$1: $2 passed, $f failed, $need_skip skipped"
+    echo "$1: $2 passed, $_need_f failed, $need_skip skipped"
   else
-    echo "$1: $2 passed, $f failed"
+    echo "$1: $2 passed, $_need_f failed"
   fi
-  [ "$f" = 0 ]
+  [ "$_need_f" = 0 ]
 }

@@ -3,8 +3,9 @@
 R=$(pwd)/runtime
 B=${BUILD:-$(pwd)/build}/csw
 core_bins() { for t in "$R"/tests/core/*.c; do n=${t##*/}; echo "$1/tests/runtime/core/${n%.c}"; done; }
+. scripts/lib/need.sh
 backends=ucontext
-[ -n "$(ls /usr/lib/*/libboost_context.so* 2>/dev/null)" ] && backends="$backends fcontext"
+need_file "runtime-backends/fcontext" libboost-context-dev "/usr/lib/*/libboost_context.so*" && backends="$backends fcontext"
 p=0; f=0
 for csw in $backends; do
   if ! make -s -C "$R" BUILD="$B/$csw" CSW=$csw SRCDIRS="csw core sync lang" $(core_bins "$B/$csw"); then
@@ -19,5 +20,4 @@ for csw in $backends; do
   done
   "$B/$csw/tests/runtime/core/csw_test" | grep -q "runtime uses: $csw" || { f=$((f+1)); echo "FAIL $csw: runtime did not pick the backend"; }
 done
-echo "runtime-backends: $p passed, $f failed"
-[ $f = 0 ]
+need_tally runtime-backends $p $f

@@ -1,15 +1,14 @@
 # Runtime core tests cross-built for aarch64 (asm backend) and riscv64
-# (ucontext fallback), run under qemu-user.  Skipped (counted as passed
-# zero times) when the cross compiler or qemu is missing.
+# (ucontext fallback), run under qemu-user.  Reported as skipped when the
+# cross compiler or qemu is missing (a failure under CI=true).
 R=$(pwd)/runtime
 B=${BUILD:-$(pwd)/build}/cross
 core_bins() { for t in "$R"/tests/core/*.c; do n=${t##*/}; echo "$1/tests/runtime/core/${n%.c}"; done; }
+. scripts/lib/need.sh
 p=0; f=0
 for arch in aarch64 riscv64; do
   cc=$arch-linux-gnu-gcc
-  if ! command -v $cc >/dev/null || ! command -v qemu-$arch >/dev/null; then
-    echo "SKIP $arch: $cc or qemu-$arch not installed"; continue
-  fi
+  need "runtime-cross/$arch" "gcc-$arch-linux-gnu, qemu-user" $cc qemu-$arch || continue
   want=asm; [ $arch = riscv64 ] && want=ucontext
   if ! make -s -C "$R" BUILD="$B/$arch" CC=$cc FCONTEXT=0 SRCDIRS="csw core sync lang" $(core_bins "$B/$arch"); then
     f=$((f+1)); echo "FAIL build $arch"; continue
@@ -22,5 +21,4 @@ for arch in aarch64 riscv64; do
   done
   grep -q "runtime uses: $want" "$B/$arch/tests/runtime/core/csw_test.log" || { f=$((f+1)); echo "FAIL $arch: expected the $want backend"; }
 done
-echo "runtime-cross: $p passed, $f failed"
-[ $f = 0 ]
+need_tally runtime-cross $p $f

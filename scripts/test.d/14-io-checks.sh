@@ -14,8 +14,10 @@ run() {   # run LABEL CMD...: one test program, PASS/FAIL line
   fi
 }
 mkdir -p "$B"
+. scripts/lib/need.sh
 cd "$R" || exit 2          # like `make -C runtime test`: the suite is at ../../shared
-if make -s -C "$R" BUILD="$B/tsan" SAN=thread CC=clang OPT=-O1 SRCDIRS="csw core sync lang" \
+if ! need "io-checks/tsan" clang clang; then :
+elif make -s -C "$R" BUILD="$B/tsan" SAN=thread CC=clang OPT=-O1 SRCDIRS="csw core sync lang" \
      $(io_bins "$B/tsan") >"$B/tsan-build.log" 2>&1; then
   for t in $(io_bins "$B/tsan"); do
     TSAN_OPTIONS=halt_on_error=1 run "tsan/${t##*/}" "$t"
@@ -29,9 +31,7 @@ if make -s -C "$R" BUILD="$B/asan" SAN=address,undefined CC=gcc OPT=-O1 SRCDIRS=
 else f=$((f+1)); echo "FAIL asan build"; tail -n 20 "$B/asan-build.log"; fi
 for arch in aarch64 riscv64; do
   cc=$arch-linux-gnu-gcc
-  if ! command -v $cc >/dev/null || ! command -v qemu-$arch >/dev/null; then
-    echo "SKIP $arch: $cc or qemu-$arch not installed"; continue
-  fi
+  need "io-checks/$arch" "gcc-$arch-linux-gnu, qemu-user" $cc qemu-$arch || continue
   if ! make -s -C "$R" BUILD="$B/$arch" CC=$cc FCONTEXT=0 SRCDIRS="csw core sync lang" \
        $(io_bins "$B/$arch") >"$B/$arch-build.log" 2>&1; then
     f=$((f+1)); echo "FAIL build $arch"; tail -n 20 "$B/$arch-build.log"; continue
@@ -40,5 +40,4 @@ for arch in aarch64 riscv64; do
     run "$arch/${t##*/}" qemu-$arch -L /usr/$arch-linux-gnu "$t"
   done
 done
-echo "io-checks: $p passed, $f failed"
-[ $f = 0 ]
+need_tally io-checks $p $f

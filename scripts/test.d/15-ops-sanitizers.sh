@@ -15,8 +15,10 @@ run() {   # run LABEL CMD...
   fi
 }
 mkdir -p "$B"
+. scripts/lib/need.sh
 cd "$R" || exit 2
-if make -s -C "$R" BUILD="$B/tsan" SAN=thread CC=clang OPT=-O1 SRCDIRS="csw core sync lang" \
+if ! need "ops-sanitizers/tsan" clang clang; then :
+elif make -s -C "$R" BUILD="$B/tsan" SAN=thread CC=clang OPT=-O1 SRCDIRS="csw core sync lang" \
      $(ops_bins "$B/tsan") >"$B/tsan-build.log" 2>&1; then
   for t in $(ops_bins "$B/tsan"); do
     TSAN_OPTIONS=halt_on_error=1 run "tsan/${t##*/}" "$t"
@@ -28,5 +30,4 @@ if make -s -C "$R" BUILD="$B/asan" SAN=address,undefined CC=gcc OPT=-O1 SRCDIRS=
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run "asan+ubsan/${t##*/}" "$t"
   done
 else f=$((f+1)); echo "FAIL asan build"; tail -n 20 "$B/asan-build.log"; fi
-echo "ops-sanitizers: $p passed, $f failed"
-[ $f = 0 ]
+need_tally ops-sanitizers $p $f

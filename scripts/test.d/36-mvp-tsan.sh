@@ -9,7 +9,8 @@ W=$B/mvp
 MPD=${BUILD:-$(pwd)/build}/bin/mpd
 p=0; f=0
 mkdir -p "$W"
-if ! command -v clang >/dev/null 2>&1; then echo "mvp-tsan: clang not found"; echo "mvp-tsan: 0 passed, 1 failed"; exit 1; fi
+. scripts/lib/need.sh
+need mvp-tsan clang clang || { need_tally mvp-tsan 0 0; exit; }
 if ! make -s -C "$R" BUILD="$T" SAN=thread CC=clang OPT=-O1 SRCDIRS="csw core sync lang" all \
      >"$W/build.log" 2>&1; then
   echo "FAIL tsan runtime build"; tail -n 20 "$W/build.log"; echo "mvp-tsan: 0 passed, 1 failed"; exit 1
@@ -17,5 +18,4 @@ fi
 . scripts/san-runs.sh
 san_runs tsan "$T" "clang -fsanitize=thread -g" "2 4" "tests/corpus/conc/mp_*.mpd" \
   TSAN_OPTIONS="halt_on_error=1 exitcode=66"
-echo "mvp-tsan: $p passed, $f failed"
-[ $f = 0 ]
+need_tally mvp-tsan $p $f

@@ -15,17 +15,20 @@ done
 make -s -C runtime BUILD="$B" SAN=thread OPT=-O1 $tests >/dev/null || { echo "threads: 0 passed, 1 failed"; exit 1; }
 A="$BUILD/aarch64"
 a64=""
-if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null; then
+. scripts/lib/need.sh
+if need threads/aarch64 "gcc-aarch64-linux-gnu, qemu-user" aarch64-linux-gnu-gcc qemu-aarch64; then
   a64=$(for f in runtime/tests/threads/*.c; do n=${f#runtime/tests/}; printf '%s ' "$A/tests/runtime/${n%.c}"; done)
   make -s -C runtime BUILD="$A" CC=aarch64-linux-gnu-gcc $a64 >/dev/null || { echo "threads: 0 passed, 1 failed"; exit 1; }
   for t in $a64; do
     printf '#!/bin/sh\nexec qemu-aarch64 -L /usr/aarch64-linux-gnu %s "$@"\n' "$t" > "$t.qemu"; chmod +x "$t.qemu"
   done
   a64=$(for t in $a64; do printf '%s.qemu ' "$t"; done)
-else
-  echo "(no aarch64 cross compiler or qemu-aarch64: aarch64 RAS tests not run)"
 fi
 # Old TSan runtimes cannot map their shadow under high ASLR entropy: run without randomisation when possible.
 R=""; setarch "$(uname -m)" -R true 2>/dev/null && R="setarch $(uname -m) -R"
-TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}" \
-  $R sh scripts/run-tests.sh threads $tests $a64
+out=$(TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}" \
+  $R sh scripts/run-tests.sh threads $tests $a64)
+echo "$out"
+last=$(echo "$out" | tail -n 1)
+need_tally threads "$(echo "$last" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')" \
+  "$(echo "$last" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')"
