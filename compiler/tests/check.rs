@@ -146,3 +146,12 @@ fn destroy_of_a_vm_capability_checks_for_null() {
     assert!(c.contains("mpd_vm_destroy(mpd_F, 3,"), "{}", c);
     assert!(c.contains("mpd_destroy(mpd_F, 5,"), "{}", c);
 }
+
+#[test]
+fn union_is_a_record_with_a_warning() {
+    // MPD 1.0.1: "`union' treated as `rec'"; the members get separate storage
+    let (d, c) = compile("resource r()\n  type u = union(int i; real x)\n  u v\n  v.i = 1; v.x = 2.0\nend\n");
+    assert!(d.contains("t.mpd:2:12: warning: `union' treated as `rec'"), "{}", d);
+    assert!(!d.contains("error"), "{}", d);
+    assert!(!c.is_empty());
+}

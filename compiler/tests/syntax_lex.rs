@@ -39,11 +39,15 @@ fn real_forms() {
 
 #[test]
 fn char_and_string_escapes() {
-    assert_eq!(kinds(r"'a' '\n' '\t' '\\' '\'' '\0' '\177' '\x'"), [
+    assert_eq!(kinds(r"'a' '\n' '\t' '\\' '\'' '\0' '\177' '\q'"), [
         TokKind::Char(b'a'), TokKind::Char(b'\n'), TokKind::Char(b'\t'), TokKind::Char(b'\\'),
-        TokKind::Char(b'\''), TokKind::Char(0), TokKind::Char(127), TokKind::Char(b'x')]);
+        TokKind::Char(b'\''), TokKind::Char(0), TokKind::Char(127), TokKind::Char(b'q')]);
     assert_eq!(kinds(r#""a\"b\\c\r""#), [TokKind::Str(b"a\"b\\c\r".to_vec())]);
-    assert_eq!(kinds("\"ab\\\ncd\""), [TokKind::Str(b"abcd".to_vec())]);
+    // MPD 1.0.1: backslash-newline in a literal is a newline character
+    assert_eq!(kinds("\"ab\\\ncd\""), [TokKind::Str(b"ab\ncd".to_vec())]);
+    // \x: zero to two hex digits; \e: ESC; octal kept modulo 256
+    assert_eq!(kinds(r"'\x41' '\x9' '\x' '\e'"), [TokKind::Char(b'A'), TokKind::Char(9), TokKind::Char(0), TokKind::Char(27)]);
+    assert_eq!(kinds(r#""\x4a\xFFF\xg\777""#), [TokKind::Str(b"J\xffF\0g\xff".to_vec())]);
 }
 
 #[test]

@@ -61,7 +61,7 @@ fn literals() {
     assert_eq!(body(r"f('a', '\n', '\\', '\'', '\177', '\0')"), r"(call f 'a' '\n' '\' ''' '\177' '\000')");
     assert_eq!(body(r#"f("a\tb\"c")"#), r#"(call f "a\tb"c")"#);
     assert_eq!(body("f(true, false, null, noop, stdin, stdout, stderr)"), "(call f true false null noop stdin stdout stderr)");
-    assert_eq!(body("s = \"ab\\\ncd\""), "(= s \"abcd\")");
+    assert_eq!(body("s = \"ab\\\ncd\""), "(= s \"ab\\ncd\")");
 }
 
 #[test]
@@ -100,8 +100,12 @@ fn declarations() {
     assert_eq!(body("optype t = (int x) returns int; optype u (char c)"),
         "(optype t (sig (int x) returns int)) (optype u (sig (char c)))");
     assert_eq!(body("external e(val char c, res real d) returns int"), "(external e (sig (val char c) (res real d) returns int))");
-    assert_eq!(body("union(\n string[12] s\n rec(int n; char c[5]) r\n) u"),
-        "(var (union (string[12] s) ((rec (int n) (char c[5])) r)) u)");
+    assert_eq!(body("rec(\n string[12] s\n rec(int n; char c[5]) r\n) u"),
+        "(var (rec (string[12] s) ((rec (int n) (char c[5])) r)) u)");
+    // `union` is read as `rec`, with MPD 1.0.1's warning
+    let (d, errs) = parse("resource main()\nunion(int i; real x) u\nend\n");
+    assert!(d.contains("(var (rec (int i) (real x)) u)"), "{}", d);
+    assert!(errs.contains("warning: `union' treated as `rec'"), "{}", errs);
 }
 
 #[test]

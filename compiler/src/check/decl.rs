@@ -128,10 +128,7 @@ impl<'a> Checker<'a> {
                 }
                 Ty::Enum(e)
             }
-            TypeKind::Rec(fields) | TypeKind::Union(fields) => {
-                let union = matches!(t.kind, TypeKind::Union(_));
-                self.rec_type(fields, union, None, t.span)
-            }
+            TypeKind::Rec(fields) => self.rec_type(fields, None, t.span),
             TypeKind::Ptr(inner) => {
                 // `ptr T` may name T before it is complete (linked lists): resolve lazily
                 // by using the named type if known, else any.
@@ -192,9 +189,9 @@ impl<'a> Checker<'a> {
         Tyx { ty, dims, strlen }
     }
 
-    /// A record or union type; `reserved` is the table slot when the type's name
+    /// A record type; `reserved` is the table slot when the type's name
     /// was declared first (so fields may point to it: `rec(int v; ptr node next)`).
-    fn rec_type(&mut self, fields: &[ast::Field], union: bool, reserved: Option<usize>, span: ast::Span) -> Ty {
+    fn rec_type(&mut self, fields: &[ast::Field], reserved: Option<usize>, span: ast::Span) -> Ty {
         let mut fs: Vec<(String, Ty)> = Vec::new();
         for f in fields {
             let ft = self.ty(&f.ty);
@@ -206,9 +203,9 @@ impl<'a> Checker<'a> {
                 fs.push((n.name.name.clone(), ty));
             }
         }
-        match self.types.layout(&fs, union) {
+        match self.types.layout(&fs) {
             Some((fields, size)) => {
-                let info = super::types::RecInfo { name: if union { "union".into() } else { "rec".into() }, fields, size, union };
+                let info = super::types::RecInfo { name: "rec".into(), fields, size };
                 let i = match reserved {
                     Some(i) => {
                         let name = std::mem::take(&mut self.types.recs[i].name);
@@ -220,11 +217,7 @@ impl<'a> Checker<'a> {
                         self.types.recs.len() - 1
                     }
                 };
-                if union {
-                    Ty::Union(i)
-                } else {
-                    Ty::Rec(i)
-                }
+                Ty::Rec(i)
             }
             None => {
                 self.error(span, "record fields must have sizes known at compile time");
@@ -342,7 +335,7 @@ impl<'a> Checker<'a> {
                 let rest = dims.get(1..).unwrap_or(&[]).to_vec();
                 let es = self.size_c(e, &rest, strlen);
                 self.code.put(&format!("mpd_arr_hdr({}, {}, {}, (int)({}));", addr, lo, hi, es));
-                if e.is_blob() && !matches!(**e, Ty::Rec(_) | Ty::Union(_)) || self.rec_needs_init(e) {
+                if e.is_blob() && !matches!(**e, Ty::Rec(_)) || self.rec_needs_init(e) {
                     let i = self.tmp();
                     self.code.open(&format!("for (int {i} = 0; {i} <= ({hi}) - ({lo}); {i}++) {{"));
                     let a = format!("({} + {} + (size_t){} * ({}))", addr, ARR_HDR, i, es);
@@ -350,7 +343,7 @@ impl<'a> Checker<'a> {
                     self.code.close("}");
                 }
             }
-            Ty::Rec(r) | Ty::Union(r) => {
+            Ty::Rec(r) => {
                 let fields = self.types.recs[*r].fields.clone();
                 for (_, ft, off) in fields {
                     if ft.is_blob() {
@@ -364,7 +357,7 @@ impl<'a> Checker<'a> {
 
     fn rec_needs_init(&self, t: &Ty) -> bool {
         match t {
-            Ty::Rec(r) | Ty::Union(r) => self.types.recs[*r].fields.iter().any(|f| f.1.is_blob()),
+            Ty::Rec(r) => self.types.recs[*r].fields.iter().any(|f| f.1.is_blob()),
             _ => false,
         }
     }
@@ -467,13 +460,11 @@ impl<'a> Checker<'a> {
             }
             DeclKind::Var(v) => self.var_decl(v, d.span),
             DeclKind::Type { name, ty } => {
-                if let TypeKind::Rec(fields) | TypeKind::Union(fields) = &ty.kind {
-                    let union = matches!(ty.kind, TypeKind::Union(_));
+                if let TypeKind::Rec(fields) = &ty.kind {
                     let i = self.types.recs.len();
-                    self.types.recs.push(super::types::RecInfo { name: name.name.clone(), fields: vec![], size: 16, union });
-                    let rt = if union { Ty::Union(i) } else { Ty::Rec(i) };
-                    self.declare(name, Sym::Type(rt));
-                    self.rec_type(fields, union, Some(i), ty.span);
+                    self.types.recs.push(super::types::RecInfo { name: name.name.clone(), fields: vec![], size: 16 });
+                    self.declare(name, Sym::Type(Ty::Rec(i)));
+                    self.rec_type(fields, Some(i), ty.span);
                     return;
                 }
                 let t = self.ty(ty);
@@ -482,13 +473,9 @@ impl<'a> Checker<'a> {
                         self.types.enums[e].name = name.name.clone();
                         Ty::Enum(e)
                     }
-                    (Ty::Rec(r), _) | (Ty::Union(r), _) => {
+                    (Ty::Rec(r), _) => {
                         self.types.recs[r].name = name.name.clone();
-                        if matches!(ty.kind, TypeKind::Union(_)) {
-                            Ty::Union(r)
-                        } else {
-                            Ty::Rec(r)
-                        }
+                        Ty::Rec(r)
                     }
                     (t, _) => t,
                 };

@@ -268,21 +268,12 @@ impl<'a> Checker<'a> {
             };
         }
         match &b.ty {
-            Ty::Rec(r) | Ty::Union(r) => {
+            Ty::Rec(r) => {
                 let info = &self.types.recs[*r];
                 match info.fields.iter().find(|f| f.0 == name.name) {
                     Some((_, fty, off)) => {
                         let (fty, off) = (fty.clone(), *off);
-                        let mut addr = format!("({} + {})", b.c, off);
-                        if self.types.recs[*r].union {
-                            // other members overwrite a member's header: restore it on access
-                            if fty.is_blob() {
-                                let a = self.tmp();
-                                self.code.put(&format!("char *{} = {};", a, addr));
-                                self.restore_hdrs(&a, &fty);
-                                addr = a;
-                            }
-                        }
+                        let addr = format!("({} + {})", b.c, off);
                         if fty.is_blob() {
                             V { c: addr, ty: fty, form: Form::Blob, k: None, lv: b.lv, slice: None }
                         } else {
@@ -336,38 +327,10 @@ impl<'a> Checker<'a> {
         if ty.is_blob() { format!("_env->c{}", k) } else { format!("(*_env->c{})", k) }
     }
 
-    /// Rewrites the headers inside a union member (keeping string lengths).
-    fn restore_hdrs(&mut self, addr: &str, t: &Ty) {
-        match t {
-            Ty::Str(Some(n)) => self.code.put(&format!("mpd_union_str({}, {});", addr, n)),
-            Ty::Arr(e, Some(lo), Some(hi)) => {
-                let es = self.types.size_of(e).unwrap_or(1);
-                self.code.put(&format!("mpd_union_arr({}, {}, {}, {});", addr, lo, hi, es));
-                if e.is_blob() {
-                    let i = self.tmp();
-                    self.code.open(&format!("for (int {i} = 0; {i} <= {} - {}; {i}++) {{", hi, lo));
-                    let ea = format!("({} + {} + (size_t){} * {})", addr, ARR_HDR, i, es);
-                    let e = (**e).clone();
-                    self.restore_hdrs(&ea, &e);
-                    self.code.close("}");
-                }
-            }
-            Ty::Rec(r) | Ty::Union(r) => {
-                let fields = self.types.recs[*r].fields.clone();
-                for (_, ft, off) in fields {
-                    if ft.is_blob() {
-                        self.restore_hdrs(&format!("({} + {})", addr, off), &ft);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-
     /// MPD lets `p.f` mean `p^.f` for pointers to records.
     fn auto_deref(&mut self, b: V) -> V {
         if let Ty::Ptr(inner) = &b.ty {
-            if matches!(**inner, Ty::Rec(_) | Ty::Union(_) | Ty::Fwd(_)) {
+            if matches!(**inner, Ty::Rec(_) | Ty::Fwd(_)) {
                 return self.deref(b, Span::default());
             }
         }
@@ -959,7 +922,7 @@ impl<'a> Checker<'a> {
                     self.code.put(&format!("mpd_arr_assign_d({}, {}, {}, {}, {});", p, lhs.c, r, depth, t.is_string() as i32));
                 }
             }
-            Ty::Rec(_) | Ty::Union(_) => {
+            Ty::Rec(_) => {
                 if !self.types.assignable(&lhs.ty, &rhs.ty) {
                     self.error(span, format!("cannot assign a {} to a {}", self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
                     return;
@@ -1117,7 +1080,7 @@ impl<'a> Checker<'a> {
             Ty::Arr(..) => {
                 self.code.put(&format!("mpd_arr_swap({}, {}, {});", p, a.c, b.c));
             }
-            Ty::Rec(_) | Ty::Union(_) => {
+            Ty::Rec(_) => {
                 let n = self.types.size_of(&a.ty).unwrap_or(16);
                 self.code.put(&format!("mpd_blob_swap({}, {}, {});", a.c, b.c, n));
             }

@@ -21,7 +21,6 @@ pub enum Ty {
     Str(Option<i64>),
     Enum(usize),
     Rec(usize),
-    Union(usize),
     Ptr(Box<Ty>),
     PtrAny,
     /// The type of `null` before it meets a pointer, file or capability.
@@ -42,13 +41,12 @@ pub enum CapTy {
     Vm,
 }
 
-/// A record or union type.
+/// A record type (`union` is parsed as `rec`, as MPD 1.0.1 does).
 #[derive(Clone, Debug)]
 pub struct RecInfo {
     pub name: String,
     pub fields: Vec<(String, Ty, usize)>,
     pub size: usize,
-    pub union: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -84,7 +82,7 @@ pub const ARR_HDR: usize = 16;
 
 impl Ty {
     pub fn is_scalar(&self) -> bool {
-        !matches!(self, Ty::Str(_) | Ty::Arr(..) | Ty::Rec(_) | Ty::Union(_))
+        !matches!(self, Ty::Str(_) | Ty::Arr(..) | Ty::Rec(_))
     }
     pub fn is_blob(&self) -> bool {
         !self.is_scalar()
@@ -134,30 +132,22 @@ impl Types {
                 let n = if hi >= lo { (hi - lo + 1) as usize } else { 0 };
                 align(ARR_HDR + n * self.size_of(e)?, 16)
             }
-            Ty::Rec(i) | Ty::Union(i) => self.recs[*i].size,
+            Ty::Rec(i) => self.recs[*i].size,
             _ => return None,
         })
     }
 
-    /// Lays out a record or union from its fields; None when a field has no static size.
-    pub fn layout(&self, fields: &[(String, Ty)], union: bool) -> Option<(Vec<(String, Ty, usize)>, usize)> {
+    /// Lays out a record from its fields; None when a field has no static size.
+    pub fn layout(&self, fields: &[(String, Ty)]) -> Option<(Vec<(String, Ty, usize)>, usize)> {
         let mut off = 0usize;
         let mut out = Vec::new();
-        let mut max = 0usize;
         for (n, t) in fields {
             let sz = self.size_of(t)?;
-            let a = self.align_of(t);
-            if union {
-                out.push((n.clone(), t.clone(), 0));
-                max = max.max(sz);
-            } else {
-                off = align(off, a);
-                out.push((n.clone(), t.clone(), off));
-                off += sz;
-            }
+            off = align(off, self.align_of(t));
+            out.push((n.clone(), t.clone(), off));
+            off += sz;
         }
-        let total = if union { max } else { off };
-        Some((out, align(total.max(1), 16)))
+        Some((out, align(off.max(1), 16)))
     }
 
     /// Whether a value of type `from` may be assigned to a variable of type `to`.
@@ -194,7 +184,7 @@ impl Types {
             (Ty::Str(_), Ty::Str(_)) => true,
             (Ty::Arr(x, ..), Ty::Arr(y, ..)) => self.same(x, y),
             (Ty::Ptr(x), Ty::Ptr(y)) => self.same(x, y),
-            (Ty::Rec(x), Ty::Rec(y)) | (Ty::Union(x), Ty::Union(y)) => {
+            (Ty::Rec(x), Ty::Rec(y)) => {
                 x == y || {
                     let (p, q) = (&self.recs[*x], &self.recs[*y]);
                     p.fields.len() == q.fields.len()
@@ -219,7 +209,7 @@ impl Types {
             Ty::Str(Some(n)) => format!("string[{}]", n),
             Ty::Str(None) => "string".into(),
             Ty::Enum(i) => self.enums[*i].name.clone(),
-            Ty::Rec(i) | Ty::Union(i) => self.recs[*i].name.clone(),
+            Ty::Rec(i) => self.recs[*i].name.clone(),
             Ty::Ptr(t) => format!("ptr {}", self.show(t)),
             Ty::PtrAny => "ptr any".into(),
             Ty::Null => "null".into(),
@@ -247,7 +237,7 @@ mod tests {
     fn record_layout() {
         let t = Types::default();
         let (f, size) = t
-            .layout(&[("c".into(), Ty::Char), ("i".into(), Ty::Int), ("r".into(), Ty::Real)], false)
+            .layout(&[("c".into(), Ty::Char), ("i".into(), Ty::Int), ("r".into(), Ty::Real)])
             .unwrap();
         assert_eq!(f[1].2, 4);
         assert_eq!(f[2].2, 8);

@@ -317,8 +317,6 @@ pub enum TypeKind {
     Enum(Vec<Ident>),
     /// `rec(int a; real x, y)`.
     Rec(Vec<Field>),
-    /// `union(int a; real x)`.
-    Union(Vec<Field>),
     /// `ptr T`.
     Ptr(Box<Type>),
     /// `ptr any`.

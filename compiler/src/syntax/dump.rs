@@ -301,7 +301,6 @@ pub fn ty(t: &Type) -> String {
             format!("(enum {})", n.join(" "))
         }
         TypeKind::Rec(fs) => format!("(rec{})", fields(fs)),
-        TypeKind::Union(fs) => format!("(union{})", fields(fs)),
         TypeKind::Ptr(t) => format!("(ptr {})", ty(t)),
         TypeKind::PtrAny => "(ptr any)".into(),
         TypeKind::Cap(c) => match c {

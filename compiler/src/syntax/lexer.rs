@@ -2,11 +2,13 @@
 //!
 //! Lexical rules (synopsis, tutorial, and the verification suite):
 //! - comments: `# ...` to end of line; `/* ... */` nesting. `*/` outside a comment is an error.
-//! - a backslash immediately before a line break joins the lines (also inside strings).
+//! - outside literals, a backslash followed by blanks and a line break joins the lines.
 //! - integers: decimal `123`, octal `17q`/`17Q`, hexadecimal `0FFx`/`0FFX` (starts with a
 //!   digit); reals: `1.5`, `1.`, `.5`, `1e9`, `1.5E-3`.
-//! - `'c'` character and `"..."` string literals with C-like escapes (`\n \t \r \b \f \v
-//!   \a \0 \ooo \\ \' \"`); a string may not contain a raw line break.
+//! - `'c'` character and `"..."` string literals with MPD 1.0.1's escapes: `\n \t \r \b
+//!   \f \v \a`, `\e` (ESC, 27), `\ooo` (one to three octal digits, kept modulo 256),
+//!   `\xhh` (zero to two hex digits; `\x` alone is NUL), backslash-newline (a newline
+//!   character); any other `\c` is `c`. A string may not contain a raw line break.
 //!
 //! Line breaks: a break ends a statement (becomes a [`TokKind::Newline`]) when
 //! 1. the token before it can end a statement (a name, literal, `)`, `]`, `}`, `^`, `++`,
@@ -88,8 +90,7 @@ impl<'a, 'd> Scanner<'a, 'd> {
                     self.pos += 1;
                 }
                 b' ' | b'\t' | b'\r' | 0x0b | 0x0c => self.pos += 1,
-                b'\\' if self.peek(1) == b'\n' => self.pos += 2,
-                b'\\' if self.peek(1) == b'\r' && self.peek(2) == b'\n' => self.pos += 3,
+                b'\\' if self.continuation_len() > 0 => self.pos += self.continuation_len(),
                 b'#' => {
                     while !self.at_end() && self.peek(0) != b'\n' {
                         self.pos += 1;
@@ -102,6 +103,20 @@ impl<'a, 'd> Scanner<'a, 'd> {
                 }
                 _ => return,
             }
+        }
+    }
+
+    /// Length of a line continuation at the current backslash: `\`, blanks, line break
+    /// (0 if there is none).
+    fn continuation_len(&self) -> usize {
+        let mut k = 1;
+        while matches!(self.peek(k), b' ' | b'\t' | b'\r') {
+            k += 1;
+        }
+        if self.peek(k) == b'\n' {
+            k + 1
+        } else {
+            0
         }
     }
 
@@ -291,6 +306,28 @@ impl<'a, 'd> Scanner<'a, 'd> {
             b'f' => 12,
             b'v' => 11,
             b'a' => 7,
+            b'e' => 27,
+            // A backslash-newline inside a literal is a newline character (MPD 1.0.1).
+            b'\n' => b'\n',
+            b'\r' if self.peek(0) == b'\n' => {
+                self.pos += 1;
+                b'\n'
+            }
+            // `\x` takes at most two hex digits; with none it is NUL and the next
+            // character is left alone (MPD 1.0.1's rule).
+            b'x' => {
+                let mut v: u32 = 0;
+                for _ in 0..2 {
+                    match (self.peek(0) as char).to_digit(16) {
+                        Some(d) if !self.at_end() => {
+                            v = v * 16 + d;
+                            self.pos += 1;
+                        }
+                        _ => break,
+                    }
+                }
+                v as u8
+            }
             b'0'..=b'7' => {
                 let mut v: u32 = (c - b'0') as u32;
                 for _ in 0..2 {
@@ -378,8 +415,6 @@ impl<'a, 'd> Scanner<'a, 'd> {
             self.pos += 1;
             match c {
                 b'"' => return TokKind::Str(bytes),
-                b'\\' if self.peek(0) == b'\n' => self.pos += 1,
-                b'\\' if self.peek(0) == b'\r' && self.peek(1) == b'\n' => self.pos += 2,
                 b'\\' if !self.at_end() => {
                     let e = self.escape();
                     bytes.push(e);

@@ -175,18 +175,6 @@ void mpd_arr_swap(const char *f, int l, void *a, void *b);
 int mpd_rep_count(const char *f, int l, int n);
 #define mpd_blob_size(b) mpd_arr_size(MPD_ARR_LB(b), MPD_ARR_UB(b), MPD_ARR_ES(b))
 
-/* union members share storage, so a blob member's header is restored on access */
-static inline void *mpd_union_arr(void *b, int lb, int ub, int esize) {
-    mpd_arr_hdr(b, lb, ub, esize);
-    return b;
-}
-static inline void *mpd_union_str(void *b, int max) {
-    mpd_strhdr *h = (mpd_strhdr *)b;
-    h->max = max;
-    if (h->len < 0 || h->len > max) h->len = 0;
-    return b;
-}
-
 /* ---- checks and small operators ---------------------------------------- */
 static inline void *mpd_ptr_check(const char *f, int l, void *p) {
     if (__builtin_expect(p == NULL, 0)) mpd_rts_abort(f, l, "null pointer dereference");

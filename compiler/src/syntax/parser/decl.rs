@@ -78,7 +78,8 @@ impl<'a, 'd> Parser<'a, 'd> {
     /// dims = { "[" ranges "]" }
     pub(super) fn dims(&mut self) -> PResult<Vec<Range>> {
         let mut out = Vec::new();
-        while self.at(Punct::LBracket) {
+        // A `[` that starts a line begins the next item (`rec(pt p` ⏎ `[2] int v)`).
+        while self.at(Punct::LBracket) && !self.tok().nl_before {
             out.extend(self.ranges()?);
         }
         Ok(out)
@@ -245,12 +246,15 @@ impl<'a, 'd> Parser<'a, 'd> {
     }
 
     /// At a ",": is the next item another name of the current group?
+    /// It is when that name ends its line (`rec(int x, y` ⏎ `string s)`: the line break
+    /// separates fields, as in MPD 1.0.1) or is followed by `,` `)` `[` `;`.
     pub(super) fn continues_group(&self) -> bool {
         matches!(self.nth(1), TokKind::Ident(_))
-            && matches!(
-                self.nth(2),
-                TokKind::Punct(Punct::Comma | Punct::RParen | Punct::LBracket | Punct::Semi) | TokKind::Newline
-            )
+            && (self.nth_tok(2).nl_before
+                || matches!(
+                    self.nth(2),
+                    TokKind::Punct(Punct::Comma | Punct::RParen | Punct::LBracket | Punct::Semi) | TokKind::Newline
+                ))
     }
 
     /// param_name = ID { "[" ranges "]" }

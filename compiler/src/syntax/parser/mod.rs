@@ -150,8 +150,11 @@ impl<'a, 'd> Parser<'a, 'd> {
         &self.tok().kind
     }
     pub(super) fn nth(&self, k: usize) -> &TokKind {
+        &self.nth_tok(k).kind
+    }
+    pub(super) fn nth_tok(&self, k: usize) -> &Token {
         let i = (self.pos + k).min(self.toks.len() - 1);
-        &self.toks[i].kind
+        &self.toks[i]
     }
     pub(super) fn span(&self) -> Span {
         self.tok().span

@@ -8,7 +8,7 @@ impl<'a, 'd> Parser<'a, 'd> {
     // ───────────── types ─────────────
 
     /// type = "bool" | "int" | "char" | "real" | "double" | "file" | "string" [ "[" bound "]" ]
-    ///      | "enum" "(" ID { "," ID } ")" | "rec" "(" fields ")" | "union" "(" fields ")"
+    ///      | "enum" "(" ID { "," ID } ")" | ( "rec" | "union" ) "(" fields ")"
     ///      | "ptr" ( "any" | type ) | "cap" cap_target | "[" ranges "]" type | qual_name
     ///      | "sem" | "op" signature                      (in `new(...)` only)
     pub(super) fn type_(&mut self) -> PResult<Type> {
@@ -49,13 +49,12 @@ impl<'a, 'd> Parser<'a, 'd> {
                     TypeKind::Enum(self.ident_list(Punct::RParen)?)
                 }
                 Kw::Rec | Kw::Union => {
-                    self.bump();
-                    let fields = self.fields()?;
-                    if k == Kw::Rec {
-                        TypeKind::Rec(fields)
-                    } else {
-                        TypeKind::Union(fields)
+                    if k == Kw::Union {
+                        // MPD 1.0.1 has no overlaid storage: a union is a record.
+                        self.diags.warning(self.span(), "`union' treated as `rec'");
                     }
+                    self.bump();
+                    TypeKind::Rec(self.fields()?)
                 }
                 Kw::Ptr => {
                     self.bump();
