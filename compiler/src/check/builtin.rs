@@ -1,6 +1,6 @@
 //! builtin: invocations — procedures, conversions, record constructors and MPD's
 //! predefined functions (I/O through mpd/io.h, the rest through mpd/lang.h or C).
-use super::konst::KV;
+use super::konst::{self, KV};
 use super::scope::{ProcSig, Sym};
 use super::types::Ty;
 use super::{Checker, Form, V};
@@ -249,6 +249,20 @@ impl<'a> Checker<'a> {
         if v.ty == Ty::Error || to == Ty::Error {
             return V::err();
         }
+        if let (Some(k), true) = (&v.k, matches!(v.ty, Ty::Int | Ty::Real | Ty::Char | Ty::Bool | Ty::Enum(_))) {
+            let target = match &to {
+                Ty::Int => Some(konst::ConvTo::Int),
+                Ty::Real => Some(konst::ConvTo::Real),
+                Ty::Char => Some(konst::ConvTo::Char),
+                Ty::Bool => Some(konst::ConvTo::Bool),
+                Ty::Enum(e) => Some(konst::ConvTo::Enum(self.types.enums[*e].lits.len())),
+                _ => None,
+            };
+            // Constants stay constants through conversions (usable as bounds).
+            if let Some(k) = target.and_then(|t| konst::convert(t, k)) {
+                return self.konst(k, to);
+            }
+        }
         let p = self.pos(span);
         let stringy = v.ty.is_string() || v.ty.is_char_array();
         let sv = if stringy { self.sv(&v) } else { String::new() };
@@ -302,10 +316,12 @@ impl<'a> Checker<'a> {
                 _ => V::scalar(format!("((_Bool)(({}) != 0))", v.c), Ty::Bool),
             },
             (Ty::Bool, _) if stringy => V::scalar(format!("((_Bool){})", strconv("mpd_bool_of_str")), Ty::Bool),
-            (Ty::Enum(e), Ty::Int) | (Ty::Enum(e), Ty::Char) | (Ty::Enum(e), Ty::Enum(_)) | (Ty::Enum(e), Ty::Bool) => {
+            (Ty::Enum(e), Ty::Int | Ty::Char | Ty::Enum(_) | Ty::Bool | Ty::Real) => {
                 let n = self.types.enums[*e].lits.len();
                 let name = crate::emit::lit::c_string(self.types.enums[*e].name.as_bytes());
-                V::scalar(format!("mpd_enum_check({}, (int)({}), {}, {})", p, v.c, n, name), to.clone())
+                // of a real: truncated, as int(x) is
+                let x = if v.ty == Ty::Real { format!("mpd_int_of_real({}, {})", p, v.c) } else { v.c.clone() };
+                V::scalar(format!("mpd_enum_check({}, (int)({}), {}, {})", p, x, n, name), to.clone())
             }
             (Ty::Str(_), _) => match &v.ty {
                 Ty::Str(_) => v,

@@ -69,6 +69,43 @@ pub fn fold(op: BinaryOp, a: &KV, b: &KV) -> Option<KV> {
     })
 }
 
+/// The scalar types a conversion `T(x)` of a constant can fold to.
+pub enum ConvTo {
+    Int,
+    Real,
+    Char,
+    Bool,
+    /// An enumeration with this many literals.
+    Enum(usize),
+}
+
+/// Folds the conversion of constant `k` (MPD 1.0.1: int of a real truncates; a char
+/// keeps the low 8 bits of a number whose other bits are all 0 or all 1; an enum
+/// value is its index). None when the run-time conversion would abort, so that the
+/// program keeps MPD's run-time message.
+pub fn convert(to: ConvTo, k: &KV) -> Option<KV> {
+    let as_int = match *k {
+        KV::Int(n) => Some(n),
+        KV::Char(c) => Some(c as i64),
+        KV::Bool(b) => Some(b as i64),
+        KV::Real(x) => Some(x.trunc()).filter(|t| (-2147483648.0..=2147483647.0).contains(t)).map(|t| t as i64),
+        KV::Str(_) => None,
+    };
+    Some(match to {
+        ConvTo::Int => KV::Int(as_int?),
+        ConvTo::Real => KV::Real(if let KV::Real(x) = *k { x } else { as_int? as f64 }),
+        ConvTo::Char => {
+            let n = as_int?;
+            if n >> 8 != 0 && n >> 8 != -1 {
+                return None;
+            }
+            KV::Char(n as u8)
+        }
+        ConvTo::Bool => KV::Bool(if let KV::Real(x) = *k { x != 0.0 } else { as_int? != 0 }),
+        ConvTo::Enum(len) => KV::Int(Some(as_int?).filter(|n| (0..len as i64).contains(n))?),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +119,17 @@ mod tests {
         assert_eq!(fold(BinaryOp::Rem, &KV::Int(-3), &KV::Int(2)), Some(KV::Int(-1)));
         assert_eq!(fold(BinaryOp::Add, &KV::Int(2147483647), &KV::Int(1)), Some(KV::Int(-2147483648)));
         assert_eq!(fold(BinaryOp::Lt, &KV::Str(b"ab".to_vec()), &KV::Str(b"b".to_vec())), Some(KV::Bool(true)));
+    }
+    #[test]
+    fn conversions() {
+        assert_eq!(convert(ConvTo::Enum(4), &KV::Real(2.7)), Some(KV::Int(2)));
+        assert_eq!(convert(ConvTo::Enum(4), &KV::Real(-0.5)), Some(KV::Int(0)));
+        assert_eq!(convert(ConvTo::Enum(4), &KV::Int(4)), None);
+        assert_eq!(convert(ConvTo::Char, &KV::Real(-1.9)), Some(KV::Char(255)));
+        assert_eq!(convert(ConvTo::Char, &KV::Int(300)), None);
+        assert_eq!(convert(ConvTo::Int, &KV::Real(3e10)), None);
+        assert_eq!(convert(ConvTo::Real, &KV::Bool(true)), Some(KV::Real(1.0)));
+        assert_eq!(convert(ConvTo::Bool, &KV::Real(0.5)), Some(KV::Bool(true)));
+        assert_eq!(convert(ConvTo::Bool, &KV::Char(0)), Some(KV::Bool(false)));
     }
 }
