@@ -76,15 +76,19 @@ int mpd_arr_eq(const void *a, const void *b) {
                   (size_t)count(ha) * ha->esize) == 0;
 }
 
-void mpd_arr_rebase(void *b, int depth, const int *lbs) {
+void mpd_arr_rebase(void *b, int depth, const int *lbs, const int *ubs) {
     mpd_arrhdr *h = b;
     int n = count(h);
     if (lbs[0] != INT_MIN) {
         h->lb = lbs[0];
         h->ub = lbs[0] + n - 1;
+    } else if (ubs[0] != INT_MIN) {
+        h->ub = ubs[0];
+        h->lb = ubs[0] - n + 1;
     }
     if (depth > 1)
-        for (int i = 0; i < n; i++) mpd_arr_rebase(MPD_ARR_DATA(b) + (size_t)i * h->esize, depth - 1, lbs + 1);
+        for (int i = 0; i < n; i++)
+            mpd_arr_rebase(MPD_ARR_DATA(b) + (size_t)i * h->esize, depth - 1, lbs + 1, ubs + 1);
 }
 
 void mpd_arr_copyback(void *dst, const void *src, int depth) {

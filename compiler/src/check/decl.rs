@@ -137,7 +137,7 @@ impl<'a> Checker<'a> {
                         return Tyx { ty: Ty::Ptr(Box::new(Ty::Fwd(q.parts[0].name.clone()))), dims, strlen };
                     }
                 }
-                Ty::Ptr(Box::new(self.ty(inner)))
+                Ty::Ptr(Box::new(star_bounds_dynamic(&self.ty(inner))))
             }
             TypeKind::PtrAny => Ty::PtrAny,
             TypeKind::Sem => Ty::Cap(super::types::CapTy::Sem),
@@ -243,6 +243,10 @@ impl<'a> Checker<'a> {
             _ if q.parts.len() == 1 && (self.ifaces.contains_key(&last.name) || last.name == self.comp) => {
                 Ty::Cap(super::types::CapTy::Resource(last.name.clone()))
             }
+            None => {
+                self.error(last.span, format!("undefined identifier: {}", last.name));
+                Ty::Error
+            }
             _ => {
                 self.error(last.span, format!("`{}` is not a resource, optype or operation", last.name));
                 Ty::Error
@@ -267,7 +271,7 @@ impl<'a> Checker<'a> {
                 Ty::Enum(self.predefined_enum(&last.name))
             }
             None => {
-                self.error(last.span, format!("undeclared type `{}`", last.name));
+                self.error(last.span, format!("undefined identifier: {}", last.name));
                 Ty::Error
             }
         }
@@ -860,20 +864,45 @@ impl<'a> Checker<'a> {
             } else if let Ty::Arr(..) = ps.ty {
                 // arrays take the formal's lower bounds: a private copy, rebased;
                 // var/res/ref copy back when the procedure returns
-                let mut lbs = Vec::new();
+                // (or, for `[*:hi]`, its upper bound)
+                let (mut lbs, mut ubs) = (Vec::new(), Vec::new());
                 let mut t = &ps.ty;
-                while let Ty::Arr(e, lo, _) = t {
-                    lbs.push(lo.map(|l| l.to_string()).unwrap_or_else(|| "INT_MIN".into()));
+                let bound = |b: &Option<i64>| b.map(|l| l.to_string()).unwrap_or_else(|| "INT_MIN".into());
+                while let Ty::Arr(e, lo, hi) = t {
+                    lbs.push(bound(lo));
+                    ubs.push(bound(hi));
                     t = e;
                 }
                 self.code.put(&format!("char *{} = mpd_blob_dup(&_f, p{}, MPD_BLOB_ARR);", c, i));
-                self.code.put(&format!("mpd_arr_rebase({}, {}, (const int[]){{{}}});", c, lbs.len(), lbs.join(", ")));
+                self.code.put(&format!(
+                    "mpd_arr_rebase({}, {}, (const int[]){{{}}}, (const int[]){{{}}});",
+                    c,
+                    lbs.len(),
+                    lbs.join(", "),
+                    ubs.join(", ")
+                ));
                 if byref {
                     copyback.push_str(&format!("mpd_arr_copyback(p{}, {}, {}); ", i, c, lbs.len()));
                 }
+            } else if let (Ty::Str(Some(n)), ParamMode::Var | ParamMode::Res) = (&ps.ty, ps.mode) {
+                // var/res `string[n]`: value-result through a private string[n], as in
+                // MPD 1.0.1 (a var actual longer than n, or a result longer than the
+                // actual's maximum, aborts)
+                let pos = self.pos(*sp);
+                self.code.put(&format!("char *{} = mpd_tmp_alloc(&_f, MPD_STR_SIZE({})); mpd_str_init({}, {});", c, n, c, n));
+                if ps.mode == ParamMode::Var {
+                    self.code.put(&format!("mpd_str_set({}, {}, mpd_sv_of(p{}));", pos, c, i));
+                }
+                copyback.push_str(&format!("mpd_str_set({}, p{}, mpd_sv_of({})); ", pos, i, c));
             } else if ps.ty.is_blob() {
                 if byref {
                     self.code.put(&format!("char *{} = p{};", c, i));
+                } else if let Ty::Str(Some(n)) = ps.ty {
+                    // value `string[n]`: a private string[n], whatever the actual's size
+                    // (MPD 1.0.1: maxlength is n; a longer actual aborts)
+                    let pos = self.pos(*sp);
+                    self.code.put(&format!("char *{} = mpd_tmp_alloc(&_f, MPD_STR_SIZE({}));", c, n));
+                    self.code.put(&format!("mpd_str_init({}, {}); mpd_str_set({}, {}, mpd_sv_of(p{}));", c, n, pos, c, i));
                 } else {
                     // value parameter: a private copy
                     self.code.put(&format!("char *{} = mpd_blob_dup(&_f, p{}, {});", c, i, self.blob_kind(&ps.ty)));
@@ -1000,6 +1029,17 @@ impl<'a> Checker<'a> {
 }
 
 /// An array type with its bounds left to the run-time header (ref formals).
+/// What a pointer points to: an array level with a `*` bound (`ptr [*] int`) has the
+/// bounds of the array it was made from (`@x`, `new([0:n] int)`), so neither bound
+/// is known at compile time.
+fn star_bounds_dynamic(t: &Ty) -> Ty {
+    match t {
+        Ty::Arr(e, lo, hi) if lo.is_none() || hi.is_none() => Ty::Arr(Box::new(star_bounds_dynamic(e)), None, None),
+        Ty::Arr(e, lo, hi) => Ty::Arr(Box::new(star_bounds_dynamic(e)), *lo, *hi),
+        t => t.clone(),
+    }
+}
+
 fn unbounded(t: &Ty) -> Ty {
     match t {
         Ty::Arr(e, _, _) => Ty::Arr(Box::new(unbounded(e)), None, None),

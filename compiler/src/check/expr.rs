@@ -123,7 +123,9 @@ impl<'a> Checker<'a> {
                 if let Some(v) = self.new_op_array(t, e.span) {
                     return v;
                 }
-                let ty = self.ty(t);
+                // bounds and string sizes may be run-time values: new([n] int), new(string[n])
+                let tx = self.tyx(t, true);
+                let ty = tx.ty.clone();
                 if matches!(ty, Ty::Cap(super::types::CapTy::Op(_)) | Ty::Cap(super::types::CapTy::Sem))
                     && matches!(t.kind, ast::TypeKind::Op(_) | ast::TypeKind::Sem | ast::TypeKind::Named(_))
                 {
@@ -132,19 +134,25 @@ impl<'a> Checker<'a> {
                     let flags = if matches!(ty, Ty::Cap(super::types::CapTy::Sem)) { "MPD_OP_SEMAPHORE" } else { "0" };
                     return V::scalar(format!("mpd_op_new({}, &self->h, 1, {})", p, flags), ty);
                 }
-                match self.types.size_of(&ty) {
-                    Some(n) => {
-                        let tmp = self.tmp();
-                        self.code.put(&format!("char *{} = mpd_new({});", tmp, n));
-                        let tmp2 = tmp.clone();
-                        self.init_blob(&tmp2, &ty, &[], &None);
-                        V::scalar(format!("((void *){})", tmp), Ty::Ptr(Box::new(ty)))
+                let dynamic = !tx.dims.is_empty() || tx.strlen.is_some();
+                if self.types.size_of(&ty).is_none() && !dynamic {
+                    if ty != Ty::Error {
+                        self.error(t.span, "new needs a type whose size is known");
                     }
-                    None => {
-                        self.error(t.span, "new needs a type whose size is known at compile time");
-                        V::err()
-                    }
+                    return V::err();
                 }
+                let mut dims = tx.dims;
+                self.bind_dims(&mut dims, t.span);
+                let strlen = tx.strlen.map(|s| {
+                    let n = self.tmp();
+                    self.code.put(&format!("int {} = {};", n, s));
+                    n
+                });
+                let size = self.size_c(&ty, &dims, &strlen);
+                let tmp = self.tmp();
+                self.code.put(&format!("char *{} = mpd_new({});", tmp, size));
+                self.init_blob(&tmp, &ty, &dims, &strlen);
+                V::scalar(format!("((void *){})", tmp), Ty::Ptr(Box::new(ty)))
             }
             ExprKind::Low(t) | ExprKind::High(t) => {
                 let high = matches!(e.kind, ExprKind::High(_));
@@ -206,7 +214,7 @@ impl<'a> Checker<'a> {
                     V { ty: Ty::Enum(e), ..self.konst(KV::Int(i), Ty::Int) }
                 }
                 _ => {
-                    self.error(id.span, format!("undeclared identifier `{}`", id.name));
+                    self.error(id.span, format!("undefined identifier: {}", id.name));
                     V::err()
                 }
             },

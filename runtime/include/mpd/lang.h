@@ -127,9 +127,11 @@ void *mpd_arr_slice(const char *f, int l, mpd_tmp **t, const void *a, int lo, in
 void mpd_arr_slice_set(const char *f, int l, void *a, int lo, int hi, const void *v);
 /* whole-array equality by bytes of the elements (counts must match) */
 int mpd_arr_eq(const void *a, const void *b);
-/* array parameters: give a copy the formal's lower bounds (INT_MIN keeps one),
- * level by level; copy the elements back into the actual on return */
-void mpd_arr_rebase(void *b, int depth, const int *lbs);
+/* array parameters: give a copy the formal's bounds, level by level: lbs[i]
+ * fixes the lower bound; when it is INT_MIN, ubs[i] fixes the upper one
+ * (`[*:hi]`); both INT_MIN keep the actual's.  Copy the elements back into
+ * the actual on return */
+void mpd_arr_rebase(void *b, int depth, const int *lbs, const int *ubs);
 void mpd_arr_copyback(void *dst, const void *src, int depth);
 /* sections: several subscripts, some of them ranges (a[*, 2] is column 2).
  * A range with lo INT_MIN / hi INT_MAX means the bound of that dimension. */
