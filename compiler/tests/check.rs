@@ -53,7 +53,7 @@ fn string_literals_are_escaped() {
 
 #[test]
 fn undeclared_names_are_errors() {
-    err("resource r()\n  x = 1\nend\n", "t.mpd:2:3: error: undeclared identifier `x`");
+    err("resource r()\n  x = 1\nend\n", "t.mpd:2:3: error: undefined identifier: x");
 }
 
 #[test]

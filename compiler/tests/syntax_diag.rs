@@ -29,7 +29,24 @@ fn too_many_errors_are_summarised() {
     }
     let out = d.render(&map);
     assert_eq!(out.matches(": error: bad").count(), 3);
-    assert!(out.ends_with("... and 7 more errors\n"), "{}", out);
+    assert!(out.ends_with("... and 7 more errors (too many errors)\n"), "{}", out);
+}
+
+#[test]
+fn garbage_stops_at_mpds_limits() {
+    // MPD 1.0.1 stops at 20 fatal errors and 200 messages in all
+    let mut map = SourceMap::new();
+    let f = map.add("p.mpd", "x\n");
+    let mut d = Diagnostics::new();
+    for i in 0..300 {
+        d.warning(Span::new(f, 0, 1), format!("odd {}", i));
+        d.error(Span::new(f, 0, 1), format!("bad {}", i));
+    }
+    let out = d.render(&map);
+    assert_eq!(out.matches(": error: bad").count(), 20);
+    assert_eq!(out.matches(": warning: odd").count(), 180);
+    assert!(out.contains("... and 280 more errors (too many errors)\n"), "{}", out);
+    assert!(out.ends_with("... and 120 more warnings\n"), "{}", out);
 }
 
 #[test]

@@ -856,7 +856,7 @@ impl<'a> Checker<'a> {
                 void(format!("mpd_proc_set_priority(mpd_self(), {})", a))
             }
             _ => {
-                self.error(span, format!("undeclared operation `{}`", name));
+                self.error(span, format!("undefined identifier: {}", name));
                 V::err()
             }
         }

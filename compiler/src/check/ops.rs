@@ -468,8 +468,12 @@ impl<'a> Checker<'a> {
                     Some((sig, Target::Op(self.op_ptr(&r, &r.idx.to_string()))))
                 }
                 Some(Sym::Var { .. }) => self.cap_target(e),
+                None => {
+                    self.error(e.span, format!("undefined identifier: {}", id.name));
+                    None
+                }
                 _ => {
-                    self.error(e.span, format!("`{}` is not an operation", id.name));
+                    self.error(e.span, format!("not an op: {}", id.name));
                     None
                 }
             },

@@ -105,13 +105,17 @@ pub struct Diagnostics {
     list: Vec<Diag>,
     errors: usize,
     /// Only the first `max_errors` errors are rendered (0 = all), so a hopeless file does
-    /// not flood the terminal; the rest are summarised in one line.
+    /// not flood the terminal; the rest are summarised in one line.  MPD 1.0.1 stops
+    /// at 20 fatal errors (and at 200 messages in all): the same bounds here.
     pub max_errors: usize,
 }
 
+/// Warnings rendered at most (MPD 1.0.1 stops at 200 messages of either kind).
+const MAX_WARNINGS: usize = 180;
+
 impl Diagnostics {
     pub fn new() -> Diagnostics {
-        Diagnostics { list: Vec::new(), errors: 0, max_errors: 50 }
+        Diagnostics { list: Vec::new(), errors: 0, max_errors: 20 }
     }
 
     /// Record an error; returns a handle to add notes/labels.
@@ -171,18 +175,27 @@ impl Diagnostics {
     pub fn render(&self, map: &SourceMap) -> String {
         let mut out = String::new();
         let limit = if self.max_errors == 0 { usize::MAX } else { self.max_errors };
-        let mut shown = 0;
+        let (mut shown, mut warned, mut unwarned) = (0, 0, 0);
         for d in &self.list {
             if d.level == Level::Error {
                 if shown >= limit {
                     continue;
                 }
                 shown += 1;
+            } else if d.level == Level::Warning {
+                if warned >= MAX_WARNINGS {
+                    unwarned += 1;
+                    continue;
+                }
+                warned += 1;
             }
             out.push_str(&render_one(d, map));
         }
         if self.errors > shown {
-            out.push_str(&format!("... and {} more errors\n", self.errors - shown));
+            out.push_str(&format!("... and {} more errors (too many errors)\n", self.errors - shown));
+        }
+        if unwarned > 0 {
+            out.push_str(&format!("... and {} more warnings\n", unwarned));
         }
         out
     }
