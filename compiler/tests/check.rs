@@ -60,22 +60,22 @@ fn undeclared_names_are_errors() {
 fn type_mismatch_is_an_error() {
     err("resource r()\n  int i\n  i = \"s\"\nend\n", "expected a value of type int, found string[1]");
     err("resource r()\n  bool b = 1 + true\nend\n", "operator + needs int or real operands");
-    err("resource r()\n  if (1) { skip }\nend\n", "a condition must be a bool");
+    err("resource r()\n  if (1) { skip }\nend\n", "guard expression is not boolean (int)");
 }
 
 #[test]
 fn exit_outside_loop_is_an_error() {
-    err("resource r()\n  exit\nend\n", "`exit` outside a loop");
+    err("resource r()\n  exit\nend\n", "no enclosing loop");
 }
 
 #[test]
 fn var_argument_must_be_a_variable() {
-    err("resource r()\n  procedure p(var int v) { v++ }\n  p(3)\nend\n", "must be a variable");
+    err("resource r()\n  procedure p(var int v) { v++ }\n  p(3)\nend\n", "var/res/ref parameter is not a variable");
 }
 
 #[test]
 fn arity_is_checked() {
-    err("resource r()\n  procedure p(int v) { skip }\n  p(1, 2)\nend\n", "takes 1 arguments, not 2");
+    err("resource r()\n  procedure p(int v) { skip }\n  p(1, 2)\nend\n", "p(): too many arguments");
 }
 
 #[test]
@@ -154,4 +154,18 @@ fn union_is_a_record_with_a_warning() {
     assert!(d.contains("t.mpd:2:12: warning: `union' treated as `rec'"), "{}", d);
     assert!(!d.contains("error"), "{}", d);
     assert!(!c.is_empty());
+}
+
+#[test]
+fn messages_use_mpds_words() {
+    // MPD 1.0.1's texts inside our located format (suite diag/*)
+    err("resource r()\n  int a\n  int a\nend\n", "t.mpd:3:7: error: duplicate identifier: a");
+    err("resource r()\n  procedure p(int v) { skip }\n  p()\nend\n", "p(): not enough arguments");
+    err("resource r()\n  write(exp())\nend\n", "exp(): too few arguments");
+    err("resource r()\n  int i\n  3++\nend\n", "expr++: not a variable");
+    err("resource r()\n  int i = 1 || 2\nend\n", "non-string concatenation");
+    err("resource r()\n  for [i = 1 to 3 st 1] { skip }\nend\n", "`st' expression must be boolean");
+    err("resource r()\n  cap r c\n  if (c < c) { skip }\nend\n", "illegal comparison for unordered type");
+    err("resource r()\n  if (1 < \"a\") { skip }\nend\n", "incompatible comparison");
+    err("resource r()\n  type t = rec(int a)\n  t x\n  x.c = 1\nend\n", "unknown field: c");
 }

@@ -63,7 +63,7 @@ impl<'a> Checker<'a> {
             }
         }
         if args.len() != sig.params.len() {
-            self.error(span, format!("`{}` takes {} arguments, not {}", sig.name, sig.params.len(), args.len()));
+            self.error(span, super::msg::arity(&sig.name, sig.params.len(), args.len()));
             return V::err();
         }
         let mut cargs = vec![sig.selfc.clone(), {
@@ -89,7 +89,7 @@ impl<'a> Checker<'a> {
                         }
                         if byref {
                             if !v.lv || v.form != Form::Blob {
-                                self.error(a.span, "a var/res/ref argument must be a variable");
+                                self.error(a.span, "var/res/ref parameter is not a variable");
                             }
                             v.c.clone()
                         } else if v.form == Form::Blob && v.ty.is_string() {
@@ -105,7 +105,7 @@ impl<'a> Checker<'a> {
                             self.error(a.span, format!("expected a {} argument, found {}", self.types.show(&p.ty), self.types.show(&v.ty)));
                         }
                         if byref && !v.lv {
-                            self.error(a.span, "a var/res/ref argument must be a variable");
+                            self.error(a.span, "var/res/ref parameter is not a variable");
                         }
                         if v.ty.is_string() {
                             let s = self.sv(&v);
@@ -141,7 +141,7 @@ impl<'a> Checker<'a> {
                 }
             } else if byref {
                 if !v.lv || v.form != Form::Scalar {
-                    self.error(a.span, "a var/res/ref argument must be a variable");
+                    self.error(a.span, "var/res/ref parameter is not a variable");
                     cargs.push("0".into());
                     continue;
                 }
@@ -213,7 +213,7 @@ impl<'a> Checker<'a> {
         let Ty::Rec(r) = ty else { return V::err() };
         let fields = self.types.recs[r].fields.clone();
         if fields.len() != args.len() {
-            self.error(span, format!("{} has {} fields, not {}", self.types.recs[r].name, fields.len(), args.len()));
+            self.error(span, format!("wrong number of items for rec constructor ({} has {} fields, not {})", self.types.recs[r].name, fields.len(), args.len()));
             return V::err();
         }
         let size = self.types.recs[r].size;
@@ -346,7 +346,7 @@ impl<'a> Checker<'a> {
                     }
                 }
                 _ => {
-                    self.error(span, format!("cannot convert a {} to a string", self.types.show(&v.ty)));
+                    self.error(span, format!("illegal conversion: cannot convert a {} to a string", self.types.show(&v.ty)));
                     V::err()
                 }
             },
@@ -354,7 +354,7 @@ impl<'a> Checker<'a> {
             (Ty::Ptr(_) | Ty::PtrAny, Ty::Int) => V::scalar(format!("((void *)(intptr_t)({}))", v.c), to.clone()),
             (Ty::Ptr(_) | Ty::PtrAny, _) if stringy => V::scalar(strconv("mpd_ptr_of_str"), to.clone()),
             _ => {
-                self.error(span, format!("cannot convert a {} to {}", self.types.show(&v.ty), self.types.show(&to)));
+                self.error(span, format!("illegal conversion: cannot convert a {} to {}", self.types.show(&v.ty), self.types.show(&to)));
                 V::err()
             }
         }
@@ -388,7 +388,7 @@ impl<'a> Checker<'a> {
     /// `mpd_dest` for an input destination.
     fn dest(&mut self, v: &V, span: Span) -> String {
         if !v.lv && v.ty != Ty::Error {
-            self.error(span, "an input argument must be a variable");
+            self.error(span, "not a variable: an input argument must be a variable");
             return "MPD_DI(&(int){0})".into();
         }
         match &v.ty {
@@ -456,7 +456,8 @@ impl<'a> Checker<'a> {
         if !n.contains(&args.len()) {
             let (a, b) = (n.start(), n.end());
             let how = if a == b { format!("{}", a) } else { format!("{} to {}", a, b) };
-            self.error(span, format!("{} takes {} arguments, not {}", name, how, args.len()));
+            let few = args.len() < *a;
+            self.error(span, format!("{}(): too {} arguments ({} takes {}, not {})", name, if few { "few" } else { "many" }, name, how, args.len()));
             return false;
         }
         true

@@ -458,7 +458,7 @@ impl<'a> Checker<'a> {
                                 }
                             }
                         }
-                        None => self.error(n.span, format!("cannot import `{}`: no such component compiled", n.name)),
+                        None => self.error(n.span, format!("can't open spec file for `{}`: no such component compiled", n.name)),
                     }
                 }
             }
@@ -511,7 +511,7 @@ impl<'a> Checker<'a> {
                     return;
                 }
                 if self.final_body.is_some() {
-                    self.error(d.span, "a component has at most one `final` block");
+                    self.error(d.span, "duplicate `final' code");
                     return;
                 }
                 let saved = std::mem::replace(&mut self.code, Code::new(&self.file_name, self.opts.lines));
@@ -839,7 +839,7 @@ impl<'a> Checker<'a> {
             p.formals.iter().map(|f| (f.name.clone(), f.span)).collect()
         };
         if formal_names.len() != sig.params.len() {
-            self.error(p.name.span, format!("`{}` has {} parameters but its op has {}", p.name.name, formal_names.len(), sig.params.len()));
+            self.error(p.name.span, format!("wrong number of arguments (`{}` has {} parameters but its op has {})", p.name.name, formal_names.len(), sig.params.len()));
             return;
         }
         let saved_code = std::mem::replace(&mut self.code, Code::new(&self.file_name, self.opts.lines));

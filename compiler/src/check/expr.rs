@@ -170,7 +170,7 @@ impl<'a> Checker<'a> {
                     }
                     Ty::Error => V::err(),
                     _ => {
-                        self.error(t.span, "low/high need an ordered type or real");
+                        self.error(t.span, "low/high: not an ordered type");
                         V::err()
                     }
                 }
@@ -290,7 +290,7 @@ impl<'a> Checker<'a> {
                         }
                     }
                     None => {
-                        self.error(name.span, format!("{} has no field `{}`", self.types.show(&b.ty), name.name));
+                        self.error(name.span, format!("unknown field: {} (in {})", name.name, self.types.show(&b.ty)));
                         V::err()
                     }
                 }
@@ -372,7 +372,7 @@ impl<'a> Checker<'a> {
             }
             Ty::Error => V::err(),
             _ => {
-                self.error(span, format!("`^` needs a pointer, not a {}", self.types.show(&p.ty)));
+                self.error(span, if p.ty == Ty::PtrAny { "cannot dereference a `ptr any'".to_string() } else { format!("dereference object is not a pointer ({})", self.types.show(&p.ty)) });
                 V::err()
             }
         }
@@ -500,7 +500,7 @@ impl<'a> Checker<'a> {
             }
             Ty::Error => V::err(),
             _ => {
-                self.error(span, format!("cannot subscript a {}", self.types.show(&b.ty)));
+                self.error(span, format!("subscripted object is not an array ({})", self.types.show(&b.ty)));
                 V::err()
             }
         }
@@ -651,7 +651,7 @@ impl<'a> Checker<'a> {
                 if !a.ty.is_numeric() || !b.ty.is_numeric() {
                     self.error(
                         span,
-                        format!("operator {} needs int or real operands, not {} and {}", op.as_str(), self.types.show(&a.ty), self.types.show(&b.ty)),
+                        format!("{}: operator {} needs int or real operands, not {} and {}", if op == BinaryOp::Pow { "non-numeric exponentiation operand" } else { "non-numeric operand" }, op.as_str(), self.types.show(&a.ty), self.types.show(&b.ty)),
                     );
                     return V::err();
                 }
@@ -687,7 +687,7 @@ impl<'a> Checker<'a> {
             Concat => {
                 let ok = |t: &Ty| t.is_string() || *t == Ty::Char || t.is_char_array();
                 if !ok(&a.ty) || !ok(&b.ty) {
-                    self.error(span, format!("|| needs strings or chars, not {} and {}", self.types.show(&a.ty), self.types.show(&b.ty)));
+                    self.error(span, format!("non-string concatenation ({} || {})", self.types.show(&a.ty), self.types.show(&b.ty)));
                     return V::err();
                 }
                 let x = self.sv(&a);
@@ -697,7 +697,7 @@ impl<'a> Checker<'a> {
             }
             Shl | Shr => {
                 if a.ty != Ty::Int || b.ty != Ty::Int {
-                    self.error(span, format!("{} needs int operands", op.as_str()));
+                    self.error(span, format!("non-integer shift operand ({})", op.as_str()));
                     return V::err();
                 }
                 let c = if op == Shl {
@@ -723,7 +723,7 @@ impl<'a> Checker<'a> {
                     };
                     V::scalar(format!("(({}) {} ({}))", a.c, o, b.c), Ty::Int)
                 } else {
-                    self.error(span, format!("`{}` needs two bools or two ints, not {} and {}", op.as_str(), self.types.show(&a.ty), self.types.show(&b.ty)));
+                    self.error(span, format!("illegal or mismatched and/or/xor operands ({} and {})", self.types.show(&a.ty), self.types.show(&b.ty)));
                     V::err()
                 }
             }
@@ -781,7 +781,8 @@ impl<'a> Checker<'a> {
                 }
             }
             _ => {
-                self.error(span, format!("cannot compare {} with {} using {}", self.types.show(&a.ty), self.types.show(&b.ty), op.as_str()));
+                let what = if self.types.same(&a.ty, &b.ty) { "illegal comparison for unordered type" } else { "incompatible comparison" };
+                self.error(span, format!("{}: cannot compare {} with {} using {}", what, self.types.show(&a.ty), self.types.show(&b.ty), op.as_str()));
                 V::err()
             }
         }
@@ -792,7 +793,7 @@ impl<'a> Checker<'a> {
             UnaryOp::Neg | UnaryOp::Plus => {
                 let v = self.expr(operand);
                 if !v.ty.is_numeric() {
-                    self.error(span, format!("unary {} needs an int or real, not {}", op.as_str(), self.types.show(&v.ty)));
+                    self.error(span, format!("unary +/- operand is not simple numeric ({})", self.types.show(&v.ty)));
                     return V::err();
                 }
                 if op == UnaryOp::Plus {
@@ -814,7 +815,7 @@ impl<'a> Checker<'a> {
                     (Ty::Int, _) => V::scalar(format!("(~({}))", v.c), Ty::Int),
                     (Ty::Error, _) => V::err(),
                     _ => {
-                        self.error(span, format!("`not` needs a bool or int, not {}", self.types.show(&v.ty)));
+                        self.error(span, format!("NOT operand is not bool or int ({})", self.types.show(&v.ty)));
                         V::err()
                     }
                 }
@@ -822,7 +823,13 @@ impl<'a> Checker<'a> {
             UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec => {
                 let v = self.expr(operand);
                 if !v.lv {
-                    self.error(span, format!("{} needs a variable", op.as_str()));
+                    let form = match op {
+                        UnaryOp::PreInc => "++expr",
+                        UnaryOp::PreDec => "--expr",
+                        UnaryOp::PostInc => "expr++",
+                        _ => "expr--",
+                    };
+                    self.error(span, format!("{}: not a variable", form));
                     return V::err();
                 }
                 let o = if matches!(op, UnaryOp::PreInc | UnaryOp::PostInc) { "++" } else { "--" };
@@ -848,7 +855,7 @@ impl<'a> Checker<'a> {
                     }
                     Ty::Error => V::err(),
                     _ => {
-                        self.error(span, format!("{} needs an int, char, enum, real or pointer variable", o));
+                        self.error(span, format!("increment/decrement: not an ordered type ({} needs an int, char, enum, real or pointer variable)", o));
                         V::err()
                     }
                 }
@@ -856,7 +863,7 @@ impl<'a> Checker<'a> {
             UnaryOp::AddrOf => {
                 let v = self.expr(operand);
                 if !v.lv {
-                    self.error(span, "`@` needs a variable");
+                    self.error(span, "object of `@' is not a variable");
                     return V::err();
                 }
                 let c = if v.form == Form::Blob { format!("((void *){})", v.c) } else { format!("((void *)&{})", v.c) };
@@ -963,7 +970,7 @@ impl<'a> Checker<'a> {
             }
         };
         if !b.lv {
-            self.error(base.span, "the left side of an assignment must be a variable");
+            self.error(base.span, "assignment target is not a variable");
             return Some(V::err());
         }
         let r = field.op.clone().unwrap();
@@ -1008,7 +1015,7 @@ impl<'a> Checker<'a> {
     fn assign_op_elem(&mut self, lhs: &Expr, rhs: &Expr, span: Span) -> Option<V> {
         let (sig, rc, ix) = self.rescap_elem(lhs)?;
         if !rc.lv {
-            self.error(lhs.span, "the left side of an assignment must be a variable");
+            self.error(lhs.span, "assignment target is not a variable");
             return Some(V::err());
         }
         let slot = format!("{} + {}", sig.op.as_ref().unwrap().idx, ix);
@@ -1042,7 +1049,7 @@ impl<'a> Checker<'a> {
         }
         let l = self.expr(lhs);
         if !l.lv && l.ty != Ty::Error {
-            self.error(lhs.span, "the left side of an assignment must be a variable");
+            self.error(lhs.span, "assignment target is not a variable");
             return None;
         }
         let r = match op {
@@ -1073,7 +1080,7 @@ impl<'a> Checker<'a> {
             return None;
         }
         if !a.lv || !b.lv {
-            self.error(span, ":=: needs two variables");
+            self.error(span, "both sides of swap operator must be variables");
             return None;
         }
         if !self.types.assignable(&a.ty, &b.ty) || !self.types.assignable(&b.ty, &a.ty) {
@@ -1116,7 +1123,7 @@ impl<'a> Checker<'a> {
                 Some(ce) => {
                     let v = self.expr(ce);
                     if v.ty != Ty::Int && v.ty != Ty::Error {
-                        self.error(ce.span, "a repetition count must be an int");
+                        self.error(ce.span, "repetition count is not an integer");
                     }
                     self.code.put(&format!("int {} = mpd_rep_count({}, {});", c, p, v.c));
                 }

@@ -13,6 +13,7 @@ mod stmt;
 mod decl;
 mod builtin;
 mod konst;
+mod msg;
 mod chunk;
 mod ops;
 
@@ -263,7 +264,7 @@ impl<'a> Checker<'a> {
     pub fn declare(&mut self, id: &ast::Ident, sym: Sym) {
         let top = self.scopes.last_mut().unwrap();
         if top.map.contains_key(&id.name) {
-            self.diags.error(id.span, format!("`{}` is already declared in this scope", id.name));
+            self.diags.error(id.span, format!("duplicate identifier: {}", id.name));
             return;
         }
         top.map.insert(id.name.clone(), sym);

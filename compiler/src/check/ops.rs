@@ -329,7 +329,7 @@ impl<'a> Checker<'a> {
                     depth += 1;
                 }
                 if *leaf != Ty::Int && *leaf != Ty::Error {
-                    self.error(e.span, "a semaphore's initial value must be an int");
+                    self.error(e.span, "incompatible semaphore initializer (it must be an int)");
                 }
                 if depth == 0 {
                     self.code.put(&format!("mpd_op_sem({}, {}, 0, (uint32_t)({}), {});", p, obj, cnt, v.c));
@@ -420,7 +420,7 @@ impl<'a> Checker<'a> {
                         depth += 1;
                     }
                     if *leaf != Ty::Int && *leaf != Ty::Error {
-                        self.error(e.span, "a semaphore's initial value must be an int");
+                        self.error(e.span, "incompatible semaphore initializer (it must be an int)");
                     }
                     if depth == 0 {
                         self.code.put(&format!("mpd_op_sem({}, &self->h, {}, {}, {});", p, idx, cnt, v.c));
@@ -643,7 +643,7 @@ impl<'a> Checker<'a> {
     /// copies var/res results back and yields the return value.
     pub fn invoke_block(&mut self, sig: &ProcSig, target: Target, args: &[Expr], send: bool, span: Span) -> V {
         if args.len() != sig.params.len() {
-            self.error(span, format!("`{}` takes {} arguments, not {}", sig.name, sig.params.len(), args.len()));
+            self.error(span, super::msg::arity(&sig.name, sig.params.len(), args.len()));
             return V::err();
         }
         if sig.ret.is_blob() && self.types.size_of(&sig.ret).is_none() {
@@ -720,7 +720,7 @@ impl<'a> Checker<'a> {
         for (i, ((v, a), p)) in vals.into_iter().zip(args.iter()).zip(sig.params.iter()).enumerate() {
             let byref = !matches!(p.mode, ParamMode::Default | ParamMode::Val);
             if byref && !v.lv && v.ty != Ty::Error {
-                self.error(a.span, "a var/res/ref argument must be a variable");
+                self.error(a.span, "var/res/ref parameter is not a variable");
                 continue;
             }
             if p.mode == ParamMode::Ref {
@@ -902,7 +902,7 @@ impl<'a> Checker<'a> {
             Target::Cap(c) => format!("mpd_in_cap({}, {})", p, c),
         };
         if args.len() != sig.params.len() {
-            self.error(e.span, format!("`{}` has {} parameters, not {}", sig.name, sig.params.len(), args.len()));
+            self.error(e.span, format!("receive: wrong number of arguments (`{}` has {} parameters, not {})", sig.name, sig.params.len(), args.len()));
             return;
         }
         // receive of a parameterless op is P (mpd_op_P receives and completes
@@ -1144,7 +1144,7 @@ impl<'a> Checker<'a> {
                         format!("mpd_vm_machine_of({})", self.sv(&v))
                     } else {
                         if v.ty != Ty::Error {
-                            self.error(o.span, format!("create vm() on needs a machine name or number, not {}", self.types.show(&v.ty)));
+                            self.error(o.span, format!("vm location is neither integer nor string ({})", self.types.show(&v.ty)));
                         }
                         "-1".to_string()
                     }
@@ -1168,7 +1168,7 @@ impl<'a> Checker<'a> {
                     self.create_on = Some(t);
                 }
                 Ty::Error => {}
-                _ => self.error(o.span, format!("create ... on needs a virtual machine capability, not {}", self.types.show(&v.ty))),
+                _ => self.error(o.span, format!("location is not a vm cap ({})", self.types.show(&v.ty))),
             }
         }
         let name = q.parts.last().unwrap().name.clone();
@@ -1180,7 +1180,7 @@ impl<'a> Checker<'a> {
             return V::err();
         };
         if iface.global {
-            self.error(q.span, format!("`{}` is a global; it cannot be created", name));
+            self.error(q.span, format!("not a resource: `{}` is a global; it cannot be created", name));
             return V::err();
         }
         self.create_of(&name, &iface.params, args, span)

@@ -49,7 +49,7 @@ impl<'a> Checker<'a> {
                     }
                     self.code.put(&format!("goto {};", l));
                 }
-                None => self.error(s.span, format!("`{}` outside a loop", if matches!(s.kind, StmtKind::Exit) { "exit" } else { "next" })),
+                None => self.error(s.span, format!("no enclosing loop for `{}`", if matches!(s.kind, StmtKind::Exit) { "exit" } else { "next" })),
             },
             StmtKind::If { arms, else_block } => self.if_stmt(arms, else_block.as_ref(), 0),
             StmtKind::While { cond, body } => {
@@ -251,7 +251,7 @@ impl<'a> Checker<'a> {
             }
             let last = arms.last().unwrap();
             if arm.formals.len() != last.sig.params.len() {
-                self.error(arm.span, format!("`{}` has {} parameters, not {}", last.sig.name, last.sig.params.len(), arm.formals.len()));
+                self.error(arm.span, format!("wrong number of arguments (`{}` has {} parameters, not {})", last.sig.name, last.sig.params.len(), arm.formals.len()));
             }
         }
         if arms.len() != ins.arms.len() {
@@ -295,10 +295,10 @@ impl<'a> Checker<'a> {
                 self.bind_formals(arm, &arms[ai].sig, "_ib", &arms[ai].qv.as_ref().map(|(q, id, t)| (format!("_env->q{}[_k]", ai), id.clone(), t.clone(), q.clone())));
                 let v = self.expr(e);
                 if kind == "st" && v.ty != Ty::Bool && v.ty != Ty::Error {
-                    self.error(e.span, "an st expression must be a bool");
+                    self.error(e.span, "sync expr must be boolean expression");
                 }
                 if kind == "by" && !v.ty.is_numeric() && !v.ty.is_ordinal() {
-                    self.error(e.span, "a by expression must be ordered");
+                    self.error(e.span, "`by' expression must be ordered type");
                 }
                 self.code.put(&format!("_r = (double)({});", v.c));
                 self.pop();
@@ -548,9 +548,14 @@ impl<'a> Checker<'a> {
 
     /// Evaluates a condition, freeing its temporaries before the branch.
     fn cond(&mut self, e: &ast::Expr) -> String {
+        self.cond_of(e, "guard expression is not boolean")
+    }
+
+    /// `cond` with MPD's message for what the condition is (a guard, an `st`).
+    fn cond_of(&mut self, e: &ast::Expr, what: &str) -> String {
         let v = self.expr(e);
         if v.ty != Ty::Bool && v.ty != Ty::Error {
-            self.error(e.span, format!("a condition must be a bool, not {}", self.types.show(&v.ty)));
+            self.error(e.span, format!("{} ({})", what, self.types.show(&v.ty)));
         }
         if self.used_tmp {
             let t = self.tmp();
@@ -634,14 +639,14 @@ impl<'a> Checker<'a> {
             if !real && !ty.is_ordinal() {
                 self.error(q.start.span, format!("a quantifier ranges over int, char, bool, enum or real values, not {}", self.types.show(&ty)));
             } else if !real && !self.types.same(&ty, &end.ty) {
-                self.error(q.end.span, format!("the bounds of a quantifier must have the same type ({} and {})", self.types.show(&ty), self.types.show(&end.ty)));
+                self.error(q.end.span, format!("incompatible quantifier limit ({} and {})", self.types.show(&ty), self.types.show(&end.ty)));
             }
             let step = match &q.step {
                 Some(s) => {
                     let v = self.expr(s);
                     let ok = v.ty == Ty::Int || v.ty == Ty::Error || (real && v.ty == Ty::Real);
                     if !ok {
-                        self.error(s.span, if real { "a quantifier step must be an int or a real" } else { "a quantifier step must be an int" });
+                        self.error(s.span, "illegal quantifier increment");
                     }
                     if matches!(v.k, Some(KV::Int(0))) {
                         self.error(s.span, "a quantifier step cannot be zero");
@@ -701,7 +706,7 @@ impl<'a> Checker<'a> {
             self.declare(&q.var, Sym::Var { c: var.clone(), ty: ty.clone(), assignable: true });
             opened += 1;
             if let Some(stc) = &q.st {
-                let c = self.cond(stc);
+                let c = self.cond_of(stc, "`st' expression must be boolean");
                 self.code.open(&format!("if ({}) {{", c));
                 opened += 1;
             }
