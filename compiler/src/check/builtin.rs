@@ -74,18 +74,21 @@ impl<'a> Checker<'a> {
             cargs.clear();
         }
         let mut writeback: Vec<String> = Vec::new();
-        for (a, p) in args.iter().zip(sig.params.iter()) {
+        let saved_mismatch = self.mismatch.take();
+        for (n, (a, p)) in args.iter().zip(sig.params.iter()).enumerate() {
+            self.mismatch = saved_mismatch.clone();
             let v = self.expr(a);
             if v.ty == Ty::Error {
                 cargs.push("0".into());
                 continue;
             }
+            self.mismatch = Some(format!("{}(): argument {} is incompatible", sig.name, n + 1));
             let byref = !matches!(p.mode, ParamMode::Default | ParamMode::Val);
             if p.ty.is_blob() {
                 let c = match &p.ty {
                     Ty::Str(_) => {
                         if !(v.ty.is_string() || v.ty == Ty::Char || v.ty.is_char_array()) {
-                            self.error(a.span, format!("expected a string argument, found {}", self.types.show(&v.ty)));
+                            self.error(a.span, format!("{} (expected a string, found {})", self.mismatch_what(), self.types.show(&v.ty)));
                         }
                         if byref {
                             if !v.lv || v.form != Form::Blob {
@@ -102,7 +105,7 @@ impl<'a> Checker<'a> {
                     }
                     _ => {
                         if !self.types.assignable(&p.ty, &v.ty) && !(v.ty.is_string() && p.ty.is_char_array()) {
-                            self.error(a.span, format!("expected a {} argument, found {}", self.types.show(&p.ty), self.types.show(&v.ty)));
+                            self.error(a.span, format!("{} (expected a {}, found {})", self.mismatch_what(), self.types.show(&p.ty), self.types.show(&v.ty)));
                         }
                         if byref && !v.lv {
                             self.error(a.span, "var/res/ref parameter is not a variable");
@@ -146,7 +149,7 @@ impl<'a> Checker<'a> {
                     continue;
                 }
                 if !self.types.same(&p.ty, &v.ty) {
-                    self.error(a.span, format!("expected a {} variable, found {}", self.types.show(&p.ty), self.types.show(&v.ty)));
+                    self.error(a.span, format!("{} (expected a {} variable, found {})", self.mismatch_what(), self.types.show(&p.ty), self.types.show(&v.ty)));
                 }
                 cargs.push(format!("&({})", v.c));
             } else {
@@ -155,6 +158,7 @@ impl<'a> Checker<'a> {
                 cargs.push(if sig.external && file { format!("mpd_file_cfile({})", c) } else { c });
             }
         }
+        self.mismatch = saved_mismatch;
         let mut call = format!("{}({})", sig.cname, cargs.join(", "));
         if sig.external && sig.ret.is_string() && !writeback.is_empty() {
             let t = self.tmp();
@@ -222,7 +226,7 @@ impl<'a> Checker<'a> {
         self.code.put(&format!("char *{} = mpd_tmp_alloc({}, {});", b, t, size));
         let b2 = b.clone();
         self.init_blob(&b2, &ty, &[], &None);
-        for ((_, fty, off), a) in fields.iter().zip(args) {
+        for (n, ((_, fty, off), a)) in fields.iter().zip(args).enumerate() {
             let v = self.expr(a);
             let dst = if fty.is_blob() {
                 V { c: format!("({} + {})", b, off), ty: fty.clone(), form: Form::Blob, k: None, lv: true, slice: None }
@@ -230,7 +234,7 @@ impl<'a> Checker<'a> {
                 let ct = self.ctype(fty);
                 V { c: format!("(*({} *)({} + {}))", ct, b, off), ty: fty.clone(), form: Form::Scalar, k: None, lv: true, slice: None }
             };
-            self.assign_into(&dst, v, a.span);
+            self.with_mismatch(format!("item {} of rec constructor is incompatible", n + 1), |c| c.assign_into(&dst, v, a.span));
         }
         V { c: b, ty, form: Form::Blob, k: None, lv: false, slice: None }
     }
@@ -245,7 +249,7 @@ impl<'a> Checker<'a> {
 
     /// Type conversions `T(x)`.
     fn convert(&mut self, to: Ty, args: &[Expr], span: Span) -> V {
-        let Some(v) = self.one_arg(args, span, "a conversion") else { return V::err() };
+        let Some(v) = self.one_arg(args, span, "illegal conversion: a conversion") else { return V::err() };
         if v.ty == Ty::Error || to == Ty::Error {
             return V::err();
         }
@@ -917,7 +921,11 @@ impl<'a> Checker<'a> {
             }
             Ty::Error => V::err(),
             _ => {
-                self.error(a.span, format!("{} needs an array", name));
+                if matches!(v.ty, Ty::Arr(..)) {
+                    self.error(a.span, format!("{}(), argument 2: array does not have that many dimensions", name));
+                } else {
+                    self.error(a.span, format!("{}(), argument 1: not an array ({})", name, self.types.show(&v.ty)));
+                }
                 V::err()
             }
         }

@@ -21,7 +21,7 @@ impl<'a> Checker<'a> {
         self.tyx(t, false).ty
     }
 
-    fn const_bound(&mut self, b: &Bound, dyn_ok: bool) -> (Option<i64>, String) {
+    fn const_bound(&mut self, b: &Bound, dyn_ok: bool, string: bool) -> (Option<i64>, String) {
         match b {
             Bound::Star(_) => (None, "0".into()),
             Bound::Expr(e) => {
@@ -33,7 +33,9 @@ impl<'a> Checker<'a> {
                     Some(KV::Bool(n)) => (Some(n as i64), (n as i64).to_string()),
                     _ => {
                         if !dyn_ok {
-                            self.error(e.span, "a bound here must be a constant");
+                            // MPD 1.0.1's words; here: a type, a record, a spec or a parameter
+                            let what = if string { "string length" } else { "array bounds" };
+                            self.error(e.span, format!("non-constant {} in spec or record", what));
                         }
                         (None, format!("({})", v.c))
                     }
@@ -64,9 +66,9 @@ impl<'a> Checker<'a> {
         }
         let (lo, loc) = match &r.lo {
             None => (Some(1), "1".to_string()),
-            Some(b) => self.const_bound(b, dyn_ok),
+            Some(b) => self.const_bound(b, dyn_ok, false),
         };
-        let (hi, hic) = self.const_bound(&r.hi, dyn_ok);
+        let (hi, hic) = self.const_bound(&r.hi, dyn_ok, false);
         (lo, hi, loc, hic)
     }
 
@@ -105,7 +107,7 @@ impl<'a> Checker<'a> {
             TypeKind::File => Ty::File,
             TypeKind::String(None) => Ty::Str(None),
             TypeKind::String(Some(b)) => {
-                let (n, c) = self.const_bound(b, dyn_ok);
+                let (n, c) = self.const_bound(b, dyn_ok, true);
                 if n.is_none() && matches!(b, Bound::Expr(_)) {
                     strlen = Some(c);
                 }
@@ -612,7 +614,7 @@ impl<'a> Checker<'a> {
             }
             let var = V { c: c.clone(), ty: ty.clone(), form: if ty.is_blob() { Form::Blob } else { Form::Scalar }, k: None, lv: true, slice: None };
             if let Some((iv, sp)) = init {
-                self.assign_into(&var, iv, sp);
+                self.with_mismatch("incompatible initialization".into(), |c| c.assign_into(&var, iv, sp));
                 self.flush_tmps();
             }
             if index_tys.iter().any(|t| *t != Ty::Int) {

@@ -909,7 +909,7 @@ impl<'a> Checker<'a> {
         match &lhs.ty {
             Ty::Str(_) => {
                 if !(rhs.ty.is_string() || rhs.ty == Ty::Char || rhs.ty.is_char_array()) {
-                    self.error(span, format!("cannot assign a {} to a {}", self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
+                    self.error(span, format!("{} (cannot assign a {} to a {})", self.mismatch_what(), self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
                     return;
                 }
                 if rhs.ty.is_char_array() {
@@ -922,7 +922,7 @@ impl<'a> Checker<'a> {
             Ty::Arr(e, _, _) => {
                 let e = (**e).clone();
                 if !(rhs.ty.is_string() && e == Ty::Char) && !self.types.assignable(&lhs.ty, &rhs.ty) {
-                    self.error(span, format!("cannot assign a {} to an {}", self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
+                    self.error(span, format!("{} (cannot assign a {} to an {})", self.mismatch_what(), self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
                     return;
                 }
                 let r = self.array_value(&rhs, e, span);
@@ -939,7 +939,7 @@ impl<'a> Checker<'a> {
             }
             Ty::Rec(_) => {
                 if !self.types.assignable(&lhs.ty, &rhs.ty) {
-                    self.error(span, format!("cannot assign a {} to a {}", self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
+                    self.error(span, format!("{} (cannot assign a {} to a {})", self.mismatch_what(), self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
                     return;
                 }
                 let n = self.types.size_of(&lhs.ty).unwrap_or(16);
@@ -984,13 +984,26 @@ impl<'a> Checker<'a> {
         Some(V::scalar(t, fty))
     }
 
+    /// How MPD 1.0.1 names a type mismatch where we are (see `mismatch`).
+    pub fn mismatch_what(&self) -> String {
+        self.mismatch.clone().unwrap_or_else(|| "incompatible assignment".into())
+    }
+
+    /// Runs `f` with `what` as the wording of type mismatches.
+    pub fn with_mismatch<R>(&mut self, what: String, f: impl FnOnce(&mut Self) -> R) -> R {
+        let saved = self.mismatch.replace(what);
+        let r = f(self);
+        self.mismatch = saved;
+        r
+    }
+
     /// The C text of `v` as a value of scalar type `to`, or an error.
     pub fn scalar_for(&mut self, to: &Ty, v: V, span: Span) -> String {
         if *to == Ty::Real && v.ty == Ty::Int {
             return self.coerce(v, &Ty::Real).c;
         }
         if !self.types.assignable(to, &v.ty) {
-            self.error(span, format!("expected a value of type {}, found {}", self.types.show(to), self.types.show(&v.ty)));
+            self.error(span, format!("{} (expected a value of type {}, found {})", self.mismatch_what(), self.types.show(to), self.types.show(&v.ty)));
             return "0".into();
         }
         if matches!(to, Ty::Cap(_)) && v.ty == Ty::Null {

@@ -127,6 +127,9 @@ pub struct Checker<'a> {
     imported_globals: Vec<String>,
     /// The current statement allocated temporaries (`_t`).
     used_tmp: bool,
+    /// MPD 1.0.1's words for a type mismatch in what is being checked (an
+    /// initialization, argument n of p, ...); None: an assignment.
+    mismatch: Option<String>,
     /// C labels (exit, next) of the enclosing loops, and the scope depth at
     /// each loop (exit and next end the local ops of deeper scopes).
     loop_labels: Vec<(String, String, usize)>,
@@ -207,6 +210,7 @@ impl<'a> Checker<'a> {
             at_top: false,
             imported_globals: Vec::new(),
             used_tmp: false,
+            mismatch: None,
             loop_labels: Vec::new(),
             chunk: None,
             final_body: None,

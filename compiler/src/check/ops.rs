@@ -633,7 +633,12 @@ impl<'a> Checker<'a> {
             }
             Ty::Error => None,
             _ => {
-                self.error(e.span, format!("expected an operation or an operation capability, found {}", self.types.show(&v.ty)));
+                // MPD 1.0.1: "not an op: x" for a name, "requires an operation" otherwise
+                let what = match &e.kind {
+                    ExprKind::Ident(id) => format!("not an op: {}", id.name),
+                    _ => "requires an operation".to_string(),
+                };
+                self.error(e.span, format!("{} (found {})", what, self.types.show(&v.ty)));
                 None
             }
         }
@@ -739,7 +744,8 @@ impl<'a> Checker<'a> {
                 V { c: field.clone(), ty: p.ty.clone(), form: Form::Scalar, k: None, lv: true, slice: None }
             };
             if p.mode != ParamMode::Res && !dynamic {
-                self.assign_into(&dst, v.clone(), a.span);
+                let what = format!("{}(): argument {} is incompatible", sig.name, i + 1);
+                self.with_mismatch(what, |c| c.assign_into(&dst, v.clone(), a.span));
             }
             if byref && !send {
                 backs.push((v, dst, a.span));
@@ -916,7 +922,7 @@ impl<'a> Checker<'a> {
         for (i, (a, ps)) in args.iter().zip(sig.params.iter()).enumerate() {
             let v = self.expr(a);
             if !v.lv && v.ty != Ty::Error {
-                self.error(a.span, "receive needs variables");
+                self.error(a.span, "assignment target is not a variable (receive needs variables)");
                 continue;
             }
             let c = self.blk_param_of(&ib, i, ps);
@@ -925,7 +931,7 @@ impl<'a> Checker<'a> {
             } else {
                 V::scalar(c, ps.ty.clone())
             };
-            self.assign_into(&v, src, a.span);
+            self.with_mismatch(format!("receive: argument {} is incompatible", i + 1), |c| c.assign_into(&v, src, a.span));
         }
         self.code.put(&format!("mpd_in_done(&{}->h);", ib));
         self.flush_tmps();
