@@ -520,7 +520,7 @@ impl<'a> Checker<'a> {
             "printf" => {
                 let (f, skip) = self.file_arg(args);
                 if args.len() <= skip {
-                    self.error(span, "printf needs a format");
+                    self.error(span, "too few arguments (printf needs a format)");
                     return V::err();
                 }
                 let fmt = self.str_arg(&args[skip]);
@@ -534,7 +534,7 @@ impl<'a> Checker<'a> {
                 }
                 let d = self.expr(&args[0]);
                 if !(d.ty.is_string() && d.lv && d.form == Form::Blob) && d.ty != Ty::Error {
-                    self.error(args[0].span, "sprintf's first argument must be a string variable");
+                    self.error(args[0].span, "not a variable (sprintf's first argument must be a string variable)");
                 }
                 let fmt = self.str_arg(&args[1]);
                 let (n, vs) = self.vals(&args[2..]);

@@ -26,7 +26,7 @@ impl<'a> Checker<'a> {
             Bound::Star(_) => (None, "0".into()),
             Bound::Expr(e) => {
                 let v = self.expr(e);
-                let v = self.ordinal_value(v, e.span);
+                let v = self.ordinal_value(v, e.span, if string { "maxlength is not an integer" } else { "illegal bounds type" });
                 match v.k {
                     Some(KV::Int(n)) => (Some(n), n.to_string()),
                     Some(KV::Char(n)) => (Some(n as i64), n.to_string()),
@@ -250,7 +250,7 @@ impl<'a> Checker<'a> {
                 Ty::Error
             }
             _ => {
-                self.error(last.span, format!("`{}` is not a resource, optype or operation", last.name));
+                self.error(last.span, format!("illegal object of capability: `{}` is not a resource, optype or operation", last.name));
                 Ty::Error
             }
         }
@@ -656,7 +656,7 @@ impl<'a> Checker<'a> {
                 }
                 Ty::Error => return,
                 _ => {
-                    self.error(q.span, "expected an optype");
+                    self.error(q.span, "not an optype");
                     return;
                 }
             },

@@ -378,10 +378,11 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// The value of an ordinal expression as a C int (subscripts, bounds).
-    pub fn ordinal_value(&mut self, v: V, span: Span) -> V {
+    /// The value of an ordinal expression as a C int (subscripts, bounds);
+    /// `what` is MPD 1.0.1's message for a value of another type.
+    pub fn ordinal_value(&mut self, v: V, span: Span, what: &str) -> V {
         if !v.ty.is_ordinal() {
-            self.error(span, format!("expected an int, char, bool or enum value, found {}", self.types.show(&v.ty)));
+            self.error(span, format!("{} (expected an int, char, bool or enum value, found {})", what, self.types.show(&v.ty)));
             return V::err();
         }
         v
@@ -396,7 +397,7 @@ impl<'a> Checker<'a> {
             b = match s {
                 Subscript::Index(ie) => {
                     let i = self.expr(ie);
-                    let i = self.ordinal_value(i, ie.span);
+                    let i = self.ordinal_value(i, ie.span, "wrong subscript type");
                     self.subscript(b, i, ie.span)
                 }
                 Subscript::Slice { lo, hi, span: ssp } => self.slice(b, lo.as_ref(), hi, *ssp),
@@ -423,7 +424,7 @@ impl<'a> Checker<'a> {
             match s {
                 Subscript::Index(ie) => {
                     let i = self.expr(ie);
-                    let i = self.ordinal_value(i, ie.span);
+                    let i = self.ordinal_value(i, ie.span, "wrong subscript type");
                     parts.push(format!("{{0, {}, 0}}", i.c));
                     shape.push(false);
                 }
@@ -511,7 +512,7 @@ impl<'a> Checker<'a> {
             ast::Bound::Star(_) => None,
             ast::Bound::Expr(e) => {
                 let v = self.expr(e);
-                let v = self.ordinal_value(v, e.span);
+                let v = self.ordinal_value(v, e.span, "incompatible slice indices");
                 Some(v.c)
             }
         }
@@ -553,7 +554,7 @@ impl<'a> Checker<'a> {
             }
             Ty::Error => V::err(),
             _ => {
-                self.error(span, format!("cannot slice a {}", self.types.show(&b.ty)));
+                self.error(span, format!("subscripted object is not an array (cannot slice a {})", self.types.show(&b.ty)));
                 V::err()
             }
         }
@@ -1158,7 +1159,7 @@ impl<'a> Checker<'a> {
         }
         // evaluate each element once (only if repeated at least once)
         let mut held = Vec::new();
-        for ((v, sp), c) in vals.into_iter().zip(&counts) {
+        for (n, ((v, sp), c)) in vals.into_iter().zip(&counts).enumerate() {
             let h = self.tmp();
             if ety.is_string() {
                 let s = self.sv(&v);
@@ -1166,7 +1167,7 @@ impl<'a> Checker<'a> {
                 held.push((V { c: h, ty: Ty::Str(None), form: Form::View, k: None, lv: false, slice: None }, sp));
             } else if ety.is_scalar() {
                 if !self.types.assignable(&ety, &v.ty) && !(ety == Ty::Real && v.ty == Ty::Int) {
-                    self.error(sp, format!("array constructor elements must have one type ({} and {})", self.types.show(&ety), self.types.show(&v.ty)));
+                    self.error(sp, format!("element {} of constructor is incompatible ({} and {})", n + 1, self.types.show(&ety), self.types.show(&v.ty)));
                 }
                 let v = self.coerce(v, &ety);
                 let ct = self.ctype(&ety);
@@ -1174,7 +1175,7 @@ impl<'a> Checker<'a> {
                 held.push((V::scalar(h, ety.clone()), sp));
             } else {
                 if !self.types.same(&ety, &v.ty) {
-                    self.error(sp, "array constructor elements must have one type");
+                    self.error(sp, format!("element {} of constructor is incompatible", n + 1));
                 }
                 self.code.put(&format!("char *{} = NULL; if ({} > 0) {} = {};", h, c, h, v.c));
                 held.push((V { c: h, ty: v.ty.clone(), form: Form::Blob, k: None, lv: false, slice: None }, sp));

@@ -491,7 +491,7 @@ impl<'a> Checker<'a> {
                 if let ExprKind::Ident(id) = &base.kind {
                     if let Some(Sym::Proc(sig)) = self.resolve(&id.name) {
                         let r = sig.op.clone()?;
-                        let ix = self.op_subscripts(&r, subs, e.span)?;
+                        let ix = self.op_subscripts(&r, &sig.name, subs, e.span)?;
                         return Some((sig, Target::Op(self.op_ptr(&r, &format!("{} + {}", r.idx, ix)))));
                     }
                 }
@@ -543,17 +543,17 @@ impl<'a> Checker<'a> {
     }
 
     /// The flat, checked index of `op[i, j, ...]` (row-major) as C.
-    fn op_subscripts(&mut self, r: &OpRef, subs: &[ast::Subscript], span: Span) -> Option<String> {
+    fn op_subscripts(&mut self, r: &OpRef, name: &str, subs: &[ast::Subscript], span: Span) -> Option<String> {
         let dims = if r.dims.is_empty() { vec![(r.lo.clone(), r.n.clone())] } else { r.dims.clone() };
         // a[i][j] and a[i, j] both list the subscripts in order
         if subs.len() != dims.len() {
-            self.error(span, format!("this operation array has {} dimensions, not {}", dims.len(), subs.len()));
+            self.error(span, format!("incorrect subscripting of {} (it has {} dimensions, not {})", name, dims.len(), subs.len()));
             return None;
         }
         let mut acc = String::from("0");
         for (s, (lo, n)) in subs.iter().zip(&dims) {
             let ast::Subscript::Index(ie) = s else {
-                self.error(span, "an operation array takes subscripts, not slices");
+                self.error(span, format!("incorrect subscripting of {} (an operation array takes subscripts, not slices)", name));
                 return None;
             };
             let i = self.expr(ie);
@@ -584,7 +584,7 @@ impl<'a> Checker<'a> {
         if let Ty::Cap(CapTy::Resource(rn)) = &bv.ty {
             if let Some(Sym::Proc(sig)) = self.res_member(&rn.clone(), &name.name) {
                 if let Some(r) = sig.op.clone() {
-                    let ix = self.op_subscripts(&r, &all, e.span)?;
+                    let ix = self.op_subscripts(&r, &sig.name, &all, e.span)?;
                     return Some((sig, bv, ix));
                 }
             }
@@ -1182,7 +1182,7 @@ impl<'a> Checker<'a> {
             if name == self.comp {
                 return self.create_self(args, span);
             }
-            self.error(q.span, format!("`{}` is not a resource compiled before this one", name));
+            self.error(q.span, format!("undefined identifier: {} (no resource of that name compiled before this one)", name));
             return V::err();
         };
         if iface.global {

@@ -177,7 +177,7 @@ impl<'a> Checker<'a> {
                         self.fwd_issue = None;
                         self.flush_tmps();
                     }
-                    None => self.error(s.span, "forward is allowed only in a proc or an input statement"),
+                    None => self.error(s.span, "forward: not allowed outside a proc or an input statement"),
                 }
             }
         }
@@ -637,7 +637,7 @@ impl<'a> Checker<'a> {
                 && [&start.ty, &end.ty].iter().all(|t| matches!(t, Ty::Real | Ty::Int | Ty::Error));
             let ty = if real { Ty::Real } else { ty };
             if !real && !ty.is_ordinal() {
-                self.error(q.start.span, format!("a quantifier ranges over int, char, bool, enum or real values, not {}", self.types.show(&ty)));
+                self.error(q.start.span, format!("illegal quantifier type ({}; a quantifier ranges over int, char, bool, enum or real values)", self.types.show(&ty)));
             } else if !real && !self.types.same(&ty, &end.ty) {
                 self.error(q.end.span, format!("incompatible quantifier limit ({} and {})", self.types.show(&ty), self.types.show(&end.ty)));
             }
