@@ -978,6 +978,9 @@ impl<'a> Checker<'a> {
     /// whose op f is c (a resource capability is a record of op capabilities).
     /// None when `base` is not a resource capability (nothing emitted then).
     fn assign_op_field(&mut self, base: &Expr, name: &ast::Ident, rhs: &Expr, span: Span) -> Option<V> {
+        if self.names_component(base) {
+            return None;
+        }
         // the type of base, without emitting its code yet
         let saved = self.code.out.len();
         let probe = self.expr(base);
