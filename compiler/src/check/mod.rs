@@ -148,9 +148,9 @@ pub struct Checker<'a> {
     /// While compiling an `st`/`by` callback: locals of the enclosing code it
     /// reads (their C text and C type), reached through the callback's env.
     capture: Option<(usize, Vec<(String, String)>)>,
-    /// Invocation blocks of the `in` arms being executed, with the loop depth
-    /// at which they were entered (exit/next/return answer them first).
-    in_stack: Vec<(String, usize)>,
+    /// The `in` arms being executed: exit/next answer the invocations of
+    /// those they leave, `return` in an arm leaves the innermost statement.
+    in_stack: Vec<InArm>,
     /// Procs that contain `reply` or `forward` (never called on the caller's stack).
     replying: std::collections::HashSet<String>,
     /// In a proc: C that puts results into the invoker's block before `reply`.
@@ -537,6 +537,18 @@ impl<'a> Checker<'a> {
 
 /// Checks and translates every component of the given files.  `ifaces` holds the
 /// interfaces of components compiled earlier (from MPDinter); new ones are added.
+/// An `in` arm being executed.
+#[derive(Clone)]
+pub(crate) struct InArm {
+    /// Its invocation block (C).
+    pub ib: String,
+    /// The loop depth at which the statement was entered.
+    pub loops: usize,
+    /// The label at the end of the statement, and the scope depth there.
+    pub end: String,
+    pub scopes: usize,
+}
+
 pub fn check_files(
     map: &SourceMap,
     files: &[(ast::SourceFile, String)],
