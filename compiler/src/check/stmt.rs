@@ -749,13 +749,20 @@ impl<'a> Checker<'a> {
     }
 }
 
-/// Whether statements contain `reply` or `forward` (outside nested procs).
+/// Whether a proc with these statements needs a process of its own when
+/// called: it contains `reply` or `forward` (the caller may resume before
+/// it ends), or calls `setpriority` (which changes the priority of the
+/// process running it, not of its caller: MPD 1.0.1 gives such a proc a
+/// separate context too).  Nested procs are not looked into.
 pub fn has_reply(stmts: &[Stmt]) -> bool {
     fn block(b: &ast::Block) -> bool {
         has_reply(&b.stmts)
     }
+    let setpriority = |e: &ast::Expr| matches!(&e.kind, ExprKind::Call { callee, .. }
+        if matches!(&callee.kind, ExprKind::Ident(id) if id.name == "setpriority"));
     stmts.iter().any(|s| match &s.kind {
         StmtKind::Reply | StmtKind::Forward(_) => true,
+        StmtKind::Expr(e) | StmtKind::Call(e) => setpriority(e),
         StmtKind::If { arms, else_block } => arms.iter().any(|a| block(&a.body)) || else_block.as_ref().map(block).unwrap_or(false),
         StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => block(body),
         StmtKind::In(i) => i.arms.iter().any(|a| block(&a.body)) || i.else_block.as_ref().map(block).unwrap_or(false),
