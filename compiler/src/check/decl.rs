@@ -862,6 +862,8 @@ impl<'a> Checker<'a> {
             self.error(p.name.span, format!("`{}` has {} parameters but its op has {}", p.name.name, formal_names.len(), sig.params.len()));
             return;
         }
+        let last = ast::Span { lo: p.body.span.hi.saturating_sub(1), ..p.body.span };
+        self.proc_spans.push((self.line(p.name.span), self.line(last), format!("{}.{}", self.comp, p.name.name)));
         let saved_code = std::mem::replace(&mut self.code, Code::new(&self.file_name, self.opts.lines));
         let saved_top = self.at_top;
         let saved_loops = self.loops;

@@ -138,6 +138,9 @@ pub struct Checker<'a> {
     nops: u32,
     /// Names of procs/procedures/processes in the body (ops they implement).
     proc_names: std::collections::HashSet<String>,
+    /// Lines of each proc and procedure (first, last, "R.f"), registered
+    /// with the runtime for the blocked-process report.
+    pub(crate) proc_spans: Vec<(u32, u32, String)>,
     /// C that starts the processes at the end of the initial code.
     process_starts: String,
     /// Invocation block structs (exported to importers too).
@@ -212,6 +215,7 @@ impl<'a> Checker<'a> {
             ops: Vec::new(),
             nops: 0,
             proc_names: Default::default(),
+            proc_spans: Vec::new(),
             process_starts: String::new(),
             invdefs: String::new(),
             inv_defined: Default::default(),
@@ -473,6 +477,19 @@ impl<'a> Checker<'a> {
         }
         out.push_str(&self.protos);
         out.push_str(&self.funcs);
+        if !self.proc_spans.is_empty() {
+            // which proc a blocked process is in (mpd_procspan_name)
+            let spans: Vec<String> =
+                self.proc_spans.iter().map(|(lo, hi, n)| format!("{{ {}, {}, {} }}", lo, hi, crate::emit::lit::c_string(n.as_bytes()))).collect();
+            out.push_str(&format!(
+                "static const mpd_procspan mpd_spans_[] = {{ {} }};
+static mpd_procspans mpd_spanlist_ = {{ mpd_F, mpd_spans_, {}, 0 }};
+__attribute__((constructor)) static void mpd_spans_reg_(void) {{ mpd_register_procspans(&mpd_spanlist_); }}
+",
+                spans.join(", "),
+                spans.len()
+            ));
+        }
         // op declarations at the start of the initial code
         let mut decls = String::new();
         for o in &self.ops {
