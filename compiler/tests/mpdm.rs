@@ -121,6 +121,25 @@ fn makefile_to_stdout_and_chosen_main() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// -C/-L/-R/-Z given again replace the earlier value, MPDMOPTS first; -I goes
+/// before the -C options and after mpdl's `-o exe`, where MPD 1.0.1 puts it.
+#[test]
+fn later_options_override_earlier_and_mpdmopts() {
+    let d = scratch("override", &[("counter.mpd", COUNTER), ("worker.mpd", WORKER)]);
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mpdm"));
+    c.current_dir(&d).env("MPD_PATH", "").env("PATH", format!("{}:{}", bin_dir().display(), std::env::var("PATH").unwrap_or_default()));
+    c.env("MPDMOPTS", "-Zfirst.tmp -Rold -Lold");
+    c.args(["-f", "-", "-m", "worker", "-C", "-O", "-L", "-x", "-I", "lib", "-Z", "second.tmp", "-C", "-w"]);
+    let out = c.args(["counter.mpd", "worker.mpd"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mk = text(&out.stdout);
+    assert!(mk.contains("MPDFLAGS = -I lib -w\n"), "{}", mk);
+    assert!(mk.contains("\tmpdl -x -o a.out -I lib counter worker\n"), "{}", mk);
+    assert!(mk.contains("\trm -f core a.out second.tmp\n"), "{}", mk);
+    assert!(mk.contains("\ta.out old\n"), "{}", mk);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn long_lines_are_folded_unless_wide() {
     let names: Vec<String> = (0..12).map(|i| format!("component_number_{}", i)).collect();

@@ -371,7 +371,9 @@ OPK_BODY opk_sret mpd__call_op_body(const char *F, int L, mpd_op *op, mpd_invb *
     ib->kind = MPD_INV_CALL;
     switch (op_kind(op)) {
     case MPD_OPK_PROC:
-        if (op_flags(op) & MPD_OP_DIRECT) {        /* the fast path */
+        if ((op_flags(op) & MPD_OP_DIRECT) &&      /* the fast path, on one vm */
+            (__builtin_expect(!atomic_load_explicit(&op_vms_many, memory_order_relaxed), 1) ||
+             res_vm_of(op->owner) == res_vm_of(opk_cur_res()))) {
             op->fn(op->owner, ib);
             return OPK_SRET(NULL, 0);
         }

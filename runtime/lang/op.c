@@ -27,8 +27,10 @@ void mpd_op_proc(mpd_res *self, uint32_t i, uint32_t n, mpd_procfn fn,
         op->name = name;
         op->flags = (uint8_t)flags;
         __atomic_store_n(&op->kind, MPD_OPK_PROC, __ATOMIC_RELEASE);
-        __atomic_store_n(&op->direct, (flags & (MPD_OP_DIRECT | MPD_OP_SENDONLY)) == MPD_OP_DIRECT,
-                         __ATOMIC_RELEASE);
+        int direct = (flags & (MPD_OP_DIRECT | MPD_OP_SENDONLY)) == MPD_OP_DIRECT;
+        __atomic_store_n(&op->direct, direct && !atomic_load(&op_vms_many), __ATOMIC_SEQ_CST);
+        if (direct && atomic_load(&op_vms_many))  /* a vm was created meanwhile */
+            __atomic_store_n(&op->direct, 0, __ATOMIC_SEQ_CST);
     }
 }
 

@@ -192,9 +192,11 @@ static void report_one(mpd_proc *p, void *arg)
     if (o && o->res && res_rt(o->res)->is_global)
         return;             /* as in MPD: servers in globals wait forever */
     const char *f = mpd_proc_file(p);
+    /* blocked in a proc it called directly: named after that proc */
+    const char *in_proc = mpd_procspan_name(f, mpd_proc_line(p));
     if (f)
         fprintf(stderr, "RTS warning: blocked process: %s : file %s, line %d\n",
-                mpd_proc_name(p), f, mpd_proc_line(p));
+                in_proc ? in_proc : mpd_proc_name(p), f, mpd_proc_line(p));
     else
         fprintf(stderr, "RTS warning: blocked process: %s\n", mpd_proc_name(p));
 }

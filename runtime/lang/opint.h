@@ -281,6 +281,16 @@ mpd_res  *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *pare
 int       obj_kill(mpd_res *r);             /* invalidate its id; 0: already */
 void      obj_free(mpd_res *r);             /* killed, unreachable: free it */
 const char *obj_lastname(uint64_t id);     /* pattern name of a slot */
+/* More than one virtual machine exists (set once, by the first create vm()).
+ * A call to a proc on another vm is a remote call in MPD 1.0.1: the caller
+ * waits while the proc runs in a process of its own, and other processes
+ * run meanwhile.  So from then on no op is `direct` (obj_undirect_all), the
+ * inline mpd__call_fast leaves every proc call to mpd_call_op, and that
+ * runs a direct proc on the caller's stack only when both are on one vm.
+ * A program with one vm keeps the inline fast path untouched. */
+extern _Atomic int op_vms_many;
+void      obj_undirect_all(void);
+uint32_t  res_vm_of(mpd_res *r);            /* res.c: r's vm (NULL: 1) */
 extern const mpd_respat obj_localpat;
 mpd_cap   op_alias_base(mpd_cap rc);       /* op.c: see mpd_rescap_with_op */
 

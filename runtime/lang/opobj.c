@@ -92,6 +92,33 @@ mpd_res *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *paren
     return r;
 }
 
+_Atomic int op_vms_many;
+
+/* Clears `direct` on every op of every live object (the first create vm()).
+ * Under the table lock every slot not on the free list holds a live object
+ * whose op table is valid; a proc declared meanwhile reads op_vms_many
+ * after storing its own flag (mpd_op_proc). */
+void obj_undirect_all(void)
+{
+    opk_acquire(&tablk);
+    unsigned char *free_slot = calloc(nslots, 1);
+    if (!free_slot)
+        mpd_rts_fatal("out of memory");
+    for (uint32_t s = freelist; s; s = slot_ent(s)->nextfree)
+        free_slot[s] = 1;
+    for (uint32_t s = 1; s < nslots; s++) {
+        if (free_slot[s])
+            continue;
+        slotent *e = slot_ent(s);
+        mpd_op *ops = atomic_load_explicit(&e->ops, memory_order_relaxed);
+        uint32_t n = atomic_load_explicit(&e->nops, memory_order_relaxed);
+        for (uint32_t i = 0; ops && i < n; i++)
+            __atomic_store_n(&ops[i].direct, 0, __ATOMIC_SEQ_CST);
+    }
+    opk_release(&tablk);
+    free(free_slot);
+}
+
 const char *obj_lastname(uint64_t id)
 {
     uint32_t s = (uint32_t)id;

@@ -30,6 +30,11 @@ static uint32_t res_vm(mpd_res *r)
     return rt->vm ? rt->vm : 1;
 }
 
+uint32_t res_vm_of(mpd_res *r)
+{
+    return res_vm(r);
+}
+
 static int vm_alive(uint32_t vm)
 {
     return vm >= 1 && vm <= nvms && !(vm < vm_dead_cap && vm_dead[vm]);
@@ -66,6 +71,8 @@ mpd_cap mpd_vm_create(const char *F, int L, int machine, mpd_res *self)
     }
     vm_machine[vm] = machine >= 0 ? machine : machine_of_vm(mine);
     opk_release(&reslk);
+    if (!atomic_exchange(&op_vms_many, 1))
+        obj_undirect_all();     /* calls may now cross vms (opint.h) */
     return vm_cap(vm);
 }
 

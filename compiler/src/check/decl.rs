@@ -401,13 +401,21 @@ impl<'a> Checker<'a> {
                         Some(i) => {
                             let g = i.global;
                             let mut syms = i.syms.clone();
-                            if g && !self.imported_globals.contains(&n.name) {
-                                self.imported_globals.push(n.name.clone());
-                                // the first import creates the global and runs its initial code
-                                let p = self.pos(n.span);
+                            if g {
                                 let f = names::global_field(&n.name);
-                                self.fields.push_str(&format!("    void *{};\n", f));
-                                self.code.put(&format!("self->{} = mpd_global_at({}, &{}_pat, &self->h);", f, p, names::global_struct(&n.name)));
+                                if !self.imported_globals.contains(&n.name) {
+                                    self.imported_globals.push(n.name.clone());
+                                    self.fields.push_str(&format!("    void *{};\n", f));
+                                }
+                                // the first import executed on this vm creates the global
+                                // and runs its initial code; every import statement may be
+                                // that first one (one in a procedure runs when it is called)
+                                let p = self.pos(n.span);
+                                self.code.put(&format!(
+                                    "if (!self->{f}) self->{f} = mpd_global_at({}, &{}_pat, &self->h);",
+                                    p,
+                                    names::global_struct(&n.name)
+                                ));
                             }
                             if *extend && !g {
                                 // the extended spec's ops become ops of this resource
@@ -426,7 +434,10 @@ impl<'a> Checker<'a> {
                                     }
                                 }
                             }
-                            if !matches!(self.scopes.last().unwrap().map.get(&n.name), Some(Sym::Comp(_))) {
+                            // a name already visible here (a procedure or variable called
+                            // like the component) keeps its meaning; the members still
+                            // come in (MPD 1.0.1)
+                            if self.lookup(&n.name).is_none() {
                                 self.declare(n, Sym::Comp(n.name.clone()));
                             }
                             // imported names are visible unqualified too, in the outermost
@@ -844,6 +855,8 @@ impl<'a> Checker<'a> {
             self.error(p.name.span, format!("wrong number of arguments (`{}` has {} parameters but its op has {})", p.name.name, formal_names.len(), sig.params.len()));
             return;
         }
+        let last = ast::Span { lo: p.body.span.hi.saturating_sub(1), ..p.body.span };
+        self.proc_spans.push((self.line(p.name.span), self.line(last), format!("{}.{}", self.comp, p.name.name)));
         let saved_code = std::mem::replace(&mut self.code, Code::new(&self.file_name, self.opts.lines));
         let saved_top = self.at_top;
         let saved_loops = self.loops;

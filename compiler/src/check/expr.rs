@@ -100,6 +100,7 @@ impl<'a> Checker<'a> {
             }
             ExprKind::Call { callee, args } => self.call_expr(callee, args, e.span),
             ExprKind::Unary { op, operand } => self.unary(*op, operand, e.span),
+            ExprKind::Binary { op: op @ (BinaryOp::And | BinaryOp::Or), lhs, rhs } => self.and_or(*op, lhs, rhs, e.span),
             ExprKind::Binary { op, lhs, rhs } => {
                 let a = self.expr(lhs);
                 let b = self.expr(rhs);
@@ -177,6 +178,28 @@ impl<'a> Checker<'a> {
             }
             ExprKind::Create { target, args, on } => self.create(target, args, on.as_deref(), e.span),
         }
+    }
+
+    /// `a and b`, `a or b`.  On bools b is evaluated only when a does not
+    /// decide: C's && and || do that for b's expression, but the statements
+    /// some operands need first (a call through a capability, a string
+    /// result, ...) are put under an `if` on a's value.  On ints (bitwise)
+    /// both are evaluated.
+    fn and_or(&mut self, op: BinaryOp, lhs: &Expr, rhs: &Expr, span: Span) -> V {
+        let a = self.expr(lhs);
+        let mark = self.code.out.len();
+        let b = self.expr(rhs);
+        if self.code.out.len() == mark || a.ty != Ty::Bool || b.ty != Ty::Bool {
+            return self.binary(op, a, b, span);
+        }
+        let pre = self.code.out.split_off(mark);
+        let t = self.tmp();
+        self.code.put(&format!("_Bool {} = {};", t, a.c));
+        self.code.put(&format!("if ({}{}) {{", if op == BinaryOp::And { "" } else { "!" }, t));
+        self.code.out.push_str(&pre);
+        self.code.put(&format!("{} = {};", t, b.c));
+        self.code.put("}");
+        V::scalar(t, Ty::Bool)
     }
 
     fn ident(&mut self, id: &ast::Ident) -> V {
@@ -957,6 +980,9 @@ impl<'a> Checker<'a> {
     /// whose op f is c (a resource capability is a record of op capabilities).
     /// None when `base` is not a resource capability (nothing emitted then).
     fn assign_op_field(&mut self, base: &Expr, name: &ast::Ident, rhs: &Expr, span: Span) -> Option<V> {
+        if self.names_component(base) {
+            return None;
+        }
         // the type of base, without emitting its code yet
         let saved = self.code.out.len();
         let probe = self.expr(base);

@@ -142,6 +142,9 @@ pub struct Checker<'a> {
     nops: u32,
     /// Names of procs/procedures/processes in the body (ops they implement).
     proc_names: std::collections::HashSet<String>,
+    /// Lines of each proc and procedure (first, last, "R.f"), registered
+    /// with the runtime for the blocked-process report.
+    pub(crate) proc_spans: Vec<(u32, u32, String)>,
     /// C that starts the processes at the end of the initial code.
     process_starts: String,
     /// Invocation block structs (exported to importers too).
@@ -152,9 +155,9 @@ pub struct Checker<'a> {
     /// While compiling an `st`/`by` callback: locals of the enclosing code it
     /// reads (their C text and C type), reached through the callback's env.
     capture: Option<(usize, Vec<(String, String)>)>,
-    /// Invocation blocks of the `in` arms being executed, with the loop depth
-    /// at which they were entered (exit/next/return answer them first).
-    in_stack: Vec<(String, usize)>,
+    /// The `in` arms being executed: exit/next answer the invocations of
+    /// those they leave, `return` in an arm leaves the innermost statement.
+    in_stack: Vec<InArm>,
     /// Procs that contain `reply` or `forward` (never called on the caller's stack).
     replying: std::collections::HashSet<String>,
     /// In a proc: C that puts results into the invoker's block before `reply`.
@@ -217,6 +220,7 @@ impl<'a> Checker<'a> {
             ops: Vec::new(),
             nops: 0,
             proc_names: Default::default(),
+            proc_spans: Vec::new(),
             process_starts: String::new(),
             invdefs: String::new(),
             inv_defined: Default::default(),
@@ -478,6 +482,19 @@ impl<'a> Checker<'a> {
         }
         out.push_str(&self.protos);
         out.push_str(&self.funcs);
+        if !self.proc_spans.is_empty() {
+            // which proc a blocked process is in (mpd_procspan_name)
+            let spans: Vec<String> =
+                self.proc_spans.iter().map(|(lo, hi, n)| format!("{{ {}, {}, {} }}", lo, hi, crate::emit::lit::c_string(n.as_bytes()))).collect();
+            out.push_str(&format!(
+                "static const mpd_procspan mpd_spans_[] = {{ {} }};
+static mpd_procspans mpd_spanlist_ = {{ mpd_F, mpd_spans_, {}, 0 }};
+__attribute__((constructor)) static void mpd_spans_reg_(void) {{ mpd_register_procspans(&mpd_spanlist_); }}
+",
+                spans.join(", "),
+                spans.len()
+            ));
+        }
         // op declarations at the start of the initial code
         let mut decls = String::new();
         for o in &self.ops {
@@ -542,6 +559,18 @@ impl<'a> Checker<'a> {
 
 /// Checks and translates every component of the given files.  `ifaces` holds the
 /// interfaces of components compiled earlier (from MPDinter); new ones are added.
+/// An `in` arm being executed.
+#[derive(Clone)]
+pub(crate) struct InArm {
+    /// Its invocation block (C).
+    pub ib: String,
+    /// The loop depth at which the statement was entered.
+    pub loops: usize,
+    /// The label at the end of the statement, and the scope depth there.
+    pub end: String,
+    pub scopes: usize,
+}
+
 pub fn check_files(
     map: &SourceMap,
     files: &[(ast::SourceFile, String)],

@@ -495,6 +495,16 @@ impl<'a> Checker<'a> {
                         return Some((sig, Target::Op(self.op_ptr(&r, &format!("{} + {}", r.idx, ix)))));
                     }
                 }
+                // g.f[i]: an element of an op array of component g
+                if let ExprKind::Field { base: rb, name } = &base.kind {
+                    if let (true, ExprKind::Ident(b)) = (self.names_component(rb), &rb.kind) {
+                        if let Some(Sym::Proc(sig)) = self.qualified(b, name) {
+                            let r = sig.op.clone()?;
+                            let ix = self.op_subscripts(&r, subs, e.span)?;
+                            return Some((sig, Target::Op(self.op_ptr(&r, &format!("{} + {}", r.idx, ix)))));
+                        }
+                    }
+                }
                 // rc.p[i]: an element of an op array of a resource capability
                 if let (ExprKind::Field { base: rb, name }, [ast::Subscript::Index(ie)]) = (&base.kind, subs.as_slice()) {
                     let saved = self.code.out.len();
@@ -576,7 +586,7 @@ impl<'a> Checker<'a> {
             b = b2.as_ref();
         }
         let ExprKind::Field { base: rb, name } = &b.kind else { return None };
-        if all.is_empty() {
+        if all.is_empty() || self.names_component(rb) {
             return None;
         }
         let saved = self.code.out.len();
@@ -591,6 +601,16 @@ impl<'a> Checker<'a> {
         }
         self.code.out.truncate(saved);
         None
+    }
+
+    /// Whether `e` is a component name qualifying a member (`g` in `g.x`):
+    /// probes that evaluate the base of `x.f` to look for a resource
+    /// capability must not evaluate it then (a component is not a value).
+    pub fn names_component(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Ident(b) => matches!(self.lookup(&b.name), Some(Sym::Comp(_))) || b.name == self.comp,
+            _ => false,
+        }
     }
 
     /// A member of resource `rn`'s spec (this resource's own, or an imported one).

@@ -34,9 +34,9 @@ impl<'a> Checker<'a> {
                     let sd = *sd;
                     self.flush_tmps();
                     let depth = self.loop_labels.len();
-                    for (ib, d) in self.in_stack.clone().iter().rev() {
-                        if *d >= depth {
-                            self.code.put(&format!("mpd_in_done({});", ib));
+                    for a in self.in_stack.clone().iter().rev() {
+                        if a.loops >= depth {
+                            self.code.put(&format!("mpd_in_done({});", a.ib));
                         }
                     }
                     // ops declared inside the loop die as they would at its block's end
@@ -97,8 +97,13 @@ impl<'a> Checker<'a> {
                 if let Some(e) = e {
                     self.error(e.span, "MPD's return takes no value; assign the result variable instead");
                 }
-                for (ib, _) in self.in_stack.clone().iter().rev() {
-                    self.code.put(&format!("mpd_in_done({});", ib));
+                if let Some(a) = self.in_stack.last().cloned() {
+                    // in an arm, return ends the invocation being serviced and
+                    // with it the input statement (MPD 1.0.1)
+                    self.flush_tmps();
+                    self.local_ops_end_from(a.scopes);
+                    self.code.put(&format!("mpd_in_done({}); goto {};", a.ib, a.end));
+                    return;
                 }
                 self.local_ops_end_all();
                 match self.ret.clone() {
@@ -144,8 +149,8 @@ impl<'a> Checker<'a> {
             StmtKind::In(ins) => self.in_stmt(ins, s.span),
             StmtKind::Reply => {
                 let p = self.pos(s.span);
-                if let Some((ib, _)) = self.in_stack.last().cloned() {
-                    self.code.put(&format!("{} = mpd_reply({}, {});", ib, p, ib));
+                if let Some(a) = self.in_stack.last().cloned() {
+                    self.code.put(&format!("{} = mpd_reply({}, {});", a.ib, p, a.ib));
                     return;
                 }
                 match (&self.reply_code, self.ret.is_some()) {
@@ -159,8 +164,8 @@ impl<'a> Checker<'a> {
             }
             StmtKind::Co(co) => self.co_stmt(co, s.span),
             StmtKind::Forward(e) => {
-                let cur = if let Some((ib, _)) = self.in_stack.last() {
-                    Some(ib.clone())
+                let cur = if let Some(a) = self.in_stack.last() {
+                    Some(a.ib.clone())
                 } else if self.reply_code.is_some() && self.ret.is_some() {
                     Some("(*_ibp)".to_string())
                 } else {
@@ -380,8 +385,11 @@ impl<'a> Checker<'a> {
             self.block(eb);
             self.code.close("}");
         }
+        let end = format!("_inend{}", id);
+        let arms_start = self.code.out.len();
         for (ai, arm) in ins.arms.iter().enumerate() {
             self.code.open(&format!("if ({} && _in{}.arm == {}) {{", ib, id, ai));
+            let scopes = self.scopes.len();
             self.push();
             let qv = arms[ai]
                 .qv
@@ -389,12 +397,16 @@ impl<'a> Checker<'a> {
                 .zip(qlocals[ai].as_ref())
                 .map(|((q, id2, t), l)| (l.clone(), id2.clone(), t.clone(), q.clone()));
             self.bind_formals(arm, &arms[ai].sig, &ib, &qv);
-            self.in_stack.push((ib.clone(), self.loop_labels.len()));
+            self.in_stack.push(super::InArm { ib: ib.clone(), loops: self.loop_labels.len(), end: end.clone(), scopes });
             self.block(&arm.body);
             self.in_stack.pop();
             self.code.put(&format!("mpd_in_done({});", ib));
             self.pop();
             self.code.close("}");
+        }
+        // the label only when a return in an arm jumps to it
+        if self.code.out[arms_start..].contains(&format!("goto {};", end)) {
+            self.code.put(&format!("{}: ;", end));
         }
         self.code.close("}");
     }
@@ -742,13 +754,20 @@ impl<'a> Checker<'a> {
     }
 }
 
-/// Whether statements contain `reply` or `forward` (outside nested procs).
+/// Whether a proc with these statements needs a process of its own when
+/// called: it contains `reply` or `forward` (the caller may resume before
+/// it ends), or calls `setpriority` (which changes the priority of the
+/// process running it, not of its caller: MPD 1.0.1 gives such a proc a
+/// separate context too).  Nested procs are not looked into.
 pub fn has_reply(stmts: &[Stmt]) -> bool {
     fn block(b: &ast::Block) -> bool {
         has_reply(&b.stmts)
     }
+    let setpriority = |e: &ast::Expr| matches!(&e.kind, ExprKind::Call { callee, .. }
+        if matches!(&callee.kind, ExprKind::Ident(id) if id.name == "setpriority"));
     stmts.iter().any(|s| match &s.kind {
         StmtKind::Reply | StmtKind::Forward(_) => true,
+        StmtKind::Expr(e) | StmtKind::Call(e) => setpriority(e),
         StmtKind::If { arms, else_block } => arms.iter().any(|a| block(&a.body)) || else_block.as_ref().map(block).unwrap_or(false),
         StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => block(body),
         StmtKind::In(i) => i.arms.iter().any(|a| block(&a.body)) || i.else_block.as_ref().map(block).unwrap_or(false),

@@ -33,28 +33,47 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
         diags.emit_stderr(&map);
         return Err(error_status(&diags));
     }
-    // interfaces of components compiled in earlier runs, for imports
+    // interfaces of components compiled in earlier runs, for imports: the spec
+    // part of each (its body, and what the body imports, are its own business),
+    // and transitively the components those spec parts import
     let mut ifaces: HashMap<String, Iface> = HashMap::new();
     let here: Vec<String> = files.iter().flat_map(|(f, _)| f.components.iter().map(|c| c.name.name.clone())).collect();
     let mut imported_files: Vec<(ast::SourceFile, String)> = Vec::new();
+    let mut wanted: Vec<String> = Vec::new();
     for (f, _) in &files {
         for c in &f.components {
-            let mut wanted = imports_of(c);
+            wanted.extend(imports_of(c, true));
             if c.form == ast::ComponentForm::SeparateBody {
                 wanted.push(c.name.name.clone());
             }
-            for name in wanted {
-                if (here.contains(&name) && c.form != ast::ComponentForm::SeparateBody) || imported_files.iter().any(|(f, _)| f.components.iter().any(|c| c.name.name == name)) {
-                    continue;
-                }
-                if let Some(spec) = inter.read_spec(&name) {
-                    let id = map.add(spec.file.clone(), spec.text.clone());
-                    let sf = syntax::parse_file(&map, id, &mut diags);
-                    imported_files.push((sf, spec.file.clone()));
-                }
-            }
         }
     }
+    let mut looked: Vec<String> = Vec::new();
+    while let Some(name) = wanted.pop() {
+        if looked.contains(&name) {
+            continue;
+        }
+        looked.push(name.clone());
+        let separate_body_here = files
+            .iter()
+            .any(|(f, _)| f.components.iter().any(|c| c.name.name == name && c.form == ast::ComponentForm::SeparateBody));
+        let spec_here = files
+            .iter()
+            .any(|(f, _)| f.components.iter().any(|c| c.name.name == name && c.form != ast::ComponentForm::SeparateBody));
+        if spec_here || (here.contains(&name) && !separate_body_here) {
+            continue;
+        }
+        if let Some(spec) = inter.read_spec(&name) {
+            let id = map.add(spec.file.clone(), spec.text.clone());
+            let sf = spec_part(&syntax::parse_file(&map, id, &mut diags));
+            for c in &sf.components {
+                wanted.extend(imports_of(c, false));
+            }
+            imported_files.push((sf, spec.file.clone()));
+        }
+    }
+    // a component comes after those it imports (check_files orders them, too)
+    imported_files.reverse();
     let opts = check::Opts { no_checks: o.optimize, no_fold: o.no_fold, lines: true, no_slice: o.no_slice };
     let mut types = check::types::Types::default();
     let mut specs = HashMap::new();
@@ -159,10 +178,10 @@ fn spec_part(f: &ast::SourceFile) -> ast::SourceFile {
     f
 }
 
-/// Names a component imports (spec and body).
-fn imports_of(c: &ast::Component) -> Vec<String> {
+/// Names a component imports in its spec, and in its body if `body`.
+fn imports_of(c: &ast::Component, body: bool) -> Vec<String> {
     let mut out = Vec::new();
-    let body_items = c.body.as_ref().map(|b| b.items.as_slice()).unwrap_or(&[]);
+    let body_items = c.body.as_ref().filter(|_| body).map(|b| b.items.as_slice()).unwrap_or(&[]);
     for s in c.spec.iter().chain(body_items.iter()) {
         if let ast::StmtKind::Decl(d) = &s.kind {
             if let ast::DeclKind::Import { names, .. } = &d.kind {

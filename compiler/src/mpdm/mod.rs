@@ -22,10 +22,12 @@ pub struct Opts {
     pub main: Option<String>,
     pub verbose: bool,
     pub wide: bool,
-    pub mpd_opts: Vec<String>,
-    pub mpdl_opts: Vec<String>,
-    pub run_args: Vec<String>,
-    pub cleanx: Vec<String>,
+    /// -C, -L, -R, -Z: each one word list; a later option replaces an earlier
+    /// one (MPDMOPTS are read first, so the command line overrides them).
+    pub mpd_opts: Option<String>,
+    pub mpdl_opts: Option<String>,
+    pub run_args: Option<String>,
+    pub cleanx: Option<String>,
     /// .mpd files, in order.
     pub sources: Vec<String>,
     /// .c .o .a .so files and -lxx libraries, in order.
@@ -75,10 +77,10 @@ pub fn parse_args(args: &[String]) -> Result<Opts, String> {
                         'o' => o.exe = Some(val),
                         'c' => o.compiler = Some(val),
                         'm' => o.main = Some(val),
-                        'C' => o.mpd_opts.push(val),
-                        'L' => o.mpdl_opts.push(val),
-                        'R' => o.run_args.push(val),
-                        _ => o.cleanx.push(val),
+                        'C' => o.mpd_opts = Some(val),
+                        'L' => o.mpdl_opts = Some(val),
+                        'R' => o.run_args = Some(val),
+                        _ => o.cleanx = Some(val),
                     }
                     break;
                 }
@@ -215,13 +217,11 @@ fn layout<'a>(o: &'a Opts, given: &[String]) -> write::Layout<'a> {
         Some(d) => format!("{}/MPDinter", d),
         None => "./MPDinter".to_string(),
     };
-    let with_inter = |opts: &[String]| {
-        let mut v: Vec<String> = Vec::new();
-        if let Some(d) = &o.inter {
-            v.push(format!("-I {}", d));
-        }
-        v.extend(opts.iter().cloned());
-        v.join(" ")
+    // MPD's places: MPDFLAGS = -I dir opts; mpdl opts -o exe -I dir comps
+    let mpd_flags = match (&o.inter, &o.mpd_opts) {
+        (Some(d), Some(c)) => format!("-I {} {}", d, c),
+        (Some(d), None) => format!("-I {}", d),
+        (None, c) => c.clone().unwrap_or_default(),
     };
     let as_object = |e: &String| match e.strip_suffix(".c") {
         Some(stem) => format!("{}.o", stem),
@@ -234,10 +234,11 @@ fn layout<'a>(o: &'a Opts, given: &[String]) -> write::Layout<'a> {
     write::Layout {
         inter,
         exe: o.exe.as_deref().unwrap_or("a.out"),
-        mpd_flags: with_inter(&o.mpd_opts),
-        mpdl_flags: with_inter(&o.mpdl_opts),
-        run_args: o.run_args.join(" "),
-        cleanx_files: o.cleanx.clone(),
+        mpd_flags,
+        mpdl_flags: o.mpdl_opts.clone().unwrap_or_default(),
+        link_inter: o.inter.clone(),
+        run_args: o.run_args.clone().unwrap_or_default(),
+        cleanx_files: o.cleanx.iter().cloned().collect(),
         sources,
         extras: o.extras.iter().map(as_object).collect(),
         c_objects: o.extras.iter().filter(|e| e.ends_with(".c")).map(as_object).collect(),
@@ -294,9 +295,17 @@ mod tests {
         assert_eq!(o.compiler.as_deref(), Some("/x/mpd"));
         assert_eq!(o.makefile.as_deref(), Some("mk"));
         assert_eq!(o.main.as_deref(), Some("main"));
-        assert_eq!(o.mpd_opts, v("-O"));
+        assert_eq!(o.mpd_opts.as_deref(), Some("-O"));
         assert_eq!(o.sources, v("a.mpd b.mpd"));
         assert_eq!(o.extras, v("-lm x.a y.o z.c"));
+    }
+
+    #[test]
+    fn later_option_values_replace_earlier_ones() {
+        let o = parse_args(&v("-Zone -C -O -L -x -Ztwo -C -w a.mpd")).unwrap();
+        assert_eq!(o.cleanx.as_deref(), Some("two"));
+        assert_eq!(o.mpd_opts.as_deref(), Some("-w"));
+        assert_eq!(o.mpdl_opts.as_deref(), Some("-x"));
     }
 
     #[test]

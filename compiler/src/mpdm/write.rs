@@ -16,6 +16,8 @@ pub struct Layout<'a> {
     /// Options for mpd (MPDFLAGS) and for mpdl.
     pub mpd_flags: String,
     pub mpdl_flags: String,
+    /// -I dir, which mpdl gets after `-o exe` (where MPD 1.0.1 puts it).
+    pub link_inter: Option<String>,
     /// Arguments for `make run`, files for `make cleanx`.
     pub run_args: String,
     pub cleanx_files: Vec<String>,
@@ -43,7 +45,8 @@ pub fn makefile(p: &Plan, l: &Layout) -> String {
     m.line(&format!("{}: {}", l.exe, objs.join(" ")));
     let mut link = p.link_order();
     link.extend(l.extras.iter().cloned());
-    m.line(&format!("\tmpdl {} -o {} {}", l.mpdl_flags, l.exe, link.join(" ")));
+    let inter = l.link_inter.as_ref().map(|d| format!("-I {} ", d)).unwrap_or_default();
+    m.line(&format!("\tmpdl {} -o {} {}{}", l.mpdl_flags, l.exe, inter, link.join(" ")));
     m.raw("\n");
     m.line(&format!("compile: {}", objs.join(" ")));
     m.raw("\n");

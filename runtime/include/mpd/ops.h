@@ -226,6 +226,25 @@ mpd_cap  mpd_myresource(void);
 /* The instance the running process belongs to (NULL outside any). */
 mpd_res *mpd_self_res(void);
 
+/* The source lines of the procs and procedures of one component, so that
+ * the blocked-process report can name the proc a process is blocked in
+ * when that proc was called directly (it runs in its caller's process, as
+ * MPD 1.0.1 names it then: "R.f").  Generated code registers one list per
+ * component from a constructor; nothing is done per call. */
+typedef struct mpd_procspan {
+    int lo, hi;                 /* first and last line                      */
+    const char *name;           /* "R.f"                                    */
+} mpd_procspan;
+typedef struct mpd_procspans {
+    const char *file;           /* the component's source file (mpd_F)      */
+    const mpd_procspan *spans;
+    unsigned n;
+    struct mpd_procspans *next; /* the runtime's                            */
+} mpd_procspans;
+void mpd_register_procspans(mpd_procspans *s);
+/* The proc whose lines hold file:line, or NULL. */
+const char *mpd_procspan_name(const char *file, int line);
+
 /* The program's start: creates the main resource from inside the first MPD
  * process (mpd_rt_main's main function) and returns at once; the main
  * function should then return.  At program end (every
