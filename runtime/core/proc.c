@@ -55,7 +55,6 @@ const char *mpd_proc_name(const mpd_proc *p)
 }
 
 void mpd_proc_set_name(mpd_proc *p, const char *name) { set_name(p, name); }
-void mpd_proc_set_priority(mpd_proc *p, int priority) { p->hot.priority = priority; }
 mpd_proc **mpd_proc_link(mpd_proc *p) { return &p->link; }
 
 /* Every field a process relies on: a region may be reused.  to_cache: it
@@ -118,6 +117,8 @@ mpd_proc *mpd_proc_prepare(void (*fn)(void *), void *arg, const mpd_proc_attr *a
                       attr->name ? attr->name : "proc", mpd__max_procs);
     size_t ss = attr->stack_size ? attr->stack_size : mpd__stack_default;
     mpd_proc *p = mpd__region_alloc(vp, ss, attr->name);
+    if (attr->priority != 0)
+        mpd__prio_mixed_on();
     proc_init(p, fn, arg, attr->priority, attr->detached != 0, attr->detached && p->std_region, NULL);
     p->run_now = attr->run_now;
     if (attr->name_static && attr->name) {

@@ -165,10 +165,16 @@ _Static_assert((int)P_READY == (int)MPD__PS_READY && (int)P_RUNNING == (int)MPD_
 #else
 #define MPD_RT_HAND1 0
 #endif
+/* 1 once some process has had a priority other than 0 (it stays 1).  Then
+ * the shortcuts that would put a woken process ahead of its place in the
+ * priority order are off: the generated code's inline V handoff (it
+ * appends without comparing) and, with several VPs, the runnext slot. */
+extern int mpd__prio_mixed;
+void mpd__prio_mixed_on(void);
 static inline void fast1_set(int on)
 {
     mpd__fast1 = on;
-    mpd__hand1_off = !(on && MPD_RT_HAND1);
+    mpd__hand1_off = !(on && MPD_RT_HAND1) || mpd__prio_mixed;
 }
 extern size_t mpd__stack_default;
 extern long mpd__max_procs;

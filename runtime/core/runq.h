@@ -19,14 +19,24 @@ _Static_assert(offsetof(runq, head) == offsetof(struct mpd__runq_h1, head) &&
                offsetof(runq, tail) == offsetof(struct mpd__runq_h1, tail), "handoff.h");
 #endif
 
-/* Appends p to the list, the caller holding whatever lock q needs. */
+void mpd__rq_insert_by_priority(runq *q, mpd_proc *p);
+
+/* Appends p to the list, the caller holding whatever lock q needs.  The
+ * list is kept in MPD's ready order: higher priority first, FIFO among
+ * equals.  While every priority is equal (the usual case) that is an
+ * append; the one compare touches only the two lines the append writes. */
 static inline void rq_link_tail(runq *q, mpd_proc *p)
 {
     p->link = NULL;
-    if (q->tail)
+    if (q->tail) {
+        if (__builtin_expect(q->tail->hot.priority < p->hot.priority, 0)) {
+            mpd__rq_insert_by_priority(q, p);
+            return;
+        }
         q->tail->link = p;
-    else
+    } else {
         q->head = p;
+    }
     q->tail = p;
 }
 

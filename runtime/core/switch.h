@@ -67,7 +67,7 @@ static inline void vp_ready(mpd_vp *vp, mpd_proc *p)
  * to the shared queue. */
 static inline void vp_wake(mpd_vp *vp, mpd_proc *p)
 {
-    if (mpd__single || vp->sched != &mpd_sched_fifo || !vp->hot.cur) {
+    if (mpd__single || vp->sched != &mpd_sched_fifo || !vp->hot.cur || mpd__prio_mixed) {
         vp_ready(vp, p);
         return;
     }

@@ -172,7 +172,9 @@ static const char *conversion(fmt_state *st, const char *fmt, int len, int *i)
         NEED_ARG(a);
         if (a->kind != MPD_V_PTR)
             return "format calls for a pointer argument";
-        {
+        if (!a->u.p) {   /* as write() shows it; width and precision as for %s */
+            add_text(b, &s, "==null==", 8);
+        } else {
             char hex[MPD_FMT_MAX];
             int n = snprintf(hex, sizeof hex, "%08llX", (unsigned long long)(uintptr_t)a->u.p);
             add_text(b, &s, hex, n);

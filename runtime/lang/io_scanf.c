@@ -1,344 +1,599 @@
-/* io_scanf.c: MPD's scanf/sscanf — C's input conversions read by MPD's
- * rules: %i takes MPD literals (12, 12q, 12afx), %o/%x take an optional
- * q/x suffix, %b takes true/false/TRUE/FALSE, %p takes hex or ==null==; a
- * field stops at the first character that cannot extend a legal value. */
+/* io_scanf.c: MPD's scanf/sscanf, conversion by conversion the way MPD 1.0.1
+ * reads them (its behaviour, checked against the original, is listed in
+ * docs/lang-runtime.md, "read, get, scanf").  It is not C's scanf:
+ *   - a character of the format other than '%' matches exactly one equal
+ *     input character (a blank matches one blank; nothing is skipped);
+ *   - %i takes MPD literals (12, 17q, 1fx), %o/%x an optional q/x suffix,
+ *     %b true/false/TRUE/FALSE (a width compares a prefix), %p hex digits or
+ *     ==null==;
+ *   - with no width a field is at most 512 characters, 8 for %p, and 1 when
+ *     the destination is a char (so %s and %[ can fill a char);
+ *   - the destination's type is checked when the field has been read: a
+ *     mismatch aborts, but input that fails first just ends the statement. */
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "io_internal.h"
 
-#define DEFAULT_WIDTH 512     /* the ANSI limit MPD used for unbounded fields */
+#define FIELD_MAX 512           /* MPD's (ANSI's) limit on one field */
+#define WIDTH_DIGITS_MAX 50     /* a width of this many digits is an error */
+#define MISMATCH "arguments do not match format string"
+
+/* How a conversion ends the statement: go on, return the count, or return
+ * the count but EOF when nothing was converted yet. */
+enum { GO, STOP, STOP_EOF };
 
 typedef struct {
     io_src *in;
     const char *fmt;
-    int flen, n;
+    int flen, fi;               /* the format and the position in it */
     const mpd_dest *d;
-    long long result;
-    const char *err;          /* set instead of aborting inside the input job */
+    int n, argi;                /* destinations and the next one */
+    long long nread;            /* values stored */
+    const char *err;            /* set instead of aborting inside the input job */
 } scan_job;
 
-enum { OK, MATCH_FAIL, INPUT_FAIL };
-
 static int is_digit(int c) { return c >= '0' && c <= '9'; }
-static int is_hex(int c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-static int is_oct(int c) { return c >= '0' && c <= '7'; }
+static int is_hex(int c) { return is_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'); }
 
-/* Can character c extend the field text t[0..n) toward a legal value? */
-typedef int (*extends_fn)(const char *t, int n, int c);
+/* The next format character, '\0' at the end. */
+static char fmt_next(scan_job *j) { return j->fi < j->flen ? j->fmt[j->fi++] : '\0'; }
+static char fmt_peek(const scan_job *j) { return j->fi < j->flen ? j->fmt[j->fi] : '\0'; }
 
-static int signed_start(const char *t, int n, int c, int *body)
+/* MPD's letter for the type of the next destination (0: none left). */
+static char arg_type(const scan_job *j)
 {
-    int s = n > 0 && (t[0] == '+' || t[0] == '-');
-    *body = n - s;
-    return n == 0 && (c == '+' || c == '-');
-}
-
-static int ends_with_suffix(const char *t, int n)
-{
-    return n > 0 && strchr("qQxX", t[n - 1]) != NULL;
-}
-
-static int ext_dec(const char *t, int n, int c)
-{
-    int body;
-    return signed_start(t, n, c, &body) || is_digit(c);
-}
-
-static int ext_lit(const char *t, int n, int c)        /* %i: MPD literal */
-{
-    int body;
-    if (signed_start(t, n, c, &body))
-        return 1;
-    if (ends_with_suffix(t, n))
+    if (j->argi >= j->n)
         return 0;
-    if (body == 0)
-        return is_digit(c);
-    return is_hex(c) || strchr("qQxX", c) != NULL;
-}
-
-static int ext_oct(const char *t, int n, int c)
-{
-    int body;
-    if (signed_start(t, n, c, &body))
-        return 1;
-    if (ends_with_suffix(t, n))
-        return 0;
-    return is_oct(c) || (body > 0 && (c == 'q' || c == 'Q'));
-}
-
-static int ext_hex(const char *t, int n, int c)
-{
-    int body;
-    if (signed_start(t, n, c, &body))
-        return 1;
-    if (ends_with_suffix(t, n))
-        return 0;
-    return is_hex(c) || (body > 0 && (c == 'x' || c == 'X'));
-}
-
-static int ext_real(const char *t, int n, int c)
-{
-    int body, dot = 0, e = 0, digits = 0, edigits = 0;
-    if (signed_start(t, n, c, &body))
-        return 1;
-    for (int i = n - body; i < n; i++) {
-        if (t[i] == '.') dot = 1;
-        else if (t[i] == 'e' || t[i] == 'E') e = 1;
-        else if (is_digit(t[i])) { if (e) edigits++; else digits++; }
+    const mpd_dest *d = &j->d[j->argi];
+    switch (d->kind) {
+    case MPD_V_INT: return 'i';
+    case MPD_V_REAL: return 'r';
+    case MPD_V_CHAR: return 'c';
+    case MPD_V_BOOL: return 'b';
+    case MPD_V_PTR: return 'p';
+    case MPD_V_STR: return d->len ? 's' : 'a';   /* string, or char array */
+    default: return '?';
     }
-    if (is_digit(c))
-        return 1;
-    if (c == '.')
-        return !dot && !e;
-    if (c == 'e' || c == 'E')
-        return digits > 0 && !e;
-    if (c == '+' || c == '-')
-        return n > 0 && (t[n - 1] == 'e' || t[n - 1] == 'E');
-    (void)edigits;
-    return 0;
 }
 
-static int ext_bool(const char *t, int n, int c)
+/* The next destination, which must have type t; NULL (and the error set)
+ * if it does not. */
+static const mpd_dest *take(scan_job *j, char t)
 {
-    static const char *const words[] = { "true", "false", "TRUE", "FALSE" };
-    for (int i = 0; i < 4; i++)
-        if ((int)strlen(words[i]) > n && strncmp(words[i], t, (size_t)n) == 0 && words[i][n] == c)
-            return 1;
-    return 0;
+    if (arg_type(j) != t) {
+        j->err = MISMATCH;
+        return NULL;
+    }
+    return &j->d[j->argi++];
 }
 
-static int ext_ptr(const char *t, int n, int c)
-{
-    static const char nul[] = "==null==";
-    if (n < 8 && (n == 0 ? c == '=' : t[0] == '='))
-        return c == nul[n];
-    return (n == 0 || t[0] != '=') && is_hex(c);
-}
+/* ---- reading fields; each returns the field's length, or -1 when the
+ * input ended before it ---- */
 
-/* Skips whitespace; 0 if the input ended. */
-static int skip_space(io_src *in)
+static int skip_blanks(io_src *in)
 {
     int c;
-    do
+    while ((c = io_getc(in)) != EOF && io_isspace(c))
+        ;
+    return c;
+}
+
+/* Up to len non-blank characters after blanks (%s, %b). */
+static int read_token(io_src *in, char *buf, int len)
+{
+    int c = skip_blanks(in), n = 0;
+    if (c == EOF)
+        return -1;
+    while (c != EOF && !io_isspace(c) && n < len) {
+        buf[n++] = (char)c;
         c = io_getc(in);
-    while (c != EOF && io_isspace(c));
+    }
     io_ungetc(in, c);
-    return c != EOF;
+    return n;
 }
 
-/* Reads up to w characters that keep extending the field. */
-static int read_field(io_src *in, io_buf *b, int w, extends_fn ext)
+/* Up to len characters of the set, blanks included (%[). */
+static int read_from_set(io_src *in, char *buf, int len, const unsigned char *set)
 {
-    while ((int)b->len < w) {
-        int c = io_getc(in);
-        if (c == EOF)
-            break;
-        if (!ext(b->p, (int)b->len, c)) {
-            io_ungetc(in, c);
-            break;
-        }
-        io_buf_addc(b, (char)c);
+    int c = io_getc(in), n = 0;
+    if (c == EOF)
+        return -1;
+    while (c != EOF && set[c] && n < len) {
+        buf[n++] = (char)c;
+        c = io_getc(in);
     }
-    return (int)b->len;
+    io_ungetc(in, c);
+    return n;
 }
 
-/* Parses the scanset of %[...] starting at fmt[*i] (just past '[') into set. */
-static int parse_set(const char *fmt, int len, int *i, unsigned char set[256])
+/* The digits of an integer for conversion *type (d u q x i); a q or x
+ * suffix is consumed and sets *type.  %i turns hex when it meets a hex
+ * letter, and then needs the x suffix: without it the field is 0 long. */
+static int read_integer(io_src *in, char *buf, int len, char *type)
 {
-    int neg = 0;
-    memset(set, 0, 256);
-    if (*i < len && fmt[*i] == '^')
-        neg = 1, (*i)++;
-    int first = 1;
-    while (*i < len && (fmt[*i] != ']' || first)) {
-        unsigned char c = (unsigned char)fmt[(*i)++];
-        if (*i + 1 < len && fmt[*i] == '-' && fmt[*i + 1] != ']') {
-            unsigned char hi = (unsigned char)fmt[*i + 1];
-            for (int k = c; k <= hi; k++)
-                set[k] = 1;
-            *i += 2;
-        } else {
-            set[c] = 1;
-        }
-        first = 0;
-    }
-    if (*i >= len)
+    int c = skip_blanks(in), n = 0, need_x = 0;
+    if (c == EOF)
+        return -1;
+    if (c == '-' && *type == 'u') {
+        io_ungetc(in, c);
         return 0;
-    (*i)++;   /* the ']' */
-    if (neg)
-        for (int k = 0; k < 256; k++)
-            set[k] = !set[k];
+    }
+    if (c == '-' || c == '+')
+        buf[n++] = (char)c;
+    else
+        io_ungetc(in, c);
+    while (n < len && (c = io_getc(in)) != EOF) {
+        if (c >= '0' && c <= '7') {
+            buf[n++] = (char)c;
+        } else if (c == '8' || c == '9') {
+            if (*type == 'q')
+                break;
+            buf[n++] = (char)c;
+        } else if (is_hex(c)) {
+            if (*type == 'i')
+                *type = 'x', need_x = 1;
+            if (*type != 'x')
+                break;
+            buf[n++] = (char)c;
+        } else if ((c == 'x' || c == 'X') && (*type == 'x' || *type == 'i')) {
+            *type = 'x';
+            return need_x = 0, n;
+        } else if ((c == 'q' || c == 'Q') && (*type == 'q' || *type == 'i')) {
+            *type = 'q';
+            return n;
+        } else {
+            break;
+        }
+    }
+    if (c != EOF && n >= len && need_x) {   /* the width ended the hex digits */
+        io_ungetc(in, c);
+        return 0;
+    }
+    if (n < len)
+        io_ungetc(in, c);
+    return need_x ? 0 : n;
+}
+
+/* A real: [sign] digits [. digits] [e [sign] digits], at most len long.
+ * A field the width cuts inside the fraction marker or the exponent marker
+ * fails, as in MPD. */
+static int read_real(io_src *in, char *buf, int len)
+{
+    int c = skip_blanks(in), n = 0, int_digits = 0, dot = 0;
+    if (c == EOF)
+        return -1;
+    if (c == '-' || c == '+') {
+        buf[n++] = (char)c;
+        c = io_getc(in);
+    }
+    if (n >= len)
+        return 0;
+    for (; is_digit(c); c = io_getc(in)) {
+        buf[n++] = (char)c;
+        int_digits = 1;
+        if (n >= len)
+            return n;
+    }
+    if (c == '.') {
+        dot = 1;
+        buf[n++] = (char)c;
+        c = io_getc(in);
+        if (n >= len || (!is_digit(c) && !int_digits))
+            return 0;
+        for (; is_digit(c); c = io_getc(in)) {
+            buf[n++] = (char)c;
+            if (n >= len)
+                return n;
+        }
+    }
+    if (c == 'e' || c == 'E') {
+        buf[n++] = (char)c;
+        if (n >= len)
+            return 0;
+        c = io_getc(in);
+        if (c == '-' || c == '+') {
+            buf[n++] = (char)c;
+            if (n >= len)
+                return 0;
+            c = io_getc(in);
+        }
+        if (!is_digit(c)) {   /* "1.5e" reads as 1.5; "1e" is no real */
+            if (!dot)
+                return 0;
+            io_ungetc(in, c);
+            return n;
+        }
+        for (; is_digit(c); c = io_getc(in)) {
+            buf[n++] = (char)c;
+            if (n >= len)
+                return n;
+        }
+    }
+    io_ungetc(in, c);
+    return n;
+}
+
+/* Hex digits (a following x is consumed), or "=..." up to a blank. */
+static int read_pointer(io_src *in, char *buf, int len)
+{
+    int c = skip_blanks(in), n = 0;
+    if (c == EOF)
+        return -1;
+    if (c == '=') {
+        for (; n < len && c != EOF && !io_isspace(c); c = io_getc(in))
+            buf[n++] = (char)c;
+        io_ungetc(in, c);
+    } else {
+        for (; n < len && is_hex(c); c = io_getc(in))
+            buf[n++] = (char)c;
+        if (c != 'x' && c != 'X')
+            io_ungetc(in, c);
+    }
+    return n;
+}
+
+/* ---- converting fields ---- */
+
+/* The int C's sscanf gave MPD on 32 bits: %d saturates, %o/%x wrap a
+ * negative value and saturate a magnitude above 32 bits to all ones.
+ * 0 if there is no digit. */
+static int field_to_int(const char *buf, int n, char type, long long *out)
+{
+    int neg = n > 0 && buf[0] == '-', i = n > 0 && (buf[0] == '-' || buf[0] == '+');
+    if (i >= n)
+        return 0;
+    int base = type == 'q' ? 8 : type == 'x' ? 16 : 10;
+    unsigned long long mag = 0;
+    for (; i < n; i++) {
+        int dv = is_digit(buf[i]) ? buf[i] - '0' : (buf[i] | 0x20) - 'a' + 10;
+        if (dv >= base)
+            break;
+        if (mag <= UINT32_MAX)
+            mag = mag * (unsigned)base + (unsigned)dv;
+    }
+    if (base == 10) {
+        long long v = neg ? -(long long)mag : (long long)mag;
+        *out = v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v;
+    } else {
+        uint32_t u = mag > UINT32_MAX ? UINT32_MAX : (uint32_t)mag;
+        *out = (int32_t)(neg ? 0u - u : u);
+    }
     return 1;
 }
 
-static long long parse_base(const char *t, int n, int base)
+static int field_to_ptr(const char *buf, int n, void **out)
 {
-    int neg = n > 0 && t[0] == '-';
-    int i = n > 0 && (t[0] == '-' || t[0] == '+');
-    unsigned long long v = 0;
-    for (; i < n && strchr("qQxX", t[i]) == NULL; i++)
-        v = v * (unsigned)base + (unsigned)(is_digit(t[i]) ? t[i] - '0' : (t[i] | 0x20) - 'a' + 10);
-    return neg ? -(long long)v : (long long)v;
+    if (n == 8 && memcmp(buf, "==null==", 8) == 0) {
+        *out = NULL;
+        return 1;
+    }
+    uintptr_t v = 0;
+    int i = 0;
+    for (; i < n && is_hex(buf[i]); i++)
+        v = v * 16 + (uintptr_t)(is_digit(buf[i]) ? buf[i] - '0' : (buf[i] | 0x20) - 'a' + 10);
+    *out = (void *)v;
+    return i > 0;
 }
 
-/* One conversion; fmt[*i] is just past the '%'.  Sets j->err on a misuse. */
-static int conversion(scan_job *j, int *i, int *argi, long long *count, int *converted)
+/* strncmp(buf, word, w) == 0 for the w characters of a %Nb field. */
+static int prefix_is(const char *buf, int w, const char *word)
 {
-    const char *fmt = j->fmt;
-    int len = j->flen, suppress = 0, width = 0;
-    if (*i < len && fmt[*i] == '*')
-        suppress = 1, (*i)++;
-    while (*i < len && is_digit(fmt[*i]))
-        width = width * 10 + (fmt[(*i)++] - '0');
-    if (*i >= len)
-        return j->err = "unterminated conversion spec (%...) in format", MATCH_FAIL;
-    char c = fmt[(*i)++];
-    if (c == 'h' || c == 'l' || c == 'L')
-        return j->err = "illegal size modifier (h/l/L) in format spec", MATCH_FAIL;
-    if (c == '%') {
-        if (!skip_space(j->in))
-            return INPUT_FAIL;
-        int k = io_getc(j->in);
-        if (k == '%')
-            return OK;
-        io_ungetc(j->in, k);
-        return MATCH_FAIL;
-    }
-    unsigned char set[256];
-    if (c == '[' && !parse_set(fmt, len, i, set))
-        return j->err = "unterminated conversion spec (%...) in format", MATCH_FAIL;
-    if (!strchr("diouqxXbeEfgGcs[p", c))
-        return j->err = "illegal specification character in format", MATCH_FAIL;
+    return strncmp(buf, word, (size_t)w) == 0;
+}
 
-    const mpd_dest *d = NULL;
-    if (!suppress) {
-        if (*argi >= j->n)
-            return j->err = "insufficient argument list for format", MATCH_FAIL;
-        d = &j->d[(*argi)++];
-        const char *want = NULL;
-        if (strchr("diouqxX", c) && d->kind != MPD_V_INT)
-            want = "format calls for an int argument";
-        else if (c == 'b' && d->kind != MPD_V_BOOL)
-            want = "format calls for a bool argument";
-        else if (strchr("eEfgG", c) && d->kind != MPD_V_REAL)
-            want = "format calls for a real argument";
-        else if (c == 'p' && d->kind != MPD_V_PTR)
-            want = "format calls for a pointer argument";
-        else if (strchr("cs[", c) && d->kind != MPD_V_STR &&
-                 !(d->kind == MPD_V_CHAR && c != 's' && (width == 1 || (c == 'c' && width == 0))))
-            want = c == 's' ? "format calls for a string argument"
-                            : "format calls for a char or string argument";
-        if (want)
-            return j->err = want, MATCH_FAIL;
-    }
+/* Stores n characters into a char array, blank-padded, or a string. */
+static void store_chars(const mpd_dest *d, const char *p, int n)
+{
+    io_store_chars(d, p, n, ' ');
+}
 
-    io_buf b;
-    io_buf_init(&b);
-    int r = OK;
-    io_src *in = j->in;
-    if (c == 'c') {
-        int w = width ? width : 1, k;
-        while ((int)b.len < w && (k = io_getc(in)) != EOF)
-            io_buf_addc(&b, (char)k);
-        if (b.len == 0)
-            r = INPUT_FAIL;
-    } else if (c == '[') {
-        int w = width ? width : DEFAULT_WIDTH, k = 0;
-        while ((int)b.len < w && (k = io_getc(in)) != EOF && set[k])
-            io_buf_addc(&b, (char)k);
-        if ((int)b.len < w)
-            io_ungetc(in, k);
-        if (b.len == 0)
-            r = k == EOF ? INPUT_FAIL : MATCH_FAIL;
-    } else if (!skip_space(in)) {
-        r = INPUT_FAIL;
-    } else if (c == 's') {
-        int w = width ? width : DEFAULT_WIDTH, k = 0;
-        while ((int)b.len < w && (k = io_getc(in)) != EOF && !io_isspace(k))
-            io_buf_addc(&b, (char)k);
-        if ((int)b.len < w)
-            io_ungetc(in, k);
+/* ---- one conversion each ---- */
+
+typedef struct {
+    char c;                     /* conversion letter */
+    int suppress, width, has_width;
+} spec;
+
+static int conv_integer(scan_job *j, spec *s, char *buf)
+{
+    char type = s->c == 'o' ? 'q' : s->c;
+    int n = read_integer(j->in, buf, s->width, &type);
+    if (n < 0)
+        return STOP_EOF;
+    if (n == 0)
+        return STOP;
+    if (s->suppress)
+        return GO;
+    const mpd_dest *d = take(j, 'i');
+    long long v;
+    if (!d)
+        return STOP;
+    if (!field_to_int(buf, n, type == 'i' || type == 'u' ? 'd' : type, &v))
+        return STOP;
+    io_store_int(d, v);
+    j->nread++;
+    return GO;
+}
+
+static int conv_real(scan_job *j, spec *s, char *buf)
+{
+    int n = read_real(j->in, buf, s->width);
+    if (n < 0)
+        return STOP_EOF;
+    if (n == 0)
+        return STOP;
+    if (s->suppress)
+        return GO;
+    const mpd_dest *d = take(j, 'r');
+    if (!d)
+        return STOP;
+    buf[n] = 0;
+    char *end;
+    double v = strtod(buf, &end);
+    if (end == buf)
+        return STOP;
+    *(double *)d->addr = v;
+    j->nread++;
+    return GO;
+}
+
+static int conv_bool(scan_job *j, spec *s, char *buf)
+{
+    int v, n;
+    if (s->has_width) {   /* exactly width characters, a prefix of a word */
+        n = read_token(j->in, buf, s->width);
+        if (n < 0)
+            return STOP_EOF;
+        buf[n] = 0;
+        if (n != s->width)
+            return STOP;
+        if (prefix_is(buf, n, "true ") || prefix_is(buf, n, "TRUE "))
+            v = 1;
+        else if (prefix_is(buf, n, "false") || prefix_is(buf, n, "FALSE"))
+            v = 0;
+        else
+            return STOP;
     } else {
-        extends_fn ext = c == 'd' || c == 'u' ? ext_dec : c == 'i' ? ext_lit
-                       : c == 'o' || c == 'q' ? ext_oct : c == 'x' || c == 'X' ? ext_hex
-                       : c == 'b' ? ext_bool : c == 'p' ? ext_ptr : ext_real;
-        read_field(in, &b, width ? width : c == 'p' ? 8 : DEFAULT_WIDTH, ext);
-        io_buf_add(&b, "", 0);
-        b.p[b.len] = 0;
-        int n = (int)b.len, ok = n > 0 && (b.p[n - 1] != '+' && b.p[n - 1] != '-');
-        long long v = 0;
-        double rv = 0;
-        void *pv = NULL;
-        if (ok) {
-            if (c == 'i')
-                ok = mpd_parse_int(b.p, n, &v);
-            else if (c == 'd' || c == 'u')
-                v = atoll(b.p);
-            else if (c == 'o' || c == 'q' || c == 'x' || c == 'X') {
-                int digits = n - (b.p[0] == '+' || b.p[0] == '-') - ends_with_suffix(b.p, n);
-                ok = digits > 0;
-                v = parse_base(b.p, n, c == 'o' || c == 'q' ? 8 : 16);
-            } else if (c == 'b')
-                ok = strcmp(b.p, "true") == 0 || strcmp(b.p, "TRUE") == 0 ||
-                     strcmp(b.p, "false") == 0 || strcmp(b.p, "FALSE") == 0, v = b.p[0] == 't' || b.p[0] == 'T';
-            else if (c == 'p')
-                ok = mpd_parse_ptr(b.p, n, &pv);
-            else
-                ok = mpd_parse_real(b.p, n, &rv);
+        n = read_token(j->in, buf, 4);
+        if (n < 0)
+            return STOP_EOF;
+        if (n != 4)
+            return STOP;
+        if (memcmp(buf, "true", 4) == 0 || memcmp(buf, "TRUE", 4) == 0) {
+            v = 1;
+        } else if (memcmp(buf, "fals", 4) == 0 || memcmp(buf, "FALS", 4) == 0) {
+            int c = io_getc(j->in);
+            if (c == EOF)
+                return STOP_EOF;
+            if (c != (buf[0] == 'f' ? 'e' : 'E'))
+                return STOP;
+            v = 0;
+        } else {
+            return STOP;
         }
-        if (!ok)
-            r = MATCH_FAIL;
-        else if (d && c == 'b')
-            io_store_bool(d, (int)v);
-        else if (d && c == 'p')
-            *(void **)d->addr = pv;
-        else if (d && strchr("eEfgG", c))
-            *(double *)d->addr = rv;
-        else if (d)
-            io_store_int(d, v);
     }
-    if (r == OK) {
-        *converted = 1;
-        if (d && strchr("cs[", c)) {
-            if (d->kind == MPD_V_CHAR)
-                *(unsigned char *)d->addr = (unsigned char)b.p[0];
-            else
-                io_store_chars(d, b.p, (int)b.len, ' ');
+    if (s->suppress)
+        return GO;
+    const mpd_dest *d = take(j, 'b');
+    if (!d)
+        return STOP;
+    io_store_bool(d, v);
+    j->nread++;
+    return GO;
+}
+
+static int conv_pointer(scan_job *j, spec *s, char *buf)
+{
+    int n = read_pointer(j->in, buf, s->has_width ? s->width : 8);
+    void *p;
+    if (n < 0)
+        return STOP_EOF;
+    if (n == 0 || !field_to_ptr(buf, n, &p))
+        return STOP;
+    if (s->suppress)
+        return GO;
+    const mpd_dest *d = take(j, 'p');
+    if (!d)
+        return STOP;
+    *(void **)d->addr = p;
+    j->nread++;
+    return GO;
+}
+
+/* %s and %[ (set != NULL): one char when the destination is a char and the
+ * width 1; a char array takes at most its size; a string the field, cut to
+ * its maximum length. */
+static int conv_string(scan_job *j, spec *s, char *buf, const unsigned char *set)
+{
+    char t = s->suppress ? 0 : arg_type(j);
+    int n;
+    if (t == 'c' && s->width == 1) {
+        int c = set ? io_getc(j->in) : skip_blanks(j->in);
+        if (c == EOF || (set && !set[c]))
+            return STOP_EOF;
+        *(unsigned char *)j->d[j->argi++].addr = (unsigned char)c;
+        j->nread++;
+        return GO;
+    }
+    int w = s->width;
+    if (t == 'a' && j->d[j->argi].size < w)
+        w = j->d[j->argi].size;
+    n = set ? read_from_set(j->in, buf, w, set) : read_token(j->in, buf, w);
+    if (n < 0)
+        return STOP_EOF;
+    if (n == 0)
+        return STOP;
+    if (s->suppress)
+        return GO;
+    const mpd_dest *d = t == 'a' ? &j->d[j->argi++] : take(j, 's');
+    if (!d)
+        return STOP;
+    store_chars(d, buf, n);
+    j->nread++;
+    return GO;
+}
+
+/* %c: width characters (default 1), blanks included. */
+static int conv_chars(scan_job *j, spec *s, char *buf)
+{
+    int w = s->has_width ? s->width : 1, n = 0, c = 0;
+    if (s->suppress) {
+        for (; n < w && (c = io_getc(j->in)) != EOF; n++)
+            ;
+        return n == 0 ? STOP_EOF : GO;
+    }
+    char t = arg_type(j);
+    if (t == 'c') {
+        if (s->has_width && w != 1) {
+            j->err = "invalid field width for char variable";
+            return STOP;
         }
-        if (d)
-            (*count)++;
+        if ((c = io_getc(j->in)) == EOF)
+            return STOP_EOF;
+        *(unsigned char *)j->d[j->argi++].addr = (unsigned char)c;
+        j->nread++;
+        return GO;
     }
-    io_buf_free(&b);
-    return r;
+    if (t != 'a' && t != 's') {
+        j->err = MISMATCH;
+        return STOP;
+    }
+    const mpd_dest *d = &j->d[j->argi++];
+    if (d->size == 0 && t == 'a')
+        return GO;
+    if (d->size < w)
+        w = d->size;
+    while (n < w && (c = io_getc(j->in)) != EOF)
+        buf[n++] = (char)c;
+    if (n == 0)
+        return STOP_EOF;
+    store_chars(d, buf, n);
+    j->nread++;
+    return c == EOF ? STOP : GO;
+}
+
+/* The set of %[...]; the format position is just past '['.  A ']' right
+ * after '[' or '[^' belongs to the set; "a-z" is a range. */
+static int parse_set(scan_job *j, unsigned char set[256])
+{
+    int in = 1;
+    if (fmt_peek(j) == '^')
+        in = 0, j->fi++;
+    memset(set, !in, 256);
+    int start = j->fi;
+    for (;;) {
+        unsigned char c = (unsigned char)fmt_next(j);
+        if (c == ']' && j->fi != start + 1)
+            return 1;
+        if (c == '\0')
+            break;
+        if (fmt_peek(j) == '-') {
+            j->fi++;
+            unsigned char hi = (unsigned char)fmt_next(j);
+            if (hi == '\0')
+                break;
+            for (int k = c; k <= hi; k++)
+                set[k] = (unsigned char)in;
+        } else {
+            set[c] = (unsigned char)in;
+        }
+    }
+    j->err = "premature termination of format string";
+    return 0;
+}
+
+/* The width digits; the format position is at the first one. */
+static int parse_width(scan_job *j, int *width)
+{
+    int digits = 0;
+    long long w = 0;
+    while (is_digit(fmt_peek(j))) {
+        if (++digits >= WIDTH_DIGITS_MAX)
+            return j->err = "field width specifier too long", 0;
+        if (w <= INT_MAX)
+            w = w * 10 + (fmt_next(j) - '0');
+        else
+            j->fi++;
+    }
+    if (w > FIELD_MAX)
+        return j->err = "field width too large", 0;
+    if (w <= 0)
+        return j->err = "field width must be greater than zero", 0;
+    *width = (int)w;
+    return 1;
+}
+
+/* One conversion; the format position is just past the '%'. */
+static int conversion(scan_job *j)
+{
+    char buf[FIELD_MAX + 1];
+    spec s = { 0, 0, 0, 0 };
+    if (fmt_peek(j) == '%') {   /* a literal '%', no blanks skipped */
+        j->fi++;
+        int c = io_getc(j->in);
+        return c == '%' ? GO : c == EOF ? STOP_EOF : STOP;
+    }
+    if (fmt_peek(j) == '*')
+        s.suppress = 1, j->fi++;
+    if (is_digit(fmt_peek(j))) {
+        if (!parse_width(j, &s.width))
+            return STOP;
+        s.has_width = 1;
+    } else {
+        s.width = arg_type(j) == 'c' && !s.suppress ? 1 : FIELD_MAX;
+    }
+    s.c = fmt_next(j);
+    unsigned char set[256];
+    switch (s.c) {
+    case '\0':
+        j->err = "premature termination of format string";
+        return STOP;
+    case 'd': case 'u': case 'o': case 'q': case 'x': case 'i':
+        return conv_integer(j, &s, buf);
+    case 'e': case 'f': case 'g':
+        return conv_real(j, &s, buf);
+    case 'b':
+        return conv_bool(j, &s, buf);
+    case 'p':
+        return conv_pointer(j, &s, buf);
+    case 's':
+        return conv_string(j, &s, buf, NULL);
+    case '[':
+        return parse_set(j, set) ? conv_string(j, &s, buf, set) : STOP;
+    case 'c':
+        return conv_chars(j, &s, buf);
+    default:
+        j->err = "invalid field specifier in format string";
+        return STOP;
+    }
 }
 
 static void do_scan(io_src *in, void *arg)
 {
     scan_job *j = arg;
+    int r = GO;
     j->in = in;
-    long long count = 0;
-    int argi = 0, converted = 0, r = OK;
-    for (int i = 0; i < j->flen && r == OK && !j->err;) {
-        unsigned char f = (unsigned char)j->fmt[i];
-        if (io_isspace(f)) {
-            while (i < j->flen && io_isspace((unsigned char)j->fmt[i]))
-                i++;
-            skip_space(j->in);
-        } else if (f == '%') {
-            i++;
-            r = conversion(j, &i, &argi, &count, &converted);
-        } else {
-            i++;
-            int c = io_getc(j->in);
-            if (c != f) {
-                io_ungetc(j->in, c);
-                r = c == EOF ? INPUT_FAIL : MATCH_FAIL;
-            }
+    while (r == GO && !j->err && j->fi < j->flen) {
+        char f = fmt_next(j);
+        if (f == '%') {
+            r = conversion(j);
+        } else if (io_getc(in) != (unsigned char)f) {   /* consumed even so */
+            r = STOP;
         }
     }
-    if (r == OK && !j->err && argi < j->n)
-        j->err = "too many arguments for format";
-    j->result = r == INPUT_FAIL && !converted ? MPD_EOF : count;
+    if (r == GO && !j->err && j->argi < j->n)
+        j->err = "more arguments than fields in format string";
+    if (r == STOP_EOF && j->nread == 0)
+        j->nread = MPD_EOF;
+}
+
+/* The format ends at a NUL, as MPD's C string did. */
+static int c_length(const char *p, int len)
+{
+    const char *z = memchr(p, 0, (size_t)len);
+    return z ? (int)(z - p) : len;
 }
 
 long long mpd_scanf(const char *file, int line, mpd_file f, const char *fmt, int fmtlen,
@@ -346,20 +601,20 @@ long long mpd_scanf(const char *file, int line, mpd_file f, const char *fmt, int
 {
     if (!io_usable(file, line, f))
         return MPD_EOF;
-    scan_job j = { NULL, fmt, fmtlen, n, d, 0, NULL };
+    scan_job j = { NULL, fmt, c_length(fmt, fmtlen), 0, d, n, 0, 0, NULL };
     io_input(f, do_scan, &j);
     if (j.err)
         mpd_rts_abort(file, line, "%s", j.err);
-    return j.result;
+    return j.nread;
 }
 
 long long mpd_sscanf(const char *file, int line, const char *buf, int buflen,
                      const char *fmt, int fmtlen, int n, const mpd_dest *d)
 {
-    io_src in = { NULL, NULL, 0, buf, buflen, 0 };
-    scan_job j = { NULL, fmt, fmtlen, n, d, 0, NULL };
+    io_src in = { NULL, NULL, 0, buf, c_length(buf, buflen), 0 };
+    scan_job j = { NULL, fmt, c_length(fmt, fmtlen), 0, d, n, 0, 0, NULL };
     do_scan(&in, &j);
     if (j.err)
         mpd_rts_abort(file, line, "%s", j.err);
-    return j.result;
+    return j.nread;
 }

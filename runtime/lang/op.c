@@ -1,4 +1,6 @@
 /* op.c: declaring operations -- procs, input ops, semaphore ops, local and dynamic ops. */
+#include <stdlib.h>
+#include <string.h>
 #include "opint.h"
 #include "mpd/lang.h"
 
@@ -203,8 +205,46 @@ void mpd_ops_local_end(mpd_res *local)
     block_retire(local);
 }
 
+/* MPD 1.0.1 warns, as a resource dies, about each process blocked in P on
+ * one of its semaphores ("process blocked on killed sem: holder.waiter"):
+ * the body's semaphores, newest first, each one's waiters in order.  Not
+ * the spec's (MPD made exported semaphores general ops), not receivers of
+ * other ops.  The names are copied under the class lock and printed after
+ * it, since printing may flush and wait. */
+static void warn_blocked_on_sems(mpd_res *r)
+{
+    uint32_t nspec = r->pat ? MPD_RES_SPEC_NOPS(r->pat->flags) : 0;
+    for (uint32_t i = r->nops; i-- > nspec;) {
+        mpd_op *op = &r->ops[i];
+        if (op_kind(op) != MPD_OPK_INPUT || !op_counted(op))
+            continue;
+        opq *q = op_queue(op);
+        char **names = NULL;
+        size_t n = 0, cap = 0;
+        opcls *c = cls_lock(q->cls);
+        for (inwait *w = q->wfirst; w; w = w->next) {
+            if (n == cap) {
+                char **more = realloc(names, (cap = cap ? 2 * cap : 4) * sizeof *names);
+                if (!more)
+                    break;
+                names = more;
+            }
+            const char *nm = mpd_proc_name(w->proc);
+            names[n++] = strdup(nm ? nm : "?");
+        }
+        opk_release(&c->lk);
+        for (size_t k = 0; k < n; k++) {
+            if (names[k])
+                mpd_rts_warning("process blocked on killed sem: %s", names[k]);
+            free(names[k]);
+        }
+        free(names);
+    }
+}
+
 void res_kill_ops(mpd_res *r)
 {
+    warn_blocked_on_sems(r);
     for (uint32_t i = 0; i < r->nops; i++)
         op_kill(&r->ops[i]);
 }

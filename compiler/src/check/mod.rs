@@ -140,6 +140,8 @@ pub struct Checker<'a> {
     /// The op table of the instance.
     ops: Vec<ops::OpEntry>,
     nops: u32,
+    /// Ops declared by the spec (the first ones of the table).
+    spec_nops: u32,
     /// Names of procs/procedures/processes in the body (ops they implement).
     proc_names: std::collections::HashSet<String>,
     /// Lines of each proc and procedure (first, last, "R.f"), registered
@@ -219,6 +221,7 @@ impl<'a> Checker<'a> {
             final_body: None,
             ops: Vec::new(),
             nops: 0,
+            spec_nops: 0,
             proc_names: Default::default(),
             proc_spans: Vec::new(),
             process_starts: String::new(),
@@ -315,6 +318,7 @@ impl<'a> Checker<'a> {
         for s in &c.spec {
             self.stmt(s);
         }
+        self.spec_nops = self.nops;
         let spec_syms: Vec<(String, Sym)> =
             self.scopes.last().unwrap().map.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         self.exports = spec_syms;
@@ -542,7 +546,7 @@ __attribute__((constructor)) static void mpd_spans_reg_(void) {{ mpd_register_pr
             name = comp,
             st = st,
             nops = self.nops,
-            flags = if self.global { "MPD_RES_GLOBAL" } else { "0" },
+            flags = format!("{}MPD_RES_SPEC_OPS({})", if self.global { "MPD_RES_GLOBAL | " } else { "" }, self.spec_nops),
             init = names::res_init(&comp),
             file = crate::emit::lit::c_string(self.file_name.as_bytes())
         ));

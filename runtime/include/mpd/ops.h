@@ -150,7 +150,7 @@ typedef struct mpd_respat {
     uint32_t    nops;           /* ops in its table: spec ops first, in spec
                                    order, so that capabilities work across
                                    separately compiled bodies                */
-    unsigned    flags;          /* MPD_RES_GLOBAL                            */
+    unsigned    flags;          /* MPD_RES_GLOBAL | MPD_RES_SPEC_OPS(n)      */
     /* Initial code.  Runs as a new process named "<name>.body".  `args` is
      * the creation block (resource parameters after the header).  It
      * declares the ops (mpd_op_proc/input/sem), runs the body, starts the
@@ -161,6 +161,11 @@ typedef struct mpd_respat {
 } mpd_respat;
 
 enum { MPD_RES_GLOBAL = 1 };
+/* The first n ops of the table are the spec's (exported).  destroy warns
+ * about processes blocked on the body's semaphores only, as MPD 1.0.1 did:
+ * it implemented exported semaphores as general ops. */
+#define MPD_RES_SPEC_OPS(n)     ((unsigned)(n) << 8)
+#define MPD_RES_SPEC_NOPS(flags) ((uint32_t)((flags) >> 8))
 
 /* Runtime header at the start of every instance.  Generated code only reads
  * `ops` (its op table) and passes the instance around. */

@@ -184,7 +184,10 @@ const char *mpd_proc_name(const mpd_proc *p);
 void mpd_proc_set_name(mpd_proc *p, const char *name);   /* copied */
 static inline int mpd_proc_priority(const mpd_proc *p)
 { return ((const struct mpd__proc_hot *)(const void *)p)->priority; }
-/* Takes effect the next time p is made ready. */
+/* Takes effect the next time p is made ready (ready processes run higher
+ * priority first, FIFO among equals).  A process that lowers its own
+ * priority yields to every ready process whose priority is now >= its own
+ * (MPD's setpriority). */
 void mpd_proc_set_priority(mpd_proc *p, int priority);
 static inline void *mpd_proc_udata(const mpd_proc *p)
 { return ((const struct mpd__proc_hot *)(const void *)p)->udata; }

@@ -151,7 +151,8 @@ static void main_join_mvp(void *arg)
 /* mpd_proc_spawn_here and mpd_proc_exit_to: the child reads what its
  * creator wrote into its memory after spawning it, has the creator's
  * priority and the memory as udata, and hands the VP back to its parked
- * creator as it ends (with another process ready first: FIFO order). */
+ * creator as it ends (with another process of its priority ready first:
+ * FIFO order among equals). */
 typedef struct sh_mem { mpd_proc *creator; int value; char tag; } sh_mem;
 static mpd_spinlock sh_lk = MPD_SPINLOCK_INIT;
 static void sh_child(void *arg)
@@ -191,6 +192,7 @@ static void main_spawn_here(void *arg)
         if (one && k % 3 == 0) {    /* another ready process: exit_to queues us */
             mpd_proc_attr at = MPD_PROC_ATTR_INIT;
             at.detached = 1;
+            at.priority = 3;        /* FIFO among equals; a lower one would go after us */
             mpd_proc_create(sh_other, NULL, &at);
         }
         mpd_park(one ? NULL : &sh_lk);

@@ -254,11 +254,11 @@ int main(int argc, char **argv)
     sscanf_cases();
     noop_cases();
     CHECK_CASE(argv[0], "scan-type", "", 0, 1,
-               "RTS abort: file s.mpd, line 4:\n   format calls for a real argument\n");
+               "RTS abort: file s.mpd, line 4:\n   arguments do not match format string\n");
     CHECK_CASE(argv[0], "scan-few", "", 0, 1,
-               "RTS abort: file s.mpd, line 5:\n   insufficient argument list for format\n");
+               "RTS abort: file s.mpd, line 5:\n   arguments do not match format string\n");
     CHECK_CASE(argv[0], "scan-many", "", 0, 1,
-               "RTS abort: file s.mpd, line 6:\n   too many arguments for format\n");
+               "RTS abort: file s.mpd, line 6:\n   more arguments than fields in format string\n");
     CHECK_CASE(argv[0], "read-null", "", 0, 1,
                "RTS abort: file s.mpd, line 7:\n   operation attempted on null file\n");
     suite_cases(argv[0]);
