@@ -103,6 +103,7 @@ static int add_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
         if (c->send) return -MPF_EALREADY;
         c->send = 1;
         l->n_send++;
+        l->had_send = 1;
         return 0;
     }
     if (c->recv) return c->recv == role ? -MPF_EALREADY : -MPF_EPROTOCOL;
@@ -126,7 +127,7 @@ static int drop_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
     if (role == ROLE_SEND) {
         if (!c->send) return -MPF_ENOTCONN;
         c->send = 0;
-        l->n_send--;
+        if (--l->n_send == 0) mpf_lnvc_notify(m, l); /* waiting receivers: MPF_ENOSENDERS */
         return 0;
     }
     if (!c->recv) return -MPF_ENOTCONN;
@@ -222,7 +223,15 @@ static int find_or_create(mpf_t *m, const char *name, uint32_t *slot, int *creat
     l->front_seq = 1;
     l->fcfs_head = l->fcfs_seq = 0;
     l->n_send = l->n_fcfs = l->n_bcast = 0;
+    l->had_send = 0;
     l->n_ready = l->n_freed = 0;
+    /* A slot reused starts with no sleeper counted: a count left by a
+     * participant that died asleep would make every send pay a futex call.
+     * A live sleeper of the old incarnation finds its flag cleared and
+     * does not uncount itself. */
+    for (uint32_t p = 0; p < r->max_procs; p++)
+        atomic_store_explicit(&mpf_conn_at(m, (uint32_t)free_slot, p)->asleep, 0, memory_order_relaxed);
+    atomic_store_explicit(&l->sleepers, 0, memory_order_relaxed);
     atomic_store_explicit(&l->handed, 0, memory_order_relaxed);
     strcpy(l->name, name);
     l->gen++;
@@ -276,7 +285,7 @@ static int close_role(mpf_t *m, int pid, int id, int role)
 {
     if (!m) return -MPF_EINVAL;
     int rc = check_pid(m, pid);
-    if (rc) return rc;
+    if (rc || (rc = mpf_check_owner(m, pid))) return rc;
     if (id < 0) return -MPF_EBADID;
     uint32_t slot = mpf_id_slot(m->r, id);
     if ((rc = lock_table(m))) return rc;
@@ -414,10 +423,12 @@ int mpf_reap_locked(mpf_t *m)
         mpf_proc *pr = mpf_proc_at(m, p);
         int32_t os = atomic_load(&pr->os_pid);
         if (os == 0 || os == me || mpf_os_pid_alive(os)) continue;
+        if (atomic_exchange(&pr->space_asleep, 0)) atomic_fetch_sub(&r->space_sleepers, 1); /* died asleep */
         for (uint32_t i = 0; i < r->max_lnvcs; i++) {
             mpf_lnvc *l = mpf_lnvc_at(m, i);
             mpf_lock_lnvc(m, l);
             mpf_conn *c = mpf_conn_at(m, i, p);
+            if (atomic_exchange(&c->asleep, 0)) atomic_fetch_sub(&l->sleepers, 1);   /* died asleep */
             if (l->state == LNVC_LIVE && (c->send || c->recv)) {
                 if (c->send) drop_role(m, l, c, ROLE_SEND), closed++;
                 if (c->recv) drop_role(m, l, c, ROLE_RECV), closed++;

@@ -1,4 +1,5 @@
 /* mpf_msg.c: message transfer -- send (copy in, append), receive (wait, copy out, release), check. */
+#include <time.h>
 #include <string.h>
 
 #include "mpf_internal.h"
@@ -19,18 +20,19 @@ static int check_args(mpf_t *m, int pid)
 {
     if (!m) return -MPF_EINVAL;
     if (!(pid >= 0 && (uint32_t)pid < m->r->max_procs)) return -MPF_EBADPID;
-    return mpf_caller_ok(m);
+    int rc = mpf_caller_ok(m);
+    return rc ? rc : mpf_check_owner(m, pid);
 }
 
 /* Message memory is exhausted: reap dead participants (their backlogs), or wait if asked to. */
-static int out_of_space(mpf_t *m, int *tries)
+static int out_of_space(mpf_t *m, int pid, int *tries)
 {
     mpf_region *r = m->r;
     if (m->shared && (*tries)++ == 0 && mpf_reap(m) > 0) return 0;
     if (!r->send_waits) return -MPF_ENOSPACE;
     uint32_t observed = atomic_load(&r->space_word);
-    if (mpf_wait_lwp_yield(m, observed)) return 0; /* an MPD process lets the receivers run instead */
-    mpf_space_wait(m, observed);
+    if (mpf_wait_lwp_yield(m, pid, observed)) return 0; /* an MPD process lets the receivers run instead */
+    mpf_space_wait(m, pid, observed);
     return 0;
 }
 
@@ -107,7 +109,7 @@ int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
     int fresh_alloc = 0;
     if (len > MPF_INLINE) {
         while (mpf_blocks_alloc(m, len, &data))
-            if ((rc = out_of_space(m, &tries))) return rc;
+            if ((rc = out_of_space(m, pid, &tries))) return rc;
         copy_to_blocks(m, data, buf, len);
     }
     mpf_lnvc *l;
@@ -148,7 +150,7 @@ int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
                !(fresh = mpf_msg_alloc(m))) {
             /* Headers this LNVC's receives freed but have not handed over yet count as free. */
             if (!flushed++ && flush_freed(m, l)) continue;
-            if ((rc = out_of_space(m, &tries))) goto fail;
+            if ((rc = out_of_space(m, pid, &tries))) goto fail;
         }
         fresh_alloc = 1;
     }
@@ -234,6 +236,7 @@ static ssize_t solo_park(mpf_t *m, int pid, int id, void *buf, size_t cap, int *
         mpf_lnvc_read_done(m, l, at);
         return len;
     }
+    if (l->had_send && l->n_send == 0) return -1; /* the general path says MPF_ENOSENDERS */
     mpf_lwpq *q = &m->lwpq[slot];
     mpf_lwp_waiter w = {NULL, self, buf, cap, -1, c};
     if (q->tail) q->tail->next = &w;
@@ -245,10 +248,18 @@ static ssize_t solo_park(mpf_t *m, int pid, int id, void *buf, size_t cap, int *
     return w.got;
 }
 
-static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int block)
+static long long now_ns(void)
 {
-    int waited = 0;
-    if (m && MPF_SOLO(m) && block) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* block: 0 try, 1 wait, 2 wait until deadline (CLOCK_MONOTONIC ns). */
+static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int block, long long deadline)
+{
+    int waited = 0, idle = 0;
+    if (m && MPF_SOLO(m) && block == 1) {
         ssize_t got = solo_park(m, pid, id, buf, cap, &waited);
         if (got >= 0) return got;
     }
@@ -292,13 +303,28 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             rc = -MPF_EAGAIN;
             break;
         }
+        /* Nothing to read and nobody left to send it: say so rather than wait
+         * for ever (n_send changes under both locks; we hold one). */
+        if (l->had_send && l->n_send == 0) {
+            rc = -MPF_ENOSENDERS;
+            break;
+        }
+        long long left = 0;
+        if (block == 2 && (left = deadline - now_ns()) <= 0) {
+            rc = -MPF_ETIMEDOUT;
+            break;
+        }
         ssize_t got;
-        int how = mpf_wait_lwp(m, l, c, at, seq, buf, cap, &got);
+        int how = block == 1 ? mpf_wait_lwp(m, l, c, at, seq, buf, cap, &got) : 0;
         if (how == 2) return got; /* a send handed it over */
-        if (how == 0) { /* not an MPD process: wait like a thread */
+        if (how == 0) {
             uint32_t observed = atomic_load_explicit(&l->word, memory_order_relaxed);
             mpf_unlock(m, &l->rlock);
-            mpf_wait_change(m, l, observed, at, seq);
+            if (block == 2 && m->lwpq) mpd_yield(); /* timed, MPF_WAIT_LWP: look again after the others ran */
+            else mpf_wait_change(m, l, c, observed, at, seq, left); /* not an MPD process: wait like a thread */
+            /* Long quiet waits look for dead participants now and then: a
+             * sender that died is closed by the reap, which ends this wait. */
+            if (m->shared && ++idle % 4 == 0) mpf_reap(m);
         }
         waited = 1;
         mpf_lock_recv(m, l);
@@ -313,12 +339,18 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
 
 ssize_t mpf_message_receive(mpf_t *m, int pid, int id, void *buf, size_t cap)
 {
-    return receive(m, pid, id, buf, cap, 1);
+    return receive(m, pid, id, buf, cap, 1, 0);
 }
 
 ssize_t mpf_message_try_receive(mpf_t *m, int pid, int id, void *buf, size_t cap)
 {
-    return receive(m, pid, id, buf, cap, 0);
+    return receive(m, pid, id, buf, cap, 0, 0);
+}
+
+ssize_t mpf_message_timed_receive(mpf_t *m, int pid, int id, void *buf, size_t cap, long long timeout_ns)
+{
+    if (timeout_ns < 0) return -MPF_EINVAL;
+    return receive(m, pid, id, buf, cap, 2, now_ns() + timeout_ns);
 }
 
 int mpf_check_receive(mpf_t *m, int pid, int id, size_t *next_len)
