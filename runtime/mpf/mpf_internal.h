@@ -59,7 +59,7 @@
 #include "mpd/rt.h"
 
 #define MPF_MAGIC 0x3146504d2d44504dULL /* "MPD-MPF1" */
-#define MPF_VERSION 2u /* 2: had_send, conn.asleep, proc.space_asleep, FCFS tickets */
+#define MPF_VERSION 2u /* 2: senders_died, conn.asleep, proc.space_asleep, FCFS tickets */
 #define MPF_MSG_NODE 256u                 /* bytes per message header */
 #define MPF_INLINE (MPF_MSG_NODE - 20u)   /* payload bytes stored in the header itself */
 #define MPF_PENDING 0xffffffffu           /* refs of a message sent while nobody received */
@@ -124,7 +124,7 @@ typedef struct mpf_lnvc {
     uint32_t state, gen;        /* LNVC_*; gen changes at every creation (stale ids) */
     int32_t id;                 /* the id open returned for this incarnation */
     uint32_t n_send, n_fcfs, n_bcast;
-    uint32_t had_send;          /* a sender has been connected (for MPF_ENOSENDERS) */
+    uint32_t senders_died;      /* no sender left, and the last one to go died (reaped): MPF_ENOSENDERS */
     _Atomic uint32_t broken;    /* a receive-lock owner died: repair under both locks first */
     _Alignas(MPF_CACHE) mpf_lock_t slock;
     uint32_t tail;

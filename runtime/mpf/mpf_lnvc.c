@@ -103,7 +103,7 @@ static int add_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
         if (c->send) return -MPF_EALREADY;
         c->send = 1;
         l->n_send++;
-        l->had_send = 1;
+        l->senders_died = 0;
         return 0;
     }
     if (c->recv) return c->recv == role ? -MPF_EALREADY : -MPF_EPROTOCOL;
@@ -153,7 +153,7 @@ static int drop_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
     if (role == ROLE_SEND) {
         if (!c->send) return -MPF_ENOTCONN;
         c->send = 0;
-        if (--l->n_send == 0) mpf_lnvc_notify(m, l); /* waiting receivers: MPF_ENOSENDERS */
+        if (--l->n_send == 0) mpf_lnvc_notify(m, l); /* waiting receivers look again (MPF_ENOSENDERS) */
         return 0;
     }
     if (!c->recv) return -MPF_ENOTCONN;
@@ -253,7 +253,7 @@ static int find_or_create(mpf_t *m, const char *name, uint32_t *slot, int *creat
     l->front_seq = 1;
     l->fcfs_head = l->fcfs_seq = 0;
     l->n_send = l->n_fcfs = l->n_bcast = 0;
-    l->had_send = 0;
+    l->senders_died = 0;
     l->n_ready = l->n_freed = 0;
     /* A slot reused starts with no sleeper counted: a count left by a
      * participant that died asleep would make every send pay a futex call.
@@ -466,7 +466,10 @@ int mpf_reap_locked(mpf_t *m)
             mpf_conn *c = mpf_conn_at(m, i, p);
             if (atomic_exchange(&c->asleep, 0)) atomic_fetch_sub(&l->sleepers, 1);   /* died asleep */
             if (l->state == LNVC_LIVE && (c->send || c->recv)) {
-                if (c->send) drop_role(m, l, c, ROLE_SEND), closed++;
+                if (c->send) {
+                    drop_role(m, l, c, ROLE_SEND), closed++;
+                    if (l->n_send == 0) l->senders_died = 1; /* its receivers must not wait for it */
+                }
                 if (c->recv) drop_role(m, l, c, ROLE_RECV), closed++;
                 if (lnvc_empty(l)) delete_lnvc(m, l);
             }

@@ -236,7 +236,7 @@ static ssize_t solo_park(mpf_t *m, int pid, int id, void *buf, size_t cap, int *
         mpf_lnvc_read_done(m, l, at);
         return len;
     }
-    if (l->had_send && l->n_send == 0) return -1; /* the general path says MPF_ENOSENDERS */
+    if (l->senders_died && l->n_send == 0) return -1; /* the general path says MPF_ENOSENDERS */
     if (fcfs && l->fcfs_waiting) return -1;        /* a line of FCFS receivers: the general path */
     mpf_lwpq *q = &m->lwpq[slot];
     mpf_lwp_waiter w = {NULL, self, buf, cap, -1, c};
@@ -307,9 +307,10 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             rc = -MPF_EAGAIN;
             break;
         }
-        /* Nothing to read and nobody left to send it: say so rather than wait
-         * for ever (n_send changes under both locks; we hold one). */
-        if (turn && l->had_send && l->n_send == 0) {
+        /* Nothing to read and the senders died: say so rather than wait for
+         * ever (n_send changes under both locks; we hold one).  Senders that
+         * closed may come back: a conversation outlives its members. */
+        if (turn && l->senders_died && l->n_send == 0) {
             rc = -MPF_ENOSENDERS;
             break;
         }
