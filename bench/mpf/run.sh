@@ -51,6 +51,17 @@ run() { # label cmd...: one benchmark line, or a note if it failed
 mpi() { [ -n "$MPI" ] && run $MPI -np "$1" "$B/mpi_bench" "$2" "$3" "$4" || true; }
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC') $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$RES"
+# The MPI anchor is only comparable with its version and transport settings written down:
+# the Open MPI version, the command line, every OMPI_MCA_* variable set, and the values the
+# shared-memory transports would use (ompi_info, level 9).
+if [ -n "$MPI" ]; then
+  echo "# mpi: $(ompi_info --version 2>/dev/null | head -n 1); command: $MPI -np P mpi_bench" | tee -a "$RES"
+  env | grep '^OMPI_MCA_' | sed 's/^/# mpi env: /' | tee -a "$RES" || true
+  ompi_info --param btl vader --level 9 --parsable 2>/dev/null |
+    grep -E 'btl_vader_(single_copy_mechanism|eager_limit|max_send_size|fbox_max|fbox_threshold|sc_emu_btls)' |
+    grep -E ':param:[a-z_]+:value:' | sed 's/^/# mpi mca: /' | tee -a "$RES" || true
+  ompi_info --param pml ob1 --level 9 --parsable 2>/dev/null | grep -E ':param:[a-z_]+:value:' | head -n 8 | sed 's/^/# mpi mca: /' | tee -a "$RES" || true
+fi
 # Latency: three rounds, because where the hypervisor places the two vCPUs changes the cost of a
 # cache-line transfer (the bare-line floor, measured first in each round) from minute to minute.
 # The pinned cross-process runs (bare line, MPF, Open MPI, which binds its ranks to cores) come

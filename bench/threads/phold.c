@@ -37,7 +37,7 @@ typedef struct lp {
 } lp;
 
 typedef struct vpstate {
-    mpd_alock_t *in_lock, *free_lock, *cancel_lock;
+    app_lock_t *in_lock, *free_lock, *cancel_lock;
     event *incoming, *freelist, *cancels;   /* cancels: chain via next of small records */
     event **heap; int nheap, capheap;        /* pending events, by ts (owner only) */
     long committed, rolled_back, processed;
@@ -124,29 +124,29 @@ static void heap_remove(vpstate *v, event *e) {       /* cancellation of a pendi
 
 /* ---- events between VPs ---- */
 static event *ev_alloc(vpstate *v) {
-    mpd_alock_lock(v->free_lock);
+    app_acquire(v->free_lock);
     event *e = v->freelist;
     if (e) v->freelist = e->next;
-    mpd_alock_unlock(v->free_lock);
+    app_release(v->free_lock);
     if (!e) e = malloc(sizeof *e);
     memset(e, 0, sizeof *e);
     return e;
 }
 static void ev_free(vpstate *v, event *e) {
-    mpd_alock_lock(v->free_lock);
+    app_acquire(v->free_lock);
     e->next = v->freelist;
     v->freelist = e;
-    mpd_alock_unlock(v->free_lock);
+    app_release(v->free_lock);
 }
 
 static event *send(double ts, int dst) {
     vpstate *d = &vs[owner(dst)];
     event *e = ev_alloc(d);
     e->ts = ts; e->dst = dst; e->state = IN_FLIGHT;
-    mpd_alock_lock(d->in_lock);
+    app_acquire(d->in_lock);
     e->next = d->incoming;
     d->incoming = e;
-    mpd_alock_unlock(d->in_lock);
+    app_release(d->in_lock);
     return e;
 }
 
@@ -154,10 +154,10 @@ static void send_cancel(event *e) {
     vpstate *d = &vs[owner(e->dst)];
     cancel_rec *c = malloc(sizeof *c);
     c->ev = e;
-    mpd_alock_lock(d->cancel_lock);
+    app_acquire(d->cancel_lock);
     c->next = (cancel_rec *)d->cancels;
     d->cancels = (event *)c;
-    mpd_alock_unlock(d->cancel_lock);
+    app_release(d->cancel_lock);
 }
 
 /* Undo LP l's processed events with ts >= t (newest first); the events go back to pending. */
@@ -179,16 +179,16 @@ static void rollback(vpstate *v, lp *l, double t, event *except) {
 static void drain(vpstate *v) {
     cancel_rec *cl = NULL;
     if (v->cancels) {                     /* take cancels first: their events are already queued */
-        mpd_alock_lock(v->cancel_lock);
+        app_acquire(v->cancel_lock);
         cl = (cancel_rec *)v->cancels;
         v->cancels = NULL;
-        mpd_alock_unlock(v->cancel_lock);
+        app_release(v->cancel_lock);
     }
     event *in = NULL;
-    mpd_alock_lock(v->in_lock);
+    app_acquire(v->in_lock);
     in = v->incoming;
     v->incoming = NULL;
-    mpd_alock_unlock(v->in_lock);
+    app_release(v->in_lock);
     while (in) {
         event *e = in; in = e->next;
         lp *l = &lps[e->dst];
@@ -303,8 +303,8 @@ static void sim_main(void *arg) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 3) { fprintf(stderr, "usage: phold spin|block|adaptive NVP [END_TIME [LPS [THROTTLE [PROFILE_DIR]]]]\n"); return 2; }
-    enum mpd_alock_kind k = app_lock_kind(argv[1]);
+    if (argc < 3) { fprintf(stderr, "usage: phold spin|block|backoff|spinblock|adaptive|pthread NVP [END_TIME [LPS [THROTTLE [PROFILE_DIR]]]]\n"); return 2; }
+    enum app_kind k = app_lock_kind(argv[1]);
     nvp = atoi(argv[2]);
     end_time = argc > 3 ? atof(argv[3]) : 200;
     nlp = argc > 4 ? atoi(argv[4]) : 64;

@@ -161,6 +161,9 @@ int main(int argc, char **argv) {
     if (N < 1000) { fprintf(stderr, "ras_bench: iterations must be >= 1000\n"); return 2; }
     const char *curve = argc > 2 ? argv[2] : NULL;
     if (mpd_ras_init() != 0) { perror("mpd_ras_init"); return 1; }
+    /* One OS thread runs every sequence here: the restartable path (the
+     * default, for programs that did not say, is interlocked -- mpd/ras.h). */
+    mpd_ras_set_uniprocessor(1);
     printf("# Restartable atomic sequences on this machine\n\n");
     table_tas();
     table_mutex();

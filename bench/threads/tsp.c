@@ -15,7 +15,7 @@ static int split_depth;
 typedef struct node { struct node *next; int depth, len, last; uint32_t visited; } node;
 
 /* shared state and its four locks */
-static mpd_alock_t *qlock, *glob_low_lock, *glob_act_lock, *globlock;
+static app_lock_t *qlock, *glob_low_lock, *glob_act_lock, *globlock;
 static node *queue;                /* LIFO: depth-first order keeps the bound tight */
 static node *pool;                 /* free nodes (under qlock) */
 static int best = INT_MAX;         /* under glob_low_lock */
@@ -48,39 +48,39 @@ static void dfs(int depth, int len, int last, uint32_t visited, int *local_best,
 }
 
 static void publish_best(int b) {
-    mpd_alock_lock(glob_low_lock);
+    app_acquire(glob_low_lock);
     if (b < best) best = b;
-    mpd_alock_unlock(glob_low_lock);
+    app_release(glob_low_lock);
 }
 
 static void *searcher(void *arg) {
     (void)arg;
     int local_best = INT_MAX;
     for (;;) {
-        mpd_alock_lock(qlock);
+        app_acquire(qlock);
         node *n = queue;
         if (n) queue = n->next;
-        mpd_alock_unlock(qlock);
+        app_release(qlock);
         if (!n) {
-            mpd_alock_lock(glob_act_lock);
+            app_acquire(glob_act_lock);
             int a = active;
-            mpd_alock_unlock(glob_act_lock);
+            app_release(glob_act_lock);
             if (a == 0) break;                       /* nothing queued, nobody expanding */
             mpd_thread_yield();
             continue;
         }
-        mpd_alock_lock(glob_act_lock);
+        app_acquire(glob_act_lock);
         active++;
-        mpd_alock_unlock(glob_act_lock);
-        mpd_alock_lock(glob_low_lock);                /* refresh the local copy of the bound */
+        app_release(glob_act_lock);
+        app_acquire(glob_low_lock);                /* refresh the local copy of the bound */
         if (best < local_best) local_best = best;
-        mpd_alock_unlock(glob_low_lock);
+        app_release(glob_low_lock);
         long count = 0;
         if (bound(n) < local_best) {
             if (n->depth < split_depth) {
                 for (int c = nc - 1; c >= 1; c--) {  /* children go back to the shared queue */
                     if (n->visited & (1u << c)) continue;
-                    mpd_alock_lock(qlock);
+                    app_acquire(qlock);
                     node *k = node_new();
                     k->depth = n->depth + 1;
                     k->len = n->len + dist[n->last][c];
@@ -88,7 +88,7 @@ static void *searcher(void *arg) {
                     k->visited = n->visited | (1u << c);
                     k->next = queue;
                     queue = k;
-                    mpd_alock_unlock(qlock);
+                    app_release(qlock);
                 }
                 count = 1;
             } else {
@@ -97,16 +97,16 @@ static void *searcher(void *arg) {
                 if (local_best < before) publish_best(local_best);
             }
         }
-        mpd_alock_lock(globlock);
+        app_acquire(globlock);
         nodes_expanded += count;
-        mpd_alock_unlock(globlock);
-        mpd_alock_lock(qlock);
+        app_release(globlock);
+        app_acquire(qlock);
         n->next = pool;
         pool = n;
-        mpd_alock_unlock(qlock);
-        mpd_alock_lock(glob_act_lock);
+        app_release(qlock);
+        app_acquire(glob_act_lock);
         active--;
-        mpd_alock_unlock(glob_act_lock);
+        app_release(glob_act_lock);
     }
     return NULL;
 }
@@ -131,8 +131,8 @@ static void tsp_main(void *arg) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 3) { fprintf(stderr, "usage: tsp spin|block|adaptive NVP [CITIES [SEED [SPLIT [PROFILE_DIR]]]]\n"); return 2; }
-    enum mpd_alock_kind k = app_lock_kind(argv[1]);
+    if (argc < 3) { fprintf(stderr, "usage: tsp spin|block|backoff|spinblock|adaptive|pthread NVP [CITIES [SEED [SPLIT [PROFILE_DIR]]]]\n"); return 2; }
+    enum app_kind k = app_lock_kind(argv[1]);
     nvp = atoi(argv[2]);
     nc = argc > 3 ? atoi(argv[3]) : 13;
     unsigned seed = argc > 4 ? (unsigned)atoi(argv[4]) : 1;

@@ -59,7 +59,7 @@
 #include "mpd/rt.h"
 
 #define MPF_MAGIC 0x3146504d2d44504dULL /* "MPD-MPF1" */
-#define MPF_VERSION 1u
+#define MPF_VERSION 2u /* 2: senders_died, conn.asleep, proc.space_asleep, FCFS tickets */
 #define MPF_MSG_NODE 256u                 /* bytes per message header */
 #define MPF_INLINE (MPF_MSG_NODE - 20u)   /* payload bytes stored in the header itself */
 #define MPF_PENDING 0xffffffffu           /* refs of a message sent while nobody received */
@@ -91,6 +91,7 @@ typedef struct mpf_blk {
 typedef struct mpf_proc {
     _Atomic int32_t os_pid; /* OS process using this id (cross-process), 0 if free */
     uint32_t nconn;         /* its connections (under the table lock) */
+    _Atomic uint32_t space_asleep; /* 1 while counted in space_sleepers: the reaper uncounts a dead one */
 } mpf_proc;
 
 #define MPF_BATCH 4u /* freed headers travel from the receive side to the send side this many at a time */
@@ -98,10 +99,13 @@ typedef struct mpf_proc {
 typedef struct mpf_conn {
     uint8_t send;  /* 1 if connected as sender */
     uint8_t recv;  /* CONN_NONE, MPF_FCFS or MPF_BROADCAST */
-    uint16_t pad;
+    _Atomic uint8_t asleep; /* 1 while counted in the LNVC's sleepers: whoever clears it uncounts it
+                               (the sleeper, or the reaper when it died asleep) */
+    uint8_t pad;
     uint32_t head;     /* BROADCAST receiver: next message to read */
     uint32_t head_seq; /* its seq: the message at head is there once its seq says so */
     uint32_t holding;  /* message being copied out without the lock (it holds one reference) */
+    uint32_t ticket;   /* FCFS receiver waiting: its place in line (0: not waiting), under rlock */
 } mpf_conn;
 
 typedef _Atomic uint32_t mpf_lock_t; /* 0, or owner's OS pid | waiters bit (mpf_lock.c) */
@@ -120,6 +124,7 @@ typedef struct mpf_lnvc {
     uint32_t state, gen;        /* LNVC_*; gen changes at every creation (stale ids) */
     int32_t id;                 /* the id open returned for this incarnation */
     uint32_t n_send, n_fcfs, n_bcast;
+    uint32_t senders_died;      /* no sender left, and the last one to go died (reaped): MPF_ENOSENDERS */
     _Atomic uint32_t broken;    /* a receive-lock owner died: repair under both locks first */
     _Alignas(MPF_CACHE) mpf_lock_t slock;
     uint32_t tail;
@@ -129,6 +134,8 @@ typedef struct mpf_lnvc {
     _Alignas(MPF_CACHE) mpf_lock_t rlock;
     uint32_t front, front_seq;  /* oldest message still needed (front_seq: its seq) */
     uint32_t fcfs_head, fcfs_seq;
+    uint32_t fcfs_ticket;       /* last ticket handed to a waiting FCFS receiver */
+    uint32_t fcfs_waiting;      /* FCFS receivers holding a ticket: then they are served in ticket order */
     uint32_t n_freed;
     uint32_t freed[MPF_BATCH];  /* headers freed by receives, not yet handed over */
     _Alignas(MPF_CACHE) _Atomic uint32_t handed; /* 1: handover[] holds MPF_BATCH headers for the send side */
@@ -223,7 +230,10 @@ uint32_t mpf_msg_alloc(mpf_t *m);
 void mpf_msg_free(mpf_t *m, uint32_t off);              /* also frees its data blocks */
 int mpf_blocks_alloc(mpf_t *m, size_t len, uint32_t *first); /* chain for len bytes */
 void mpf_blocks_free(mpf_t *m, uint32_t first);
-void mpf_space_wait(mpf_t *m, uint32_t observed);
+void mpf_space_wait(mpf_t *m, int pid, uint32_t observed);
+/* A wake found nobody asleep although a count said so: after a few, reap
+ * (a participant may have died counted asleep). */
+void mpf_futile_wake(mpf_t *m);
 /* MPF_WAIT_LWP on a runtime with one VP: only MPD processes of one OS thread
  * touch the instance and they switch only where they block, so locks and
  * waiter counts need no atomic read-modify-write (as the runtime's own fast paths). */
@@ -287,8 +297,19 @@ static inline void mpf_unlock_lnvc(mpf_t *m, mpf_lnvc *l)
 }
 int mpf_lock_table(mpf_t *m);
 void mpf_futex_wait(mpf_t *m, _Atomic uint32_t *word, uint32_t observed);
-void mpf_futex_wake_all(mpf_t *m, _Atomic uint32_t *word);
+void mpf_futex_wait_ns(mpf_t *m, _Atomic uint32_t *word, uint32_t observed, long long ns);
+int mpf_futex_wake_all(mpf_t *m, _Atomic uint32_t *word); /* number woken */
 int mpf_os_pid_alive(int32_t pid);
+
+/* Every operation but open: pid must belong to the calling OS process (open
+ * claimed it): a stale id, or another process's, is refused.  One load. */
+static inline int mpf_check_owner(mpf_t *m, int pid)
+{
+    if (!m->shared) return 0;            /* in-process: one OS process */
+    int32_t os = atomic_load_explicit(&mpf_proc_at(m, (uint32_t)pid)->os_pid, memory_order_relaxed);
+    if (__builtin_expect(os == (int32_t)mpf_self(), 1)) return 0;
+    return os == 0 ? -MPF_ENOTCONN : -MPF_EBUSYPID;
+}
 
 /* mpf_lnvc.c: the LNVC table, connections, repair and reaping. */
 void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l);  /* both LNVC locks held, an owner died */
@@ -298,6 +319,9 @@ void mpf_lnvc_read_done(mpf_t *m, mpf_lnvc *l, uint32_t at); /* rlock: one reade
 void mpf_lnvc_notify(mpf_t *m, mpf_lnvc *l);  /* bump word, wake sleepers */
 uint32_t mpf_lnvc_take_header(mpf_t *m, mpf_lnvc *l); /* slock: a header freed by receives, or 0 */
 int mpf_reap_locked(mpf_t *m);
+/* FCFS arrival order (rlock held): give up a ticket; may c (an FCFS receiver) take the next message? */
+void mpf_fcfs_leave_line(mpf_t *m, mpf_lnvc *l, mpf_conn *c);
+int mpf_fcfs_my_turn(mpf_t *m, mpf_lnvc *l, mpf_conn *c);
 /* A message is there (published) once its seq is the one its reader expects. */
 static inline int mpf_published(mpf_t *m, uint32_t at, uint32_t seq)
 {
@@ -310,7 +334,10 @@ static inline void mpf_maybe_reap(mpf_t *m)
 }
 
 /* mpf_wait.c: blocking a receiver until its LNVC changes. */
-void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel, uint32_t seq);
+/* Returns once something may have changed, or after at most max_ns (0: the
+ * default bound) of sleep.  c is the caller's connection (its asleep flag). */
+void mpf_wait_change(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t observed, uint32_t sentinel, uint32_t seq,
+                     long long max_ns);
 /* rlock held, nothing at head (seq expected there); returns with it released,
  * once woken (MPF_WAIT_LWP, from a process). */
 int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t head, uint32_t seq, void *buf, size_t cap, ssize_t *got);
@@ -324,7 +351,7 @@ static inline void mpf_wake_waiters(mpf_t *m, mpf_lnvc *l)
         atomic_load_explicit(&l->sleepers, memory_order_seq_cst))
         mpf_wake_sleepers(m, l);
 }
-int mpf_wait_lwp_yield(mpf_t *m, uint32_t observed); /* MPD process: wait for space without stopping the VP, return 1 */
+int mpf_wait_lwp_yield(mpf_t *m, int pid, uint32_t observed); /* MPD process: wait for space without stopping the VP, return 1 */
 int mpf_lwp_setup(mpf_t *m);
 void mpf_lwp_free(mpf_t *m);
 

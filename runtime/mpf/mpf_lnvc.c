@@ -103,6 +103,7 @@ static int add_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
         if (c->send) return -MPF_EALREADY;
         c->send = 1;
         l->n_send++;
+        l->senders_died = 0;
         return 0;
     }
     if (c->recv) return c->recv == role ? -MPF_EALREADY : -MPF_EPROTOCOL;
@@ -121,12 +122,38 @@ static int add_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
     return 0;
 }
 
+/* ---- FCFS receivers in arrival order ----
+ * A receive of the FCFS group that finds nothing to read takes a ticket; while
+ * tickets are out, the next message goes to the holder of the oldest one (a
+ * scan of the LNVC's connections, on the waiting path only).  Whoever leaves
+ * the line -- served, timed out, closed, reaped -- bumps the word so that the
+ * next in line looks again. */
+void mpf_fcfs_leave_line(mpf_t *m, mpf_lnvc *l, mpf_conn *c)
+{
+    if (!c->ticket) return;
+    c->ticket = 0;
+    if (l->fcfs_waiting) l->fcfs_waiting--;
+    if (l->fcfs_waiting) mpf_lnvc_notify(m, l);
+}
+
+int mpf_fcfs_my_turn(mpf_t *m, mpf_lnvc *l, mpf_conn *c)
+{
+    if (!l->fcfs_waiting) return 1;
+    if (!c->ticket) return 0; /* others were first */
+    uint32_t slot = (uint32_t)(l - mpf_lnvc_at(m, 0));
+    for (uint32_t p = 0; p < m->r->max_procs; p++) {
+        mpf_conn *o = mpf_conn_at(m, slot, p);
+        if (o != c && o->ticket && o->recv == MPF_FCFS && (int32_t)(o->ticket - c->ticket) < 0) return 0;
+    }
+    return 1;
+}
+
 static int drop_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
 {
     if (role == ROLE_SEND) {
         if (!c->send) return -MPF_ENOTCONN;
         c->send = 0;
-        l->n_send--;
+        if (--l->n_send == 0) mpf_lnvc_notify(m, l); /* waiting receivers look again (MPF_ENOSENDERS) */
         return 0;
     }
     if (!c->recv) return -MPF_ENOTCONN;
@@ -134,6 +161,10 @@ static int drop_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
         mpf_msg *g = MPF_MSG(m, c->holding);
         if (g->refs && g->refs != MPF_PENDING) g->refs--;
         c->holding = 0;
+    }
+    if (c->ticket) { /* in the FCFS line: out of it (drop_role notifies below) */
+        c->ticket = 0;
+        if (l->fcfs_waiting) l->fcfs_waiting--;
     }
     if (c->recv == MPF_FCFS) {
         if (--l->n_fcfs == 0) {
@@ -222,7 +253,18 @@ static int find_or_create(mpf_t *m, const char *name, uint32_t *slot, int *creat
     l->front_seq = 1;
     l->fcfs_head = l->fcfs_seq = 0;
     l->n_send = l->n_fcfs = l->n_bcast = 0;
+    l->senders_died = 0;
     l->n_ready = l->n_freed = 0;
+    /* A slot reused starts with no sleeper counted: a count left by a
+     * participant that died asleep would make every send pay a futex call.
+     * A live sleeper of the old incarnation finds its flag cleared and
+     * does not uncount itself. */
+    for (uint32_t p = 0; p < r->max_procs; p++) {
+        atomic_store_explicit(&mpf_conn_at(m, (uint32_t)free_slot, p)->asleep, 0, memory_order_relaxed);
+        mpf_conn_at(m, (uint32_t)free_slot, p)->ticket = 0;
+    }
+    atomic_store_explicit(&l->sleepers, 0, memory_order_relaxed);
+    l->fcfs_ticket = l->fcfs_waiting = 0;
     atomic_store_explicit(&l->handed, 0, memory_order_relaxed);
     strcpy(l->name, name);
     l->gen++;
@@ -276,7 +318,7 @@ static int close_role(mpf_t *m, int pid, int id, int role)
 {
     if (!m) return -MPF_EINVAL;
     int rc = check_pid(m, pid);
-    if (rc) return rc;
+    if (rc || (rc = mpf_check_owner(m, pid))) return rc;
     if (id < 0) return -MPF_EBADID;
     uint32_t slot = mpf_id_slot(m->r, id);
     if ((rc = lock_table(m))) return rc;
@@ -353,9 +395,12 @@ void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l)
      * them rather than share one (a batch handed over but not taken is kept). */
     l->n_ready = l->n_freed = 0;
     l->n_send = l->n_fcfs = l->n_bcast = 0;
+    l->fcfs_waiting = 0;
     for (uint32_t p = 0; p < m->r->max_procs; p++) {
         mpf_conn *c = mpf_conn_at(m, slot, p);
         l->n_send += c->send;
+        if (c->ticket && c->recv == MPF_FCFS) l->fcfs_waiting++;
+        else c->ticket = 0;
         if (c->recv == MPF_FCFS) l->n_fcfs++;
         if (c->recv == MPF_BROADCAST) {
             l->n_bcast++;
@@ -414,12 +459,17 @@ int mpf_reap_locked(mpf_t *m)
         mpf_proc *pr = mpf_proc_at(m, p);
         int32_t os = atomic_load(&pr->os_pid);
         if (os == 0 || os == me || mpf_os_pid_alive(os)) continue;
+        if (atomic_exchange(&pr->space_asleep, 0)) atomic_fetch_sub(&r->space_sleepers, 1); /* died asleep */
         for (uint32_t i = 0; i < r->max_lnvcs; i++) {
             mpf_lnvc *l = mpf_lnvc_at(m, i);
             mpf_lock_lnvc(m, l);
             mpf_conn *c = mpf_conn_at(m, i, p);
+            if (atomic_exchange(&c->asleep, 0)) atomic_fetch_sub(&l->sleepers, 1);   /* died asleep */
             if (l->state == LNVC_LIVE && (c->send || c->recv)) {
-                if (c->send) drop_role(m, l, c, ROLE_SEND), closed++;
+                if (c->send) {
+                    drop_role(m, l, c, ROLE_SEND), closed++;
+                    if (l->n_send == 0) l->senders_died = 1; /* its receivers must not wait for it */
+                }
                 if (c->recv) drop_role(m, l, c, ROLE_RECV), closed++;
                 if (lnvc_empty(l)) delete_lnvc(m, l);
             }

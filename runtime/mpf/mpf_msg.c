@@ -1,4 +1,5 @@
 /* mpf_msg.c: message transfer -- send (copy in, append), receive (wait, copy out, release), check. */
+#include <time.h>
 #include <string.h>
 
 #include "mpf_internal.h"
@@ -19,18 +20,19 @@ static int check_args(mpf_t *m, int pid)
 {
     if (!m) return -MPF_EINVAL;
     if (!(pid >= 0 && (uint32_t)pid < m->r->max_procs)) return -MPF_EBADPID;
-    return mpf_caller_ok(m);
+    int rc = mpf_caller_ok(m);
+    return rc ? rc : mpf_check_owner(m, pid);
 }
 
 /* Message memory is exhausted: reap dead participants (their backlogs), or wait if asked to. */
-static int out_of_space(mpf_t *m, int *tries)
+static int out_of_space(mpf_t *m, int pid, int *tries)
 {
     mpf_region *r = m->r;
     if (m->shared && (*tries)++ == 0 && mpf_reap(m) > 0) return 0;
     if (!r->send_waits) return -MPF_ENOSPACE;
     uint32_t observed = atomic_load(&r->space_word);
-    if (mpf_wait_lwp_yield(m, observed)) return 0; /* an MPD process lets the receivers run instead */
-    mpf_space_wait(m, observed);
+    if (mpf_wait_lwp_yield(m, pid, observed)) return 0; /* an MPD process lets the receivers run instead */
+    mpf_space_wait(m, pid, observed);
     return 0;
 }
 
@@ -107,7 +109,7 @@ int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
     int fresh_alloc = 0;
     if (len > MPF_INLINE) {
         while (mpf_blocks_alloc(m, len, &data))
-            if ((rc = out_of_space(m, &tries))) return rc;
+            if ((rc = out_of_space(m, pid, &tries))) return rc;
         copy_to_blocks(m, data, buf, len);
     }
     mpf_lnvc *l;
@@ -148,7 +150,7 @@ int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
                !(fresh = mpf_msg_alloc(m))) {
             /* Headers this LNVC's receives freed but have not handed over yet count as free. */
             if (!flushed++ && flush_freed(m, l)) continue;
-            if ((rc = out_of_space(m, &tries))) goto fail;
+            if ((rc = out_of_space(m, pid, &tries))) goto fail;
         }
         fresh_alloc = 1;
     }
@@ -234,6 +236,8 @@ static ssize_t solo_park(mpf_t *m, int pid, int id, void *buf, size_t cap, int *
         mpf_lnvc_read_done(m, l, at);
         return len;
     }
+    if (l->senders_died && l->n_send == 0) return -1; /* the general path says MPF_ENOSENDERS */
+    if (fcfs && l->fcfs_waiting) return -1;        /* a line of FCFS receivers: the general path */
     mpf_lwpq *q = &m->lwpq[slot];
     mpf_lwp_waiter w = {NULL, self, buf, cap, -1, c};
     if (q->tail) q->tail->next = &w;
@@ -245,10 +249,18 @@ static ssize_t solo_park(mpf_t *m, int pid, int id, void *buf, size_t cap, int *
     return w.got;
 }
 
-static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int block)
+static long long now_ns(void)
 {
-    int waited = 0;
-    if (m && MPF_SOLO(m) && block) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* block: 0 try, 1 wait, 2 wait until deadline (CLOCK_MONOTONIC ns). */
+static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int block, long long deadline)
+{
+    int waited = 0, idle = 0;
+    if (m && MPF_SOLO(m) && block == 1) {
         ssize_t got = solo_park(m, pid, id, buf, cap, &waited);
         if (got >= 0) return got;
     }
@@ -272,7 +284,9 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
         int fcfs = c->recv == MPF_FCFS;
         uint32_t *headp = fcfs ? &l->fcfs_head : &c->head, *seqp = fcfs ? &l->fcfs_seq : &c->head_seq;
         uint32_t at = *headp, seq = *seqp;
-        if (mpf_published(m, at, seq)) {
+        /* FCFS receivers waiting in line: only the first may take the next message */
+        int turn = !fcfs || !l->fcfs_waiting || mpf_fcfs_my_turn(m, l, c);
+        if (turn && mpf_published(m, at, seq)) {
             mpf_msg *g = MPF_MSG(m, at);
             if (g->len > cap) {
                 rc = -MPF_EMSGSIZE;
@@ -281,6 +295,7 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             ssize_t len = g->len;
             *headp = atomic_load_explicit(&g->next, memory_order_relaxed);
             *seqp = seq + 1;
+            if (c->ticket) mpf_fcfs_leave_line(m, l, c); /* served: the next in line looks again */
             if (len > MPF_UNLOCKED_COPY && !MPF_SOLO(m)) return copy_unlocked(m, l, c, id, at, buf);
             copy_from_msg(m, g, buf);
             mpf_lnvc_read_done(m, l, at);
@@ -292,13 +307,45 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             rc = -MPF_EAGAIN;
             break;
         }
+        /* Nothing to read and the senders died: say so rather than wait for
+         * ever (n_send changes under both locks; we hold one).  Senders that
+         * closed may come back: a conversation outlives its members. */
+        if (turn && l->senders_died && l->n_send == 0) {
+            rc = -MPF_ENOSENDERS;
+            break;
+        }
+        long long left = 0;
+        if (block == 2 && (left = deadline - now_ns()) <= 0) {
+            rc = -MPF_ETIMEDOUT;
+            break;
+        }
+        if (fcfs && !c->ticket) { /* into the line */
+            if (++l->fcfs_ticket == 0) l->fcfs_ticket = 1;
+            c->ticket = l->fcfs_ticket;
+            l->fcfs_waiting++;
+        }
         ssize_t got;
-        int how = mpf_wait_lwp(m, l, c, at, seq, buf, cap, &got);
-        if (how == 2) return got; /* a send handed it over */
-        if (how == 0) { /* not an MPD process: wait like a thread */
+        /* Parking with a send's direct hand-over only when first in line. */
+        int how = block == 1 && turn ? mpf_wait_lwp(m, l, c, at, seq, buf, cap, &got) : 0;
+        if (how == 2) { /* a send handed it over (the rlock is free): leave the line */
+            if (c->ticket) {
+                mpf_lock_recv(m, l);
+                mpf_fcfs_leave_line(m, l, c);
+                mpf_unlock(m, &l->rlock);
+            }
+            return got;
+        }
+        if (how == 0) {
             uint32_t observed = atomic_load_explicit(&l->word, memory_order_relaxed);
+            /* Not first in line: wait for the word (bumped when the line moves)
+             * or a new send, not for the message at head, which is someone else's. */
+            if (!turn) seq = atomic_load_explicit(&l->next_seq, memory_order_relaxed); /* a new send, or the word */
             mpf_unlock(m, &l->rlock);
-            mpf_wait_change(m, l, observed, at, seq);
+            if ((block == 2 && m->lwpq) || (!turn && mpd_self())) mpd_yield(); /* look again after the others ran */
+            else mpf_wait_change(m, l, c, observed, at, seq, left); /* wait like a thread */
+            /* Long quiet waits look for dead participants now and then: a
+             * sender that died is closed by the reap, which ends this wait. */
+            if (m->shared && ++idle % 4 == 0) mpf_reap(m);
         }
         waited = 1;
         mpf_lock_recv(m, l);
@@ -307,18 +354,25 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             break;
         }
     }
+    if (is_live(l, id) && c->ticket) mpf_fcfs_leave_line(m, l, c); /* gave up waiting */
     mpf_unlock(m, &l->rlock);
     return rc;
 }
 
 ssize_t mpf_message_receive(mpf_t *m, int pid, int id, void *buf, size_t cap)
 {
-    return receive(m, pid, id, buf, cap, 1);
+    return receive(m, pid, id, buf, cap, 1, 0);
 }
 
 ssize_t mpf_message_try_receive(mpf_t *m, int pid, int id, void *buf, size_t cap)
 {
-    return receive(m, pid, id, buf, cap, 0);
+    return receive(m, pid, id, buf, cap, 0, 0);
+}
+
+ssize_t mpf_message_timed_receive(mpf_t *m, int pid, int id, void *buf, size_t cap, long long timeout_ns)
+{
+    if (timeout_ns < 0) return -MPF_EINVAL;
+    return receive(m, pid, id, buf, cap, 2, now_ns() + timeout_ns);
 }
 
 int mpf_check_receive(mpf_t *m, int pid, int id, size_t *next_len)

@@ -47,7 +47,8 @@ static void stack_push(mpf_t *m, _Atomic uint64_t *top, _Atomic int64_t *count, 
     mpf_region *r = m->r;
     if (r->send_waits) {
         atomic_fetch_add_explicit(&r->space_word, 1, memory_order_seq_cst);
-        if (atomic_load_explicit(&r->space_sleepers, memory_order_seq_cst)) mpf_futex_wake_all(m, &r->space_word);
+        if (atomic_load_explicit(&r->space_sleepers, memory_order_seq_cst) && mpf_futex_wake_all(m, &r->space_word) == 0)
+            mpf_futile_wake(m);
     }
 }
 
@@ -94,27 +95,44 @@ int mpf_blocks_alloc(mpf_t *m, size_t len, uint32_t *first)
 
 /* ---- futex waiting (process-shared in a shm segment, private otherwise) ---- */
 
-void mpf_futex_wait(mpf_t *m, _Atomic uint32_t *word, uint32_t observed)
+void mpf_futex_wait_ns(mpf_t *m, _Atomic uint32_t *word, uint32_t observed, long long ns)
 {
     int op = m->shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE;
     /* A bounded sleep keeps a waiter alive even if a waker died between bump and wake. */
-    struct timespec ts = {0, 200 * 1000 * 1000};
+    if (ns <= 0 || ns > 200 * 1000 * 1000) ns = 200 * 1000 * 1000;
+    struct timespec ts = {0, (long)ns};
     syscall(SYS_futex, (uint32_t *)word, op, observed, &ts, NULL, 0);
 }
 
-void mpf_futex_wake_all(mpf_t *m, _Atomic uint32_t *word)
+void mpf_futex_wait(mpf_t *m, _Atomic uint32_t *word, uint32_t observed) { mpf_futex_wait_ns(m, word, observed, 0); }
+
+int mpf_futex_wake_all(mpf_t *m, _Atomic uint32_t *word)
 {
     int op = m->shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE;
-    syscall(SYS_futex, (uint32_t *)word, op, 0x7fffffff, NULL, NULL, 0);
+    return (int)syscall(SYS_futex, (uint32_t *)word, op, 0x7fffffff, NULL, NULL, 0);
 }
 
-void mpf_space_wait(mpf_t *m, uint32_t observed)
+/* A count of sleepers stuck by a participant that died asleep makes every
+ * later send pay a futex call that wakes nobody.  Registration races give a
+ * futile wake now and then; a run of them asks for a reap, which uncounts the
+ * dead.  Kept per segment, approximate (relaxed counter). */
+void mpf_futile_wake(mpf_t *m)
+{
+    if (!m->shared) return;
+    static _Thread_local unsigned futile;
+    if (++futile % 64 == 0) atomic_store_explicit(&m->r->reap_pending, 1, memory_order_relaxed);
+}
+
+void mpf_space_wait(mpf_t *m, int pid, uint32_t observed)
 {
     mpf_region *r = m->r;
+    mpf_proc *p = mpf_proc_at(m, (uint32_t)pid);
     atomic_fetch_add_explicit(&r->space_sleepers, 1, memory_order_seq_cst);
+    atomic_store_explicit(&p->space_asleep, 1, memory_order_relaxed);   /* the reaper uncounts us if we die */
     if (atomic_load_explicit(&r->space_word, memory_order_seq_cst) == observed)
         mpf_futex_wait(m, &r->space_word, observed);
-    atomic_fetch_sub_explicit(&r->space_sleepers, 1, memory_order_relaxed);
+    if (atomic_exchange_explicit(&p->space_asleep, 0, memory_order_relaxed))
+        atomic_fetch_sub_explicit(&r->space_sleepers, 1, memory_order_relaxed);
 }
 
 /* A process counts as dead once it no longer exists or is a zombie. */
@@ -209,6 +227,8 @@ static int fill_defaults(mpf_options *o)
     if (!o->max_messages) o->max_messages = 16384;
     if (!o->data_block) o->data_block = 4096;
     if (!o->spin) o->spin = env_int("MPF_SPIN", 2000);
+    /* Offsets in the segment are 32-bit: larger sizes must not wrap to a tiny pool. */
+    if (o->pool_bytes > 0xfff00000u || o->data_block > 0x10000000u) return -MPF_EINVAL;
     if (o->max_lnvcs < 0 || o->max_processes < 0 || o->max_messages < o->max_lnvcs + 2 || o->spin < 0 ||
         o->max_lnvcs > 65536 || o->max_processes > 65536 || o->data_block < 64 || o->data_block % 8 ||
         o->max_message > 0x7fffffff || (o->wait != MPF_WAIT_THREADS && o->wait != MPF_WAIT_LWP) ||
@@ -401,8 +421,10 @@ const char *mpf_strerror(int err)
         [MPF_ESYS] = "system call failed",
         [MPF_ENOTSUP] = "not supported in this deployment",
         [MPF_ECORRUPT] = "segment state unrecoverable after a participant died",
+        [MPF_ENOSENDERS] = "no sender left on the conversation and nothing to read",
+        [MPF_ETIMEDOUT] = "no message within the time limit",
     };
-    if (err < 0) err = -err;
-    if (err >= (int)(sizeof msg / sizeof msg[0]) || !msg[err]) return "unknown MPF error";
-    return msg[err];
+    unsigned e = err < 0 ? 0u - (unsigned)err : (unsigned)err;   /* INT_MIN has no int negation */
+    if (e >= sizeof msg / sizeof msg[0] || !msg[e]) return "unknown MPF error";
+    return msg[e];
 }

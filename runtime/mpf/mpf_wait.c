@@ -31,7 +31,9 @@ static inline int spin_changed(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_
 typedef struct sleep_args {
     mpf_t *m;
     mpf_lnvc *l;
+    mpf_conn *c;
     uint32_t observed, seq;
+    long long max_ns;
 } sleep_args;
 
 /* Sleep on the LNVC's futex word unless a send or close came first.  Register
@@ -41,10 +43,15 @@ static intptr_t sleep_on_word(void *arg)
 {
     sleep_args *a = arg;
     atomic_fetch_add_explicit(&a->l->sleepers, 1, memory_order_seq_cst);
+    /* Counted, and flagged in our connection: if we die asleep the reaper
+     * uncounts us; if the conversation is recreated meanwhile the flag is
+     * cleared with the count, and we must not uncount then. */
+    atomic_store_explicit(&a->c->asleep, 1, memory_order_relaxed);
     if (atomic_load_explicit(&a->l->next_seq, memory_order_seq_cst) == a->seq &&
         atomic_load_explicit(&a->l->word, memory_order_seq_cst) == a->observed)
-        mpf_futex_wait(a->m, &a->l->word, a->observed);
-    atomic_fetch_sub_explicit(&a->l->sleepers, 1, memory_order_relaxed);
+        mpf_futex_wait_ns(a->m, &a->l->word, a->observed, a->max_ns);
+    if (atomic_exchange_explicit(&a->c->asleep, 0, memory_order_relaxed))
+        atomic_fetch_sub_explicit(&a->l->sleepers, 1, memory_order_relaxed);
     return 0;
 }
 
@@ -57,7 +64,8 @@ static intptr_t sleep_on_word(void *arg)
  * while it looks, then sleeps through mpd_blocking_call, on a helper thread,
  * while the VP runs the other processes.  The runtime counts the call as
  * pending, so a receiver waiting for a thread is not taken for a deadlock. */
-void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel, uint32_t seq)
+void mpf_wait_change(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t observed, uint32_t sentinel, uint32_t seq,
+                     long long max_ns)
 {
     int lwp = mpd_self() != NULL;
     for (int i = lwp ? m->spin / 8 + 1 : m->spin; i > 0; i--) {
@@ -73,7 +81,7 @@ void mpf_wait_change(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel
         cpu_relax();
         if ((i & 255) == 0) sched_yield();
     }
-    sleep_args a = {m, l, observed, seq};
+    sleep_args a = {m, l, c, observed, seq, max_ns};
     if (lwp) mpd_blocking_call(sleep_on_word, &a, NULL);
     else sleep_on_word(&a);
 }
@@ -154,13 +162,14 @@ int mpf_lwp_deliver(mpf_t *m, mpf_lnvc *l, const void *data, size_t len)
 
 typedef struct space_args {
     mpf_t *m;
+    int pid;
     uint32_t observed;
 } space_args;
 
 static intptr_t space_sleep(void *arg)
 {
     space_args *a = arg;
-    mpf_space_wait(a->m, a->observed);
+    mpf_space_wait(a->m, a->pid, a->observed);
     return 0;
 }
 
@@ -168,12 +177,12 @@ static intptr_t space_sleep(void *arg)
  * (the receivers that free it may be on this VP); if there are none or they
  * cannot help (MPF_WAIT_LWP: they are the only receivers), wait for freed
  * memory on a helper thread rather than stopping the VP. */
-int mpf_wait_lwp_yield(mpf_t *m, uint32_t observed)
+int mpf_wait_lwp_yield(mpf_t *m, int pid, uint32_t observed)
 {
     if (!mpd_self()) return 0;
     mpd_yield();
     if (!m->lwpq && atomic_load(&m->r->space_word) == observed) {
-        space_args a = {m, observed};
+        space_args a = {m, pid, observed};
         mpd_blocking_call(space_sleep, &a, NULL);
     }
     return 1;
@@ -199,7 +208,7 @@ void mpf_wake_sleepers(mpf_t *m, mpf_lnvc *l)
     }
     if (atomic_load_explicit(&l->sleepers, memory_order_seq_cst)) {
         atomic_fetch_add_explicit(&l->word, 1, memory_order_seq_cst);
-        mpf_futex_wake_all(m, &l->word);
+        if (mpf_futex_wake_all(m, &l->word) == 0) mpf_futile_wake(m);
     }
 }
 

@@ -76,7 +76,10 @@ struct mpd_alock {
     atomic_ulong st_contended, st_spin_acq, st_blocks, st_timeouts, st_samples, st_adapt;
     atomic_ulong st_spin_failed, st_holder_off, st_os_yields;
 
-    /* contention profile: written by the holder, read under the lock */
+    /* contention profile: written by the holder, read by the export, both
+     * under prof_lk -- not under the lock itself, which a policy calling the
+     * export already holds (the monitor runs in unlock) */
+    mpd_spinlock prof_lk;
     mpd_alock_sample_t *prof;
     size_t prof_cap, prof_len;
     unsigned long prof_stride;

@@ -82,6 +82,8 @@ mpd_alock_t *mpd_alock_create(const mpd_alock_attr_t *a) {
     if (!a) { mpd_alock_attr_init(&def, MPD_ALOCK_ADAPTIVE); a = &def; }
     mpd_alock_t *l = calloc(1, sizeof *l);
     if (!l) return NULL;
+    mpd_spin_init(&l->qlock);
+    mpd_spin_init(&l->prof_lk);
     snprintf(l->name, sizeof l->name, "%s", a->name ? a->name : "lock");
     atomic_init(&l->spin_ns, a->spin_ns);
     atomic_init(&l->sleep_ns, a->sleep_ns);

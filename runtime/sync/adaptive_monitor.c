@@ -13,6 +13,7 @@ int (*_Atomic mpd_alock__prio_hook)(void);
 /* Append a profile sample (the clock is read only here, which keeps the
  * monitor cheap on busy uncontended locks). */
 static void profile_add(mpd_alock_t *l, mpd_alock_monitor_t *m) {
+    mpd_spin_lock(&l->prof_lk);
     if (l->prof_len == l->prof_cap) {          /* full: keep every other, sample half as often */
         for (size_t i = 0; i < l->prof_cap / 2; i++) l->prof[i] = l->prof[2 * i + 1];
         l->prof_len = l->prof_cap / 2;
@@ -22,6 +23,7 @@ static void profile_add(mpd_alock_t *l, mpd_alock_monitor_t *m) {
     l->last_t = m->t;
     mpd_alock_sample_t s = { m->t, m->waiting, m->spin_ns, m->sleep_ns };
     l->prof[l->prof_len++] = s;
+    mpd_spin_unlock(&l->prof_lk);
 }
 
 /* Samples that saw nothing new (nobody waits, nobody waited since the last
@@ -333,21 +335,23 @@ void mpd_alock_stats(mpd_alock_t *l, mpd_alock_stats_t *s) {
     s->os_yields = atomic_load(&l->st_os_yields);
 }
 
+/* Callable from anywhere, a policy included (prof_lk, not the lock). */
 size_t mpd_alock_profile(mpd_alock_t *l, mpd_alock_sample_t *out, size_t max) {
-    mpd_alock_lock(l);                 /* samples are appended by lock holders */
+    mpd_spin_lock(&l->prof_lk);
     size_t n = l->prof_len < max ? l->prof_len : max;
     memcpy(out, l->prof, n * sizeof *out);
-    mpd_alock_unlock(l);
+    mpd_spin_unlock(&l->prof_lk);
     return n;
 }
 
 int mpd_alock_profile_write(mpd_alock_t *l, FILE *f) {
-    mpd_alock_lock(l);
-    size_t n = l->prof_len;
-    mpd_alock_sample_t *copy = malloc(n ? n * sizeof *copy : 1);
-    if (copy) memcpy(copy, l->prof, n * sizeof *copy);
-    mpd_alock_unlock(l);
+    size_t cap = l->prof_cap;          /* fixed at creation: allocate outside the spin lock */
+    mpd_alock_sample_t *copy = malloc(cap ? cap * sizeof *copy : 1);
     if (!copy) return ENOMEM;
+    mpd_spin_lock(&l->prof_lk);
+    size_t n = l->prof_len;
+    memcpy(copy, l->prof, n * sizeof *copy);
+    mpd_spin_unlock(&l->prof_lk);
     fprintf(f, "# lock %s\n# t_seconds waiting spin_us sleep_us\n", l->name);
     for (size_t i = 0; i < n; i++)
         fprintf(f, "%.6f %d %.3f %.3f\n", copy[i].t, copy[i].waiting,

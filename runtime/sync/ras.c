@@ -207,6 +207,21 @@ unsigned long mpd_ras_restarts(const void *addr) {
 unsigned long mpd_ras_restarts_total(void) { return atomic_load(&total_restarts); }
 
 /* ---- built-in sequences ---- */
+/* 1: the built-ins take their interlocked path (ras_seq.S tests this first).
+ * The safe default: a sequence is atomic only among the threads of ONE OS
+ * thread, so the restartable path is used only once the caller declares that
+ * one OS thread runs them (mpd_ras_set_uniprocessor; the threads layer does
+ * it for one VP). */
+__attribute__((visibility("hidden"))) int mpd_ras__interlocked = 1;
+
+int mpd_ras_set_uniprocessor(int on) {
+    int was = !__atomic_load_n(&mpd_ras__interlocked, __ATOMIC_RELAXED);
+    __atomic_store_n(&mpd_ras__interlocked, on ? 0 : 1, __ATOMIC_SEQ_CST);
+    return was;
+}
+
+int mpd_ras_uniprocessor(void) { return MPD_RAS_NATIVE && !__atomic_load_n(&mpd_ras__interlocked, __ATOMIC_RELAXED); }
+
 #if MPD_RAS_NATIVE
 int mpd_ras_init(void) {
     pthread_mutex_lock(&reg_lock);
@@ -246,20 +261,22 @@ static void (*_Atomic ras_yield)(void) = default_yield;
 
 void mpd_ras_set_yield(void (*y)(void)) { atomic_store(&ras_yield, y ? y : default_yield); }
 
+/* The fences order the critical section for other CPUs too: free on x86
+ * (the interlocked exchange is a full barrier, plain stores are releases),
+ * one barrier instruction elsewhere. */
 void mpd_ras_mutex_lock(mpd_ras_mutex_t *m) {
     while (mpd_ras_tas(&m->word)) {
-        while (m->word) atomic_load(&ras_yield)();
+        while (__atomic_load_n(&m->word, __ATOMIC_RELAXED)) atomic_load(&ras_yield)();
     }
-    atomic_signal_fence(memory_order_acquire);   /* keep the critical section after */
+    atomic_thread_fence(memory_order_acquire);   /* keep the critical section after */
 }
 
 int mpd_ras_mutex_trylock(mpd_ras_mutex_t *m) {
     if (mpd_ras_tas(&m->word)) return EBUSY;
-    atomic_signal_fence(memory_order_acquire);
+    atomic_thread_fence(memory_order_acquire);
     return 0;
 }
 
 void mpd_ras_mutex_unlock(mpd_ras_mutex_t *m) {
-    atomic_signal_fence(memory_order_release);
-    m->word = 0;
+    __atomic_store_n(&m->word, 0, __ATOMIC_RELEASE);
 }

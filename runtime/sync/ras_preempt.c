@@ -19,6 +19,7 @@
 typedef struct {
     int armed;
     int off;                      /* mpd_preempt_off nesting */
+    int pending;                  /* a tick was deferred and not yet taken */
     timer_t timer;
     mpd_preempt_hook hook;
     unsigned long ticks, taken, deferred;
@@ -60,6 +61,27 @@ static int in_main_text(uintptr_t pc) {
     return 0;
 }
 
+/* The runtime library's code: runtime/Makefile renames the .text sections of
+ * its objects to mpd_rt_text, and the linker brackets the section with these
+ * symbols.  A tick there may have interrupted a queue spin lock, the
+ * scheduler, the allocator's caller or a half-done context switch, whatever
+ * entry point the thread came through, so it is never taken there. */
+extern const char __start_mpd_rt_text[] __attribute__((weak, visibility("hidden")));
+extern const char __stop_mpd_rt_text[] __attribute__((weak, visibility("hidden")));
+
+static int in_runtime_text(uintptr_t pc) {
+    return pc >= (uintptr_t)__start_mpd_rt_text && pc < (uintptr_t)__stop_mpd_rt_text;
+}
+
+int mpd_preempt_pc_in_runtime(const void *pc) { return in_runtime_text((uintptr_t)pc); }
+
+/* A tick may be taken here: a registered sequence (rewound by the hook) or the
+ * program's own code outside the runtime. */
+static int preemptible_pc(uintptr_t pc) {
+    if (mpd_ras_lookup((const void *)pc)) return 1;
+    return in_main_text(pc) && !in_runtime_text(pc);
+}
+
 static uintptr_t pc_of(void *ucontext) {
     ucontext_t *uc = ucontext;
 #if defined(__x86_64__)
@@ -76,12 +98,14 @@ static void on_tick(int sig, siginfo_t *si, void *uc) {
     int saved = errno;
     preempt_tls *p = me();
     p->ticks++;
-    if (!p->armed || p->off > 0 || !p->hook || !in_main_text(pc_of(uc))) {
+    if (!p->armed || p->off > 0 || !p->hook || !preemptible_pc(pc_of(uc))) {
         p->deferred++;
+        p->pending = p->armed;
         errno = saved;
         return;
     }
     p->taken++;
+    p->pending = 0;
     p->off++;
     /* The hook may switch to a thread that was not interrupted by a signal and
      * so will never sigreturn: unblock the tick now.  A tick arriving from
@@ -145,6 +169,8 @@ void mpd_preempt_stop(void) {
 void mpd_preempt_off(void) { me()->off++; }
 void mpd_preempt_on(void) { me()->off--; }
 int mpd_preempt_is_off(void) { return me()->off > 0; }
+int mpd_preempt_pending(void) { return me()->pending; }
+void mpd_preempt_clear_pending(void) { me()->pending = 0; }
 
 void mpd_preempt_stats(unsigned long *ticks, unsigned long *taken, unsigned long *deferred) {
     preempt_tls *p = me();

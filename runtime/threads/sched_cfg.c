@@ -30,6 +30,16 @@ typedef struct vpsched {
     atomic_int migrate, policy;       /* copies other VPs read */
     atomic_ulong picks, migrations, swaps;
     long preempt_armed_us;
+    /* A scheduler object of one's own (mpd_sched_install_ops): the
+     * configurable object stays installed in the core and hands every call to
+     * it.  Swapped at run time by the VP itself in cfg_get (want_ops); other
+     * VPs read custom only through custom_ver, a sequence count that is odd
+     * while the swap moves the ready threads over. */
+    const mpd_sched_ops *_Atomic custom;
+    void *custom_st;
+    const mpd_sched_ops *_Atomic want_ops;   /* a swap asked for, or NULL */
+    atomic_uint custom_ver;
+    atomic_ulong obj_swaps;
     /* throttling window */
     atomic_int window;
     atomic_long uncommitted, committed_cur, rolled_cur;
@@ -65,25 +75,39 @@ static int attr_ok(const mpd_sched_attr_t *a) {
 
 static const mpd_sched_ops *custom_ops[MAX_STATIC_VP];
 static const mpd_sched_ops *custom_all;
+static int swap_ops(int vp, const mpd_sched_ops *ops);
 
 int mpd_sched_install_ops(int vp, const mpd_sched_ops *ops) {
-    if (!ops || !ops->init || !ops->put || !ops->get || vp < -1 || vp >= MAX_STATIC_VP) return EINVAL;
-    if (atomic_load(&started)) return EBUSY;
+    if (!ops || vp < -1 || vp >= MAX_STATIC_VP) return EINVAL;
+    if (ops != &mpd_sched_configurable && (!ops->init || !ops->put || !ops->get)) return EINVAL;
+    if (ops == &mpd_sched_configurable) ops = NULL;
+    if (atomic_load(&started)) return swap_ops(vp, ops);
     if (vp < 0) { custom_all = ops; memset(custom_ops, 0, sizeof custom_ops); }
     else custom_ops[vp] = ops;
     return 0;
 }
 
-/* Puts the configurable scheduler, or the ones installed above, on the VPs. */
+/* Puts the configurable scheduler on every VP; the ones installed above run
+ * behind it (see vpsched.custom). */
 void mpd__cfg_sched_start(void) {
-    mpd_vp_set_sched(-1, custom_all ? custom_all : &mpd__cfg_sched_ops);
-    for (int i = 0; i < MAX_STATIC_VP; i++)
-        if (custom_ops[i]) mpd_vp_set_sched(i, custom_ops[i]);
+    mpd_vp_set_sched(-1, &mpd__cfg_sched_ops);
     atomic_store(&started, 1);
 }
 
 static int is_custom(int vp) {
-    return (vp < MAX_STATIC_VP && custom_ops[vp]) || custom_all;
+    return vps && vp < nvps && atomic_load_explicit(&vps[vp].custom, memory_order_acquire) != NULL;
+}
+
+/* A scheduler object of one's own is user code called from inside the
+ * scheduler: no preemption tick may re-enter the scheduler from it. */
+static void *cu_init(const mpd_sched_ops *o, int vp, int n) {
+    mpd_preempt_off(); void *st = o->init(vp, n); mpd_preempt_on(); return st;
+}
+static void cu_put(const mpd_sched_ops *o, void *st, mpd_proc *p) {
+    mpd_preempt_off(); o->put(st, p); mpd_preempt_on();
+}
+static mpd_proc *cu_get(const mpd_sched_ops *o, void *st) {
+    mpd_preempt_off(); mpd_proc *p = o->get(st); mpd_preempt_on(); return p;
 }
 
 int mpd_sched_install(int vp, const mpd_sched_attr_t *a) {
@@ -163,6 +187,8 @@ static void vps_setup(int n) {
         atomic_init(&s->policy, s->attr.policy);
         atomic_init(&s->window, s->attr.throttle);
         s->next_feedback_ns = mpd_now_ns() + (int64_t)(s->attr.throttle_ms ? s->attr.throttle_ms : 10) * 1000000;
+        const mpd_sched_ops *o = i < MAX_STATIC_VP && custom_ops[i] ? custom_ops[i] : custom_all;
+        if (o) { s->custom_st = cu_init(o, i, n); atomic_store(&s->custom, o); }
     }
     atomic_store(&started, 1);
 }
@@ -174,6 +200,7 @@ static void *cfg_init(int vp, int nvp) {
 
 static void cfg_put(void *st, mpd_proc *p) {
     vpsched *s = st;
+    const mpd_sched_ops *co = atomic_load_explicit(&s->custom, memory_order_relaxed);
     mpd_thread_t *t = thread_of(p);
     int new_thread = 0;
     if (!t && mpd__threads_forking && mpd_proc_udata(p) == NULL) {
@@ -182,6 +209,10 @@ static void cfg_put(void *st, mpd_proc *p) {
         mpd_proc_set_udata(p, t);
         mpd__threads_forking = NULL;
         new_thread = 1;
+    }
+    if (co) {                                    /* only this VP changes its own custom */
+        cu_put(co, s->custom_st, p);
+        return;
     }
     vpsched *target = s;
     if (t && t->home_vp != s->vp && t->home_vp < nvps && !is_custom(t->home_vp)) {
@@ -225,8 +256,60 @@ static void check_preempt(vpsched *s) {
     s->preempt_armed_us = s->attr.preempt_us;
 }
 
+/* ---- swapping the scheduler object at run time ---- */
+/* Everything ready in the configurable queues of s (its own, and its share
+ * of the global one when that is its only queue), moved to the custom object. */
+static void drain_cfg_into(vpsched *s, const mpd_sched_ops *to, void *to_st) {
+    mpd_proc *p;
+    while ((p = cq_pop(&s->local))) cu_put(to, to_st, p);
+    if (s->q == &s->local) return;
+    for (int i = 0; i < nvps; i++)                   /* the global queue: others may serve it */
+        if (i != s->vp && vps[i].q == s->q && !atomic_load(&vps[i].custom)) return;
+    while ((p = cq_pop(s->q))) cu_put(to, to_st, p);
+}
+
+/* Runs on the VP itself, at a scheduling decision: no thread of this VP is
+ * being queued or dequeued, and put() from other VPs never reaches a custom
+ * object (cfg_put keeps a thread homed on a custom VP where it is). */
+static void apply_swap(vpsched *s) {
+    const mpd_sched_ops *want = atomic_exchange(&s->want_ops, NULL);
+    if (!want) return;
+    const mpd_sched_ops *old = atomic_load(&s->custom), *to = want == &mpd_sched_configurable ? NULL : want;
+    if (to == old) return;
+    atomic_fetch_add(&s->custom_ver, 1);            /* odd: cfg_empty says "not empty" */
+    void *old_st = s->custom_st;
+    if (to) {
+        void *st = cu_init(to, s->vp, nvps);
+        if (old) { mpd_proc *p; while ((p = cu_get(old, old_st))) cu_put(to, st, p); }
+        drain_cfg_into(s, to, st);
+        s->custom_st = st;
+    } else {
+        mpd_proc *p;
+        int pol = atomic_load_explicit(&s->policy, memory_order_relaxed);
+        while ((p = cu_get(old, old_st))) {
+            mpd_spin_lock(&s->local.lk);
+            cq_insert(&s->local, p, pol);
+            mpd_spin_unlock(&s->local.lk);
+        }
+        s->custom_st = NULL;
+    }
+    atomic_store_explicit(&s->custom, to, memory_order_release);
+    atomic_fetch_add(&s->custom_ver, 1);
+    atomic_fetch_add(&s->obj_swaps, 1);
+}
+
+static mpd_proc *custom_get(vpsched *s, const mpd_sched_ops *co) {
+    /* a thread another VP queued here just before the swap: hand it over */
+    if (__builtin_expect(atomic_load_explicit(&s->local.n, memory_order_relaxed) > 0, 0))
+        drain_cfg_into(s, co, s->custom_st);
+    return cu_get(co, s->custom_st);
+}
+
 static mpd_proc *cfg_get(void *st) {
     vpsched *s = st;
+    if (__builtin_expect(atomic_load_explicit(&s->want_ops, memory_order_relaxed) != NULL, 0)) apply_swap(s);
+    const mpd_sched_ops *co = atomic_load_explicit(&s->custom, memory_order_relaxed);
+    if (co) return custom_get(s, co);
     if (__builtin_expect(atomic_load_explicit(&s->has_pending, memory_order_acquire), 0)) apply_pending(s);
     if (__builtin_expect(s->attr.preempt_us != s->preempt_armed_us, 0)) check_preempt(s);
     mpd_proc *p = cq_pop(s->q);
@@ -238,8 +321,17 @@ static mpd_proc *cfg_get(void *st) {
 
 static int cfg_empty(void *st) {
     vpsched *s = st;
-    return atomic_load_explicit(&s->q->n, memory_order_relaxed) == 0 &&
-           atomic_load_explicit(&s->local.n, memory_order_relaxed) == 0;
+    unsigned v = atomic_load_explicit(&s->custom_ver, memory_order_acquire);
+    if (v & 1) return 0;                             /* threads in transit */
+    const mpd_sched_ops *co = atomic_load_explicit(&s->custom, memory_order_acquire);
+    int e = atomic_load_explicit(&s->q->n, memory_order_relaxed) == 0 &&
+            atomic_load_explicit(&s->local.n, memory_order_relaxed) == 0;
+    if (e && co && co->empty) {
+        mpd_preempt_off();
+        e = co->empty(s->custom_st);
+        mpd_preempt_on();
+    }
+    return e && atomic_load_explicit(&s->custom_ver, memory_order_acquire) == v;
 }
 
 /* Work queued for a pinned VP that is asleep: pass the wakeup on (a backstop:
@@ -263,11 +355,20 @@ static void nudge_pinned(vpsched *s) {
 
 static mpd_proc *cfg_idle(void *st) {
     vpsched *s = st;
+    const mpd_sched_ops *co = atomic_load_explicit(&s->custom, memory_order_relaxed);
+    if (co) {
+        if (!co->idle) return NULL;
+        mpd_preempt_off();
+        mpd_proc *p = co->idle(s->custom_st);
+        mpd_preempt_on();
+        return p;
+    }
     if (nvps > 1) nudge_pinned(s);
     if (!atomic_load_explicit(&s->migrate, memory_order_relaxed)) return NULL;
     for (int k = 1; k < nvps; k++) {
         vpsched *o = &vps[(s->vp + k) % nvps];
-        if (!atomic_load_explicit(&o->migrate, memory_order_relaxed) || o->q == s->q) continue;
+        if (!atomic_load_explicit(&o->migrate, memory_order_relaxed) || o->q == s->q ||
+            atomic_load_explicit(&o->custom, memory_order_relaxed)) continue;
         mpd_proc *p = cq_pop(o->q);
         if (p) {
             mpd_thread_t *t = thread_of(p);
@@ -285,6 +386,23 @@ static mpd_proc *cfg_idle(void *st) {
 }
 
 const mpd_sched_ops mpd__cfg_sched_ops = { "configurable", cfg_init, cfg_put, cfg_get, cfg_empty, cfg_idle };
+/* The public name of the configurable object, for mpd_sched_install_ops. */
+const mpd_sched_ops mpd_sched_configurable = { "configurable", cfg_init, cfg_put, cfg_get, cfg_empty, cfg_idle };
+
+/* mpd_sched_install_ops after start: the VP swaps at its next decision. */
+static int swap_ops(int vp, const mpd_sched_ops *ops) {
+    if (!vps) return EBUSY;                          /* started without the threads layer */
+    if (vp >= nvps) return EINVAL;
+    const mpd_sched_ops *w = ops ? ops : &mpd_sched_configurable;
+    for (int i = vp < 0 ? 0 : vp; i < (vp < 0 ? nvps : vp + 1); i++)
+        atomic_store(&vps[i].want_ops, w);
+    mpd__wake_all_idle_vps();                        /* a sleeping VP decides at once */
+    return 0;
+}
+
+unsigned long mpd_sched_object_swaps(int vp) {
+    return vps && vp >= 0 && vp < nvps ? atomic_load(&vps[vp].obj_swaps) : 0;
+}
 
 /* ---- dynamic configuration ---- */
 static int set_one(int vp, const mpd_sched_attr_t *a) {
@@ -362,7 +480,9 @@ static void feedback(vpsched *s) {
         mpd_throttle_info_t in = { atomic_load(&s->window), atomic_load(&s->uncommitted),
                                    s->committed_last, s->committed_prev, s->rolled_last };
         mpd_throttle_policy_fn f = s->attr.throttle_policy ? s->attr.throttle_policy : mpd_throttle_default_policy;
+        mpd_preempt_off();                        /* user code, under fb_lk */
         int w = f(s->vp, &in, s->attr.throttle_arg);
+        mpd_preempt_on();
         if (w < 1) w = 1;
         atomic_store(&s->window, w);
         s->next_feedback_ns = now + (int64_t)(s->attr.throttle_ms ? s->attr.throttle_ms : 10) * 1000000;

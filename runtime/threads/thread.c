@@ -2,6 +2,7 @@
 #include "threads/threads_impl.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mpd/alock.h"
@@ -126,13 +127,30 @@ int mpd_thread_set_deadline(mpd_thread_t *t, int64_t d) {
 int64_t mpd_thread_deadline(const mpd_thread_t *t) { return atomic_load(&((mpd_thread_t *)t)->deadline); }
 
 void mpd_thread_preempt_off(void) { mpd_thread_t *t = mpd_thread_self(); if (t) t->nopreempt++; }
-void mpd_thread_preempt_on(void) { mpd_thread_t *t = mpd_thread_self(); if (t) t->nopreempt--; }
+
+/* Turning preemption back on is a safe point: a tick deferred meanwhile
+ * (this thread was in a no-preemption section, or the VP's tick landed in
+ * the runtime's code) is taken now, so time slices stay about as long as
+ * preempt_us however much of its time a thread spends in the runtime. */
+void mpd_thread_preempt_on(void) {
+    mpd_thread_t *t = mpd_thread_self();
+    if (!t || --t->nopreempt > 0 || !t->preemptible) return;
+    if (!t->preempt_pending && !mpd_preempt_pending()) return;
+    t->preempt_pending = 0;
+    mpd_preempt_clear_pending();
+    t->preemptions++;
+    t->nopreempt++;
+    mpd_yield();
+    t->nopreempt--;
+}
 unsigned long mpd_thread_preemptions(void) { mpd_thread_t *t = mpd_thread_self(); return t ? t->preemptions : 0; }
 
 /* ---- preemption: called by the VP timer (mpd/ras.h) in signal context ---- */
 void mpd__threads_preempt_hook(void *uc) {
     mpd_thread_t *t = mpd_thread_self();
-    if (!t || !t->preemptible || t->nopreempt > 0) return;
+    if (!t || !t->preemptible) return;
+    if (t->nopreempt > 0) { t->preempt_pending = 1; return; }   /* taken at preempt_on */
+    t->preempt_pending = 0;
     mpd_ras_fixup(uc);                 /* a thread inside a sequence resumes at its start */
     t->preemptions++;
     t->nopreempt++;
@@ -151,8 +169,18 @@ static const mpd_alock_backend_t lwp_backend = { al_cur, al_park, al_unpark, al_
 /* ---- start ---- */
 struct main_args { void (*fn)(void *); void *arg; };
 
+/* The RAS mutex's waiters yield the lightweight thread: the holder may be
+ * on the waiter's own VP.  OS threads outside the runtime yield the CPU. */
+static void ras_waiter_yield(void) {
+    if (mpd_self()) mpd_thread_yield();
+    else sched_yield();
+}
+
 static void main_trampoline(void *arg) {
     struct main_args *m = arg;
+    /* RAS are atomic among the threads of one OS thread: restartable on one
+     * VP, interlocked on several (mpd/ras.h) */
+    mpd_ras_set_uniprocessor(mpd_nvp() == 1);
     mpd_thread_attr_t a;
     mpd_thread_attr_init(&a);
     mpd_thread_t *t = thread_new(NULL, NULL, &a);
@@ -173,6 +201,7 @@ int mpd_threads_main(int nvp, void (*main_fn)(void *), void *arg) {
     mpd_alock_set_backend(&lwp_backend);
     atomic_store(&mpd_alock__prio_hook, al_prio);
     mpd_ras_init();
+    mpd_ras_set_yield(ras_waiter_yield);
     mpd__cfg_sched_start();
     static struct main_args m;
     m.fn = main_fn;
@@ -180,5 +209,7 @@ int mpd_threads_main(int nvp, void (*main_fn)(void *), void *arg) {
     static char *argv0[] = { "mpd-threads", NULL };
     int r = mpd_rt_main(1, argv0, main_trampoline, &m);
     mpd_alock_set_backend(NULL);
+    mpd_ras_set_yield(NULL);
+    mpd_ras_set_uniprocessor(0);
     return r;
 }

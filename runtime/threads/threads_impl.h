@@ -17,6 +17,7 @@ struct mpd_thread {
     int home_vp;
     int preemptible;
     int nopreempt;            /* > 0: the preemption hook leaves this thread alone */
+    int preempt_pending;      /* a tick found nopreempt > 0: yield when it drops to 0 */
     unsigned long preemptions;
     atomic_int flags;
     uint64_t seq;             /* fork order, FIFO tie-break */

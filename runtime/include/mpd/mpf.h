@@ -80,7 +80,10 @@ enum {
     MPF_EFORMAT = 17,   /* shared segment is not an MPF segment of this version */
     MPF_ESYS = 18,      /* a system call failed (errno is kept) */
     MPF_ENOTSUP = 19,   /* operation not available in this deployment (e.g. a thread on an MPF_WAIT_LWP instance) */
-    MPF_ECORRUPT = 20   /* a dead participant left state that could not be recovered */
+    MPF_ECORRUPT = 20,  /* a dead participant left state that could not be recovered */
+    MPF_ENOSENDERS = 21, /* receive: nothing to read, no sender connected, and the last one to
+                            leave died (its connection closed by the reaper) */
+    MPF_ETIMEDOUT = 22  /* mpf_message_timed_receive: nothing arrived in time */
 };
 
 #define MPF_NAME_MAX 63 /* longest conversation name, in bytes */
@@ -133,6 +136,15 @@ int mpf_message_send(mpf_t *m, int pid, int lnvc, const void *buf, size_t len);
 ssize_t mpf_message_receive(mpf_t *m, int pid, int lnvc, void *buf, size_t cap);
 /* Same, but returns -MPF_EAGAIN instead of waiting. */
 ssize_t mpf_message_try_receive(mpf_t *m, int pid, int lnvc, void *buf, size_t cap);
+/* Same, waiting at most timeout_ns nanoseconds: -MPF_ETIMEDOUT when nothing came. */
+ssize_t mpf_message_timed_receive(mpf_t *m, int pid, int lnvc, void *buf, size_t cap, long long timeout_ns);
+/* A receive that finds nothing to read while the conversation has no sender
+ * and the last one to leave died (reaped: a waiting receive in a shared
+ * segment looks for dead participants about once a second) returns
+ * -MPF_ENOSENDERS instead of waiting forever.  Senders that close normally
+ * may be followed by others (conversations outlive their members): then a
+ * receive keeps waiting -- use mpf_message_timed_receive to bound it.
+ * Messages still queued are read first; a sender joining clears it. */
 
 /* Number of messages waiting for pid (0 if none), or -MPF_E*.  For a FCFS
  * receiver another FCFS receiver may take them first.  If next_len is not NULL

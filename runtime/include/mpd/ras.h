@@ -72,7 +72,20 @@ unsigned long mpd_ras_restarts_total(void);
 /* mpd_ras_init() registers the two sequences below (idempotent; returns 0 or
  * -1/errno from mpd_rasctl).  mpd_ras_builtin_purge() removes them again.
  * MPD_RAS_NATIVE is 1 where they are real RAS (x86-64, aarch64); elsewhere
- * they are interlocked operations and nothing is registered. */
+ * they are interlocked operations and nothing is registered.
+ *
+ * A RAS is atomic only among the threads of ONE OS thread: two OS threads
+ * run it at once on two CPUs, and an OS thread that the kernel preempts in
+ * the middle (whose rewind nobody does) resumes with a stale value.  So, as
+ * NetBSD's libpthread does on a multiprocessor, the built-ins use interlocked
+ * instructions unless the program declares that one OS thread runs them:
+ * mpd_ras_set_uniprocessor(1) (returns the previous setting).  Declare it
+ * before the sequences are used, not while another thread runs them.
+ * mpd_threads_main declares it for one VP and clears it for more; the
+ * default is interlocked.  mpd_ras_uniprocessor() says which path is used.
+ * (Linux rseq would restart a sequence on preemption or migration, but a
+ * sequence on shared data run by VPs on different CPUs needs the interlocked
+ * instruction anyway: rseq gives per-CPU atomicity only -- mpd_pcpu_* below.) */
 #if defined(__x86_64__) || defined(__aarch64__)
 #define MPD_RAS_NATIVE 1
 #else
@@ -80,6 +93,8 @@ unsigned long mpd_ras_restarts_total(void);
 #endif
 int  mpd_ras_init(void);
 int  mpd_ras_builtin_purge(void);
+int  mpd_ras_set_uniprocessor(int on);
+int  mpd_ras_uniprocessor(void);
 
 int  mpd_ras_tas(volatile int *p);                 /* old = *p; *p = 1 */
 long mpd_ras_fetch_add(volatile long *p, long v);  /* old = *p; *p += v */
@@ -87,9 +102,10 @@ extern const char mpd_ras_tas_begin[], mpd_ras_tas_end[];
 extern const char mpd_ras_fetch_add_begin[], mpd_ras_fetch_add_end[];
 
 /* ---- a mutex on the RAS test-and-set ----------------------------------
- * Valid among threads of one virtual processor (the uniprocessor case the
- * mechanism is for).  A waiter calls the yield hook between attempts; the
- * threads layer installs its yield, the default is sched_yield(). */
+ * Valid among any threads (on several OS threads it runs on the interlocked
+ * test-and-set, see above).  A waiter calls the yield hook between attempts:
+ * mpd_threads_main installs mpd_thread_yield (so a holder on the waiter's own
+ * VP gets to run); the default, for OS threads, is sched_yield(). */
 typedef struct { volatile int word; } mpd_ras_mutex_t;
 #define MPD_RAS_MUTEX_INIT { 0 }
 void mpd_ras_mutex_lock(mpd_ras_mutex_t *m);
@@ -109,13 +125,23 @@ typedef void (*mpd_preempt_hook)(void *ucontext);
 int  mpd_preempt_start(long period_us, mpd_preempt_hook hook);
 void mpd_preempt_stop(void);        /* disarm the calling thread's timer */
 
-/* Code that must not be interrupted by the hook (scheduler state, allocator
- * calls) runs between mpd_preempt_off() and mpd_preempt_on(); they nest.
- * The hook is also skipped while the interrupted PC lies outside the main
- * program's text (inside libc or another shared object). */
+/* Code that must not be interrupted by the hook runs between
+ * mpd_preempt_off() and mpd_preempt_on(); they nest.  The hook is never
+ * called while the interrupted PC lies in the runtime library itself (its
+ * code is linked into one section, mpd_rt_text, so this holds for every lock,
+ * queue and scheduler of the runtime whatever it is doing) or outside the
+ * main program's text (libc, other shared objects) -- except inside a
+ * registered sequence, which is always rewound.  A tick that is not taken is
+ * deferred: mpd_preempt_pending() is then 1 until the next tick is taken or
+ * mpd_preempt_clear_pending() is called; a thread package checks it at its
+ * safe points (mpd_threads: when preemption is turned back on). */
 void mpd_preempt_off(void);
 void mpd_preempt_on(void);
 int  mpd_preempt_is_off(void);
+int  mpd_preempt_pending(void);
+void mpd_preempt_clear_pending(void);
+/* 1 if pc lies in the runtime library's code (section mpd_rt_text). */
+int  mpd_preempt_pc_in_runtime(const void *pc);
 /* Ticks seen / ticks passed to the hook / ticks deferred, for this thread. */
 void mpd_preempt_stats(unsigned long *ticks, unsigned long *taken, unsigned long *deferred);
 

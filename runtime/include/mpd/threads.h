@@ -43,10 +43,15 @@
  * one grows it while the commit rate rises and shrinks it when it falls.
  *
  * PREEMPTIVE MODE: only threads with attribute preemptible = 1 are
- * preempted, and only while they execute the program's own code (never
- * inside libc or inside this API).  Such threads must synchronise with the
- * API below or with restartable atomic sequences, not with raw mpd/rt.h
- * calls (wrap those in mpd_thread_preempt_off/on). */
+ * preempted, and only while they execute the program's own code: never
+ * inside libc, nor anywhere in the runtime library (this API, adaptive
+ * locks, the RAS mutex, MPF, raw mpd/rt.h calls, the scheduler), nor in a
+ * scheduler object's or a policy's code the runtime calls.  A tick that
+ * lands there is deferred to the next tick or to the next safe point (the
+ * end of a no-preemption section).  Every lock kind may be used by
+ * preemptible threads, on any number of VPs.  Inline mpd/rt.h spin locks
+ * taken in the program's own code are the program's: wrap such sections in
+ * mpd_thread_preempt_off/on. */
 #ifndef MPD_THREADS_H
 #define MPD_THREADS_H
 
@@ -148,11 +153,19 @@ struct mpd_throttle_info {
 
 void mpd_sched_attr_init(mpd_sched_attr_t *a);   /* FIFO, LOCAL, migrate 1, no preemption/throttle */
 /* Install a scheduler object of one's own (mpd/rt.h's mpd_sched_ops: init,
- * put, get, empty, idle) on VP vp (-1 = all) before start, in place of the
- * configurable one -- the paper's install_scheduler(processor, scheduler).
- * Such VPs ignore the attributes above (mpd_sched_set_attr gives EINVAL for
- * them).  EBUSY after start, EINVAL for a NULL ops or a bad vp. */
+ * put, get, empty, idle) on VP vp (-1 = all) in place of the configurable
+ * one -- the paper's install_scheduler(processor, scheduler).  Before start,
+ * or at run time: then the VP swaps objects at its next scheduling decision
+ * and hands its ready threads over to the new object (init(vp, nvp) is called
+ * then, on that VP); &mpd_sched_configurable puts the configurable object
+ * back.  Such VPs ignore the attributes above (mpd_sched_set_attr gives
+ * EINVAL for them), and threads homed there are never queued there by other
+ * VPs.  The object's functions run with preemption off.  EINVAL for a NULL
+ * ops or a bad vp; EBUSY if the runtime was started without mpd_threads_main. */
+extern const mpd_sched_ops mpd_sched_configurable;
 int  mpd_sched_install_ops(int vp, const mpd_sched_ops *ops);
+/* Swaps of VP vp's scheduler object done so far. */
+unsigned long mpd_sched_object_swaps(int vp);
 int  mpd_sched_install(int vp, const mpd_sched_attr_t *a);   /* before start; vp -1 = all.  EBUSY after */
 int  mpd_sched_set_attr(int vp, const mpd_sched_attr_t *a);  /* at run time; vp -1 = all */
 int  mpd_sched_get_attr(int vp, mpd_sched_attr_t *a);

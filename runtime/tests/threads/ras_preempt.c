@@ -65,6 +65,10 @@ int main(void) {
     size_t len = (size_t)(slow_inc_end - slow_inc_begin);
     CHECK_EQ_L(mpd_ras_init(), 0);
     mpd_ras_set_yield(ut_yield);
+    /* one OS thread runs every sequence here: the restartable path */
+    CHECK_EQ_L(mpd_ras_uniprocessor(), 0);
+    mpd_ras_set_uniprocessor(1);
+    CHECK_EQ_L(mpd_ras_uniprocessor(), MPD_RAS_NATIVE);
 
     /* 1. registered: exact count, and restarts actually happened */
     CHECK_EQ_L(mpd_rasctl((void *)slow_inc_begin, len, MPD_RAS_INSTALL), 0);

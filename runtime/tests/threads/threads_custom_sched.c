@@ -1,5 +1,6 @@
 /* threads_custom_sched.c: a scheduler object of one's own installed per VP (install_scheduler):
- * here a LIFO written for the test on VP 0; threads still fork, join and know themselves. */
+ * here a LIFO written for the test on VP 0; threads still fork, join and know themselves;
+ * swapped for the configurable object and back at run time. */
 #include <errno.h>
 #include <stdio.h>
 #include "mpd/threads.h"
@@ -40,7 +41,20 @@ static void main_fn(void *arg) {
     mpd_sched_attr_t a;
     mpd_sched_attr_init(&a);
     CHECK_EQ_L(mpd_sched_set_attr(0, &a), EINVAL);      /* not a configurable scheduler */
-    CHECK_EQ_L(mpd_sched_install_ops(0, &lifo), EBUSY);  /* too late */
+    /* at run time: back to the configurable object (FIFO), then LIFO again */
+    CHECK_EQ_L(mpd_sched_install_ops(0, &mpd_sched_configurable), 0);
+    mpd_thread_yield();                                  /* VP 0 swaps at this decision */
+    CHECK_EQ_L(mpd_sched_object_swaps(0), 1);
+    CHECK_EQ_L(mpd_sched_set_attr(0, &a), 0);           /* configurable again */
+    norder = 0;
+    for (long i = 0; i < 4; i++) CHECK_EQ_L(mpd_thread_fork(&t[i], NULL, record, (void *)i), 0);
+    for (int i = 0; i < 4; i++) CHECK_EQ_L(mpd_thread_join(t[i], NULL), 0);
+    CHECK(order[0] == 0 && order[1] == 1 && order[2] == 2 && order[3] == 3);
+    CHECK_EQ_L(mpd_sched_install_ops(0, &lifo), 0);
+    mpd_thread_yield();
+    CHECK_EQ_L(mpd_sched_object_swaps(0), 2);
+    CHECK_EQ_L(mpd_sched_set_attr(0, &a), EINVAL);
+    CHECK_EQ_L(mpd_sched_install_ops(5, &lifo), EINVAL); /* no such VP */
 }
 
 int main(void) {
