@@ -500,7 +500,7 @@ impl<'a> Checker<'a> {
                     if let (true, ExprKind::Ident(b)) = (self.names_component(rb), &rb.kind) {
                         if let Some(Sym::Proc(sig)) = self.qualified(b, name) {
                             let r = sig.op.clone()?;
-                            let ix = self.op_subscripts(&r, subs, e.span)?;
+                            let ix = self.op_subscripts(&r, &sig.name, subs, e.span)?;
                             return Some((sig, Target::Op(self.op_ptr(&r, &format!("{} + {}", r.idx, ix)))));
                         }
                     }
