@@ -11,14 +11,15 @@
 #include "core/runq.h"
 #include "core/switch.h"
 
-int mpd__prio_mixed;
+atomic_int mpd__prio_mixed;
 
 void mpd__prio_mixed_on(void)
 {
-    if (mpd__prio_mixed)
+    if (atomic_load_explicit(&mpd__prio_mixed, memory_order_relaxed))
         return;
-    mpd__prio_mixed = 1;
-    mpd__hand1_off = 1;     /* see fast1_set */
+    atomic_store_explicit(&mpd__prio_mixed, 1, memory_order_relaxed);
+    if (!mpd__hand1_off)    /* see fast1_set; with several VPs it is 1 already */
+        mpd__hand1_off = 1;
 }
 
 /* p goes after every process of priority >= its own; the caller holds the

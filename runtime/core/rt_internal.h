@@ -169,12 +169,12 @@ _Static_assert((int)P_READY == (int)MPD__PS_READY && (int)P_RUNNING == (int)MPD_
  * the shortcuts that would put a woken process ahead of its place in the
  * priority order are off: the generated code's inline V handoff (it
  * appends without comparing) and, with several VPs, the runnext slot. */
-extern int mpd__prio_mixed;
+extern atomic_int mpd__prio_mixed;
 void mpd__prio_mixed_on(void);
 static inline void fast1_set(int on)
 {
     mpd__fast1 = on;
-    mpd__hand1_off = !(on && MPD_RT_HAND1) || mpd__prio_mixed;
+    mpd__hand1_off = !(on && MPD_RT_HAND1) || atomic_load_explicit(&mpd__prio_mixed, memory_order_relaxed);
 }
 extern size_t mpd__stack_default;
 extern long mpd__max_procs;

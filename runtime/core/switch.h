@@ -67,7 +67,8 @@ static inline void vp_ready(mpd_vp *vp, mpd_proc *p)
  * to the shared queue. */
 static inline void vp_wake(mpd_vp *vp, mpd_proc *p)
 {
-    if (mpd__single || vp->sched != &mpd_sched_fifo || !vp->hot.cur || mpd__prio_mixed) {
+    if (mpd__single || vp->sched != &mpd_sched_fifo || !vp->hot.cur ||
+        atomic_load_explicit(&mpd__prio_mixed, memory_order_relaxed)) {
         vp_ready(vp, p);
         return;
     }
