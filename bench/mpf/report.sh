@@ -20,13 +20,14 @@ hdr=$(sed -n '1s/^# //p' "$RES")
   echo "\`bare-line\` is two pinned processes passing one cache line back and forth: the floor of"
   echo "one cross-CPU transfer in that round."
   echo
-  echo "| implementation | size | fastest batch, best round | fastest batch, each round | mean, each round |"
-  echo "|---|---:|---:|---|---|"
+  echo "| implementation | size | fastest batch, best round | fastest batch, each round | median batch, each round | mean, each round |"
+  echo "|---|---:|---:|---|---|---|"
   awk '$2 == "latency" { key = $1 " " $4; if (!(key in best)) { order[++n] = key; best[key] = $9 }
                          if ($9 + 0 < best[key] + 0) best[key] = $9
-                         each[key] = each[key] (each[key] == "" ? "" : ", ") $9; mean[key] = mean[key] (mean[key] == "" ? "" : ", ") $8 }
+                         each[key] = each[key] (each[key] == "" ? "" : ", ") $9; mean[key] = mean[key] (mean[key] == "" ? "" : ", ") $8
+                         med[key] = med[key] (med[key] == "" ? "" : ", ") ($10 == "" ? "-" : $10) }
        END { for (j = 1; j <= n; j++) { split(order[j], p, " ")
-               printf "| %s | %s | %s | %s | %s |\n", p[1], p[2], best[order[j]], each[order[j]], mean[order[j]] } }' "$RES"
+               printf "| %s | %s | %s | %s | %s | %s |\n", p[1], p[2], best[order[j]], each[order[j]], med[order[j]], mean[order[j]] } }' "$RES"
   for mode in base fcfs broadcast random; do
     echo
     echo "## $mode (MB/s)"
