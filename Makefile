@@ -5,7 +5,7 @@ PREFIX ?= /usr/local
 BUILD  := $(CURDIR)/build
 CARGO  ?= cargo
 
-all: runtime compiler
+all: runtime compiler library
 
 runtime:
 	$(MAKE) -C runtime BUILD=$(BUILD)
@@ -14,6 +14,10 @@ compiler:
 	cd compiler && $(CARGO) build --release --quiet
 	@mkdir -p $(BUILD)/bin
 	cp compiler/target/release/mpd compiler/target/release/mpdl compiler/target/release/mpdm $(BUILD)/bin/
+
+# the MPD library (MPDgetopt, MPDWin), compiled by the compiler just built
+library: runtime compiler
+	$(MAKE) -C library BUILD=$(BUILD)
 
 demo: all
 	$(BUILD)/bin/mpd run examples/hello.mpd
@@ -36,4 +40,4 @@ clean:
 	rm -rf $(BUILD)
 	cd compiler && $(CARGO) clean
 
-.PHONY: all runtime compiler demo test bench install clean
+.PHONY: all runtime compiler library demo test bench install clean

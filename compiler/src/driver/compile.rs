@@ -136,7 +136,9 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
         return Ok(vec![]);
     }
     let co = CcOpts { optimize: o.optimize, debug: o.debug, verbose: o.verbose };
-    let mut names = Vec::new();
+    // as MPD 1.0.1's mpd: components imported but compiled elsewhere (earlier
+    // mpd -c runs, the MPD library) are linked too, before this run's ones
+    let mut names: Vec<String> = imported_names.iter().filter(|n| !here.contains(n)).cloned().collect();
     for out in &outs {
         let c_file = inter.path(&out.name, "c");
         if let Err(e) = std::fs::write(&c_file, &out.c) {
