@@ -24,6 +24,11 @@ if need_file "MPDWin (library)" libx11-dev "$BUILD/lib/mpd/MPDWin.spec"; then
      grep -q 'RTS abort: MPDWin: WinDrawLine: the window is null' "$work/nowin.out" &&
      ! grep -q 'not reached' "$work/nowin.out"; then ok; else bad "no display: exit $rc"; sed 's/^/    /' "$work/nowin.out"; fi
 
+  # mpdl naming only MPDanimator (as mpdm's makefiles do) gets MPDWin from
+  # MPDanimator.ld; mpd, which links MPDWin itself too, gets it once
+  (cd "$work" && "$B/mpd" -q -c "$T/anim.mpd" && "$B/mpdl" -o anim1 MPDanimator anim &&
+   "$B/mpd" -q -o anim2 "$T/anim.mpd") >"$work/link.out" 2>&1 && ok || { bad "linking MPDanimator"; sed 's/^/    /' "$work/link.out"; }
+
   # a program that does not import MPDWin does not link libX11
   printf 'resource plain()\n  write("plain")\nend\n' >"$work/plain.mpd"
   (cd "$work" && "$B/mpd" -q -o plain plain.mpd) && ldd "$work/plain" 2>/dev/null | grep -q libX11 &&

@@ -69,8 +69,10 @@ pub fn link(o: &MpdlOpts, optimize: bool) -> i32 {
     let Some(mut others) = extra_files(&inter, &o.others) else {
         return 1;
     };
-    // after the command line's files: an archive there only fills what they leave undefined
-    others.extend(needs);
+    // after the command line's files: an archive there only fills what they
+    // leave undefined; an object already linked as a component is not repeated
+    let linked: Vec<PathBuf> = objs.iter().filter_map(|p| p.canonicalize().ok()).collect();
+    others.extend(needs.into_iter().filter(|n| !PathBuf::from(n).canonicalize().is_ok_and(|c| linked.contains(&c))));
     if let Err(e) = cc::link(&objs, &others, &out, &co) {
         eprintln!("mpdl: link failed:\n{}", e);
         return 1;
