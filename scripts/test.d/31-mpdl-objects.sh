@@ -42,6 +42,20 @@ M
 if MPD_PATH=glob/MPDinter "$BIN/mpd" -q main.mpd >link.out 2>&1 && [ "$(./a.out)" = "49" ]; then
   p=$((p+1)); echo "PASS mpd: imported component compiled earlier is linked, with its X.ld"
 else f=$((f+1)); echo "FAIL mpd: imported component compiled earlier is linked, with its X.ld"; cat link.out; fi
+# ... and those imported by what it imports: cube's body uses sq, main2 only cube
+cat >glob/cube.mpd <<'M'
+global cube
+    op cubed(int x) returns int r
+body cube
+    import sq
+    proc cubed(x) returns r { r = square(x) * x }
+end
+M
+printf 'resource main2()\n    import cube\n    write(cubed(3))\nend\n' >main2.mpd
+(cd glob && MPD_PATH=MPDinter "$BIN/mpd" -q -c cube.mpd) >/dev/null 2>&1
+if MPD_PATH=glob/MPDinter "$BIN/mpd" -q -o b.out main2.mpd >link.out 2>&1 && [ "$(./b.out)" = "27" ]; then
+  p=$((p+1)); echo "PASS mpd: components imported by imported ones are read and linked"
+else f=$((f+1)); echo "FAIL mpd: components imported by imported ones are read and linked"; cat link.out; fi
 cd / && rm -rf "$d"
 echo "mpdl-objects: $p passed, $f failed"
 [ $f = 0 ]
