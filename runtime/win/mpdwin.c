@@ -18,7 +18,8 @@
  * Locking.  MPD processes run on several OS threads, so every use of Xlib and
  * of these structures holds one mutex; no call blocks except for a server
  * round trip (XSync). Windows are never freed, only marked dead, so a
- * winWindow kept by the program after WinClose is still safe to test. */
+ * winWindow kept by the program after WinClose is still safe to use: every
+ * operation on it does nothing. */
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
 #include <X11/cursorfont.h>
@@ -86,16 +87,26 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 #define LOCK() pthread_mutex_lock(&lock)
 #define UNLOCK() pthread_mutex_unlock(&lock)
 
-/* A winWindow must be one WinOpen gave and whose window is still there. */
+/* A winWindow must not be null.  One whose window was closed or destroyed
+ * gives NULL: the operation does nothing, so processes still drawing while
+ * another one closes the window (at the end of a program) are harmless. */
 static ctx *use(void *p, const char *what)
 {
     ctx *c = p;
     if (!c)
         mpd_rts_fatal("MPDWin: %s: the window is null (did WinOpen fail?)", what);
     if (c->w->dead || c->w->t->closed)
-        mpd_rts_fatal("MPDWin: %s: the window has been closed or destroyed", what);
+        return NULL;
     return c;
 }
+
+/* c = the live context p, else unlock and return r from the caller */
+#define USE(c, p, what, ...)      \
+    ctx *c = use(p, what);        \
+    if (!c) {                     \
+        UNLOCK();                 \
+        return __VA_ARGS__;       \
+    }
 
 #define DPY(c) ((c)->w->t->dpy)
 
@@ -200,7 +211,7 @@ void *mpdwin_open(const char *display, const char *title, int offscreen, int w, 
 void *mpdwin_subwindow(void *oldwin, int offscreen, int x, int y, int w, int h)
 {
     LOCK();
-    ctx *o = use(oldwin, "WinCreateSubwindow");
+    USE(o, oldwin, "WinCreateSubwindow", NULL)
     win *n = new_win(o->w->t, o->w, x, y, w, h);
     ctx *c = new_ctx(n, o->gc);
     c->font = o->font;
@@ -215,14 +226,15 @@ void *mpdwin_subwindow(void *oldwin, int offscreen, int x, int y, int w, int h)
 void mpdwin_set_channel(void *p)
 {
     LOCK();
-    use(p, "WinOpen")->w->channel = 1;
+    USE(c, p, "WinOpen")
+    c->w->channel = 1;
     UNLOCK();
 }
 
 void mpdwin_set_event_mask(void *p, int m)
 {
     LOCK();
-    ctx *c = use(p, "WinSetEventMask");
+    USE(c, p, "WinSetEventMask")
     c->w->mask = m & EV_ALL;
     XSelectInput(DPY(c), c->w->xw, x_mask(c->w->mask));
     UNLOCK();
@@ -241,7 +253,7 @@ static void kill_tree(top *t, win *w)
 void mpdwin_destroy(void *p)
 {
     LOCK();
-    ctx *c = use(p, "WinDestroyWindow");
+    USE(c, p, "WinDestroyWindow")
     win *w = c->w;
     if (w->parent) {
         XDestroyWindow(DPY(c), w->xw);
@@ -254,7 +266,7 @@ void mpdwin_destroy(void *p)
 void mpdwin_close(void *p)
 {
     LOCK();
-    ctx *c = use(p, "WinClose");
+    USE(c, p, "WinClose")
     top *t = c->w->t;
     for (win *k = t->wins; k; k = k->next)
         k->dead = 1;
@@ -267,7 +279,7 @@ void mpdwin_close(void *p)
 void *mpdwin_new_context(void *p)
 {
     LOCK();
-    ctx *o = use(p, "WinNewContext");
+    USE(o, p, "WinNewContext", NULL)
     ctx *c = new_ctx(o->w, o->gc);
     c->font = o->font;
     UNLOCK();
@@ -277,7 +289,8 @@ void *mpdwin_new_context(void *p)
 void mpdwin_copy_context(void *src, void *dst)
 {
     LOCK();
-    ctx *s = use(src, "WinCopyContext"), *d = use(dst, "WinCopyContext");
+    USE(s, src, "WinCopyContext")
+    USE(d, dst, "WinCopyContext")
     XCopyGC(DPY(s), s->gc, (1UL << (GCLastBit + 1)) - 1, d->gc);
     d->font = s->font;
     UNLOCK();
@@ -297,7 +310,7 @@ static long pixel_of(top *t, const char *name)
 void *mpdwin_set_border(void *p, int width, const char *color)
 {
     LOCK();
-    ctx *c = use(p, "WinSetBorder");
+    USE(c, p, "WinSetBorder", NULL)
     long px = pixel_of(c->w->t, color);
     XSetWindowBorderWidth(DPY(c), c->w->xw, (unsigned)(width < 0 ? 0 : width));
     if (px >= 0)
@@ -311,7 +324,7 @@ void *mpdwin_set_border(void *p, int width, const char *color)
 void *mpdwin_set_color(void *p, const char *color, int background)
 {
     LOCK();
-    ctx *c = use(p, background ? "WinSetBackground" : "WinSetForeground");
+    USE(c, p, background ? "WinSetBackground" : "WinSetForeground", NULL)
     long px = pixel_of(c->w->t, color);
     if (px >= 0) {
         if (background)
@@ -326,7 +339,7 @@ void *mpdwin_set_color(void *p, const char *color, int background)
 void mpdwin_set_pixel(void *p, void *pv, int background)
 {
     LOCK();
-    ctx *c = use(p, background ? "WinSetBackgroundByPixel" : "WinSetForegroundByPixel");
+    USE(c, p, background ? "WinSetBackgroundByPixel" : "WinSetForegroundByPixel")
     if (background)
         XSetBackground(DPY(c), c->gc, (unsigned long)(uintptr_t)pv);
     else
@@ -350,7 +363,7 @@ void mpdwin_set_pixel(void *p, void *pv, int background)
 void mpdwin_flush(void *p)
 {
     LOCK();
-    ctx *c = use(p, "WinFlush");
+    USE(c, p, "WinFlush")
     XFlush(DPY(c));
     UNLOCK();
 }
@@ -358,7 +371,7 @@ void mpdwin_flush(void *p)
 void mpdwin_sync(void *p, int discard)
 {
     LOCK();
-    ctx *c = use(p, "WinSync");
+    USE(c, p, "WinSync")
     XSync(DPY(c), discard ? True : False);
     UNLOCK();
 }
@@ -366,7 +379,7 @@ void mpdwin_sync(void *p, int discard)
 void mpdwin_bell(void *p, int percent)
 {
     LOCK();
-    ctx *c = use(p, "WinBell");
+    USE(c, p, "WinBell")
     XBell(DPY(c), percent < -100 ? -100 : percent > 100 ? 100 : percent);
     UNLOCK();
 }
@@ -374,7 +387,7 @@ void mpdwin_bell(void *p, int percent)
 void mpdwin_pixel(void *p, int x, int y)
 {
     LOCK();
-    ctx *c = use(p, "WinDrawPixel");
+    USE(c, p, "WinDrawPixel")
     DRAW(c, XDrawPoint(DPY(c), dr_, c->gc, x, y));
     UNLOCK();
 }
@@ -382,7 +395,7 @@ void mpdwin_pixel(void *p, int x, int y)
 void mpdwin_line(void *p, int x1, int y1, int x2, int y2)
 {
     LOCK();
-    ctx *c = use(p, "WinDrawLine");
+    USE(c, p, "WinDrawLine")
     DRAW(c, XDrawLine(DPY(c), dr_, c->gc, x1, y1, x2, y2));
     UNLOCK();
 }
@@ -391,7 +404,7 @@ void mpdwin_line(void *p, int x1, int y1, int x2, int y2)
 void mpdwin_poly(void *p, const int *xy, int n, int how)
 {
     LOCK();
-    ctx *c = use(p, how == 2 ? "WinFillPolygon" : how ? "WinDrawPolygon" : "WinDrawPolyline");
+    USE(c, p, how == 2 ? "WinFillPolygon" : how ? "WinDrawPolygon" : "WinDrawPolyline")
     if (n > 0) {
         XPoint *pt = malloc(sizeof *pt * (size_t)(n + 1));
         if (!pt)
@@ -413,7 +426,7 @@ void mpdwin_poly(void *p, const int *xy, int n, int how)
 void mpdwin_rectangle(void *p, int x, int y, int w, int h, int fill)
 {
     LOCK();
-    ctx *c = use(p, fill ? "WinFillRectangle" : "WinDrawRectangle");
+    USE(c, p, fill ? "WinFillRectangle" : "WinDrawRectangle")
     if (w >= 0 && h >= 0) {
         if (fill)
             DRAW(c, XFillRectangle(DPY(c), dr_, c->gc, x, y, (unsigned)w, (unsigned)h));
@@ -427,7 +440,7 @@ void mpdwin_rectangle(void *p, int x, int y, int w, int h, int fill)
 void mpdwin_arc(void *p, int x, int y, int w, int h, int a1, int a2, int fill)
 {
     LOCK();
-    ctx *c = use(p, fill ? "WinFillArc" : "WinDrawArc");
+    USE(c, p, fill ? "WinFillArc" : "WinDrawArc")
     if (w >= 0 && h >= 0) {
         if (fill)
             DRAW(c, XFillArc(DPY(c), dr_, c->gc, x, y, (unsigned)w, (unsigned)h, a1 * 64, a2 * 64));
@@ -450,7 +463,7 @@ static void fill_area(ctx *c, GC gc, int x, int y, int w, int h)
 void mpdwin_clear_area(void *p, int x, int y, int w, int h)
 {
     LOCK();
-    ctx *c = use(p, "WinClearArea");
+    USE(c, p, "WinClearArea")
     XSetForeground(DPY(c), c->w->t->plain, c->w->bg);
     fill_area(c, c->w->t->plain, x, y, w, h);
     UNLOCK();
@@ -460,7 +473,7 @@ void mpdwin_clear_area(void *p, int x, int y, int w, int h)
 void mpdwin_erase_area(void *p, int x, int y, int w, int h)
 {
     LOCK();
-    ctx *c = use(p, "WinEraseArea");
+    USE(c, p, "WinEraseArea")
     XGCValues v;
     XGetGCValues(DPY(c), c->gc, GCForeground | GCBackground, &v);
     XSetForeground(DPY(c), c->gc, v.background);
@@ -472,7 +485,8 @@ void mpdwin_erase_area(void *p, int x, int y, int w, int h)
 void mpdwin_copy_area(void *src, void *dst, int sx, int sy, int w, int h, int dx, int dy)
 {
     LOCK();
-    ctx *s = use(src, "WinCopyArea"), *d = use(dst, "WinCopyArea");
+    USE(s, src, "WinCopyArea")
+    USE(d, dst, "WinCopyArea")
     if (s->w->t != d->w->t)
         mpd_rts_fatal("MPDWin: WinCopyArea: the windows are on different displays");
     if (w > 0 && h > 0) {
@@ -486,7 +500,7 @@ void mpdwin_copy_area(void *src, void *dst, int sx, int sy, int w, int h, int dx
 void mpdwin_string(void *p, int x, int y, const char *s, int image)
 {
     LOCK();
-    ctx *c = use(p, image ? "WinDrawImageString" : "WinDrawString");
+    USE(c, p, image ? "WinDrawImageString" : "WinDrawString")
     int n = (int)strlen(s);
     if (image)
         DRAW(c, XDrawImageString(DPY(c), dr_, c->gc, x, y, s, n));
@@ -502,7 +516,7 @@ void mpdwin_line_attr(void *p, int width, int style, int cap, int join)
     /* MPDWin's line styles are listed Solid, DoubleDash, OnOffDash */
     static const int styles[] = {LineSolid, LineDoubleDash, LineOnOffDash};
     LOCK();
-    ctx *c = use(p, "WinSetLineAttr");
+    USE(c, p, "WinSetLineAttr")
     XSetLineAttributes(DPY(c), c->gc, (unsigned)(width < 0 ? 0 : width), styles[style % 3], cap & 3, join % 3);
     UNLOCK();
 }
@@ -512,7 +526,7 @@ void mpdwin_fill_attr(void *p, int style, int rule)
     /* MPDWin's fill styles are listed Solid, Tiled, OpaqueStippled, Stippled */
     static const int styles[] = {FillSolid, FillTiled, FillOpaqueStippled, FillStippled};
     LOCK();
-    ctx *c = use(p, "WinSetFillAttr");
+    USE(c, p, "WinSetFillAttr")
     XSetFillStyle(DPY(c), c->gc, styles[style & 3]);
     XSetFillRule(DPY(c), c->gc, rule ? WindingRule : EvenOddRule);
     UNLOCK();
@@ -522,7 +536,7 @@ void mpdwin_fill_attr(void *p, int style, int rule)
 void mpdwin_dashes(void *p, int offset, const char *list)
 {
     LOCK();
-    ctx *c = use(p, "WinSetDashes");
+    USE(c, p, "WinSetDashes")
     int n = (int)strlen(list);
     if (n > 0)
         XSetDashes(DPY(c), c->gc, offset, list, n);
@@ -532,7 +546,7 @@ void mpdwin_dashes(void *p, int offset, const char *list)
 void mpdwin_arc_mode(void *p, int mode)
 {
     LOCK();
-    ctx *c = use(p, "WinSetArcMode");
+    USE(c, p, "WinSetArcMode")
     XSetArcMode(DPY(c), c->gc, mode ? ArcPieSlice : ArcChord);
     UNLOCK();
 }
@@ -541,7 +555,7 @@ void mpdwin_arc_mode(void *p, int mode)
 void mpdwin_draw_op(void *p, int op)
 {
     LOCK();
-    ctx *c = use(p, "WinSetDrawOp");
+    USE(c, p, "WinSetDrawOp")
     XSetFunction(DPY(c), c->gc, op & 15);
     UNLOCK();
 }
@@ -550,7 +564,7 @@ void mpdwin_draw_op(void *p, int op)
 void mpdwin_clip(void *p, int ox, int oy, const int *r, int n)
 {
     LOCK();
-    ctx *c = use(p, "WinSetClipRectangles");
+    USE(c, p, "WinSetClipRectangles")
     XRectangle *xr = malloc(sizeof *xr * (size_t)(n > 0 ? n : 1));
     if (!xr)
         mpd_rts_fatal("MPDWin: out of memory");
@@ -571,7 +585,7 @@ void mpdwin_clip(void *p, int ox, int oy, const int *r, int n)
 void mpdwin_map(void *p, int what)
 {
     LOCK();
-    ctx *c = use(p, "WinMapWindow");
+    USE(c, p, "WinMapWindow")
     Display *d = DPY(c);
     Window w = c->w->xw;
     switch (what) {
@@ -588,7 +602,7 @@ void mpdwin_map(void *p, int what)
 void mpdwin_move(void *p, int x, int y)
 {
     LOCK();
-    ctx *c = use(p, "WinMoveWindow");
+    USE(c, p, "WinMoveWindow")
     XMoveWindow(DPY(c), c->w->xw, x, y);
     UNLOCK();
 }
@@ -596,7 +610,7 @@ void mpdwin_move(void *p, int x, int y)
 void mpdwin_set_labels(void *p, const char *wlab, const char *ilab)
 {
     LOCK();
-    ctx *c = use(p, "WinSetLabels");
+    USE(c, p, "WinSetLabels")
     win *w = c->w;
     while (w->parent)
         w = w->parent;
@@ -615,7 +629,7 @@ static void repaint(top *t, win *w, int x, int y, int wd, int ht)
 void mpdwin_output(void *p, int on)
 {
     LOCK();
-    ctx *c = use(p, "WinUpdateWindow");
+    USE(c, p, "WinUpdateWindow")
     top *t = c->w->t;
     if (on != 0)
         for (win *k = t->wins; k; k = k->next)
@@ -629,7 +643,8 @@ void mpdwin_output(void *p, int on)
 void mpdwin_set_poll(void *p, int ms)
 {
     LOCK();
-    use(p, "WinSetPoll")->w->t->poll_ms = ms > 0 ? ms : 1;
+    USE(c, p, "WinSetPoll")
+    c->w->t->poll_ms = ms > 0 ? ms : 1;
     UNLOCK();
 }
 
@@ -647,7 +662,7 @@ int mpdwin_poll(void *p)
 void *mpdwin_default_font(void *p)
 {
     LOCK();
-    ctx *c = use(p, "WinDefaultFont");
+    USE(c, p, "WinDefaultFont", NULL)
     void *f = c->w->t->font;
     UNLOCK();
     return f;
@@ -656,7 +671,7 @@ void *mpdwin_default_font(void *p)
 void *mpdwin_load_font(void *p, const char *name)
 {
     LOCK();
-    ctx *c = use(p, "WinLoadFont");
+    USE(c, p, "WinLoadFont", NULL)
     void *f = XLoadQueryFont(DPY(c), name);
     UNLOCK();
     return f;
@@ -665,7 +680,7 @@ void *mpdwin_load_font(void *p, const char *name)
 void mpdwin_set_font(void *p, void *font)
 {
     LOCK();
-    ctx *c = use(p, "WinSetFont");
+    USE(c, p, "WinSetFont")
     if (font) {
         XSetFont(DPY(c), c->gc, ((XFontStruct *)font)->fid);
         c->font = font;
@@ -676,7 +691,7 @@ void mpdwin_set_font(void *p, void *font)
 void mpdwin_free_font(void *p, void *font)
 {
     LOCK();
-    ctx *c = use(p, "WinFreeFont");
+    USE(c, p, "WinFreeFont")
     if (font && font != c->w->t->font)
         XFreeFont(DPY(c), font);
     UNLOCK();
@@ -712,7 +727,7 @@ int mpdwin_font_descent(void *f)
 void *mpdwin_create_cursor(void *p, int shape)
 {
     LOCK();
-    ctx *c = use(p, "WinCreateCursor");
+    USE(c, p, "WinCreateCursor", NULL)
     void *r = NULL;
     if (shape >= 0 && 2 * shape < XC_num_glyphs)
         r = (void *)(uintptr_t)XCreateFontCursor(DPY(c), (unsigned)(2 * shape));
@@ -723,7 +738,7 @@ void *mpdwin_create_cursor(void *p, int shape)
 int mpdwin_set_cursor(void *p, void *cur, const char *fg, const char *bg)
 {
     LOCK();
-    ctx *c = use(p, "WinSetCursor");
+    USE(c, p, "WinSetCursor", 0)
     Display *d = DPY(c);
     Cursor k = (Cursor)(uintptr_t)cur;
     XColor f, b;
@@ -740,7 +755,7 @@ int mpdwin_set_cursor(void *p, void *cur, const char *fg, const char *bg)
 void mpdwin_free_cursor(void *p, void *cur)
 {
     LOCK();
-    ctx *c = use(p, "WinFreeCursor");
+    USE(c, p, "WinFreeCursor")
     if (cur)
         XFreeCursor(DPY(c), (Cursor)(uintptr_t)cur);
     UNLOCK();
@@ -751,7 +766,7 @@ void mpdwin_free_cursor(void *p, void *cur)
 void *mpdwin_create_image(void *p, int depth, int w, int h)
 {
     LOCK();
-    ctx *c = use(p, "WinCreateImage");
+    USE(c, p, "WinCreateImage", NULL)
     Display *d = DPY(c);
     int sc = c->w->t->screen;
     if (depth <= 0)
@@ -812,7 +827,7 @@ void mpdwin_add_pixel(void *p, void *pv)
 void mpdwin_put_image(void *p, void *img, int sx, int sy, int w, int h, int dx, int dy)
 {
     LOCK();
-    ctx *c = use(p, "WinPutImage");
+    USE(c, p, "WinPutImage")
     XImage *im = image_of(img, "WinPutImage");
     if (w > 0 && h > 0)
         DRAW(c, XPutImage(DPY(c), dr_, c->gc, im, sx, sy, dx, dy, (unsigned)w, (unsigned)h));
@@ -822,7 +837,7 @@ void mpdwin_put_image(void *p, void *img, int sx, int sy, int w, int h, int dx, 
 void mpdwin_get_image(void *p, void *img, int sx, int sy, int w, int h, int dx, int dy)
 {
     LOCK();
-    ctx *c = use(p, "WinGetImage");
+    USE(c, p, "WinGetImage")
     XImage *im = image_of(img, "WinGetImage");
     if (w > 0 && h > 0)
         XGetSubImage(DPY(c), c->w->pm, sx, sy, (unsigned)w, (unsigned)h, AllPlanes, ZPixmap, im, dx, dy);
