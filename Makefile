@@ -1,11 +1,12 @@
 # Front door.  make | make demo | make test | make bench | make install PREFIX=...
 # Everything builds into build/, laid out like an install tree:
 #   build/bin/{mpd,mpdl,mpdm}  build/lib/libmpdrt.a  build/include/mpd/*.h
+#   build/lib/mpd/  the MPD library (MPDgetopt, MPDWin: specs, objects, mpdwin.a)
 PREFIX ?= /usr/local
 BUILD  := $(CURDIR)/build
 CARGO  ?= cargo
 
-all: runtime compiler
+all: runtime compiler library
 
 runtime:
 	$(MAKE) -C runtime BUILD=$(BUILD)
@@ -14,6 +15,10 @@ compiler:
 	cd compiler && $(CARGO) build --release --quiet
 	@mkdir -p $(BUILD)/bin
 	cp compiler/target/release/mpd compiler/target/release/mpdl compiler/target/release/mpdm $(BUILD)/bin/
+
+# the MPD library (MPDgetopt, MPDWin), compiled by the compiler just built
+library: runtime compiler
+	$(MAKE) -C library BUILD=$(BUILD)
 
 demo: all
 	$(BUILD)/bin/mpd run examples/hello.mpd
@@ -31,9 +36,12 @@ install: all
 	install -m 644 $(BUILD)/lib/libmpdrt.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(BUILD)/include/mpd/*.h $(DESTDIR)$(PREFIX)/include/mpd/
 	if ls docs/man/*.1 >/dev/null 2>&1; then install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
+	install -d $(DESTDIR)$(PREFIX)/lib/mpd $(DESTDIR)$(PREFIX)/share/man/man3
+	install -m 644 $(BUILD)/lib/mpd/* $(DESTDIR)$(PREFIX)/lib/mpd/
+	install -m 644 docs/man/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 
 clean:
 	rm -rf $(BUILD)
 	cd compiler && $(CARGO) clean
 
-.PHONY: all runtime compiler demo test bench install clean
+.PHONY: all runtime compiler library demo test bench install clean

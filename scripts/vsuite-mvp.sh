@@ -67,7 +67,7 @@ exit \$r
 EOF
     chmod +x "$tmp/bin/$tool"
 done
-skip="--skip examples/graphics examples/animator"
+skip=""
 if [ -n "$VSUITE_ONE_JSON" ] && [ -f "$VSUITE_ONE_JSON" ]; then   # a one-VP run done already
     cp "$VSUITE_ONE_JSON" "$tmp/one.json"
     python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); p = sum(1 for v in d.values() if not v); print(f"{p} passed, {len(d) - p} failed")' \

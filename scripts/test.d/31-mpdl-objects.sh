@@ -21,6 +21,41 @@ else f=$((f+1)); echo "FAIL mpdl: objects and archives through MPD_PATH"; cat li
 if ! "$BIN/mpdl" use nosuch.o >link.out 2>&1 && grep -q "cannot find nosuch.o" link.out; then
   p=$((p+1)); echo "PASS mpdl: missing object reported"
 else f=$((f+1)); echo "FAIL mpdl: missing object reported"; cat link.out; fi
+# mpd links the components a program imports that were compiled by earlier
+# runs (here through MPD_PATH), as MPD 1.0.1 does; a component's X.ld adds
+# what linking it needs (library components: MPDWin's mpdwin.a -lX11)
+mkdir glob && cat >glob/sq.mpd <<'M'
+global sq
+    op square(int x) returns int r
+body sq
+    external thrice(int n) returns int r
+    proc square(x) returns r { r = x * x + thrice(0) }
+end
+M
+cat >main.mpd <<'M'
+resource main()
+    import sq
+    write(square(7))
+end
+M
+(cd glob && "$BIN/mpd" -q -c sq.mpd && echo "libx.a" >MPDinter/sq.ld && cp ../lib/libx.a MPDinter/) >/dev/null 2>&1
+if MPD_PATH=glob/MPDinter "$BIN/mpd" -q main.mpd >link.out 2>&1 && [ "$(./a.out)" = "49" ]; then
+  p=$((p+1)); echo "PASS mpd: imported component compiled earlier is linked, with its X.ld"
+else f=$((f+1)); echo "FAIL mpd: imported component compiled earlier is linked, with its X.ld"; cat link.out; fi
+# ... and those imported by what it imports: cube's body uses sq, main2 only cube
+cat >glob/cube.mpd <<'M'
+global cube
+    op cubed(int x) returns int r
+body cube
+    import sq
+    proc cubed(x) returns r { r = square(x) * x }
+end
+M
+printf 'resource main2()\n    import cube\n    write(cubed(3))\nend\n' >main2.mpd
+(cd glob && MPD_PATH=MPDinter "$BIN/mpd" -q -c cube.mpd) >/dev/null 2>&1
+if MPD_PATH=glob/MPDinter "$BIN/mpd" -q -o b.out main2.mpd >link.out 2>&1 && [ "$(./b.out)" = "27" ]; then
+  p=$((p+1)); echo "PASS mpd: components imported by imported ones are read and linked"
+else f=$((f+1)); echo "FAIL mpd: components imported by imported ones are read and linked"; cat link.out; fi
 cd / && rm -rf "$d"
 echo "mpdl-objects: $p passed, $f failed"
 [ $f = 0 ]

@@ -136,7 +136,16 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
         return Ok(vec![]);
     }
     let co = CcOpts { optimize: o.optimize, debug: o.debug, verbose: o.verbose };
-    let mut names = Vec::new();
+    // as MPD 1.0.1's mpd: components imported but compiled elsewhere (earlier
+    // mpd -c runs, the MPD library) are linked too, before this run's ones
+    let mut names: Vec<String> = imported_names.iter().filter(|n| !here.contains(n)).cloned().collect();
+    // their bodies' imports too (the checker needs only specs, the link all)
+    let bodies: Vec<String> = files.iter().flat_map(|(f, _)| f.components.iter().flat_map(|c| imports_of(c, true))).collect();
+    for n in linked_imports(&inter, &names, &bodies) {
+        if !here.contains(&n) && !names.contains(&n) {
+            names.push(n);
+        }
+    }
     for out in &outs {
         let c_file = inter.path(&out.name, "c");
         if let Err(e) = std::fs::write(&c_file, &out.c) {
@@ -190,6 +199,29 @@ fn imports_of(c: &ast::Component, body: bool) -> Vec<String> {
         }
     }
     out
+}
+
+/// The components compiled elsewhere that `names` and `more` need at link
+/// time: those they import, spec or body, found with an object, transitively.
+fn linked_imports(inter: &Inter, names: &[String], more: &[String]) -> Vec<String> {
+    let mut todo: Vec<String> = names.iter().chain(more.iter()).cloned().collect();
+    let mut seen: Vec<String> = Vec::new();
+    while let Some(n) = todo.pop() {
+        if seen.contains(&n) {
+            continue;
+        }
+        seen.push(n.clone());
+        let (Some(spec), Some(_)) = (inter.read_spec(&n), inter.find_object(&n)) else {
+            continue;
+        };
+        let mut map = SourceMap::new();
+        let mut diags = Diagnostics::new();
+        let id = map.add(spec.file.clone(), spec.text.clone());
+        let f = syntax::parse_file(&map, id, &mut diags);
+        todo.extend(f.components.iter().flat_map(|c| imports_of(c, true)));
+    }
+    seen.retain(|n| inter.find_object(n).is_some());
+    seen
 }
 
 /// MPD's exit status after compile errors: the number of errors (1..=255).

@@ -17,12 +17,20 @@ pub fn list_limits() {
 pub fn link(o: &MpdlOpts, optimize: bool) -> i32 {
     let inter = Inter::new(o.inter.as_deref());
     let mut objs: Vec<PathBuf> = Vec::new();
+    let mut needs: Vec<String> = Vec::new();
     let mut main: Option<String> = None;
     for c in &o.components {
         let Some(obj) = inter.find_object(c) else {
             eprintln!("mpdl: component {} not found (no {}/{}.o); compile it with mpd first", c, inter.dir.display(), c);
             return 1;
         };
+        // a library component's C part and system libraries (MPDWin: X11),
+        // linked only into programs that use it
+        for n in Inter::link_needs(&obj) {
+            if !needs.contains(&n) {
+                needs.push(n);
+            }
+        }
         objs.push(obj);
         match inter.read_spec(c) {
             Some(s) if s.kind == "global" => {}
@@ -58,9 +66,13 @@ pub fn link(o: &MpdlOpts, optimize: bool) -> i32 {
     }
     objs.push(o_file);
     let out = PathBuf::from(o.output.clone().unwrap_or_else(|| "a.out".to_string()));
-    let Some(others) = extra_files(&inter, &o.others) else {
+    let Some(mut others) = extra_files(&inter, &o.others) else {
         return 1;
     };
+    // after the command line's files: an archive there only fills what they
+    // leave undefined; an object already linked as a component is not repeated
+    let linked: Vec<PathBuf> = objs.iter().filter_map(|p| p.canonicalize().ok()).collect();
+    others.extend(needs.into_iter().filter(|n| !PathBuf::from(n).canonicalize().is_ok_and(|c| linked.contains(&c))));
     if let Err(e) = cc::link(&objs, &others, &out, &co) {
         eprintln!("mpdl: link failed:\n{}", e);
         return 1;

@@ -25,6 +25,12 @@ pub fn include_dir() -> PathBuf {
     root().join("include")
 }
 
+/// The MPD library: the components every program may import (MPDgetopt,
+/// MPDWin...), searched after MPD_PATH, `.` and MPDinter, as MPD 1.0.1 does.
+pub fn library_dir() -> PathBuf {
+    root().join("lib").join("mpd")
+}
+
 pub fn runtime_lib() -> PathBuf {
     root().join("lib").join("libmpdrt.a")
 }

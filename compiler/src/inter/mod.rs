@@ -4,8 +4,14 @@
 //!   X.spec  a header line `#mpdspec <kind> <line> <source file>` followed by the
 //!           component's source text (importers re-read its spec portion);
 //!   X.c     the generated C (kept with -C/-g, otherwise deleted after cc);
-//!   X.o     the object file mpdl links.
+//!   X.o     the object file mpdl links;
+//!   X.ld    (optional, written by hand for library components) what linking X
+//!           also needs: words starting with `-` go to the linker as they are,
+//!           others name files beside X.o (MPDWin: `mpdwin.a -lX11`).
+//! Specs and objects are searched in MPD_PATH, `.`, MPDinter, then the MPD
+//! library (`<root>/lib/mpd`, see driver::paths::library_dir).
 use std::fs;
+use crate::driver::paths::library_dir;
 use std::path::{Path, PathBuf};
 
 pub struct Inter {
@@ -43,11 +49,13 @@ impl Inter {
         fs::write(&p, body).map_err(|e| format!("cannot write {}: {}", p.display(), e))
     }
 
-    /// Finds X.spec: MPD_PATH directories, then the current directory, then MPDinter.
+    /// Finds X.spec: MPD_PATH directories, the current directory, MPDinter,
+    /// then the MPD library.
     pub fn read_spec(&self, name: &str) -> Option<StoredSpec> {
         let mut dirs = mpd_path_dirs();
         dirs.push(PathBuf::from("."));
         dirs.push(self.dir.clone());
+        dirs.push(library_dir());
         for d in dirs {
             let p = d.join(format!("{}.spec", name));
             if let Ok(t) = fs::read_to_string(&p) {
@@ -59,16 +67,32 @@ impl Inter {
         None
     }
 
-    /// Finds X.o for mpdl: MPD_PATH directories, then MPDinter.
+    /// Finds X.o for mpdl: MPD_PATH directories, MPDinter, then the MPD library.
     pub fn find_object(&self, name: &str) -> Option<PathBuf> {
         let mut dirs = mpd_path_dirs();
         dirs.push(self.dir.clone());
+        dirs.push(library_dir());
         dirs.into_iter().map(|d| d.join(format!("{}.o", name))).find(|p| p.exists())
+    }
+
+    /// What linking the object `obj` (X.o) also needs, from X.ld beside it:
+    /// `-` words as they are, other words as files in obj's directory.
+    pub fn link_needs(obj: &Path) -> Vec<String> {
+        let Ok(text) = fs::read_to_string(obj.with_extension("ld")) else {
+            return Vec::new();
+        };
+        let dir = obj.parent().unwrap_or(Path::new("."));
+        text.lines()
+            .filter(|l| !l.trim_start().starts_with('#'))
+            .flat_map(|l| l.split_whitespace())
+            .map(|w| if w.starts_with('-') { w.to_string() } else { dir.join(w).to_string_lossy().into_owned() })
+            .collect()
     }
 
     /// Finds a plain file named on mpdl's command line (`func.o`, `lib.a`): as
     /// given if it has a directory part, else MPD_PATH directories, the current
-    /// directory, MPDinter, then `lib_dir` (the MPD library).  None if nowhere.
+    /// directory, MPDinter, then `lib_dir` and the MPD library (`mpdwin.o`).
+    /// None if nowhere.
     pub fn find_extra(&self, name: &str, lib_dir: &Path) -> Option<PathBuf> {
         let p = PathBuf::from(name);
         if name.contains('/') {
@@ -78,6 +102,7 @@ impl Inter {
         dirs.push(PathBuf::from("."));
         dirs.push(self.dir.clone());
         dirs.push(lib_dir.to_path_buf());
+        dirs.push(library_dir());
         dirs.into_iter().map(|d| d.join(name)).find(|p| p.exists())
     }
 }

@@ -138,6 +138,8 @@ fn run(o: &Opts, given: &[String]) -> Result<(), String> {
         .map(PathBuf::from)
         .collect();
     search.push(PathBuf::from(&inter_base).join("MPDinter"));
+    // the MPD library (MPDgetopt, MPDWin): compiled already, like MPD_PATH's
+    search.push(crate::driver::paths::library_dir());
     let mut notes = plan::Notes::default();
     let p = plan::plan(&files, o.main.as_deref(), &search, &mut notes);
     for w in &notes.warnings {
