@@ -33,8 +33,44 @@ static int digit_value(int c)
     return 99;
 }
 
+/* MPD ints are 32 bits, and text naming a larger one is not an error:
+ * MPD 1.0.1 read it with strtol/strtoul on a 32-bit machine, which clamp.
+ * So a decimal number saturates at -2147483648 and 2147483647, and an octal
+ * or hexadecimal one is a 32-bit pattern (FFFFFFFFx is -1), all bits set
+ * when it needs more than 32 (strtoul's ULONG_MAX), negated after.
+ * mag is the magnitude, already capped (see mpd_digits_value). */
+long long mpd_int_from_magnitude(unsigned long long mag, int neg, int base)
+{
+    if (base == 10) {
+        if (neg)
+            return mag > (unsigned long long)INT32_MAX + 1 ? INT32_MIN : -(long long)mag;
+        return mag > INT32_MAX ? INT32_MAX : (long long)mag;
+    }
+    if (mag > UINT32_MAX)
+        return -1;
+    uint32_t bits = (uint32_t)mag;
+    return (int32_t)(neg ? 0u - bits : bits);
+}
+
+/* The value of digits p[0..len) in base, capped just above 32 bits so a
+ * long run of digits cannot overflow; -1 if a character is not a digit. */
+long long mpd_digits_value(const char *p, int len, int base, unsigned long long *mag)
+{
+    unsigned long long v = 0;
+    for (int i = 0; i < len; i++) {
+        int d = digit_value((unsigned char)p[i]);
+        if (d >= base)
+            return -1;
+        v = v * (unsigned)base + (unsigned)d;
+        if (v > (unsigned long long)UINT32_MAX + 1)
+            v = (unsigned long long)UINT32_MAX + 1;
+    }
+    *mag = v;
+    return 0;
+}
+
 /* An MPD integer literal with an optional sign: decimal "12", octal "12q",
- * hexadecimal "12afx" (suffixes in either case). */
+ * hexadecimal "12afx" (suffixes in either case); out of range as above. */
 int mpd_parse_int(const char *p, int len, long long *out)
 {
     trim(&p, &len);
@@ -51,24 +87,10 @@ int mpd_parse_int(const char *p, int len, long long *out)
         base = 16, len--;
     if (len == 0)
         return 0;
-    unsigned long long v = 0;
-    for (int i = 0; i < len; i++) {
-        int d = digit_value((unsigned char)p[i]);
-        if (d >= base)
-            return 0;
-        if (v > (ULLONG_MAX - (unsigned)d) / (unsigned)base)
-            return 0;
-        v = v * (unsigned)base + (unsigned)d;
-    }
-    /* MPD ints are 32 bits: hex/octal patterns up to 32 bits are bit
-     * patterns (FFFFFFFFx is -1); decimal values must fit */
-    if (base != 10 && !neg && v <= UINT32_MAX) {
-        *out = (int32_t)(uint32_t)v;
-        return 1;
-    }
-    if (neg ? v > (unsigned long long)INT64_MAX + 1 : v > (unsigned long long)INT64_MAX)
+    unsigned long long v;
+    if (mpd_digits_value(p, len, base, &v) < 0)
         return 0;
-    *out = neg ? (long long)(0 - v) : (long long)v;
+    *out = mpd_int_from_magnitude(v, neg, base);
     return 1;
 }
 

@@ -237,8 +237,8 @@ static int read_pointer(io_src *in, char *buf, int len)
 /* ---- converting fields ---- */
 
 /* The int C's sscanf gave MPD on 32 bits: %d saturates, %o/%x wrap a
- * negative value and saturate a magnitude above 32 bits to all ones.
- * 0 if there is no digit. */
+ * negative value, and a magnitude above 32 bits is all ones (-1, as
+ * strtoul's ULONG_MAX, whatever the sign).  0 if there is no digit. */
 static int field_to_int(const char *buf, int n, char type, long long *out)
 {
     int neg = n > 0 && buf[0] == '-', i = n > 0 && (buf[0] == '-' || buf[0] == '+');
@@ -253,13 +253,7 @@ static int field_to_int(const char *buf, int n, char type, long long *out)
         if (mag <= UINT32_MAX)
             mag = mag * (unsigned)base + (unsigned)dv;
     }
-    if (base == 10) {
-        long long v = neg ? -(long long)mag : (long long)mag;
-        *out = v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v;
-    } else {
-        uint32_t u = mag > UINT32_MAX ? UINT32_MAX : (uint32_t)mag;
-        *out = (int32_t)(neg ? 0u - u : u);
-    }
+    *out = mpd_int_from_magnitude(mag, neg, base);     /* int(s)'s rule */
     return 1;
 }
 

@@ -199,6 +199,11 @@ int mpd_char_of_str(const char *p, int len);     /* first non-blank char or 0 */
 void *mpd_ptr_of_str(const char *file, int line, const char *p, int len);
 /* The same parses without aborting: return 1 and store on success, else 0. */
 int mpd_parse_int(const char *p, int len, long long *out);
+/* Out-of-range integer text: a decimal number saturates at MPD's 32-bit
+ * bounds, an octal or hex one is a 32-bit pattern (-1 past 32 bits).  Used
+ * by int(s), read, scanf and getarg alike. */
+long long mpd_int_from_magnitude(unsigned long long mag, int neg, int base);
+long long mpd_digits_value(const char *p, int len, int base, unsigned long long *mag);
 int mpd_parse_real(const char *p, int len, double *out);
 int mpd_parse_bool(const char *p, int len, int *out);
 int mpd_parse_ptr(const char *p, int len, void **out);

@@ -94,7 +94,18 @@ int main(int argc, char **argv)
     CHECK(!mpd_parse_int("47BAD", 5, &i));
     CHECK(!mpd_parse_int("", 0, &i));
     CHECK(!mpd_parse_int(" - ", 3, &i));
-    CHECK(!mpd_parse_int("99999999999999999999999", 23, &i));
+    /* out of range: decimal saturates, octal/hex is a 32-bit pattern */
+    CHECK_INT(mpd_int_of_str("t", 1, "99999999999999999999999", 23), 2147483647);
+    CHECK_INT(mpd_int_of_str("t", 1, "4294967296", 10), 2147483647);
+    CHECK_INT(mpd_int_of_str("t", 1, "2147483648", 10), 2147483647);
+    CHECK_INT(mpd_int_of_str("t", 1, "-2147483648", 11), -2147483648LL);
+    CHECK_INT(mpd_int_of_str("t", 1, "-2147483649", 11), -2147483648LL);
+    CHECK_INT(mpd_int_of_str("t", 1, "-4294967296", 11), -2147483648LL);
+    CHECK_INT(mpd_int_of_str("t", 1, "1FFFFFFFFx", 10), -1);
+    CHECK_INT(mpd_int_of_str("t", 1, "-FFFFFFFFx", 10), 1);
+    CHECK_INT(mpd_int_of_str("t", 1, "100000000000q", 13), -1);
+    CHECK_INT(mpd_int_of_str("t", 1, "80000000x", 9), -2147483648LL);
+    CHECK(!mpd_parse_int("99999999999999999999999z", 24, &i));
 
     /* real(s): all of the text must be a number */
     double r = 0;
