@@ -50,8 +50,7 @@ void mpd_rt_set_slice(long n)
 
 _Noreturn void mpd_exit(int status)
 {
-    if (mpd_rts_before_exit)
-        mpd_rts_before_exit();
+    status = mpd__finish_output(status);
     fflush(NULL);
     _exit(status);
 }
@@ -232,7 +231,8 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
         pthread_join(th[i], NULL);
     free(th);
     mpd__vp_signals_fini(vp0);
+    int status = mpd__finish_output(exit_status);
     fflush(NULL);
     mpd__tls_vp = NULL;
-    return exit_status;
+    return status;
 }

@@ -227,7 +227,15 @@ static inline int mpd__region_cache_put(mpd_vp *vp, mpd_proc *p)
 void mpd__regions_foreach(void (*fn)(mpd_proc *p, void *arg), void *arg);
 void mpd__vp_signals_init(mpd_vp *vp);
 void mpd__vp_signals_fini(mpd_vp *vp);
-void mpd__signals_install(void);
+void mpd__signals_install(void);          /* signals.c */
+/* Flushes the program's output at its end; a write error on stdout is
+ * reported and turns status 0 into 1. */
+int mpd__finish_output(int status);
+/* lineinfo.c: the source file and line of code address pc, from the
+ * executable's line tables (generated code carries #line); 0 if unknown.
+ * Reads the file with open/read/mmap only: it runs in a signal handler. */
+int mpd__line_of_pc(uintptr_t pc, char *file, size_t fsz, int *line);
+void mpd__lineinfo_init(void);             /* at start-up: the load address */
 size_t mpd__page_size(void);
 
 /* An exiting process born detached, whose region can go to this VP's

@@ -27,9 +27,10 @@ fn base(o: &CcOpts) -> Command {
         // loop lands otherwise depends on unrelated code before it.
         cmd.arg("-falign-loops=32");
     }
-    if o.debug {
-        cmd.arg("-g");
-    }
+    // Line tables always (-g1 does not change the code): a fault in a
+    // program is then reported with its MPD file and line, which the
+    // runtime reads from them (runtime/core/lineinfo.c; the C carries #line).
+    cmd.arg(if o.debug { "-g" } else { "-g1" });
     cmd
 }
 

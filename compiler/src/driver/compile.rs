@@ -9,6 +9,10 @@ use std::collections::HashMap;
 
 /// Compiles the sources of `o`; returns the component names in order (for linking)
 /// or the exit status on failure.
+/// Set when a message has told the user that a file was kept for them to
+/// look at: `mpd run` must then not remove its private directory.
+pub static KEPT_FILES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
     let inter = Inter::new(o.inter.as_deref());
     let mut map = SourceMap::new();
@@ -160,6 +164,7 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
         }
         let obj = inter.path(&out.name, "o");
         if let Err(e) = cc::compile(&c_file, &obj, &co) {
+            KEPT_FILES.store(true, std::sync::atomic::Ordering::Relaxed);
             eprintln!(
                 "mpd: internal error: the C compiler rejected the code generated for {} (kept in {}):\n{}",
                 out.name,

@@ -3,6 +3,7 @@ pub mod cc;
 pub mod compile;
 pub mod link;
 pub mod paths;
+mod run;
 
 use clap::{Arg, ArgAction, Command};
 
@@ -126,7 +127,7 @@ fn parse_mpd(args: Vec<String>) -> Result<MpdOpts, String> {
 pub fn mpd_main() -> i32 {
     let args: Vec<String> = std::env::args().collect();
     if args.len() >= 2 && args[1] == "run" {
-        return run_main(&args[2..]);
+        return run::run_main(&args[2..]);
     }
     let o = match parse_mpd(args) {
         Ok(o) => o,
@@ -161,50 +162,6 @@ pub fn mpd_main() -> i32 {
         ..Default::default()
     };
     link::link(&lo, o.optimize)
-}
-
-/// `mpd run prog.mpd [args...]`: compile into a private directory and run.
-fn run_main(args: &[String]) -> i32 {
-    let Some(src) = args.first() else {
-        eprintln!("usage: mpd run prog.mpd [args...]");
-        return 2;
-    };
-    let dir = std::env::temp_dir().join(format!("mpd-run-{}", std::process::id()));
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        eprintln!("mpd: cannot create {}: {}", dir.display(), e);
-        return 1;
-    }
-    let exe = dir.join("a.out");
-    let o = MpdOpts {
-        quiet: true,
-        inter: Some(dir.to_string_lossy().into_owned()),
-        output: Some(exe.to_string_lossy().into_owned()),
-        sources: vec![src.clone()],
-        ..Default::default()
-    };
-    let code = match compile::compile(&o) {
-        Ok(comps) => {
-            let lo = MpdlOpts {
-                inter: o.inter.clone(),
-                output: o.output.clone(),
-                components: comps,
-                ..Default::default()
-            };
-            match link::link(&lo, false) {
-                0 => match std::process::Command::new(&exe).args(&args[1..]).status() {
-                    Ok(s) => s.code().unwrap_or(1),
-                    Err(e) => {
-                        eprintln!("mpd: cannot run {}: {}", exe.display(), e);
-                        1
-                    }
-                },
-                c => c,
-            }
-        }
-        Err(c) => c,
-    };
-    let _ = std::fs::remove_dir_all(&dir);
-    code
 }
 
 fn mpdl_command() -> Command {

@@ -1,0 +1,146 @@
+//! run: `mpd run prog.mpd [args...]` -- compile into a private directory,
+//! run the program, and pass its end on faithfully.
+//!
+//! The program's exit status becomes ours.  A program killed by a signal is
+//! reported as such ("mpd run: program killed by signal 15 (SIGTERM)") and
+//! gives the shell's status for it, 128 + the signal.  While it runs, mpd
+//! ignores SIGINT and SIGQUIT as system(3) does (the terminal sends them to
+//! the program too, which decides), and passes SIGTERM and SIGHUP on to it,
+//! so the private directory is always removed -- except when a message said
+//! that a file in it was kept for the user, which stays.
+use super::compile::{self, KEPT_FILES};
+use super::link;
+use super::{MpdOpts, MpdlOpts};
+use std::os::unix::process::ExitStatusExt;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+const SIGHUP: i32 = 1;
+const SIGINT: i32 = 2;
+const SIGQUIT: i32 = 3;
+const SIGTERM: i32 = 15;
+const SIG_DFL: usize = 0;
+const SIG_IGN: usize = 1;
+
+extern "C" {
+    fn signal(sig: i32, handler: usize) -> usize;
+    fn kill(pid: i32, sig: i32) -> i32;
+}
+
+/// The running program's pid, for the forwarding handler (0: none).
+static CHILD: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn forward(sig: i32) {
+    let pid = CHILD.load(Ordering::Relaxed);
+    if pid > 0 {
+        // SAFETY: kill(2) is async-signal-safe and takes plain integers.
+        unsafe {
+            kill(pid, sig);
+        }
+    }
+}
+
+fn set_handler(sig: i32, h: usize) -> usize {
+    // SAFETY: installs a handler that only reads an atomic and calls kill,
+    // or SIG_IGN/SIG_DFL; signal(2) has no other preconditions.
+    unsafe { signal(sig, h) }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        14 => "SIGALRM",
+        15 => "SIGTERM",
+        24 => "SIGXCPU",
+        25 => "SIGXFSZ",
+        _ => "a signal",
+    }
+}
+
+/// Runs exe with args; its status as a shell would give it.
+fn run_program(exe: &std::path::Path, args: &[String]) -> i32 {
+    let mut child = match std::process::Command::new(exe).args(args).spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("mpd: cannot run {}: {}", exe.display(), e);
+            return 1;
+        }
+    };
+    CHILD.store(child.id() as i32, Ordering::Relaxed);
+    let fwd = forward as extern "C" fn(i32) as usize;
+    let saved: Vec<(i32, usize)> = [(SIGINT, SIG_IGN), (SIGQUIT, SIG_IGN), (SIGTERM, fwd), (SIGHUP, fwd)]
+        .iter()
+        .map(|&(s, h)| (s, set_handler(s, h)))
+        .collect();
+    let status = child.wait();
+    CHILD.store(0, Ordering::Relaxed);
+    for (s, h) in saved {
+        set_handler(s, if h == usize::MAX { SIG_DFL } else { h });
+    }
+    match status {
+        Ok(s) => match (s.code(), s.signal()) {
+            (Some(c), _) => c,
+            (None, Some(sig)) => {
+                let core = if s.core_dumped() { ", core dumped" } else { "" };
+                eprintln!("mpd run: program killed by signal {} ({}{})", sig, signal_name(sig), core);
+                128 + sig
+            }
+            _ => 1,
+        },
+        Err(e) => {
+            eprintln!("mpd: cannot wait for {}: {}", exe.display(), e);
+            1
+        }
+    }
+}
+
+/// `mpd run prog.mpd [args...]`: compile into a private directory and run.
+pub fn run_main(args: &[String]) -> i32 {
+    let Some(src) = args.first() else {
+        eprintln!("usage: mpd run prog.mpd [args...]");
+        return 2;
+    };
+    let dir = std::env::temp_dir().join(format!("mpd-run-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("mpd: cannot create {}: {}", dir.display(), e);
+        return 1;
+    }
+    let exe = dir.join("a.out");
+    let o = MpdOpts {
+        quiet: true,
+        inter: Some(dir.to_string_lossy().into_owned()),
+        output: Some(exe.to_string_lossy().into_owned()),
+        sources: vec![src.clone()],
+        ..Default::default()
+    };
+    let code = match compile::compile(&o) {
+        Ok(comps) => {
+            let lo = MpdlOpts {
+                inter: o.inter.clone(),
+                output: o.output.clone(),
+                components: comps,
+                ..Default::default()
+            };
+            match link::link(&lo, false) {
+                0 => run_program(&exe, &args[1..]),
+                c => c,
+            }
+        }
+        Err(c) => c,
+    };
+    if KEPT_FILES.load(Ordering::Relaxed) {
+        // the message named a file in dir: it must still be there
+        let _ = std::fs::remove_file(&exe);
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    code
+}
