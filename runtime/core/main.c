@@ -163,6 +163,13 @@ static int idle_spin_default(int nvp)
     return nvp > usable_cpus() ? IDLE_SPIN_OVERSUBSCRIBED : 100;
 }
 
+static void (*program_main)(void *);
+static void main_proc(void *arg)
+{
+    program_main(arg);
+    atomic_store_explicit(&mpd__main_alive, 0, memory_order_relaxed);
+}
+
 int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
 {
     if (started)
@@ -220,7 +227,9 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
     mpd_proc_attr a = MPD_PROC_ATTR_INIT;
     a.name = "main";
     a.detached = 1;
-    mpd_proc_create(main_fn, arg, &a);
+    program_main = main_fn;
+    atomic_store_explicit(&mpd__main_alive, 1, memory_order_relaxed);
+    mpd_proc_create(main_proc, arg, &a);
 
     pthread_t *th = calloc((size_t)n, sizeof *th);
     for (int i = 1; i < n; i++)

@@ -12,6 +12,7 @@
 
 /* Live processes (created, not yet exited).  With one VP a plain count. */
 atomic_long mpd__nprocs;
+atomic_int mpd__main_alive;
 /* Creation order, for the report (newest first). */
 static atomic_ullong next_seq;
 
@@ -112,7 +113,8 @@ mpd_proc *mpd_proc_prepare(void (*fn)(void *), void *arg, const mpd_proc_attr *a
     if (!attr)
         attr = &defaults;
     long n = atomic_load_explicit(&mpd__nprocs, memory_order_relaxed);
-    if (n >= mpd__max_procs)
+    if (n >= mpd__max_procs &&
+        n - atomic_load_explicit(&mpd__main_alive, memory_order_relaxed) >= mpd__max_procs)
         mpd_rts_fatal("too many processes: cannot create process %s (limit %ld)",
                       attr->name ? attr->name : "proc", mpd__max_procs);
     size_t ss = attr->stack_size ? attr->stack_size : mpd__stack_default;

@@ -197,6 +197,12 @@ void mpd__post_switch(mpd_vp *vp);
 /* proc.c */
 void mpd__proc_exited(mpd_proc *p);      /* post-switch of an exit */
 extern atomic_long mpd__nprocs;
+/* 1 while the program's main process runs: it does not count against
+ * MPD_MAX_PROCS (checked only on the slow path, when the count is at the
+ * limit), so a program at the limit runs on one VP, where main has exited
+ * before its processes start, and on several, where its exit may not be
+ * counted yet.  It still counts as live for the quiescence test. */
+extern atomic_int mpd__main_alive;
 static inline void mpd__count_procs(long d)
 {
     if (mpd__single)

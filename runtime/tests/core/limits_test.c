@@ -35,6 +35,23 @@ static void body_many(void *arg)
         mpd_proc_create(sleeper, NULL, NULL);
 }
 
+/* Exactly MPD_MAX_PROCS processes besides main: the main process does not
+ * count, on any number of VPs. */
+static mpd_sem exact_go;
+static void exact_proc(void *a) { (void)a; mpd_sem_P(&exact_go); }
+static void body_exact(void *arg)
+{
+    long n = (long)(intptr_t)arg;
+    mpd_sem_init(&exact_go, 0);
+    mpd_proc_attr at = MPD_PROC_ATTR_INIT;
+    at.detached = 1;
+    for (long i = 0; i < n; i++)
+        mpd_proc_create(exact_proc, NULL, &at);
+    printf("made %ld\n", n);
+    for (long i = 0; i < n; i++)
+        mpd_sem_V(&exact_go);
+}
+
 static void body_nvp(void *arg)
 {
     (void)arg;
@@ -145,6 +162,16 @@ int main(void)
     CHECK_EQ(rc2, 1);
     CHECK(strstr(out, "RTS abort: too many processes") != NULL);
     free(out);
+    for (int nvp = 1; nvp <= 2; nvp++) {
+        rc2 = run_child(body_exact, (void *)(intptr_t)50, nvp, &out);
+        CHECK_EQ(rc2, 0);
+        CHECK(strstr(out, "made 50\n") != NULL);
+        free(out);
+        rc2 = run_child(body_exact, (void *)(intptr_t)51, nvp, &out);
+        CHECK_EQ(rc2, 1);
+        CHECK(strstr(out, "RTS abort: too many processes") != NULL);
+        free(out);
+    }
     unsetenv("MPD_MAX_PROCS");
 
     check_env_error("MPD_PARALLEL", "zero", "RTS abort: bad MPD_PARALLEL=\"zero\": expected a number from 0 to");
