@@ -169,3 +169,13 @@ fn messages_use_mpds_words() {
     err("resource r()\n  if (1 < \"a\") { skip }\nend\n", "incompatible comparison");
     err("resource r()\n  type t = rec(int a)\n  t x\n  x.c = 1\nend\n", "unknown field: c");
 }
+
+#[test]
+fn appending_to_a_string_variable_is_in_place() {
+    // s = s || e is linear (mpd_str_append), not a copy of s into a
+    // temporary and back; other targets keep the general form
+    let c = ok("resource a()\n  string[100] s = \"\"\n  string[5] u[2]\n  for [i = 1 to 10] { s = s || \"x\" }\n  s = s || s\n  u[1] = u[1] || \"y\"\n  s = \"z\" || s\nend\n");
+    assert!(c.contains("mpd_str_append(mpd_F, 4, self->v_s_"), "{}", c);
+    assert!(c.contains("mpd_str_append(mpd_F, 5, self->v_s_"), "{}", c);
+    assert_eq!(c.matches("mpd_str_append(").count(), 2, "{}", c);
+}

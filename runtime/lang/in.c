@@ -879,6 +879,57 @@ void in_purge(mpd_op *op)
     }
 }
 
+/* Is w's process retired (its resource destroyed)? */
+static int w_retired(const inwait *w)
+{
+    const opk_proc *o = w->proc ? mpd_proc_udata(w->proc) : NULL;
+    return o && opk__retired(o);
+}
+
+/* Has every arm of w's statement only dead ops? */
+static int w_all_dead(const inwait *w)
+{
+    for (uint32_t a = 0; a < w->in->narms; a++)
+        for (uint32_t k = 0; k < w->in->arms[a].n; k++)
+            if (op_kind(w->in->arms[a].ops[k]) != MPD_OPK_DEAD)
+                return 0;
+    return 1;
+}
+
+/* r was destroyed: its ops are dead and its processes retired.  Wake those
+ * of its processes that wait on its ops -- a server in `in`, a `receive`,
+ * a P -- so they end as MPD ends them (in_killed_check, in_general_killed)
+ * and their stacks go back, instead of staying parked for the rest of the
+ * program.  A statement that also waits on a live op of another object
+ * stays (woken with nothing, a plain one would give that op a unit it
+ * never took); a statement with st/by always ends (in_general_killed). */
+void in_wake_retired(mpd_res *r)
+{
+    for (uint32_t i = 0; i < r->nops; i++) {
+        opq *q = op_queue(&r->ops[i]);
+        if (!q)
+            continue;
+        wakelist wl = { NULL };
+        opcls *c = cls_lock(q->cls);
+        for (inwait *w = q->wfirst, *n; w; w = n) {
+            n = w->next;
+            if (w_retired(w)) {
+                w_unlink(c, w);
+                wake_add(&wl, w);
+            }
+        }
+        for (inwait *w = c->wfirst, *n; w; w = n) {
+            n = w->next;
+            if (w->in && w_retired(w) && (in_has_cond(w->in) || w_all_dead(w))) {
+                w_unlink(c, w);
+                wake_add(&wl, w);
+            }
+        }
+        opk_release(&c->lk);
+        wake_all(&wl);
+    }
+}
+
 /* A process woken in an input statement or P on op, its resource destroyed
  * while it waited (in_killed_check): MPD takes a killed process out of the
  * queue it waits in, so nothing handed to it may be lost.  A unit goes

@@ -323,6 +323,7 @@ static inline void in_killed_check(mpd_op *op, mpd_invb *got)
         mpd__in_killed(op, got);
 }
 void      in_purge(mpd_op *op);
+void      in_wake_retired(mpd_res *r);    /* r destroyed: end its waiters */
 
 /* opcore.c: park the caller (registered as a waiter under c->lk, which is
  * held unless single) until unparked; records F/L. */

@@ -390,6 +390,7 @@ static void res_bury(mpd_res *r, const char *F, int L)
     obj_kill(r);
     res_kill_ops(r);
     int killed_body = opk_kill_procs(r);
+    in_wake_retired(r);
     opk_acquire(&reslk);
     rt->state = RES_DEAD;
     int waiting = !rt->init_answered;   /* its creator waits for the initial code */

@@ -16,6 +16,16 @@ void mpd_str_set(const char *f, int l, void *blob, mpd_sv v) {
     h->len = v.len;
 }
 
+/* s = s || v: v goes after s's characters, in place (v may be s itself). */
+void mpd_str_append(const char *f, int l, void *blob, mpd_sv v) {
+    mpd_strhdr *h = blob;
+    if (v.len > h->max - h->len)
+        mpd_rts_abort(f, l, "string of length %lld is too long to assign to string[%d]",
+                      (long long)h->len + v.len, h->max);
+    memmove(MPD_STR_CHARS(blob) + h->len, v.p, (size_t)v.len);
+    h->len += v.len;
+}
+
 mpd_sv mpd_str_cat(mpd_tmp **t, mpd_sv a, mpd_sv b) {
     char *p = mpd_tmp_alloc(t, (size_t)a.len + (size_t)b.len + 1);
     memcpy(p, a.p, (size_t)a.len);

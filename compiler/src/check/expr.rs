@@ -938,6 +938,10 @@ impl<'a> Checker<'a> {
                 }
                 if rhs.ty.is_char_array() {
                     self.code.put(&format!("mpd_str_set_chars({}, {}, {});", p, lhs.c, rhs.c));
+                } else if let Some(tail) = appended_to(&rhs.c, &lhs.c) {
+                    // s = s || e appends in place: a loop building a string
+                    // this way would otherwise copy s twice per step
+                    self.code.put(&format!("mpd_str_append({}, {}, {});", p, lhs.c, tail));
                 } else {
                     let v = self.sv(&rhs);
                     self.code.put(&format!("mpd_str_set({}, {}, {});", p, lhs.c, v));
@@ -1306,4 +1310,48 @@ impl<'a> Checker<'a> {
         self.code.put(&format!("mpd_op_new_arr({}, &self->h, {}, {}, {});", p, b, ndims, flags));
         Some(V { c: b, ty, form: Form::Blob, k: None, lv: false, slice: None })
     }
+}
+
+/// If `rhs` is the C of `lhs || e` (mpd_str_cat of lhs's own characters and
+/// one more operand), that operand's C: the assignment `lhs = lhs || e` is
+/// then an append in place.
+/// Only a plain variable (`v_s_1`, `self->v_s_1`) qualifies: a target with
+/// calls or subscripts in it would be evaluated once instead of twice.
+fn appended_to<'a>(rhs: &'a str, lhs: &str) -> Option<&'a str> {
+    if !lhs.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'>' || b == b'.') {
+        return None;
+    }
+    let rest = rhs.strip_prefix("mpd_str_cat(")?;
+    let (_, rest) = rest.split_once(", ")?; // the temporaries' list
+    let rest = rest.strip_prefix("mpd_sv_of(")?.strip_prefix(lhs)?.strip_prefix("), ")?;
+    let tail = rest.strip_suffix(')')?;
+    one_c_expression(tail).then_some(tail)
+}
+
+/// Is `c` one C expression: brackets balanced, never closed below the start,
+/// no comma outside them (string and char literals skipped)?
+fn one_c_expression(c: &str) -> bool {
+    let b = c.as_bytes();
+    let (mut depth, mut i) = (0i32, 0usize);
+    while i < b.len() {
+        match b[i] {
+            q @ (b'"' | b'\'') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            b',' if depth == 0 => return false,
+            _ => {}
+        }
+        i += 1;
+    }
+    depth == 0 && !c.is_empty()
 }

@@ -72,6 +72,9 @@ mpd_sv mpd_sv_cstr(const char *p, int max);
 /* after an external stored into a var/res string: length up to its NUL */
 void mpd_str_sync_cstr(void *blob);
 void mpd_str_set(const char *f, int l, void *blob, mpd_sv v);   /* length-checked */
+/* s = s || v, in place (the compiler's form of that assignment): linear in
+ * v, where set(cat(s, v)) copies s twice; same check and message as set */
+void mpd_str_append(const char *f, int l, void *blob, mpd_sv v);
 /* locate(n, host [, path]): machine number n names host (path, the
  * executable to start there, is only checked: every vm lives in this
  * process).  A host name longer than 255 characters or a path longer than
