@@ -30,11 +30,11 @@ if make -s -C "$R" BUILD="$A" SAN=address,undefined CC=gcc OPT=-O1 SRCDIRS="csw 
      >"$W/asan-build.log" 2>&1; then
   san_runs asan "$A" "gcc -fsanitize=address,undefined -g" "1 2" "$progs" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1
 else f=$((f+1)); echo "FAIL asan runtime build"; tail -n 20 "$W/asan-build.log"; fi
-if need "tsan runs of tests/corpus/destroy" clang clang &&
-   make -s -C "$R" BUILD="$T" SAN=thread CC=clang OPT=-O1 SRCDIRS="csw core sync lang" all \
+if ! need destroy-reclaim/tsan clang clang; then :
+elif make -s -C "$R" BUILD="$T" SAN=thread CC=clang OPT=-O1 SRCDIRS="csw core sync lang" all \
      >"$W/tsan-build.log" 2>&1; then
   san_runs tsan "$T" "clang -fsanitize=thread -g" "2 4" "$progs" TSAN_OPTIONS="halt_on_error=1 exitcode=66"
-elif command -v clang >/dev/null 2>&1; then f=$((f+1)); echo "FAIL tsan runtime build"; tail -n 20 "$W/tsan-build.log"; fi
+else f=$((f+1)); echo "FAIL tsan runtime build"; tail -n 20 "$W/tsan-build.log"; fi
 
 # peak PROG N VPS: peak resident size (KB) of one run, and its wall time
 peak() {
@@ -68,7 +68,7 @@ for prog in short_forks server_pairs pairs; do
   done
 done
 
-if need "mmap count of short_forks" strace strace; then
+if need destroy-reclaim/mmap-count strace strace; then
   maps=$(cd "$W/plain" && strace -f -e trace=mmap -o mmap.log ./short_forks 200000 >/dev/null 2>&1;
          grep -c 'mmap(' mmap.log)
   if [ "${maps:-999999}" -lt 2000 ]; then
