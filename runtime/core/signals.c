@@ -138,9 +138,15 @@ void mpd__signals_install(void)
 
 int mpd__finish_output(int status)
 {
-    errno = 0;
-    int failed = fflush(stdout) != 0;
-    int e = errno;
+    /* flushed here first to learn why a write fails; never waits on a
+     * thread that keeps stdout locked (mpd_rts_before_exit tries again) */
+    int failed = 0, e = 0;
+    if (ftrylockfile(stdout) == 0) {
+        errno = 0;
+        failed = fflush_unlocked(stdout) != 0;
+        e = errno;
+        funlockfile(stdout);
+    }
     if (mpd_rts_before_exit)
         mpd_rts_before_exit();
     if (!failed && !ferror(stdout))

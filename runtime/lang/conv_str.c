@@ -54,7 +54,7 @@ long long mpd_int_from_magnitude(unsigned long long mag, int neg, int base)
 
 /* The value of digits p[0..len) in base, capped just above 32 bits so a
  * long run of digits cannot overflow; -1 if a character is not a digit. */
-long long mpd_digits_value(const char *p, int len, int base, unsigned long long *mag)
+int mpd_digits_value(const char *p, int len, int base, unsigned long long *mag)
 {
     unsigned long long v = 0;
     for (int i = 0; i < len; i++) {

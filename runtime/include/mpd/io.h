@@ -203,7 +203,7 @@ int mpd_parse_int(const char *p, int len, long long *out);
  * bounds, an octal or hex one is a 32-bit pattern (-1 past 32 bits).  Used
  * by int(s), read, scanf and getarg alike. */
 long long mpd_int_from_magnitude(unsigned long long mag, int neg, int base);
-long long mpd_digits_value(const char *p, int len, int base, unsigned long long *mag);
+int mpd_digits_value(const char *p, int len, int base, unsigned long long *mag);
 int mpd_parse_real(const char *p, int len, double *out);
 int mpd_parse_bool(const char *p, int len, int *out);
 int mpd_parse_ptr(const char *p, int len, void **out);
