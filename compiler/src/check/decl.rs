@@ -437,8 +437,14 @@ impl<'a> Checker<'a> {
                             // a name already visible here (a procedure or variable called
                             // like the component) keeps its meaning; the members still
                             // come in (MPD 1.0.1)
-                            if self.lookup(&n.name).is_none() {
-                                self.declare(n, Sym::Comp(n.name.clone()));
+                            match self.lookup(&n.name) {
+                                None => self.declare(n, Sym::Comp(n.name.clone())),
+                                // a procedure declared after the import clashes with it
+                                Some(Sym::PendingProc(p)) if p.name.span.file == n.span.file && p.name.span.lo > n.span.lo => {
+                                    let at = p.name.span;
+                                    self.error(at, format!("`{}` is already declared in this scope (imported above)", n.name));
+                                }
+                                Some(_) => {}
                             }
                             // imported names are visible unqualified too, in the outermost
                             // scope so that the component's own declarations shadow them
