@@ -168,6 +168,10 @@ fn messages_use_mpds_words() {
     err("resource r()\n  cap r c\n  if (c < c) { skip }\nend\n", "illegal comparison for unordered type");
     err("resource r()\n  if (1 < \"a\") { skip }\nend\n", "incompatible comparison");
     err("resource r()\n  type t = rec(int a)\n  t x\n  x.c = 1\nend\n", "unknown field: c");
+    err("resource r()\n  int a[3]\n  write(ub(a, 0))\nend\n", "ub(), argument 2: value must be greater than zero");
+    err("resource r()\n  for [i = 1 to 3 by 0.5] { skip }\nend\n", "incompatible quantifier increment");
+    err("resource r()\n  ptr int p\n  real x = p - 1.5\nend\n", "incompatible pointer subtraction");
+    err("resource r()\n  real x = 1.5 * \"a\"\nend\n", "non-numeric operand or incompatible assignment");
 }
 
 #[test]

@@ -760,8 +760,12 @@ impl<'a> Checker<'a> {
                 let dim = match args.get(1) {
                     Some(d) => match self.expr(d).k {
                         Some(KV::Int(n)) if n >= 1 => n,
+                        Some(KV::Int(_)) => {
+                            self.error(d.span, format!("{}(), argument 2: value must be greater than zero", name));
+                            1
+                        }
                         _ => {
-                            self.error(d.span, format!("{}'s dimension must be a positive int constant", name));
+                            self.error(d.span, format!("{}(), argument 2: not integer literal (a positive int constant)", name));
                             1
                         }
                     },

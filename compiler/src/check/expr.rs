@@ -675,7 +675,11 @@ impl<'a> Checker<'a> {
                 if !a.ty.is_numeric() || !b.ty.is_numeric() {
                     self.error(
                         span,
-                        format!("{}: operator {} needs int or real operands, not {} and {}", if op == BinaryOp::Pow { "non-numeric exponentiation operand" } else { "non-numeric operand" }, op.as_str(), self.types.show(&a.ty), self.types.show(&b.ty)),
+                        format!("{}: operator {} needs int or real operands, not {} and {}", match op {
+                            BinaryOp::Pow => "non-numeric exponentiation operand",
+                            BinaryOp::Sub if matches!(a.ty, Ty::Ptr(_) | Ty::PtrAny) || matches!(b.ty, Ty::Ptr(_) | Ty::PtrAny) => "incompatible pointer subtraction",
+                            _ => "non-numeric operand or incompatible assignment",
+                        }, op.as_str(), self.types.show(&a.ty), self.types.show(&b.ty)),
                     );
                     return V::err();
                 }

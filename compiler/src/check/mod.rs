@@ -630,7 +630,7 @@ pub fn check_files(
                         &joined
                     }
                     None => {
-                        diags.error(c.name.span, format!("body {} has no spec: compile the spec of {} first", c.name.name, c.name.name));
+                        diags.error(c.name.span, format!("can't open spec file of {}: compile the spec of {} first", c.name.name, c.name.name));
                         continue;
                     }
                 }

@@ -658,7 +658,9 @@ impl<'a> Checker<'a> {
                     let v = self.expr(s);
                     let ok = v.ty == Ty::Int || v.ty == Ty::Error || (real && v.ty == Ty::Real);
                     if !ok {
-                        self.error(s.span, "illegal quantifier increment");
+                        // MPD 1.0.1: a number of the wrong kind is "incompatible"
+                        let how = if v.ty.is_numeric() { "incompatible" } else { "illegal" };
+                        self.error(s.span, format!("{} quantifier increment", how));
                     }
                     if matches!(v.k, Some(KV::Int(0))) {
                         self.error(s.span, "a quantifier step cannot be zero");
