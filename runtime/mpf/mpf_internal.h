@@ -59,7 +59,7 @@
 #include "mpd/rt.h"
 
 #define MPF_MAGIC 0x3146504d2d44504dULL /* "MPD-MPF1" */
-#define MPF_VERSION 2u /* 2: senders_died, conn.asleep, proc.space_asleep, FCFS tickets */
+#define MPF_VERSION 2u /* 2: senders_died, conn.asleep, proc.space_asleep */
 #define MPF_MSG_NODE 256u                 /* bytes per message header */
 #define MPF_INLINE (MPF_MSG_NODE - 20u)   /* payload bytes stored in the header itself */
 #define MPF_PENDING 0xffffffffu           /* refs of a message sent while nobody received */
@@ -105,7 +105,6 @@ typedef struct mpf_conn {
     uint32_t head;     /* BROADCAST receiver: next message to read */
     uint32_t head_seq; /* its seq: the message at head is there once its seq says so */
     uint32_t holding;  /* message being copied out without the lock (it holds one reference) */
-    uint32_t ticket;   /* FCFS receiver waiting: its place in line (0: not waiting), under rlock */
 } mpf_conn;
 
 typedef _Atomic uint32_t mpf_lock_t; /* 0, or owner's OS pid | waiters bit (mpf_lock.c) */
@@ -134,8 +133,6 @@ typedef struct mpf_lnvc {
     _Alignas(MPF_CACHE) mpf_lock_t rlock;
     uint32_t front, front_seq;  /* oldest message still needed (front_seq: its seq) */
     uint32_t fcfs_head, fcfs_seq;
-    uint32_t fcfs_ticket;       /* last ticket handed to a waiting FCFS receiver */
-    uint32_t fcfs_waiting;      /* FCFS receivers holding a ticket: then they are served in ticket order */
     uint32_t n_freed;
     uint32_t freed[MPF_BATCH];  /* headers freed by receives, not yet handed over */
     _Alignas(MPF_CACHE) _Atomic uint32_t handed; /* 1: handover[] holds MPF_BATCH headers for the send side */
@@ -319,9 +316,6 @@ void mpf_lnvc_read_done(mpf_t *m, mpf_lnvc *l, uint32_t at); /* rlock: one reade
 void mpf_lnvc_notify(mpf_t *m, mpf_lnvc *l);  /* bump word, wake sleepers */
 uint32_t mpf_lnvc_take_header(mpf_t *m, mpf_lnvc *l); /* slock: a header freed by receives, or 0 */
 int mpf_reap_locked(mpf_t *m);
-/* FCFS arrival order (rlock held): give up a ticket; may c (an FCFS receiver) take the next message? */
-void mpf_fcfs_leave_line(mpf_t *m, mpf_lnvc *l, mpf_conn *c);
-int mpf_fcfs_my_turn(mpf_t *m, mpf_lnvc *l, mpf_conn *c);
 /* A message is there (published) once its seq is the one its reader expects. */
 static inline int mpf_published(mpf_t *m, uint32_t at, uint32_t seq)
 {

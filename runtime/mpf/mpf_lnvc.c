@@ -122,32 +122,6 @@ static int add_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
     return 0;
 }
 
-/* ---- FCFS receivers in arrival order ----
- * A receive of the FCFS group that finds nothing to read takes a ticket; while
- * tickets are out, the next message goes to the holder of the oldest one (a
- * scan of the LNVC's connections, on the waiting path only).  Whoever leaves
- * the line -- served, timed out, closed, reaped -- bumps the word so that the
- * next in line looks again. */
-void mpf_fcfs_leave_line(mpf_t *m, mpf_lnvc *l, mpf_conn *c)
-{
-    if (!c->ticket) return;
-    c->ticket = 0;
-    if (l->fcfs_waiting) l->fcfs_waiting--;
-    if (l->fcfs_waiting) mpf_lnvc_notify(m, l);
-}
-
-int mpf_fcfs_my_turn(mpf_t *m, mpf_lnvc *l, mpf_conn *c)
-{
-    if (!l->fcfs_waiting) return 1;
-    if (!c->ticket) return 0; /* others were first */
-    uint32_t slot = (uint32_t)(l - mpf_lnvc_at(m, 0));
-    for (uint32_t p = 0; p < m->r->max_procs; p++) {
-        mpf_conn *o = mpf_conn_at(m, slot, p);
-        if (o != c && o->ticket && o->recv == MPF_FCFS && (int32_t)(o->ticket - c->ticket) < 0) return 0;
-    }
-    return 1;
-}
-
 static int drop_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
 {
     if (role == ROLE_SEND) {
@@ -161,10 +135,6 @@ static int drop_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
         mpf_msg *g = MPF_MSG(m, c->holding);
         if (g->refs && g->refs != MPF_PENDING) g->refs--;
         c->holding = 0;
-    }
-    if (c->ticket) { /* in the FCFS line: out of it (drop_role notifies below) */
-        c->ticket = 0;
-        if (l->fcfs_waiting) l->fcfs_waiting--;
     }
     if (c->recv == MPF_FCFS) {
         if (--l->n_fcfs == 0) {
@@ -259,12 +229,9 @@ static int find_or_create(mpf_t *m, const char *name, uint32_t *slot, int *creat
      * participant that died asleep would make every send pay a futex call.
      * A live sleeper of the old incarnation finds its flag cleared and
      * does not uncount itself. */
-    for (uint32_t p = 0; p < r->max_procs; p++) {
+    for (uint32_t p = 0; p < r->max_procs; p++)
         atomic_store_explicit(&mpf_conn_at(m, (uint32_t)free_slot, p)->asleep, 0, memory_order_relaxed);
-        mpf_conn_at(m, (uint32_t)free_slot, p)->ticket = 0;
-    }
     atomic_store_explicit(&l->sleepers, 0, memory_order_relaxed);
-    l->fcfs_ticket = l->fcfs_waiting = 0;
     atomic_store_explicit(&l->handed, 0, memory_order_relaxed);
     strcpy(l->name, name);
     l->gen++;
@@ -395,12 +362,9 @@ void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l)
      * them rather than share one (a batch handed over but not taken is kept). */
     l->n_ready = l->n_freed = 0;
     l->n_send = l->n_fcfs = l->n_bcast = 0;
-    l->fcfs_waiting = 0;
     for (uint32_t p = 0; p < m->r->max_procs; p++) {
         mpf_conn *c = mpf_conn_at(m, slot, p);
         l->n_send += c->send;
-        if (c->ticket && c->recv == MPF_FCFS) l->fcfs_waiting++;
-        else c->ticket = 0;
         if (c->recv == MPF_FCFS) l->n_fcfs++;
         if (c->recv == MPF_BROADCAST) {
             l->n_bcast++;

@@ -237,7 +237,6 @@ static ssize_t solo_park(mpf_t *m, int pid, int id, void *buf, size_t cap, int *
         return len;
     }
     if (l->senders_died && l->n_send == 0) return -1; /* the general path says MPF_ENOSENDERS */
-    if (fcfs && l->fcfs_waiting) return -1;        /* a line of FCFS receivers: the general path */
     mpf_lwpq *q = &m->lwpq[slot];
     mpf_lwp_waiter w = {NULL, self, buf, cap, -1, c};
     if (q->tail) q->tail->next = &w;
@@ -284,9 +283,7 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
         int fcfs = c->recv == MPF_FCFS;
         uint32_t *headp = fcfs ? &l->fcfs_head : &c->head, *seqp = fcfs ? &l->fcfs_seq : &c->head_seq;
         uint32_t at = *headp, seq = *seqp;
-        /* FCFS receivers waiting in line: only the first may take the next message */
-        int turn = !fcfs || !l->fcfs_waiting || mpf_fcfs_my_turn(m, l, c);
-        if (turn && mpf_published(m, at, seq)) {
+        if (mpf_published(m, at, seq)) {
             mpf_msg *g = MPF_MSG(m, at);
             if (g->len > cap) {
                 rc = -MPF_EMSGSIZE;
@@ -295,7 +292,6 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             ssize_t len = g->len;
             *headp = atomic_load_explicit(&g->next, memory_order_relaxed);
             *seqp = seq + 1;
-            if (c->ticket) mpf_fcfs_leave_line(m, l, c); /* served: the next in line looks again */
             if (len > MPF_UNLOCKED_COPY && !MPF_SOLO(m)) return copy_unlocked(m, l, c, id, at, buf);
             copy_from_msg(m, g, buf);
             mpf_lnvc_read_done(m, l, at);
@@ -310,7 +306,7 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
         /* Nothing to read and the senders died: say so rather than wait for
          * ever (n_send changes under both locks; we hold one).  Senders that
          * closed may come back: a conversation outlives its members. */
-        if (turn && l->senders_died && l->n_send == 0) {
+        if (l->senders_died && l->n_send == 0) {
             rc = -MPF_ENOSENDERS;
             break;
         }
@@ -319,30 +315,14 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             rc = -MPF_ETIMEDOUT;
             break;
         }
-        if (fcfs && !c->ticket) { /* into the line */
-            if (++l->fcfs_ticket == 0) l->fcfs_ticket = 1;
-            c->ticket = l->fcfs_ticket;
-            l->fcfs_waiting++;
-        }
         ssize_t got;
-        /* Parking with a send's direct hand-over only when first in line. */
-        int how = block == 1 && turn ? mpf_wait_lwp(m, l, c, at, seq, buf, cap, &got) : 0;
-        if (how == 2) { /* a send handed it over (the rlock is free): leave the line */
-            if (c->ticket) {
-                mpf_lock_recv(m, l);
-                mpf_fcfs_leave_line(m, l, c);
-                mpf_unlock(m, &l->rlock);
-            }
-            return got;
-        }
+        int how = block == 1 ? mpf_wait_lwp(m, l, c, at, seq, buf, cap, &got) : 0;
+        if (how == 2) return got; /* a send handed it over */
         if (how == 0) {
             uint32_t observed = atomic_load_explicit(&l->word, memory_order_relaxed);
-            /* Not first in line: wait for the word (bumped when the line moves)
-             * or a new send, not for the message at head, which is someone else's. */
-            if (!turn) seq = atomic_load_explicit(&l->next_seq, memory_order_relaxed); /* a new send, or the word */
             mpf_unlock(m, &l->rlock);
-            if ((block == 2 && m->lwpq) || (!turn && mpd_self())) mpd_yield(); /* look again after the others ran */
-            else mpf_wait_change(m, l, c, observed, at, seq, left); /* wait like a thread */
+            if (block == 2 && m->lwpq) mpd_yield(); /* timed, MPF_WAIT_LWP: look again after the others ran */
+            else mpf_wait_change(m, l, c, observed, at, seq, left); /* not an MPD process: wait like a thread */
             /* Long quiet waits look for dead participants now and then: a
              * sender that died is closed by the reap, which ends this wait. */
             if (m->shared && ++idle % 4 == 0) mpf_reap(m);
@@ -354,7 +334,6 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             break;
         }
     }
-    if (is_live(l, id) && c->ticket) mpf_fcfs_leave_line(m, l, c); /* gave up waiting */
     mpf_unlock(m, &l->rlock);
     return rc;
 }
