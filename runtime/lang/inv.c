@@ -1,6 +1,15 @@
 /* inv.c: invocations -- call, send, reply, forward, and the routing of an invocation to its op. */
 #include <stdio.h>
 #include "opint.h"
+#include "mpd/trace.h"
+
+/* MPD_TRACE: an invocation is traced by its invoker, which the block then
+ * carries to the PROC, ARM and NI of whoever services it. */
+static void trc_invoke(const char *F, int L, int ev, mpd_invb *ib)
+{
+    mpd_trc(F, L, ev, 0);
+    mpd_trc_mark_invoker(ib);
+}
 #include "opfast.h"
 
 /* ---- invocation block memory: per-thread caches by 64-byte size class --- */
@@ -363,12 +372,16 @@ static inline opk_sret call_proc(const char *F, int L, mpd_op *op, mpd_invb *ib)
 OPK_BODY opk_sret mpd__call_proc_body(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
     ib->kind = MPD_INV_CALL;
+    if (__builtin_expect(mpd_trc_on, 0))
+        trc_invoke(F, L, MPD_EV_CALL, ib);
     return call_proc(F, L, op, ib);
 }
 
 OPK_BODY opk_sret mpd__call_op_body(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
     ib->kind = MPD_INV_CALL;
+    if (__builtin_expect(mpd_trc_on, 0))
+        trc_invoke(F, L, MPD_EV_CALL, ib);
     switch (op_kind(op)) {
     case MPD_OPK_PROC:
         if ((op_flags(op) & MPD_OP_DIRECT) &&      /* the fast path, on one vm */
@@ -422,7 +435,16 @@ void mpd__call_proc(const char *F, int L, mpd_op *op, mpd_invb *ib)
 }
 #endif
 
+static void send_op(const char *F, int L, mpd_op *op, mpd_invb *ib);
+
 void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
+{
+    if (__builtin_expect(mpd_trc_on, 0))
+        trc_invoke(F, L, MPD_EV_SEND, ib);
+    send_op(F, L, op, ib);
+}
+
+static void send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
     ib->kind = MPD_INV_SEND;
     switch (op_kind(op)) {
@@ -471,6 +493,8 @@ static int owned(const mpd_invb *ib)
 mpd_invb *mpd_reply(const char *F, int L, mpd_invb *ib)
 {
     (void)F; (void)L;
+    if (__builtin_expect(mpd_trc_on, 0))
+        mpd_trc(F, L, MPD_EV_REPLY, mpd_trc_invoker(ib));
     if (!ib || (ib->flags & MPD_INVF_ANSWERED))
         return ib;
     if (owned(ib)) {                /* results go to ib->orig; keep ib */
@@ -496,8 +520,12 @@ mpd_invb *mpd_forward(const char *F, int L, mpd_invb *cur, mpd_cap c, mpd_invb *
     mpd_op *op = inv_resolve(F, L, c, 0);
     nib->file = F;
     nib->line = L;
+    if (__builtin_expect(mpd_trc_on, 0)) {
+        mpd_trc(F, L, MPD_EV_FORWARD, mpd_trc_invoker(cur));
+        nib->_pad = cur->_pad;              /* the new servicer answers the same invoker */
+    }
     if (cur->flags & MPD_INVF_ANSWERED) {   /* nobody waits: a plain send */
-        mpd_send_op(F, L, op, nib);
+        send_op(F, L, op, nib);
         return cur;
     }
     mpd_invb *h = inv_copy(nib);

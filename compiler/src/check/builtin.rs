@@ -160,6 +160,11 @@ impl<'a> Checker<'a> {
         }
         self.mismatch = saved_mismatch;
         let mut call = format!("{}({})", sig.cname, cargs.join(", "));
+        if !sig.external {
+            // a direct call of a proc: MPD_TRACE's CALL (the proc writes PROC)
+            let p = self.pos(span);
+            call = format!("({}, {})", crate::emit::trace::event_expr(&p, "CALL"), call);
+        }
         if sig.external && sig.ret.is_string() && !writeback.is_empty() {
             let t = self.tmp();
             self.code.put(&format!("char *{} = {};", t, call));

@@ -530,8 +530,15 @@ impl<'a> Checker<'a> {
                 let saved = std::mem::replace(&mut self.code, Code::new(&self.file_name, self.opts.lines));
                 self.at_top = false;
                 self.code.put("mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f;");
-                let saved_ret = self.ret.replace(RetInfo { stmt: "mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;".into() });
+                // MPD_TRACE: FINAL and ENDFINAL at the line of `final`
+                let fp = self.pos(b.stmts.first().map(|s| s.span).unwrap_or(d.span));
+                let endfinal = crate::emit::trace::event(&fp, "ENDFINAL", "0");
+                self.code.put(&crate::emit::trace::event(&fp, "FINAL", "0"));
+                let saved_ret = self.ret.replace(RetInfo { stmt: format!("{} mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;", endfinal) });
+                let saved_tp = self.trace_proc.take();
                 self.block(b);
+                self.trace_proc = saved_tp;
+                self.code.put(&endfinal);
                 self.code.put("mpd_tmp_free(&_t); mpd_tmp_free(&_f);");
                 self.ret = saved_ret;
                 self.at_top = true;
@@ -866,6 +873,11 @@ impl<'a> Checker<'a> {
         self.code.line(self.line(p.name.span));
         self.code.put(names::OPS_LOCAL);
         self.code.put("mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f; (void)_rt;");
+        // MPD_TRACE: PROC now, ENDPROC before every return (trace_leave)
+        let tpos = self.pos(p.name.span);
+        self.code.put(&crate::emit::trace::proc_enter(&tpos, &format!("{}.{}", self.comp, p.name.name), "(_ibp ? *_ibp : (mpd_invb *)0)"));
+        let trace_leave = crate::emit::trace::proc_leave(&tpos);
+        let saved_tp = self.trace_proc.replace("(_ibp ? *_ibp : (mpd_invb *)0)".into());
         let mut copyback = String::new();
         for (i, ((n, sp), ps)) in formal_names.iter().zip(sig.params.iter()).enumerate() {
             let byref = !matches!(ps.mode, ParamMode::Default | ParamMode::Val);
@@ -941,7 +953,7 @@ impl<'a> Checker<'a> {
         let mut reply_copy = String::new();
         let saved_reply = self.reply_code.take();
         let ret_stmt = if sig.ret == Ty::Void {
-            format!("{}mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;", copyback)
+            format!("{}{}mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;", trace_leave, copyback)
         } else {
             // result type: for a procedure, elaborate again here so dims may use params
             let (rty, mut dims, strlen) = match (&p.kind, p.returns.as_ref().and_then(|r| r.ty.as_ref())) {
@@ -984,7 +996,7 @@ impl<'a> Checker<'a> {
             } else {
                 format!("((struct {} *)*_ibp)->ret = {}; ", inv, c)
             };
-            format!("{}mpd_tmp_free(&_t); mpd_tmp_free(&_f); return {};", copyback, c)
+            format!("{}{}mpd_tmp_free(&_t); mpd_tmp_free(&_f); return {};", trace_leave, copyback, c)
         };
         self.reply_code = Some(format!("{}{}", copyback, reply_copy));
         let saved_ret = self.ret.replace(RetInfo { stmt: ret_stmt.clone() });
@@ -996,6 +1008,7 @@ impl<'a> Checker<'a> {
         self.code.put(&ret_stmt);
         self.ret = saved_ret;
         self.reply_code = saved_reply;
+        self.trace_proc = saved_tp;
         self.pop();
         let body = std::mem::replace(&mut self.code, saved_code).take();
         self.at_top = saved_top;

@@ -333,11 +333,16 @@ impl<'a> Checker<'a> {
                 }
                 if depth == 0 {
                     self.code.put(&format!("mpd_op_sem({}, {}, 0, (uint32_t)({}), {});", p, obj, cnt, v.c));
+                    self.trace_sem(&p, &format!("&({})->ops[0]", obj), Some(&v.c));
                 } else {
                     self.code.put(&format!("mpd_sem_init_arr({}, {}, 0, (uint32_t)({}), {}, {});", p, obj, cnt, v.c, depth));
+                    self.trace_sem(&p, &format!("&({})->ops[0]", obj), None);
                 }
             }
-            None => self.code.put(&format!("mpd_op_sem({}, {}, 0, (uint32_t)({}), 0);", p, obj, cnt)),
+            None => {
+                self.code.put(&format!("mpd_op_sem({}, {}, 0, (uint32_t)({}), 0);", p, obj, cnt));
+                self.trace_sem(&p, &format!("&({})->ops[0]", obj), None);
+            }
         }
         self.flush_tmps();
         let sig = ProcSig {
@@ -424,12 +429,17 @@ impl<'a> Checker<'a> {
                     }
                     if depth == 0 {
                         self.code.put(&format!("mpd_op_sem({}, &self->h, {}, {}, {});", p, idx, cnt, v.c));
+                        self.trace_sem(&p, &format!("&self->h.ops[{}]", idx), Some(&v.c));
                     } else {
                         // one initial value per element, row by row
                         self.code.put(&format!("mpd_sem_init_arr({}, &self->h, {}, {}, {}, {});", p, idx, cnt, v.c, depth));
+                        self.trace_sem(&p, &format!("&self->h.ops[{}]", idx), None);
                     }
                 }
-                None => self.code.put(&format!("mpd_op_sem({}, &self->h, {}, {}, 0);", p, idx, cnt)),
+                None => {
+                    self.code.put(&format!("mpd_op_sem({}, &self->h, {}, {}, 0);", p, idx, cnt));
+                    self.trace_sem(&p, &format!("&self->h.ops[{}]", idx), None);
+                }
             }
             self.flush_tmps();
             self.ops.push(OpEntry { name: it.name.name.clone(), idx, n: cnt, procfn: None, sem: true, flags: String::new() });
@@ -938,7 +948,9 @@ impl<'a> Checker<'a> {
             return;
         }
         let ib = self.tmp();
+        self.code.put(&crate::emit::trace::event(&p, "IN", "0"));
         self.code.put(&format!("struct {} *{} = (struct {} *)mpd_receive_op({}, {});", r.inv, ib, r.inv, p, op));
+        self.code.put(&crate::emit::trace::event_invoker(&p, "ARM", &format!("&{}->h", ib)));
         for (i, (a, ps)) in args.iter().zip(sig.params.iter()).enumerate() {
             let v = self.expr(a);
             if !v.lv && v.ty != Ty::Error {
@@ -953,6 +965,7 @@ impl<'a> Checker<'a> {
             };
             self.with_mismatch(format!("receive: argument {} is incompatible", i + 1), |c| c.assign_into(&v, src, a.span));
         }
+        self.code.put(&crate::emit::trace::event_invoker(&p, "NI", &format!("&{}->h", ib)));
         self.code.put(&format!("mpd_in_done(&{}->h);", ib));
         self.flush_tmps();
     }
@@ -1094,9 +1107,14 @@ impl<'a> Checker<'a> {
         for (i, ps) in params.iter().enumerate() {
             self.declare(&p.quants[i].var, Sym::Var { c: format!("ib->p{}", i), ty: ps.ty.clone(), assignable: false });
         }
-        let ret = "mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;".to_string();
+        // MPD_TRACE: a process is traced as a proc (after the SEND that started it)
+        let tpos = self.pos(p.name.span);
+        self.code.put(&crate::emit::trace::proc_enter(&tpos, &format!("{}.{}", self.comp, p.name.name), "ib_"));
+        let ret = format!("{}mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;", crate::emit::trace::proc_leave(&tpos));
         let saved_ret = self.ret.replace(super::RetInfo { stmt: ret.clone() });
+        let saved_tp = self.trace_proc.replace("ib_".into());
         self.block_stmts(&p.body.stmts);
+        self.trace_proc = saved_tp;
         self.local_ops_end_all();
         self.code.put(&ret);
         self.ret = saved_ret;
@@ -1118,6 +1136,15 @@ impl<'a> Checker<'a> {
                 self.code.out.truncate(saved);
                 v.ty
             }
+        }
+    }
+
+    /// MPD_TRACE of a semaphore declaration: CREATES, and INITS when it has a
+    /// (scalar) initial value.
+    fn trace_sem(&mut self, pos: &str, op: &str, init: Option<&str>) {
+        self.code.put(&crate::emit::trace::event(pos, "CREATES", op));
+        if let Some(v) = init {
+            self.code.put(&crate::emit::trace::event(pos, "INITS", &format!("(long)({})", v)));
         }
     }
 

@@ -1,0 +1,160 @@
+/* trace.c: MPD_TRACE (mpdtrace(5)) -- one formatted line per runtime event.
+ *
+ * Tracing is decided once, at program start, from the environment; the
+ * rest of the runtime tests mpd_trc_on only on paths that are already slow
+ * (or that tracing forces onto slow paths: see op.c and in.c).  A line is
+ * formatted in a local buffer and written with one call, so lines of
+ * processes on different VPs never mix: to stdout through stdio (so the
+ * trace stays in order with the program's own output), to stderr after
+ * flushing stdout, to a file with one write(2) each (O_APPEND), so that
+ * nothing is lost when the program aborts or deadlocks.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "mpd/io.h"
+#include "mpd/trace.h"
+#include "opint.h"
+
+int mpd_trc_on;
+static int trc_fd = -1;        /* a named file; -1: stdout or stderr via stdio */
+static FILE *trc_stream;
+static int trc_vms;             /* a vm was created: names get "vm(n)." */
+
+uint64_t mpd_proc_seq(const mpd_proc *p);
+
+static const char *const evnames[MPD_EV_COUNT] = {
+    "CREATER", "CREATEG", "CREATEV", "DESTROYR", "DESTROYV",
+    "CALL", "SEND", "FORWARD", "REPLY", "RETURN",
+    "BODY", "ENDBODY", "FINAL", "ENDFINAL", "PROC", "ENDPROC",
+    "IN", "ARM", "NI",
+    "CREATES", "INITS", "P", "CONTP", "V",
+    "CO", "OC",
+};
+
+const char *mpd_trc_evname(int ev)
+{
+    return ev >= 0 && ev < MPD_EV_COUNT ? evnames[ev] : "?";
+}
+
+__attribute__((constructor)) static void trc_init(void)
+{
+    const char *f = getenv("MPD_TRACE");
+    if (!f || !*f)
+        return;
+    if (strcmp(f, "stdout") == 0) {
+        trc_stream = stdout;
+    } else if (strcmp(f, "stderr") == 0) {
+        trc_stream = stderr;
+    } else {
+        trc_fd = open(f, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0666);
+        if (trc_fd < 0) {
+            fprintf(stderr, "RTS warning: cannot open trace file %s\n", f);
+            return;
+        }
+    }
+    mpd_trc_on = 1;
+}
+
+/* Process ids are creation numbers, not addresses, so that a trace of a
+ * deterministic run is the same every time (and in tests). */
+static uintptr_t proc_id(const mpd_proc *p)
+{
+    return p ? (uintptr_t)(0x10000 + mpd_proc_seq(p)) : 0x10000;
+}
+
+uintptr_t mpd_trc_self(void)
+{
+    return proc_id(mpd_self());
+}
+
+/* The invoker's id rides in the block's spare word (only while tracing). */
+void mpd_trc_mark_invoker(void *ib)
+{
+    if (mpd_trc_on && ib)
+        ((mpd_invb *)ib)->_pad = (uint32_t)mpd_trc_self();
+}
+
+/* A send's proc is its own invoker, as in MPD 1.0.1 (the new process
+ * stands for it); a call's is the caller, recorded when it was invoked. */
+uintptr_t mpd_trc_invoker(const void *ib)
+{
+    const mpd_invb *b = ib;
+    return b && b->kind == MPD_INV_CALL && b->_pad ? b->_pad : mpd_trc_self();
+}
+
+static void emit(const char *line, size_t n)
+{
+    if (trc_fd >= 0) {
+        ssize_t w = write(trc_fd, line, n);
+        (void)w;
+    } else if (trc_stream == stdout) {
+        fwrite(line, 1, n, stdout);
+    } else {
+        mpd_io_flush_all();
+        fwrite(line, 1, n, stderr);
+    }
+}
+
+void mpd_trc(const char *F, int L, int ev, uintptr_t extra)
+{
+    if (!mpd_trc_on)
+        return;
+    mpd_proc *self = mpd_self();
+    const char *name = self ? mpd_proc_name(self) : "";
+    if (!name || name[0] == '[')
+        return;                 /* runtime processes are not traced */
+    char buf[320], loc[160];
+    if (F)
+        snprintf(loc, sizeof loc, "%s, %d  ", F, L);
+    else
+        snprintf(loc, sizeof loc, "(unknown location)  ");
+    int n;
+    if (trc_vms)
+        n = snprintf(buf, sizeof buf, "%-20svm(%u).%-14s  %-8s  %-8lX  %-8lX\n", loc,
+                     (unsigned)mpd_myvm(NULL).vm, name, mpd_trc_evname(ev),
+                     (unsigned long)proc_id(self), (unsigned long)extra);
+    else
+        n = snprintf(buf, sizeof buf, "%-20s%-20s  %-8s  %-8lX  %-8lX\n", loc, name,
+                     mpd_trc_evname(ev), (unsigned long)proc_id(self), (unsigned long)extra);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof buf)
+        n = sizeof buf - 1;
+    emit(buf, (size_t)n);
+    if (ev == MPD_EV_CREATEV)
+        trc_vms = 1;            /* as in MPD: from here on the program is distributed */
+}
+
+/* What a traced proc keeps between PROC and ENDPROC. */
+typedef struct trc_frame { uintptr_t invoker; int renamed; char old[]; } trc_frame;
+
+void *mpd_trc_enter(const char *F, int L, const char *name, const void *ib)
+{
+    mpd_proc *self = mpd_self();
+    const char *old = self ? mpd_proc_name(self) : NULL;
+    size_t n = old ? strlen(old) + 1 : 1;
+    trc_frame *fr = malloc(sizeof *fr + n);
+    if (!fr)
+        mpd_rts_fatal("out of memory");
+    fr->invoker = mpd_trc_invoker(ib);
+    fr->renamed = old && strcmp(old, name) != 0;
+    memcpy(fr->old, old ? old : "", n);
+    if (fr->renamed)
+        mpd_proc_set_name(self, name);     /* as MPD: a call runs under the proc's name */
+    mpd_trc(F, L, MPD_EV_PROC, fr->invoker);
+    return fr;
+}
+
+void mpd_trc_leave(const char *F, int L, void *saved)
+{
+    trc_frame *fr = saved;
+    if (!fr)
+        return;
+    mpd_trc(F, L, MPD_EV_ENDPROC, fr->invoker);
+    if (fr->renamed)
+        mpd_proc_set_name(mpd_self(), fr->old);
+    free(fr);
+}
