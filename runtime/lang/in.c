@@ -1009,12 +1009,26 @@ void mpd__op_P_slow(const char *F, int L, mpd_op *op)
 }
 #endif
 
+void mpd__op_P_untraced(const char *F, int L, mpd_op *op);
+void mpd__op_V_untraced(const char *F, int L, mpd_op *op);
+
+/* P without its trace (trace.c writes receive's IN/ARM/NI instead). */
+void mpd__op_P_untraced(const char *F, int L, mpd_op *op)
+{
+    op_P_general(F, L, op);
+}
+
 void mpd__op_V_slow(const char *F, int L, mpd_op *op)
+{
+    if (__builtin_expect(mpd_trc_on, 0))
+        mpd_trc(F, L, MPD_EV_V, (uintptr_t)op);
+    mpd__op_V_untraced(F, L, op);
+}
+
+void mpd__op_V_untraced(const char *F, int L, mpd_op *op)
 {
     opq *q;
     inwait *w;
-    if (__builtin_expect(mpd_trc_on, 0))
-        mpd_trc(F, L, MPD_EV_V, (uintptr_t)op);
     if (__builtin_expect(sem1(op, &q), 1) && (w = q->wfirst) && !q->cls->wfirst) {
         inwait *n = w->next;
         q->wfirst = n;

@@ -266,6 +266,7 @@ static inline mpd_invb *proc_prep(mpd_op *op, const mpd_invb *ib, mpd_proc **pp,
     c->co = NULL;
     c->file = ib->file;
     c->line = ib->line;
+    c->_pad = ib->_pad;         /* MPD_TRACE: the invoker */
     if (size > sizeof(mpd_invb))
         copy_words(c + 1, ib + 1, size - sizeof(mpd_invb));
     return c;
@@ -490,11 +491,23 @@ static int owned(const mpd_invb *ib)
     return (ib->flags & MPD_INVF_HEAP) && !ib->co;
 }
 
+static mpd_invb *reply(mpd_invb *ib);
+
 mpd_invb *mpd_reply(const char *F, int L, mpd_invb *ib)
 {
     (void)F; (void)L;
-    if (__builtin_expect(mpd_trc_on, 0))
+    if (__builtin_expect(mpd_trc_on, 0)) {
         mpd_trc(F, L, MPD_EV_REPLY, mpd_trc_invoker(ib));
+        mpd_invb *r = reply(ib);
+        if (r && r->kind == MPD_INV_CALL)
+            r->_pad = (uint32_t)mpd_trc_self();     /* ENDPROC: the caller went on */
+        return r;
+    }
+    return reply(ib);
+}
+
+static mpd_invb *reply(mpd_invb *ib)
+{
     if (!ib || (ib->flags & MPD_INVF_ANSWERED))
         return ib;
     if (owned(ib)) {                /* results go to ib->orig; keep ib */

@@ -77,12 +77,12 @@ void mpd_trc_mark_invoker(void *ib)
         ((mpd_invb *)ib)->_pad = (uint32_t)mpd_trc_self();
 }
 
-/* A send's proc is its own invoker, as in MPD 1.0.1 (the new process
- * stands for it); a call's is the caller, recorded when it was invoked. */
+/* The process that invoked block ib, recorded when it was invoked; after
+ * a reply to a call, the replier itself (as MPD 1.0.1 shows it). */
 uintptr_t mpd_trc_invoker(const void *ib)
 {
     const mpd_invb *b = ib;
-    return b && b->kind == MPD_INV_CALL && b->_pad ? b->_pad : mpd_trc_self();
+    return b && b->_pad ? b->_pad : mpd_trc_self();
 }
 
 static void emit(const char *line, size_t n)
@@ -129,7 +129,12 @@ void mpd_trc(const char *F, int L, int ev, uintptr_t extra)
 }
 
 /* What a traced proc keeps between PROC and ENDPROC. */
-typedef struct trc_frame { uintptr_t invoker; int renamed; char old[]; } trc_frame;
+typedef struct trc_frame {
+    uintptr_t invoker;
+    void **ibp;             /* the proc's block pointer: a reply changes it */
+    int renamed;
+    char old[];
+} trc_frame;
 
 void *mpd_trc_enter(const char *F, int L, const char *name, const void *ib)
 {
@@ -140,6 +145,7 @@ void *mpd_trc_enter(const char *F, int L, const char *name, const void *ib)
     if (!fr)
         mpd_rts_fatal("out of memory");
     fr->invoker = mpd_trc_invoker(ib);
+    fr->ibp = NULL;
     fr->renamed = old && strcmp(old, name) != 0;
     memcpy(fr->old, old ? old : "", n);
     if (fr->renamed)
@@ -148,13 +154,47 @@ void *mpd_trc_enter(const char *F, int L, const char *name, const void *ib)
     return fr;
 }
 
+void *mpd_trc_enter_proc(const char *F, int L, const char *name, void *ibp)
+{
+    void **bp = ibp;
+    if (bp && *bp) {
+        trc_frame *fr = mpd_trc_enter(F, L, name, *bp);
+        fr->ibp = bp;
+        return fr;
+    }
+    if (bp) {       /* a direct call: CALL where it was, by the caller */
+        const mpd_trc_site *site = ibp;
+        mpd_trc(site->file, site->line, MPD_EV_CALL, 0);
+    }
+    return mpd_trc_enter(F, L, name, NULL);
+}
+
 void mpd_trc_leave(const char *F, int L, void *saved)
 {
     trc_frame *fr = saved;
     if (!fr)
         return;
-    mpd_trc(F, L, MPD_EV_ENDPROC, fr->invoker);
+    mpd_trc(F, L, MPD_EV_ENDPROC, fr->ibp && *fr->ibp ? mpd_trc_invoker(*fr->ibp) : fr->invoker);
     if (fr->renamed)
         mpd_proc_set_name(mpd_self(), fr->old);
     free(fr);
+}
+
+/* Parameterless ops that are not semaphores: the compiler makes their send
+ * and receive a V and a P, which MPD traced as SEND and IN/ARM/NI. */
+void mpd__op_P_untraced(const char *F, int L, mpd_op *op);
+void mpd__op_V_untraced(const char *F, int L, mpd_op *op);
+
+void mpd_trc_receive0(const char *F, int L, mpd_op *op)
+{
+    mpd_trc(F, L, MPD_EV_IN, 0);
+    mpd__op_P_untraced(F, L, op);
+    mpd_trc(F, L, MPD_EV_ARM, mpd_trc_self());
+    mpd_trc(F, L, MPD_EV_NI, mpd_trc_self());
+}
+
+void mpd_trc_send0(const char *F, int L, mpd_op *op)
+{
+    mpd_trc(F, L, MPD_EV_SEND, 0);
+    mpd__op_V_untraced(F, L, op);
 }

@@ -66,10 +66,20 @@ impl<'a> Checker<'a> {
             self.error(span, super::msg::arity(&sig.name, sig.params.len(), args.len()));
             return V::err();
         }
+        // the block pointer of a direct call names its site (MPD_TRACE's CALL)
+        let site = if sig.external {
+            "NULL".to_string()
+        } else {
+            self.fresh += 1;
+            let var = format!("mpd_cs_{}", self.fresh);
+            let p = self.pos(span);
+            self.protos.push_str(&crate::emit::trace::call_site(&var, &p));
+            crate::emit::trace::call_site_arg(&var)
+        };
         let mut cargs = vec![sig.selfc.clone(), {
             self.used_tmp = true;
             "&_t".to_string()
-        }, "NULL".to_string()];
+        }, site];
         if sig.external {
             cargs.clear();
         }
@@ -160,11 +170,6 @@ impl<'a> Checker<'a> {
         }
         self.mismatch = saved_mismatch;
         let mut call = format!("{}({})", sig.cname, cargs.join(", "));
-        if !sig.external {
-            // a direct call of a proc: MPD_TRACE's CALL (the proc writes PROC)
-            let p = self.pos(span);
-            call = format!("({}, {})", crate::emit::trace::event_expr(&p, "CALL"), call);
-        }
         if sig.external && sig.ret.is_string() && !writeback.is_empty() {
             let t = self.tmp();
             self.code.put(&format!("char *{} = {};", t, call));

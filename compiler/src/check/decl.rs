@@ -875,7 +875,7 @@ impl<'a> Checker<'a> {
         self.code.put("mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f; (void)_rt;");
         // MPD_TRACE: PROC now, ENDPROC before every return (trace_leave)
         let tpos = self.pos(p.name.span);
-        self.code.put(&crate::emit::trace::proc_enter(&tpos, &format!("{}.{}", self.comp, p.name.name), "(_ibp ? *_ibp : (mpd_invb *)0)"));
+        self.code.put(&crate::emit::trace::proc_enter_ibp(&tpos, &format!("{}.{}", self.comp, p.name.name), "_ibp"));
         let trace_leave = crate::emit::trace::proc_leave(&tpos);
         let saved_tp = self.trace_proc.replace("(_ibp ? *_ibp : (mpd_invb *)0)".into());
         let mut copyback = String::new();

@@ -912,7 +912,8 @@ impl<'a> Checker<'a> {
         if send && args.is_empty() && sig.params.is_empty() && sig.ret == Ty::Void && self.plain_issue() {
             if let Target::Op(op) = &target {
                 let p = self.pos(e.span);
-                self.code.put(&format!("mpd_op_V({}, {});", p, op));
+                // MPD_TRACE shows a send, not the V it is made of
+                self.code.put(&format!("if (__builtin_expect(mpd_trc_on, 0)) mpd_trc_send0({p}, {op}); else mpd_op_V({p}, {op});", p = p, op = op));
                 return V::scalar("0".into(), Ty::Void);
             }
         }
@@ -944,7 +945,12 @@ impl<'a> Checker<'a> {
         // receive of a parameterless op is P (mpd_op_P receives and completes
         // the invocation when the op is not a semaphore at run time)
         if r.sem || (sig.params.is_empty() && sig.ret == Ty::Void) {
-            self.code.put(&format!("mpd_op_P({}, {});", p, op));
+            if r.sem {
+                self.code.put(&format!("mpd_op_P({}, {});", p, op));
+            } else {
+                // MPD_TRACE shows a receive, not the P it is made of
+                self.code.put(&format!("if (__builtin_expect(mpd_trc_on, 0)) mpd_trc_receive0({p}, {op}); else mpd_op_P({p}, {op});", p = p, op = op));
+            }
             return;
         }
         let ib = self.tmp();

@@ -30,6 +30,30 @@ pub fn proc_enter(pos: &str, name: &str, ib: &str) -> String {
     )
 }
 
+/// A proc's prologue (`ibp`: its `mpd_invb **` parameter): PROC, after the
+/// CALL of a direct call site.
+pub fn proc_enter_ibp(pos: &str, name: &str, ibp: &str) -> String {
+    format!(
+        "void *{f} = __builtin_expect(mpd_trc_on, 0) ? mpd_trc_enter_proc({p}, {n}, (void *)({ibp})) : (void *)0;",
+        f = FRAME,
+        p = pos,
+        n = super::lit::c_string(name.as_bytes()),
+        ibp = ibp
+    )
+}
+
+/// The file-scope descriptor of a direct call site named `var` at `pos`.
+pub fn call_site(var: &str, pos: &str) -> String {
+    let mut it = pos.splitn(2, ", ");
+    let (f, l) = (it.next().unwrap_or("mpd_F"), it.next().unwrap_or("0"));
+    format!("static const mpd_trc_site {} = {{ 0, {}, {} }};\n", var, f, l)
+}
+
+/// What a direct call passes as the proc's block pointer.
+pub fn call_site_arg(var: &str) -> String {
+    format!("(mpd_invb **)&{}.none", var)
+}
+
 /// A proc's epilogue (before every C `return` of it): ENDPROC.
 pub fn proc_leave(pos: &str) -> String {
     format!("if (__builtin_expect({f} != (void *)0, 0)) mpd_trc_leave({p}, {f}); ", f = FRAME, p = pos)

@@ -43,12 +43,26 @@ uintptr_t mpd_trc_self(void);
  * ("res.proc") until mpd_trc_leave; writes PROC.  ib: its invocation block
  * (NULL for a direct call).  Returns what mpd_trc_leave needs. */
 void *mpd_trc_enter(const char *F, int L, const char *name, const void *ib);
+/* A direct call site of a proc (the compiler's fast path, a plain C call):
+ * the call passes &site.none as the proc's block pointer, so that the proc,
+ * once its arguments are evaluated, writes the CALL at the site.  `none` is
+ * always NULL: no block. */
+typedef struct mpd_trc_site { void *none; const char *file; int line; } mpd_trc_site;
+/* A proc's prologue: ibp is the proc's `mpd_invb **` -- a block's address
+ * (invoked through an op), a call site's (mpd_trc_site), or NULL. */
+void *mpd_trc_enter_proc(const char *F, int L, const char *name, void *ibp);
 /* The proc ends: ENDPROC, and the process's previous trace name back. */
 void mpd_trc_leave(const char *F, int L, void *saved);
 /* The invoker recorded in block ib (the running process if none). */
 uintptr_t mpd_trc_invoker(const void *ib);
 /* The runtime records the invoker in a block it is about to deliver. */
 void mpd_trc_mark_invoker(void *ib);
+
+/* receive/send of a parameterless op that is not a semaphore (P and V in
+ * generated code): IN/ARM/NI and SEND, as MPD traced them. */
+struct mpd_op;
+void mpd_trc_receive0(const char *F, int L, struct mpd_op *op);
+void mpd_trc_send0(const char *F, int L, struct mpd_op *op);
 
 #define MPD_TRC(F, L, ev, x) \
     (__builtin_expect(mpd_trc_on, 0) ? mpd_trc((F), (L), (ev), (uintptr_t)(x)) : (void)0)
