@@ -98,10 +98,23 @@ static void emit(const char *line, size_t n)
     }
 }
 
+/* Semaphore ids: the op's object slot and index rather than its address,
+ * again so that a deterministic run traces the same every time. */
+static uintptr_t sem_id(uintptr_t extra)
+{
+    const mpd_op *op = (const mpd_op *)extra;
+    if (!op || !op->owner)
+        return extra;
+    uintptr_t slot = (uint32_t)op->owner->id, idx = (uintptr_t)(op - op->owner->ops);
+    return 0x1000000 + slot * 0x10000 + idx;
+}
+
 void mpd_trc(const char *F, int L, int ev, uintptr_t extra)
 {
     if (!mpd_trc_on)
         return;
+    if (ev == MPD_EV_CREATES || ev == MPD_EV_P || ev == MPD_EV_CONTP || ev == MPD_EV_V)
+        extra = sem_id(extra);
     mpd_proc *self = mpd_self();
     const char *name = self ? mpd_proc_name(self) : "";
     if (!name || name[0] == '[')

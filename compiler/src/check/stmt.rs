@@ -386,9 +386,21 @@ impl<'a> Checker<'a> {
             })
             .collect();
         self.flush_tmps();
+        // MPD_TRACE's ARM line: MPD 1.0.1 serviced a one-arm `in` without
+        // st, by or quantifier (else allowed) in its runtime, at the arm's op;
+        // any other `in` in generated code, at the first statement of the arm
+        let simple = ins.arms.len() == 1
+            && ins.arms.iter().all(|a| a.st.is_none() && a.by.is_none() && a.quants.is_empty() && !matches!(a.op.kind, ExprKind::Index { .. }));
+        let arm_pos = |c: &Self, b: &ast::Block, fallback: ast::Span| {
+            if simple {
+                c.pos(ins.arms[0].op.span)
+            } else {
+                c.pos(b.stmts.first().map(|s| s.span).unwrap_or(fallback))
+            }
+        };
         if let Some(eb) = &ins.else_block {
             self.code.open(&format!("if (!{}) {{", ib));
-            let ap = self.pos(eb.stmts.first().map(|s| s.span).unwrap_or(eb.span));
+            let ap = arm_pos(self, eb, eb.span);
             self.code.put(&crate::emit::trace::event_invoker(&ap, "ARM", "(mpd_invb *)0"));
             self.block(eb);
             self.code.put(&crate::emit::trace::event_invoker(&p, "NI", "(mpd_invb *)0"));
@@ -408,7 +420,7 @@ impl<'a> Checker<'a> {
             self.bind_formals(arm, &arms[ai].sig, &ib, &qv);
             self.in_stack.push(super::InArm { ib: ib.clone(), loops: self.loop_labels.len(), end: end.clone(), scopes });
             // MPD_TRACE: ARM at the arm's first statement, NI at the `in`
-            let ap = self.pos(arm.body.stmts.first().map(|s| s.span).unwrap_or(arm.span));
+            let ap = arm_pos(self, &arm.body, arm.span);
             self.code.put(&crate::emit::trace::event_invoker(&ap, "ARM", &ib));
             self.block(&arm.body);
             self.in_stack.pop();
