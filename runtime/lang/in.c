@@ -938,6 +938,8 @@ static inline int sem1(mpd_op *op, opq **qp)
 }
 
 static void op_P_general(const char *F, int L, mpd_op *op);
+void mpd_trc_P(const char *F, int L, mpd_op *op);     /* trace.c */
+void mpd_trc_V(const char *F, int L, mpd_op *op);
 
 /* P of op when the inline P found no token. */
 OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
@@ -945,9 +947,7 @@ OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
     opq *q;
     if (__builtin_expect(mpd_trc_on, 0)) {
         /* traced: never SEM1 (op.c), so never the inline park below */
-        mpd_trc(F, L, MPD_EV_P, (uintptr_t)op);
-        op_P_general(F, L, op);
-        mpd_trc(F, L, MPD_EV_CONTP, (uintptr_t)op);
+        mpd_trc_P(F, L, op);
         return OPK_SRET(NULL, 0);
     }
     if (__builtin_expect(sem1(op, &q), 1) && !opq_sem_count(q)) {
@@ -1021,7 +1021,7 @@ void mpd__op_P_untraced(const char *F, int L, mpd_op *op)
 void mpd__op_V_slow(const char *F, int L, mpd_op *op)
 {
     if (__builtin_expect(mpd_trc_on, 0))
-        mpd_trc(F, L, MPD_EV_V, (uintptr_t)op);
+        mpd_trc_V(F, L, op);
     mpd__op_V_untraced(F, L, op);
 }
 

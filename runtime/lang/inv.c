@@ -436,7 +436,8 @@ void mpd__call_proc(const char *F, int L, mpd_op *op, mpd_invb *ib)
 }
 #endif
 
-static void send_op(const char *F, int L, mpd_op *op, mpd_invb *ib);
+/* always inline: mpd_send_op must stay one function on the send path */
+__attribute__((always_inline)) static inline void send_op(const char *F, int L, mpd_op *op, mpd_invb *ib);
 
 void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
@@ -445,7 +446,7 @@ void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
     send_op(F, L, op, ib);
 }
 
-static void send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
+__attribute__((always_inline)) static inline void send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
     ib->kind = MPD_INV_SEND;
     switch (op_kind(op)) {

@@ -15,10 +15,13 @@
 #include <string.h>
 #include <unistd.h>
 #include "mpd/io.h"
+#define MPD_TRACE_WRITER
 #include "mpd/trace.h"
 #include "opint.h"
 
-int mpd_trc_on;
+/* mpd_trc_on, which everyone else sees as const */
+int mpd__trc_on_rw __asm__("mpd_trc_on");
+#define mpd_trc_on mpd__trc_on_rw
 static int trc_fd = -1;        /* a named file; -1: stdout or stderr via stdio */
 static FILE *trc_stream;
 static int trc_vms;             /* a vm was created: names get "vm(n)." */
@@ -193,21 +196,36 @@ void mpd_trc_leave(const char *F, int L, void *saved)
     free(fr);
 }
 
-/* Parameterless ops that are not semaphores: the compiler makes their send
- * and receive a V and a P, which MPD traced as SEND and IN/ARM/NI. */
-void mpd__op_P_untraced(const char *F, int L, mpd_op *op);
-void mpd__op_V_untraced(const char *F, int L, mpd_op *op);
-
-void mpd_trc_receive0(const char *F, int L, mpd_op *op)
+/* op->_pad marks an op declared as a `sem` (only while tracing). */
+void mpd_trc_sems(const char *F, int L, mpd_op *op, uint32_t n, long init)
 {
-    mpd_trc(F, L, MPD_EV_IN, 0);
-    mpd__op_P_untraced(F, L, op);
-    mpd_trc(F, L, MPD_EV_ARM, mpd_trc_self());
-    mpd_trc(F, L, MPD_EV_NI, mpd_trc_self());
+    for (uint32_t i = 0; i < n; i++)
+        op[i]._pad = 1;
+    mpd_trc(F, L, MPD_EV_CREATES, (uintptr_t)op);
+    if (init >= 0)
+        mpd_trc(F, L, MPD_EV_INITS, (uintptr_t)init);
 }
 
-void mpd_trc_send0(const char *F, int L, mpd_op *op)
+/* The traced P of in.c: a semaphore's P/CONTP, or a receive. */
+void mpd__op_P_untraced(const char *F, int L, mpd_op *op);
+void mpd_trc_P(const char *F, int L, mpd_op *op)
 {
-    mpd_trc(F, L, MPD_EV_SEND, 0);
-    mpd__op_V_untraced(F, L, op);
+    int sem = op->_pad == 1;
+    mpd_trc(F, L, sem ? MPD_EV_P : MPD_EV_IN, sem ? (uintptr_t)op : 0);
+    mpd__op_P_untraced(F, L, op);
+    if (sem) {
+        mpd_trc(F, L, MPD_EV_CONTP, (uintptr_t)op);
+    } else {
+        mpd_trc(F, L, MPD_EV_ARM, mpd_trc_self());
+        mpd_trc(F, L, MPD_EV_NI, mpd_trc_self());
+    }
+}
+
+/* The traced V: a semaphore's V, or a send. */
+void mpd_trc_V(const char *F, int L, mpd_op *op)
+{
+    if (op->_pad == 1)
+        mpd_trc(F, L, MPD_EV_V, (uintptr_t)op);
+    else
+        mpd_trc(F, L, MPD_EV_SEND, 0);
 }

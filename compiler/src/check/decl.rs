@@ -873,10 +873,8 @@ impl<'a> Checker<'a> {
         self.code.line(self.line(p.name.span));
         self.code.put(names::OPS_LOCAL);
         self.code.put("mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f; (void)_rt;");
-        // MPD_TRACE: PROC now, ENDPROC before every return (trace_leave)
+        // MPD_TRACE: PROC and ENDPROC are the traced twin's (below)
         let tpos = self.pos(p.name.span);
-        self.code.put(&crate::emit::trace::proc_enter_ibp(&tpos, &format!("{}.{}", self.comp, p.name.name), "_ibp"));
-        let trace_leave = crate::emit::trace::proc_leave(&tpos);
         let saved_tp = self.trace_proc.replace("(_ibp ? *_ibp : (mpd_invb *)0)".into());
         let mut copyback = String::new();
         for (i, ((n, sp), ps)) in formal_names.iter().zip(sig.params.iter()).enumerate() {
@@ -953,7 +951,7 @@ impl<'a> Checker<'a> {
         let mut reply_copy = String::new();
         let saved_reply = self.reply_code.take();
         let ret_stmt = if sig.ret == Ty::Void {
-            format!("{}{}mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;", trace_leave, copyback)
+            format!("{}mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;", copyback)
         } else {
             // result type: for a procedure, elaborate again here so dims may use params
             let (rty, mut dims, strlen) = match (&p.kind, p.returns.as_ref().and_then(|r| r.ty.as_ref())) {
@@ -996,7 +994,7 @@ impl<'a> Checker<'a> {
             } else {
                 format!("((struct {} *)*_ibp)->ret = {}; ", inv, c)
             };
-            format!("{}{}mpd_tmp_free(&_t); mpd_tmp_free(&_f); return {};", trace_leave, copyback, c)
+            format!("{}mpd_tmp_free(&_t); mpd_tmp_free(&_f); return {};", copyback, c)
         };
         self.reply_code = Some(format!("{}{}", copyback, reply_copy));
         let saved_ret = self.ret.replace(RetInfo { stmt: ret_stmt.clone() });
@@ -1016,10 +1014,17 @@ impl<'a> Checker<'a> {
         let proto = self.proc_proto(&sig);
         self.protos.push_str(&format!("{};\n", proto));
         self.funcs.push_str(&format!("{} {{\n{}}}\n", proto, body));
+        // the traced twin (MPD_TRACE): the same prototype, named <cname>_tr
+        let twin_sig = ProcSig { cname: format!("{}_tr", sig.cname), ..(*sig).clone() };
+        // static where only this file can call it, so an unused twin is dropped
+        // (and leaves its proc with one caller, the op's wrapper, to inline into)
+        let proto_tr = format!("{}{}", if self.global { "" } else { "static " }, self.proc_proto(&twin_sig));
+        self.protos.push_str(&format!("{};\n", proto_tr));
+        self.funcs.push_str(&crate::emit::trace::twin(&proto_tr, &sig.cname, &tpos, &format!("{}.{}", self.comp, p.name.name), sig.ret != Ty::Void, sig.params.len()));
         // the op's entry: invocations by block run the proc through a wrapper
         if let Some(r) = &sig.op {
             if r.owner == self.comp && !self.block_dyn_ret(&sig) {
-                let w = self.proc_wrapper(&sig);
+                let w = self.proc_wrapper(&sig, &tpos);
                 let direct = !self.replying.contains(&sig.name);
                 if let Some(o) = self.ops.iter_mut().find(|o| o.idx == r.idx) {
                     o.procfn = Some(w);

@@ -517,7 +517,8 @@ __attribute__((constructor)) static void mpd_spans_reg_(void) {{ mpd_register_pr
                     "    mpd_op_proc(&self->h, {}, {}, {}, \"{}.{}\", {});\n",
                     o.idx,
                     o.n,
-                    f,
+                    // procs' wrappers and processes have traced copies (ops.rs)
+                    if f.ends_with("_ib") || f.ends_with("_proc") { format!("mpd_trc_on ? {f}_tr : {f}", f = f) } else { f.clone() },
                     comp,
                     o.name,
                     if o.flags.is_empty() { "0" } else { &o.flags }

@@ -31,8 +31,13 @@ enum mpd_trc_ev {
     MPD_EV_COUNT
 };
 
-/* Nonzero while tracing: set once, before the main resource starts. */
-extern int mpd_trc_on;
+/* Nonzero while tracing.  Set once, before main (lang/trace.c writes it
+ * through another name), and constant afterwards: declared const, so that
+ * the C compiler may hoist its test out of loops, and with mpd -O's
+ * -funswitch-loops run a loop of direct calls with no test in it at all. */
+#ifndef MPD_TRACE_WRITER
+extern const int mpd_trc_on;
+#endif
 
 const char *mpd_trc_evname(int ev);
 /* One line for the running process.  extra: the event's second field. */
@@ -58,11 +63,12 @@ uintptr_t mpd_trc_invoker(const void *ib);
 /* The runtime records the invoker in a block it is about to deliver. */
 void mpd_trc_mark_invoker(void *ib);
 
-/* receive/send of a parameterless op that is not a semaphore (P and V in
- * generated code): IN/ARM/NI and SEND, as MPD traced them. */
+/* `sem` declarations: n ops from op are semaphores (CREATES, and INITS
+ * with init unless it is -1).  The runtime traces P and V of them as P,
+ * CONTP and V, and of other parameterless ops (which generated code also
+ * sends and receives with P and V) as SEND and IN/ARM/NI, as MPD did. */
 struct mpd_op;
-void mpd_trc_receive0(const char *F, int L, struct mpd_op *op);
-void mpd_trc_send0(const char *F, int L, struct mpd_op *op);
+void mpd_trc_sems(const char *F, int L, struct mpd_op *op, uint32_t n, long init);
 
 #define MPD_TRC(F, L, ev, x) \
     (__builtin_expect(mpd_trc_on, 0) ? mpd_trc((F), (L), (ev), (uintptr_t)(x)) : (void)0)
