@@ -197,13 +197,13 @@ void mpd_trc_leave(const char *F, int L, void *saved)
 }
 
 /* op->_pad marks an op declared as a `sem` (only while tracing). */
-void mpd_trc_sems(const char *F, int L, mpd_op *op, uint32_t n, long init)
+void mpd_trc_sems(const char *F, int L, mpd_op *op, uint32_t n, int has_init)
 {
     for (uint32_t i = 0; i < n; i++)
         op[i]._pad = 1;
     mpd_trc(F, L, MPD_EV_CREATES, (uintptr_t)op);
-    if (init >= 0)
-        mpd_trc(F, L, MPD_EV_INITS, (uintptr_t)init);
+    if (has_init && op_kind(op) == MPD_OPK_INPUT && op_counted(op))
+        mpd_trc(F, L, MPD_EV_INITS, opq_sem_count(op_queue(op)));   /* just set */
 }
 
 /* The traced P of in.c: a semaphore's P/CONTP, or a receive. */

@@ -1155,7 +1155,8 @@ impl<'a> Checker<'a> {
             pos,
             op,
             n,
-            init.map(|v| format!("(long)({})", v)).unwrap_or_else(|| "-1".into())
+            // the runtime reads the initial value back: `e` is evaluated once
+            if init.is_some() { "1" } else { "0" }
         ));
     }
 

@@ -64,11 +64,11 @@ uintptr_t mpd_trc_invoker(const void *ib);
 void mpd_trc_mark_invoker(void *ib);
 
 /* `sem` declarations: n ops from op are semaphores (CREATES, and INITS
- * with init unless it is -1).  The runtime traces P and V of them as P,
+ * with the initial value when the declaration gives one).  The runtime traces P and V of them as P,
  * CONTP and V, and of other parameterless ops (which generated code also
  * sends and receives with P and V) as SEND and IN/ARM/NI, as MPD did. */
 struct mpd_op;
-void mpd_trc_sems(const char *F, int L, struct mpd_op *op, uint32_t n, long init);
+void mpd_trc_sems(const char *F, int L, struct mpd_op *op, uint32_t n, int has_init);
 
 #define MPD_TRC(F, L, ev, x) \
     (__builtin_expect(mpd_trc_on, 0) ? mpd_trc((F), (L), (ev), (uintptr_t)(x)) : (void)0)
