@@ -14,7 +14,7 @@ runtime:
 compiler:
 	cd compiler && $(CARGO) build --release --quiet
 	@mkdir -p $(BUILD)/bin
-	cp compiler/target/release/mpd compiler/target/release/mpdl compiler/target/release/mpdm $(BUILD)/bin/
+	cp compiler/target/release/mpd compiler/target/release/mpdl compiler/target/release/mpdm compiler/target/release/mpdprof $(BUILD)/bin/
 
 # the MPD library (MPDgetopt, MPDWin), compiled by the compiler just built
 library: runtime compiler
@@ -32,13 +32,15 @@ bench: all
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/mpd $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 $(BUILD)/bin/mpd $(BUILD)/bin/mpdl $(BUILD)/bin/mpdm $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BUILD)/bin/mpd $(BUILD)/bin/mpdl $(BUILD)/bin/mpdm $(BUILD)/bin/mpdprof $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BUILD)/lib/libmpdrt.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(BUILD)/include/mpd/*.h $(DESTDIR)$(PREFIX)/include/mpd/
 	if ls docs/man/*.1 >/dev/null 2>&1; then install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
 	install -d $(DESTDIR)$(PREFIX)/lib/mpd $(DESTDIR)$(PREFIX)/share/man/man3
 	install -m 644 $(BUILD)/lib/mpd/* $(DESTDIR)$(PREFIX)/lib/mpd/
 	install -m 644 docs/man/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man5
+	if ls docs/man/*.5 >/dev/null 2>&1; then install -m 644 docs/man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/; fi
 
 clean:
 	rm -rf $(BUILD)

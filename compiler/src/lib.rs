@@ -8,3 +8,4 @@ pub mod emit;
 pub mod inter;
 pub mod driver;
 pub mod mpdm;
+pub mod prof;

@@ -408,3 +408,6 @@ void mpd_rt_report_blocked(void)
     mpd_rt_foreach_blocked(report_one, NULL);
     fflush(stderr);
 }
+
+/* The process's creation number (for MPD_TRACE's process ids). */
+uint64_t mpd_proc_seq(const mpd_proc *p) { return p->seq; }

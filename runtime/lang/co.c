@@ -1,5 +1,6 @@
 /* co.c: the concurrent invocation statement -- start arms, collect completions one at a time. */
 #include "opint.h"
+#include "mpd/trace.h"
 
 struct mpd_co {
     opk_lock  lk;
@@ -45,6 +46,9 @@ void mpd_co_invoke_op(const char *F, int L, mpd_co *co, mpd_op *op, mpd_invb *ib
 {
     ib->file = F;
     ib->line = L;
+    /* MPD_TRACE: the generated code wrote CALL at the arm's line (a send
+     * traces itself); PROC shows this process as the invoker */
+    mpd_trc_mark_invoker(ib);
     opk_acquire(&co->lk);
     co->outstanding++;
     opk_release(&co->lk);

@@ -15,6 +15,7 @@
  *    (st_pure) re-examine only arrivals newer than what they already saw.
  */
 #include "opint.h"
+#include "mpd/trace.h"
 #include "opfast.h"
 
 /* ---- queue primitives (class lock held) -------------------------------- */
@@ -987,10 +988,19 @@ static inline int sem1(mpd_op *op, opq **qp)
     return !atomic_load_explicit(&q->cls->fwd, memory_order_relaxed);
 }
 
+static void op_P_general(const char *F, int L, mpd_op *op);
+void mpd_trc_P(const char *F, int L, mpd_op *op);     /* trace.c */
+void mpd_trc_V(const char *F, int L, mpd_op *op);
+
 /* P of op when the inline P found no token. */
 OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
 {
     opq *q;
+    if (__builtin_expect(mpd_trc_on, 0)) {
+        /* traced: never SEM1 (op.c), so never the inline park below */
+        mpd_trc_P(F, L, op);
+        return OPK_SRET(NULL, 0);
+    }
     if (__builtin_expect(sem1(op, &q), 1) && !opq_sem_count(q)) {
         mpd_vp *vp;
         inwait w;                   /* in, rescan: never read for own-list waiters */
@@ -1003,6 +1013,14 @@ OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
             mpd_in_done(w.got);     /* the op became a queue meanwhile */
         return OPK_SRET(NULL, sw);
     }
+    op_P_general(F, L, op);
+    return OPK_SRET(NULL, 0);
+}
+
+/* P of a semaphore that is not SEM1, or of any other op. */
+static void op_P_general(const char *F, int L, mpd_op *op)
+{
+    opq *q;
     if (op_kind(op) == MPD_OPK_INPUT && op_counted(op)) {     /* a semaphore */
         q = op_queue(op);
         opcls *c = cls_lock(q->cls);
@@ -1010,7 +1028,7 @@ OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
             if (opq_sem_count(q)) {
                 __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
                 opk_release(&c->lk);
-                return OPK_SRET(NULL, 0);
+                return;
             }
             /* wait in the op's own list; a V hands over its token (in_token) */
             inwait w;
@@ -1022,12 +1040,11 @@ OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
              * queue meanwhile, a block */
             if (w.got && w.got != &mpd__semblk)
                 mpd_in_done(w.got);
-            return OPK_SRET(NULL, 0);
+            return;
         }
         opk_release(&c->lk);
     }
     mpd_in_done(mpd_receive_op(F, L, op));
-    return OPK_SRET(NULL, 0);
 }
 
 #if OPK_HAVE_SWITCH_RETURN
@@ -1043,7 +1060,23 @@ void mpd__op_P_slow(const char *F, int L, mpd_op *op)
 }
 #endif
 
+void mpd__op_P_untraced(const char *F, int L, mpd_op *op);
+void mpd__op_V_untraced(const char *F, int L, mpd_op *op);
+
+/* P without its trace (trace.c writes receive's IN/ARM/NI instead). */
+void mpd__op_P_untraced(const char *F, int L, mpd_op *op)
+{
+    op_P_general(F, L, op);
+}
+
 void mpd__op_V_slow(const char *F, int L, mpd_op *op)
+{
+    if (__builtin_expect(mpd_trc_on, 0))
+        mpd_trc_V(F, L, op);
+    mpd__op_V_untraced(F, L, op);
+}
+
+void mpd__op_V_untraced(const char *F, int L, mpd_op *op)
 {
     opq *q;
     inwait *w;

@@ -1,6 +1,15 @@
 /* inv.c: invocations -- call, send, reply, forward, and the routing of an invocation to its op. */
 #include <stdio.h>
 #include "opint.h"
+#include "mpd/trace.h"
+
+/* MPD_TRACE: an invocation is traced by its invoker, which the block then
+ * carries to the PROC, ARM and NI of whoever services it. */
+static void trc_invoke(const char *F, int L, int ev, mpd_invb *ib)
+{
+    mpd_trc(F, L, ev, 0);
+    mpd_trc_mark_invoker(ib);
+}
 #include "opfast.h"
 
 /* ---- invocation block memory: per-thread caches by 64-byte size class --- */
@@ -257,6 +266,7 @@ static inline mpd_invb *proc_prep(mpd_op *op, const mpd_invb *ib, mpd_proc **pp,
     c->co = NULL;
     c->file = ib->file;
     c->line = ib->line;
+    c->_pad = ib->_pad;         /* MPD_TRACE: the invoker */
     if (size > sizeof(mpd_invb))
         copy_words(c + 1, ib + 1, size - sizeof(mpd_invb));
     return c;
@@ -363,12 +373,16 @@ static inline opk_sret call_proc(const char *F, int L, mpd_op *op, mpd_invb *ib)
 OPK_BODY opk_sret mpd__call_proc_body(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
     ib->kind = MPD_INV_CALL;
+    if (__builtin_expect(mpd_trc_on, 0))
+        trc_invoke(F, L, MPD_EV_CALL, ib);
     return call_proc(F, L, op, ib);
 }
 
 OPK_BODY opk_sret mpd__call_op_body(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
     ib->kind = MPD_INV_CALL;
+    if (__builtin_expect(mpd_trc_on, 0))
+        trc_invoke(F, L, MPD_EV_CALL, ib);
     switch (op_kind(op)) {
     case MPD_OPK_PROC:
         if ((op_flags(op) & MPD_OP_DIRECT) &&      /* the fast path, on one vm */
@@ -422,7 +436,17 @@ void mpd__call_proc(const char *F, int L, mpd_op *op, mpd_invb *ib)
 }
 #endif
 
+/* always inline: mpd_send_op must stay one function on the send path */
+__attribute__((always_inline)) static inline void send_op(const char *F, int L, mpd_op *op, mpd_invb *ib);
+
 void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
+{
+    if (__builtin_expect(mpd_trc_on, 0))
+        trc_invoke(F, L, MPD_EV_SEND, ib);
+    send_op(F, L, op, ib);
+}
+
+__attribute__((always_inline)) static inline void send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
     ib->kind = MPD_INV_SEND;
     switch (op_kind(op)) {
@@ -468,9 +492,23 @@ static int owned(const mpd_invb *ib)
     return (ib->flags & MPD_INVF_HEAP) && !ib->co;
 }
 
+static mpd_invb *reply(mpd_invb *ib);
+
 mpd_invb *mpd_reply(const char *F, int L, mpd_invb *ib)
 {
     (void)F; (void)L;
+    if (__builtin_expect(mpd_trc_on, 0)) {
+        mpd_trc(F, L, MPD_EV_REPLY, mpd_trc_invoker(ib));
+        mpd_invb *r = reply(ib);
+        if (r && r->kind == MPD_INV_CALL)
+            r->_pad = (uint32_t)mpd_trc_self();     /* ENDPROC: the caller went on */
+        return r;
+    }
+    return reply(ib);
+}
+
+static mpd_invb *reply(mpd_invb *ib)
+{
     if (!ib || (ib->flags & MPD_INVF_ANSWERED))
         return ib;
     if (owned(ib)) {                /* results go to ib->orig; keep ib */
@@ -496,8 +534,12 @@ mpd_invb *mpd_forward(const char *F, int L, mpd_invb *cur, mpd_cap c, mpd_invb *
     mpd_op *op = inv_resolve(F, L, c, 0);
     nib->file = F;
     nib->line = L;
+    if (__builtin_expect(mpd_trc_on, 0)) {
+        mpd_trc(F, L, MPD_EV_FORWARD, mpd_trc_invoker(cur));
+        nib->_pad = cur->_pad;              /* the new servicer answers the same invoker */
+    }
     if (cur->flags & MPD_INVF_ANSWERED) {   /* nobody waits: a plain send */
-        mpd_send_op(F, L, op, nib);
+        send_op(F, L, op, nib);
         return cur;
     }
     mpd_invb *h = inv_copy(nib);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "opint.h"
+#include "mpd/trace.h"
 #include "mpd/lang.h"
 
 static opcls *cls_of(mpd_res *self)
@@ -29,7 +30,8 @@ void mpd_op_proc(mpd_res *self, uint32_t i, uint32_t n, mpd_procfn fn,
         op->name = name;
         op->flags = (uint8_t)flags;
         __atomic_store_n(&op->kind, MPD_OPK_PROC, __ATOMIC_RELEASE);
-        int direct = (flags & (MPD_OP_DIRECT | MPD_OP_SENDONLY)) == MPD_OP_DIRECT;
+        /* traced calls go through mpd_call_op, which writes CALL */
+        int direct = (flags & (MPD_OP_DIRECT | MPD_OP_SENDONLY)) == MPD_OP_DIRECT && !mpd_trc_on;
         __atomic_store_n(&op->direct, direct && !atomic_load(&op_vms_many), __ATOMIC_SEQ_CST);
         if (direct && atomic_load(&op_vms_many))  /* a vm was created meanwhile */
             __atomic_store_n(&op->direct, 0, __ATOMIC_SEQ_CST);
@@ -73,7 +75,9 @@ void mpd_op_sem(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, lon
     for (uint32_t j = 0; j < n; j++) {
         mpd_op *op = &self->ops[i + j];
         op->flags |= MPD_OPF_COUNTED;
-        if (mpd_rt_single())        /* the inline P/V may touch it unlocked */
+        /* the inline P/V may touch it unlocked; traced P/V take the slow
+         * paths, which write P, CONTP and V */
+        if (mpd_rt_single() && !mpd_trc_on)
             op_set_sem1(op);
         op_queue(op)->count = (uint32_t)init;
     }

@@ -1,6 +1,7 @@
 /* res.c: resource and global instances -- create, initial code, destroy, final code, program end. */
 #include <stdio.h>
 #include "opint.h"
+#include "mpd/trace.h"
 #include "mpd/lang.h"
 
 static opk_lock reslk = OPK_LOCK_INIT;     /* globals list, main resource, vms */
@@ -54,6 +55,7 @@ static int machine_of_vm(uint32_t vm)      /* under reslk */
 mpd_cap mpd_vm_create(const char *F, int L, int machine, mpd_res *self)
 {
     (void)F; (void)L;
+    MPD_TRC(F, L, MPD_EV_CREATEV, 0);
     uint32_t mine = res_vm(self ? self : opk_cur_res());
     opk_acquire(&reslk);
     uint32_t vm = ++nvms;
@@ -236,6 +238,7 @@ mpd_cap mpd_create_on(const char *F, int L, const mpd_respat *pat, mpd_invb *arg
                       const mpd_cap *vmc, mpd_res *self)
 {
     uint32_t vm;
+    MPD_TRC(F, L, MPD_EV_CREATER, 0);
     if (vmc) {
         if (vmc->idx != MPD_CAP_VM || vmc->vm == 0)
             mpd_rts_abort(F, L, "create %s: invalid virtual machine capability", pat->name);
@@ -289,6 +292,7 @@ mpd_res *mpd_global(const char *F, int L, const mpd_respat *pat)
 
 mpd_res *mpd_global_at(const char *F, int L, const mpd_respat *pat, mpd_res *self)
 {
+    MPD_TRC(F, L, MPD_EV_CREATEG, 0);      /* every import, as in MPD */
     uint32_t vm = res_vm(self);
     opk_acquire(&reslk);
     gent *g;
@@ -467,6 +471,7 @@ void mpd_vm_destroy(const char *F, int L, mpd_cap vm)
 
 void mpd_destroy(const char *F, int L, mpd_cap rc)
 {
+    MPD_TRC(F, L, rc.idx == MPD_CAP_VM && rc.vm != 0 ? MPD_EV_DESTROYV : MPD_EV_DESTROYR, 0);
     if (rc.idx == MPD_CAP_VM && rc.vm != 0) {
         vm_destroy(F, L, rc.vm);
         return;

@@ -160,6 +160,28 @@ impl<'a> Checker<'a> {
         }
         self.mismatch = saved_mismatch;
         let mut call = format!("{}({})", sig.cname, cargs.join(", "));
+        if !sig.external && cargs.len() == sig.params.len() + 3 {
+            // while tracing, the proc's traced twin, told the call site
+            self.fresh += 1;
+            let var = format!("mpd_cs_{}", self.fresh);
+            let p = self.pos(span);
+            self.protos.push_str(&crate::emit::trace::call_site(&var, &p));
+            let types: Vec<String> = sig
+                .params
+                .iter()
+                .map(|p| {
+                    let byref = !matches!(p.mode, ast::ParamMode::Default | ast::ParamMode::Val);
+                    if p.ty.is_blob() {
+                        "char *".to_string()
+                    } else if byref {
+                        format!("{} *", self.ctype(&p.ty))
+                    } else {
+                        self.ctype(&p.ty)
+                    }
+                })
+                .collect();
+            call = crate::emit::trace::direct_call(&sig.cname, &cargs[0], &cargs[1], &crate::emit::trace::call_site_arg(&var), &types, &cargs[3..]);
+        }
         if sig.external && sig.ret.is_string() && !writeback.is_empty() {
             let t = self.tmp();
             self.code.put(&format!("char *{} = {};", t, call));

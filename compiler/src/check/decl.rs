@@ -536,8 +536,15 @@ impl<'a> Checker<'a> {
                 let saved = std::mem::replace(&mut self.code, Code::new(&self.file_name, self.opts.lines));
                 self.at_top = false;
                 self.code.put("mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f;");
-                let saved_ret = self.ret.replace(RetInfo { stmt: "mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;".into() });
+                // MPD_TRACE: FINAL and ENDFINAL at the line of `final`
+                let fp = self.pos(b.stmts.first().map(|s| s.span).unwrap_or(d.span));
+                let endfinal = crate::emit::trace::event(&fp, "ENDFINAL", "0");
+                self.code.put(&crate::emit::trace::event(&fp, "FINAL", "0"));
+                let saved_ret = self.ret.replace(RetInfo { stmt: format!("{} mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;", endfinal) });
+                let saved_tp = self.trace_proc.take();
                 self.block(b);
+                self.trace_proc = saved_tp;
+                self.code.put(&endfinal);
                 self.code.put("mpd_tmp_free(&_t); mpd_tmp_free(&_f);");
                 self.ret = saved_ret;
                 self.at_top = true;
@@ -872,6 +879,9 @@ impl<'a> Checker<'a> {
         self.code.line(self.line(p.name.span));
         self.code.put(names::OPS_LOCAL);
         self.code.put("mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f; (void)_rt;");
+        // MPD_TRACE: PROC and ENDPROC are the traced twin's (below)
+        let tpos = self.pos(p.name.span);
+        let saved_tp = self.trace_proc.replace("(_ibp ? *_ibp : (mpd_invb *)0)".into());
         let mut copyback = String::new();
         for (i, ((n, sp), ps)) in formal_names.iter().zip(sig.params.iter()).enumerate() {
             let byref = !matches!(ps.mode, ParamMode::Default | ParamMode::Val);
@@ -1002,6 +1012,7 @@ impl<'a> Checker<'a> {
         self.code.put(&ret_stmt);
         self.ret = saved_ret;
         self.reply_code = saved_reply;
+        self.trace_proc = saved_tp;
         self.pop();
         let body = std::mem::replace(&mut self.code, saved_code).take();
         self.at_top = saved_top;
@@ -1009,10 +1020,17 @@ impl<'a> Checker<'a> {
         let proto = self.proc_proto(&sig);
         self.protos.push_str(&format!("{};\n", proto));
         self.funcs.push_str(&format!("{} {{\n{}}}\n", proto, body));
+        // the traced twin (MPD_TRACE): the same prototype, named <cname>_tr
+        let twin_sig = ProcSig { cname: format!("{}_tr", sig.cname), ..(*sig).clone() };
+        // static where only this file can call it, so an unused twin is dropped
+        // (and leaves its proc with one caller, the op's wrapper, to inline into)
+        let proto_tr = format!("{}{}", if self.global { "" } else { "static " }, self.proc_proto(&twin_sig));
+        self.protos.push_str(&format!("{};\n", proto_tr));
+        self.funcs.push_str(&crate::emit::trace::twin(&proto_tr, &sig.cname, &tpos, &format!("{}.{}", self.comp, p.name.name), sig.ret != Ty::Void, sig.params.len()));
         // the op's entry: invocations by block run the proc through a wrapper
         if let Some(r) = &sig.op {
             if r.owner == self.comp && !self.block_dyn_ret(&sig) {
-                let w = self.proc_wrapper(&sig);
+                let w = self.proc_wrapper(&sig, &tpos);
                 let direct = !self.replying.contains(&sig.name);
                 if let Some(o) = self.ops.iter_mut().find(|o| o.idx == r.idx) {
                     o.procfn = Some(w);

@@ -333,11 +333,16 @@ impl<'a> Checker<'a> {
                 }
                 if depth == 0 {
                     self.code.put(&format!("mpd_op_sem({}, {}, 0, (uint32_t)({}), {});", p, obj, cnt, v.c));
+                    self.trace_sem(&p, &format!("&({})->ops[0]", obj), &cnt.to_string(), Some(&v.c));
                 } else {
                     self.code.put(&format!("mpd_sem_init_arr({}, {}, 0, (uint32_t)({}), {}, {});", p, obj, cnt, v.c, depth));
+                    self.trace_sem(&p, &format!("&({})->ops[0]", obj), &cnt.to_string(), None);
                 }
             }
-            None => self.code.put(&format!("mpd_op_sem({}, {}, 0, (uint32_t)({}), 0);", p, obj, cnt)),
+            None => {
+                self.code.put(&format!("mpd_op_sem({}, {}, 0, (uint32_t)({}), 0);", p, obj, cnt));
+                self.trace_sem(&p, &format!("&({})->ops[0]", obj), &cnt.to_string(), None);
+            }
         }
         self.flush_tmps();
         let sig = ProcSig {
@@ -424,12 +429,17 @@ impl<'a> Checker<'a> {
                     }
                     if depth == 0 {
                         self.code.put(&format!("mpd_op_sem({}, &self->h, {}, {}, {});", p, idx, cnt, v.c));
+                        self.trace_sem(&p, &format!("&self->h.ops[{}]", idx), &cnt.to_string(), Some(&v.c));
                     } else {
                         // one initial value per element, row by row
                         self.code.put(&format!("mpd_sem_init_arr({}, &self->h, {}, {}, {}, {});", p, idx, cnt, v.c, depth));
+                        self.trace_sem(&p, &format!("&self->h.ops[{}]", idx), &cnt.to_string(), None);
                     }
                 }
-                None => self.code.put(&format!("mpd_op_sem({}, &self->h, {}, {}, 0);", p, idx, cnt)),
+                None => {
+                    self.code.put(&format!("mpd_op_sem({}, &self->h, {}, {}, 0);", p, idx, cnt));
+                    self.trace_sem(&p, &format!("&self->h.ops[{}]", idx), &cnt.to_string(), None);
+                }
             }
             self.flush_tmps();
             self.ops.push(OpEntry { name: it.name.name.clone(), idx, n: cnt, procfn: None, sem: true, flags: String::new() });
@@ -902,6 +912,7 @@ impl<'a> Checker<'a> {
         if send && args.is_empty() && sig.params.is_empty() && sig.ret == Ty::Void && self.plain_issue() {
             if let Target::Op(op) = &target {
                 let p = self.pos(e.span);
+                // (MPD_TRACE shows it as SEND unless the op is a `sem`)
                 self.code.put(&format!("mpd_op_V({}, {});", p, op));
                 return V::scalar("0".into(), Ty::Void);
             }
@@ -934,11 +945,14 @@ impl<'a> Checker<'a> {
         // receive of a parameterless op is P (mpd_op_P receives and completes
         // the invocation when the op is not a semaphore at run time)
         if r.sem || (sig.params.is_empty() && sig.ret == Ty::Void) {
+            // (MPD_TRACE shows it as IN/ARM/NI unless the op is a `sem`)
             self.code.put(&format!("mpd_op_P({}, {});", p, op));
             return;
         }
         let ib = self.tmp();
+        self.code.put(&crate::emit::trace::event(&p, "IN", "0"));
         self.code.put(&format!("struct {} *{} = (struct {} *)mpd_receive_op({}, {});", r.inv, ib, r.inv, p, op));
+        self.code.put(&crate::emit::trace::event_invoker(&p, "ARM", &format!("&{}->h", ib)));
         for (i, (a, ps)) in args.iter().zip(sig.params.iter()).enumerate() {
             let v = self.expr(a);
             if !v.lv && v.ty != Ty::Error {
@@ -953,6 +967,7 @@ impl<'a> Checker<'a> {
             };
             self.with_mismatch(format!("receive: argument {} is incompatible", i + 1), |c| c.assign_into(&v, src, a.span));
         }
+        self.code.put(&crate::emit::trace::event_invoker(&p, "NI", &format!("&{}->h", ib)));
         self.code.put(&format!("mpd_in_done(&{}->h);", ib));
         self.flush_tmps();
     }
@@ -1094,9 +1109,14 @@ impl<'a> Checker<'a> {
         for (i, ps) in params.iter().enumerate() {
             self.declare(&p.quants[i].var, Sym::Var { c: format!("ib->p{}", i), ty: ps.ty.clone(), assignable: false });
         }
+        // MPD_TRACE: a process is traced as a proc (after the SEND that
+        // started it), by a traced copy chosen when its op is declared
+        let tpos = self.pos(p.name.span);
         let ret = "mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;".to_string();
         let saved_ret = self.ret.replace(super::RetInfo { stmt: ret.clone() });
+        let saved_tp = self.trace_proc.replace("ib_".into());
         self.block_stmts(&p.body.stmts);
+        self.trace_proc = saved_tp;
         self.local_ops_end_all();
         self.code.put(&ret);
         self.ret = saved_ret;
@@ -1106,6 +1126,12 @@ impl<'a> Checker<'a> {
         let body = std::mem::replace(&mut self.code, saved).take();
         self.protos.push_str(&format!("static void {}(mpd_res *self_, mpd_invb *ib_);\n", fname));
         self.funcs.push_str(&format!("static void {}(mpd_res *self_, mpd_invb *ib_) {{\n{}}}\n", fname, body));
+        self.funcs.push_str(&format!(
+            "__attribute__((noinline, cold)) static void {f}_tr(mpd_res *self_, mpd_invb *ib_) {{\n    void *_trf = mpd_trc_enter({p}, {n}, ib_);\n    {f}(self_, ib_);\n    mpd_trc_leave({p}, _trf);\n}}\n",
+            f = fname,
+            p = tpos,
+            n = crate::emit::lit::c_string(format!("{}.{}", self.comp, p.name.name).as_bytes())
+        ));
     }
 
     fn quant_type(&mut self, q: &ast::Quantifier) -> Ty {
@@ -1121,8 +1147,21 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// MPD_TRACE of a semaphore declaration: CREATES, and INITS when it has a
+    /// (scalar) initial value.
+    fn trace_sem(&mut self, pos: &str, op: &str, n: &str, init: Option<&str>) {
+        self.code.put(&format!(
+            "if (__builtin_expect(mpd_trc_on, 0)) mpd_trc_sems({}, {}, (uint32_t)({}), {});",
+            pos,
+            op,
+            n,
+            // the runtime reads the initial value back: `e` is evaluated once
+            if init.is_some() { "1" } else { "0" }
+        ));
+    }
+
     /// The procfn wrapper of a proc: unpacks its block and calls the C function.
-    pub fn proc_wrapper(&mut self, sig: &ProcSig) -> String {
+    pub fn proc_wrapper(&mut self, sig: &ProcSig, pos: &str) -> String {
         let r = sig.op.clone().unwrap();
         let w = format!("{}_ib", sig.cname);
         let mut args = vec![format!("({} *)self_", self.self_type()), "&_t".to_string(), "&ib_".to_string()];
@@ -1137,20 +1176,35 @@ impl<'a> Checker<'a> {
                 args.push(format!("&ib->p{}", i));
             }
         }
-        let call = format!("{}({})", sig.cname, args.join(", "));
-        let body = if sig.ret == Ty::Void {
-            format!("{};", call)
-        } else if sig.ret.is_blob() {
-            let n = self.types.size_of(&sig.ret).unwrap_or(16);
-            format!("memcpy(ib->ret, {}, {});", call, n)
-        } else {
-            format!("ib->ret = {};", call)
+        let one = |f: &str| -> String {
+            let call = format!("{}({})", f, args.join(", "));
+            if sig.ret == Ty::Void {
+                format!("{};", call)
+            } else if sig.ret.is_blob() {
+                let n = self.types.size_of(&sig.ret).unwrap_or(16);
+                format!("memcpy(ib->ret, {}, {});", call, n)
+            } else {
+                format!("ib->ret = {};", call)
+            }
         };
+        // MPD_TRACE: while tracing, the op gets a copy of the wrapper that
+        // writes PROC and ENDPROC around the proc (finish_component chooses
+        // when it declares the op), so the wrapper itself has no test
+        let call = one(&sig.cname);
         self.funcs.push_str(&format!(
-            "static void {w}(mpd_res *self_, mpd_invb *ib_) {{\n    struct {inv} *ib = (struct {inv} *)ib_;\n    mpd_tmp *_t = NULL;\n    {body}\n    mpd_tmp_free(&_t);\n}}\n",
+            "__attribute__((noinline, cold)) static void {w}_tr(mpd_res *self_, mpd_invb *ib_) {{\n    void *_trf = mpd_trc_enter_proc({p}, \"{c}.{n}\", (void *)&ib_);\n    struct {inv} *ib = (struct {inv} *)ib_;\n    mpd_tmp *_t = NULL;\n    {call}\n    mpd_trc_leave({p}, _trf);\n    mpd_tmp_free(&_t);\n}}\n",
+            w = w,
+            p = pos,
+            c = self.comp,
+            n = sig.name,
+            inv = r.inv,
+            call = call
+        ));
+        self.funcs.push_str(&format!(
+            "static void {w}(mpd_res *self_, mpd_invb *ib_) {{\n    struct {inv} *ib = (struct {inv} *)ib_;\n    mpd_tmp *_t = NULL;\n    {call}\n    mpd_tmp_free(&_t);\n}}\n",
             w = w,
             inv = r.inv,
-            body = body
+            call = call
         ));
         w
     }

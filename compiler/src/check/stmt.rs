@@ -106,11 +106,16 @@ impl<'a> Checker<'a> {
                     return;
                 }
                 self.local_ops_end_all();
+                if let Some(ib) = self.trace_proc.clone() {
+                    let p = self.pos(s.span);
+                    self.code.put(&crate::emit::trace::proc_return(&p, &ib));
+                }
                 match self.ret.clone() {
                     Some(r) => self.code.put(&r.stmt),
                     None => {
                         // return from initial code: end the component's initialization
-                        self.code.put("mpd_tmp_free(&_t); return;");
+                        let end = crate::emit::trace::event(&self.trace_pos, "ENDBODY", "0");
+                        self.code.put(&format!("{} mpd_tmp_free(&_t); return;", end));
                     }
                 }
             }
@@ -365,6 +370,7 @@ impl<'a> Checker<'a> {
             by = if has_by { format!("mpd_by_{}", id) } else { "NULL".into() }
         ));
         let ib = format!("_ib{}", id);
+        self.code.put(&crate::emit::trace::event(&p, "IN", "0"));
         self.code.put(&format!("mpd_invb *{} = mpd_in_wait({}, &_in{});", ib, p, id));
         // quantifier values live in the statement's temporaries: copy the
         // chosen one out before they are freed
@@ -380,9 +386,24 @@ impl<'a> Checker<'a> {
             })
             .collect();
         self.flush_tmps();
+        // MPD_TRACE's ARM line: MPD 1.0.1 serviced a one-arm `in` without
+        // st, by or quantifier (else allowed) in its runtime, at the arm's op;
+        // any other `in` in generated code, at the first statement of the arm
+        let simple = ins.arms.len() == 1
+            && ins.arms.iter().all(|a| a.st.is_none() && a.by.is_none() && a.quants.is_empty() && !matches!(a.op.kind, ExprKind::Index { .. }));
+        let arm_pos = |c: &Self, b: &ast::Block, fallback: ast::Span| {
+            if simple {
+                c.pos(ins.arms[0].op.span)
+            } else {
+                c.pos(b.stmts.first().map(|s| s.span).unwrap_or(fallback))
+            }
+        };
         if let Some(eb) = &ins.else_block {
             self.code.open(&format!("if (!{}) {{", ib));
+            let ap = arm_pos(self, eb, eb.span);
+            self.code.put(&crate::emit::trace::event_invoker(&ap, "ARM", "(mpd_invb *)0"));
             self.block(eb);
+            self.code.put(&crate::emit::trace::event_invoker(&p, "NI", "(mpd_invb *)0"));
             self.code.close("}");
         }
         let end = format!("_inend{}", id);
@@ -398,8 +419,12 @@ impl<'a> Checker<'a> {
                 .map(|((q, id2, t), l)| (l.clone(), id2.clone(), t.clone(), q.clone()));
             self.bind_formals(arm, &arms[ai].sig, &ib, &qv);
             self.in_stack.push(super::InArm { ib: ib.clone(), loops: self.loop_labels.len(), end: end.clone(), scopes });
+            // MPD_TRACE: ARM at the arm's first statement, NI at the `in`
+            let ap = arm_pos(self, &arm.body, arm.span);
+            self.code.put(&crate::emit::trace::event_invoker(&ap, "ARM", &ib));
             self.block(&arm.body);
             self.in_stack.pop();
+            self.code.put(&crate::emit::trace::event_invoker(&p, "NI", &ib));
             self.code.put(&format!("mpd_in_done({});", ib));
             self.pop();
             self.code.close("}");
@@ -422,6 +447,7 @@ impl<'a> Checker<'a> {
         // slots (stride: the most quantifiers of any arm) in the value vector
         let k = format!("_cok{}", id);
         let stride = co.arms.iter().map(|a| a.quants.len()).max().unwrap_or(0).max(1);
+        self.code.put(&crate::emit::trace::event(&p, "CO", "0"));
         self.code.put(&format!("mpd_co *{} = mpd_co_begin(); int *{} = NULL; int {} = 0; (void){};", cv, qv, qcap, qcap));
         self.code.put(&format!("int {} = 0;", k));
         // issue every arm (and quantifier instance)
@@ -463,6 +489,11 @@ impl<'a> Checker<'a> {
             }
             let idx = format!("{}++", k);
             let _ = idx;
+            if !arm.send {
+                // MPD_TRACE: a co arm's CALL is at the arm's first line
+                let ap = self.pos(arm.span);
+                self.code.put(&crate::emit::trace::event(&ap, "CALL", "0"));
+            }
             self.co_issue = Some((cv.clone(), ai as u32, k.clone()));
             self.invoke_block(&sig, target, args, arm.send, arm.inv.span);
             self.co_issue = None;
@@ -532,6 +563,7 @@ impl<'a> Checker<'a> {
         self.loop_labels.pop();
         self.code.close("}");
         self.code.put(&format!("{}: mpd_co_end({}); free({});", brk, cv, qv));
+        self.code.put(&crate::emit::trace::event(&p, "OC", "0"));
         self.code.close("}");
     }
 

@@ -26,6 +26,11 @@ fn base(o: &CcOpts) -> Command {
         // empty loop (x86-64), such a split doubled its time, and where a
         // loop lands otherwise depends on unrelated code before it.
         cmd.arg("-falign-loops=32");
+        // A loop whose body tests a loop-invariant flag runs as two loops,
+        // one per value: MPD_TRACE's test of a direct call (the constant
+        // mpd_trc_on, docs/trace.md) leaves the loop that runs untraced
+        // exactly as it was without tracing support.
+        cmd.arg("-funswitch-loops");
     }
     // Line tables always (-g1 does not change the code): a fault in a
     // program is then reported with its MPD file and line, which the

@@ -4,6 +4,7 @@
 //! types each construct and asks this module to write the C for it.
 pub mod lit;
 pub mod names;
+pub mod trace;
 
 /// A growing C function body with indentation and #line directives.
 #[derive(Default)]
