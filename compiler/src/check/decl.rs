@@ -73,7 +73,7 @@ impl<'a> Checker<'a> {
     }
 
     /// The type of the values of a range (int, char, bool or an enumeration).
-    fn range_type(&mut self, r: &Range) -> Ty {
+    pub(crate) fn range_type(&mut self, r: &Range) -> Ty {
         let e = match (&r.lo, &r.hi) {
             (Some(Bound::Expr(e)), _) => e,
             (None, Bound::Expr(e)) => {

@@ -219,7 +219,7 @@ impl<'a> Checker<'a> {
                 v.ty = Ty::Enum(e);
                 v
             }
-            Some(Sym::Proc(s)) if s.op.is_some() => self.op_cap_value(&s),
+            Some(Sym::Proc(s)) if s.op.is_some() => self.op_cap_value(&s, id.span),
             Some(Sym::Proc(_)) | Some(Sym::PendingProc(_)) | Some(Sym::Comp(_)) | Some(Sym::Type(_)) => {
                 self.error(id.span, format!("`{}` is not a value", id.name));
                 V::err()
@@ -917,6 +917,16 @@ impl<'a> Checker<'a> {
         if let Some(sl) = &lhs.slice {
             // assignment into a slice
             let (base, lo, hi) = sl.clone();
+            // a slice takes a value of its own type and shape (MPD gives no
+            // conversion here: a string into an array slice is an error)
+            let ok = match &lhs.ty {
+                Ty::Str(_) => rhs.ty.is_string() || rhs.ty == Ty::Char || rhs.ty.is_char_array(),
+                _ => matches!(rhs.ty, Ty::Arr(..)) && self.types.assignable(&lhs.ty, &rhs.ty) && self.same_rank(&lhs.ty, &rhs.ty),
+            };
+            if !ok {
+                self.error(span, format!("incompatible assignment: cannot assign a {} to a slice of type {}", self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
+                return;
+            }
             if lo == "#sec" {
                 let r = self.array_value(&rhs, lhs.ty.elem().cloned().unwrap_or(Ty::Error), span);
                 self.code.put(&format!("mpd_arr_section_set({}, {}, {}, {});", p, base, hi, r));
@@ -981,6 +991,15 @@ impl<'a> Checker<'a> {
                 let r = self.scalar_for(&lhs.ty, rhs, span);
                 self.code.put(&format!("{} = {};", lhs.c, r));
             }
+        }
+    }
+
+    /// Whether two array types have the same number of dimensions.
+    fn same_rank(&self, a: &Ty, b: &Ty) -> bool {
+        match (a, b) {
+            (Ty::Arr(x, ..), Ty::Arr(y, ..)) => self.same_rank(x, y),
+            (Ty::Arr(..), _) | (_, Ty::Arr(..)) => false,
+            _ => true,
         }
     }
 

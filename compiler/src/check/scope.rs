@@ -49,6 +49,9 @@ pub struct OpRef {
     pub global_owner: bool,
     /// semaphore (sem declaration)
     pub sem: bool,
+    /// the index type of each dimension of an op array (empty: all int);
+    /// a subscript must have that type ("wrong subscript type")
+    pub ixty: Vec<super::types::Ty>,
 }
 
 impl OpRef {
@@ -63,6 +66,7 @@ impl OpRef {
             local: None,
             dims: vec![],
             inv,
+            ixty: vec![],
             proc_impl: false,
             global_owner: false,
             sem: false,

@@ -62,6 +62,9 @@ pub struct Types {
     pub enums: Vec<EnumInfo>,
     /// operation signatures (capabilities to ops name one of these)
     pub sigs: Vec<SigInfo>,
+    /// Nesting of signature comparisons (an op's parameter may be a
+    /// capability to an op of its own kind): deep ones are taken as equal.
+    pub cmp_depth: std::cell::Cell<u32>,
 }
 
 /// An operation signature and the C struct of its invocation block.
@@ -163,7 +166,7 @@ impl Types {
             (Ty::PtrAny, Ty::Ptr(_)) | (Ty::Ptr(_), Ty::PtrAny) => true,
             (Ty::Ptr(a), Ty::Ptr(b)) => self.same(a, b),
             (Ty::Arr(a, ..), Ty::Arr(b, ..)) => self.assignable(a, b) && self.same_shape(a, b),
-            (Ty::Cap(_), Ty::Cap(_)) => true,
+            (Ty::Cap(a), Ty::Cap(b)) => self.cap_compat(a, b),
             _ => self.same(to, from),
         }
     }
@@ -191,8 +194,51 @@ impl Types {
                         && p.fields.iter().zip(&q.fields).all(|(f, g)| self.same(&f.1, &g.1))
                 }
             }
-            (Ty::Cap(_), Ty::Cap(_)) => true,
+            (Ty::Cap(x), Ty::Cap(y)) => self.cap_compat(x, y),
             _ => a == b,
+        }
+    }
+
+    /// Capabilities are compatible when they designate the same kind of
+    /// thing: a resource of the same name, or operations of the same
+    /// signature (parameter kinds and types, result); a semaphore is an op
+    /// without parameters or result.  An op capability given another
+    /// signature would invoke the op with a block of the wrong layout.
+    pub fn cap_compat(&self, a: &CapTy, b: &CapTy) -> bool {
+        match (a, b) {
+            (CapTy::Resource(x), CapTy::Resource(y)) => x == y,
+            (CapTy::Op(x), CapTy::Op(y)) => {
+                if x == y || self.cmp_depth.get() > 8 {
+                    return true;
+                }
+                self.cmp_depth.set(self.cmp_depth.get() + 1);
+                let r = self.sig_compat(&self.sigs[*x], &self.sigs[*y]);
+                self.cmp_depth.set(self.cmp_depth.get() - 1);
+                r
+            }
+            (CapTy::Sem, CapTy::Sem) | (CapTy::Vm, CapTy::Vm) => true,
+            (CapTy::Sem, CapTy::Op(k)) | (CapTy::Op(k), CapTy::Sem) => {
+                self.sigs[*k].params.is_empty() && self.sigs[*k].ret == Ty::Void
+            }
+            _ => false,
+        }
+    }
+
+    fn sig_compat(&self, x: &SigInfo, y: &SigInfo) -> bool {
+        x.params.len() == y.params.len()
+            && x.params.iter().zip(&y.params).all(|(p, q)| p.mode == q.mode && self.same_exact(&p.ty, &q.ty))
+            && self.same_exact(&x.ret, &y.ret)
+    }
+
+    /// `same`, with array bounds and string lengths too where both are known
+    /// (a block's layout depends on them).
+    fn same_exact(&self, a: &Ty, b: &Ty) -> bool {
+        match (a, b) {
+            (Ty::Str(Some(x)), Ty::Str(Some(y))) => x == y,
+            (Ty::Arr(x, l1, h1), Ty::Arr(y, l2, h2)) => {
+                (l1.is_none() || l2.is_none() || l1 == l2) && (h1.is_none() || h2.is_none() || h1 == h2) && self.same_exact(x, y)
+            }
+            _ => self.same(a, b),
         }
     }
 
