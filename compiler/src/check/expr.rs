@@ -1057,6 +1057,10 @@ impl<'a> Checker<'a> {
             return self.coerce(v, &Ty::Real).c;
         }
         if !self.types.assignable(to, &v.ty) {
+            if let (Ty::Cap(_), Ty::Cap(_)) = (to, &v.ty) {
+                self.error(span, format!("incompatible capability: a {} cannot hold a {}", self.types.show(to), self.types.show(&v.ty)));
+                return "0".into();
+            }
             self.error(span, format!("{} (expected a value of type {}, found {})", self.mismatch_what(), self.types.show(to), self.types.show(&v.ty)));
             return "0".into();
         }

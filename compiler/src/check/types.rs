@@ -206,7 +206,10 @@ impl Types {
     /// signature would invoke the op with a block of the wrong layout.
     pub fn cap_compat(&self, a: &CapTy, b: &CapTy) -> bool {
         match (a, b) {
-            (CapTy::Resource(x), CapTy::Resource(y)) => x == y,
+            // resources: MPD compares their specs structurally (and an
+            // extended resource's cap fits its base's); their caps share one
+            // C layout, so any resource capability is accepted here
+            (CapTy::Resource(_), CapTy::Resource(_)) => true,
             (CapTy::Op(x), CapTy::Op(y)) => {
                 if x == y || self.cmp_depth.get() > 8 {
                     return true;
@@ -226,7 +229,7 @@ impl Types {
 
     fn sig_compat(&self, x: &SigInfo, y: &SigInfo) -> bool {
         x.params.len() == y.params.len()
-            && x.params.iter().zip(&y.params).all(|(p, q)| p.mode == q.mode && self.same_exact(&p.ty, &q.ty))
+            && x.params.iter().zip(&y.params).all(|(p, q)| by_value(p.mode) == by_value(q.mode) && (by_value(p.mode) || p.mode == q.mode) && self.same_exact(&p.ty, &q.ty))
             && self.same_exact(&x.ret, &y.ret)
     }
 
@@ -261,10 +264,35 @@ impl Types {
             Ty::Null => "null".into(),
             Ty::Arr(e, _, _) => format!("array of {}", self.show(e)),
             Ty::Cap(CapTy::Resource(r)) => format!("cap {}", r),
-            Ty::Cap(_) => "cap".into(),
+            Ty::Cap(CapTy::Sem) => "cap sem".into(),
+            Ty::Cap(CapTy::Vm) => "cap vm".into(),
+            Ty::Cap(CapTy::Op(k)) => {
+                // an op capability is named by its signature
+                let sg = &self.sigs[*k];
+                let ps: Vec<String> = sg
+                    .params
+                    .iter()
+                    .map(|p| {
+                        let m = match p.mode {
+                            crate::syntax::ast::ParamMode::Var => "var ",
+                            crate::syntax::ast::ParamMode::Res => "res ",
+                            crate::syntax::ast::ParamMode::Ref => "ref ",
+                            _ => "",
+                        };
+                        format!("{}{}", m, self.show(&p.ty))
+                    })
+                    .collect();
+                let r = if sg.ret == Ty::Void { String::new() } else { format!(" returns {}", self.show(&sg.ret)) };
+                format!("cap op({}){}", ps.join(", "), r)
+            }
             Ty::Fwd(n) => n.clone(),
         }
     }
+}
+
+/// A value parameter (no mode, or `val`).
+fn by_value(m: crate::syntax::ast::ParamMode) -> bool {
+    matches!(m, crate::syntax::ast::ParamMode::Default | crate::syntax::ast::ParamMode::Val)
 }
 
 #[cfg(test)]
