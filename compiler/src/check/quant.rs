@@ -3,9 +3,9 @@
 //! Every construct with quantifiers (for, co arms, in arms, process arrays)
 //! takes its types from here, so a bound of the wrong type is a located error
 //! in all of them and never reaches the C compiler.  The rules and words are
-//! MPD's: the start value is of an ordered type (int, char, bool, an
-//! enumeration) or real; the limit is comparable with it; the step is an int,
-//! or a real in a real quantifier; `st` is a bool.
+//! MPD's: the variable has the start's type, an ordered type (int, char,
+//! bool, an enumeration) or real; the limit is comparable with it; the step
+//! is an int, or a real in a real quantifier; `st` is a bool.
 use super::konst::KV;
 use super::types::Ty;
 use super::{Checker, V};
@@ -14,7 +14,7 @@ use crate::syntax::ast;
 /// A checked quantifier: the type of its variable and its parts as C.
 pub struct Quant {
     pub ty: Ty,
-    /// a real quantifier (either bound real, the other int or real)
+    /// a real quantifier (its start is a real)
     pub real: bool,
     pub start: V,
     pub end: V,
@@ -29,17 +29,18 @@ impl<'a> Checker<'a> {
     pub fn quant(&mut self, q: &ast::Quantifier) -> Quant {
         let start = self.expr(&q.start);
         let end = self.expr(&q.end);
-        let ty = if start.ty == Ty::Error { end.ty.clone() } else { start.ty.clone() };
-        let both = [&start.ty, &end.ty];
-        let real = both.iter().any(|t| **t == Ty::Real) && both.iter().all(|t| matches!(t, Ty::Real | Ty::Int | Ty::Error));
-        let mut ty = if real { Ty::Real } else { ty };
+        // the variable has the start's type (MPD: `for [i = 1 to 2.5]` counts
+        // 1, 2 in an int); an int or real limit is comparable with either
+        let mut ty = if start.ty == Ty::Error { end.ty.clone() } else { start.ty.clone() };
+        let real = ty == Ty::Real;
+        let numeric = |t: &Ty| matches!(t, Ty::Int | Ty::Real | Ty::Error);
         if !real && !ty.is_ordinal() {
             self.error(
                 q.start.span,
                 format!("illegal quantifier type: a quantifier ranges over int, char, bool, enum or real values, not {}", self.types.show(&ty)),
             );
             ty = Ty::Error;
-        } else if !real && !self.types.same(&ty, &end.ty) {
+        } else if !(numeric(&ty) && numeric(&end.ty)) && !self.types.same(&ty, &end.ty) {
             self.error(
                 q.end.span,
                 format!("incompatible quantifier limit: the bounds have different types ({} and {})", self.types.show(&ty), self.types.show(&end.ty)),

@@ -651,7 +651,7 @@ impl<'a> Checker<'a> {
             self.fresh += 1;
             // long long guards against overflow at the end of the int range
             let lt = if real { "double" } else { "long long" };
-            let et = if real { "double" } else { "int" };
+            let et = if real || end.ty == Ty::Real { "double" } else { "int" };
             self.code.put(&format!("{et} {} = {}; {et} {} = {};", e, end.c, st, step, et = et));
             self.flush_tmps();
             let cmp = if q.downto { ">=" } else { "<=" };

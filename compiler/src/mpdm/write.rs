@@ -51,9 +51,9 @@ pub fn makefile(p: &Plan, l: &Layout) -> String {
     m.line(&format!("compile: {}", objs.join(" ")));
     m.raw("\n");
     m.raw("run: link\n");
-    // a bare name is not looked up in the current directory by the shell
-    let exe = if l.exe.contains('/') { l.exe.to_string() } else { format!("./{}", l.exe) };
-    m.line(&format!("\t{} {}", exe, l.run_args));
+    // as MPD 1.0.1 writes it (the suite compares makefiles byte for byte):
+    // the shell looks a bare name up in PATH, so `mpdm -o ./prog` runs it here
+    m.line(&format!("\t{} {}", l.exe, l.run_args));
     m.raw("\n");
     for c in &p.comps {
         if c.has_object() {
