@@ -63,7 +63,7 @@ class Gen:
         if k == 11:
             return "-%s" % a()
         if k == 12:
-            return "sq(%s %% 50)" % a()
+            return r.choice(["sq(%s %% 50)", "early(%s %% 50)", "addp(%s, 3)"]) % a()
         return "int(%s)" % self.bool_e(d - 1)
 
     def real_e(self, d=2):
@@ -93,7 +93,7 @@ class Gen:
         if d <= 0:
             return r.choice(leaves)
         k = r.randint(0, 8)
-        cmp = r.choice(["<", "<=", ">", ">=", "=", "!="])
+        cmp = r.choice(["<", "<=", ">", ">=", "==", "!="])
         if k <= 1:
             return r.choice(leaves)
         if k == 2:
@@ -108,7 +108,7 @@ class Gen:
             return "(%s %s %s)" % (self.bool_e(d - 1), r.choice(["and", "or", "xor"]), self.bool_e(d - 1))
         if k == 7:
             return "not %s" % self.bool_e(d - 1)
-        return "(%s = %s)" % (self.bool_e(d - 1), self.bool_e(d - 1))
+        return "(%s == %s)" % (self.bool_e(d - 1), self.bool_e(d - 1))
 
     def char_e(self, d=2):
         r = self.rng
@@ -130,8 +130,12 @@ class Gen:
         if d <= 0:
             return r.choice(leaves)
         k = r.randint(0, 5)
-        if k <= 1:
+        if k == 0:
             return r.choice(leaves)
+        if k == 1:
+            # a slice of a variable, inside its current length
+            v = r.choice(STR_VARS)[0]
+            return "%s[1:min(%d, length(%s))]" % (v, r.randint(0, 4), v)
         if k == 2:
             return "string(%s)" % self.int_e(d - 1)
         if k == 3:
@@ -217,7 +221,7 @@ class Gen:
         elif k == 7:
             v = self.fresh("k")
             lo, hi = r.randint(-2, 3), r.randint(0, 5)
-            st = " st %s %% 2 = 0" % v if r.random() < 0.3 else ""
+            st = " st %s %% 2 == 0" % v if r.random() < 0.3 else ""
             self.put("for [%s = %d %s %d%s] {" % (v, lo, "to" if r.random() < 0.7 else "downto", hi, st))
             self.ind += 1
             self.loopvars.append(v)
@@ -225,6 +229,9 @@ class Gen:
             self.loopvars.pop()
             self.ind -= 1
             self.put("}")
+        elif k == 8 and r.random() < 0.4:
+            # the guarded if: if ... [] ... [] else fi
+            self.put("if %s -> write(\"then\") [] %s -> write(\"elif\") [] else -> write(\"else\") fi" % (self.bool_e(), self.bool_e()))
         elif k == 8:
             v = self.fresh("w")
             self.put("int %s = 0" % v)
@@ -283,6 +290,9 @@ class Gen:
             "  string[20] s2 = \"\"",
             "  proc sq(x) returns y { y = x * x }",
             "  proc twice(x) returns y { y = x + x }",
+            "  op early(int x) returns int y",
+            "  proc early(x) returns y { y = x + 1; reply; int z = y * 2 }",
+            "  procedure addp(int a, int b) returns int s { s = a + b }",
             "  process last { receive done_(i1); write(\"last\", i1) }",
             # every op and semaphore is implemented whatever the body holds
             "  V(mutex); P(mutex); V(tokens); P(tokens)",

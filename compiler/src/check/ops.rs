@@ -739,7 +739,11 @@ impl<'a> Checker<'a> {
             return V::err();
         }
         let r = sig.op.clone().unwrap();
+        // the arguments' own invocations stand alone: they are not the co
+        // arm, forward or create being issued (`co a = f(g(x)) oc`)
+        let issue = (self.co_issue.take(), self.fwd_issue.take(), self.create_issue.take(), self.create_on.take());
         let vals: Vec<V> = args.iter().map(|a| self.expr(a)).collect();
+        (self.co_issue, self.fwd_issue, self.create_issue, self.create_on) = issue;
         // the block: the struct, then the parameters sized at run time
         let b = self.tmp();
         let sz = self.tmp();
