@@ -229,9 +229,6 @@ class Gen:
             self.loopvars.pop()
             self.ind -= 1
             self.put("}")
-        elif k == 8 and r.random() < 0.4:
-            # the guarded if: if ... [] ... [] else fi
-            self.put("if %s -> write(\"then\") [] %s -> write(\"elif\") [] else -> write(\"else\") fi" % (self.bool_e(), self.bool_e()))
         elif k == 8:
             v = self.fresh("w")
             self.put("int %s = 0" % v)
