@@ -17,9 +17,19 @@ KEYWORD_SWAPS = ["int", "real", "bool", "char", "string", "sem", "op", "proc",
                  "to", "downto", "by", "st", "file", "any", "null", "final"]
 
 
-def _pick_same(rng, toks, idx, kind):
-    same = [t.text for t in toks if t.kind == kind]
-    return rng.choice(same) if same else toks[idx].text
+BINARY = ["+", "-", "*", "/", "%", "**", "||", "<", ">", "<=", ">=", "==", "!=", "&", "|"]
+TYPE_KEYWORDS = {"int", "real", "bool", "char", "string", "file", "sem", "ptr", "cap", "any"}
+LITERAL_WORDS = {"true", "false", "null", "noop"}
+
+
+def _is_literal(t):
+    return t.kind in ("num", "str", "chr") or t.text in LITERAL_WORDS
+
+
+# (weight, name): mutations that keep the program parseable more often
+# weigh more, so more mutants get through the checker to cc
+_KINDS = [(8, "delete"), (5, "duplicate"), (7, "swap"), (25, "ident"), (14, "type"),
+          (14, "operator"), (15, "literal"), (6, "keyword"), (6, "insert")]
 
 
 def mutate_once(rng, toks, vocab):
@@ -27,30 +37,42 @@ def mutate_once(rng, toks, vocab):
     w = words(toks)
     if not w:
         return toks
-    i = rng.choice(w)
+    total = sum(k for k, _ in _KINDS)
+    x = rng.uniform(0, total)
+    for weight, kind in _KINDS:
+        x -= weight
+        if x <= 0:
+            break
+    cands = {
+        "ident": [i for i in w if toks[i].kind == "ident"],
+        "type": [i for i in w if toks[i].text in TYPE_KEYWORDS],
+        "operator": [i for i in w if toks[i].kind == "op" and toks[i].text in BINARY],
+        "literal": [i for i in w if _is_literal(toks[i])],
+    }.get(kind) or w
+    i = rng.choice(cands)
     t = toks[i]
-    r = rng.random()
     out = list(toks)
-    if r < 0.14:                                   # delete a word
+    if kind == "delete":
         del out[i]
-    elif r < 0.24:                                 # duplicate a word
+    elif kind == "duplicate":
         out.insert(i, Tok(t.kind, t.text))
         out.insert(i + 1, Tok("ws", " "))
-    elif r < 0.36:                                 # swap with the next word
+    elif kind == "swap":
         j = next((k for k in w if k > i), None)
         if j is not None:
             out[i], out[j] = out[j], out[i]
-    elif r < 0.52 and t.kind == "ident":           # another identifier of the program
-        out[i] = Tok("ident", _pick_same(rng, toks, i, "ident"))
-    elif r < 0.62:                                 # a type name where a word was
+    elif kind == "ident":
+        same = [u.text for u in toks if u.kind == "ident"]
+        out[i] = Tok("ident", rng.choice(same) if same else "x")
+    elif kind == "type":
         out[i] = Tok("ident", rng.choice(TYPE_WORDS))
-    elif r < 0.72 and t.kind == "op":              # another operator
-        out[i] = Tok("op", rng.choice(OPERATORS))
-    elif r < 0.82:                                 # a literal of some type
+    elif kind == "operator":
+        out[i] = Tok("op", rng.choice(BINARY if rng.random() < 0.8 else OPERATORS))
+    elif kind == "literal":
         out[i] = Tok("num", rng.choice(LITERALS))
-    elif r < 0.90:                                 # a keyword
+    elif kind == "keyword":
         out[i] = Tok("kw", rng.choice(KEYWORD_SWAPS))
-    else:                                          # a word from any seed
+    else:
         out.insert(i, Tok("ident", rng.choice(vocab) if vocab else "x"))
         out.insert(i + 1, Tok("ws", " "))
     return out

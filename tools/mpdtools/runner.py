@@ -58,7 +58,7 @@ def compile_ours(bindir, src, timeout=60, link=False):
     """(kind, messages): our compiler on src; with link, a.out is built."""
     w = Workdir(src)
     try:
-        args = [os.path.join(bindir, "mpd")] + ([] if link else ["-c"]) + ["-q", w.name]
+        args = [os.path.join(os.path.abspath(bindir), "mpd")] + ([] if link else ["-c"]) + ["-q", w.name]
         rc, out, err = _run(args, w.dir, timeout)
         return classify_ours(rc, out, err), (out + err)
     finally:
@@ -69,7 +69,7 @@ def compile_oracle(bindir, src, timeout=60):
     """(accepted, messages) for MPD 1.0.1 (-c: compile only)."""
     w = Workdir(src)
     try:
-        rc, out, err = _run([os.path.join(bindir, "mpd"), "-c", "-q", w.name], w.dir, timeout)
+        rc, out, err = _run([os.path.join(os.path.abspath(bindir), "mpd"), "-c", "-q", w.name], w.dir, timeout)
         if rc is None:
             return None, "timeout"
         return rc == 0, out + err
@@ -83,7 +83,7 @@ def build_and_run(bindir, src, timeout=60, run_timeout=20, env=None, stdin_data=
     negative for a signal), out (stdout), err (stderr)."""
     w = Workdir(src)
     try:
-        rc, out, err = _run([os.path.join(bindir, "mpd"), "-q", w.name], w.dir, timeout, env=env)
+        rc, out, err = _run([os.path.join(os.path.abspath(bindir), "mpd"), "-q", w.name], w.dir, timeout, env=env)
         res = {"compiled": rc == 0, "compile": out + err, "compile_rc": rc}
         if rc != 0:
             return res
@@ -105,7 +105,7 @@ def build_and_run_args(bindir, src, args, stdin_data, timeout=60):
     """build_and_run with command-line arguments for the program."""
     w = Workdir(src)
     try:
-        rc, out, err = _run([os.path.join(bindir, "mpd"), "-q", w.name], w.dir, timeout)
+        rc, out, err = _run([os.path.join(os.path.abspath(bindir), "mpd"), "-q", w.name], w.dir, timeout)
         res = {"compiled": rc == 0, "compile": out + err, "compile_rc": rc}
         if rc != 0:
             return res
