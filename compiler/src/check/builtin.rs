@@ -385,7 +385,8 @@ impl<'a> Checker<'a> {
     }
 
     fn printable(&mut self, v: &V, span: Span) -> bool {
-        let ok = v.ty.is_scalar() && !matches!(v.ty, Ty::File | Ty::Cap(_) | Ty::Void) || v.ty.is_string() || v.ty.is_char_array();
+        // not null or noop: MPD has no text for them
+        let ok = v.ty.is_scalar() && !matches!(v.ty, Ty::File | Ty::Cap(_) | Ty::Void | Ty::Null) || v.ty.is_string() || v.ty.is_char_array();
         if !ok && v.ty != Ty::Error {
             self.error(span, format!("cannot write a {}", self.types.show(&v.ty)));
         }

@@ -412,6 +412,8 @@ impl<'a> Checker<'a> {
     }
 
     fn index(&mut self, mut b: V, subs: &[Subscript], span: Span) -> V {
+        // an array variable declared with its dimensions knows their index types
+        let ixty = self.index_types.get(&b.c).cloned().unwrap_or_default();
         for (k, s) in subs.iter().enumerate() {
             if matches!(s, Subscript::Slice { .. }) && k + 1 < subs.len() && matches!(b.ty, Ty::Arr(..)) {
                 return self.section(b, &subs[k..], span);
@@ -421,6 +423,11 @@ impl<'a> Checker<'a> {
                 Subscript::Index(ie) => {
                     let i = self.expr(ie);
                     let i = self.ordinal_value(i, ie.span, "wrong subscript type");
+                    if let (Some(want), Ty::Arr(..)) = (ixty.get(k), &b.ty) {
+                        if !self.types.same(want, &i.ty) {
+                            self.error(ie.span, format!("wrong subscript type: this array is indexed by {}, not {}", self.types.show(want), self.types.show(&i.ty)));
+                        }
+                    }
                     self.subscript(b, i, ie.span)
                 }
                 Subscript::Slice { lo, hi, span: ssp } => self.slice(b, lo.as_ref(), hi, *ssp),
@@ -792,7 +799,8 @@ impl<'a> Checker<'a> {
             (Ty::Char, Ty::Char) | (Ty::Bool, Ty::Bool) | (Ty::Enum(_), Ty::Enum(_)) if same => {
                 V::scalar(format!("(({}) {} ({}))", a.c, o, b.c), Ty::Bool)
             }
-            (Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File, Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File) => {
+            // pointers and files are equal or not; they have no order
+            (Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File, Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File) if matches!(op, Eq | Ne) => {
                 V::scalar(format!("((void *)({}) {} (void *)({}))", a.c, o, b.c), Ty::Bool)
             }
             (Ty::Cap(_) | Ty::Null, Ty::Cap(_) | Ty::Null) if matches!(op, Eq | Ne) => {
