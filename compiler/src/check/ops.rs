@@ -751,6 +751,16 @@ impl<'a> Checker<'a> {
         let mut offs = Vec::new();
         for (i, (v, p)) in vals.iter().zip(sig.params.iter()).enumerate() {
             if p.ty.is_blob() && self.types.size_of(&p.ty).is_none() && p.mode != ParamMode::Ref {
+                // the value is copied by its own size into the block: it must
+                // be a blob of the parameter's kind (a scalar has no size)
+                let fits = match &p.ty {
+                    Ty::Str(_) => v.ty.is_string() || v.ty == Ty::Char || v.ty.is_char_array(),
+                    _ => matches!(v.ty, Ty::Arr(..)) && self.types.assignable(&p.ty, &v.ty) || v.ty.is_string() && p.ty.is_char_array(),
+                };
+                if !fits && v.ty != Ty::Error {
+                    self.error(args[i].span, format!("`{}`, argument {}: incompatible (a {} for a {})", sig.name, i + 1, self.types.show(&v.ty), self.types.show(&p.ty)));
+                    return V::err();
+                }
                 let o = self.tmp();
                 let size = match (&p.ty, v.form) {
                     (Ty::Str(_), Form::Blob) if v.ty.is_string() => format!("mpd_blob_size_k({}, MPD_BLOB_STR)", v.c),

@@ -107,10 +107,16 @@ fn mpd_command() -> Command {
         .arg(flag('C', "stop after generating .c files"))
         .arg(flag('F', "inhibit constant folding"))
         .arg(flag('P', "inhibit optimizations"))
-        .arg(Arg::new("I").short('I').num_args(1).help("use DIR/MPDinter"))
-        .arg(Arg::new("o").short('o').num_args(1).help("executable name (default a.out)"))
-        .arg(Arg::new("d").short('d').num_args(1).help("debug flags (ignored)"))
-        .arg(Arg::new("files").num_args(0..).action(ArgAction::Append))
+        .arg(Arg::new("I").short('I').num_args(1).value_name("dir").help("use DIR/MPDinter"))
+        .arg(Arg::new("o").short('o').num_args(1).value_name("file").help("executable name (default a.out)"))
+        .arg(Arg::new("d").short('d').num_args(1).value_name("flags").help("debug flags (ignored)"))
+        .arg(
+            Arg::new("files")
+                .num_args(0..)
+                .action(ArgAction::Append)
+                .value_name("file")
+                .help("MPD sources (.mpd); objects, archives and -lxx go to the linker"),
+        )
 }
 
 fn parse_mpd(args: Vec<String>) -> Result<MpdOpts, String> {
@@ -151,6 +157,11 @@ pub fn mpd_main() -> i32 {
     let args: Vec<String> = std::env::args().collect();
     if args.len() >= 2 && args[1] == "run" {
         return run::run_main(&args[2..]);
+    }
+    if args.len() == 2 && (args[1] == "--help" || args[1] == "-h") {
+        // to stdout, so `mpd --help | less` works
+        print!("{}", mpd_command().render_help());
+        return 0;
     }
     if args.len() == 2 && (args[1] == "--version" || args[1] == "-V") {
         println!("mpd {} (MPD language compiler, command-line compatible with MPD 1.0.1)", env!("CARGO_PKG_VERSION"));
