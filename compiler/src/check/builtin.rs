@@ -52,7 +52,7 @@ impl<'a> Checker<'a> {
         // ops not implemented by a proc of this component (or of a global) go
         // through an invocation block
         if let Some(r) = &sig.op {
-            if !self.op_reachable(r, span) {
+            if !self.op_reachable(r, span) || !self.restriction_ok(r, &sig.name, false, span) {
                 return V::err();
             }
             let direct = r.proc_impl && (r.owner == self.comp || r.global_owner);

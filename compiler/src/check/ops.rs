@@ -108,6 +108,20 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// An op restricted to `{send}` (a process too) is not called, one
+    /// restricted to `{call}` is not sent to (MPD: "op is restricted").
+    pub fn restriction_ok(&mut self, r: &OpRef, name: &str, send: bool, span: Span) -> bool {
+        if !send && r.no_call {
+            self.error(span, format!("op is restricted {{send}}: `{}` can only be sent to", name));
+            return false;
+        }
+        if send && r.no_send {
+            self.error(span, format!("op is restricted {{call}}: `{}` can only be called", name));
+            return false;
+        }
+        true
+    }
+
     /// Registers a signature; returns its index in the shared table.
     pub fn register_sig(&mut self, params: &[PSig], ret: &Ty, inv: &str) -> usize {
         self.types.sigs.push(SigInfo { params: params.to_vec(), ret: ret.clone(), inv: inv.to_string() });
@@ -154,6 +168,7 @@ impl<'a> Checker<'a> {
 
     /// Declares the ops `op a, b[1:3](...)` of this component.
     pub fn declare_ops(&mut self, op: &ast::OpDecl, params: Vec<PSig>, ret: Ty, ret_name: Option<String>, sig_idx: Option<usize>, span: Span) {
+        let restr = restriction(op);
         let mut dynamic = false;
         for n in &op.names {
             for r in &n.dims {
@@ -202,6 +217,8 @@ impl<'a> Checker<'a> {
                     global_owner: self.global,
                     sem: false,
                     ixty,
+                    no_call: restr.map_or(false, |r| !r.call),
+                    no_send: restr.map_or(false, |r| !r.send),
                 }),
             };
             self.declare(&n.name, Sym::Proc(Rc::new(sig)));
@@ -230,6 +247,7 @@ impl<'a> Checker<'a> {
 
     /// Ops declared in a block: a local op object, killed when the block ends.
     fn declare_local_ops(&mut self, op: &ast::OpDecl, params: Vec<PSig>, ret: Ty, ret_name: Option<String>, sig_idx: Option<usize>, span: Span) {
+        let restr = restriction(op);
         for n in &op.names {
             let ixty = self.index_types(&n.dims);
             let (dims, cnt) = self.dyn_dims(&n.dims);
@@ -270,6 +288,8 @@ impl<'a> Checker<'a> {
                     global_owner: false,
                     sem: false,
                     ixty,
+                    no_call: restr.map_or(false, |r| !r.call),
+                    no_send: restr.map_or(false, |r| !r.send),
                 }),
             };
             self.declare(&n.name, Sym::Proc(Rc::new(sig)));
@@ -389,6 +409,8 @@ impl<'a> Checker<'a> {
                 global_owner: false,
                 sem: true,
                 ixty,
+                no_call: false,
+                no_send: false,
             }),
         };
         self.declare(&it.name, Sym::Proc(Rc::new(sig)));
@@ -484,6 +506,8 @@ impl<'a> Checker<'a> {
                     global_owner: self.global,
                     sem: true,
                     ixty,
+                    no_call: false,
+                    no_send: false,
                 }),
             };
             self.declare(&it.name, Sym::Proc(Rc::new(sig)));
@@ -739,6 +763,9 @@ impl<'a> Checker<'a> {
             return V::err();
         }
         let r = sig.op.clone().unwrap();
+        if self.fwd_issue.is_none() && self.create_issue.is_none() && !self.restriction_ok(&r, &sig.name, send, span) {
+            return V::err();
+        }
         // the arguments' own invocations stand alone: they are not the co
         // arm, forward or create being issued (`co a = f(g(x)) oc`)
         let issue = (self.co_issue.take(), self.fwd_issue.take(), self.create_issue.take(), self.create_on.take());
@@ -1108,7 +1135,7 @@ impl<'a> Checker<'a> {
             ret_name: None,
             selfc: self.self_arg(),
             external: false,
-            op: Some(OpRef { global_owner: self.global, ..OpRef::scalar(self.comp.clone(), idx, inv.clone()) }),
+            op: Some(OpRef { global_owner: self.global, no_call: true, ..OpRef::scalar(self.comp.clone(), idx, inv.clone()) }),
         };
         self.declare(&p.name, Sym::Proc(Rc::new(sig)));
         self.ops.push(OpEntry {
@@ -1319,5 +1346,13 @@ impl<'a> Checker<'a> {
             Some(KV::Int(n)) => Some(n),
             _ => None,
         }
+    }
+}
+
+/// The `{call}` / `{send}` restriction written in an op declaration.
+fn restriction(op: &ast::OpDecl) -> Option<ast::OpRestriction> {
+    match &op.sig {
+        ast::OpSig::Explicit { restriction, .. } => *restriction,
+        _ => None,
     }
 }

@@ -52,6 +52,10 @@ pub struct OpRef {
     /// the index type of each dimension of an op array (empty: all int);
     /// a subscript must have that type ("wrong subscript type")
     pub ixty: Vec<super::types::Ty>,
+    /// `{send}` (or a process): the op cannot be called; `{call}`: it
+    /// cannot be sent to
+    pub no_call: bool,
+    pub no_send: bool,
 }
 
 impl OpRef {
@@ -67,6 +71,8 @@ impl OpRef {
             dims: vec![],
             inv,
             ixty: vec![],
+            no_call: false,
+            no_send: false,
             proc_impl: false,
             global_owner: false,
             sem: false,
