@@ -3,7 +3,7 @@
 # panic, crash, hang or unlocated error fails the step.  The long run is
 # `python3 tools/fuzz.py --minutes N` (docs/testing-tools.md).
 BUILD=${BUILD:-$PWD/build}
-out=$(python3 tools/fuzz.py --bin "$BUILD/bin" --seed 2026 --count 150 --timeout 120 \
+out=$(python3 tools/fuzz.py --bin "$BUILD/bin" --seed 2026 --count 300 --timeout 120 \
       --out "$BUILD/fuzz-ci" --no-minimize 2>&1); rc=$?
 echo "$out" | tail -n 20
 n=$(echo "$out" | sed -n 's/^fuzz: \([0-9]*\) inputs.*/\1/p')
