@@ -1227,6 +1227,11 @@ impl<'a> Checker<'a> {
         for (n, ((v, sp), c)) in vals.into_iter().zip(&counts).enumerate() {
             let h = self.tmp();
             if ety.is_string() {
+                // MPD: "element N of constructor is incompatible"
+                if !(v.ty.is_string() || v.ty == Ty::Char || v.ty.is_char_array() || v.ty == Ty::Error) {
+                    self.error(sp, format!("array constructor elements must have one type ({} and {})", self.types.show(&ety), self.types.show(&v.ty)));
+                    continue;
+                }
                 let s = self.sv(&v);
                 self.code.put(&format!("mpd_sv {} = {{0, 0}}; if ({} > 0) {} = {};", h, c, h, s));
                 held.push((V { c: h, ty: Ty::Str(None), form: Form::View, k: None, lv: false, slice: None }, sp));

@@ -716,36 +716,13 @@ impl<'a> Checker<'a> {
                 }
             }
             _ => {
-                let mut call = matches!(e.kind, ExprKind::Call { .. });
                 // an op named alone is a call without arguments (as in MPD 1.0.1)
                 let named = matches!(e.kind, ExprKind::Ident(_) | ExprKind::Field { .. } | ExprKind::Index { .. });
                 let v = if named && matches!(self.probe(e).ty, Ty::Cap(super::types::CapTy::Op(_))) {
-                    call = true;
                     self.call_expr(e, &[], e.span)
                 } else {
                     self.expr(e)
                 };
-                let computed = matches!(
-                    e.kind,
-                    ExprKind::ArrayCons(_)
-                        | ExprKind::Binary { .. }
-                        | ExprKind::Unary { .. }
-                        | ExprKind::Paren(_)
-                        | ExprKind::Int(_)
-                        | ExprKind::Real(_)
-                        | ExprKind::Char(_)
-                        | ExprKind::Str(_)
-                        | ExprKind::Bool(_)
-                        | ExprKind::Low(_)
-                        | ExprKind::High(_)
-                        | ExprKind::New(_)
-                );
-                if !call && computed && v.ty != Ty::Void && v.ty != Ty::Error {
-                    // MPD has no expression statements: `("a", x)` or `x + 1`
-                    // on a line of its own is a mistake
-                    self.error(e.span, "not a statement: only invocations, assignments, ++ and -- stand alone");
-                    return;
-                }
                 match v.form {
                     _ if v.ty == Ty::Void || v.ty == Ty::Error => {
                         if v.c != "0" && !v.c.is_empty() {
