@@ -716,13 +716,9 @@ impl<'a> Checker<'a> {
                 }
             }
             _ => {
-                // an op named alone is a call without arguments (as in MPD 1.0.1)
-                let named = matches!(e.kind, ExprKind::Ident(_) | ExprKind::Field { .. } | ExprKind::Index { .. });
-                let v = if named && matches!(self.probe(e).ty, Ty::Cap(super::types::CapTy::Op(_))) {
-                    self.call_expr(e, &[], e.span)
-                } else {
-                    self.expr(e)
-                };
+                // any expression may stand alone; an op named alone is only
+                // its capability, not a call (as in MPD 1.0.1)
+                let v = self.expr(e);
                 match v.form {
                     _ if v.ty == Ty::Void || v.ty == Ty::Error => {
                         if v.c != "0" && !v.c.is_empty() {
