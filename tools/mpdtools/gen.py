@@ -61,7 +61,7 @@ class Gen:
         if k == 10:
             return "(%s ** %d)" % (a(), r.randint(0, 3))
         if k == 11:
-            return "-%s" % a()
+            return "-(%s)" % a()
         if k == 12:
             return r.choice(["sq(%s %% 50)", "early(%s %% 50)", "addp(%s, 3)"]) % a()
         return "int(%s)" % self.bool_e(d - 1)
