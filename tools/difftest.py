@@ -100,7 +100,9 @@ def main():
         base = os.path.join(o.out, "%s-%s" % (kind, safe))
         with open(base + ".mpd", "w") as f:
             f.write(src)
-        if minimise and not o.no_minimize:
+        # a hang takes the whole timeout per try: not worth shrinking
+        hang = any(x[0][0] == "ran" and x[0][1] is None for x in (ours, theirs))
+        if minimise and not o.no_minimize and not hang:
             def keeps(s):
                 a, _ = outcome(o.bin, s, args, stdin, o.timeout)
                 b, _ = outcome(o.oracle, s, args, stdin, o.timeout)
@@ -116,6 +118,8 @@ def main():
 
     def one(name, src, args, stdin, minimise):
         nonlocal n
+        if n and n % 100 == 0:
+            print("difftest: %d programs, %d differences so far" % (n, diffs), flush=True)
         ours = outcome(o.bin, src, args, stdin, o.timeout)
         theirs = outcome(o.oracle, src, args, stdin, o.timeout)
         n += 1
