@@ -404,9 +404,9 @@ impl<'a> Checker<'a> {
             Ty::Real => format!("MPD_DR(&({}))", v.c),
             Ty::Char => format!("MPD_DC(&({}))", v.c),
             Ty::Bool => format!("MPD_DB(&({}))", v.c),
-            // an address read from text (MPD reads them in hex) is only an
-            // opaque `ptr any`; a typed pointer made of one would be dereferenced
-            Ty::PtrAny => format!("MPD_DP(&({}))", v.c),
+            // MPD reads addresses in hex; getarg's table (predef_args.rs) takes
+            // only a `ptr any`
+            Ty::PtrAny | Ty::Ptr(_) => format!("MPD_DP(&({}))", v.c),
             Ty::Str(_) => format!("mpd_d_str({})", v.c),
             t if t.is_char_array() => format!("mpd_d_chars({})", v.c),
             Ty::Error => "MPD_DI(&(int){0})".into(),

@@ -129,6 +129,12 @@ impl<'a> Checker<'a> {
             TypeKind::File => Ty::File,
             TypeKind::String(None) => Ty::Str(None),
             TypeKind::String(Some(b)) => {
+                if let Bound::Expr(e) = b {
+                    let lt = self.probe(e).ty;
+                    if lt != Ty::Int && lt != Ty::Error {
+                        self.error(e.span, format!("maxlength is not an integer ({})", self.types.show(&lt)));
+                    }
+                }
                 let (n, c) = self.const_bound(b, dyn_ok, true);
                 if n.is_none() && matches!(b, Bound::Expr(_)) {
                     strlen = Some(c);

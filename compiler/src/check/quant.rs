@@ -81,7 +81,7 @@ impl<'a> Checker<'a> {
     pub fn quant_st(&mut self, e: &ast::Expr) -> String {
         let v = self.expr(e);
         if v.ty != Ty::Bool && v.ty != Ty::Error {
-            self.error(e.span, format!("`st' expression must be boolean, not {}", self.types.show(&v.ty)));
+            self.error(e.span, format!("`st' expression must be boolean ({})", self.types.show(&v.ty)));
         }
         v.c
     }
