@@ -4,6 +4,7 @@
 
 int mpd_int_pow(const char *f, int l, int i, int j) {
     if (j < 0) mpd_rts_abort(f, l, "i**j with j<0");
+    if (i == 0 && j == 0) mpd_rts_abort(f, l, "0**i with i<=0");
     unsigned r = 1, b = (unsigned)i;
     while (j) {
         if (j & 1) r *= b;
@@ -20,7 +21,7 @@ double mpd_real_pow(const char *f, int l, double x, double y) {
 }
 
 double mpd_real_powi(const char *f, int l, double x, int j) {
-    if (x == 0.0 && j <= 0) mpd_rts_abort(f, l, "0.0**y with y<=0");
+    if (x == 0.0 && j <= 0) mpd_rts_abort(f, l, "0.0**i with i<=0");
     return pow(x, (double)j);
 }
 

@@ -52,6 +52,9 @@ impl<'a> Checker<'a> {
         // ops not implemented by a proc of this component (or of a global) go
         // through an invocation block
         if let Some(r) = &sig.op {
+            if !self.op_reachable(r, span) || !self.restriction_ok(r, &sig.name, false, span) {
+                return V::err();
+            }
             let direct = r.proc_impl && (r.owner == self.comp || r.global_owner);
             if !direct {
                 let target = super::ops::Target::Op(self.op_ptr(r, &r.idx.to_string()));
@@ -404,7 +407,8 @@ impl<'a> Checker<'a> {
     }
 
     fn printable(&mut self, v: &V, span: Span) -> bool {
-        let ok = v.ty.is_scalar() && !matches!(v.ty, Ty::File | Ty::Cap(_) | Ty::Void) || v.ty.is_string() || v.ty.is_char_array();
+        // not null or noop: MPD has no text for them
+        let ok = v.ty.is_scalar() && !matches!(v.ty, Ty::File | Ty::Cap(_) | Ty::Void | Ty::Null) || v.ty.is_string() || v.ty.is_char_array();
         if !ok && v.ty != Ty::Error {
             self.error(span, format!("cannot write a {}", self.types.show(&v.ty)));
         }
@@ -422,7 +426,9 @@ impl<'a> Checker<'a> {
             Ty::Real => format!("MPD_DR(&({}))", v.c),
             Ty::Char => format!("MPD_DC(&({}))", v.c),
             Ty::Bool => format!("MPD_DB(&({}))", v.c),
-            Ty::Ptr(_) | Ty::PtrAny => format!("MPD_DP(&({}))", v.c),
+            // MPD reads addresses in hex; getarg's table (predef_args.rs) takes
+            // only a `ptr any`
+            Ty::PtrAny | Ty::Ptr(_) => format!("MPD_DP(&({}))", v.c),
             Ty::Str(_) => format!("mpd_d_str({})", v.c),
             t if t.is_char_array() => format!("mpd_d_chars({})", v.c),
             Ty::Error => "MPD_DI(&(int){0})".into(),
@@ -523,6 +529,9 @@ impl<'a> Checker<'a> {
 
     /// MPD's predefined functions.
     fn predefined(&mut self, name: &str, args: &[Expr], span: Span) -> V {
+        if !self.predef_args_ok(name, args, span) {
+            return V::err();
+        }
         let p = self.pos(span);
         let void = |c: String| V::scalar(c, Ty::Void);
         match name {
@@ -637,9 +646,10 @@ impl<'a> Checker<'a> {
                     return V::err();
                 }
                 let f = self.expr(&args[0]);
+                let fc = if f.ty == Ty::Null && f.c != "mpd_noop" { "NULL".to_string() } else { f.c };
                 let t = self.int_arg(&args[1]);
                 let o = self.int_arg(&args[2]);
-                V::scalar(format!("((int)mpd_seek({}, {}, {}, {}))", p, f.c, t, o), Ty::Int)
+                V::scalar(format!("((int)mpd_seek({}, {}, {}, {}))", p, fc, t, o), Ty::Int)
             }
             "remove" => {
                 if !self.want(args, 1..=1, "remove", span) {

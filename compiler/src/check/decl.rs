@@ -64,6 +64,7 @@ impl<'a> Checker<'a> {
                 }
             }
         }
+        self.range_bound_types(r);
         let (lo, loc) = match &r.lo {
             None => (Some(1), "1".to_string()),
             Some(b) => self.const_bound(b, dyn_ok, false),
@@ -72,8 +73,29 @@ impl<'a> Checker<'a> {
         (lo, hi, loc, hic)
     }
 
+    /// The two bounds of a range have one type, and a single bound `[n]`
+    /// (1 to n) is an int (MPD: "incompatible bounds", "single bound is not
+    /// integer").
+    fn range_bound_types(&mut self, r: &Range) {
+        match (&r.lo, &r.hi) {
+            (Some(Bound::Expr(a)), Bound::Expr(b)) => {
+                let (x, y) = (self.probe(a).ty, self.probe(b).ty);
+                if x != Ty::Error && y != Ty::Error && x.is_ordinal() && y.is_ordinal() && !self.types.same(&x, &y) {
+                    self.error(b.span, format!("incompatible bounds: the lower bound is {}, the upper {}", self.types.show(&x), self.types.show(&y)));
+                }
+            }
+            (None, Bound::Expr(b)) => {
+                let y = self.probe(b).ty;
+                if y.is_ordinal() && y != Ty::Int && y != Ty::Error {
+                    self.error(b.span, format!("single bound is not integer: [n] means 1 to n, so n is an int, not {}", self.types.show(&y)));
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// The type of the values of a range (int, char, bool or an enumeration).
-    fn range_type(&mut self, r: &Range) -> Ty {
+    pub(crate) fn range_type(&mut self, r: &Range) -> Ty {
         let e = match (&r.lo, &r.hi) {
             (Some(Bound::Expr(e)), _) => e,
             (None, Bound::Expr(e)) => {
@@ -107,6 +129,12 @@ impl<'a> Checker<'a> {
             TypeKind::File => Ty::File,
             TypeKind::String(None) => Ty::Str(None),
             TypeKind::String(Some(b)) => {
+                if let Bound::Expr(e) = b {
+                    let lt = self.probe(e).ty;
+                    if lt != Ty::Int && lt != Ty::Error {
+                        self.error(e.span, format!("maxlength is not an integer ({})", self.types.show(&lt)));
+                    }
+                }
                 let (n, c) = self.const_bound(b, dyn_ok, true);
                 if n.is_none() && matches!(b, Bound::Expr(_)) {
                     strlen = Some(c);
@@ -641,8 +669,9 @@ impl<'a> Checker<'a> {
                 self.with_mismatch("incompatible initialization".into(), |c| c.assign_into(&var, iv, sp));
                 self.flush_tmps();
             }
-            if index_tys.iter().any(|t| *t != Ty::Int) {
-                // lb/ub of an array indexed by bool, char or an enumeration have that type
+            if !index_tys.is_empty() {
+                // lb/ub of an array indexed by bool, char or an enumeration have
+                // that type; a subscript must have it too
                 self.index_types.insert(c.clone(), index_tys);
             }
             self.declare(&item.name, Sym::Var { c, ty, assignable: !v.constant });

@@ -219,7 +219,7 @@ impl<'a> Checker<'a> {
                 v.ty = Ty::Enum(e);
                 v
             }
-            Some(Sym::Proc(s)) if s.op.is_some() => self.op_cap_value(&s),
+            Some(Sym::Proc(s)) if s.op.is_some() => self.op_cap_value(&s, id.span),
             Some(Sym::Proc(_)) | Some(Sym::PendingProc(_)) | Some(Sym::Comp(_)) | Some(Sym::Type(_)) => {
                 self.error(id.span, format!("`{}` is not a value", id.name));
                 V::err()
@@ -412,6 +412,8 @@ impl<'a> Checker<'a> {
     }
 
     fn index(&mut self, mut b: V, subs: &[Subscript], span: Span) -> V {
+        // an array variable declared with its dimensions knows their index types
+        let ixty = self.index_types.get(&b.c).cloned().unwrap_or_default();
         for (k, s) in subs.iter().enumerate() {
             if matches!(s, Subscript::Slice { .. }) && k + 1 < subs.len() && matches!(b.ty, Ty::Arr(..)) {
                 return self.section(b, &subs[k..], span);
@@ -421,6 +423,11 @@ impl<'a> Checker<'a> {
                 Subscript::Index(ie) => {
                     let i = self.expr(ie);
                     let i = self.ordinal_value(i, ie.span, "wrong subscript type");
+                    if let (Some(want), Ty::Arr(..)) = (ixty.get(k), &b.ty) {
+                        if !self.types.same(want, &i.ty) {
+                            self.error(ie.span, format!("wrong subscript type: this array is indexed by {}, not {}", self.types.show(want), self.types.show(&i.ty)));
+                        }
+                    }
                     self.subscript(b, i, ie.span)
                 }
                 Subscript::Slice { lo, hi, span: ssp } => self.slice(b, lo.as_ref(), hi, *ssp),
@@ -792,7 +799,8 @@ impl<'a> Checker<'a> {
             (Ty::Char, Ty::Char) | (Ty::Bool, Ty::Bool) | (Ty::Enum(_), Ty::Enum(_)) if same => {
                 V::scalar(format!("(({}) {} ({}))", a.c, o, b.c), Ty::Bool)
             }
-            (Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File, Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File) => {
+            // pointers and files are equal or not; they have no order
+            (Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File, Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File) if matches!(op, Eq | Ne) => {
                 V::scalar(format!("((void *)({}) {} (void *)({}))", a.c, o, b.c), Ty::Bool)
             }
             (Ty::Cap(_) | Ty::Null, Ty::Cap(_) | Ty::Null) if matches!(op, Eq | Ne) => {
@@ -917,6 +925,16 @@ impl<'a> Checker<'a> {
         if let Some(sl) = &lhs.slice {
             // assignment into a slice
             let (base, lo, hi) = sl.clone();
+            // a slice takes a value of its own type and shape (MPD gives no
+            // conversion here: a string into an array slice is an error)
+            let ok = match &lhs.ty {
+                Ty::Str(_) => rhs.ty.is_string() || rhs.ty == Ty::Char || rhs.ty.is_char_array(),
+                _ => matches!(rhs.ty, Ty::Arr(..)) && self.types.assignable(&lhs.ty, &rhs.ty) && self.same_rank(&lhs.ty, &rhs.ty),
+            };
+            if !ok {
+                self.error(span, format!("incompatible assignment: cannot assign a {} to a slice of type {}", self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
+                return;
+            }
             if lo == "#sec" {
                 let r = self.array_value(&rhs, lhs.ty.elem().cloned().unwrap_or(Ty::Error), span);
                 self.code.put(&format!("mpd_arr_section_set({}, {}, {}, {});", p, base, hi, r));
@@ -984,6 +1002,15 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Whether two array types have the same number of dimensions.
+    fn same_rank(&self, a: &Ty, b: &Ty) -> bool {
+        match (a, b) {
+            (Ty::Arr(x, ..), Ty::Arr(y, ..)) => self.same_rank(x, y),
+            (Ty::Arr(..), _) | (_, Ty::Arr(..)) => false,
+            _ => true,
+        }
+    }
+
     /// `rc.f = c` for a resource capability variable rc: rc becomes a capability
     /// whose op f is c (a resource capability is a record of op capabilities).
     /// None when `base` is not a resource capability (nothing emitted then).
@@ -1038,6 +1065,10 @@ impl<'a> Checker<'a> {
             return self.coerce(v, &Ty::Real).c;
         }
         if !self.types.assignable(to, &v.ty) {
+            if let (Ty::Cap(_), Ty::Cap(_)) = (to, &v.ty) {
+                self.error(span, format!("incompatible capability: a {} cannot hold a {}", self.types.show(to), self.types.show(&v.ty)));
+                return "0".into();
+            }
             self.error(span, format!("{} (expected a value of type {}, found {})", self.mismatch_what(), self.types.show(to), self.types.show(&v.ty)));
             return "0".into();
         }
@@ -1196,6 +1227,11 @@ impl<'a> Checker<'a> {
         for (n, ((v, sp), c)) in vals.into_iter().zip(&counts).enumerate() {
             let h = self.tmp();
             if ety.is_string() {
+                // MPD: "element N of constructor is incompatible"
+                if !(v.ty.is_string() || v.ty == Ty::Char || v.ty.is_char_array() || v.ty == Ty::Error) {
+                    self.error(sp, format!("array constructor elements must have one type ({} and {})", self.types.show(&ety), self.types.show(&v.ty)));
+                    continue;
+                }
                 let s = self.sv(&v);
                 self.code.put(&format!("mpd_sv {} = {{0, 0}}; if ({} > 0) {} = {};", h, c, h, s));
                 held.push((V { c: h, ty: Ty::Str(None), form: Form::View, k: None, lv: false, slice: None }, sp));

@@ -26,7 +26,8 @@ pub fn fold(op: BinaryOp, a: &KV, b: &KV) -> Option<KV> {
         (Div, Int(x), Int(y)) if *y != 0 => Int(wrap(x / y)),
         (Rem, Int(x), Int(y)) if *y != 0 => Int(wrap(x % y)),
         (Mod, Int(x), Int(y)) if *y != 0 => Int(wrap(((x % y) + y) % y)),
-        (Pow, Int(x), Int(y)) if *y >= 0 && *y < 64 => {
+        // 0**0 is left to the run time, which aborts as MPD does
+        (Pow, Int(x), Int(y)) if *y >= 0 && *y < 64 && !(*x == 0 && *y == 0) => {
             let mut r: i64 = 1;
             for _ in 0..*y {
                 r = wrap(r.wrapping_mul(*x));

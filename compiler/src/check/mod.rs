@@ -16,6 +16,8 @@ mod konst;
 mod msg;
 mod chunk;
 mod ops;
+mod quant;
+mod predef_args;
 
 use crate::emit::{names, Code};
 use crate::syntax::ast::{self, Span};
@@ -312,7 +314,10 @@ impl<'a> Checker<'a> {
             for it in &body.items {
                 if let ast::StmtKind::Decl(d) = &it.kind {
                     if let ast::DeclKind::Proc(p) = &d.kind {
-                        self.proc_names.insert(p.name.name.clone());
+                        // one body per op: a second one would define its C function twice
+                        if !self.proc_names.insert(p.name.name.clone()) {
+                            self.error(p.name.span, format!("duplicate implementation of {}", p.name.name));
+                        }
                         if stmt::has_reply(&p.body.stmts) {
                             self.replying.insert(p.name.name.clone());
                         }
@@ -323,6 +328,14 @@ impl<'a> Checker<'a> {
         // spec portion: exported declarations
         self.at_top = true;
         for s in &c.spec {
+            // a resource's spec is its interface, shared by all its instances:
+            // a variable there has no instance to live in (a global's may)
+            if let ast::StmtKind::Decl(d) = &s.kind {
+                if matches!(&d.kind, ast::DeclKind::Var(v) if !v.constant) && !self.global {
+                    self.error(s.span, "var decl in spec part of resource: only constants, types and ops may be declared there");
+                    continue;
+                }
+            }
             self.stmt(s);
         }
         self.spec_nops = self.nops;

@@ -84,6 +84,44 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// An op of another resource exists once per instance: it is reached
+    /// through a capability, never by its bare name (a global's ops are
+    /// unique and may be named).  Reports the error and returns false.
+    pub fn op_reachable(&mut self, r: &OpRef, span: Span) -> bool {
+        if r.local.is_some() || r.owner.is_empty() || r.owner == self.comp || r.global_owner {
+            return true;
+        }
+        if self.ifaces.get(&r.owner).map(|i| i.global).unwrap_or(false) {
+            return true;
+        }
+        self.error(span, format!("imported op must be referenced via a capability (an op of resource {} needs a `cap {}`)", r.owner, r.owner));
+        false
+    }
+
+    /// An op is implemented once: by a proc, or by input statements (in,
+    /// receive).  Servicing a proc's op with input would wait for
+    /// invocations the proc takes (MPD: "duplicate implementation").
+    pub fn input_impl_check(&mut self, sig: &ProcSig, target: &Target, span: Span) {
+        let Some(r) = &sig.op else { return };
+        if matches!(target, Target::Op(_)) && r.local.is_none() && !r.sem && r.owner == self.comp && self.proc_names.contains(&sig.name) {
+            self.error(span, format!("duplicate implementation of {}: it is implemented by a proc, so in and receive cannot service it", sig.name));
+        }
+    }
+
+    /// An op restricted to `{send}` (a process too) is not called, one
+    /// restricted to `{call}` is not sent to (MPD: "op is restricted").
+    pub fn restriction_ok(&mut self, r: &OpRef, name: &str, send: bool, span: Span) -> bool {
+        if !send && r.no_call {
+            self.error(span, format!("op is restricted {{send}}: `{}` can only be sent to", name));
+            return false;
+        }
+        if send && r.no_send {
+            self.error(span, format!("op is restricted {{call}}: `{}` can only be called", name));
+            return false;
+        }
+        true
+    }
+
     /// Registers a signature; returns its index in the shared table.
     pub fn register_sig(&mut self, params: &[PSig], ret: &Ty, inv: &str) -> usize {
         self.types.sigs.push(SigInfo { params: params.to_vec(), ret: ret.clone(), inv: inv.to_string() });
@@ -130,6 +168,7 @@ impl<'a> Checker<'a> {
 
     /// Declares the ops `op a, b[1:3](...)` of this component.
     pub fn declare_ops(&mut self, op: &ast::OpDecl, params: Vec<PSig>, ret: Ty, ret_name: Option<String>, sig_idx: Option<usize>, span: Span) {
+        let restr = restriction(op);
         let mut dynamic = false;
         for n in &op.names {
             for r in &n.dims {
@@ -143,6 +182,7 @@ impl<'a> Checker<'a> {
             return self.declare_local_ops(op, params, ret, ret_name, sig_idx, span);
         }
         for n in &op.names {
+            let ixty = self.index_types(&n.dims);
             let (dims, cnt) = self.const_dims(&n.dims, n.span);
             let lo: String = dims.first().map(|d| d.0.clone()).unwrap_or_else(|| "1".into());
             let inv = match sig_idx {
@@ -176,6 +216,9 @@ impl<'a> Checker<'a> {
                     proc_impl: proc_impl && n.dims.is_empty() && !self.replying.contains(&n.name.name),
                     global_owner: self.global,
                     sem: false,
+                    ixty,
+                    no_call: restr.map_or(false, |r| !r.call),
+                    no_send: restr.map_or(false, |r| !r.send),
                 }),
             };
             self.declare(&n.name, Sym::Proc(Rc::new(sig)));
@@ -204,7 +247,9 @@ impl<'a> Checker<'a> {
 
     /// Ops declared in a block: a local op object, killed when the block ends.
     fn declare_local_ops(&mut self, op: &ast::OpDecl, params: Vec<PSig>, ret: Ty, ret_name: Option<String>, sig_idx: Option<usize>, span: Span) {
+        let restr = restriction(op);
         for n in &op.names {
+            let ixty = self.index_types(&n.dims);
             let (dims, cnt) = self.dyn_dims(&n.dims);
             let lo = dims.first().map(|d| d.0.clone()).unwrap_or_else(|| "1".into());
             let inv = match sig_idx {
@@ -242,6 +287,9 @@ impl<'a> Checker<'a> {
                     proc_impl: false,
                     global_owner: false,
                     sem: false,
+                    ixty,
+                    no_call: restr.map_or(false, |r| !r.call),
+                    no_send: restr.map_or(false, |r| !r.send),
                 }),
             };
             self.declare(&n.name, Sym::Proc(Rc::new(sig)));
@@ -307,6 +355,7 @@ impl<'a> Checker<'a> {
 
     /// A semaphore array with bounds known at run time: a local op object.
     fn dyn_sem(&mut self, it: &ast::SemItem) {
+        let ixty = self.index_types(&it.dims);
         let (dims, cnt) = self.dyn_dims(&it.dims);
         let obj = if self.at_top {
             let f = self.raw_field("mpd_res *");
@@ -364,6 +413,9 @@ impl<'a> Checker<'a> {
                 proc_impl: false,
                 global_owner: false,
                 sem: true,
+                ixty,
+                no_call: false,
+                no_send: false,
             }),
         };
         self.declare(&it.name, Sym::Proc(Rc::new(sig)));
@@ -404,6 +456,7 @@ impl<'a> Checker<'a> {
                 self.dyn_sem(it);
                 continue;
             }
+            let ixty = self.index_types(&it.dims);
             let (dims, cnt) = self.const_dims(&it.dims, it.span);
             let lo: String = dims.first().map(|d| d.0.clone()).unwrap_or_else(|| "1".into());
             if !self.at_top {
@@ -462,6 +515,9 @@ impl<'a> Checker<'a> {
                     proc_impl: false,
                     global_owner: self.global,
                     sem: true,
+                    ixty,
+                    no_call: false,
+                    no_send: false,
                 }),
             };
             self.declare(&it.name, Sym::Proc(Rc::new(sig)));
@@ -475,6 +531,9 @@ impl<'a> Checker<'a> {
             ExprKind::Ident(id) => match self.resolve(&id.name) {
                 Some(Sym::Proc(sig)) => {
                     let r = sig.op.clone()?;
+                    if !self.op_reachable(&r, e.span) {
+                        return None;
+                    }
                     Some((sig, Target::Op(self.op_ptr(&r, &r.idx.to_string()))))
                 }
                 Some(Sym::Var { .. }) => self.cap_target(e),
@@ -501,6 +560,9 @@ impl<'a> Checker<'a> {
                 if let ExprKind::Ident(id) = &base.kind {
                     if let Some(Sym::Proc(sig)) = self.resolve(&id.name) {
                         let r = sig.op.clone()?;
+                        if !self.op_reachable(&r, e.span) {
+                            return None;
+                        }
                         let ix = self.op_subscripts(&r, &sig.name, subs, e.span)?;
                         return Some((sig, Target::Op(self.op_ptr(&r, &format!("{} + {}", r.idx, ix)))));
                     }
@@ -510,6 +572,9 @@ impl<'a> Checker<'a> {
                     if let (true, ExprKind::Ident(b)) = (self.names_component(rb), &rb.kind) {
                         if let Some(Sym::Proc(sig)) = self.qualified(b, name) {
                             let r = sig.op.clone()?;
+                            if !self.op_reachable(&r, e.span) {
+                                return None;
+                            }
                             let ix = self.op_subscripts(&r, &sig.name, subs, e.span)?;
                             return Some((sig, Target::Op(self.op_ptr(&r, &format!("{} + {}", r.idx, ix)))));
                         }
@@ -523,6 +588,8 @@ impl<'a> Checker<'a> {
                         if let Some(Sym::Proc(sig)) = self.res_member(&rn.clone(), &name.name) {
                             let r = sig.op.clone()?;
                             let i = self.expr(ie);
+                            let want = r.ixty.first().cloned().unwrap_or(Ty::Int);
+                            self.check_op_subscript(&want, &i, ie.span);
                             let p = self.pos(ie.span);
                             let ix = format!("mpd_op_index({}, {}, {}, {})", p, i.c, r.lo, r.n);
                             return Some((sig, Target::Cap(CapC::rc_op(&bv.c, format!("{} + {}", r.idx, ix)))));
@@ -537,6 +604,9 @@ impl<'a> Checker<'a> {
                     if matches!(self.lookup(&b.name), Some(Sym::Comp(_))) {
                         if let Some(Sym::Proc(sig)) = self.qualified(b, name) {
                             let r = sig.op.clone()?;
+                            if !self.op_reachable(&r, e.span) {
+                                return None;
+                            }
                             return Some((sig, Target::Op(self.op_ptr(&r, &r.idx.to_string()))));
                         }
                     }
@@ -571,16 +641,33 @@ impl<'a> Checker<'a> {
             return None;
         }
         let mut acc = String::from("0");
-        for (s, (lo, n)) in subs.iter().zip(&dims) {
+        for (k, (s, (lo, n))) in subs.iter().zip(&dims).enumerate() {
             let ast::Subscript::Index(ie) = s else {
                 self.error(span, format!("incorrect subscripting of {} (an operation array takes subscripts, not slices)", name));
                 return None;
             };
             let i = self.expr(ie);
+            let want = r.ixty.get(k).cloned().unwrap_or(Ty::Int);
+            self.check_op_subscript(&want, &i, ie.span);
             let p = self.pos(ie.span);
             acc = format!("(({}) * ({}) + mpd_op_index({}, {}, {}, {}))", acc, n, p, i.c, lo, n);
         }
         Some(acc)
+    }
+
+    /// The index type of each dimension of an op or sem array.
+    fn index_types(&mut self, dims: &[ast::Range]) -> Vec<Ty> {
+        dims.iter().map(|r| self.range_type(r)).collect()
+    }
+
+    /// A subscript of an op or sem array has the type of that dimension's
+    /// bounds (MPD: "wrong subscript type"); a bool, real, string or sem
+    /// subscript would otherwise reach the C compiler.
+    fn check_op_subscript(&mut self, want: &Ty, i: &V, span: Span) {
+        let want = if want.is_ordinal() { want.clone() } else { Ty::Int };
+        if !self.types.same(&want, &i.ty) {
+            self.error(span, format!("wrong subscript type: this operation array is indexed by {}, not {}", self.types.show(&want), self.types.show(&i.ty)));
+        }
     }
 
     /// `rc.p[i]...` where rc is a resource capability and p an op array: the
@@ -686,7 +773,14 @@ impl<'a> Checker<'a> {
             return V::err();
         }
         let r = sig.op.clone().unwrap();
+        if self.fwd_issue.is_none() && self.create_issue.is_none() && !self.restriction_ok(&r, &sig.name, send, span) {
+            return V::err();
+        }
+        // the arguments' own invocations stand alone: they are not the co
+        // arm, forward or create being issued (`co a = f(g(x)) oc`)
+        let issue = (self.co_issue.take(), self.fwd_issue.take(), self.create_issue.take(), self.create_on.take());
         let vals: Vec<V> = args.iter().map(|a| self.expr(a)).collect();
+        (self.co_issue, self.fwd_issue, self.create_issue, self.create_on) = issue;
         // the block: the struct, then the parameters sized at run time
         let b = self.tmp();
         let sz = self.tmp();
@@ -694,6 +788,16 @@ impl<'a> Checker<'a> {
         let mut offs = Vec::new();
         for (i, (v, p)) in vals.iter().zip(sig.params.iter()).enumerate() {
             if p.ty.is_blob() && self.types.size_of(&p.ty).is_none() && p.mode != ParamMode::Ref {
+                // the value is copied by its own size into the block: it must
+                // be a blob of the parameter's kind (a scalar has no size)
+                let fits = match &p.ty {
+                    Ty::Str(_) => v.ty.is_string() || v.ty == Ty::Char || v.ty.is_char_array(),
+                    _ => matches!(v.ty, Ty::Arr(..)) && self.types.assignable(&p.ty, &v.ty) || v.ty.is_string() && p.ty.is_char_array(),
+                };
+                if !fits && v.ty != Ty::Error {
+                    self.error(args[i].span, format!("`{}`, argument {}: incompatible (a {} for a {})", sig.name, i + 1, self.types.show(&v.ty), self.types.show(&p.ty)));
+                    return V::err();
+                }
                 let o = self.tmp();
                 let size = match (&p.ty, v.form) {
                     (Ty::Str(_), Form::Blob) if v.ty.is_string() => format!("mpd_blob_size_k({}, MPD_BLOB_STR)", v.c),
@@ -932,6 +1036,7 @@ impl<'a> Checker<'a> {
             _ => (e, &[][..]),
         };
         let Some((sig, target)) = self.op_target(callee) else { return };
+        self.input_impl_check(&sig, &target, callee.span);
         let r = sig.op.clone().unwrap();
         let p = self.pos(e.span);
         let op = match target {
@@ -1004,8 +1109,11 @@ impl<'a> Checker<'a> {
     }
 
     /// The value of an op name used as a capability (`c = links`).
-    pub fn op_cap_value(&mut self, sig: &ProcSig) -> V {
+    pub fn op_cap_value(&mut self, sig: &ProcSig, span: Span) -> V {
         let r = sig.op.clone().unwrap();
+        if !self.op_reachable(&r, span) {
+            return V::err();
+        }
         let inst = self.owner_inst(&r);
         let k = self.register_sig(&sig.params, &sig.ret, &r.inv);
         let ty = if r.sem { Ty::Cap(CapTy::Sem) } else { Ty::Cap(CapTy::Op(k)) };
@@ -1042,7 +1150,7 @@ impl<'a> Checker<'a> {
             ret_name: None,
             selfc: self.self_arg(),
             external: false,
-            op: Some(OpRef { global_owner: self.global, ..OpRef::scalar(self.comp.clone(), idx, inv.clone()) }),
+            op: Some(OpRef { global_owner: self.global, no_call: true, ..OpRef::scalar(self.comp.clone(), idx, inv.clone()) }),
         };
         self.declare(&p.name, Sym::Proc(Rc::new(sig)));
         self.ops.push(OpEntry {
@@ -1061,23 +1169,21 @@ impl<'a> Checker<'a> {
         let mut opened = 0;
         let mut qvars = Vec::new();
         for q in &p.quants {
-            let s = self.expr(&q.start);
-            let e = self.expr(&q.end);
-            // as in `for`: the step is added as written; downto's default is -1
-            let st = match &q.step {
-                Some(x) => self.expr(x).c,
-                None if q.downto => "-1".into(),
-                None => "1".into(),
-            };
+            let super::quant::Quant { ty, real, start, end, step } = self.quant(q);
             let v = format!("{}_{}", names::var(&q.var.name), self.fresh);
             self.fresh += 1;
-            let (cmp, upd) = if q.downto { (">=", "+=") } else { ("<=", "+=") };
-            self.code.open(&format!("for (int {v} = {s}; {v} {cmp} {e}; {v} {upd} {st}) {{", v = v, s = s.c, e = e.c, cmp = cmp, upd = upd, st = st));
+            // as in `for`: the step is added as written; downto's default is -1;
+            // a wide loop variable so the end of the int range ends the loop
+            let cmp = if q.downto { ">=" } else { "<=" };
+            let lt = if real { "double" } else { "long long" };
+            self.code.open(&format!("for ({lt} {v}_l = {s}; {v}_l {cmp} {e}; {v}_l += {st}) {{", lt = lt, v = v, s = start.c, e = end.c, cmp = cmp, st = step));
             opened += 1;
-            self.declare(&q.var, Sym::Var { c: v.clone(), ty: s.ty.clone(), assignable: false });
+            let ct = self.ctype(&ty);
+            self.code.put(&format!("{ct} {v} = ({ct}){v}_l;", ct = ct, v = v));
+            self.declare(&q.var, Sym::Var { c: v.clone(), ty, assignable: false });
             if let Some(stc) = &q.st {
-                let c = self.expr(stc);
-                self.code.open(&format!("if ({}) {{", c.c));
+                let c = self.quant_st(stc);
+                self.code.open(&format!("if ({}) {{", c));
                 opened += 1;
             }
             qvars.push(v);
@@ -1135,15 +1241,10 @@ impl<'a> Checker<'a> {
     }
 
     fn quant_type(&mut self, q: &ast::Quantifier) -> Ty {
-        match &q.start.kind {
-            ExprKind::Char(_) => Ty::Char,
-            _ => {
-                // type of the start expression without emitting code
-                let saved = self.code.out.len();
-                let v = self.expr(&q.start);
-                self.code.out.truncate(saved);
-                v.ty
-            }
+        match self.quant_type_only(q) {
+            // an erroneous quantifier is reported with the start code
+            Ty::Error => Ty::Int,
+            t => t,
         }
     }
 
@@ -1299,5 +1400,13 @@ impl<'a> Checker<'a> {
             Some(KV::Int(n)) => Some(n),
             _ => None,
         }
+    }
+}
+
+/// The `{call}` / `{send}` restriction written in an op declaration.
+fn restriction(op: &ast::OpDecl) -> Option<ast::OpRestriction> {
+    match &op.sig {
+        ast::OpSig::Explicit { restriction, .. } => *restriction,
+        _ => None,
     }
 }

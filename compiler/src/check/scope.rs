@@ -49,6 +49,13 @@ pub struct OpRef {
     pub global_owner: bool,
     /// semaphore (sem declaration)
     pub sem: bool,
+    /// the index type of each dimension of an op array (empty: all int);
+    /// a subscript must have that type ("wrong subscript type")
+    pub ixty: Vec<super::types::Ty>,
+    /// `{send}` (or a process): the op cannot be called; `{call}`: it
+    /// cannot be sent to
+    pub no_call: bool,
+    pub no_send: bool,
 }
 
 impl OpRef {
@@ -63,6 +70,9 @@ impl OpRef {
             local: None,
             dims: vec![],
             inv,
+            ixty: vec![],
+            no_call: false,
+            no_send: false,
             proc_impl: false,
             global_owner: false,
             sem: false,

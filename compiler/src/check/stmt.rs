@@ -1,6 +1,5 @@
 //! stmt: checking and translating statements and blocks.
 use super::chunk;
-use super::konst::KV;
 use super::scope::Sym;
 use super::types::Ty;
 use super::{Checker, Form, V};
@@ -213,11 +212,10 @@ impl<'a> Checker<'a> {
             let ops_name = format!("_ops{}_{}", self.fresh, ai);
             if let Some(q) = arm.quants.first() {
                 // one op per quantifier value: ops[k], value qv[k]
-                let start = self.expr(&q.start);
-                let end = self.expr(&q.end);
                 // as in `for`: the step is added as written; downto's default is -1
-                let dflt = if q.downto { "-1" } else { "1" };
-                let step = q.step.as_ref().map(|x| self.expr(x).c).unwrap_or_else(|| dflt.into());
+                let qt = self.quant(q);
+                self.quant_ordinal_only(q, &qt, "an in arm");
+                let super::quant::Quant { start, end, step, ty: qty, .. } = qt;
                 let (n, qv) = (self.tmp(), self.tmp());
                 self.code.put(&format!("int {n} = 0;"));
                 let cnt = format!("(({e}) - ({s})) / ({st}) + 1", e = end.c, s = start.c, st = step);
@@ -232,16 +230,17 @@ impl<'a> Checker<'a> {
                 // never more values than counted (a step away from the end never ends)
                 self.code.open(&format!("for (int {v} = {s}; {v} {cmp} {e} && {n} < _cap{qv}; {v} += {st}) {{", v = var, s = start.c, e = end.c, cmp = cmp, st = step, n = n, qv = qv));
                 self.push();
-                self.declare(&q.var, Sym::Var { c: var.clone(), ty: start.ty.clone(), assignable: false });
+                self.declare(&q.var, Sym::Var { c: var.clone(), ty: qty.clone(), assignable: false });
                 if let Some(stc) = &q.st {
-                    let c = self.expr(stc);
-                    self.code.put(&format!("if (!({})) continue;", c.c));
+                    let c = self.quant_st(stc);
+                    self.code.put(&format!("if (!({})) continue;", c));
                 }
                 let Some((sig, target)) = self.op_target(&arm.op) else {
                     self.pop();
                     self.code.close("}");
                     continue;
                 };
+                self.input_impl_check(&sig, &target, arm.op.span);
                 let op = match target {
                     Target::Op(o) => o,
                     Target::Cap(c) => format!("mpd_in_cap({}, {})", p, c),
@@ -249,9 +248,10 @@ impl<'a> Checker<'a> {
                 self.code.put(&format!("{ops}[{n}] = {op}; {qv}[{n}] = {v}; {n}++;", ops = ops_name, n = n, op = op, qv = qv, v = var));
                 self.pop();
                 self.code.close("}");
-                arms.push(ArmInfo { sig, ops: ops_name, n, qv: Some((qv, q.var.clone(), start.ty.clone())) });
+                arms.push(ArmInfo { sig, ops: ops_name, n, qv: Some((qv, q.var.clone(), qty.clone())) });
             } else {
                 let Some((sig, target)) = self.op_target(&arm.op) else { continue };
+                self.input_impl_check(&sig, &target, arm.op.span);
                 let op = match target {
                     Target::Op(o) => o,
                     Target::Cap(c) => format!("mpd_in_cap({}, {})", p, c),
@@ -481,6 +481,10 @@ impl<'a> Checker<'a> {
             let mut tys = Vec::new();
             for (j, q) in arm.quants.iter().enumerate() {
                 if let Some(Sym::Var { c, ty, .. }) = self.lookup(&q.var.name).cloned() {
+                    if ty == Ty::Real {
+                        // the values are kept in an int vector
+                        self.error(q.span, "a real quantifier is not supported in a co arm (use an int quantifier and convert)");
+                    }
                     self.code.put(&format!("{qv} = mpd_ivec_set({qv}, &{qc}, {b} + {j}, (int)({c}));", qv = qv, qc = qcap, b = qbase, j = j, c = c));
                     tys.push(ty);
                 } else {
@@ -673,41 +677,13 @@ impl<'a> Checker<'a> {
         let mut slice_var = None;
         for q in qs {
             self.code.line(self.line(q.span));
-            let start = self.expr(&q.start);
-            let end = self.expr(&q.end);
-            let ty = if start.ty == Ty::Error { end.ty.clone() } else { start.ty.clone() };
-            // a real quantifier: either bound real, the other int or real
-            let real = [&start.ty, &end.ty].iter().any(|t| **t == Ty::Real)
-                && [&start.ty, &end.ty].iter().all(|t| matches!(t, Ty::Real | Ty::Int | Ty::Error));
-            let ty = if real { Ty::Real } else { ty };
-            if !real && !ty.is_ordinal() {
-                self.error(q.start.span, format!("illegal quantifier type ({}; a quantifier ranges over int, char, bool, enum or real values)", self.types.show(&ty)));
-            } else if !real && !self.types.same(&ty, &end.ty) {
-                self.error(q.end.span, format!("incompatible quantifier limit ({} and {})", self.types.show(&ty), self.types.show(&end.ty)));
-            }
-            let step = match &q.step {
-                Some(s) => {
-                    let v = self.expr(s);
-                    let ok = v.ty == Ty::Int || v.ty == Ty::Error || (real && v.ty == Ty::Real);
-                    if !ok {
-                        // MPD 1.0.1: a number of the wrong kind is "incompatible"
-                        let how = if v.ty.is_numeric() { "incompatible" } else { "illegal" };
-                        self.error(s.span, format!("{} quantifier increment", how));
-                    }
-                    if matches!(v.k, Some(KV::Int(0))) {
-                        self.error(s.span, "a quantifier step cannot be zero");
-                    }
-                    v.c
-                }
-                None if q.downto => "-1".into(),
-                None => "1".into(),
-            };
+            let super::quant::Quant { ty, real, start, end, step } = self.quant(q);
             let (e, st) = (self.tmp(), self.tmp());
             let var = format!("{}_{}", names::var(&q.var.name), self.fresh);
             self.fresh += 1;
             // long long guards against overflow at the end of the int range
             let lt = if real { "double" } else { "long long" };
-            let et = if real { "double" } else { "int" };
+            let et = if real || end.ty == Ty::Real { "double" } else { "int" };
             self.code.put(&format!("{et} {} = {}; {et} {} = {};", e, end.c, st, step, et = et));
             self.flush_tmps();
             let cmp = if q.downto { ">=" } else { "<=" };
@@ -752,7 +728,7 @@ impl<'a> Checker<'a> {
             self.declare(&q.var, Sym::Var { c: var.clone(), ty: ty.clone(), assignable: true });
             opened += 1;
             if let Some(stc) = &q.st {
-                let c = self.cond_of(stc, "`st' expression must be boolean");
+                let c = self.quant_st(stc);
                 self.code.open(&format!("if ({}) {{", c));
                 opened += 1;
             }
@@ -772,6 +748,8 @@ impl<'a> Checker<'a> {
                 }
             }
             _ => {
+                // any expression may stand alone; an op named alone is only
+                // its capability, not a call (as in MPD 1.0.1)
                 let v = self.expr(e);
                 match v.form {
                     _ if v.ty == Ty::Void || v.ty == Ty::Error => {

@@ -62,6 +62,9 @@ pub struct Types {
     pub enums: Vec<EnumInfo>,
     /// operation signatures (capabilities to ops name one of these)
     pub sigs: Vec<SigInfo>,
+    /// Nesting of signature comparisons (an op's parameter may be a
+    /// capability to an op of its own kind): deep ones are taken as equal.
+    pub cmp_depth: std::cell::Cell<u32>,
 }
 
 /// An operation signature and the C struct of its invocation block.
@@ -163,7 +166,7 @@ impl Types {
             (Ty::PtrAny, Ty::Ptr(_)) | (Ty::Ptr(_), Ty::PtrAny) => true,
             (Ty::Ptr(a), Ty::Ptr(b)) => self.same(a, b),
             (Ty::Arr(a, ..), Ty::Arr(b, ..)) => self.assignable(a, b) && self.same_shape(a, b),
-            (Ty::Cap(_), Ty::Cap(_)) => true,
+            (Ty::Cap(a), Ty::Cap(b)) => self.cap_compat(a, b),
             _ => self.same(to, from),
         }
     }
@@ -191,8 +194,54 @@ impl Types {
                         && p.fields.iter().zip(&q.fields).all(|(f, g)| self.same(&f.1, &g.1))
                 }
             }
-            (Ty::Cap(_), Ty::Cap(_)) => true,
+            (Ty::Cap(x), Ty::Cap(y)) => self.cap_compat(x, y),
             _ => a == b,
+        }
+    }
+
+    /// Capabilities are compatible when they designate the same kind of
+    /// thing: a resource of the same name, or operations of the same
+    /// signature (parameter kinds and types, result); a semaphore is an op
+    /// without parameters or result.  An op capability given another
+    /// signature would invoke the op with a block of the wrong layout.
+    pub fn cap_compat(&self, a: &CapTy, b: &CapTy) -> bool {
+        match (a, b) {
+            // resources: MPD compares their specs structurally (and an
+            // extended resource's cap fits its base's); their caps share one
+            // C layout, so any resource capability is accepted here
+            (CapTy::Resource(_), CapTy::Resource(_)) => true,
+            (CapTy::Op(x), CapTy::Op(y)) => {
+                if x == y || self.cmp_depth.get() > 8 {
+                    return true;
+                }
+                self.cmp_depth.set(self.cmp_depth.get() + 1);
+                let r = self.sig_compat(&self.sigs[*x], &self.sigs[*y]);
+                self.cmp_depth.set(self.cmp_depth.get() - 1);
+                r
+            }
+            (CapTy::Sem, CapTy::Sem) | (CapTy::Vm, CapTy::Vm) => true,
+            (CapTy::Sem, CapTy::Op(k)) | (CapTy::Op(k), CapTy::Sem) => {
+                self.sigs[*k].params.is_empty() && self.sigs[*k].ret == Ty::Void
+            }
+            _ => false,
+        }
+    }
+
+    fn sig_compat(&self, x: &SigInfo, y: &SigInfo) -> bool {
+        x.params.len() == y.params.len()
+            && x.params.iter().zip(&y.params).all(|(p, q)| by_value(p.mode) == by_value(q.mode) && (by_value(p.mode) || p.mode == q.mode) && self.same_exact(&p.ty, &q.ty))
+            && self.same_exact(&x.ret, &y.ret)
+    }
+
+    /// `same`, with array bounds and string lengths too where both are known
+    /// (a block's layout depends on them).
+    fn same_exact(&self, a: &Ty, b: &Ty) -> bool {
+        match (a, b) {
+            (Ty::Str(Some(x)), Ty::Str(Some(y))) => x == y,
+            (Ty::Arr(x, l1, h1), Ty::Arr(y, l2, h2)) => {
+                (l1.is_none() || l2.is_none() || l1 == l2) && (h1.is_none() || h2.is_none() || h1 == h2) && self.same_exact(x, y)
+            }
+            _ => self.same(a, b),
         }
     }
 
@@ -215,10 +264,35 @@ impl Types {
             Ty::Null => "null".into(),
             Ty::Arr(e, _, _) => format!("array of {}", self.show(e)),
             Ty::Cap(CapTy::Resource(r)) => format!("cap {}", r),
-            Ty::Cap(_) => "cap".into(),
+            Ty::Cap(CapTy::Sem) => "cap sem".into(),
+            Ty::Cap(CapTy::Vm) => "cap vm".into(),
+            Ty::Cap(CapTy::Op(k)) => {
+                // an op capability is named by its signature
+                let sg = &self.sigs[*k];
+                let ps: Vec<String> = sg
+                    .params
+                    .iter()
+                    .map(|p| {
+                        let m = match p.mode {
+                            crate::syntax::ast::ParamMode::Var => "var ",
+                            crate::syntax::ast::ParamMode::Res => "res ",
+                            crate::syntax::ast::ParamMode::Ref => "ref ",
+                            _ => "",
+                        };
+                        format!("{}{}", m, self.show(&p.ty))
+                    })
+                    .collect();
+                let r = if sg.ret == Ty::Void { String::new() } else { format!(" returns {}", self.show(&sg.ret)) };
+                format!("cap op({}){}", ps.join(", "), r)
+            }
             Ty::Fwd(n) => n.clone(),
         }
     }
+}
+
+/// A value parameter (no mode, or `val`).
+fn by_value(m: crate::syntax::ast::ParamMode) -> bool {
+    matches!(m, crate::syntax::ast::ParamMode::Default | crate::syntax::ast::ParamMode::Val)
 }
 
 #[cfg(test)]

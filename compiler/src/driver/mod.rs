@@ -66,10 +66,33 @@ fn flag(c: char, help: &'static str) -> Arg {
     Arg::new(leak(c.to_string())).short(c).action(ArgAction::SetTrue).help(help)
 }
 
+/// The end of `mpd --help`: the other ways to run it and what it reads
+/// from the environment (the compiler's, then the compiled program's).
+const HELP_MORE: &str = "\
+Compile and run in one step:
+  mpd run prog.mpd [args...]   compile into a private directory, run with args,
+                               and exit with the program's status
+  mpd --version                print the version
+
+Environment of the compiler:
+  MPD_HOME        root of the installation (bin/, lib/libmpdrt.a, include/mpd/);
+                  default: the directory above the mpd binary
+  MPD_PATH        colon-separated directories searched for imported components
+  CC              the C compiler (default cc)
+
+Environment of a compiled program (see mpd(1)):
+  MPD_PARALLEL    number of virtual processors (OS threads); default 1
+  MPD_MAX_PROCS   most processes alive at once
+  MPD_STACK_SIZE  stack size of each process, in bytes
+  MPD_SCHED       scheduler of the virtual processors: fifo, prio or steal
+  MPD_SLICE       loop iterations between context switches
+  MPD_IDLE_SPIN   how long an idle virtual processor spins before sleeping";
+
 fn mpd_command() -> Command {
     Command::new("mpd")
         .about("MPD compiler: mpd [-sbcqwgvOTMCFP] [-I dir] [-o file] file.mpd ... other.o -lxx\n       mpd run prog.mpd [args...]")
         .disable_version_flag(true)
+        .after_help(HELP_MORE)
         .arg(flag('s', "create specification files only"))
         .arg(flag('b', "compile bodies only"))
         .arg(flag('c', "compile but do not link"))
@@ -84,10 +107,16 @@ fn mpd_command() -> Command {
         .arg(flag('C', "stop after generating .c files"))
         .arg(flag('F', "inhibit constant folding"))
         .arg(flag('P', "inhibit optimizations"))
-        .arg(Arg::new("I").short('I').num_args(1).help("use DIR/MPDinter"))
-        .arg(Arg::new("o").short('o').num_args(1).help("executable name (default a.out)"))
-        .arg(Arg::new("d").short('d').num_args(1).help("debug flags (ignored)"))
-        .arg(Arg::new("files").num_args(0..).action(ArgAction::Append))
+        .arg(Arg::new("I").short('I').num_args(1).value_name("dir").help("use DIR/MPDinter"))
+        .arg(Arg::new("o").short('o').num_args(1).value_name("file").help("executable name (default a.out)"))
+        .arg(Arg::new("d").short('d').num_args(1).value_name("flags").help("debug flags (ignored)"))
+        .arg(
+            Arg::new("files")
+                .num_args(0..)
+                .action(ArgAction::Append)
+                .value_name("file")
+                .help("MPD sources (.mpd); objects, archives and -lxx go to the linker"),
+        )
 }
 
 fn parse_mpd(args: Vec<String>) -> Result<MpdOpts, String> {
@@ -128,6 +157,15 @@ pub fn mpd_main() -> i32 {
     let args: Vec<String> = std::env::args().collect();
     if args.len() >= 2 && args[1] == "run" {
         return run::run_main(&args[2..]);
+    }
+    if args.len() == 2 && (args[1] == "--help" || args[1] == "-h") {
+        // to stdout, so `mpd --help | less` works
+        print!("{}", mpd_command().render_help());
+        return 0;
+    }
+    if args.len() == 2 && (args[1] == "--version" || args[1] == "-V") {
+        println!("mpd {} (MPD language compiler, command-line compatible with MPD 1.0.1)", env!("CARGO_PKG_VERSION"));
+        return 0;
     }
     let o = match parse_mpd(args) {
         Ok(o) => o,

@@ -51,6 +51,8 @@ pub fn makefile(p: &Plan, l: &Layout) -> String {
     m.line(&format!("compile: {}", objs.join(" ")));
     m.raw("\n");
     m.raw("run: link\n");
+    // as MPD 1.0.1 writes it (the suite compares makefiles byte for byte):
+    // the shell looks a bare name up in PATH, so `mpdm -o ./prog` runs it here
     m.line(&format!("\t{} {}", l.exe, l.run_args));
     m.raw("\n");
     for c in &p.comps {

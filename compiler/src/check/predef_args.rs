@@ -1,0 +1,144 @@
+//! predef_args: the argument kinds of MPD's predefined functions, checked in
+//! one place before a call is translated.
+//!
+//! The translation of each function (builtin.rs) may then assume its
+//! arguments have the kinds listed here, so a wrong one is a located error in
+//! MPD's words ("seek(), argument 1: not a file") and never C that the C
+//! compiler rejects or a program that crashes.  Functions with variable
+//! argument lists (write, printf, read, min...) are checked where they are
+//! translated.
+use super::types::Ty;
+use super::{Checker, V};
+use crate::syntax::ast::{Expr, Span};
+
+/// What an argument of a predefined function must be.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Arg {
+    /// an int
+    Int,
+    /// an int or a real (converted)
+    Real,
+    /// a string, char array or char
+    Str,
+    /// a file (or null)
+    File,
+    /// a pointer (or null)
+    Ptr,
+    /// a value of the predefined enumeration seektype
+    Seek,
+    /// a value of the predefined enumeration accessmode
+    Mode,
+    /// a variable that input converts text into
+    Dest,
+}
+
+/// (least, most arguments, kind of each) of the predefined functions whose
+/// argument list is fixed; None for the others.
+pub fn table(name: &str) -> Option<(usize, usize, &'static [Arg])> {
+    use Arg::*;
+    Some(match name {
+        "numargs" | "age" | "myresource" | "mymachine" | "myvm" | "mypriority" => (0, 0, &[]),
+        "setpriority" | "nap" => (1, 1, &[Int]),
+        "locate" => (2, 3, &[Int, Str, Str]),
+        "free" => (1, 1, &[Ptr]),
+        "seed" | "sqrt" | "ceil" | "floor" | "round" | "sin" | "cos" | "tan" | "asin" | "acos" => (1, 1, &[Real]),
+        "log" | "exp" | "atan" => (1, 2, &[Real, Real]),
+        "random" => (0, 2, &[Real, Real]),
+        "getarg" => (2, 2, &[Int, Dest]),
+        "open" => (2, 2, &[Str, Mode]),
+        "close" | "flush" | "where" => (1, 1, &[File]),
+        "remove" => (1, 1, &[Str]),
+        "seek" => (3, 3, &[File, Seek, Int]),
+        _ => return None,
+    })
+}
+
+impl<'a> Checker<'a> {
+    /// The type of `e` without emitting code or messages (its own errors are
+    /// reported when it is translated).
+    pub fn probe(&mut self, e: &Expr) -> V {
+        let saved = self.code.out.len();
+        let mut scratch = crate::syntax::Diagnostics::new();
+        std::mem::swap(self.diags, &mut scratch);
+        let v = self.expr(e);
+        std::mem::swap(self.diags, &mut scratch);
+        self.code.out.truncate(saved);
+        v
+    }
+
+    /// Checks the count and kinds of the arguments of predefined function
+    /// `name`; false (after reporting) when they are wrong.
+    pub fn predef_args_ok(&mut self, name: &str, args: &[Expr], span: Span) -> bool {
+        let Some((least, most, kinds)) = table(name) else { return true };
+        if args.len() < least {
+            self.error(span, format!("{}(): too few arguments (it takes {})", name, count(least, most)));
+            return false;
+        }
+        if args.len() > most {
+            self.error(span, format!("{}(): too many arguments (it takes {})", name, count(least, most)));
+            return false;
+        }
+        let mut ok = true;
+        for (i, (a, k)) in args.iter().zip(kinds).enumerate() {
+            let v = self.probe(a);
+            if v.ty == Ty::Error {
+                continue;
+            }
+            if let Some(msg) = self.arg_problem(*k, &v) {
+                self.error(a.span, format!("{}(), argument {}: {}", name, i + 1, msg));
+                ok = false;
+            }
+        }
+        ok
+    }
+
+    /// What is wrong with `v` as an argument of kind `k`, if anything.
+    fn arg_problem(&self, k: Arg, v: &V) -> Option<String> {
+        let t = &v.ty;
+        let enum_named = |n: &str| matches!(t, Ty::Enum(i) if self.types.enums[*i].name == n);
+        let good = match k {
+            Arg::Int => *t == Ty::Int,
+            Arg::Real => matches!(t, Ty::Int | Ty::Real),
+            Arg::Str => t.is_string() || t.is_char_array() || *t == Ty::Char,
+            Arg::File => matches!(t, Ty::File | Ty::Null),
+            Arg::Ptr => matches!(t, Ty::Ptr(_) | Ty::PtrAny | Ty::Null),
+            Arg::Seek => enum_named("seektype"),
+            Arg::Mode => enum_named("accessmode"),
+            Arg::Dest => {
+                if !v.lv {
+                    return Some("not a variable".into());
+                }
+                input_type(t)
+            }
+        };
+        if good {
+            return None;
+        }
+        Some(match k {
+            Arg::Int => format!("not an integer ({})", self.types.show(t)),
+            Arg::Real => format!("not numeric ({})", self.types.show(t)),
+            Arg::Str => format!("not a string ({})", self.types.show(t)),
+            Arg::File => format!("not a file ({})", self.types.show(t)),
+            Arg::Ptr => format!("not a pointer ({})", self.types.show(t)),
+            Arg::Seek => "seektype argument is wrong type (ABSOLUTE, RELATIVE or EXTEND)".into(),
+            Arg::Mode => "accessmode argument is wrong type (READ, WRITE or READWRITE)".into(),
+            Arg::Dest if matches!(t, Ty::Ptr(_)) => format!("invalid type: cannot read into a {} (an address read from text is only a ptr any)", self.types.show(t)),
+            Arg::Dest => format!("invalid type: cannot read into a {}", self.types.show(t)),
+        })
+    }
+}
+
+/// Types that input (read, getarg, scanf...) converts text into.  A pointer
+/// only as `ptr any`: an address read from text is opaque (it can be written
+/// and compared); as a `ptr int` it would be dereferenced, and crash.
+pub fn input_type(t: &Ty) -> bool {
+    matches!(t, Ty::Int | Ty::Real | Ty::Char | Ty::Bool | Ty::Enum(_) | Ty::Str(_) | Ty::PtrAny | Ty::Error) || t.is_char_array()
+}
+
+fn count(least: usize, most: usize) -> String {
+    if least == most {
+        format!("{}", least)
+    } else {
+        format!("{} to {}", least, most)
+    }
+}
