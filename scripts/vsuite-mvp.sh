@@ -46,11 +46,13 @@ int main(int argc, char **argv)
 }
 EOF
 cc -O2 -o "$tmp/launch" "$tmp/launch.c" || exit 2
-for tool in mpd mpdl mpdm; do
-    [ -x "build/bin/$tool" ] || continue
-    if [ "$tool" = mpdm ]; then   # it runs the mpd it is given
-        ln -s "$root/build/bin/mpdm" "$tmp/bin/mpdm"; continue
-    fi
+for t in build/bin/*; do
+    tool=${t##*/}
+    [ -x "$t" ] || continue
+    case $tool in
+        mpd|mpdl) ;;              # wrapped below: they link executables
+        *) ln -s "$root/$t" "$tmp/bin/$tool"; continue ;;   # mpdm runs the mpd it is given; mpdprof...
+    esac
     cat > "$tmp/bin/$tool" <<EOF
 #!/bin/sh
 # wrapper (scripts/vsuite-mvp.sh): link as $tool does, then make the
