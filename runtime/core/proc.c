@@ -102,6 +102,7 @@ static inline void count_new(mpd_proc *p)
 {
     p->seq = take_seq();
     mpd__count_procs(1);
+    MPD_TL(mpd__tl_created(p));
 }
 
 mpd_proc *mpd_proc_prepare(void (*fn)(void *), void *arg, const mpd_proc_attr *attr, void **extra)

@@ -21,6 +21,7 @@
 #include "mpd/rt.h"
 #include "mpd/ops.h"      /* mpd/handoff.h: the fields it mirrors */
 #include "csw/csw.h"
+#include "core/timeline.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define MPD_ASAN 1
@@ -173,6 +174,8 @@ extern atomic_int mpd__prio_mixed;
 void mpd__prio_mixed_on(void);
 static inline void fast1_set(int on)
 {
+    /* the timeline needs every switch and wakeup on the general paths */
+    on = on && !mpd__tl_on;
     mpd__fast1 = on;
     mpd__hand1_off = !(on && MPD_RT_HAND1) || atomic_load_explicit(&mpd__prio_mixed, memory_order_relaxed);
 }
@@ -182,6 +185,14 @@ extern int64_t mpd__start_ns;
 
 static inline mpd_vp *vp_self(void) { return (mpd_vp *)(void *)mpd__vp(); }
 static inline mpd_proc *proc_self(void) { return (mpd_proc *)(void *)vp_self()->hot.cur; }
+
+/* timeline.c: the core's hooks, each called behind MPD_TL (one test of
+ * mpd__tl_on) */
+void mpd__tl_created(mpd_proc *p);
+void mpd__tl_switch(mpd_proc *self, mpd_proc *next, int kind);
+void mpd__tl_loop_run(mpd_proc *p);
+void mpd__tl_loop_idle(void);
+void mpd__tl_woken(mpd_proc *p, int by);
 
 /* vp.c */
 void mpd__switch_out(int post_kind, mpd_proc *pp, mpd_spinlock *lk);

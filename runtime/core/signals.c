@@ -138,6 +138,7 @@ void mpd__signals_install(void)
 
 int mpd__finish_output(int status)
 {
+    MPD_TL(mpd__tl_finish(status));
     /* flushed here first to learn why a write fails; never waits on a
      * thread that keeps stdout locked (mpd_rts_before_exit tries again) */
     int failed = 0, e = 0;

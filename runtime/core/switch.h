@@ -130,6 +130,7 @@ static inline void switch_away(mpd_vp *vp, mpd_proc *self, mpd_proc *next, int k
         post_switch(vp);
         return;
     }
+    MPD_TL(mpd__tl_switch(self, next, kind));
     mpd_fiber *to;
     vp_qs_note(vp, next == NULL);
     if (next) {

@@ -128,6 +128,7 @@ int mpd__timers_fire(void)
         mpd_spin_unlock(&tlock);
     while (list) {
         mpd_proc *n = list->io_next;
+        MPD_TL(mpd__tl_woken(list, TL_BY_TIMER));
         mpd__ready(list);
         list = n;
     }

@@ -130,6 +130,7 @@ void mpd__drain_inbox(void)
     mpd_proc *l = mpd__inbox_take();
     while (l) {
         mpd_proc *n = l->io_next;
+        MPD_TL(mpd__tl_woken(l, TL_BY_IO));
         mpd__ready(l);
         l = n;
     }
@@ -200,6 +201,7 @@ void mpd_unpark(mpd_proc *p)
         rq1_put(p);
         return;
     }
+    MPD_TL(mpd__tl_woken(p, TL_BY_PROC));
     vp_wake(vp_self(), p);
 }
 
@@ -362,8 +364,10 @@ static void quiesce(void)
         mpd_proc_create(hook_proc, NULL, &a);
         return;
     }
-    if (n > 0)
+    if (n > 0) {
+        MPD_TL(mpd__tl_rec(TL_DEADLOCK, 0, (uint64_t)n, NULL, 0));
         report_fn();
+    }
     stop_all();
 }
 
@@ -508,10 +512,13 @@ void mpd__vp_loop_run(mpd_vp *vp)
         if (atomic_load_explicit(&stopping, memory_order_relaxed))
             return;
         mpd_proc *p = pick_next(vp);
-        if (!p)
+        if (!p) {
+            MPD_TL(mpd__tl_loop_idle());
             p = idle_wait(vp);
+        }
         if (!p)
             continue;
+        MPD_TL(mpd__tl_loop_run(p));
         p->state = P_RUNNING;
         vp_qs_note(vp, 0);
         vp->hot.cur = &p->hot;

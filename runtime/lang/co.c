@@ -1,6 +1,7 @@
 /* co.c: the concurrent invocation statement -- start arms, collect completions one at a time. */
 #include "opint.h"
 #include "mpd/trace.h"
+#include "core/timeline.h"
 
 struct mpd_co {
     opk_lock  lk;
@@ -61,6 +62,7 @@ void mpd_co_invoke_op(const char *F, int L, mpd_co *co, mpd_op *op, mpd_invb *ib
         inv_answer(h);
         return;
     }
+    MPD_TL(mpd__tl_invoke(TL_CALL, F, L, ib));
     mpd_invb *h = inv_copy(ib);
     h->kind = MPD_INV_CALL;
     h->co = co;

@@ -3,12 +3,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "mpd/err.h"
+#include "core/timeline.h"
 
 static void default_before_exit(void) { fflush(NULL); }
 void (*mpd_rts_before_exit)(void) = default_before_exit;
 
 static _Noreturn void vabort_at(const char *prefix, const char *file, int line, const char *fmt, va_list ap)
 {
+    MPD_TL(mpd__tl_rec(TL_ABORT, mpd__tl_self(), 0, file, line); mpd__tl_finish(1));
     if (mpd_rts_before_exit)
         mpd_rts_before_exit();
     fprintf(stderr, "%sRTS abort: file %s, line %d:\n   ", prefix, file ? file : "?", line);
@@ -42,6 +44,7 @@ _Noreturn void mpd_rts_abort(const char *file, int line, const char *fmt, ...)
 _Noreturn void mpd_rts_fatal(const char *fmt, ...)
 {
     va_list ap;
+    MPD_TL(mpd__tl_finish(1));
     if (mpd_rts_before_exit)
         mpd_rts_before_exit();
     fputs("RTS abort: ", stderr);

@@ -638,13 +638,17 @@ static void in_general_killed(mpd_invb *got, cand *cv, cand *cands);
 /* The input statement (see OPK_SWITCH_RETURN for the body/entry split). */
 OPK_BODY opk_sret mpd__in_wait_body(const char *F, int L, mpd_in *in)
 {
+    MPD_TL(if (!mpd__tl_why) mpd__tl_wait_for(TL_WHY_IN, 0));
     if (in->narms == 1 && in->arms[0].n == 1 && !in->arms[0].has_st && !in->arms[0].has_by &&
         op_kind(in->arms[0].ops[0]) == MPD_OPK_INPUT) {
         long sw = 0;
         mpd_invb *ib = in_wait_one(F, L, in, in->arms[0].ops[0], &sw);
+        MPD_TL(mpd__tl_take(F, L, ib));
         return OPK_SRET(ib, sw);
     }
-    return OPK_SRET(in_wait_general(F, L, in), 0);
+    mpd_invb *ib = in_wait_general(F, L, in);
+    MPD_TL(mpd__tl_take(F, L, ib));
+    return OPK_SRET(ib, 0);
 }
 
 #if OPK_HAVE_SWITCH_RETURN
@@ -824,6 +828,7 @@ static mpd_invb *in_wait_cond(const char *F, int L, mpd_in *in, opcls *c)
 
 mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
 {
+    MPD_TL(mpd__tl_wait_for(TL_WHY_RECEIVE, (uintptr_t)op));
     if (op_kind(op) == MPD_OPK_INPUT) {    /* fast path: the head is free */
         opq *q = op_queue(op);
         opcls *c = cls_lock(q->cls);
@@ -836,6 +841,7 @@ mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
         if (ib && !ib->pins) {
             q_remove(q, ib);
             opk_release(&c->lk);
+            MPD_TL(mpd__tl_take(F, L, ib));
             return ib;
         }
         opk_release(&c->lk);
@@ -996,6 +1002,15 @@ void mpd_trc_V(const char *F, int L, mpd_op *op);
 OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
 {
     opq *q;
+    if (__builtin_expect(mpd__tl_on, 0) && !mpd_trc_on) {
+        /* never SEM1 (op.c): the general P, then who passed it */
+        int sem = op_counted(op);
+        mpd__tl_wait_for(sem ? TL_WHY_SEM : TL_WHY_RECEIVE, (uintptr_t)op);
+        op_P_general(F, L, op);
+        if (sem)
+            mpd__tl_rec(TL_P, mpd__tl_self(), (uintptr_t)op, F, L);
+        return OPK_SRET(NULL, 0);
+    }
     if (__builtin_expect(mpd_trc_on, 0)) {
         /* traced: never SEM1 (op.c), so never the inline park below */
         mpd_trc_P(F, L, op);
@@ -1071,6 +1086,7 @@ void mpd__op_P_untraced(const char *F, int L, mpd_op *op)
 
 void mpd__op_V_slow(const char *F, int L, mpd_op *op)
 {
+    MPD_TL(if (op_counted(op)) mpd__tl_rec(TL_V, mpd__tl_self(), (uintptr_t)op, F, L));
     if (__builtin_expect(mpd_trc_on, 0))
         mpd_trc_V(F, L, op);
     mpd__op_V_untraced(F, L, op);

@@ -194,6 +194,7 @@ mpd_op *inv_resolve(const char *F, int L, mpd_cap c, int for_input)
 static void proc_entry(void *arg)
 {
     mpd_invb *ib = arg;
+    MPD_TL(mpd__tl_take(NULL, 0, ib));
     mpd_op *op = ib->op;
     op->fn(op->owner, ib);
     inv_complete(ib);
@@ -208,6 +209,7 @@ static void proc_run(void *arg)
     if (!opk_proc_alive(o))
         return;
     mpd_invb *ib = (mpd_invb *)(o + 1);
+    MPD_TL(mpd__tl_take(NULL, 0, ib));
     mpd_op *op = ib->op;
     op->fn(op->owner, ib);
     uint8_t f = ib->flags;
@@ -375,6 +377,7 @@ OPK_BODY opk_sret mpd__call_proc_body(const char *F, int L, mpd_op *op, mpd_invb
     ib->kind = MPD_INV_CALL;
     if (__builtin_expect(mpd_trc_on, 0))
         trc_invoke(F, L, MPD_EV_CALL, ib);
+    MPD_TL(mpd__tl_invoke(TL_CALL, F, L, ib); mpd__tl_wait_for(TL_WHY_CALL, (uintptr_t)op));
     return call_proc(F, L, op, ib);
 }
 
@@ -383,6 +386,7 @@ OPK_BODY opk_sret mpd__call_op_body(const char *F, int L, mpd_op *op, mpd_invb *
     ib->kind = MPD_INV_CALL;
     if (__builtin_expect(mpd_trc_on, 0))
         trc_invoke(F, L, MPD_EV_CALL, ib);
+    MPD_TL(mpd__tl_invoke(TL_CALL, F, L, ib); mpd__tl_wait_for(TL_WHY_CALL, (uintptr_t)op));
     switch (op_kind(op)) {
     case MPD_OPK_PROC:
         if ((op_flags(op) & MPD_OP_DIRECT) &&      /* the fast path, on one vm */
@@ -443,6 +447,7 @@ void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
     if (__builtin_expect(mpd_trc_on, 0))
         trc_invoke(F, L, MPD_EV_SEND, ib);
+    MPD_TL(mpd__tl_invoke(TL_SEND, F, L, ib));
     send_op(F, L, op, ib);
 }
 
@@ -538,6 +543,7 @@ mpd_invb *mpd_forward(const char *F, int L, mpd_invb *cur, mpd_cap c, mpd_invb *
         mpd_trc(F, L, MPD_EV_FORWARD, mpd_trc_invoker(cur));
         nib->_pad = cur->_pad;              /* the new servicer answers the same invoker */
     }
+    MPD_TL(mpd__tl_invoke(TL_SEND, F, L, nib));     /* an arrow to its new servicer */
     if (cur->flags & MPD_INVF_ANSWERED) {   /* nobody waits: a plain send */
         send_op(F, L, op, nib);
         return cur;

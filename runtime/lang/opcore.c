@@ -1,6 +1,7 @@
 /* opcore.c: the operations layer's use of the process core (mpd/rt.h): spawning, waiting, killing, reporting. */
 #include <stdio.h>
 #include "opint.h"
+#include "core/timeline.h"
 
 /* Per-process language data (the core's udata slot).  It lives in the
  * process's own memory (mpd_proc_prepare's extra bytes, cached with its
@@ -150,6 +151,7 @@ void opk_event_wait(opk_event *e, const char *F, int L)
 {
     if (F)
         mpd_set_loc(F, L);
+    MPD_TL(if (!mpd__tl_why) mpd__tl_wait_for(TL_WHY_WAIT, 0));
     mpd_sem_P(e);
     die_if_killed();
 }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include "opint.h"
 #include "mpd/trace.h"
+#include "core/timeline.h"
 #include "mpd/lang.h"
 
 static opk_lock reslk = OPK_LOCK_INIT;     /* globals list, main resource, vms */
@@ -239,6 +240,7 @@ mpd_cap mpd_create_on(const char *F, int L, const mpd_respat *pat, mpd_invb *arg
 {
     uint32_t vm;
     MPD_TRC(F, L, MPD_EV_CREATER, 0);
+    MPD_TL(mpd__tl_rec(TL_RESCREATE, mpd__tl_self(), (uintptr_t)pat->name, F, L));
     if (vmc) {
         if (vmc->idx != MPD_CAP_VM || vmc->vm == 0)
             mpd_rts_abort(F, L, "create %s: invalid virtual machine capability", pat->name);
@@ -472,6 +474,7 @@ void mpd_vm_destroy(const char *F, int L, mpd_cap vm)
 void mpd_destroy(const char *F, int L, mpd_cap rc)
 {
     MPD_TRC(F, L, rc.idx == MPD_CAP_VM && rc.vm != 0 ? MPD_EV_DESTROYV : MPD_EV_DESTROYR, 0);
+    MPD_TL(mpd__tl_rec(TL_RESDESTROY, mpd__tl_self(), 0, F, L));
     if (rc.idx == MPD_CAP_VM && rc.vm != 0) {
         vm_destroy(F, L, rc.vm);
         return;

@@ -63,8 +63,10 @@ void mpd__sem_wake(mpd_sem *s)
 {
     if (mpd__single) {
         mpd_proc *p = pop_claimed(s);
-        if (__builtin_expect(p != NULL, 1))
+        if (__builtin_expect(p != NULL, 1)) {
+            MPD_TL(mpd__tl_woken(p, TL_BY_PROC));
             vp_ready(vp_self(), p);
+        }
         else
             s->wakeups++;
         return;
@@ -74,8 +76,10 @@ void mpd__sem_wake(mpd_sem *s)
     if (!p)
         s->wakeups++;
     mpd_spin_unlock(&s->lock);
-    if (p)
+    if (p) {
+        MPD_TL(mpd__tl_woken(p, TL_BY_PROC));
         vp_wake(vp_self(), p);
+    }
 }
 
 static inline void lock_if(mpd_spinlock *l) { if (!mpd__single) mpd_spin_lock(l); }
