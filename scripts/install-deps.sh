@@ -4,7 +4,7 @@
 set -eu
 pkgs="build-essential clang libboost-context-dev qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
       gcc-riscv64-linux-gnu libc6-dev-riscv64-cross openmpi-bin libopenmpi-dev gnuplot-nox
-      libx11-dev xvfb xauth x11-apps imagemagick xdotool strace"
+      libx11-dev xvfb xauth x11-apps imagemagick xdotool strace chromium"
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

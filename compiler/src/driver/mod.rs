@@ -72,6 +72,10 @@ const HELP_MORE: &str = "\
 Compile and run in one step:
   mpd run prog.mpd [args...]   compile into a private directory, run with args,
                                and exit with the program's status
+  mpd run --timeline out.html prog.mpd [args...]
+                               the same, and write the run's timeline: a page
+                               that opens in any browser (out.json: Chrome/
+                               Perfetto trace-event JSON)
   mpd --version                print the version
 
 Environment of the compiler:
@@ -86,11 +90,13 @@ Environment of a compiled program (see mpd(1)):
   MPD_STACK_SIZE  stack size of each process, in bytes
   MPD_SCHED       scheduler of the virtual processors: fifo, prio or steal
   MPD_SLICE       loop iterations between context switches
-  MPD_IDLE_SPIN   how long an idle virtual processor spins before sleeping";
+  MPD_IDLE_SPIN   how long an idle virtual processor spins before sleeping
+  MPD_TRACE       write every runtime event to this file (mpdtrace(5))
+  MPD_TIMELINE    write the run's timeline to this file (.html, or .json)";
 
 fn mpd_command() -> Command {
     Command::new("mpd")
-        .about("MPD compiler: mpd [-sbcqwgvOTMCFP] [-I dir] [-o file] file.mpd ... other.o -lxx\n       mpd run prog.mpd [args...]")
+        .about("MPD compiler: mpd [-sbcqwgvOTMCFP] [-I dir] [-o file] file.mpd ... other.o -lxx\n       mpd run [--timeline out.html] prog.mpd [args...]")
         .disable_version_flag(true)
         .after_help(HELP_MORE)
         .arg(flag('s', "create specification files only"))

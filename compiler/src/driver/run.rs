@@ -1,4 +1,4 @@
-//! run: `mpd run prog.mpd [args...]` -- compile into a private directory,
+//! run: `mpd run [--timeline FILE] prog.mpd [args...]` -- compile into a private directory,
 //! run the program, and pass its end on faithfully.
 //!
 //! The program's exit status becomes ours.  A program killed by a signal is
@@ -65,9 +65,15 @@ fn signal_name(sig: i32) -> &'static str {
     }
 }
 
-/// Runs exe with args; its status as a shell would give it.
-fn run_program(exe: &std::path::Path, args: &[String]) -> i32 {
-    let mut child = match std::process::Command::new(exe).args(args).spawn() {
+/// Runs exe with args (and the environment variables env); its status as a
+/// shell would give it.
+fn run_program(exe: &std::path::Path, args: &[String], env: &[(&str, String)]) -> i32 {
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
             eprintln!("mpd: cannot run {}: {}", exe.display(), e);
@@ -102,10 +108,53 @@ fn run_program(exe: &std::path::Path, args: &[String]) -> i32 {
     }
 }
 
-/// `mpd run prog.mpd [args...]`: compile into a private directory and run.
+const RUN_USAGE: &str = "usage: mpd run [--timeline out.html|out.json] prog.mpd [args...]";
+
+/// The options of `mpd run` before the program: `--timeline FILE` (or
+/// `--timeline=FILE`) records the run's timeline into FILE (MPD_TIMELINE,
+/// docs/trace.md).  Returns the environment they give the program and the
+/// rest of the arguments, or a message.
+fn run_options(args: &[String]) -> Result<(Vec<(&'static str, String)>, &[String]), String> {
+    let mut env = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let file = if a == "--timeline" {
+            i += 1;
+            match args.get(i) {
+                Some(f) if !f.is_empty() => f.clone(),
+                _ => return Err("mpd run: --timeline needs a file name (out.html, or out.json for Chrome/Perfetto)".into()),
+            }
+        } else if let Some(f) = a.strip_prefix("--timeline=") {
+            if f.is_empty() {
+                return Err("mpd run: --timeline needs a file name (out.html, or out.json for Chrome/Perfetto)".into());
+            }
+            f.to_string()
+        } else if a.starts_with("--") && a != "--" {
+            return Err(format!("mpd run: unknown option {}\n{}", a, RUN_USAGE));
+        } else {
+            break;
+        };
+        env.push(("MPD_TIMELINE", file));
+        i += 1;
+    }
+    if args.get(i).map(|a| a == "--").unwrap_or(false) {
+        i += 1;
+    }
+    Ok((env, &args[i..]))
+}
+
+/// `mpd run [--timeline FILE] prog.mpd [args...]`: compile into a private
+/// directory and run.
 pub fn run_main(args: &[String]) -> i32 {
+    let (env, args) = match run_options(args) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{}", e);
+            return 2;
+        }
+    };
     let Some(src) = args.first() else {
-        eprintln!("usage: mpd run prog.mpd [args...]");
+        eprintln!("{}", RUN_USAGE);
         return 2;
     };
     let dir = std::env::temp_dir().join(format!("mpd-run-{}", std::process::id()));
@@ -130,7 +179,7 @@ pub fn run_main(args: &[String]) -> i32 {
                 ..Default::default()
             };
             match link::link(&lo, false) {
-                0 => run_program(&exe, &args[1..]),
+                0 => run_program(&exe, &args[1..], &env),
                 c => c,
             }
         }
