@@ -21,6 +21,7 @@
 /* mpd__tl_on, which everyone else sees as const */
 int mpd__tl_on_rw __asm__("mpd__tl_on");
 #define mpd__tl_on mpd__tl_on_rw
+int mpd__watch_on_rw __asm__("mpd__watch_on");     /* lang/trace.c sets it too */
 #define MPD_TL_WRITER
 #include "core/rt_internal.h"
 #include "core/tl_write.h"
@@ -102,6 +103,7 @@ __attribute__((constructor)) static void tl_init(void)
     tsc0 = tl_now();
     ns0 = clock_ns();
     mpd__tl_on = 1;
+    mpd__watch_on_rw = 1;
 }
 
 static tl_chunk *chunk_new(void)
@@ -319,10 +321,12 @@ void mpd__tl_invoke(int kind, const char *F, int L, mpd_invb *ib)
     mpd__tl_rec(kind, mpd__tl_self(), id, F, L);
 }
 
-void mpd__tl_take(const char *F, int L, const mpd_invb *ib)
+void mpd__tl_take(const char *F, int L, mpd_invb *ib)
 {
-    if (ib && ib->_pad && !mpd_trc_on)
+    if (ib && ib->_pad && !mpd_trc_on) {
         mpd__tl_rec(TL_TAKE, mpd__tl_self(), ib->_pad, F, L);
+        ib->_pad = 0;       /* taken once (a receive's slow path is an in) */
+    }
 }
 
 /* ---- the end: gather every buffer, sort by time, write ---- */

@@ -24,6 +24,10 @@
  * through another name). */
 #ifndef MPD_TL_WRITER
 extern const int mpd__tl_on;
+/* Nonzero when MPD_TRACE or MPD_TIMELINE is on: paths that both watch (an
+ * invocation, a semaphore's slow P and V) test this one flag, so that they
+ * cost what they cost before the timeline came. */
+extern const int mpd__watch_on;
 #endif
 
 /* Event kinds (the page and the JSON export name them: tl_write.c). */
@@ -83,7 +87,7 @@ static inline void mpd__tl_wait_for(int why, uint64_t obj)
  * word, unless MPD_TRACE uses it) and records it.  Taking it: TAKE. */
 struct mpd_invb;
 void mpd__tl_invoke(int kind, const char *F, int L, struct mpd_invb *ib);
-void mpd__tl_take(const char *F, int L, const struct mpd_invb *ib);
+void mpd__tl_take(const char *F, int L, struct mpd_invb *ib);
 
 /* Who made a process ready (TL_WAKE's a >> 32). */
 enum { TL_BY_PROC, TL_BY_TIMER, TL_BY_IO };

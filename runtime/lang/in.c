@@ -636,19 +636,35 @@ static void in_cond_count(const mpd_in *in, int d);
 static void in_general_killed(mpd_invb *got, cand *cv, cand *cands);
 
 /* The input statement (see OPK_SWITCH_RETURN for the body/entry split). */
+static inline int in_is_one(const mpd_in *in)
+{
+    return in->narms == 1 && in->arms[0].n == 1 && !in->arms[0].has_st && !in->arms[0].has_by &&
+           op_kind(in->arms[0].ops[0]) == MPD_OPK_INPUT;
+}
+
+/* The input statement while the timeline records: what it waits for, and
+ * the invocation it takes.  (The one-VP inline switches are off then, so
+ * it may wait in the functions it calls.) */
+static __attribute__((noinline, cold)) mpd_invb *in_wait_tl(const char *F, int L, mpd_in *in)
+{
+    if (!mpd__tl_why)
+        mpd__tl_wait_for(TL_WHY_IN, 0);
+    long sw = 0;
+    mpd_invb *ib = in_is_one(in) ? in_wait_one(F, L, in, in->arms[0].ops[0], &sw) : in_wait_general(F, L, in);
+    mpd__tl_take(F, L, ib);
+    return ib;
+}
+
 OPK_BODY opk_sret mpd__in_wait_body(const char *F, int L, mpd_in *in)
 {
-    MPD_TL(if (!mpd__tl_why) mpd__tl_wait_for(TL_WHY_IN, 0));
-    if (in->narms == 1 && in->arms[0].n == 1 && !in->arms[0].has_st && !in->arms[0].has_by &&
-        op_kind(in->arms[0].ops[0]) == MPD_OPK_INPUT) {
+    if (__builtin_expect(mpd__tl_on, 0))
+        return OPK_SRET(in_wait_tl(F, L, in), 0);
+    if (in_is_one(in)) {
         long sw = 0;
         mpd_invb *ib = in_wait_one(F, L, in, in->arms[0].ops[0], &sw);
-        MPD_TL(mpd__tl_take(F, L, ib));
         return OPK_SRET(ib, sw);
     }
-    mpd_invb *ib = in_wait_general(F, L, in);
-    MPD_TL(mpd__tl_take(F, L, ib));
-    return OPK_SRET(ib, 0);
+    return OPK_SRET(in_wait_general(F, L, in), 0);
 }
 
 #if OPK_HAVE_SWITCH_RETURN
@@ -826,9 +842,12 @@ static mpd_invb *in_wait_cond(const char *F, int L, mpd_in *in, opcls *c)
     return result;
 }
 
+static mpd_invb *receive_tl(const char *F, int L, mpd_op *op);
+
 mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
 {
-    MPD_TL(mpd__tl_wait_for(TL_WHY_RECEIVE, (uintptr_t)op));
+    if (__builtin_expect(mpd__tl_on, 0))
+        return receive_tl(F, L, op);
     if (op_kind(op) == MPD_OPK_INPUT) {    /* fast path: the head is free */
         opq *q = op_queue(op);
         opcls *c = cls_lock(q->cls);
@@ -841,7 +860,6 @@ mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
         if (ib && !ib->pins) {
             q_remove(q, ib);
             opk_release(&c->lk);
-            MPD_TL(mpd__tl_take(F, L, ib));
             return ib;
         }
         opk_release(&c->lk);
@@ -850,6 +868,17 @@ mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
     mpd_arm arm = { ops, 1, 0, 0, 0, 0 };
     mpd_in in = { &arm, 1, 0, NULL, NULL, NULL, 0, 0 };
     return mpd_in_wait(F, L, &in);
+}
+
+/* receive while the timeline records: a receive is an input statement
+ * (in_wait_tl), told what it waits for. */
+static __attribute__((noinline, cold)) mpd_invb *receive_tl(const char *F, int L, mpd_op *op)
+{
+    mpd__tl_wait_for(TL_WHY_RECEIVE, (uintptr_t)op);
+    mpd_op *ops[1] = { op };
+    mpd_arm arm = { ops, 1, 0, 0, 0, 0 };
+    mpd_in in = { &arm, 1, 0, NULL, NULL, NULL, 0, 0 };
+    return in_wait_tl(F, L, &in);
 }
 
 mpd_op *mpd_in_cap(const char *F, int L, mpd_cap c)
@@ -998,22 +1027,28 @@ static void op_P_general(const char *F, int L, mpd_op *op);
 void mpd_trc_P(const char *F, int L, mpd_op *op);     /* trace.c */
 void mpd_trc_V(const char *F, int L, mpd_op *op);
 
+/* P while MPD_TRACE or the timeline watches: the trace's events, or the
+ * timeline's wait and who passed it. */
+static __attribute__((noinline, cold)) void watch_P(const char *F, int L, mpd_op *op)
+{
+    if (mpd_trc_on) {
+        mpd_trc_P(F, L, op);
+        return;
+    }
+    int sem = op_counted(op);
+    mpd__tl_wait_for(sem ? TL_WHY_SEM : TL_WHY_RECEIVE, (uintptr_t)op);
+    op_P_general(F, L, op);
+    if (sem)
+        mpd__tl_rec(TL_P, mpd__tl_self(), (uintptr_t)op, F, L);
+}
+
 /* P of op when the inline P found no token. */
 OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
 {
     opq *q;
-    if (__builtin_expect(mpd__tl_on, 0) && !mpd_trc_on) {
-        /* never SEM1 (op.c): the general P, then who passed it */
-        int sem = op_counted(op);
-        mpd__tl_wait_for(sem ? TL_WHY_SEM : TL_WHY_RECEIVE, (uintptr_t)op);
-        op_P_general(F, L, op);
-        if (sem)
-            mpd__tl_rec(TL_P, mpd__tl_self(), (uintptr_t)op, F, L);
-        return OPK_SRET(NULL, 0);
-    }
-    if (__builtin_expect(mpd_trc_on, 0)) {
-        /* traced: never SEM1 (op.c), so never the inline park below */
-        mpd_trc_P(F, L, op);
+    if (__builtin_expect(mpd__watch_on, 0)) {
+        /* traced or recorded: never SEM1 (op.c), so never the inline park below */
+        watch_P(F, L, op);
         return OPK_SRET(NULL, 0);
     }
     if (__builtin_expect(sem1(op, &q), 1) && !opq_sem_count(q)) {
@@ -1084,11 +1119,18 @@ void mpd__op_P_untraced(const char *F, int L, mpd_op *op)
     op_P_general(F, L, op);
 }
 
+static __attribute__((noinline, cold)) void watch_V(const char *F, int L, mpd_op *op)
+{
+    if (mpd_trc_on)
+        mpd_trc_V(F, L, op);
+    else if (op_counted(op))
+        mpd__tl_rec(TL_V, mpd__tl_self(), (uintptr_t)op, F, L);
+}
+
 void mpd__op_V_slow(const char *F, int L, mpd_op *op)
 {
-    MPD_TL(if (op_counted(op)) mpd__tl_rec(TL_V, mpd__tl_self(), (uintptr_t)op, F, L));
-    if (__builtin_expect(mpd_trc_on, 0))
-        mpd_trc_V(F, L, op);
+    if (__builtin_expect(mpd__watch_on, 0))
+        watch_V(F, L, op);
     mpd__op_V_untraced(F, L, op);
 }
 

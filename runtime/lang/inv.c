@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include "opint.h"
 #include "mpd/trace.h"
+#include "core/timeline.h"
 
 /* MPD_TRACE: an invocation is traced by its invoker, which the block then
  * carries to the PROC, ARM and NI of whoever services it. */
@@ -9,6 +10,19 @@ static void trc_invoke(const char *F, int L, int ev, mpd_invb *ib)
 {
     mpd_trc(F, L, ev, 0);
     mpd_trc_mark_invoker(ib);
+}
+
+/* An invocation leaves while MPD_TRACE or the timeline watches (one test
+ * of mpd__watch_on on the call and send paths).  call: a call of op. */
+static __attribute__((noinline, cold)) void watch_invoke(const char *F, int L, int call, mpd_op *op, mpd_invb *ib)
+{
+    if (mpd_trc_on)
+        trc_invoke(F, L, call ? MPD_EV_CALL : MPD_EV_SEND, ib);
+    if (mpd__tl_on) {
+        mpd__tl_invoke(call ? TL_CALL : TL_SEND, F, L, ib);
+        if (call)
+            mpd__tl_wait_for(TL_WHY_CALL, (uintptr_t)op);
+    }
 }
 #include "opfast.h"
 
@@ -375,18 +389,16 @@ static inline opk_sret call_proc(const char *F, int L, mpd_op *op, mpd_invb *ib)
 OPK_BODY opk_sret mpd__call_proc_body(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
     ib->kind = MPD_INV_CALL;
-    if (__builtin_expect(mpd_trc_on, 0))
-        trc_invoke(F, L, MPD_EV_CALL, ib);
-    MPD_TL(mpd__tl_invoke(TL_CALL, F, L, ib); mpd__tl_wait_for(TL_WHY_CALL, (uintptr_t)op));
+    if (__builtin_expect(mpd__watch_on, 0))
+        watch_invoke(F, L, 1, op, ib);
     return call_proc(F, L, op, ib);
 }
 
 OPK_BODY opk_sret mpd__call_op_body(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
     ib->kind = MPD_INV_CALL;
-    if (__builtin_expect(mpd_trc_on, 0))
-        trc_invoke(F, L, MPD_EV_CALL, ib);
-    MPD_TL(mpd__tl_invoke(TL_CALL, F, L, ib); mpd__tl_wait_for(TL_WHY_CALL, (uintptr_t)op));
+    if (__builtin_expect(mpd__watch_on, 0))
+        watch_invoke(F, L, 1, op, ib);
     switch (op_kind(op)) {
     case MPD_OPK_PROC:
         if ((op_flags(op) & MPD_OP_DIRECT) &&      /* the fast path, on one vm */
@@ -445,9 +457,8 @@ __attribute__((always_inline)) static inline void send_op(const char *F, int L, 
 
 void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
-    if (__builtin_expect(mpd_trc_on, 0))
-        trc_invoke(F, L, MPD_EV_SEND, ib);
-    MPD_TL(mpd__tl_invoke(TL_SEND, F, L, ib));
+    if (__builtin_expect(mpd__watch_on, 0))
+        watch_invoke(F, L, 0, op, ib);
     send_op(F, L, op, ib);
 }
 

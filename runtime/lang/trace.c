@@ -22,6 +22,7 @@
 /* mpd_trc_on, which everyone else sees as const */
 int mpd__trc_on_rw __asm__("mpd_trc_on");
 #define mpd_trc_on mpd__trc_on_rw
+extern int mpd__watch_on_rw __asm__("mpd__watch_on");   /* core/timeline.c */
 static int trc_fd = -1;        /* a named file; -1: stdout or stderr via stdio */
 static FILE *trc_stream;
 static int trc_vms;             /* a vm was created: names get "vm(n)." */
@@ -59,6 +60,7 @@ __attribute__((constructor)) static void trc_init(void)
         }
     }
     mpd_trc_on = 1;
+    mpd__watch_on_rw = 1;
 }
 
 /* Process ids are creation numbers, not addresses, so that a trace of a
