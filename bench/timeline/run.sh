@@ -37,7 +37,7 @@ for prog in semcsw msgcsw; do
     ev=$(cd "$OUT/$prog" && MPD_PARALLEL=1 MPD_TIMELINE=count.html ./a.out $N 1 1 >/dev/null 2>&1 &&
          python3 -c "import re, json, sys
 d = json.loads(re.search(r'const TL = (.*?);</script>', open(sys.argv[1]).read(), re.S).group(1))
-print(len(d['ev']) + 2 * len(d['procs']))" count.html)
+print(len(d['ev']) + 2 * len(d['procs']) + d['dropped'])" count.html)
     best() { awk '/times/ { v = $3 * 1e6 / $1; if (!n++ || v < b) b = v } END { printf "%.1f", b }' "$1"; }
     off=$(best "$OUT/$prog/off.out"); on=$(best "$OUT/$prog/on.out")
     awk -v p="$prog" -v off="$off" -v on="$on" -v n=$N -v ev="$ev" 'BEGIN {

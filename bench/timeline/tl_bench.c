@@ -7,7 +7,6 @@
  * The program re-runs itself with MPD_TIMELINE set (read before main), and
  * the log it writes at the end goes to /dev/null.
  */
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +26,11 @@ static double now(void)
 int main(int argc, char **argv)
 {
     if (!getenv("MPD_TIMELINE")) {      /* again, recording: fresh, then reused */
-        setenv("MPD_TIMELINE", "/dev/null.json", 1);
-        setenv("TLB_MODE", "fresh", 1);
         char cmd[4096];
-        snprintf(cmd, sizeof cmd, "MPD_TIMELINE=/dev/null TLB_MODE=fresh '%s' && "
-                                  "MPD_TIMELINE=/dev/null MPD_TIMELINE_MAX=65536 TLB_MODE=reused '%s'",
-                 argv[0], argv[0]);
+        const char *n = argc > 1 ? argv[1] : "2000000", *r = argc > 2 ? argv[2] : "7";
+        snprintf(cmd, sizeof cmd, "MPD_TIMELINE=/dev/null TLB_MODE=fresh '%s' %s %s && "
+                                  "MPD_TIMELINE=/dev/null MPD_TIMELINE_MAX=65536 TLB_MODE=reused '%s' %s %s",
+                 argv[0], n, r, argv[0], n, r);
         return system(cmd) == 0 ? 0 : 1;
     }
     const char *mode = getenv("TLB_MODE");

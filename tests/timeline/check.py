@@ -84,7 +84,7 @@ def check_page(path, o):
         want(len(arrows) == int(o["arrows"]), "%d message arrows, want %s" % (len(arrows), o["arrows"]))
         want(not any(arrows), "an arrow to a receive that never happened")
     if "atend" in o:
-        n = len(re.findall(r'class="span blocked atend"', dom))
+        n = len(re.findall(r'class="span blocked w[0-9]+ atend"', dom))
         want(n == int(o["atend"]), "%d spans blocked at the end, want %s" % (n, o["atend"]))
     shown = re.sub(r"<script>.*?</script>", "", dom, flags=re.S)     # what the page shows, not its code
     body = re.sub(r"<[^>]+>", "", shown).replace("&gt;", ">").replace("&lt;", "<").replace("&amp;", "&")
