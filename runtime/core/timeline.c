@@ -26,7 +26,6 @@ int mpd__watch_on_rw __asm__("mpd__watch_on");     /* lang/trace.c sets it too *
 #define MPD_TL_WRITER
 #include "core/rt_internal.h"
 #include "core/tl_write.h"
-#include "mpd/trace.h"
 
 _Thread_local uint64_t mpd__tl_why;
 
@@ -319,26 +318,11 @@ void mpd__tl_semdecl(const char *F, int L, const void *op, uint32_t index)
     rec_keep(TL_SEMDECL, mpd__tl_self(), (uint64_t)(uintptr_t)op | (uint64_t)(index & 0xffff) << 48, F, L);
 }
 
-/* ---- invocations ---- */
-
-void mpd__tl_invoke(int kind, const char *F, int L, mpd_invb *ib)
+/* An id for an invocation: this thread's count and its buffer's number. */
+uint32_t mpd__tl_new_id(void)
 {
-    uint32_t id = 0;
-    if (!mpd_trc_on) {      /* MPD_TRACE keeps the invoker in the spare word */
-        tl_buf *b = my ? my : buf_new();
-        if (b)
-            id = ++b->inv_next << 8 | (b->tid & 0xff);
-        ib->_pad = id;
-    }
-    mpd__tl_rec(kind, mpd__tl_self(), id, F, L);
-}
-
-void mpd__tl_take(const char *F, int L, mpd_invb *ib)
-{
-    if (ib && ib->_pad && !mpd_trc_on) {
-        mpd__tl_rec(TL_TAKE, mpd__tl_self(), ib->_pad, F, L);
-        ib->_pad = 0;       /* taken once (a receive's slow path is an in) */
-    }
+    tl_buf *b = my ? my : buf_new();
+    return b ? ++b->inv_next << 8 | (b->tid & 0xff) : 0;
 }
 
 /* ---- the end: gather every buffer, sort by time, write ---- */

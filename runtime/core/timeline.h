@@ -83,8 +83,13 @@ static inline void mpd__tl_wait_for(int why, uint64_t obj)
     mpd__tl_why = (uint64_t)why << 56 | (obj & ((1ull << 56) - 1));
 }
 
+/* A new invocation id, never 0 (unique per thread and buffer; 24 bits of
+ * count: a pairing lasts far less than 16M invocations of one thread). */
+uint32_t mpd__tl_new_id(void);
+
 /* An invocation leaves (SEND or CALL): gives block ib an id (its spare
- * word, unless MPD_TRACE uses it) and records it.  Taking it: TAKE. */
+ * word, unless MPD_TRACE uses it) and records it.  Taking it: TAKE
+ * (lang/tl_inv.c). */
 struct mpd_invb;
 void mpd__tl_invoke(int kind, const char *F, int L, struct mpd_invb *ib);
 void mpd__tl_take(const char *F, int L, struct mpd_invb *ib);
