@@ -29,7 +29,8 @@ if sort plain.out | cmp -s - "$(sort tl2.out >tl2.sorted; echo tl2.sorted)" && c
   ok "JSON export, two VPs"
 else bad "JSON export, two VPs"; fi
 MPD_PARALLEL=1 MPD_TIMELINE=dl.json ./deadlock.out >dl.out 2>&1
-if grep -q "blocked process: deadlock.one" dl.out && check json dl.json arrows=2 blocked=2; then
+if grep -q "blocked process: deadlock.one" dl.out &&
+   check json dl.json arrows=2 blocked=2 "text=deadlock.one #3" "text=deadlock.two #4" "text=block: P (semaphore)" "text=VP 0"; then
   ok "JSON export of a deadlock: both processes blocked to the end"
 else bad "JSON export of a deadlock"; cat dl.out; fi
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """check.py: checks of a timeline (scripts/test.d/33-timeline.sh).
 
-  check.py json FILE [arrows=N] [vps=N] [blocked=N] [dropped]
+  check.py json FILE [arrows=N] [vps=N] [blocked=N] [text=S]...
       FILE is the Chrome/Perfetto export: valid JSON, one track per VP, N
       flow arrows (send/call -> receive) each with both ends, N processes
       blocked at the end (a 'deadlock' instant when N > 0), every complete
-      event with a duration >= 0, timestamps within the run.
+      event with a duration >= 0; every S the name of a track or an event.
   check.py page FILE.dom [arrows=N] [vps=N] [procs=N] [atend=N] [text=S]...
       FILE.dom is the page as headless Chromium rendered it (--dump-dom):
       lanes vp0.. and p<pid>, N message arrows, N spans hatched as blocked
@@ -54,6 +54,9 @@ def check_json(path, o):
     for e in ev:
         if e.get("ph") == "X":
             want(e["dur"] >= 0 and e["ts"] >= 0, "span with a negative time: %s" % e)
+    names = {e.get("name") for e in ev} | {e["args"]["name"] for e in ev if e.get("ph") == "M" and "name" in e.get("args", {})}
+    for t in o["text"]:
+        want(t in names, "no track or event named %r" % t)
     glob = [e["name"] for e in ev if e.get("ph") == "i" and e.get("s") == "g"]
     want(any(n.startswith("end (status") for n in glob), "no 'end' instant")
     if "blocked" in o:
