@@ -43,7 +43,9 @@
  * Waiting.  A receiver with nothing to read spins on the sentinel's `seq` (the
  * last thing a send writes, in the line that also carries a short payload) and
  * on the LNVC's `word` (bumped by closes), then sleeps on `word`; a send wakes
- * only when `sleepers` says somebody sleeps.  A send never writes the header
+ * only when `sleepers` says somebody sleeps.  Blocked FCFS receives instead
+ * stand in a line, each on its own futex word, and are served in arrival order
+ * (mpf_line.c).  A send never writes the header
  * that becomes the new sentinel, and a receive that frees the message it read
  * does not write it either. */
 #ifndef MPF_INTERNAL_H
@@ -59,7 +61,7 @@
 #include "mpd/rt.h"
 
 #define MPF_MAGIC 0x3146504d2d44504dULL /* "MPD-MPF1" */
-#define MPF_VERSION 2u /* 2: senders_died, conn.asleep, proc.space_asleep */
+#define MPF_VERSION 3u /* 2: senders_died, conn.asleep, proc.space_asleep; 3: the FCFS line (waiter table) */
 #define MPF_MSG_NODE 256u                 /* bytes per message header */
 #define MPF_INLINE (MPF_MSG_NODE - 20u)   /* payload bytes stored in the header itself */
 #define MPF_PENDING 0xffffffffu           /* refs of a message sent while nobody received */
@@ -107,6 +109,19 @@ typedef struct mpf_conn {
     uint32_t holding;  /* message being copied out without the lock (it holds one reference) */
 } mpf_conn;
 
+/* A blocked FCFS receive standing in its LNVC's line (mpf_line.c): one slot
+ * of the segment's waiter table per waiting thread, one cache line each. */
+enum { MPF_W_SPIN = 0, MPF_W_ASLEEP = 1, MPF_W_WOKEN = 2 };
+typedef struct mpf_waiter {
+    _Atomic uint32_t word;     /* futex word: MPF_W_* (a waker swaps in WOKEN, calls futex only if ASLEEP) */
+    _Atomic uint32_t watching; /* 1: spinning as head on the sentinel, a send need not wake it */
+    _Atomic int32_t os_pid;    /* owner's OS pid (1 in-process) while in use, 0 when free */
+    uint32_t lnvc;             /* LNVC slot + 1 while linked in its line (under its receive lock), else 0 */
+    uint32_t gen;              /* the LNVC incarnation it waits in */
+    uint32_t ticket;           /* arrival number in that line: a repair relinks in this order */
+    uint32_t next;             /* next in line (index + 1), 0 at the tail */
+} __attribute__((aligned(MPF_CACHE))) mpf_waiter;
+
 typedef _Atomic uint32_t mpf_lock_t; /* 0, or owner's OS pid | waiters bit (mpf_lock.c) */
 
 /* An LNVC has a send lock and a receive lock, so that a sender and a receiver
@@ -135,11 +150,13 @@ typedef struct mpf_lnvc {
     uint32_t fcfs_head, fcfs_seq;
     uint32_t n_freed;
     uint32_t freed[MPF_BATCH];  /* headers freed by receives, not yet handed over */
+    uint32_t line_tail, line_len, line_ticket; /* the FCFS line (mpf_line.c) */
     _Alignas(MPF_CACHE) _Atomic uint32_t handed; /* 1: handover[] holds MPF_BATCH headers for the send side */
     uint32_t handover[MPF_BATCH];
     _Alignas(MPF_CACHE) _Atomic uint32_t word; /* futex word: bumped by wakes and closes */
     _Atomic uint32_t sleepers;  /* receivers asleep (or about to be) on word */
     _Atomic uint32_t parked;    /* MPF_WAIT_LWP: processes parked (or about to be) */
+    _Atomic uint32_t line_head; /* first FCFS receive in line (waiter index + 1): a send wakes it */
     char name[MPF_NAME_MAX + 1];
 } __attribute__((aligned(MPF_CACHE))) mpf_lnvc;
 
@@ -150,6 +167,7 @@ typedef struct mpf_region {
     uint32_t max_lnvcs, max_procs, n_msgs, n_blocks;
     uint32_t block_size, max_message, send_waits, id_shift;
     uint32_t off_procs, off_lnvcs, off_conns, off_msgs, off_blocks;
+    uint32_t n_waiters, off_waiters; /* the FCFS line's waiter table */
     _Atomic uint32_t reap_pending;
     _Atomic uint64_t recoveries;
     mpf_lock_t table_lock;
@@ -204,6 +222,10 @@ static inline mpf_proc *mpf_proc_at(mpf_t *m, uint32_t pid)
 static inline mpf_conn *mpf_conn_at(mpf_t *m, uint32_t slot, uint32_t pid)
 {
     return (mpf_conn *)MPF_AT(m, m->r->off_conns) + (size_t)slot * m->r->max_procs + pid;
+}
+static inline mpf_waiter *mpf_waiter_at(mpf_t *m, uint32_t w) /* w: index + 1 */
+{
+    return (mpf_waiter *)MPF_AT(m, m->r->off_waiters) + (w - 1);
 }
 static inline uint32_t mpf_block_payload(const mpf_region *r) { return r->block_size - MPF_BLK_HDR; }
 
@@ -338,12 +360,33 @@ int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t head, uint32_t seq
 /* Send, both LNVC locks held: hand a short message straight to a parked receive (1) or not (0). */
 int mpf_lwp_deliver(mpf_t *m, mpf_lnvc *l, const void *data, size_t len);
 void mpf_wake_sleepers(mpf_t *m, mpf_lnvc *l);
+
+/* mpf_line.c: blocked FCFS receives in arrival order (waiter w: index + 1). */
+uint32_t mpf_line_join(mpf_t *m, mpf_lnvc *l);            /* rlock: 0 if the table is full */
+void mpf_line_leave(mpf_t *m, mpf_lnvc *l, uint32_t w);    /* rlock */
+int mpf_line_may_take(mpf_t *m, mpf_lnvc *l, uint32_t w);  /* rlock */
+void mpf_line_wait(mpf_t *m, mpf_lnvc *l, uint32_t w, int *spun, long long max_ns); /* rlock, released */
+void mpf_line_wake_head(mpf_t *m, uint32_t h);
+void mpf_line_wake_all(mpf_t *m, mpf_lnvc *l);             /* both locks */
+void mpf_line_reset(mpf_lnvc *l);
+void mpf_line_repair(mpf_t *m, mpf_lnvc *l);               /* both locks */
+void mpf_line_reap(mpf_t *m);                              /* table lock */
+/* Receive lock held, w in line: from here on a wake is not lost (a waker that
+ * comes later finds SPIN and swaps in WOKEN, or finds ASLEEP and wakes). */
+static inline void mpf_line_rearm(mpf_t *m, uint32_t w)
+{
+    atomic_store_explicit(&mpf_waiter_at(m, w)->word, MPF_W_SPIN, memory_order_seq_cst);
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
 /* After a send linked its message, or a close: wake whoever waits, if anyone. */
 static inline void mpf_wake_waiters(mpf_t *m, mpf_lnvc *l)
 {
     if ((m->lwpq && atomic_load_explicit(&l->parked, memory_order_seq_cst)) ||
         atomic_load_explicit(&l->sleepers, memory_order_seq_cst))
         mpf_wake_sleepers(m, l);
+    uint32_t h = atomic_load_explicit(&l->line_head, memory_order_seq_cst);
+    if (h) mpf_line_wake_head(m, h);
 }
 int mpf_wait_lwp_yield(mpf_t *m, int pid, uint32_t observed); /* MPD process: wait for space without stopping the VP, return 1 */
 int mpf_lwp_setup(mpf_t *m);

@@ -15,6 +15,7 @@ void mpf_lnvc_notify(mpf_t *m, mpf_lnvc *l)
 {
     atomic_fetch_add_explicit(&l->word, 1, memory_order_seq_cst);
     mpf_wake_waiters(m, l);
+    mpf_line_wake_all(m, l); /* everyone in line looks again, not only its head */
 }
 
 /* Receive side: a header nobody needs goes to the send side, MPF_BATCH at a
@@ -156,6 +157,7 @@ static int drop_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
 static void delete_lnvc(mpf_t *m, mpf_lnvc *l)
 {
     l->state = LNVC_FREE; /* first, so that a crash below leaks memory but leaves no dangling queue */
+    mpf_line_reset(l);    /* waiters still in line find the LNVC gone and only free their slots */
     uint32_t n = l->front, tail = l->tail;
     l->front = l->tail = l->fcfs_head = 0;
     for (uint32_t i = 0; i < l->n_ready; i++) mpf_msg_free(m, l->ready[i]);
@@ -233,6 +235,7 @@ static int find_or_create(mpf_t *m, const char *name, uint32_t *slot, int *creat
         atomic_store_explicit(&mpf_conn_at(m, (uint32_t)free_slot, p)->asleep, 0, memory_order_relaxed);
     atomic_store_explicit(&l->sleepers, 0, memory_order_relaxed);
     atomic_store_explicit(&l->handed, 0, memory_order_relaxed);
+    mpf_line_reset(l);
     strcpy(l->name, name);
     l->gen++;
     l->id = mpf_make_id(m->r, (uint32_t)free_slot, l->gen);
@@ -387,6 +390,7 @@ void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l)
     }
     if (l->n_fcfs) add_backlog_refs(m, l, l->fcfs_head);
     mpf_lnvc_pop_front(m, l);
+    mpf_line_repair(m, l);
     mpf_lnvc_notify(m, l);
 }
 
@@ -418,6 +422,7 @@ int mpf_reap_locked(mpf_t *m)
     int closed = 0;
     atomic_store(&r->reap_pending, 0);
     if (!m->shared) return 0;
+    mpf_line_reap(m); /* first: a dead receive in line must not hold up the live ones */
     int32_t me = (int32_t)getpid();
     for (uint32_t p = 0; p < r->max_procs; p++) {
         mpf_proc *pr = mpf_proc_at(m, p);

@@ -275,6 +275,8 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
         return waited ? -MPF_ECLOSED : -MPF_EBADID;
     }
     mpf_conn *c = mpf_conn_at(m, slot, (uint32_t)pid);
+    uint32_t line = 0; /* our place in the FCFS line, once we wait there */
+    int spun = 0;
     for (;;) {
         if (!c->recv) {
             rc = waited ? -MPF_ECLOSED : -MPF_ENOTCONN;
@@ -283,7 +285,8 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
         int fcfs = c->recv == MPF_FCFS;
         uint32_t *headp = fcfs ? &l->fcfs_head : &c->head, *seqp = fcfs ? &l->fcfs_seq : &c->head_seq;
         uint32_t at = *headp, seq = *seqp;
-        if (mpf_published(m, at, seq)) {
+        if (line) mpf_line_rearm(m, line);
+        if (mpf_published(m, at, seq) && (!fcfs || mpf_line_may_take(m, l, line))) {
             mpf_msg *g = MPF_MSG(m, at);
             if (g->len > cap) {
                 rc = -MPF_EMSGSIZE;
@@ -292,6 +295,7 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             ssize_t len = g->len;
             *headp = atomic_load_explicit(&g->next, memory_order_relaxed);
             *seqp = seq + 1;
+            if (line) mpf_line_leave(m, l, line); /* served: the next in line is woken if another message waits */
             if (len > MPF_UNLOCKED_COPY && !MPF_SOLO(m)) return copy_unlocked(m, l, c, id, at, buf);
             copy_from_msg(m, g, buf);
             mpf_lnvc_read_done(m, l, at);
@@ -318,6 +322,13 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
         ssize_t got;
         int how = block == 1 ? mpf_wait_lwp(m, l, c, at, seq, buf, cap, &got) : 0;
         if (how == 2) return got; /* a send handed it over */
+        /* An FCFS receive (threads, processes, MPD processes on a shared
+         * instance) waits in line; without a free waiter slot it waits unordered. */
+        if (how == 0 && fcfs && !m->lwpq && (line || (line = mpf_line_join(m, l)))) {
+            mpf_line_wait(m, l, line, &spun, left);
+            if (m->shared && !spun && ++idle % 4 == 0) mpf_reap(m);
+            how = 1;
+        }
         if (how == 0) {
             uint32_t observed = atomic_load_explicit(&l->word, memory_order_relaxed);
             mpf_unlock(m, &l->rlock);
@@ -334,6 +345,7 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             break;
         }
     }
+    if (line) mpf_line_leave(m, l, line);
     mpf_unlock(m, &l->rlock);
     return rc;
 }

@@ -157,7 +157,7 @@ int mpf_os_pid_alive(int32_t pid)
 static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
 typedef struct layout {
-    size_t procs, lnvcs, conns, msgs, blocks, size;
+    size_t procs, lnvcs, conns, waiters, n_waiters, msgs, blocks, size;
 } layout;
 
 static int compute_layout(const mpf_options *o, layout *L)
@@ -169,6 +169,11 @@ static int compute_layout(const mpf_options *o, layout *L)
     s = align_up(s + (size_t)o->max_lnvcs * sizeof(mpf_lnvc), MPF_CACHE);
     L->conns = s;
     s = align_up(s + (size_t)o->max_lnvcs * o->max_processes * sizeof(mpf_conn), MPF_CACHE);
+    /* One waiter slot per thread blocked in an FCFS line: two per process id
+     * and some spare (beyond that, receives wait unordered). */
+    L->waiters = s;
+    L->n_waiters = 2 * (size_t)o->max_processes + 16;
+    s = align_up(s + L->n_waiters * sizeof(mpf_waiter), MPF_CACHE);
     L->msgs = s;
     s = align_up(s + (size_t)o->max_messages * MPF_MSG_NODE, MPF_CACHE);
     L->blocks = s;
@@ -194,6 +199,8 @@ static void format_region(mpf_t *m, const mpf_options *o, const layout *L)
     r->off_procs = (uint32_t)L->procs;
     r->off_lnvcs = (uint32_t)L->lnvcs;
     r->off_conns = (uint32_t)L->conns;
+    r->off_waiters = (uint32_t)L->waiters;
+    r->n_waiters = (uint32_t)L->n_waiters;
     r->off_msgs = (uint32_t)L->msgs;
     r->off_blocks = (uint32_t)L->blocks;
     /* Free stacks: link every header / block, lowest address on top. */

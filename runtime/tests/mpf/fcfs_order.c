@@ -1,0 +1,216 @@
+/* fcfs_order.c: blocked FCFS receivers are served in the order they started waiting.
+ *
+ * 1. Threads: round after round, NR receivers (ids 0..NR-1) block on one FCFS
+ *    conversation one after the other (each waits until the previous one is in
+ *    line), then NR messages "0".."NR-1" are sent at once: receiver k must get
+ *    message k.  (Without the line, woken receivers race for the lock: some
+ *    rounds go out of order.)
+ * 2. A receiver that times out in the middle of the line leaves without
+ *    holding up the ones behind it; a try_receive takes a message only when
+ *    more wait than receivers stand in line.
+ * 3. Processes on a shared segment: a receiver killed (SIGKILL) while queued
+ *    in line is removed by the reaper (run by the waiters' periodic reap, no
+ *    explicit call): the live ones behind it are served in order, and every
+ *    waiter slot is free at the end.
+ * 4. A newcomer does not jump the line: with the head of the line stopped
+ *    (SIGSTOP, asleep on its own word, so holding no lock) and one message
+ *    waiting, try_receive says EAGAIN; the head gets the message once it
+ *    runs again.  (Done with a process: a thread cannot be held still.) */
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mpf/mpf_internal.h" /* line_len: to start the receivers in a known order */
+#include "mpf_check.h"
+
+#define NR 4
+#define ROUNDS 100
+static mpf_t *m;
+static int rid[NR], sid;
+static char got[NR][8];
+static ssize_t rc[NR];
+static long long timeout_of[NR];
+
+static uint32_t in_line(void)
+{
+    mpf_lnvc *l = mpf_lnvc_at(m, mpf_id_slot(m->r, sid));
+    mpf_lock_acquire(m, &l->rlock);
+    uint32_t n = l->line_len;
+    mpf_unlock(m, &l->rlock);
+    return n;
+}
+
+static uint32_t waiter_slots_used(void)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 1; i <= m->r->n_waiters; i++) n += atomic_load(&mpf_waiter_at(m, i)->os_pid) != 0;
+    return n;
+}
+
+static void *receiver(void *arg)
+{
+    int k = (int)(long)arg;
+    memset(got[k], 0, sizeof got[k]);
+    rc[k] = timeout_of[k] ? mpf_message_timed_receive(m, k, rid[k], got[k], sizeof got[k] - 1, timeout_of[k])
+                          : mpf_message_receive(m, k, rid[k], got[k], sizeof got[k] - 1);
+    return NULL;
+}
+
+/* Joins so far (the line's ticket counter: it only grows, so a receiver
+ * that timed out meanwhile does not make us wait for ever). */
+static uint32_t joined(void)
+{
+    mpf_lnvc *l = mpf_lnvc_at(m, mpf_id_slot(m->r, sid));
+    mpf_lock_acquire(m, &l->rlock);
+    uint32_t n = l->line_ticket;
+    mpf_unlock(m, &l->rlock);
+    return n;
+}
+
+/* Start receivers 0..NR-1 in order; returns once each has joined the line. */
+static void start_line(pthread_t *th)
+{
+    uint32_t base = joined();
+    for (int k = 0; k < NR; k++) {
+        pthread_create(&th[k], NULL, receiver, (void *)(long)k);
+        while (joined() - base != (uint32_t)k + 1) usleep(100);
+    }
+}
+
+static void send_digit(int k)
+{
+    char msg[2] = {(char)('0' + k), 0};
+    MUST(mpf_message_send(m, 7, sid, msg, 1));
+}
+
+static void threads_in_order(void)
+{
+    MUST(mpf_init(&m, 4, 8));
+    for (int k = 0; k < NR; k++) rid[k] = MUST(mpf_open_receive(m, k, "line", MPF_FCFS));
+    sid = MUST(mpf_open_send(m, 7, "line"));
+    int misordered = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+        pthread_t th[NR];
+        start_line(th);
+        for (int k = 0; k < NR; k++) send_digit(k);
+        for (int k = 0; k < NR; k++) {
+            pthread_join(th[k], NULL);
+            CHECK_RC(rc[k], 1);
+            if (got[k][0] != '0' + k) misordered++;
+        }
+    }
+    printf("threads: %d rounds of %d: %d receivers served out of arrival order\n", ROUNDS, NR, misordered);
+    CHECK(misordered == 0);
+
+    /* receiver 1 gives up (timeout) while in line: 0, 2, 3 get messages 0, 1, 2 */
+    pthread_t th[NR];
+    timeout_of[1] = 100000000; /* 100 ms */
+    start_line(th);
+    pthread_join(th[1], NULL);
+    CHECK_RC(rc[1], -MPF_ETIMEDOUT);
+    CHECK(in_line() == NR - 1);
+    send_digit(0);
+    pthread_join(th[0], NULL);
+    CHECK(got[0][0] == '0');
+    char b[8];
+    /* 2 and 3 get 1 and 2 in their order; the message left over is anyone's */
+    send_digit(1);
+    send_digit(2);
+    send_digit(9);
+    pthread_join(th[2], NULL);
+    pthread_join(th[3], NULL);
+    CHECK(got[2][0] == '1' && got[3][0] == '2');
+    CHECK_RC(mpf_message_try_receive(m, 1, rid[1], b, sizeof b), 1);
+    CHECK(b[0] == '9');
+    CHECK(in_line() == 0);
+    CHECK(waiter_slots_used() == 0);
+    MUST(mpf_finish(m));
+}
+
+/* ---- processes: a receiver killed while queued ---- */
+
+static int child_receive(int k, const char *shm)
+{
+    mpf_t *cm;
+    if (mpf_attach(&cm, shm) < 0) return 100;
+    int id = (int)mpf_open_receive(cm, k, "line", MPF_FCFS);
+    if (id < 0) return 101;
+    char b[8] = {0};
+    ssize_t n = mpf_message_receive(cm, k, id, b, sizeof b - 1);
+    return n == 1 ? 10 + b[0] - '0' : 102;
+}
+
+static void processes_with_a_death(void)
+{
+    char shm[64];
+    snprintf(shm, sizeof shm, "/mpf-fcfs-order-%d", (int)getpid());
+    mpf_options o = {.max_lnvcs = 4, .max_processes = 8, .shm_name = shm, .replace = 1, .spin = 200};
+    MUST(mpf_init_ex(&m, &o));
+    sid = MUST(mpf_open_send(m, 7, "line"));
+    int served_wrong = 0;
+    for (int round = 0; round < 6; round++) {
+        pid_t ch[3];
+        for (int k = 0; k < 3; k++) {
+            fflush(stdout);
+            if ((ch[k] = fork()) == 0) _exit(child_receive(k, shm));
+            while (in_line() != (uint32_t)k + 1) usleep(200);
+        }
+        int victim = round % 3; /* killed while queued: first, middle or last in line */
+        kill(ch[victim], SIGKILL);
+        waitpid(ch[victim], NULL, 0);
+        send_digit(0);
+        send_digit(1);
+        int want = 0;
+        for (int k = 0; k < 3; k++) {
+            if (k == victim) continue;
+            int st = 0;
+            waitpid(ch[k], &st, 0);
+            if (!WIFEXITED(st) || WEXITSTATUS(st) != 10 + want) served_wrong++;
+            want++;
+        }
+        mpf_reap(m); /* a victim last in line had nobody behind it to reap it */
+        CHECK(in_line() == 0);
+        CHECK(waiter_slots_used() == 0);
+    }
+    printf("processes: 6 rounds, a receiver killed in line each: %d live receivers served wrongly\n", served_wrong);
+    CHECK(served_wrong == 0);
+
+    /* 4: the head stopped, a message waiting: a newcomer's try_receive must not take it */
+    int mine = MUST(mpf_open_receive(m, 6, "line", MPF_FCFS));
+    pid_t head;
+    fflush(stdout);
+    if ((head = fork()) == 0) _exit(child_receive(0, shm));
+    while (in_line() != 1) usleep(200);
+    mpf_lnvc *l = mpf_lnvc_at(m, mpf_id_slot(m->r, sid));
+    mpf_lock_acquire(m, &l->rlock);
+    uint32_t w = atomic_load(&l->line_head);
+    mpf_unlock(m, &l->rlock);
+    while (atomic_load(&mpf_waiter_at(m, w)->word) != MPF_W_ASLEEP) usleep(200);
+    kill(head, SIGSTOP);
+    send_digit(0);
+    char b[8];
+    CHECK_RC(mpf_message_try_receive(m, 6, mine, b, sizeof b), -MPF_EAGAIN);
+    kill(head, SIGCONT);
+    int st = 0;
+    waitpid(head, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 10);
+    CHECK(in_line() == 0);
+    CHECK(waiter_slots_used() == 0);
+    MUST(mpf_finish(m));
+    mpf_unlink(shm);
+}
+
+int main(void)
+{
+    threads_in_order();
+    processes_with_a_death();
+    if (mpf_check_failures) {
+        fprintf(stderr, "%d check(s) failed\n", mpf_check_failures);
+        return 1;
+    }
+    printf("ok\n");
+    return 0;
+}
