@@ -114,7 +114,7 @@ typedef struct mpf_conn {
 enum { MPF_W_SPIN = 0, MPF_W_ASLEEP = 1, MPF_W_WOKEN = 2 };
 typedef struct mpf_waiter {
     _Atomic uint32_t word;     /* futex word: MPF_W_* (a waker swaps in WOKEN, calls futex only if ASLEEP) */
-    _Atomic uint32_t watching; /* 1: spinning as head on the sentinel, a send need not wake it */
+    _Atomic uint32_t counted;  /* 1 while counted in its LNVC's line_asleep: whoever clears it uncounts */
     _Atomic int32_t os_pid;    /* owner's OS pid (1 in-process) while in use, 0 when free */
     uint32_t lnvc;             /* LNVC slot + 1 while linked in its line (under its receive lock), else 0 */
     uint32_t gen;              /* the LNVC incarnation it waits in */
@@ -151,12 +151,14 @@ typedef struct mpf_lnvc {
     uint32_t n_freed;
     uint32_t freed[MPF_BATCH];  /* headers freed by receives, not yet handed over */
     uint32_t line_tail, line_len, line_ticket; /* the FCFS line (mpf_line.c) */
+    _Atomic uint32_t line_head; /* its first waiter (index + 1): on the receive side's line, as
+                                   a send reads it only when line_asleep says someone sleeps */
     _Alignas(MPF_CACHE) _Atomic uint32_t handed; /* 1: handover[] holds MPF_BATCH headers for the send side */
     uint32_t handover[MPF_BATCH];
     _Alignas(MPF_CACHE) _Atomic uint32_t word; /* futex word: bumped by wakes and closes */
     _Atomic uint32_t sleepers;  /* receivers asleep (or about to be) on word */
     _Atomic uint32_t parked;    /* MPF_WAIT_LWP: processes parked (or about to be) */
-    _Atomic uint32_t line_head; /* first FCFS receive in line (waiter index + 1): a send wakes it */
+    _Atomic uint32_t line_asleep; /* waiters of the FCFS line asleep (or about to be): a send then wakes the head */
     char name[MPF_NAME_MAX + 1];
 } __attribute__((aligned(MPF_CACHE))) mpf_lnvc;
 
@@ -366,27 +368,19 @@ uint32_t mpf_line_join(mpf_t *m, mpf_lnvc *l);            /* rlock: 0 if the tab
 void mpf_line_leave(mpf_t *m, mpf_lnvc *l, uint32_t w);    /* rlock */
 int mpf_line_may_take(mpf_t *m, mpf_lnvc *l, uint32_t w);  /* rlock */
 void mpf_line_wait(mpf_t *m, mpf_lnvc *l, uint32_t w, int *spun, long long max_ns); /* rlock, released */
-void mpf_line_wake_head(mpf_t *m, uint32_t h);
+void mpf_line_rearm(mpf_t *m, mpf_lnvc *l, uint32_t w);   /* rlock, w in line, before it looks again */
+void mpf_line_wake_head(mpf_t *m, mpf_lnvc *l);
 void mpf_line_wake_all(mpf_t *m, mpf_lnvc *l);             /* both locks */
 void mpf_line_reset(mpf_lnvc *l);
 void mpf_line_repair(mpf_t *m, mpf_lnvc *l);               /* both locks */
 void mpf_line_reap(mpf_t *m);                              /* table lock */
-/* Receive lock held, w in line: from here on a wake is not lost (a waker that
- * comes later finds SPIN and swaps in WOKEN, or finds ASLEEP and wakes). */
-static inline void mpf_line_rearm(mpf_t *m, uint32_t w)
-{
-    atomic_store_explicit(&mpf_waiter_at(m, w)->word, MPF_W_SPIN, memory_order_seq_cst);
-    atomic_thread_fence(memory_order_seq_cst);
-}
-
 /* After a send linked its message, or a close: wake whoever waits, if anyone. */
 static inline void mpf_wake_waiters(mpf_t *m, mpf_lnvc *l)
 {
     if ((m->lwpq && atomic_load_explicit(&l->parked, memory_order_seq_cst)) ||
         atomic_load_explicit(&l->sleepers, memory_order_seq_cst))
         mpf_wake_sleepers(m, l);
-    uint32_t h = atomic_load_explicit(&l->line_head, memory_order_seq_cst);
-    if (h) mpf_line_wake_head(m, h);
+    if (atomic_load_explicit(&l->line_asleep, memory_order_seq_cst)) mpf_line_wake_head(m, l);
 }
 int mpf_wait_lwp_yield(mpf_t *m, int pid, uint32_t observed); /* MPD process: wait for space without stopping the VP, return 1 */
 int mpf_lwp_setup(mpf_t *m);

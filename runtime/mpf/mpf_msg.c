@@ -285,7 +285,7 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
         int fcfs = c->recv == MPF_FCFS;
         uint32_t *headp = fcfs ? &l->fcfs_head : &c->head, *seqp = fcfs ? &l->fcfs_seq : &c->head_seq;
         uint32_t at = *headp, seq = *seqp;
-        if (line) mpf_line_rearm(m, line);
+        if (line) mpf_line_rearm(m, l, line);
         if (mpf_published(m, at, seq) && (!fcfs || mpf_line_may_take(m, l, line))) {
             mpf_msg *g = MPF_MSG(m, at);
             if (g->len > cap) {

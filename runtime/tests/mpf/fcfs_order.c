@@ -10,8 +10,8 @@
  *    more wait than receivers stand in line.
  * 3. Processes on a shared segment: a receiver killed (SIGKILL) while queued
  *    in line is removed by the reaper (run by the waiters' periodic reap, no
- *    explicit call): the live ones behind it are served in order, and every
- *    waiter slot is free at the end.
+ *    explicit call): the live ones behind it are served in order, every
+ *    waiter slot is free at the end and nobody is left counted asleep.
  * 4. A newcomer does not jump the line: with the head of the line stopped
  *    (SIGSTOP, asleep on its own word, so holding no lock) and one message
  *    waiting, try_receive says EAGAIN; the head gets the message once it
@@ -41,6 +41,12 @@ static uint32_t in_line(void)
     uint32_t n = l->line_len;
     mpf_unlock(m, &l->rlock);
     return n;
+}
+
+/* Waiters counted asleep in the line: a send makes the slow check while it is not 0. */
+static uint32_t asleep_count(void)
+{
+    return atomic_load(&mpf_lnvc_at(m, mpf_id_slot(m->r, sid))->line_asleep);
 }
 
 static uint32_t waiter_slots_used(void)
@@ -127,6 +133,7 @@ static void threads_in_order(void)
     CHECK(b[0] == '9');
     CHECK(in_line() == 0);
     CHECK(waiter_slots_used() == 0);
+    CHECK(asleep_count() == 0);
     MUST(mpf_finish(m));
 }
 
@@ -174,6 +181,7 @@ static void processes_with_a_death(void)
         mpf_reap(m); /* a victim last in line had nobody behind it to reap it */
         CHECK(in_line() == 0);
         CHECK(waiter_slots_used() == 0);
+        CHECK(asleep_count() == 0); /* the victim died counted asleep: the reaper uncounted it */
     }
     printf("processes: 6 rounds, a receiver killed in line each: %d live receivers served wrongly\n", served_wrong);
     CHECK(served_wrong == 0);
@@ -199,6 +207,7 @@ static void processes_with_a_death(void)
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 10);
     CHECK(in_line() == 0);
     CHECK(waiter_slots_used() == 0);
+    CHECK(asleep_count() == 0);
     MUST(mpf_finish(m));
     mpf_unlink(shm);
 }
