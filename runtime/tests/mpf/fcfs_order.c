@@ -15,7 +15,10 @@
  * 4. A newcomer does not jump the line: with the head of the line stopped
  *    (SIGSTOP, asleep on its own word, so holding no lock) and one message
  *    waiting, try_receive says EAGAIN; the head gets the message once it
- *    runs again.  (Done with a process: a thread cannot be held still.) */
+ *    runs again.  (Done with a process: a thread cannot be held still.)
+ * 5. More waiters than the waiter table holds (2 * max_processes + 16): the
+ *    overflow waits unordered, and every receiver still gets exactly one
+ *    message, none twice, nobody left waiting. */
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -212,10 +215,51 @@ static void processes_with_a_death(void)
     mpf_unlink(shm);
 }
 
+/* ---- more waiters than slots ---- */
+
+#define NOVER 26 /* the table below has 2 * 2 + 16 = 20 slots */
+static int over_got[NOVER];
+
+static void *over_receiver(void *arg)
+{
+    int k = (int)(long)arg;
+    char b[8];
+    over_got[k] = mpf_message_receive(m, 0, rid[0], b, sizeof b) == 1 ? b[0] : -1;
+    return NULL;
+}
+
+static void table_full(void)
+{
+    mpf_options o = {.max_lnvcs = 2, .max_processes = 2};
+    MUST(mpf_init_ex(&m, &o));
+    CHECK(m->r->n_waiters < NOVER);
+    rid[0] = MUST(mpf_open_receive(m, 0, "full", MPF_FCFS));
+    sid = MUST(mpf_open_send(m, 1, "full"));
+    pthread_t th[NOVER];
+    for (int k = 0; k < NOVER; k++) pthread_create(&th[k], NULL, over_receiver, (void *)(long)k);
+    for (int i = 0; i < 2000 && in_line() < m->r->n_waiters; i++) usleep(1000); /* the table fills up */
+    for (int k = 0; k < NOVER; k++) {
+        char c = (char)('A' + k);
+        MUST(mpf_message_send(m, 1, sid, &c, 1));
+    }
+    int seen[NOVER] = {0}, bad = 0;
+    for (int k = 0; k < NOVER; k++) {
+        pthread_join(th[k], NULL);
+        int v = over_got[k] - 'A';
+        if (v < 0 || v >= NOVER || seen[v]++) bad++;
+    }
+    printf("table full: %d receivers for %u slots, %d served wrongly\n", NOVER, m->r->n_waiters, bad);
+    CHECK(bad == 0);
+    CHECK(in_line() == 0);
+    CHECK(waiter_slots_used() == 0);
+    MUST(mpf_finish(m));
+}
+
 int main(void)
 {
     threads_in_order();
     processes_with_a_death();
+    table_full();
     if (mpf_check_failures) {
         fprintf(stderr, "%d check(s) failed\n", mpf_check_failures);
         return 1;
