@@ -18,7 +18,11 @@
  *    runs again.  (Done with a process: a thread cannot be held still.)
  * 5. More waiters than the waiter table holds (2 * max_processes + 16): the
  *    overflow waits unordered, and every receiver still gets exactly one
- *    message, none twice, nobody left waiting. */
+ *    message, none twice, nobody left waiting.
+ * 6. MPD processes on an ordinary (threads-mode) instance, 1 and 2 VPs: they
+ *    wait in the same line (yielding, then asleep through a blocking call);
+ *    20 rounds of NR processes lining up, then NR messages from a thread:
+ *    process k gets message k.  Each run is a child under an alarm. */
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -255,11 +259,84 @@ static void table_full(void)
     MUST(mpf_finish(m));
 }
 
+/* ---- MPD processes in line ---- */
+
+static mpd_sem proc_done;
+static int proc_nvp;
+
+static void proc_receiver(void *arg)
+{
+    int k = (int)(intptr_t)arg;
+    memset(got[k], 0, sizeof got[k]);
+    rc[k] = mpf_message_receive(m, k, rid[k], got[k], sizeof got[k] - 1);
+    mpd_sem_V(&proc_done);
+}
+
+static void *thread_sends(void *arg)
+{
+    (void)arg;
+    for (int k = 0; k < NR; k++) send_digit(k);
+    return NULL;
+}
+
+static void procs_body(void *arg)
+{
+    (void)arg;
+    alarm(60); /* a lost wakeup ends the child with SIGALRM */
+    mpd_rt_set_exit_status(1);
+    mpd_sem_init(&proc_done, 0);
+    MUST(mpf_init(&m, 4, 8));
+    for (int k = 0; k < NR; k++) rid[k] = MUST(mpf_open_receive(m, k, "line", MPF_FCFS));
+    sid = MUST(mpf_open_send(m, 7, "line"));
+    int misordered = 0;
+    for (int round = 0; round < 20; round++) {
+        uint32_t base = joined();
+        for (int k = 0; k < NR; k++) {
+            mpd_proc_create(proc_receiver, (void *)(intptr_t)k, NULL);
+            while (joined() - base != (uint32_t)k + 1) mpd_yield();
+        }
+        pthread_t t;
+        pthread_create(&t, NULL, thread_sends, NULL);
+        for (int k = 0; k < NR; k++) mpd_sem_P(&proc_done);
+        pthread_join(t, NULL);
+        for (int k = 0; k < NR; k++) {
+            CHECK_RC(rc[k], 1);
+            if (got[k][0] != '0' + k) misordered++;
+        }
+    }
+    CHECK(misordered == 0);
+    CHECK(in_line() == 0 && waiter_slots_used() == 0 && asleep_count() == 0);
+    MUST(mpf_finish(m));
+    printf("MPD processes on %d VP(s): 20 rounds of %d: %d served out of arrival order\n", proc_nvp, NR, misordered);
+    mpd_rt_set_exit_status(mpf_check_failures ? 1 : 0);
+}
+
+static void mpd_processes_in_order(void)
+{
+    for (proc_nvp = 1; proc_nvp <= 2; proc_nvp++) {
+        fflush(NULL);
+        pid_t p = fork();
+        if (p == 0) {
+            mpd_rt_set_nvp(proc_nvp);
+            char *argv[] = {(char *)"fcfs_order", NULL};
+            _exit(mpd_rt_main(1, argv, procs_body, NULL));
+        }
+        int st = 0;
+        waitpid(p, &st, 0);
+        if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+            fprintf(stderr, "MPD processes on %d VP(s) failed (%s %d)\n", proc_nvp,
+                    WIFSIGNALED(st) ? "signal" : "status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+            mpf_check_failures++;
+        }
+    }
+}
+
 int main(void)
 {
     threads_in_order();
     processes_with_a_death();
     table_full();
+    mpd_processes_in_order();
     if (mpf_check_failures) {
         fprintf(stderr, "%d check(s) failed\n", mpf_check_failures);
         return 1;
