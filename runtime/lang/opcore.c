@@ -197,10 +197,10 @@ static void report_one(mpd_proc *p, void *arg)
     /* blocked in a proc it called directly: named after that proc */
     const char *in_proc = mpd_procspan_name(f, mpd_proc_line(p));
     if (f)
-        fprintf(stderr, "RTS warning: blocked process: %s : file %s, line %d\n",
+        fprintf(stderr, "%sRTS warning: blocked process: %s : file %s, line %d\n", mpd_rts_label,
                 in_proc ? in_proc : mpd_proc_name(p), f, mpd_proc_line(p));
     else
-        fprintf(stderr, "RTS warning: blocked process: %s\n", mpd_proc_name(p));
+        fprintf(stderr, "%sRTS warning: blocked process: %s\n", mpd_rts_label, mpd_proc_name(p));
 }
 
 static void report_blocked(void)

@@ -40,6 +40,8 @@ enum {
                                own memory, which goes with the process */
     MPD_INVF_CREATE  = 64,  /* a create block: `done` is the instance's
                                resrt, answered by res_answer_creator */
+    MPD_INVF_REMOTE  = 128, /* a call from another vm: `done` is the
+                               distributed layer's (disthook.h) */
 };
 /* A process waiting for one answer: it parks holding `lk` (released by the
  * core once it is switched out); the answerer takes `lk` first, so it never
