@@ -255,9 +255,11 @@ dmsg *dist_request(int rank, dmsg *m, const char *F, int L)
     if (F && mpd_self())
         mpd_set_loc(F, L);
     dist_send(rank, m);
-    while (!__atomic_load_n(&w.reply, __ATOMIC_ACQUIRE))
-        mpd_ext_wait(&w.ev, 1);     /* blocked, as a call is, until the reply */
-    return w.reply;
+    /* blocked, as a call is, until the reply.  Exactly one wait for the
+     * one wake: w lives on this stack, and the waker must be done with it
+     * (its last touch is the ext's lock) before we return */
+    mpd_ext_wait(&w.ev, 1);
+    return __atomic_load_n(&w.reply, __ATOMIC_ACQUIRE);
 }
 
 static void reply_arrived(dmsg *m, int src)

@@ -12,6 +12,13 @@
 #include "lang/opint.h"
 #include "lang/disthook.h"
 
+/* A vm's number n is DVM(n) in capabilities: the high bit keeps them
+ * apart from the embedded default's, where vm 1 is this process -- the
+ * inline call fast path (mpd/ops.h) takes a capability saying 1 as local,
+ * which in a distributed program holds on no process. */
+#define DVM(n)     (0x80000000u | (uint32_t)(n))
+#define DVM_NUM(v) ((uint32_t)(v) & 0x7fffffffu)
+
 /* ---- wire.c: messages ------------------------------------------------- */
 
 #define DMSG_MAGIC 0x4d504431u          /* "MPD1" */
@@ -55,6 +62,9 @@ typedef struct dmsg {
     mpd_cap  cap;       /* the capability invoked, created, destroyed */
     int32_t  line;      /* the invoking statement's line */
     uint32_t aux;       /* per type: offset of the block in the payload, ... */
+    int32_t  prio;      /* the sending process's priority: its remote
+                           processes get it, as local ones would */
+    uint32_t _pad;
 } dmsg;
 
 #define DMSG_PAYLOAD(m) ((char *)(m) + sizeof(dmsg))

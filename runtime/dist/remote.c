@@ -2,6 +2,10 @@
  * when it creates a vm, creates a resource on another vm, invokes, forwards
  * to, destroys or asks ?op of another vm's objects, and stop. */
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include "dist/dist.h"
 
@@ -10,9 +14,9 @@ void dist_answer(mpd_invb *ib);         /* serve.c */
 /* The rank serving vm, or an abort at F, L. */
 static int rank_for(uint32_t vm, const char *F, int L, const char *what)
 {
-    int r = dist_rank_of_vm(vm, F, L);
+    int r = dist_rank_of_vm(DVM_NUM(vm), F, L);
     if (r < 0)
-        mpd_rts_abort(F, L, "%s: virtual machine %u no longer exists", what, vm);
+        mpd_rts_abort(F, L, "%s: virtual machine %u no longer exists", what, DVM_NUM(vm));
     return r;
 }
 
@@ -122,7 +126,7 @@ static mpd_cap hook_vm_create(const char *F, int L, int machine, const char *hos
         init->aux = vm;
         init->line = machine == -1 ? dist_home_machine : machine;
         free(dist_request(r, init, F, L));
-        mpd_cap c = { vm, MPD_CAP_VM, 3 };
+        mpd_cap c = { DVM(vm), MPD_CAP_VM, 3 };
         return c;
     }
     rep = dist_request(0, m, F, L);
@@ -133,7 +137,7 @@ static mpd_cap hook_vm_create(const char *F, int L, int machine, const char *hos
     if (r <= 0 || r >= dist_size)
         mpd_rts_abort(F, L, "malformed reply from the main virtual machine");
     dist_vms_note(vm, r);
-    mpd_cap c = { vm, MPD_CAP_VM, 3 };
+    mpd_cap c = { DVM(vm), MPD_CAP_VM, 3 };
     return c;
 }
 
@@ -165,9 +169,9 @@ static mpd_cap hook_create_on(const char *F, int L, const mpd_respat *pat, mpd_i
 static void hook_destroy(const char *F, int L, mpd_cap c)
 {
     int vmcap = c.idx == MPD_CAP_VM;
-    if (vmcap && c.vm == 1)
+    if (vmcap && DVM_NUM(c.vm) == 1)
         mpd_rts_abort(F, L, "cannot destroy the main virtual machine");
-    int r = dist_rank_of_vm(c.vm, F, L);
+    int r = dist_rank_of_vm(DVM_NUM(c.vm), F, L);
     if (r < 0) {
         if (vmcap)
             mpd_rts_abort(F, L, "attempting to destroy a virtual machine that no longer exists");
@@ -244,14 +248,62 @@ static int hook_main_resource(const mpd_respat *pat, mpd_invb *args)
     dist_term_install();
     dist_serve_start();
     if (dist_rank == 0) {
-        atomic_store(&dist_home_vm, 1);
+        atomic_store(&dist_home_vm, DVM(1));
+        mpd__cap_vm = DVM(1);
+        res_set_home_vm(DVM(1));
         dist_vms_note(1, 0);
         return 0;
     }
     atomic_store(&dist_home_vm, 0);
+    opk_install_report();
     mpd__cap_vm = UINT32_MAX;
     res_set_home_vm(UINT32_MAX);
     return 1;
+}
+
+/* Started by hand (./a.out), not by mpirun: run again under mpirun with
+ * MPD_VMS processes (default 8), so that a distributed program runs as
+ * any other -- the user types a.out, as with MPD 1.0.1 (which started its
+ * execution manager itself).  MPD_VMS=1 runs it alone: no vm can be
+ * created.  Without mpirun it also runs alone. */
+static void relaunch(void)
+{
+    if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK") ||
+        getenv("MPD_DIST_LAUNCHED"))
+        return;
+    const char *v = getenv("MPD_VMS");
+    long n = v && *v ? strtol(v, NULL, 10) : 8;
+    if (n <= 1 || n > 4096)
+        return;
+    static char cmd[1 << 16];
+    int fd = open("/proc/self/cmdline", O_RDONLY);
+    ssize_t len = fd >= 0 ? read(fd, cmd, sizeof cmd - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    char exe[4096];
+    ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0 || el <= 0)
+        return;
+    exe[el] = 0;
+    char *argv[1024], nbuf[16];
+    int k = 0;
+    snprintf(nbuf, sizeof nbuf, "%ld", n);
+    argv[k++] = "mpirun";
+    argv[k++] = "-q";
+    argv[k++] = "--oversubscribe";
+    argv[k++] = "-n";
+    argv[k++] = nbuf;
+    argv[k++] = exe;
+    for (char *p = cmd + strlen(cmd) + 1; p < cmd + len && k < 1023; p += strlen(p) + 1)
+        argv[k++] = p;
+    argv[k] = NULL;
+    setenv("MPD_DIST_LAUNCHED", "1", 1);
+    if (geteuid() == 0) {
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+    }
+    fflush(NULL);
+    execvp("mpirun", argv);     /* no mpirun: run alone */
 }
 
 /* Pulled in by the linker (mpd --mpi links with -u mpd_dist_link): the
@@ -259,5 +311,6 @@ static int hook_main_resource(const mpd_respat *pat, mpd_invb *args)
 int mpd_dist_link;
 __attribute__((constructor)) static void dist_install(void)
 {
+    relaunch();
     mpd__dist = &dist_ops;
 }

@@ -325,6 +325,9 @@ static void spawn_job(void (*fn)(void *), dmsg *m, int src, const char *name)
 
 static void serve_one(dmsg *m, int src)
 {
+    /* what it starts gets the invoker's priority */
+    if (mpd_proc_priority(mpd_self()) != m->prio)
+        mpd_proc_set_priority(mpd_self(), m->prio);
     switch (m->type) {
     case DM_CALL: case DM_SEND:
         serve_invoke(m, src);
@@ -348,9 +351,9 @@ static void serve_one(dmsg *m, int src)
         return;
     case DM_VM_INIT: {
         uint32_t vm = m->aux;
-        atomic_store(&dist_home_vm, vm);
-        mpd__cap_vm = vm;
-        res_set_home_vm(vm);
+        atomic_store(&dist_home_vm, DVM(vm));
+        mpd__cap_vm = DVM(vm);
+        res_set_home_vm(DVM(vm));
         dist_home_machine = m->line;
         snprintf(mpd_rts_label, sizeof mpd_rts_label, "[vm %u] ", vm);
         reply_status(src, m, 0, NULL);

@@ -19,6 +19,8 @@ dmsg *dmsg_new(int type, size_t plen)
     m->type = (uint16_t)type;
     m->len = (uint32_t)(sizeof(dmsg) + plen);
     m->src_vm = atomic_load(&dist_home_vm);
+    mpd_proc *self = mpd_self();
+    m->prio = self ? mpd_proc_priority(self) : 0;
     return m;
 }
 

@@ -216,6 +216,13 @@ static void quiesce(int all_done, void *arg)
     res_program_end();
 }
 
+/* A process serving another vm (the distributed deployment): MPD's
+ * blocked-process report, without the program-end hook (the main vm's). */
+void opk_install_report(void)
+{
+    mpd_rt_set_report(report_blocked);
+}
+
 void opk_install_end(void)
 {
     mpd_rt_set_quiesce_hook(quiesce, NULL);

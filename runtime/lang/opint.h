@@ -342,6 +342,7 @@ void      res_program_end(void);
 void      res_answer_creator(void *rt);     /* MPD_INVF_CREATE blocks */
 void      res_body_done(resrt *rt);         /* the body process ends */
 void      opk_install_end(void);
+void      opk_install_report(void);
 
 /* co.c */
 void      co_completed(mpd_invb *ib);

@@ -309,7 +309,7 @@ void mpd_main_resource(const mpd_respat *pat, mpd_invb *args)
 {
     if (mpd__dist && mpd__dist->main_resource(pat, args))
         return;                 /* this process serves other vms */
-    mpd_res *r = instantiate(NULL, 0, pat, args, 0, 1);
+    mpd_res *r = instantiate(NULL, 0, pat, args, 0, home_vm);
     opk_acquire(&reslk);
     main_res = r;
     opk_release(&reslk);
