@@ -106,6 +106,27 @@ static void redirect_output(void)
     mpd_stdout->autoflush = 1;
 }
 
+/* The main vm: write where the launcher's own output goes (MPD_DIST_OUT
+ * names a process whose fds 1 and 2 are the user's: mpirun, started by
+ * a.out or mpd run), not through mpirun's forwarding, which keeps stdout
+ * and stderr apart and may reorder the one against the other. */
+static void direct_output(void)
+{
+    const char *pid = getenv("MPD_DIST_OUT");
+    if (!pid || !*pid)
+        return;
+    for (int fd = 1; fd <= 2; fd++) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%s/fd/%d", pid, fd);
+        int o = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (o < 0)
+            continue;           /* another host: mpirun forwards it */
+        dup2(o, fd);
+        close(o);
+    }
+    mpd_io_std_reset();
+}
+
 static void send_locked(int rank, dmsg *m)
 {
     MPI_Send(m, (int)m->len, MPI_BYTE, rank, TAG, comm);
@@ -427,6 +448,8 @@ static void *comm_main(void *arg)
     MPI_Allgather(me, 64, MPI_CHAR, dist_hosts, 64, MPI_CHAR, comm);
     if (dist_rank != 0)
         redirect_output();
+    else
+        direct_output();
     pthread_mutex_lock(&start_mu);
     started = 1;
     pthread_cond_broadcast(&start_cv);

@@ -132,7 +132,7 @@ static mpd_cap hook_vm_create(const char *F, int L, int machine, const char *hos
     rep = dist_request(0, m, F, L);
     check_reply(rep, F, L);
     uint32_t vm = rep->aux;
-    int r = rep->status;
+    int r = rep->line;
     free(rep);
     if (r <= 0 || r >= dist_size)
         mpd_rts_abort(F, L, "malformed reply from the main virtual machine");
@@ -298,6 +298,9 @@ static void relaunch(void)
         argv[k++] = p;
     argv[k] = NULL;
     setenv("MPD_DIST_LAUNCHED", "1", 1);
+    char pid[24];
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());     /* mpirun's, after exec */
+    setenv("MPD_DIST_OUT", pid, 1);
     if (geteuid() == 0) {
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
         setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);

@@ -295,7 +295,7 @@ static void vm_create_job(void *arg)
         dmsg *rep = dmsg_new(DM_REPLY, 0);
         rep->tag = m->tag;
         rep->aux = vm;
-        rep->status = r;
+        rep->line = r;
         dist_send(j->src, rep);
     }
     free(m);

@@ -73,6 +73,8 @@ fn run_program(exe: &std::path::Path, args: &[String], env: &[(&str, String)], v
     let mut cmd = if vms > 0 {
         let mut c = std::process::Command::new(std::env::var("MPIRUN").unwrap_or_else(|_| "mpirun".to_string()));
         c.arg("-q").arg("--oversubscribe").arg("-n").arg(vms.to_string()).arg(exe);
+        // the main vm writes straight to our stdout and stderr (runtime/dist)
+        c.env("MPD_DIST_OUT", std::process::id().to_string());
         if unsafe { geteuid() } == 0 {
             c.env("OMPI_ALLOW_RUN_AS_ROOT", "1").env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
         }
