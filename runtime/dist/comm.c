@@ -443,9 +443,26 @@ static void *comm_main(void *arg)
     done_from = calloc((size_t)dist_size, sizeof *done_from);
     if (!dist_hosts || !partials || !done_from)
         mpd_rts_fatal("out of memory");
+    /* the host this process is on: MPD_HOST if set (a cluster whose MPI
+     * names hosts otherwise than gethostname, or hosts simulated on one
+     * machine by a launcher that sets it: tests/dist-hosts) */
     char me[64] = { 0 };
-    gethostname(me, sizeof me - 1);
+    const char *mh = getenv("MPD_HOST");
+    if (mh && *mh)
+        strncpy(me, mh, sizeof me - 1);
+    else
+        gethostname(me, sizeof me - 1);
     MPI_Allgather(me, 64, MPI_CHAR, dist_hosts, 64, MPI_CHAR, comm);
+    /* where each process really is, for failure.c's look at the dead */
+    dist_pids = calloc((size_t)dist_size, sizeof *dist_pids);
+    dist_real_hosts = calloc((size_t)dist_size, sizeof *dist_real_hosts);
+    if (!dist_pids || !dist_real_hosts)
+        mpd_rts_fatal("out of memory");
+    int pid = (int)getpid();
+    char real[64] = { 0 };
+    gethostname(real, sizeof real - 1);
+    MPI_Allgather(&pid, 1, MPI_INT, dist_pids, 1, MPI_INT, comm);
+    MPI_Allgather(real, 64, MPI_CHAR, dist_real_hosts, 64, MPI_CHAR, comm);
     if (dist_rank != 0)
         redirect_output();
     else

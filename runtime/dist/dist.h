@@ -124,6 +124,13 @@ int  dist_vms_pick(const char *host, int near_rank, const char **why);
 uint32_t dist_vms_assign(int rank);     /* rank 0: the new vm's number */
 void dist_vms_freed(int rank);          /* rank 0 */
 int  dist_vms_live(int *ranks, int max);  /* rank 0: ranks with a vm, newest first */
+uint32_t dist_vms_of_rank(int rank);    /* rank 0: its vm (0: none); no lock */
+
+/* ---- failure.c: a process that dies outright ------------------------------- */
+
+extern int *dist_pids;
+extern char (*dist_real_hosts)[64];
+void dist_failure_install(void);
 
 /* ---- term.c: termination detection ---------------------------------------- */
 

@@ -245,6 +245,7 @@ static int hook_main_resource(const mpd_respat *pat, mpd_invb *args)
 {
     (void)pat; (void)args;
     dist_comm_start();
+    dist_failure_install();
     dist_term_install();
     dist_serve_start();
     if (dist_rank == 0) {

@@ -147,6 +147,12 @@ void dist_vms_freed(int rank)
     pthread_mutex_unlock(&mu);
 }
 
+uint32_t dist_vms_of_rank(int rank)
+{
+    uint32_t vm = rank_vm && rank >= 0 && rank < dist_size ? rank_vm[rank] : 0;
+    return vm == UINT32_MAX ? 0 : vm;
+}
+
 int dist_vms_live(int *ranks, int max)
 {
     int n = 0;

@@ -1,6 +1,6 @@
 # The distributed deployment (docs/distributed.md): programs linked with
 # --mpi, every virtual machine an MPI process, run oversubscribed on this
-# machine.  Three parts:
+# machine.  Parts:
 #   - tests/corpus/dist: programs whose output must be the same as in the
 #     embedded default (30-corpus runs them there), checked here against the
 #     same .std files;
@@ -8,7 +8,9 @@
 #     aborts on another vm, the blocked-process report of every vm, errors
 #     of create vm() and of a destroyed vm);
 #   - the suite's tests that create vms (../shared/mpd-vsuite), through
-#     vsuite.py with MPD_DIST=mpi.
+#     vsuite.py with MPD_DIST=mpi;
+#   - two hosts simulated on this machine (tests/dist-hosts);
+#   - a vm's process killed with kill -9 (tests/dist-kill).
 # (runtime/tests/dist/wirefuzz, the message checks fed random and truncated
 # messages, needs no MPI: 10-runtime runs it.)
 . scripts/lib/need.sh
@@ -38,7 +40,6 @@ for src in tests/corpus/dist/*.mpd tests/dist/*.mpd; do
     diff "$base.std" "$d/run.out" | head -10 | sed 's/^/    /'
   fi
 done
-rm -rf "$work"
 
 # the suite's programs that create virtual machines (`create vm()`)
 if [ -d ../shared/mpd-vsuite ] && [ -f ../shared/tools/vsuite.py ]; then
@@ -51,5 +52,46 @@ if [ -d ../shared/mpd-vsuite ] && [ -f ../shared/tools/vsuite.py ]; then
   f=$(echo "$out" | tail -n 1 | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\2/p')
   pass=$((pass+${p:-0})); fail=$((fail+${f:-1}))
 fi
+
+# several hosts simulated on this machine: a hostfile of two names, and
+# Open MPI's rsh agent pointed at a launcher that runs each "host"'s daemon
+# here, telling its processes where they are (tests/dist-hosts/fake-rsh);
+# TCP between them, as between hosts
+d="$work/hosts"; mkdir -p "$d"; cp tests/dist-hosts/hosts.mpd "$d/"
+if (cd "$d" && "$BIN/mpd" -w hosts.mpd >compile.out 2>&1); then
+  here=$PWD
+  (cd "$d" && sh -c 'exec >run.out 2>&1; MPD_DIST_OUT=$$ exec timeout 90 mpirun -q --mca btl tcp,self \
+      --mca plm_rsh_agent "$0/tests/dist-hosts/fake-rsh" --hostfile "$0/tests/dist-hosts/hostfile" -n 6 ./a.out' "$here")
+  rc=$?
+  if [ "$rc" = "$(cat tests/dist-hosts/hosts.code)" ] && cmp -s tests/dist-hosts/hosts.std "$d/run.out"; then
+    pass=$((pass+1))
+  else
+    fail=$((fail+1)); echo "FAIL dist hosts (exit $rc)"; diff tests/dist-hosts/hosts.std "$d/run.out" | head -10 | sed 's/^/    /'
+  fi
+else
+  fail=$((fail+1)); echo "FAIL dist hosts (compile)"
+fi
+
+# kill -9 of a vm's process mid-conversation: reported by vm, host and
+# process; the run ends within a bounded time; nothing is left running
+d="$work/kill"; mkdir -p "$d"; cp tests/dist-kill/kill.mpd "$d/"
+if (cd "$d" && "$BIN/mpd" -w kill.mpd >compile.out 2>&1); then
+  (cd "$d" && MPD_VMS=3 timeout 60 ./a.out >run.out 2>&1; echo $? >rc) &
+  for i in $(seq 100); do grep -q "worker pid" "$d/run.out" 2>/dev/null && break; sleep 0.2; done
+  victim=$(sed -n 's/^worker pid *//p' "$d/run.out")
+  [ -n "$victim" ] && kill -9 "$victim"
+  wait
+  rc=$(cat "$d/rc" 2>/dev/null)
+  left=$(pgrep -f "$d/a.out" | wc -l)
+  if [ -n "$victim" ] && [ "$rc" != 0 ] && [ "$rc" != 124 ] && [ "$left" = 0 ] &&
+     grep -q "RTS abort: virtual machine 2 (host .*, process $victim) ended unexpectedly" "$d/run.out"; then
+    pass=$((pass+1))
+  else
+    fail=$((fail+1)); echo "FAIL dist kill (exit $rc, $left processes left)"; sed 's/^/    /' "$d/run.out" | head -5
+  fi
+else
+  fail=$((fail+1)); echo "FAIL dist kill (compile)"
+fi
+rm -rf "$work"
 
 need_tally dist $pass $fail
