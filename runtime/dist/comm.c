@@ -376,6 +376,18 @@ static _Noreturn void finish_process(int status)
             out_flush_partial(i);
     fflush(stdout);
     fflush(stderr);
+    /* The program's processes still run on the VPs (a stop ends them only
+     * with the process) and may send: a send after MPI_Finalize is fatal
+     * to MPI ("invalid communicator", exit status 5, and mpirun ends the
+     * job as failed).  So the send lock is taken for good first.  A VP
+     * stuck in MPI_Send with it (a large message to a process already
+     * gone) must not hang the exit: after a bound the process ends
+     * without finalizing. */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 2;
+    if (pthread_mutex_timedlock(&send_mu, &until) != 0)
+        _exit(status);
     MPI_Comm_free(&comm);
     MPI_Finalize();
     _exit(status);
