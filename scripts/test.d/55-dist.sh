@@ -9,6 +9,7 @@
 #     of create vm() and of a destroyed vm);
 #   - the suite's tests that create vms (../shared/mpd-vsuite), through
 #     vsuite.py with MPD_DIST=mpi;
+#   - `mpd run --vms N`, the documented one-step command;
 #   - two hosts simulated on this machine (tests/dist-hosts);
 #   - a vm's process killed with kill -9 (tests/dist-kill).
 # (runtime/tests/dist/wirefuzz, the message checks fed random and truncated
@@ -53,6 +54,30 @@ if [ -d ../shared/mpd-vsuite ] && [ -f ../shared/tools/vsuite.py ]; then
   p=$(echo "$out" | tail -n 1 | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\1/p')
   f=$(echo "$out" | tail -n 1 | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\2/p')
   pass=$((pass+${p:-0})); fail=$((fail+${f:-1}))
+fi
+
+# the documented one-step command, `mpd run --vms N prog.mpd` (compile,
+# link for MPI, run under mpirun): right with enough processes; with one,
+# create vm() finds none free -- which only the distributed deployment
+# says; a bad N is refused
+t=tests/corpus/dist/inputs
+out=$(MPD_DIST= timeout 90 "$BIN/mpd" run --vms 4 $t.mpd </dev/null 2>&1); rc=$?
+if [ "$rc" = 0 ] && [ "$out" = "$(cat $t.std)" ]; then
+  pass=$((pass+1))
+else
+  fail=$((fail+1)); echo "FAIL dist mpd run --vms 4 (exit $rc)"; echo "$out" | head -5 | sed 's/^/    /'
+fi
+out=$(MPD_DIST= timeout 90 "$BIN/mpd" run --vms 1 $t.mpd </dev/null 2>&1); rc=$?
+if [ "$rc" != 0 ] && echo "$out" | grep -q "every process of this run already serves a virtual machine"; then
+  pass=$((pass+1))
+else
+  fail=$((fail+1)); echo "FAIL dist mpd run --vms 1 (exit $rc)"; echo "$out" | head -5 | sed 's/^/    /'
+fi
+out=$("$BIN/mpd" run --vms 0 $t.mpd 2>&1); rc=$?
+if [ "$rc" = 2 ] && echo "$out" | grep -q -- "--vms needs a number"; then
+  pass=$((pass+1))
+else
+  fail=$((fail+1)); echo "FAIL dist mpd run --vms 0 (exit $rc)"
 fi
 
 # several hosts simulated on this machine: a hostfile of two names, and
