@@ -112,8 +112,8 @@ int dist_vms_pick(const char *host, int near_rank, const char **why)
                 }
         if (pick < 0)
             snprintf(msg, sizeof msg, "create vm(): every process of this run already serves a "
-                     "virtual machine (%d processes: start the program with more, mpirun -n N)",
-                     dist_size);
+                     "virtual machine (%d process%s: start the program with more, mpirun -n N)",
+                     dist_size, dist_size == 1 ? "" : "es");
     }
     if (pick >= 0)
         rank_vm[pick] = UINT32_MAX;     /* taken; numbered by dist_vms_assign */
