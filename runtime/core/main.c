@@ -52,7 +52,7 @@ _Noreturn void mpd_exit(int status)
 {
     status = mpd__finish_output(status);
     fflush(NULL);
-    _exit(status);
+    mpd_rts_exit(status);
 }
 
 /* Parses a non-negative number with an optional k/m/g suffix; -1 if bad. */
@@ -243,5 +243,7 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
     int status = mpd__finish_output(exit_status);
     fflush(NULL);
     mpd__tls_vp = NULL;
+    if (mpd_rts_exit_hook)      /* the distributed layer ends every vm's process */
+        mpd_rts_exit(status);
     return status;
 }

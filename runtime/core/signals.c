@@ -98,7 +98,7 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
     int n = snprintf(buf, sizeof buf, "RTS abort: %s%s\n", where, what);
     if (n > 0 && write(2, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1) < 0)
         _exit(1);
-    _exit(1);
+    mpd_rts_exit(1);    /* _exit, or the distributed layer's exit (forwards this) */
 }
 
 static void on_stop_signal(int sig)

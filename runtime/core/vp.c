@@ -354,7 +354,9 @@ static void stop_all(void)
  * call pending: the program is finished or deadlocked. */
 static void quiesce(void)
 {
-    long n = atomic_load(&mpd__nprocs);
+    /* processes waiting for outside events (mpd_ext_wait) are not the
+     * program's: they neither keep it alive nor count as blocked */
+    long n = atomic_load(&mpd__nprocs) - atomic_load(&mpd__ext_hidden);
     if (quiesce_hook && !quiesce_hook_ran) {
         quiesce_hook_ran = 1;
         hook_all_done = (n == 0);
@@ -399,6 +401,18 @@ static int all_idle_and_nothing_pending(void)
      * mpf mixed: collect_blocked racing mpd_blocking_call). */
     atomic_thread_fence(memory_order_seq_cst);
     return atomic_load(&nsleep) == mpd__nvp;
+}
+
+/* From any thread (the distributed layer's termination detection): is
+ * this process idle right now -- every VP asleep, nothing ready, no timer
+ * or blocking call pending?  Waits in mpd_ext_wait with visible = 0 do not
+ * count as pending. */
+int mpd_rt_idle_now(void)
+{
+    mpd_spin_lock(&idle_mu);
+    int idle = all_idle_and_nothing_pending();
+    mpd_spin_unlock(&idle_mu);
+    return idle;
 }
 
 /* Take another VP's runnext process.  patient: only one seen there on
@@ -471,7 +485,8 @@ static mpd_proc *idle_wait(mpd_vp *vp)
         mpd_spin_unlock(&idle_mu);
         return p;
     }
-    if (all_idle_and_nothing_pending()) {
+    /* the idle hook (ext.c) may say that work can still come from outside */
+    if (all_idle_and_nothing_pending() && !(mpd__idle_hook && mpd__idle_hook())) {
         quiesce();
         p = pick_next(vp);
         atomic_fetch_sub(&nsleep, 1);

@@ -1,5 +1,6 @@
 /* co.c: the concurrent invocation statement -- start arms, collect completions one at a time. */
 #include "opint.h"
+#include "disthook.h"
 #include "mpd/trace.h"
 #include "core/timeline.h"
 
@@ -71,6 +72,24 @@ void mpd_co_invoke_op(const char *F, int L, mpd_co *co, mpd_op *op, mpd_invb *ib
 
 void mpd_co_invoke(const char *F, int L, mpd_co *co, mpd_cap c, mpd_invb *ib, int kind)
 {
+    if (cap_is_remote(c)) {     /* an op of another vm: as above, shipped */
+        ib->file = F;
+        ib->line = L;
+        opk_acquire(&co->lk);
+        co->outstanding++;
+        opk_release(&co->lk);
+        if (kind == MPD_INV_SEND)
+            mpd__dist->invoke(F, L, c, ib, MPD_INV_SEND);
+        mpd_invb *h = inv_copy(ib);
+        h->co = co;
+        if (kind == MPD_INV_SEND) {
+            inv_answer(h);
+            return;
+        }
+        h->kind = MPD_INV_CALL;
+        mpd__dist->deliver(F, L, c, h);
+        return;
+    }
     mpd_co_invoke_op(F, L, co, inv_resolve(F, L, c, 0), ib, kind);
 }
 

@@ -7,17 +7,27 @@
 
 static void default_before_exit(void) { fflush(NULL); }
 void (*mpd_rts_before_exit)(void) = default_before_exit;
+char mpd_rts_label[32];
+void (*mpd_rts_exit_hook)(int status);
+
+_Noreturn void mpd_rts_exit(int status)
+{
+    if (mpd_rts_exit_hook)
+        mpd_rts_exit_hook(status);
+    _exit(status);
+}
 
 static _Noreturn void vabort_at(const char *prefix, const char *file, int line, const char *fmt, va_list ap)
 {
     MPD_TL(mpd__tl_rec(TL_ABORT, mpd__tl_self(), 0, file, line); mpd__tl_finish(1));
     if (mpd_rts_before_exit)
         mpd_rts_before_exit();
-    fprintf(stderr, "%sRTS abort: file %s, line %d:\n   ", prefix, file ? file : "?", line);
+    fprintf(stderr, "%sRTS abort: file %s, line %d:\n   ", *prefix ? prefix : mpd_rts_label,
+            file ? file : "?", line);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     fflush(stderr);
-    _exit(1);   /* other VPs may be running: do not run atexit handlers */
+    mpd_rts_exit(1);   /* other VPs may be running: do not run atexit handlers */
 }
 
 _Noreturn void mpd_rts_vabort(const char *file, int line, const char *fmt, va_list ap)
@@ -47,20 +57,20 @@ _Noreturn void mpd_rts_fatal(const char *fmt, ...)
     MPD_TL(mpd__tl_finish(1));
     if (mpd_rts_before_exit)
         mpd_rts_before_exit();
-    fputs("RTS abort: ", stderr);
+    fprintf(stderr, "%sRTS abort: ", mpd_rts_label);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
     fflush(stderr);
-    _exit(1);
+    mpd_rts_exit(1);
 }
 
 void mpd_rts_warning(const char *fmt, ...)
 {
     va_list ap;
     fflush(stdout);
-    fputs("RTS warning: ", stderr);
+    fprintf(stderr, "%sRTS warning: ", mpd_rts_label);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);

@@ -1,6 +1,7 @@
 /* inv.c: invocations -- call, send, reply, forward, and the routing of an invocation to its op. */
 #include <stdio.h>
 #include "opint.h"
+#include "disthook.h"
 #include "mpd/trace.h"
 #include "core/timeline.h"
 
@@ -142,6 +143,10 @@ void inv_answer(mpd_invb *ib)
         mpd_unpark(p);
         return;
     }
+    if (ib->flags & MPD_INVF_REMOTE) {
+        mpd__dist->answer(ib);      /* the invoker is on another vm */
+        return;
+    }
     void *d = ib->done;
     ib->done = NULL;
     if (ib->flags & MPD_INVF_CREATE)
@@ -185,7 +190,9 @@ mpd_op *inv_resolve(const char *F, int L, mpd_cap c, int for_input)
             mpd_rts_abort(F, L, "null operation capability");
         mpd_rts_abort(F, L, "invalid operation capability");
     }
-    if (c.vm != 1 || c.idx == MPD_CAP_RES)
+    if (for_input && cap_is_remote(c) && c.idx != MPD_CAP_RES)
+        mpd_rts_abort(F, L, "cannot input from an operation of another virtual machine");
+    if (c.vm != mpd__cap_vm || c.idx == MPD_CAP_RES)
         mpd_rts_abort(F, L, "invalid operation capability");
     mpd_res *r = obj_lookup(c.obj);
     if (!r || c.idx >= r->nops) {
@@ -485,6 +492,12 @@ __attribute__((always_inline)) static inline void send_op(const char *F, int L, 
 
 void mpd_invoke(const char *F, int L, mpd_cap c, mpd_invb *ib, int kind)
 {
+    if (cap_is_remote(c)) {
+        ib->file = F;
+        ib->line = L;
+        mpd__dist->invoke(F, L, c, ib, kind);
+        return;
+    }
     mpd_op *op = inv_resolve(F, L, c, 0);
     check_restriction(F, L, op, kind);
     ib->file = F;
@@ -547,7 +560,8 @@ static mpd_invb *reply(mpd_invb *ib)
 
 mpd_invb *mpd_forward(const char *F, int L, mpd_invb *cur, mpd_cap c, mpd_invb *nib)
 {
-    mpd_op *op = inv_resolve(F, L, c, 0);
+    int remote = cap_is_remote(c);      /* to an op of another vm */
+    mpd_op *op = remote ? NULL : inv_resolve(F, L, c, 0);
     nib->file = F;
     nib->line = L;
     if (__builtin_expect(mpd_trc_on, 0)) {
@@ -556,7 +570,10 @@ mpd_invb *mpd_forward(const char *F, int L, mpd_invb *cur, mpd_cap c, mpd_invb *
     }
     MPD_TL(mpd__tl_invoke(TL_SEND, F, L, nib));     /* an arrow to its new servicer */
     if (cur->flags & MPD_INVF_ANSWERED) {   /* nobody waits: a plain send */
-        send_op(F, L, op, nib);
+        if (remote)
+            mpd__dist->invoke(F, L, c, nib, MPD_INV_SEND);
+        else
+            send_op(F, L, op, nib);
         return cur;
     }
     mpd_invb *h = inv_copy(nib);
@@ -569,7 +586,8 @@ mpd_invb *mpd_forward(const char *F, int L, mpd_invb *cur, mpd_cap c, mpd_invb *
     } else if (owned(cur)) {                /* proc copy or queued block */
         h->orig = cur->orig;
         h->done = cur->done;
-        h->flags |= cur->flags & (MPD_INVF_PARKED | MPD_INVF_PARKER | MPD_INVF_CREATE);
+        h->flags |= cur->flags & (MPD_INVF_PARKED | MPD_INVF_PARKER | MPD_INVF_CREATE |
+                                  MPD_INVF_REMOTE);
         cur->orig = NULL;
         cur->done = NULL;
         cur->flags |= MPD_INVF_ANSWERED;
@@ -580,7 +598,10 @@ mpd_invb *mpd_forward(const char *F, int L, mpd_invb *cur, mpd_cap c, mpd_invb *
         h->done = cur->done;
         h->flags |= cur->flags & MPD_INVF_PARKED;
     }
-    inv_deliver(F, L, op, h);
+    if (remote)
+        mpd__dist->deliver(F, L, c, h);
+    else
+        inv_deliver(F, L, op, h);
     return keep;
 }
 
@@ -598,5 +619,7 @@ int mpd_pending_op(mpd_op *op)
 
 int mpd_pending(const char *F, int L, mpd_cap c)
 {
+    if (cap_is_remote(c))
+        return mpd__dist->pending(F, L, c);
     return mpd_pending_op(inv_resolve(F, L, c, 1));
 }

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "opint.h"
+#include "disthook.h"
 #include "mpd/trace.h"
 #include "core/timeline.h"
 #include "mpd/lang.h"
@@ -276,7 +277,7 @@ void mpd_op_destroy(const char *F, int L, mpd_cap c)
 {
     if (c.vm == 0 && (c.obj == MPD_CAP_OBJ_NULL || c.obj == MPD_CAP_OBJ_NOOP))
         return;
-    if (c.vm != 1 || c.idx == MPD_CAP_RES)
+    if (c.vm != mpd__cap_vm || c.idx == MPD_CAP_RES)
         mpd_rts_abort(F, L, "invalid operation capability");
     mpd_res *r = obj_lookup(c.obj);
     if (!r || c.idx >= r->nops || r->ops[c.idx].kind == MPD_OPK_DEAD)
@@ -352,7 +353,7 @@ static resrt alias_owner;       /* not a resource: not counted, never destroyed 
 /* What op capability c stands for: an alias op's target, else c itself. */
 static mpd_cap unalias(mpd_cap c)
 {
-    if (c.vm != 1 || c.idx == MPD_CAP_RES)
+    if (c.vm != mpd__cap_vm || c.idx == MPD_CAP_RES)
         return c;
     mpd_res *r = obj_lookup(c.obj);
     if (r && c.idx < r->nops && op_kind(&r->ops[c.idx]) == MPD_OPK_ALIAS)
@@ -363,7 +364,7 @@ static mpd_cap unalias(mpd_cap c)
 mpd_cap mpd_rescap_with_op(const char *F, int L, mpd_cap rc, uint32_t i, mpd_cap c)
 {
     (void)F; (void)L;
-    mpd_res *b = rc.vm == 1 ? obj_lookup(rc.obj) : NULL;
+    mpd_res *b = rc.vm == mpd__cap_vm ? obj_lookup(rc.obj) : NULL;
     uint32_t n = b && b->nops > i ? b->nops : i + 1;
     mpd_res *a = obj_new(sizeof(aliasobj), n, &obj_aliaspat, &alias_owner);
     res_rt(a)->state = RES_ALIVE;
@@ -382,7 +383,7 @@ mpd_cap mpd_rescap_with_op(const char *F, int L, mpd_cap rc, uint32_t i, mpd_cap
 /* The resource a capability made by mpd_rescap_with_op stands for (others: rc). */
 mpd_cap op_alias_base(mpd_cap rc)
 {
-    mpd_res *r = rc.vm == 1 ? obj_lookup(rc.obj) : NULL;
+    mpd_res *r = rc.vm == mpd__cap_vm ? obj_lookup(rc.obj) : NULL;
     return r && r->pat == &obj_aliaspat ? ((aliasobj *)r)->base : rc;
 }
 

@@ -197,10 +197,10 @@ static void report_one(mpd_proc *p, void *arg)
     /* blocked in a proc it called directly: named after that proc */
     const char *in_proc = mpd_procspan_name(f, mpd_proc_line(p));
     if (f)
-        fprintf(stderr, "RTS warning: blocked process: %s : file %s, line %d\n",
+        fprintf(stderr, "%sRTS warning: blocked process: %s : file %s, line %d\n", mpd_rts_label,
                 in_proc ? in_proc : mpd_proc_name(p), f, mpd_proc_line(p));
     else
-        fprintf(stderr, "RTS warning: blocked process: %s\n", mpd_proc_name(p));
+        fprintf(stderr, "%sRTS warning: blocked process: %s\n", mpd_rts_label, mpd_proc_name(p));
 }
 
 static void report_blocked(void)
@@ -214,6 +214,13 @@ static void quiesce(int all_done, void *arg)
 {
     (void)all_done; (void)arg;
     res_program_end();
+}
+
+/* A process serving another vm (the distributed deployment): MPD's
+ * blocked-process report, without the program-end hook (the main vm's). */
+void opk_install_report(void)
+{
+    mpd_rt_set_report(report_blocked);
 }
 
 void opk_install_end(void)

@@ -40,6 +40,8 @@ enum {
                                own memory, which goes with the process */
     MPD_INVF_CREATE  = 64,  /* a create block: `done` is the instance's
                                resrt, answered by res_answer_creator */
+    MPD_INVF_REMOTE  = 128, /* a call from another vm: `done` is the
+                               distributed layer's (disthook.h) */
 };
 /* A process waiting for one answer: it parks holding `lk` (released by the
  * core once it is switched out); the answerer takes `lk` first, so it never
@@ -340,6 +342,7 @@ void      res_program_end(void);
 void      res_answer_creator(void *rt);     /* MPD_INVF_CREATE blocks */
 void      res_body_done(resrt *rt);         /* the body process ends */
 void      opk_install_end(void);
+void      opk_install_report(void);
 
 /* co.c */
 void      co_completed(mpd_invb *ib);

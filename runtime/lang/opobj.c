@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <sys/mman.h>
 #include "opint.h"
+#include "disthook.h"
 
 static opk_lock tablk = OPK_LOCK_INIT;
 static uint32_t nslots = 1;         /* slot 0 unused */
@@ -165,14 +166,18 @@ void obj_free(mpd_res *r)
     free(r);
 }
 
+/* The vm this process serves (disthook.h): 1 unless distributed. */
+uint32_t mpd__cap_vm = 1;
+const mpd_dist_ops *mpd__dist;
+
 mpd_cap mpd_cap_of(mpd_res *self, uint32_t i)
 {
-    mpd_cap c = { 1, i, self->id };
+    mpd_cap c = { mpd__cap_vm, i, self->id };
     return c;
 }
 
 mpd_cap mpd_rescap_of(mpd_res *self)
 {
-    mpd_cap c = { 1, MPD_CAP_RES, self->id };
+    mpd_cap c = { mpd__cap_vm, MPD_CAP_RES, self->id };
     return c;
 }

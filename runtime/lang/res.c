@@ -1,6 +1,7 @@
 /* res.c: resource and global instances -- create, initial code, destroy, final code, program end. */
 #include <stdio.h>
 #include "opint.h"
+#include "disthook.h"
 #include "mpd/trace.h"
 #include "core/timeline.h"
 #include "mpd/lang.h"
@@ -16,6 +17,9 @@ static uint32_t nvms = 1;                   /* vm 1 is the program's first */
 static unsigned char *vm_dead;              /* [vm]: destroyed (grows) */
 static int *vm_machine;                     /* [vm]: its physical machine */
 static uint32_t vm_dead_cap;
+/* The vm of this process's own instances: 1, or in the distributed
+ * deployment the one this process serves (res_set_home_vm). */
+static uint32_t home_vm = 1;
 
 /* locate(): machine numbers and the host names they stand for */
 typedef struct located { int n; char *host; struct located *next; } located;
@@ -25,11 +29,11 @@ static located *locs;
 static uint32_t res_vm(mpd_res *r)
 {
     if (!r)
-        return 1;
+        return home_vm;
     resrt *rt = res_rt(r);
     while (rt->parent)
         rt = rt->parent;
-    return rt->vm ? rt->vm : 1;
+    return rt->vm ? rt->vm : home_vm;
 }
 
 uint32_t res_vm_of(mpd_res *r)
@@ -39,6 +43,8 @@ uint32_t res_vm_of(mpd_res *r)
 
 static int vm_alive(uint32_t vm)
 {
+    if (vm == home_vm)
+        return 1;
     return vm >= 1 && vm <= nvms && !(vm < vm_dead_cap && vm_dead[vm]);
 }
 
@@ -57,6 +63,8 @@ mpd_cap mpd_vm_create(const char *F, int L, int machine, mpd_res *self)
 {
     (void)F; (void)L;
     MPD_TRC(F, L, MPD_EV_CREATEV, 0);
+    if (mpd__dist)              /* a process of its own (disthook.h) */
+        return mpd__dist->vm_create(F, L, machine, machine > 0 ? res_located_host(machine) : NULL);
     uint32_t mine = res_vm(self ? self : opk_cur_res());
     opk_acquire(&reslk);
     uint32_t vm = ++nvms;
@@ -86,6 +94,8 @@ mpd_cap mpd_myvm(mpd_res *self)
 
 int mpd_mymachine(mpd_res *self)
 {
+    if (mpd__dist)
+        return mpd__dist->machine();
     uint32_t vm = res_vm(self ? self : opk_cur_res());
     opk_acquire(&reslk);
     int m = machine_of_vm(vm);
@@ -113,15 +123,45 @@ void mpd_vm_locate(const char *F, int L, int n, mpd_sv host, mpd_sv path)
 
 int mpd_vm_machine_of(mpd_sv host)
 {
-    int n = 0;
+    int n = 0, found = 0;
     opk_acquire(&reslk);
     for (located *l = locs; l; l = l->next)
         if ((int)strlen(l->host) == host.len && memcmp(l->host, host.p, (size_t)host.len) == 0) {
             n = l->n;
+            found = 1;
             break;
         }
     opk_release(&reslk);
+    if (!found && mpd__dist) {
+        /* distributed: create vm() on "host" needs the name itself, so a
+         * host never located gets a machine number of its own */
+        static int next_auto = 100000;
+        opk_acquire(&reslk);
+        n = next_auto++;
+        opk_release(&reslk);
+        mpd_vm_locate(NULL, 0, n, host, mpd_sv_lit("", 0));
+    }
     return n;
+}
+
+const char *res_located_host(int n)
+{
+    const char *h = NULL;
+    opk_acquire(&reslk);
+    for (located *l = locs; l; l = l->next)
+        if (l->n == n) {
+            h = l->host;
+            break;
+        }
+    opk_release(&reslk);
+    return h;
+}
+
+void res_set_home_vm(uint32_t vm)
+{
+    opk_acquire(&reslk);
+    home_vm = vm;
+    opk_release(&reslk);
 }
 
 static void alive_link(resrt *rt)
@@ -241,6 +281,8 @@ mpd_cap mpd_create_on(const char *F, int L, const mpd_respat *pat, mpd_invb *arg
     uint32_t vm;
     MPD_TRC(F, L, MPD_EV_CREATER, 0);
     MPD_TL(mpd__tl_rec(TL_RESCREATE, mpd__tl_self(), (uintptr_t)pat->name, F, L));
+    if (vmc && cap_is_remote(*vmc) && vmc->idx == MPD_CAP_VM)
+        return mpd__dist->create_on(F, L, pat, args, *vmc);
     if (vmc) {
         if (vmc->idx != MPD_CAP_VM || vmc->vm == 0)
             mpd_rts_abort(F, L, "create %s: invalid virtual machine capability", pat->name);
@@ -265,7 +307,9 @@ mpd_cap mpd_create(const char *F, int L, const mpd_respat *pat, mpd_invb *args)
 
 void mpd_main_resource(const mpd_respat *pat, mpd_invb *args)
 {
-    mpd_res *r = instantiate(NULL, 0, pat, args, 0, 1);
+    if (mpd__dist && mpd__dist->main_resource(pat, args))
+        return;                 /* this process serves other vms */
+    mpd_res *r = instantiate(NULL, 0, pat, args, 0, home_vm);
     opk_acquire(&reslk);
     main_res = r;
     opk_release(&reslk);
@@ -441,16 +485,10 @@ static resrt *vm_next_global(uint32_t vm)
     return g;
 }
 
-static void vm_destroy(const char *F, int L, uint32_t vm)
+/* Everything on vm, oldest resource first, then the globals, newest
+ * first; the destroyer's own resource last. */
+static void vm_bury_all(const char *F, int L, uint32_t vm)
 {
-    opk_acquire(&reslk);
-    int ok = vm != 1 && vm_alive(vm);
-    if (ok)
-        vm_dead[vm] = 1;
-    opk_release(&reslk);
-    if (!ok)
-        mpd_rts_abort(F, L, vm == 1 ? "cannot destroy the main virtual machine"
-                                    : "attempting to destroy a virtual machine that no longer exists");
     mpd_res *me = opk_cur_res();
     mpd_res *r;
     while ((r = vm_next_resource(vm, me)) != NULL)
@@ -464,6 +502,24 @@ static void vm_destroy(const char *F, int L, uint32_t vm)
         res_bury(me, F, L);
 }
 
+void res_destroy_home_vm(const char *F, int L)
+{
+    vm_bury_all(F, L, home_vm);
+}
+
+static void vm_destroy(const char *F, int L, uint32_t vm)
+{
+    opk_acquire(&reslk);
+    int ok = vm != 1 && vm_alive(vm);
+    if (ok)
+        vm_dead[vm] = 1;
+    opk_release(&reslk);
+    if (!ok)
+        mpd_rts_abort(F, L, vm == 1 ? "cannot destroy the main virtual machine"
+                                    : "attempting to destroy a virtual machine that no longer exists");
+    vm_bury_all(F, L, vm);
+}
+
 void mpd_vm_destroy(const char *F, int L, mpd_cap vm)
 {
     if (vm.vm == 0 && vm.obj == MPD_CAP_OBJ_NULL)
@@ -475,6 +531,10 @@ void mpd_destroy(const char *F, int L, mpd_cap rc)
 {
     MPD_TRC(F, L, rc.idx == MPD_CAP_VM && rc.vm != 0 ? MPD_EV_DESTROYV : MPD_EV_DESTROYR, 0);
     MPD_TL(mpd__tl_rec(TL_RESDESTROY, mpd__tl_self(), 0, F, L));
+    if (mpd__dist && rc.vm != 0 && (rc.idx == MPD_CAP_VM || rc.vm != mpd__cap_vm)) {
+        mpd__dist->destroy(F, L, rc);       /* a vm, or a resource of another vm */
+        return;
+    }
     if (rc.idx == MPD_CAP_VM && rc.vm != 0) {
         vm_destroy(F, L, rc.vm);
         return;
@@ -528,7 +588,9 @@ void res_program_end(void)
 _Noreturn void mpd_stop(const char *F, int L, int status)
 {
     (void)F; (void)L;
-    if (status == 0)
-        res_program_end();
+    if (status == 0 && (!mpd__dist || mpd__cap_vm == 1))
+        res_program_end();      /* on the main vm (others ask it: stop) */
+    if (mpd__dist)
+        mpd__dist->stop(status);
     mpd_exit(status);
 }

@@ -132,7 +132,7 @@ void mpd_trc(const char *F, int L, int ev, uintptr_t extra)
     int n;
     if (trc_vms)
         n = snprintf(buf, sizeof buf, "%-20svm(%u).%-14s  %-8s  %-8lX  %-8lX\n", loc,
-                     (unsigned)mpd_myvm(NULL).vm, name, mpd_trc_evname(ev),
+                     (unsigned)(mpd_myvm(NULL).vm & 0x7fffffffu),  /* dist: DVM */ name, mpd_trc_evname(ev),
                      (unsigned long)proc_id(self), (unsigned long)extra);
     else
         n = snprintf(buf, sizeof buf, "%-20s%-20s  %-8s  %-8lX  %-8lX\n", loc, name,

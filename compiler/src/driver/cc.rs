@@ -75,6 +75,35 @@ pub fn link(objs: &[std::path::PathBuf], extra: &[String], out: &Path, o: &CcOpt
     for e in extra {
         cmd.arg(e);
     }
+    if distributed() {
+        // the distributed layer, pulled in whole by one symbol; patterns
+        // exported so another process finds them by name (runtime/dist/)
+        let dist = paths::dist_lib();
+        if !dist.exists() {
+            return Err(format!("distributed runtime {} not found (build it where mpicc is installed)", dist.display()));
+        }
+        cmd.arg("-rdynamic").arg("-Wl,-u,mpd_dist_link").arg(dist);
+    }
     cmd.arg(lib).arg("-lpthread").arg("-lm");
+    if distributed() {
+        cmd.args(mpi_link_flags()?);
+        cmd.arg("-ldl");
+    }
     run(&mut cmd, o.verbose)
+}
+
+/// MPD_DIST=mpi (or --mpi): link for the distributed deployment.
+pub fn distributed() -> bool {
+    std::env::var("MPD_DIST").map(|v| v == "mpi").unwrap_or(false)
+}
+
+/// What mpicc adds when it links (`mpicc --showme:link`).
+fn mpi_link_flags() -> Result<Vec<String>, String> {
+    let mpicc = std::env::var("MPICC").unwrap_or_else(|_| "mpicc".to_string());
+    match Command::new(&mpicc).arg("--showme:link").output() {
+        Ok(out) if out.status.success() => {
+            Ok(String::from_utf8_lossy(&out.stdout).split_whitespace().map(String::from).collect())
+        }
+        _ => Err(format!("cannot run {} --showme:link: the distributed deployment needs Open MPI (Debian: libopenmpi-dev)", mpicc)),
+    }
 }

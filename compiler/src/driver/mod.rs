@@ -44,6 +44,17 @@ pub struct MpdlOpts {
     pub others: Vec<String>,
 }
 
+/// `--mpi` anywhere on a command line selects the distributed deployment
+/// (docs/distributed.md): the program is linked with libmpddist and MPI.
+/// It travels to the linker as MPD_DIST=mpi, which may also be set directly.
+fn take_mpi_flag(args: Vec<String>) -> Vec<String> {
+    let (mpi, rest): (Vec<String>, Vec<String>) = args.into_iter().partition(|a| a == "--mpi");
+    if !mpi.is_empty() {
+        std::env::set_var("MPD_DIST", "mpi");
+    }
+    rest
+}
+
 /// Splits off arguments clap must not see as options: -lxx libraries.
 fn split_libs(args: Vec<String>, keep_l_flag: bool) -> (Vec<String>, Vec<String>) {
     let mut rest = Vec::new();
@@ -76,7 +87,13 @@ Compile and run in one step:
                                the same, and write the run's timeline: a page
                                that opens in any browser (out.json: Chrome/
                                Perfetto trace-event JSON)
+  mpd run --vms N prog.mpd ... the same, distributed: each virtual machine is an
+                               MPI process (mpirun -n N; docs/distributed.md)
   mpd --version                print the version
+
+Distributed deployment:
+  --mpi           link for MPI: run with mpirun -n N ./a.out (rank 0 is the main
+                  virtual machine, create vm() takes a free rank); also mpdl --mpi
 
 Environment of the compiler:
   MPD_HOME        root of the installation (bin/, lib/libmpdrt.a, include/mpd/);
@@ -160,7 +177,7 @@ fn parse_mpd(args: Vec<String>) -> Result<MpdOpts, String> {
 
 /// Entry point of the `mpd` binary; returns the exit status.
 pub fn mpd_main() -> i32 {
-    let args: Vec<String> = std::env::args().collect();
+    let args: Vec<String> = take_mpi_flag(std::env::args().collect());
     if args.len() >= 2 && args[1] == "run" {
         return run::run_main(&args[2..]);
     }
@@ -230,7 +247,7 @@ fn mpdl_command() -> Command {
 
 /// Entry point of the `mpdl` binary.
 pub fn mpdl_main() -> i32 {
-    let args: Vec<String> = std::env::args().collect();
+    let args: Vec<String> = take_mpi_flag(std::env::args().collect());
     let (args, libs) = split_libs(args, true);
     let m = match mpdl_command().try_get_matches_from(args) {
         Ok(m) => m,

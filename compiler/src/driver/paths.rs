@@ -35,6 +35,11 @@ pub fn runtime_lib() -> PathBuf {
     root().join("lib").join("libmpdrt.a")
 }
 
+/// The distributed deployment's layer (linked with --mpi).
+pub fn dist_lib() -> PathBuf {
+    root().join("lib").join("libmpddist.a")
+}
+
 /// The C compiler: $CC or cc.
 pub fn cc() -> String {
     match std::env::var("CC") {

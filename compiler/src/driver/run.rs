@@ -1,4 +1,4 @@
-//! run: `mpd run [--timeline FILE] prog.mpd [args...]` -- compile into a private directory,
+//! run: `mpd run [--vms N] [--timeline FILE] prog.mpd [args...]` -- compile into a private directory,
 //! run the program, and pass its end on faithfully.
 //!
 //! The program's exit status becomes ours.  A program killed by a signal is
@@ -24,6 +24,7 @@ const SIG_IGN: usize = 1;
 extern "C" {
     fn signal(sig: i32, handler: usize) -> usize;
     fn kill(pid: i32, sig: i32) -> i32;
+    fn geteuid() -> u32;
 }
 
 /// The running program's pid, for the forwarding handler (0: none).
@@ -66,9 +67,21 @@ fn signal_name(sig: i32) -> &'static str {
 }
 
 /// Runs exe with args (and the environment variables env); its status as a
-/// shell would give it.
-fn run_program(exe: &std::path::Path, args: &[String], env: &[(&str, String)]) -> i32 {
-    let mut cmd = std::process::Command::new(exe);
+/// shell would give it.  vms > 0: under mpirun, one process per virtual
+/// machine (docs/distributed.md).
+fn run_program(exe: &std::path::Path, args: &[String], env: &[(&str, String)], vms: usize) -> i32 {
+    let mut cmd = if vms > 0 {
+        let mut c = std::process::Command::new(std::env::var("MPIRUN").unwrap_or_else(|_| "mpirun".to_string()));
+        c.arg("-q").arg("--oversubscribe").arg("-n").arg(vms.to_string()).arg(exe);
+        // the main vm writes straight to our stdout and stderr (runtime/dist)
+        c.env("MPD_DIST_OUT", std::process::id().to_string());
+        if unsafe { geteuid() } == 0 {
+            c.env("OMPI_ALLOW_RUN_AS_ROOT", "1").env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+        }
+        c
+    } else {
+        std::process::Command::new(exe)
+    };
     cmd.args(args);
     for (k, v) in env {
         cmd.env(k, v);
@@ -108,16 +121,27 @@ fn run_program(exe: &std::path::Path, args: &[String], env: &[(&str, String)]) -
     }
 }
 
-const RUN_USAGE: &str = "usage: mpd run [--timeline out.html|out.json] prog.mpd [args...]";
+const RUN_USAGE: &str = "usage: mpd run [--vms N] [--timeline out.html|out.json] prog.mpd [args...]";
 
 /// The options of `mpd run` before the program: `--timeline FILE` (or
 /// `--timeline=FILE`) records the run's timeline into FILE (MPD_TIMELINE,
-/// docs/trace.md).  Returns the environment they give the program and the
-/// rest of the arguments, or a message.
-fn run_options(args: &[String]) -> Result<(Vec<(&'static str, String)>, &[String]), String> {
+/// docs/trace.md); `--vms N` runs it distributed in N processes
+/// (docs/distributed.md).  Returns the environment they give the program,
+/// the number of processes (0: the embedded default) and the rest of the
+/// arguments, or a message.
+fn run_options(args: &[String]) -> Result<(Vec<(&'static str, String)>, usize, &[String]), String> {
     let mut env = Vec::new();
+    let mut vms = 0usize;
     let mut i = 0;
     while let Some(a) = args.get(i) {
+        if a == "--vms" {
+            match args.get(i + 1).and_then(|n| n.parse::<usize>().ok()) {
+                Some(n) if n >= 1 => vms = n,
+                _ => return Err(format!("mpd run: --vms needs a number of processes (N >= 1)\n{}", RUN_USAGE)),
+            }
+            i += 2;
+            continue;
+        }
         let file = if a == "--timeline" {
             i += 1;
             match args.get(i) {
@@ -140,19 +164,22 @@ fn run_options(args: &[String]) -> Result<(Vec<(&'static str, String)>, &[String
     if args.get(i).map(|a| a == "--").unwrap_or(false) {
         i += 1;
     }
-    Ok((env, &args[i..]))
+    Ok((env, vms, &args[i..]))
 }
 
-/// `mpd run [--timeline FILE] prog.mpd [args...]`: compile into a private
-/// directory and run.
+/// `mpd run [--vms N] [--timeline FILE] prog.mpd [args...]`: compile into a
+/// private directory and run.
 pub fn run_main(args: &[String]) -> i32 {
-    let (env, args) = match run_options(args) {
+    let (env, vms, args) = match run_options(args) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("{}", e);
             return 2;
         }
     };
+    if vms > 0 {
+        std::env::set_var("MPD_DIST", "mpi");
+    }
     let Some(src) = args.first() else {
         eprintln!("{}", RUN_USAGE);
         return 2;
@@ -179,7 +206,7 @@ pub fn run_main(args: &[String]) -> i32 {
                 ..Default::default()
             };
             match link::link(&lo, false) {
-                0 => run_program(&exe, &args[1..], &env),
+                0 => run_program(&exe, &args[1..], &env, vms),
                 c => c,
             }
         }

@@ -38,6 +38,15 @@ void mpd_rts_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
  * stdio).  The language layer may replace it, e.g. to flush MPD files. */
 extern void (*mpd_rts_before_exit)(void);
 
+/* "[vm N] " before every RTS message of a distributed program (MPD's
+ * label; empty otherwise). */
+extern char mpd_rts_label[32];
+/* Ends the process with status, after aborts and stop: _exit, unless the
+ * distributed layer installed mpd_rts_exit_hook (it ends the other
+ * virtual machines' processes too, and does not return). */
+_Noreturn void mpd_rts_exit(int status);
+extern void (*mpd_rts_exit_hook)(int status);
+
 #ifdef __cplusplus
 }
 #endif

@@ -353,6 +353,40 @@ int64_t mpd_now_ns(void);
 intptr_t mpd_blocking_call(intptr_t (*fn)(void *), void *arg, int *err);
 
 /* ------------------------------------------------------------------ */
+/* External events (core/ext.c)                                        */
+/* ------------------------------------------------------------------ */
+
+/* For a layer that brings work from outside the process on a thread of
+ * its own (the distributed layer, runtime/dist/: messages from other
+ * virtual machines).  A process waits in mpd_ext_wait until any OS thread
+ * calls mpd_ext_wake on the same mpd_ext; a wake that comes first is kept
+ * (one token).  visible = 1: the process counts as blocked (it is in the
+ * blocked-process report at its last position); visible = 0: it is not
+ * the program's (a listener): it neither keeps the program alive nor is
+ * counted or reported.  One waiter per mpd_ext at a time. */
+typedef struct mpd_ext {
+    mpd_spinlock lk;
+    int token, hidden;
+    mpd_proc *waiter;
+} mpd_ext;
+void mpd_ext_init(mpd_ext *e);
+void mpd_ext_wait(mpd_ext *e, int visible);
+void mpd_ext_wake(mpd_ext *e);
+/* Asked when every VP is idle with nothing pending, before the program is
+ * declared quiescent: returning 1 says that work may still come from
+ * outside, and the VPs sleep until woken (mpd_ext_wake, mpd_rt_wake_idle);
+ * 0 lets the program end (or run its quiescence hook) as usual.  Runs on
+ * a VP's own stack under the core's idle lock: it must not block. */
+void mpd_rt_set_idle_hook(int (*fn)(void));
+/* Makes a sleeping VP look again (e.g. so that the idle hook is asked
+ * again after its answer changed).  From any thread. */
+void mpd_rt_wake_idle(void);
+/* From any thread: is the program idle at this instant (every VP
+ * asleep, nothing ready, no timer or blocking call pending)?  Waits in
+ * mpd_ext_wait with visible = 0 are not pending. */
+int mpd_rt_idle_now(void);
+
+/* ------------------------------------------------------------------ */
 /* Time slicing                                                        */
 /* ------------------------------------------------------------------ */
 

@@ -1,0 +1,590 @@
+/* comm.c: MPI for the distributed deployment -- start-up, the
+ * communication thread (the only receiver), sending, requests waiting for
+ * their replies, output forwarding to the main vm, and the exit sequence.
+ *
+ * The communication thread calls MPI_Init_thread itself and owns the
+ * receiving side: it probes for any message, checks it (wire.c) and hands
+ * it to whoever waits for it -- a process waiting for a reply, the
+ * listener process (serve.c), or its own control logic (term.c, output,
+ * exit).  Processes send directly from their VP's thread
+ * (MPI_THREAD_MULTIPLE) under one lock, after forwarding what this
+ * process wrote so far, so output reaches the main vm before any message
+ * that follows it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <mpi.h>
+#include "dist/dist.h"
+#include "lang/io_internal.h"
+
+#define TAG 7007
+
+int dist_rank, dist_size;
+char (*dist_hosts)[64];
+_Atomic uint64_t dist_nsent, dist_nrecv;
+
+static MPI_Comm comm;
+static pthread_t comm_thread;
+static pthread_mutex_t start_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t start_cv = PTHREAD_COND_INITIALIZER;
+static int started;
+static pthread_mutex_t send_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- waking the communication thread --------------------------------- */
+
+static atomic_uint wake_word;
+static atomic_int comm_sleeping;
+static _Atomic int64_t last_activity;   /* ns: spin (not sleep) shortly after */
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void comm_poke(void)
+{
+    atomic_store_explicit(&last_activity, now_ns(), memory_order_relaxed);
+    if (atomic_load(&comm_sleeping)) {
+        atomic_fetch_add(&wake_word, 1);
+        syscall(SYS_futex, (unsigned *)&wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    }
+}
+
+/* ---- interned file names ------------------------------------------------ */
+
+typedef struct istr { struct istr *next; char s[]; } istr;
+static istr *interned;
+static pthread_mutex_t intern_mu = PTHREAD_MUTEX_INITIALIZER;
+
+const char *dist_intern(const char *s)
+{
+    pthread_mutex_lock(&intern_mu);
+    for (istr *i = interned; i; i = i->next)
+        if (!strcmp(i->s, s)) {
+            pthread_mutex_unlock(&intern_mu);
+            return i->s;
+        }
+    size_t n = strlen(s) + 1;
+    istr *i = malloc(sizeof *i + n);
+    if (!i)
+        mpd_rts_fatal("out of memory");
+    memcpy(i->s, s, n);
+    i->next = interned;
+    interned = i;
+    pthread_mutex_unlock(&intern_mu);
+    return i->s;
+}
+
+/* ---- output of the other vms -------------------------------------------- */
+
+/* Not the main vm: fds 1 and 2 are pipes read here, forwarded to rank 0. */
+static int out_rd[3] = { -1, -1, -1 };
+
+static void redirect_output(void)
+{
+    for (int fd = 1; fd <= 2; fd++) {
+        int p[2];
+        if (pipe(p) != 0 || dup2(p[1], fd) < 0)
+            mpd_rts_fatal("cannot forward output to the main virtual machine: %s", strerror(errno));
+        close(p[1]);
+        fcntl(p[0], F_SETFL, O_NONBLOCK);
+        fcntl(p[0], F_SETFD, FD_CLOEXEC);
+        out_rd[fd] = p[0];
+    }
+    /* every output statement goes out at once: its line must reach the
+     * main vm before anything this vm sends after it */
+    setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
+    mpd_stdout->autoflush = 1;
+}
+
+/* The main vm: write where the launcher's own output goes (MPD_DIST_OUT
+ * names a process whose fds 1 and 2 are the user's: mpirun, started by
+ * a.out or mpd run), not through mpirun's forwarding, which keeps stdout
+ * and stderr apart and may reorder the one against the other. */
+static void direct_output(void)
+{
+    const char *pid = getenv("MPD_DIST_OUT");
+    if (!pid || !*pid)
+        return;
+    for (int fd = 1; fd <= 2; fd++) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%s/fd/%d", pid, fd);
+        int o = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (o < 0)
+            continue;           /* another host: mpirun forwards it */
+        dup2(o, fd);
+        close(o);
+    }
+    mpd_io_std_reset();
+}
+
+static void send_locked(int rank, dmsg *m)
+{
+    MPI_Send(m, (int)m->len, MPI_BYTE, rank, TAG, comm);
+    free(m);
+}
+
+/* Forwards what is in the pipes; under send_mu. */
+static void drain_output_locked(void)
+{
+    if (out_rd[1] < 0)
+        return;
+    for (int fd = 1; fd <= 2; fd++) {
+        char buf[16384];
+        ssize_t n;
+        while ((n = read(out_rd[fd], buf, sizeof buf)) > 0) {
+            dmsg *m = dmsg_new(DM_OUTPUT, (size_t)n);
+            m->aux = (uint32_t)fd;
+            memcpy(DMSG_PAYLOAD(m), buf, (size_t)n);
+            send_locked(0, m);
+        }
+    }
+}
+
+/* Rank 0: the lines other vms wrote, written whole: a partial line waits
+ * for its end, or for the next message from its vm (its causal successor). */
+typedef struct partial { char *p; size_t n, cap; } partial;
+static partial (*partials)[3];
+
+static void out_write(int stream, const char *p, size_t n)
+{
+    FILE *f = stream == 1 ? stdout : stderr;
+    if (stream == 2)
+        fflush(stdout);         /* what stdout holds comes first (io_emit) */
+    fwrite(p, 1, n, f);
+    if (stream == 2)
+        fflush(stderr);
+}
+
+static void out_flush_partial(int src)
+{
+    for (int s = 1; s <= 2; s++) {
+        partial *pa = &partials[src][s];
+        if (pa->n) {
+            out_write(s, pa->p, pa->n);
+            pa->n = 0;
+        }
+    }
+}
+
+static void out_receive(dmsg *m, int src)
+{
+    partial *pa = &partials[src][m->aux];
+    const char *p = DMSG_PAYLOAD(m);
+    size_t n = dmsg_plen(m);
+    const char *nl = memrchr(p, '\n', n);
+    if (!nl) {                  /* keep it for its line's end */
+        if (pa->n + n > pa->cap) {
+            size_t cap = (pa->n + n) * 2;
+            char *q = realloc(pa->p, cap);
+            if (!q)
+                mpd_rts_fatal("out of memory");
+            pa->p = q;
+            pa->cap = cap;
+        }
+        memcpy(pa->p + pa->n, p, n);
+        pa->n += n;
+        return;
+    }
+    size_t whole = (size_t)(nl - p) + 1;
+    if (pa->n) {                /* one write: the line never interleaves */
+        char *q = malloc(pa->n + whole);
+        if (!q)
+            mpd_rts_fatal("out of memory");
+        memcpy(q, pa->p, pa->n);
+        memcpy(q + pa->n, p, whole);
+        out_write((int)m->aux, q, pa->n + whole);
+        free(q);
+        pa->n = 0;
+    } else {
+        out_write((int)m->aux, p, whole);
+    }
+    if (whole < n) {
+        dmsg rest = *m;
+        (void)rest;
+        if (n - whole > pa->cap) {
+            char *q = realloc(pa->p, n - whole);
+            if (!q)
+                mpd_rts_fatal("out of memory");
+            pa->p = q;
+            pa->cap = n - whole;
+        }
+        memcpy(pa->p, p + whole, n - whole);
+        pa->n = n - whole;
+    }
+}
+
+/* ---- sending --------------------------------------------------------------- */
+
+static int is_basic(int type) { return type >= DM_CALL && type < DM_NBASIC; }
+
+void dist_send(int rank, dmsg *m)
+{
+    if (is_basic(m->type))
+        atomic_fetch_add(&dist_nsent, 1);   /* counted before it can arrive */
+    pthread_mutex_lock(&send_mu);
+    drain_output_locked();
+    send_locked(rank, m);
+    pthread_mutex_unlock(&send_mu);
+    comm_poke();
+}
+
+/* The communication thread's own control messages: never waits for the
+ * lock (a process may hold it in a send that needs this thread to receive). */
+void dist_send_control(int rank, dmsg *m)
+{
+    MPI_Request r;
+    MPI_Isend(m, (int)m->len, MPI_BYTE, rank, TAG, comm, &r);
+    int done = 0;
+    while (!done)
+        MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    free(m);
+}
+
+/* ---- requests ---------------------------------------------------------------- */
+
+typedef struct rpc {
+    uint64_t tag;
+    mpd_ext ev;
+    dmsg *reply;
+    struct rpc *next;
+} rpc;
+static rpc *rpcs;
+static uint64_t next_tag = 1;
+static pthread_mutex_t rpc_mu = PTHREAD_MUTEX_INITIALIZER;
+
+dmsg *dist_request(int rank, dmsg *m, const char *F, int L)
+{
+    rpc w;
+    mpd_ext_init(&w.ev);
+    w.reply = NULL;
+    pthread_mutex_lock(&rpc_mu);
+    w.tag = next_tag++;
+    w.next = rpcs;
+    rpcs = &w;
+    pthread_mutex_unlock(&rpc_mu);
+    m->tag = w.tag;
+    if (F && mpd_self())
+        mpd_set_loc(F, L);
+    dist_send(rank, m);
+    /* blocked, as a call is, until the reply.  Exactly one wait for the
+     * one wake: w lives on this stack, and the waker must be done with it
+     * (its last touch is the ext's lock) before we return */
+    mpd_ext_wait(&w.ev, 1);
+    return __atomic_load_n(&w.reply, __ATOMIC_ACQUIRE);
+}
+
+static void reply_arrived(dmsg *m, int src)
+{
+    pthread_mutex_lock(&rpc_mu);
+    rpc **pp = &rpcs, *w;
+    while ((w = *pp) && w->tag != m->tag)
+        pp = &w->next;
+    if (w)
+        *pp = w->next;
+    pthread_mutex_unlock(&rpc_mu);
+    if (!w) {
+        dmsg_reject(src, "a reply to no request");
+        free(m);
+        return;
+    }
+    __atomic_store_n(&w->reply, m, __ATOMIC_RELEASE);
+    mpd_ext_wake(&w->ev);
+}
+
+/* ---- the exit sequence -------------------------------------------------------- */
+
+static atomic_int exit_req;         /* status + 1 */
+static atomic_int exit_report;
+static int exit_got_exit;           /* not rank 0: EXIT from rank 0 arrived */
+static int *done_from;              /* rank 0: DONE arrived from rank i */
+
+_Noreturn void dist_exit_all(int status, int report)
+{
+    int zero = 0;
+    atomic_store(&exit_report, report);
+    atomic_compare_exchange_strong(&exit_req, &zero, status + 1);
+    comm_poke();
+    if (started && pthread_equal(pthread_self(), comm_thread))
+        for (;;) pause();           /* not reached: the thread's loop exits */
+    for (;;)
+        pause();                    /* the communication thread ends the process */
+}
+
+static void exit_hook(int status)
+{
+    if (!started)
+        return;
+    /* not the main vm: the main vm must hear of it (stop, an RTS abort) */
+    if (dist_rank != 0 && !pthread_equal(pthread_self(), comm_thread)) {
+        fflush(stdout);
+        fflush(stderr);
+    }
+    dist_exit_all(status, dist_rank == 0 && atomic_load(&dist_ended));
+}
+
+static void handle(dmsg *m, int src);
+
+/* Receives and handles what has arrived; returns how many. */
+static int poll_once(void)
+{
+    int flag = 0, n = 0;
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, TAG, comm, &flag, &st);
+    while (flag) {
+        int count;
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        void *buf = malloc(count > 0 ? (size_t)count : 1);
+        if (!buf)
+            mpd_rts_fatal("out of memory for a message");
+        MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, TAG, comm, MPI_STATUS_IGNORE);
+        const char *why = dmsg_check(buf, (size_t)count);
+        if (why) {
+            dmsg_reject(st.MPI_SOURCE, why);
+            free(buf);
+        } else {
+            handle(buf, st.MPI_SOURCE);
+        }
+        n++;
+        MPI_Iprobe(MPI_ANY_SOURCE, TAG, comm, &flag, &st);
+    }
+    return n;
+}
+
+static void wait_a_little(int64_t ns)
+{
+    struct timespec ts = { 0, ns };
+    unsigned v = atomic_load(&wake_word);
+    atomic_store(&comm_sleeping, 1);
+    syscall(SYS_futex, (unsigned *)&wake_word, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
+    atomic_store(&comm_sleeping, 0);
+}
+
+static _Noreturn void finish_process(int status)
+{
+    if (dist_rank == 0)
+        for (int i = 0; i < dist_size; i++)
+            out_flush_partial(i);
+    fflush(stdout);
+    fflush(stderr);
+    /* The program's processes still run on the VPs (a stop ends them only
+     * with the process) and may send: a send after MPI_Finalize is fatal
+     * to MPI ("invalid communicator", exit status 5, and mpirun ends the
+     * job as failed).  So the send lock is taken for good first.  A VP
+     * stuck in MPI_Send with it (a large message to a process already
+     * gone) must not hang the exit: after a bound the process ends
+     * without finalizing. */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 2;
+    if (pthread_mutex_timedlock(&send_mu, &until) != 0)
+        _exit(status);
+    MPI_Comm_free(&comm);
+    MPI_Finalize();
+    _exit(status);
+}
+
+/* Rank 0: EXIT to rank r, then its output until its DONE (bounded). */
+static void exit_one(int r, int report)
+{
+    dmsg *m = dmsg_new(DM_EXIT, 0);
+    m->aux = (uint32_t)report;
+    dist_send_control(r, m);
+    int64_t until = now_ns() + (int64_t)10 * 1000000000;
+    while (!done_from[r] && now_ns() < until)
+        if (!poll_once())
+            wait_a_little(200000);
+}
+
+static _Noreturn void exit_sequence(int status)
+{
+    if (dist_rank != 0) {
+        pthread_mutex_lock(&send_mu);
+        drain_output_locked();
+        if (!exit_got_exit) {           /* this vm ends the program */
+            dmsg *m = dmsg_new(DM_ABORT, 0);
+            m->status = status;
+            send_locked(0, m);
+        }
+        pthread_mutex_unlock(&send_mu);
+        int64_t until = now_ns() + (int64_t)15 * 1000000000;
+        while (!exit_got_exit && now_ns() < until)
+            if (!poll_once())
+                wait_a_little(200000);
+        pthread_mutex_lock(&send_mu);
+        drain_output_locked();
+        send_locked(0, dmsg_new(DM_DONE, 0));
+        pthread_mutex_unlock(&send_mu);
+        finish_process(0);
+    }
+    mpd_io_flush_all();
+    int report = atomic_load(&exit_report);
+    int live[4096];
+    int n = dist_vms_live(live, 4096);          /* newest first */
+    for (int i = 0; i < n; i++)
+        if (live[i] != 0)
+            exit_one(live[i], report);
+    for (int r = 1; r < dist_size; r++)
+        if (!done_from[r])
+            exit_one(r, 0);
+    finish_process(status);
+}
+
+static void *comm_main(void *arg)
+{
+    (void)arg;
+    int prov = 0;
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &prov) != MPI_SUCCESS)
+        mpd_rts_fatal("cannot start MPI");
+    if (prov < MPI_THREAD_MULTIPLE)
+        mpd_rts_fatal("this MPI does not support MPI_THREAD_MULTIPLE (needed by the distributed deployment)");
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_rank(comm, &dist_rank);
+    MPI_Comm_size(comm, &dist_size);
+    dist_hosts = calloc((size_t)dist_size, sizeof *dist_hosts);
+    partials = calloc((size_t)dist_size, sizeof *partials);
+    done_from = calloc((size_t)dist_size, sizeof *done_from);
+    if (!dist_hosts || !partials || !done_from)
+        mpd_rts_fatal("out of memory");
+    /* the host this process is on: MPD_HOST if set (a cluster whose MPI
+     * names hosts otherwise than gethostname, or hosts simulated on one
+     * machine by a launcher that sets it: tests/dist-hosts) */
+    char me[64] = { 0 };
+    const char *mh = getenv("MPD_HOST");
+    if (mh && *mh)
+        strncpy(me, mh, sizeof me - 1);
+    else
+        gethostname(me, sizeof me - 1);
+    MPI_Allgather(me, 64, MPI_CHAR, dist_hosts, 64, MPI_CHAR, comm);
+    /* where each process really is, for failure.c's look at the dead */
+    dist_pids = calloc((size_t)dist_size, sizeof *dist_pids);
+    dist_real_hosts = calloc((size_t)dist_size, sizeof *dist_real_hosts);
+    if (!dist_pids || !dist_real_hosts)
+        mpd_rts_fatal("out of memory");
+    int pid = (int)getpid();
+    char real[64] = { 0 };
+    gethostname(real, sizeof real - 1);
+    MPI_Allgather(&pid, 1, MPI_INT, dist_pids, 1, MPI_INT, comm);
+    MPI_Allgather(real, 64, MPI_CHAR, dist_real_hosts, 64, MPI_CHAR, comm);
+    if (dist_rank != 0)
+        redirect_output();
+    else
+        direct_output();
+    pthread_mutex_lock(&start_mu);
+    started = 1;
+    pthread_cond_broadcast(&start_cv);
+    pthread_mutex_unlock(&start_mu);
+
+    int64_t nap = 20000;
+    for (;;) {
+        int e = atomic_load(&exit_req);
+        if (e)
+            exit_sequence(e - 1);
+        if (out_rd[1] >= 0 && pthread_mutex_trylock(&send_mu) == 0) {
+            drain_output_locked();
+            pthread_mutex_unlock(&send_mu);
+        }
+        dist_term_poll();
+        if (poll_once()) {
+            atomic_store_explicit(&last_activity, now_ns(), memory_order_relaxed);
+            nap = 20000;
+            continue;
+        }
+        /* spin for a while after activity (a reply is likely soon), then
+         * sleep longer and longer: an idle vm costs no CPU */
+        if (now_ns() - atomic_load_explicit(&last_activity, memory_order_relaxed) < 200000)
+            continue;
+        wait_a_little(nap);
+        if (nap < 2000000)
+            nap *= 2;
+    }
+    return NULL;
+}
+
+void dist_comm_start(void)
+{
+    mpd_rts_exit_hook = exit_hook;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&comm_thread, &a, comm_main, NULL) != 0)
+        mpd_rts_fatal("cannot start the communication thread");
+    pthread_attr_destroy(&a);
+    pthread_mutex_lock(&start_mu);
+    while (!started)
+        pthread_cond_wait(&start_cv, &start_mu);
+    pthread_mutex_unlock(&start_mu);
+}
+
+/* ---- what arrives ---------------------------------------------------------- */
+
+static void handle(dmsg *m, int src)
+{
+    if (is_basic(m->type))
+        atomic_fetch_add(&dist_nrecv, 1);
+    if (dist_rank == 0 && m->type != DM_OUTPUT)
+        out_flush_partial(src);     /* its output came before this */
+    switch (m->type) {
+    case DM_REPLY:
+        reply_arrived(m, src);
+        return;
+    case DM_OUTPUT:
+        if (dist_rank == 0)
+            out_receive(m, src);
+        else
+            dmsg_reject(src, "output sent to a vm other than the main one");
+        free(m);
+        return;
+    case DM_PROBE:
+        dist_term_on_probe(m, src);
+        free(m);
+        return;
+    case DM_PROBE_ACK:
+        dist_term_on_ack(m, src);
+        free(m);
+        return;
+    case DM_IDLE:
+        dist_term_on_idle(src);
+        free(m);
+        return;
+    case DM_EXIT:
+        if (dist_rank != 0 && src == 0) {
+            exit_got_exit = 1;
+            if (m->aux && !atomic_load(&exit_req)) {
+                /* program end: this vm reports its blocked processes, then
+                 * its main returns and the exit hook finishes */
+                atomic_store(&dist_finish, 1);
+                mpd_rt_wake_idle();
+            } else if (!atomic_load(&exit_req)) {
+                atomic_store(&exit_req, 1);
+            }
+        }
+        free(m);
+        return;
+    case DM_DONE:
+        if (dist_rank == 0)
+            done_from[src] = 1;
+        free(m);
+        return;
+    case DM_ABORT:
+        if (dist_rank == 0 && !atomic_load(&exit_req)) {
+            done_from[src] = 0;
+            atomic_store(&exit_report, 0);
+            atomic_store(&exit_req, m->status + 1);
+        }
+        free(m);
+        return;
+    default:
+        dist_deliver_inbound(m, src);   /* requests: the listener's */
+        return;
+    }
+}

@@ -1,0 +1,83 @@
+/* wire.c: the message format between virtual machines, and its checks.
+ * Everything a message says is checked before it is used: its length
+ * against what arrived, its type, the strings it carries (terminated
+ * inside it), the blocks it carries (a whole number of bytes after the
+ * invocation header, within the size limit).  A message that fails is
+ * reported and dropped (docs/distributed.md, "Marshalling"). */
+#include <stdio.h>
+#include <string.h>
+#include "dist/dist.h"
+
+dmsg *dmsg_new(int type, size_t plen)
+{
+    if (plen > DMSG_MAX)
+        mpd_rts_fatal("message to another virtual machine too large (%zu bytes)", plen);
+    dmsg *m = calloc(1, sizeof(dmsg) + plen);
+    if (!m)
+        mpd_rts_fatal("out of memory for a message");
+    m->magic = DMSG_MAGIC;
+    m->type = (uint16_t)type;
+    m->len = (uint32_t)(sizeof(dmsg) + plen);
+    m->src_vm = atomic_load(&dist_home_vm);
+    mpd_proc *self = mpd_self();
+    m->prio = self ? mpd_proc_priority(self) : 0;
+    return m;
+}
+
+static int type_known(unsigned t)
+{
+    return (t >= DM_CALL && t < DM_NBASIC) || (t >= DM_OUTPUT && t < DM_TYPE_END);
+}
+
+const char *dmsg_check(const void *buf, size_t n)
+{
+    if (n < sizeof(dmsg))
+        return "truncated message (shorter than its header)";
+    const dmsg *m = buf;
+    if (m->magic != DMSG_MAGIC)
+        return "not a message of this program (bad magic number)";
+    if (m->len != n)
+        return "truncated message (its length says otherwise)";
+    if (!type_known(m->type))
+        return "message of an unknown type";
+    uint32_t plen = dmsg_plen(m);
+    switch (m->type) {
+    case DM_CALL: case DM_SEND: case DM_CREATE:
+        /* a string (file or pattern symbol), then a block's parameters */
+        if (m->aux > plen || m->aux == 0 || (m->aux & 7))
+            return "invocation with a bad block offset";
+        if (!memchr(DMSG_PAYLOAD(m), 0, m->aux))
+            return "invocation without its file name";
+        if ((uint64_t)plen - m->aux + sizeof(mpd_invb) > UINT32_MAX / 2)
+            return "invocation block too large";
+        if ((m->type == DM_CALL || m->type == DM_SEND) &&
+            m->kind != (m->type == DM_CALL ? MPD_INV_CALL : MPD_INV_SEND))
+            return "invocation of an unknown kind";
+        break;
+    case DM_VM_CREATE:
+        if (plen == 0 || !memchr(DMSG_PAYLOAD(m), 0, plen))
+            return "vm request without a host name";
+        break;
+    case DM_OUTPUT:
+        if (m->aux != 1 && m->aux != 2)
+            return "output for an unknown stream";
+        break;
+    }
+    return NULL;
+}
+
+const char *dmsg_str(const dmsg *m, uint32_t limit)
+{
+    uint32_t plen = dmsg_plen(m);
+    if (limit > plen)
+        limit = plen;
+    const char *p = DMSG_PAYLOAD(m);
+    return limit && memchr(p, 0, limit) ? p : NULL;
+}
+
+void dmsg_reject(int src, const char *why)
+{
+    fprintf(stderr, "%sRTS warning: dropped a malformed message from the process of rank %d (%s): %s\n",
+            mpd_rts_label, src, src >= 0 && src < dist_size ? dist_hosts[src] : "?", why);
+    fflush(stderr);
+}
