@@ -52,6 +52,10 @@ impl<'a> Checker<'a> {
         // ops not implemented by a proc of this component (or of a global) go
         // through an invocation block
         if let Some(r) = &sig.op {
+            if !r.dims.is_empty() {
+                self.error(span, format!("not an op: {} (it is an array of ops: subscript it)", sig.name));
+                return V::err();
+            }
             if !self.op_reachable(r, span) || !self.restriction_ok(r, &sig.name, false, span) {
                 return V::err();
             }
@@ -154,7 +158,13 @@ impl<'a> Checker<'a> {
                 if !self.types.same(&p.ty, &v.ty) {
                     self.error(a.span, format!("{} (expected a {} variable, found {})", self.mismatch_what(), self.types.show(&p.ty), self.types.show(&v.ty)));
                 }
-                cargs.push(format!("&({})", v.c));
+                if sig.external && p.mode != ParamMode::Ref {
+                    // an external's var/res scalar: C gets the value (MPD 1.0.1)
+                    let file = p.ty == Ty::File;
+                    cargs.push(if file { format!("mpd_file_cfile({})", v.c) } else { v.c.clone() });
+                } else {
+                    cargs.push(format!("&({})", v.c));
+                }
             } else {
                 let file = p.ty == Ty::File;
                 let c = self.scalar_for(&p.ty, v, a.span);

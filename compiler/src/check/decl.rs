@@ -172,13 +172,13 @@ impl<'a> Checker<'a> {
             TypeKind::PtrAny => Ty::PtrAny,
             TypeKind::Sem => Ty::Cap(super::types::CapTy::Sem),
             TypeKind::Op(sig) => match &**sig {
-                ast::OpSig::Explicit { params, returns, .. } => {
+                ast::OpSig::Explicit { params, returns, restriction, .. } => {
                     let ps = self.params(params);
                     let (rt, _) = self.ret_spec(returns.as_ref());
                     self.fresh += 1;
                     let inv = format!("inv_{}_new{}", self.comp, self.fresh);
                     self.inv_struct(&inv, &ps, &rt, t.span);
-                    Ty::Cap(super::types::CapTy::Op(self.register_sig(&ps, &rt, &inv)))
+                    Ty::Cap(super::types::CapTy::Op(self.register_sig_r(&ps, &rt, &inv, *restriction)))
                 }
                 ast::OpSig::Optype(q) => self.named_type(q),
             },
@@ -187,13 +187,13 @@ impl<'a> Checker<'a> {
                 ast::CapTarget::Sem => Ty::Cap(super::types::CapTy::Sem),
                 ast::CapTarget::Named(q) => self.cap_named(q),
                 ast::CapTarget::Sig(sig) => match &**sig {
-                    ast::OpSig::Explicit { params, returns, .. } => {
+                    ast::OpSig::Explicit { params, returns, restriction, .. } => {
                         let ps = self.params(params);
                         let (rt, _) = self.ret_spec(returns.as_ref());
                         self.fresh += 1;
                         let inv = format!("inv_{}_cap{}", self.comp, self.fresh);
                         self.inv_struct(&inv, &ps, &rt, t.span);
-                        Ty::Cap(super::types::CapTy::Op(self.register_sig(&ps, &rt, &inv)))
+                        Ty::Cap(super::types::CapTy::Op(self.register_sig_r(&ps, &rt, &inv, *restriction)))
                     }
                     ast::OpSig::Optype(q) => self.named_type(q),
                 },
@@ -267,8 +267,12 @@ impl<'a> Checker<'a> {
                 if r.sem {
                     Ty::Cap(super::types::CapTy::Sem)
                 } else {
-                    Ty::Cap(super::types::CapTy::Op(self.register_sig(&sig.params, &sig.ret, &r.inv)))
+                    Ty::Cap(super::types::CapTy::Op(self.op_sig(&sig)))
                 }
+            }
+            Some(Sym::Formal) => {
+                self.error(last.span, format!("illegal reference to formal parameter {}", last.name));
+                Ty::Error
             }
             _ if q.parts.len() == 1 && (self.ifaces.contains_key(&last.name) || last.name == self.comp) => {
                 Ty::Cap(super::types::CapTy::Resource(last.name.clone()))
@@ -293,8 +297,12 @@ impl<'a> Checker<'a> {
         };
         match sym {
             Some(Sym::Type(t)) => t,
+            Some(Sym::Formal) => {
+                self.error(last.span, format!("illegal reference to formal parameter {}", last.name));
+                Ty::Error
+            }
             Some(_) => {
-                self.error(last.span, format!("`{}` is not a type", last.name));
+                self.error(last.span, format!("`{}' is not a type", last.name));
                 Ty::Error
             }
             None if q.parts.len() == 1 && (last.name == "accessmode" || last.name == "seektype") => {
@@ -536,11 +544,11 @@ impl<'a> Checker<'a> {
             DeclKind::Proc(p) => self.proc_decl(p),
             DeclKind::Sem(items) => self.sem_decl(items),
             DeclKind::Optype { name, sig } => {
-                let (ps, rt) = match sig {
-                    ast::OpSig::Explicit { params, returns, .. } => {
+                let (ps, rt, restr) = match sig {
+                    ast::OpSig::Explicit { params, returns, restriction, .. } => {
                         let ps = self.params(params);
                         let (rt, _) = self.ret_spec(returns.as_ref());
-                        (ps, rt)
+                        (ps, rt, *restriction)
                     }
                     ast::OpSig::Optype(q) => {
                         self.error(q.span, "an optype is defined by a parameter list");
@@ -549,7 +557,7 @@ impl<'a> Checker<'a> {
                 };
                 let inv = format!("inv_{}_{}", self.comp, name.name);
                 self.inv_struct(&inv, &ps, &rt, d.span);
-                let k = self.register_sig(&ps, &rt, &inv);
+                let k = self.register_sig_r(&ps, &rt, &inv, restr);
                 self.declare(name, Sym::Type(Ty::Cap(super::types::CapTy::Op(k))));
             }
             DeclKind::Final(b) => {
@@ -682,12 +690,12 @@ impl<'a> Checker<'a> {
     /// Declares an op; an op whose body is a `proc` is called like a procedure.
     fn op_decl(&mut self, op: &ast::OpDecl, span: ast::Span, external: bool) {
         let (params, ret, ret_name, sig_idx) = match &op.sig {
-            ast::OpSig::Explicit { params, returns, .. } => {
+            ast::OpSig::Explicit { params, returns, restriction, .. } => {
                 // `op links(cap links n)`: the op's own name may appear as a cap type
                 let reserved: Vec<usize> = op
                     .names
                     .iter()
-                    .map(|n| self.register_sig(&[], &Ty::Void, &format!("inv_{}_{}", self.comp, n.name.name)))
+                    .map(|n| self.register_sig_r(&[], &Ty::Void, &format!("inv_{}_{}", self.comp, n.name.name), *restriction))
                     .collect();
                 self.push();
                 for (n, k) in op.names.iter().zip(&reserved) {
@@ -718,6 +726,9 @@ impl<'a> Checker<'a> {
             self.declare_ops(op, params, ret, ret_name, sig_idx, span);
             return;
         }
+        if !self.external_ok(op, &params, &ret, span) {
+            return;
+        }
         for n in &op.names {
             let sig = ProcSig {
                 name: n.name.name.clone(),
@@ -734,6 +745,43 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// MPD 1.0.1's rules for `external` (a C function called in place): at
+    /// resource level, one function (no subscripts, no restriction), and
+    /// parameter and result types that C can take.  A var/res scalar is
+    /// passed by value (C cannot return it: MPD warns).
+    fn external_ok(&mut self, op: &ast::OpDecl, params: &[PSig], ret: &Ty, span: ast::Span) -> bool {
+        let name = &op.names[0].name.name;
+        if !self.at_top {
+            self.error(span, format!("external must be declared at resource level (external {})", name));
+            return false;
+        }
+        if let Some(n) = op.names.iter().find(|n| !n.dims.is_empty()) {
+            self.error(n.span, format!("no subscripts allowed on external {}", n.name.name));
+            return false;
+        }
+        if let ast::OpSig::Explicit { restriction: Some(r), .. } = &op.sig {
+            self.error(r.span, format!("no restrictions allowed on external {}", name));
+            return false;
+        }
+        let mut ok = true;
+        for (i, p) in params.iter().enumerate() {
+            let scalar_c = matches!(p.ty, Ty::Bool | Ty::Char | Ty::Int | Ty::Enum(_) | Ty::Real | Ty::Ptr(_) | Ty::PtrAny | Ty::File);
+            let fits = scalar_c || matches!(p.ty, Ty::Str(_) | Ty::Arr(..) | Ty::Rec(_) | Ty::Error);
+            if !fits {
+                self.error(span, format!("illegal parameter type for external: {}(), parameter {} is a {}", name, i + 1, self.types.show(&p.ty)));
+                ok = false;
+            } else if scalar_c && matches!(p.mode, ParamMode::Var | ParamMode::Res) {
+                self.diags.warning(span, format!("{}(), parameter {}: type precludes returning a result", name, i + 1));
+            }
+        }
+        let ret_ok = matches!(ret, Ty::Void | Ty::Bool | Ty::Char | Ty::Int | Ty::Enum(_) | Ty::Real | Ty::Ptr(_) | Ty::PtrAny | Ty::Str(_) | Ty::File | Ty::Error);
+        if !ret_ok {
+            self.error(span, format!("illegal return type for external: {}() cannot return a {}", name, self.types.show(ret)));
+            ok = false;
+        }
+        ok
+    }
+
     fn external_proto(&self, s: &ProcSig) -> String {
         let ps: Vec<String> = s
             .params
@@ -745,7 +793,8 @@ impl<'a> Checker<'a> {
                     t if t.is_blob() => "void *".to_string(),
                     t => self.ctype(t),
                 };
-                if p.mode == ParamMode::Default || p.mode == ParamMode::Val || p.ty.is_blob() {
+                // only `ref` passes a scalar's address (var/res pass its value)
+                if p.mode != ParamMode::Ref || p.ty.is_blob() {
                     base
                 } else {
                     format!("{} *", base)
@@ -764,7 +813,26 @@ impl<'a> Checker<'a> {
         )
     }
 
+    /// Elaborates `f` with the formal names of `params` hidden: a list's
+    /// types and bounds cannot use its own parameters (MPD 1.0.1: "illegal
+    /// reference to formal parameter"); `at_top` is kept.
+    pub fn without_formals<R>(&mut self, params: &[ast::Param], f: impl FnOnce(&mut Self) -> R) -> R {
+        self.push();
+        for p in params {
+            for n in &p.names {
+                self.scopes.last_mut().unwrap().map.insert(n.name.name.clone(), Sym::Formal);
+            }
+        }
+        let r = f(self);
+        self.pop();
+        r
+    }
+
     fn params(&mut self, params: &[ast::Param]) -> Vec<PSig> {
+        self.without_formals(params, |c| c.params_of(params))
+    }
+
+    fn params_of(&mut self, params: &[ast::Param]) -> Vec<PSig> {
         let mut out = Vec::new();
         for p in params {
             let t = self.ty(&p.ty);
@@ -875,21 +943,69 @@ impl<'a> Checker<'a> {
         format!("{} {}({})", r, s.cname, ps.join(", "))
     }
 
+    /// Whether `proc p` may implement the op `sig` it names (MPD 1.0.1's
+    /// rules): one op of this component, not an array, and the proc's
+    /// `returns` names a result exactly when the op has one.
+    fn proc_implements(&mut self, p: &ast::ProcDecl, sig: &ProcSig) -> bool {
+        let r = sig.op.as_ref().unwrap();
+        let name = &p.name.name;
+        if r.owner != self.comp {
+            self.error(p.name.span, format!("a proc cannot implement an imported op ({} is an op of {})", name, r.owner));
+            return false;
+        }
+        if !r.dims.is_empty() {
+            self.error(p.name.span, format!("a proc cannot implement an array op ({} is an array of ops)", name));
+            return false;
+        }
+        if r.sem || r.local.is_some() {
+            self.error(p.name.span, format!("a proc cannot implement {}: it is a {}", name, if r.sem { "semaphore" } else { "local op" }));
+            return false;
+        }
+        if p.kind == ProcKind::Proc {
+            let named = p.returns.as_ref().map_or(false, |r| r.name.is_some());
+            if sig.ret != Ty::Void && !named {
+                self.error(p.name.span, format!("missing return parameter (op {} returns {}: name its result in `returns`)", name, self.types.show(&sig.ret)));
+                return false;
+            }
+            if sig.ret == Ty::Void && named {
+                self.error(p.name.span, format!("unexpected return parameter (op {} returns no value)", name));
+                return false;
+            }
+        }
+        true
+    }
+
     fn proc_decl(&mut self, p: &ast::ProcDecl) {
         if p.kind == ProcKind::Process {
             self.process_decl(p);
             return;
         }
         let sig = match self.resolve(&p.name.name) {
-            Some(Sym::Proc(s)) => s,
-            _ => {
+            Some(Sym::Proc(s)) if s.op.is_some() => s,
+            None => {
                 self.error(p.name.span, format!("`proc {}` has no matching `op` declaration", p.name.name));
                 return;
             }
+            _ => {
+                self.error(p.name.span, format!("not an op: {}", p.name.name));
+                return;
+            }
         };
+        if !self.proc_implements(p, &sig) {
+            return;
+        }
         // formal names: from the procedure's params or the proc's identifiers
         let formal_names: Vec<(String, ast::Span)> = if p.kind == ProcKind::Procedure {
-            p.params.iter().flat_map(|g| g.names.iter().map(|n| (n.name.name.clone(), n.name.span))).collect()
+            let mut v = Vec::new();
+            for g in &p.params {
+                if g.names.is_empty() {
+                    // `procedure p(real)`: a parameter the body cannot name
+                    self.diags.warning(g.span, "unnamed parameter is inaccessible");
+                    v.push((format!("_unnamed{}", v.len()), g.span));
+                }
+                v.extend(g.names.iter().map(|n| (n.name.name.clone(), n.name.span)));
+            }
+            v
         } else {
             p.formals.iter().map(|f| (f.name.clone(), f.span)).collect()
         };
@@ -1036,7 +1152,9 @@ impl<'a> Checker<'a> {
         if self.reply_code.is_none() {
             self.reply_code = Some(copyback.clone());
         }
+        let saved_serving = self.serving.replace(sig.clone());
         self.block_stmts(&p.body.stmts);
+        self.serving = saved_serving;
         self.local_ops_end_all();
         self.code.put(&ret_stmt);
         self.ret = saved_ret;

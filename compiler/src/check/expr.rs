@@ -79,7 +79,7 @@ impl<'a> Checker<'a> {
                             return match self.op_target(e) {
                                 Some((sig, super::ops::Target::Op(op))) => {
                                     let r = sig.op.clone().unwrap();
-                                    let k = self.register_sig(&sig.params, &sig.ret, &r.inv);
+                                    let k = self.op_sig(&sig);
                                     let ty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
                                     V::scalar(format!("mpd_cap_of_op({})", op), ty)
                                 }
@@ -91,7 +91,7 @@ impl<'a> Checker<'a> {
                 // rc.f[i]: the op it names, for an op array f of a resource capability
                 if let Some((sig, rc, ix)) = self.rescap_elem(e) {
                     let r = sig.op.clone().unwrap();
-                    let k = self.register_sig(&sig.params, &sig.ret, &r.inv);
+                    let k = self.op_sig(&sig);
                     let ty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
                     return V::scalar(format!("mpd_rescap_op({}, {} + {})", rc.c, r.idx, ix), ty);
                 }
@@ -224,6 +224,10 @@ impl<'a> Checker<'a> {
                 self.error(id.span, format!("`{}` is not a value", id.name));
                 V::err()
             }
+            Some(Sym::Formal) => {
+                self.error(id.span, format!("illegal reference to formal parameter {} (a parameter list's types and bounds cannot use its parameters)", id.name));
+                V::err()
+            }
             None => match id.name.as_str() {
                 "EOF" => self.konst(KV::Int(-1), Ty::Int),
                 "READ" | "WRITE" | "READWRITE" => {
@@ -287,7 +291,7 @@ impl<'a> Checker<'a> {
             return match self.res_member(&rn.clone(), &name.name) {
                 Some(Sym::Proc(sig)) if sig.op.is_some() => {
                     let r = sig.op.clone().unwrap();
-                    let k = self.register_sig(&sig.params, &sig.ret, &r.inv);
+                    let k = self.op_sig(&sig);
                     let ty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
                     // as a value, rc.f is the op it names (rc.f = x may have changed it)
                     V::scalar(format!("mpd_rescap_op({}, {})", b.c, r.idx), ty)
@@ -1036,7 +1040,7 @@ impl<'a> Checker<'a> {
             return Some(V::err());
         }
         let r = field.op.clone().unwrap();
-        let k = self.register_sig(&field.params, &field.ret, &r.inv);
+        let k = self.op_sig(&field);
         let fty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
         let v = self.expr(rhs);
         let c = self.scalar_for(&fty, v, span);
@@ -1066,7 +1070,7 @@ impl<'a> Checker<'a> {
         }
         if !self.types.assignable(to, &v.ty) {
             if let (Ty::Cap(_), Ty::Cap(_)) = (to, &v.ty) {
-                self.error(span, format!("incompatible capability: a {} cannot hold a {}", self.types.show(to), self.types.show(&v.ty)));
+                self.error(span, format!("{}: a {} cannot hold a {}", self.mismatch_what(), self.types.show(to), self.types.show(&v.ty)));
                 return "0".into();
             }
             self.error(span, format!("{} (expected a value of type {}, found {})", self.mismatch_what(), self.types.show(to), self.types.show(&v.ty)));
@@ -1105,7 +1109,7 @@ impl<'a> Checker<'a> {
     /// the resource capability variable `rc` (C lvalue); the value is the cap.
     fn store_op_cap(&mut self, sig: &super::scope::ProcSig, rc: &str, slot: &str, rhs: &Expr, span: Span) -> V {
         let r = sig.op.as_ref().unwrap();
-        let k = self.register_sig(&sig.params, &sig.ret, &r.inv);
+        let k = self.op_sig(&sig);
         let fty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
         let v = self.expr(rhs);
         let c = self.scalar_for(&fty, v, span);

@@ -174,6 +174,15 @@ pub struct Checker<'a> {
     create_on: Option<String>,
     /// While issuing a forward: the C lvalue of the invocation being serviced.
     fwd_issue: Option<String>,
+    /// Ops and semaphores declared outside a spec: (key, name, is a sem).
+    declared_ops: Vec<(String, ast::Ident, bool)>,
+    /// Keys (ops::op_key) of ops serviced by in/receive/P or given away as
+    /// capabilities.
+    implemented: std::collections::HashSet<String>,
+    /// The spec of the component is being checked.
+    in_spec: bool,
+    /// In a proc: the op it implements (what `forward` hands on).
+    serving: Option<std::rc::Rc<scope::ProcSig>>,
     /// Index types of arrays indexed by bool, char or enumerations (by C name).
     /// index types of each dimension of arrays not indexed by int, by C name
     index_types: HashMap<String, Vec<Ty>>,
@@ -243,6 +252,10 @@ impl<'a> Checker<'a> {
             co_issue: None,
             index_types: HashMap::new(),
             fwd_issue: None,
+            serving: None,
+            declared_ops: Vec::new(),
+            implemented: Default::default(),
+            in_spec: false,
             create_issue: None,
             create_on: None,
             lenient: false,
@@ -336,7 +349,9 @@ impl<'a> Checker<'a> {
                     continue;
                 }
             }
+            self.in_spec = true;
             self.stmt(s);
+            self.in_spec = false;
         }
         self.spec_nops = self.nops;
         let spec_syms: Vec<(String, Sym)> =
@@ -369,6 +384,7 @@ impl<'a> Checker<'a> {
             self.pop();
         }
         let _ = params_ok;
+        self.unimplemented_ops();
         self.pop();
         self.at_top = false;
         if self.diags.error_count() > errors_before && !self.lenient {
@@ -390,10 +406,20 @@ impl<'a> Checker<'a> {
     fn resource_params(&mut self, ps: &[ast::Param]) {
         // The main resource has no parameters; others get theirs from `create`
         // (next issue).  Declare them as fields so the body type-checks.
-        for p in ps {
-            let ty = self.ty(&p.ty);
-            for n in &p.names {
-                let ty = self.with_dims(&ty, &n.dims, true);
+        // the types first, without the parameters (they cannot use each other)
+        let tys: Vec<Vec<Ty>> = self.without_formals(ps, |c| {
+            ps.iter()
+                .map(|p| {
+                    let ty = c.ty(&p.ty);
+                    p.names.iter().map(|n| c.with_dims(&ty, &n.dims, true)).collect()
+                })
+                .collect()
+        });
+        for (p, tys) in ps.iter().zip(tys) {
+            if p.mode != ast::ParamMode::Default && p.mode != ast::ParamMode::Val {
+                self.error(p.span, "resources can only have value parameters");
+            }
+            for (n, ty) in p.names.iter().zip(tys) {
                 let c = self.field_decl(&n.name.name, &ty);
                 let i = self.res_params.len();
                 if ty.is_blob() {
@@ -596,6 +622,8 @@ pub(crate) struct InArm {
     /// The label at the end of the statement, and the scope depth there.
     pub end: String,
     pub scopes: usize,
+    /// The op the arm services (what `forward` hands on).
+    pub sig: std::rc::Rc<scope::ProcSig>,
 }
 
 pub fn check_files(

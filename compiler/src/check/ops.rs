@@ -24,6 +24,25 @@ pub struct OpEntry {
     pub flags: String,
 }
 
+/// What an op designator is used for (MPD 1.0.1 words misuse by use).
+#[derive(Clone, Copy, PartialEq)]
+pub enum OpUse {
+    /// call, send, forward, co
+    Invoke,
+    /// in, receive, P: implements the op
+    Input,
+    /// `?op`
+    Pending,
+}
+
+/// Identifies an op declaration (for "declared but not implemented").
+pub fn op_key(r: &OpRef) -> String {
+    match &r.local {
+        Some(l) => l.clone(),
+        None => format!("{}#{}", r.owner, r.idx),
+    }
+}
+
 /// Where an invocation goes.
 pub enum Target {
     /// an op of this instance (or of a global): `&<inst>->h.ops[i]`
@@ -98,6 +117,31 @@ impl<'a> Checker<'a> {
         false
     }
 
+    /// Remembers an op or semaphore declared outside a spec: it must be
+    /// implemented (MPD 1.0.1's opscan; an exported op may be implemented
+    /// by an extending resource).
+    fn note_op_decl(&mut self, name: &ast::Ident, key: String, sem: bool) {
+        if !self.in_spec {
+            self.declared_ops.push((key, name.clone(), sem));
+        }
+    }
+
+    /// Ops declared but never implemented by a proc or an input statement,
+    /// and never given away as a capability: every invocation would wait
+    /// forever, so MPD 1.0.1 rejects them.
+    pub fn unimplemented_ops(&mut self) {
+        for (key, name, sem) in std::mem::take(&mut self.declared_ops) {
+            if self.implemented.contains(&key) || (key.contains('#') && self.proc_names.contains(&name.name)) {
+                continue;
+            }
+            if sem {
+                self.error(name.span, format!("semaphore {} never implemented by P()", name.name));
+            } else {
+                self.error(name.span, format!("op {} declared but not implemented (no proc, in or receive services it)", name.name));
+            }
+        }
+    }
+
     /// An op is implemented once: by a proc, or by input statements (in,
     /// receive).  Servicing a proc's op with input would wait for
     /// invocations the proc takes (MPD: "duplicate implementation").
@@ -108,6 +152,44 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// `forward op(...)` hands the invocation being serviced to `op`: the
+    /// invoker's block must fit it, so both ops have the same signature
+    /// (MPD 1.0.1 compares them exactly, restrictions included), and a
+    /// forward is a send (no `{call}` op).
+    fn forward_ok(&mut self, to: &ProcSig, span: Span) -> bool {
+        let from = match self.in_stack.last() {
+            Some(a) => a.sig.clone(),
+            None => match &self.serving {
+                Some(s) => s.clone(),
+                None => return true,
+            },
+        };
+        let sig_of = |s: &ProcSig| {
+            let r = s.op.as_ref();
+            super::types::SigInfo {
+                params: s.params.clone(),
+                ret: s.ret.clone(),
+                inv: String::new(),
+                no_send: r.map_or(false, |r| r.no_send),
+                no_call: r.map_or(false, |r| r.no_call),
+            }
+        };
+        self.types.sigs.push(sig_of(&from));
+        self.types.sigs.push(sig_of(to));
+        let n = self.types.sigs.len();
+        let same = self.types.cap_compat(&CapTy::Op(n - 2), &CapTy::Op(n - 1));
+        self.types.sigs.truncate(n - 2);
+        if !same {
+            self.error(span, format!("forward to incompatible op: `{}` does not have the signature of the op being serviced", to.name));
+            return false;
+        }
+        if to.op.as_ref().map_or(false, |r| r.no_send) {
+            self.error(span, format!("forward: op is restricted {{call}}: `{}` can only be called", to.name));
+            return false;
+        }
+        true
+    }
+
     /// An op restricted to `{send}` (a process too) is not called, one
     /// restricted to `{call}` is not sent to (MPD: "op is restricted").
     pub fn restriction_ok(&mut self, r: &OpRef, name: &str, send: bool, span: Span) -> bool {
@@ -116,7 +198,7 @@ impl<'a> Checker<'a> {
             return false;
         }
         if send && r.no_send {
-            self.error(span, format!("op is restricted {{call}}: `{}` can only be called", name));
+            self.error(span, format!("send/fork: op is restricted {{call}}: `{}` can only be called", name));
             return false;
         }
         true
@@ -124,8 +206,27 @@ impl<'a> Checker<'a> {
 
     /// Registers a signature; returns its index in the shared table.
     pub fn register_sig(&mut self, params: &[PSig], ret: &Ty, inv: &str) -> usize {
-        self.types.sigs.push(SigInfo { params: params.to_vec(), ret: ret.clone(), inv: inv.to_string() });
+        self.register_sig_r(params, ret, inv, None)
+    }
+
+    /// Registers a signature with the restriction written in it.
+    pub fn register_sig_r(&mut self, params: &[PSig], ret: &Ty, inv: &str, r: Option<ast::OpRestriction>) -> usize {
+        let (no_send, no_call) = r.map_or((false, false), |r| (!r.send, !r.call));
+        self.types.sigs.push(SigInfo { params: params.to_vec(), ret: ret.clone(), inv: inv.to_string(), no_send, no_call });
         self.types.sigs.len() - 1
+    }
+
+    /// The signature (with its restriction) of a capability of the op.  A
+    /// reference to the op other than an invocation (a capability of it, or
+    /// `cap op` as a type) may let it be implemented elsewhere: MPD 1.0.1
+    /// then does not require an implementation here.
+    pub fn op_sig(&mut self, sig: &ProcSig) -> usize {
+        self.implemented.insert(op_key(sig.op.as_ref().unwrap()));
+        let r = sig.op.as_ref().unwrap();
+        let k = self.register_sig(&sig.params, &sig.ret, &r.inv);
+        self.types.sigs[k].no_send = r.no_send;
+        self.types.sigs[k].no_call = r.no_call;
+        k
     }
 
     /// Defines `struct <inv>` (the invocation block of a signature) once.
@@ -168,7 +269,11 @@ impl<'a> Checker<'a> {
 
     /// Declares the ops `op a, b[1:3](...)` of this component.
     pub fn declare_ops(&mut self, op: &ast::OpDecl, params: Vec<PSig>, ret: Ty, ret_name: Option<String>, sig_idx: Option<usize>, span: Span) {
-        let restr = restriction(op);
+        // `op T f`: the restriction is the optype's
+        let (no_send, no_call) = match sig_idx {
+            Some(k) => (self.types.sigs[k].no_send, self.types.sigs[k].no_call),
+            None => restriction(op).map_or((false, false), |r| (!r.send, !r.call)),
+        };
         let mut dynamic = false;
         for n in &op.names {
             for r in &n.dims {
@@ -192,6 +297,7 @@ impl<'a> Checker<'a> {
             self.inv_struct(&inv, &params, &ret, span);
             let idx = self.nops;
             self.nops += cnt;
+            self.note_op_decl(&n.name, format!("{}#{}", self.comp, idx), false);
             let proc_impl = self.proc_names.contains(&n.name.name);
             self.ops.push(OpEntry { name: n.name.name.clone(), idx, n: cnt, procfn: None, sem: false, flags: String::new() });
             if params.is_empty() && ret == Ty::Void {
@@ -217,8 +323,8 @@ impl<'a> Checker<'a> {
                     global_owner: self.global,
                     sem: false,
                     ixty,
-                    no_call: restr.map_or(false, |r| !r.call),
-                    no_send: restr.map_or(false, |r| !r.send),
+                    no_call,
+                    no_send,
                 }),
             };
             self.declare(&n.name, Sym::Proc(Rc::new(sig)));
@@ -247,7 +353,11 @@ impl<'a> Checker<'a> {
 
     /// Ops declared in a block: a local op object, killed when the block ends.
     fn declare_local_ops(&mut self, op: &ast::OpDecl, params: Vec<PSig>, ret: Ty, ret_name: Option<String>, sig_idx: Option<usize>, span: Span) {
-        let restr = restriction(op);
+        // `op T f`: the restriction is the optype's
+        let (no_send, no_call) = match sig_idx {
+            Some(k) => (self.types.sigs[k].no_send, self.types.sigs[k].no_call),
+            None => restriction(op).map_or((false, false), |r| (!r.send, !r.call)),
+        };
         for n in &op.names {
             let ixty = self.index_types(&n.dims);
             let (dims, cnt) = self.dyn_dims(&n.dims);
@@ -268,6 +378,7 @@ impl<'a> Checker<'a> {
                 o
             };
             self.code.put(&format!("mpd_op_input({}, 0, (uint32_t)({}), 0);", obj, cnt));
+            self.note_op_decl(&n.name, obj.clone(), false);
             let sig = ProcSig {
                 name: n.name.name.clone(),
                 cname: String::new(),
@@ -288,8 +399,8 @@ impl<'a> Checker<'a> {
                     global_owner: false,
                     sem: false,
                     ixty,
-                    no_call: restr.map_or(false, |r| !r.call),
-                    no_send: restr.map_or(false, |r| !r.send),
+                    no_call,
+                    no_send,
                 }),
             };
             self.declare(&n.name, Sym::Proc(Rc::new(sig)));
@@ -367,6 +478,7 @@ impl<'a> Checker<'a> {
             self.scopes.last_mut().unwrap().local_ops.push(o.clone());
             o
         };
+        self.note_op_decl(&it.name, obj.clone(), true);
         let p = self.pos(it.span);
         match &it.init {
             Some(e) => {
@@ -466,6 +578,7 @@ impl<'a> Checker<'a> {
             }
             let idx = self.nops;
             self.nops += cnt;
+            self.note_op_decl(&it.name, format!("{}#{}", self.comp, idx), true);
             self.code.line(self.line(it.span));
             let p = self.pos(it.span);
             match &it.init {
@@ -527,10 +640,44 @@ impl<'a> Checker<'a> {
     /// The op designated by an expression: `f`, `f[i]`, `g.f`, `rc.f`, or a
     /// capability value.  Returns the signature and the target.
     pub fn op_target(&mut self, e: &Expr) -> Option<(Rc<ProcSig>, Target)> {
+        self.op_target_for(e, OpUse::Invoke)
+    }
+
+    /// `op_target` for a use that needs one op: an op array named whole is
+    /// an error in MPD 1.0.1's words for that use.  An input use (in,
+    /// receive, P) of an op of this component implements it.
+    pub fn op_target_for(&mut self, e: &Expr, how: OpUse) -> Option<(Rc<ProcSig>, Target)> {
+        let r = self.op_target_any(e, how)?;
+        if how == OpUse::Input {
+            if let Some(op) = &r.0.op {
+                self.implemented.insert(op_key(op));
+            }
+        }
+        Some(r)
+    }
+
+    fn op_target_any(&mut self, e: &Expr, how: OpUse) -> Option<(Rc<ProcSig>, Target)> {
         match &e.kind {
             ExprKind::Ident(id) => match self.resolve(&id.name) {
+                Some(Sym::Proc(sig)) if sig.op.is_none() => {
+                    // an external: a C function, called in place
+                    match how {
+                        OpUse::Input => self.error(e.span, format!("duplicate implementation of {} (it is an external, implemented in C)", id.name)),
+                        _ => self.error(e.span, format!("{} is an external (a C function): it can only be called", id.name)),
+                    }
+                    None
+                }
                 Some(Sym::Proc(sig)) => {
                     let r = sig.op.clone()?;
+                    if !r.dims.is_empty() {
+                        let what = match how {
+                            OpUse::Invoke => format!("not an op: {} (it is an array of ops: subscript it)", id.name),
+                            OpUse::Input => format!("incorrect subscripting of {} (it is an array of ops)", id.name),
+                            OpUse::Pending => format!("`?' requires an operation: {} is an array of ops", id.name),
+                        };
+                        self.error(e.span, what);
+                        return None;
+                    }
                     if !self.op_reachable(&r, e.span) {
                         return None;
                     }
@@ -731,7 +878,7 @@ impl<'a> Checker<'a> {
                     ret_name: None,
                     selfc: String::new(),
                     external: false,
-                    op: Some(OpRef::scalar(String::new(), 0, si.inv)),
+                    op: Some(OpRef { no_send: si.no_send, no_call: si.no_call, ..OpRef::scalar(String::new(), 0, si.inv) }),
                 };
                 Some((Rc::new(sig), Target::Cap(v.c.into())))
             }
@@ -773,6 +920,9 @@ impl<'a> Checker<'a> {
             return V::err();
         }
         let r = sig.op.clone().unwrap();
+        if self.fwd_issue.is_some() && !self.forward_ok(sig, span) {
+            return V::err();
+        }
         if self.fwd_issue.is_none() && self.create_issue.is_none() && !self.restriction_ok(&r, &sig.name, send, span) {
             return V::err();
         }
@@ -998,6 +1148,18 @@ impl<'a> Checker<'a> {
                 return V::err();
             }
         };
+        if let ExprKind::Ident(id) = &callee.kind {
+            if let Some(Sym::Proc(sig)) = self.resolve(&id.name) {
+                if sig.external && self.plain_issue() {
+                    // `send f()` of an external: MPD 1.0.1 runs it; here in place
+                    let v = self.call_expr(callee, args, e.span);
+                    if v.ty != Ty::Error {
+                        self.code.put(&format!("(void)({});", v.c));
+                    }
+                    return V::scalar("0".into(), Ty::Void);
+                }
+            }
+        }
         let Some((sig, target)) = self.op_target(callee) else { return V::err() };
         let r = sig.op.clone().unwrap();
         if r.sem {
@@ -1014,6 +1176,9 @@ impl<'a> Checker<'a> {
         // `send op()` of a parameterless op known statically is V (mpd_op_V
         // sends when the op is not a semaphore at run time)
         if send && args.is_empty() && sig.params.is_empty() && sig.ret == Ty::Void && self.plain_issue() {
+            if !self.restriction_ok(&r, &sig.name, send, e.span) {
+                return V::err();
+            }
             if let Target::Op(op) = &target {
                 let p = self.pos(e.span);
                 // (MPD_TRACE shows it as SEND unless the op is a `sem`)
@@ -1035,10 +1200,18 @@ impl<'a> Checker<'a> {
             ExprKind::Call { callee, args } => (callee.as_ref(), args.as_slice()),
             _ => (e, &[][..]),
         };
-        let Some((sig, target)) = self.op_target(callee) else { return };
+        let Some((sig, target)) = self.op_target_for(callee, OpUse::Input) else { return };
         self.input_impl_check(&sig, &target, callee.span);
         let r = sig.op.clone().unwrap();
         let p = self.pos(e.span);
+        if sig.ret != Ty::Void {
+            self.error(e.span, format!("cannot receive an op that returns a value (`{}` returns {})", sig.name, self.types.show(&sig.ret)));
+            return;
+        }
+        if sig.params.iter().any(|p| matches!(p.mode, ast::ParamMode::Var | ast::ParamMode::Res)) {
+            self.error(e.span, format!("cannot receive an op having a var or res param (`{}`)", sig.name));
+            return;
+        }
         let op = match target {
             Target::Op(op) => op,
             Target::Cap(c) => format!("mpd_in_cap({}, {})", p, c),
@@ -1079,7 +1252,7 @@ impl<'a> Checker<'a> {
 
     /// `P(s)` / `V(s)`.
     pub fn p_v(&mut self, e: &Expr, v: bool) {
-        let Some((sig, target)) = self.op_target(e) else { return };
+        let Some((sig, target)) = self.op_target_for(e, if v { OpUse::Invoke } else { OpUse::Input }) else { return };
         let r = sig.op.clone().unwrap();
         let p = self.pos(e.span);
         if !r.sem && !sig.params.is_empty() {
@@ -1115,14 +1288,14 @@ impl<'a> Checker<'a> {
             return V::err();
         }
         let inst = self.owner_inst(&r);
-        let k = self.register_sig(&sig.params, &sig.ret, &r.inv);
+        let k = self.op_sig(sig);
         let ty = if r.sem { Ty::Cap(CapTy::Sem) } else { Ty::Cap(CapTy::Op(k)) };
         V::scalar(format!("mpd_cap_of({}, {})", inst, r.idx), ty)
     }
 
     /// `?op`.
     pub fn pending(&mut self, e: &Expr) -> V {
-        let Some((_, target)) = self.op_target(e) else { return V::err() };
+        let Some((_, target)) = self.op_target_for(e, OpUse::Pending) else { return V::err() };
         let p = self.pos(e.span);
         match target {
             Target::Op(op) => V::scalar(format!("mpd_pending_op({})", op), Ty::Int),

@@ -92,6 +92,9 @@ pub enum Sym {
     PendingProc(Rc<crate::syntax::ast::ProcDecl>),
     /// An imported component, for qualified names `g.x`.
     Comp(String),
+    /// A formal parameter while its own parameter list is elaborated: the
+    /// types of a list cannot refer to its parameters (MPD 1.0.1).
+    Formal,
 }
 
 #[derive(Default)]

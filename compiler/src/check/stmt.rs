@@ -235,7 +235,7 @@ impl<'a> Checker<'a> {
                     let c = self.quant_st(stc);
                     self.code.put(&format!("if (!({})) continue;", c));
                 }
-                let Some((sig, target)) = self.op_target(&arm.op) else {
+                let Some((sig, target)) = self.op_target_for(&arm.op, super::ops::OpUse::Input) else {
                     self.pop();
                     self.code.close("}");
                     continue;
@@ -250,7 +250,7 @@ impl<'a> Checker<'a> {
                 self.code.close("}");
                 arms.push(ArmInfo { sig, ops: ops_name, n, qv: Some((qv, q.var.clone(), qty.clone())) });
             } else {
-                let Some((sig, target)) = self.op_target(&arm.op) else { continue };
+                let Some((sig, target)) = self.op_target_for(&arm.op, super::ops::OpUse::Input) else { continue };
                 self.input_impl_check(&sig, &target, arm.op.span);
                 let op = match target {
                     Target::Op(o) => o,
@@ -418,7 +418,7 @@ impl<'a> Checker<'a> {
                 .zip(qlocals[ai].as_ref())
                 .map(|((q, id2, t), l)| (l.clone(), id2.clone(), t.clone(), q.clone()));
             self.bind_formals(arm, &arms[ai].sig, &ib, &qv);
-            self.in_stack.push(super::InArm { ib: ib.clone(), loops: self.loop_labels.len(), end: end.clone(), scopes });
+            self.in_stack.push(super::InArm { ib: ib.clone(), loops: self.loop_labels.len(), end: end.clone(), scopes, sig: arms[ai].sig.clone() });
             // MPD_TRACE: ARM at the arm's first statement, NI at the `in`
             let ap = arm_pos(self, &arm.body, arm.span);
             self.code.put(&crate::emit::trace::event_invoker(&ap, "ARM", &ib));
@@ -748,6 +748,10 @@ impl<'a> Checker<'a> {
                 }
             }
             _ => {
+                if let ExprKind::Binary { op: ast::BinaryOp::Eq, .. } = &e.kind {
+                    // MPD 1.0.1 warns: the statement compares and discards
+                    self.diags.warning(e.span, "suspicious comparison -- was `=' intended?");
+                }
                 // any expression may stand alone; an op named alone is only
                 // its capability, not a call (as in MPD 1.0.1)
                 let v = self.expr(e);

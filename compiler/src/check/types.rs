@@ -73,6 +73,10 @@ pub struct SigInfo {
     pub params: Vec<super::scope::PSig>,
     pub ret: Ty,
     pub inv: String,
+    /// `{call}` (cannot be sent to) and `{send}` (cannot be called): part
+    /// of the signature, so capabilities of different restrictions differ
+    pub no_send: bool,
+    pub no_call: bool,
 }
 
 pub fn align(n: usize, a: usize) -> usize {
@@ -214,6 +218,12 @@ impl Types {
                 if x == y || self.cmp_depth.get() > 8 {
                     return true;
                 }
+                // MPD 1.0.1 compares restrictions exactly: a `{send}` op does
+                // not fit a `cap () {send,call}` (nor the other way round)
+                let (p, q) = (&self.sigs[*x], &self.sigs[*y]);
+                if (p.no_send, p.no_call) != (q.no_send, q.no_call) {
+                    return false;
+                }
                 self.cmp_depth.set(self.cmp_depth.get() + 1);
                 let r = self.sig_compat(&self.sigs[*x], &self.sigs[*y]);
                 self.cmp_depth.set(self.cmp_depth.get() - 1);
@@ -283,7 +293,12 @@ impl Types {
                     })
                     .collect();
                 let r = if sg.ret == Ty::Void { String::new() } else { format!(" returns {}", self.show(&sg.ret)) };
-                format!("cap op({}){}", ps.join(", "), r)
+                let restr = match (sg.no_send, sg.no_call) {
+                    (true, false) => " {call}",
+                    (false, true) => " {send}",
+                    _ => "",
+                };
+                format!("cap op({}){}{}", ps.join(", "), r, restr)
             }
             Ty::Fwd(n) => n.clone(),
         }
