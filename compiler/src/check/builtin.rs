@@ -416,19 +416,22 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn printable(&mut self, v: &V, span: Span) -> bool {
+    /// `what`: MPD 1.0.1's name of the argument (`write(), argument 2`).
+    fn printable(&mut self, v: &V, span: Span, what: &str) -> bool {
         // not null or noop: MPD has no text for them
         let ok = v.ty.is_scalar() && !matches!(v.ty, Ty::File | Ty::Cap(_) | Ty::Void | Ty::Null) || v.ty.is_string() || v.ty.is_char_array();
         if !ok && v.ty != Ty::Error {
-            self.error(span, format!("cannot write a {}", self.types.show(&v.ty)));
+            self.error(span, format!("{}: invalid type (cannot write a {})", what, self.types.show(&v.ty)));
         }
         ok
     }
 
-    /// `mpd_dest` for an input destination.
-    fn dest(&mut self, v: &V, span: Span) -> String {
-        if !v.lv && v.ty != Ty::Error {
-            self.error(span, "not a variable: an input argument must be a variable");
+    /// `mpd_dest` for an input destination; `what` names the argument as
+    /// MPD 1.0.1 does.  A slice is not a variable here (MPD: not an "easy"
+    /// lvalue).
+    fn dest(&mut self, v: &V, span: Span, what: &str) -> String {
+        if (!v.lv || v.slice.is_some()) && v.ty != Ty::Error {
+            self.error(span, format!("{}: not a variable (input goes into a variable)", what));
             return "MPD_DI(&(int){0})".into();
         }
         match &v.ty {
@@ -464,11 +467,13 @@ impl<'a> Checker<'a> {
         ("mpd_stdout".into(), 0)
     }
 
-    fn vals(&mut self, args: &[Expr]) -> (usize, String) {
+    /// The values of output arguments; `first` is the number of args[0]
+    /// among `name`'s arguments.
+    fn vals(&mut self, args: &[Expr], name: &str, first: usize) -> (usize, String) {
         let mut vs = Vec::new();
-        for a in args {
+        for (i, a) in args.iter().enumerate() {
             let v = self.expr(a);
-            if self.printable(&v, a.span) {
+            if self.printable(&v, a.span, &format!("{}(), argument {}", name, first + i)) {
                 vs.push(self.mpd_val(&v));
             }
         }
@@ -480,11 +485,11 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn dests(&mut self, args: &[Expr]) -> (usize, String) {
+    fn dests(&mut self, args: &[Expr], name: &str, first: usize) -> (usize, String) {
         let mut ds = Vec::new();
-        for a in args {
+        for (i, a) in args.iter().enumerate() {
             let v = self.expr(a);
-            ds.push(self.dest(&v, a.span));
+            ds.push(self.dest(&v, a.span, &format!("{}(), argument {}", name, first + i)));
         }
         let n = ds.len();
         if n == 0 {
@@ -547,7 +552,7 @@ impl<'a> Checker<'a> {
         match name {
             "write" | "writes" => {
                 let (f, skip) = self.file_arg(args);
-                let (n, vs) = self.vals(&args[skip..]);
+                let (n, vs) = self.vals(&args[skip..], name, skip + 1);
                 void(format!("mpd_{}({}, {}, {}, {})", name, p, f, n, vs))
             }
             "put" => {
@@ -565,7 +570,7 @@ impl<'a> Checker<'a> {
                     return V::err();
                 }
                 let fmt = self.str_arg(&args[skip]);
-                let (n, vs) = self.vals(&args[skip + 1..]);
+                let (n, vs) = self.vals(&args[skip + 1..], "printf", skip + 2);
                 void(format!("({{ mpd_sv _f = {}; mpd_printf({}, {}, _f.p, _f.len, {}, {}); }})", fmt, p, f, n, vs))
             }
             "sprintf" => {
@@ -578,7 +583,7 @@ impl<'a> Checker<'a> {
                     self.error(args[0].span, "not a variable (sprintf's first argument must be a string variable)");
                 }
                 let fmt = self.str_arg(&args[1]);
-                let (n, vs) = self.vals(&args[2..]);
+                let (n, vs) = self.vals(&args[2..], "sprintf", 3);
                 void(format!(
                     "({{ mpd_sv _f = {}; mpd_sprintf({}, MPD_STR_CHARS({d}), MPD_STR_MAX({d}), &MPD_STR_LEN({d}), _f.p, _f.len, {}, {}); }})",
                     fmt,
@@ -591,7 +596,7 @@ impl<'a> Checker<'a> {
             "read" => {
                 let (f, skip) = self.file_arg(args);
                 let f = if skip == 0 { "mpd_stdin".to_string() } else { f };
-                let (n, ds) = self.dests(&args[skip..]);
+                let (n, ds) = self.dests(&args[skip..], "read", skip + 1);
                 V::scalar(format!("((int)mpd_read({}, {}, {}, {}))", p, f, n, ds), Ty::Int)
             }
             "get" => {
@@ -601,7 +606,11 @@ impl<'a> Checker<'a> {
                     return V::err();
                 }
                 let v = self.expr(&args[skip]);
-                let d = self.dest(&v, args[skip].span);
+                if (!v.lv || v.slice.is_some()) && v.ty != Ty::Error {
+                    self.error(args[skip].span, "result arg must be a variable (get reads into a string or char array variable)");
+                    return V::err();
+                }
+                let d = self.dest(&v, args[skip].span, &format!("get(), argument {}", skip + 1));
                 V::scalar(format!("({{ mpd_dest _d = {}; (int)mpd_get({}, {}, _d.addr, _d.size, _d.len); }})", d, p, f), Ty::Int)
             }
             "scanf" => {
@@ -612,7 +621,7 @@ impl<'a> Checker<'a> {
                     return V::err();
                 }
                 let fmt = self.str_arg(&args[skip]);
-                let (n, ds) = self.dests(&args[skip + 1..]);
+                let (n, ds) = self.dests(&args[skip + 1..], "scanf", skip + 2);
                 V::scalar(format!("({{ mpd_sv _f = {}; (int)mpd_scanf({}, {}, _f.p, _f.len, {}, {}); }})", fmt, p, f, n, ds), Ty::Int)
             }
             "sscanf" => {
@@ -622,7 +631,7 @@ impl<'a> Checker<'a> {
                 }
                 let s = self.str_arg(&args[0]);
                 let fmt = self.str_arg(&args[1]);
-                let (n, ds) = self.dests(&args[2..]);
+                let (n, ds) = self.dests(&args[2..], "sscanf", 3);
                 V::scalar(
                     format!("({{ mpd_sv _s = {}, _f = {}; (int)mpd_sscanf({}, _s.p, _s.len, _f.p, _f.len, {}, {}); }})", s, fmt, p, n, ds),
                     Ty::Int,
@@ -674,7 +683,7 @@ impl<'a> Checker<'a> {
                 }
                 let n = self.int_arg(&args[0]);
                 let v = self.expr(&args[1]);
-                let d = self.dest(&v, args[1].span);
+                let d = self.dest(&v, args[1].span, "getarg(), argument 2");
                 V::scalar(format!("((int)mpd_getarg({}, {}, (mpd_dest[]){{ {} }}))", p, n, d), Ty::Int)
             }
             "numargs" => V::scalar("((int)mpd_numargs())".into(), Ty::Int),

@@ -64,7 +64,9 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        self.range_bound_types(r);
+        if !self.range_bound_types(r) {
+            return (Some(1), Some(1), "1".into(), "1".into());
+        }
         let (lo, loc) = match &r.lo {
             None => (Some(1), "1".to_string()),
             Some(b) => self.const_bound(b, dyn_ok, false),
@@ -76,22 +78,26 @@ impl<'a> Checker<'a> {
     /// The two bounds of a range have one type, and a single bound `[n]`
     /// (1 to n) is an int (MPD: "incompatible bounds", "single bound is not
     /// integer").
-    fn range_bound_types(&mut self, r: &Range) {
+    /// Returns false when it reported an error.
+    fn range_bound_types(&mut self, r: &Range) -> bool {
         match (&r.lo, &r.hi) {
             (Some(Bound::Expr(a)), Bound::Expr(b)) => {
                 let (x, y) = (self.probe(a).ty, self.probe(b).ty);
-                if x != Ty::Error && y != Ty::Error && x.is_ordinal() && y.is_ordinal() && !self.types.same(&x, &y) {
+                if x != Ty::Error && y != Ty::Error && !self.types.same(&x, &y) {
                     self.error(b.span, format!("incompatible bounds: the lower bound is {}, the upper {}", self.types.show(&x), self.types.show(&y)));
+                    return false;
                 }
             }
             (None, Bound::Expr(b)) => {
                 let y = self.probe(b).ty;
-                if y.is_ordinal() && y != Ty::Int && y != Ty::Error {
+                if y != Ty::Int && y != Ty::Error {
                     self.error(b.span, format!("single bound is not integer: [n] means 1 to n, so n is an int, not {}", self.types.show(&y)));
+                    return false;
                 }
             }
             _ => {}
         }
+        true
     }
 
     /// The type of the values of a range (int, char, bool or an enumeration).
@@ -837,11 +843,12 @@ impl<'a> Checker<'a> {
         for p in params {
             let t = self.ty(&p.ty);
             if p.names.is_empty() {
-                out.push(PSig { mode: p.mode, ty: t.clone(), name: String::new() });
+                out.push(PSig { mode: p.mode, ty: t.clone(), name: String::new(), ixty: vec![] });
             }
             for n in &p.names {
                 let ty = self.with_dims(&t, &n.dims, true);
-                out.push(PSig { mode: p.mode, ty, name: n.name.name.clone() });
+                let ixty = n.dims.iter().map(|r| self.range_type(r)).collect();
+                out.push(PSig { mode: p.mode, ty, name: n.name.name.clone(), ixty });
             }
         }
         out
@@ -1034,6 +1041,9 @@ impl<'a> Checker<'a> {
             if let (Ty::Arr(..), ParamMode::Ref) = (&ps.ty, ps.mode) {
                 // a ref array is the actual itself, with the actual's bounds
                 self.code.put(&format!("char *{} = p{};", c, i));
+                if !ps.ixty.is_empty() {
+                    self.index_types.insert(c.clone(), ps.ixty.clone());
+                }
                 let ty = unbounded(&ps.ty);
                 self.declare(&ast::Ident { name: n.clone(), span: *sp }, Sym::Var { c, ty, assignable: true });
                 continue;
@@ -1094,6 +1104,9 @@ impl<'a> Checker<'a> {
                 copyback.push_str(&format!("*p{} = {}; ", i, c));
             } else {
                 self.code.put(&format!("{} {} = p{};", self.ctype(&ps.ty), c, i));
+            }
+            if !ps.ixty.is_empty() {
+                self.index_types.insert(c.clone(), ps.ixty.clone());
             }
             self.declare(&ast::Ident { name: n.clone(), span: *sp }, Sym::Var { c, ty: ps.ty.clone(), assignable: true });
         }

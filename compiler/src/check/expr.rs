@@ -418,6 +418,15 @@ impl<'a> Checker<'a> {
     fn index(&mut self, mut b: V, subs: &[Subscript], span: Span) -> V {
         // an array variable declared with its dimensions knows their index types
         let ixty = self.index_types.get(&b.c).cloned().unwrap_or_default();
+        // a list with a slice takes at most one subscript per dimension (a
+        // string has one): `s[1:2, 3]` is not a slice of a slice
+        if subs.iter().any(|s| matches!(s, Subscript::Slice { .. })) {
+            let rank = slice_rank(&b.ty);
+            if rank > 0 && subs.len() > rank {
+                self.error(span, format!("too many subscripts (a {} takes {} in a slice)", self.types.show(&b.ty), rank));
+                return V::err();
+            }
+        }
         for (k, s) in subs.iter().enumerate() {
             if matches!(s, Subscript::Slice { .. }) && k + 1 < subs.len() && matches!(b.ty, Ty::Arr(..)) {
                 return self.section(b, &subs[k..], span);
@@ -434,7 +443,11 @@ impl<'a> Checker<'a> {
                     }
                     self.subscript(b, i, ie.span)
                 }
-                Subscript::Slice { lo, hi, span: ssp } => self.slice(b, lo.as_ref(), hi, *ssp),
+                Subscript::Slice { lo, hi, span: ssp } => {
+                    let want = if matches!(b.ty, Ty::Arr(..)) { ixty.get(k).cloned() } else { Some(Ty::Int) };
+                    self.slice_bound_types(lo.as_ref(), hi, want.as_ref());
+                    self.slice(b, lo.as_ref(), hi, *ssp)
+                }
             };
         }
         let _ = span;
@@ -546,8 +559,33 @@ impl<'a> Checker<'a> {
             ast::Bound::Star(_) => None,
             ast::Bound::Expr(e) => {
                 let v = self.expr(e);
-                let v = self.ordinal_value(v, e.span, "incompatible slice indices");
+                let v = self.ordinal_value(v, e.span, "wrong subscript type (incompatible slice indices)");
                 Some(v.c)
+            }
+        }
+    }
+
+    /// The bounds of a slice have one type, that of the dimension's index
+    /// (`want`, when known): MPD 1.0.1's "incompatible slice indices" and
+    /// "wrong subscript type".  Non-ordinal bounds are bound_c's.
+    fn slice_bound_types(&mut self, lo: Option<&ast::Bound>, hi: &ast::Bound, want: Option<&Ty>) {
+        let ty_of = |c: &mut Self, b: Option<&ast::Bound>| match b {
+            Some(ast::Bound::Expr(e)) => Some((c.probe(e).ty, e.span)),
+            _ => None,
+        };
+        let (l, h) = (ty_of(self, lo), ty_of(self, Some(hi)));
+        if let (Some((x, _)), Some((y, sp))) = (&l, &h) {
+            if x.is_ordinal() && y.is_ordinal() && !self.types.same(x, y) {
+                self.error(*sp, format!("incompatible slice indices (a {} and a {})", self.types.show(x), self.types.show(y)));
+                return;
+            }
+        }
+        if let Some(want) = want {
+            for (t, sp) in [l, h].into_iter().flatten() {
+                if t.is_ordinal() && !self.types.same(want, &t) {
+                    self.error(sp, format!("wrong subscript type: this dimension is indexed by {}, not {}", self.types.show(want), self.types.show(&t)));
+                    return;
+                }
             }
         }
     }
@@ -1162,12 +1200,17 @@ impl<'a> Checker<'a> {
         if a.ty == Ty::Error || b.ty == Ty::Error {
             return None;
         }
-        if !a.lv || !b.lv {
-            self.error(span, "both sides of swap operator must be variables");
+        // MPD 1.0.1's order: types, then slices, then variables
+        if !self.types.assignable(&a.ty, &b.ty) || !self.types.assignable(&b.ty, &a.ty) {
+            self.error(span, format!("incompatible swap (cannot swap a {} with a {})", self.types.show(&a.ty), self.types.show(&b.ty)));
             return None;
         }
-        if !self.types.assignable(&a.ty, &b.ty) || !self.types.assignable(&b.ty, &a.ty) {
-            self.error(span, format!("cannot swap a {} with a {}", self.types.show(&a.ty), self.types.show(&b.ty)));
+        if a.slice.is_some() || b.slice.is_some() {
+            self.error(span, "cannot swap into or out of a slice");
+            return None;
+        }
+        if !a.lv || !b.lv {
+            self.error(span, "both sides of swap operator must be variables");
             return None;
         }
         let p = self.pos(span);
@@ -1398,4 +1441,18 @@ fn one_c_expression(c: &str) -> bool {
         i += 1;
     }
     depth == 0 && !c.is_empty()
+}
+
+/// How many subscripts a slice of a value of type `t` may have: one per
+/// array dimension, one for a string (0: not sliceable).
+fn slice_rank(t: &Ty) -> usize {
+    match t {
+        Ty::Arr(e, ..) => 1 + match &**e {
+            Ty::Arr(..) => slice_rank(e),
+            _ => 0,
+        },
+        Ty::Str(_) => 1,
+        Ty::Ptr(t) => slice_rank(t),
+        _ => 0,
+    }
 }

@@ -438,7 +438,7 @@ impl<'a> Checker<'a> {
                 } else {
                     self.code.put(&format!("{} = args->p{};", c, i));
                 }
-                self.res_params.push(scope::PSig { mode: p.mode, ty: ty.clone(), name: n.name.name.clone() });
+                self.res_params.push(scope::PSig { mode: p.mode, ty: ty.clone(), name: n.name.name.clone(), ixty: vec![] });
                 self.declare(&n.name, Sym::Var { c, ty, assignable: true });
             }
         }

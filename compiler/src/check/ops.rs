@@ -1313,7 +1313,7 @@ impl<'a> Checker<'a> {
         // a process is an op taking its quantifier variables: `send p(v)`
         // starts another instance
         let params: Vec<PSig> =
-            p.quants.iter().map(|q| PSig { mode: ParamMode::Default, ty: self.quant_type(q), name: q.var.name.clone() }).collect();
+            p.quants.iter().map(|q| PSig { mode: ParamMode::Default, ty: self.quant_type(q), name: q.var.name.clone(), ixty: vec![] }).collect();
         self.inv_struct(&inv, &params, &Ty::Void, p.name.span);
         let sig = ProcSig {
             name: p.name.name.clone(),
