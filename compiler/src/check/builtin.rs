@@ -809,6 +809,11 @@ impl<'a> Checker<'a> {
                     return V::err();
                 }
                 let dim = match args.get(1) {
+                    // MPD 1.0.1 takes an integer literal only (not a constant's name)
+                    Some(d) if !is_int_literal(d) => {
+                        self.error(d.span, format!("{}(), argument 2: not integer literal (write the dimension as a number)", name));
+                        1
+                    }
                     Some(d) => match self.expr(d).k {
                         Some(KV::Int(n)) if n >= 1 => n,
                         Some(KV::Int(_)) => {
@@ -1000,7 +1005,7 @@ impl<'a> Checker<'a> {
 fn _unused(_: ast::Span) {}
 
 /// Names of MPD's predefined functions (see `predefined`).
-fn is_predefined(name: &str) -> bool {
+pub(crate) fn is_predefined(name: &str) -> bool {
     matches!(
         name,
         "write" | "writes" | "put" | "printf" | "sprintf" | "read" | "get" | "scanf" | "sscanf" | "open" | "close"
@@ -1015,4 +1020,13 @@ fn is_predefined(name: &str) -> bool {
 fn is_bound_n(name: &str) -> bool {
     let b = name.as_bytes();
     b.len() == 3 && (b[0] == b'l' || b[0] == b'u') && b[1] == b'b' && (b'1'..=b'9').contains(&b[2])
+}
+
+/// An integer literal, possibly in parentheses.
+fn is_int_literal(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Int(_) => true,
+        ExprKind::Paren(x) => is_int_literal(x),
+        _ => false,
+    }
 }

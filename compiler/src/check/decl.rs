@@ -152,6 +152,8 @@ impl<'a> Checker<'a> {
                 }
                 Ty::Str(n)
             }
+            // `new(optype)` makes an op of that signature
+            TypeKind::Named(q) if self.in_new => self.optype_named(q),
             TypeKind::Named(q) => self.named_type(q),
             TypeKind::Enum(lits) => {
                 let e = self.types.enums.len();
@@ -169,7 +171,8 @@ impl<'a> Checker<'a> {
                 // `ptr T` may name T before it is complete (linked lists): resolve lazily
                 // by using the named type if known, else any.
                 if let TypeKind::Named(q) = &inner.kind {
-                    if q.parts.len() == 1 && self.lookup(&q.parts[0].name).is_none() {
+                    if q.parts.len() == 1 && self.lookup(&q.parts[0].name).is_none() && !self.names_a_component(&q.parts[0].name) {
+                        self.fwd_types.push(q.parts[0].clone());
                         return Tyx { ty: Ty::Ptr(Box::new(Ty::Fwd(q.parts[0].name.clone()))), dims, strlen };
                     }
                 }
@@ -186,7 +189,7 @@ impl<'a> Checker<'a> {
                     self.inv_struct(&inv, &ps, &rt, t.span);
                     Ty::Cap(super::types::CapTy::Op(self.register_sig_r(&ps, &rt, &inv, *restriction)))
                 }
-                ast::OpSig::Optype(q) => self.named_type(q),
+                ast::OpSig::Optype(q) => self.optype_named(q),
             },
             TypeKind::Cap(target) => match target {
                 ast::CapTarget::Vm => Ty::Cap(super::types::CapTy::Vm),
@@ -201,7 +204,7 @@ impl<'a> Checker<'a> {
                         self.inv_struct(&inv, &ps, &rt, t.span);
                         Ty::Cap(super::types::CapTy::Op(self.register_sig_r(&ps, &rt, &inv, *restriction)))
                     }
-                    ast::OpSig::Optype(q) => self.named_type(q),
+                    ast::OpSig::Optype(q) => self.optype_named(q),
                 },
             },
             TypeKind::Array { ranges, elem } => {
@@ -230,6 +233,10 @@ impl<'a> Checker<'a> {
     fn rec_type(&mut self, fields: &[ast::Field], reserved: Option<usize>, span: ast::Span) -> Ty {
         let mut fs: Vec<(String, Ty)> = Vec::new();
         for f in fields {
+            // a field's size must be known: no `*` bound
+            if f.names.iter().any(|n| self.no_stars(&f.ty, &n.dims, f.span)) {
+                return Ty::Error;
+            }
             let ft = self.ty(&f.ty);
             for n in &f.names {
                 let ty = self.with_dims(&ft, &n.dims, false);
@@ -237,6 +244,13 @@ impl<'a> Checker<'a> {
                     self.error(n.name.span, format!("duplicate field `{}`", n.name.name));
                 }
                 fs.push((n.name.name.clone(), ty));
+            }
+        }
+        if let Some(i) = reserved {
+            // a field may point to its own record, not contain it
+            if fs.iter().any(|(_, t)| holds_rec(t, i)) {
+                self.error(span, "recursively defined record (a field holds the record itself; use a ptr)");
+                return Ty::Error;
             }
         }
         match self.types.layout(&fs) {
@@ -268,6 +282,7 @@ impl<'a> Checker<'a> {
         let sym = if q.parts.len() == 2 { self.qualified(&q.parts[0], &q.parts[1]) } else { self.resolve(&last.name) };
         match sym {
             Some(Sym::Type(t @ Ty::Cap(_))) => t,
+            Some(Sym::Optype(k)) => Ty::Cap(super::types::CapTy::Op(k)),
             Some(Sym::Proc(sig)) if sig.op.is_some() => {
                 let r = sig.op.clone().unwrap();
                 if r.sem {
@@ -280,8 +295,16 @@ impl<'a> Checker<'a> {
                 self.error(last.span, format!("illegal reference to formal parameter {}", last.name));
                 Ty::Error
             }
+            _ if q.parts.len() == 1 && self.ifaces.get(&last.name).map_or(false, |i| i.global) => {
+                self.error(last.span, format!("illegal object of capability: {} is a global (it has no instances)", last.name));
+                Ty::Error
+            }
             _ if q.parts.len() == 1 && (self.ifaces.contains_key(&last.name) || last.name == self.comp) => {
                 Ty::Cap(super::types::CapTy::Resource(last.name.clone()))
+            }
+            None if q.parts.len() == 1 && super::builtin::is_predefined(&last.name) => {
+                self.error(last.span, format!("illegal object of capability: {} is a predefined function", last.name));
+                Ty::Error
             }
             None => {
                 self.error(last.span, format!("undefined identifier: {}", last.name));
@@ -291,6 +314,16 @@ impl<'a> Checker<'a> {
                 self.error(last.span, format!("illegal object of capability: `{}` is not a resource, optype or operation", last.name));
                 Ty::Error
             }
+        }
+    }
+
+    /// The signature an optype name stands for, as an op capability type.
+    pub(crate) fn optype_named(&mut self, q: &ast::QualName) -> Ty {
+        let last = q.parts.last().unwrap();
+        let sym = if q.parts.len() == 2 { self.qualified(&q.parts[0], &q.parts[1]) } else { self.lookup(&last.name).cloned() };
+        match sym {
+            Some(Sym::Optype(k)) => Ty::Cap(super::types::CapTy::Op(k)),
+            _ => self.named_type(q),
         }
     }
 
@@ -314,11 +347,20 @@ impl<'a> Checker<'a> {
             None if q.parts.len() == 1 && (last.name == "accessmode" || last.name == "seektype") => {
                 Ty::Enum(self.predefined_enum(&last.name))
             }
+            None if q.parts.len() == 1 && self.names_a_component(&last.name) => {
+                self.error(last.span, format!("`{}' is not a type (it names a component)", last.name));
+                Ty::Error
+            }
             None => {
                 self.error(last.span, format!("undefined identifier: {}", last.name));
                 Ty::Error
             }
         }
+    }
+
+    /// `self`, this component's name or a known component's.
+    pub(crate) fn names_a_component(&self, name: &str) -> bool {
+        name == "self" || name == self.comp || self.ifaces.contains_key(name)
     }
 
     /// Looks `b` up in the interface of component `a`.
@@ -525,6 +567,9 @@ impl<'a> Checker<'a> {
             }
             DeclKind::Var(v) => self.var_decl(v, d.span),
             DeclKind::Type { name, ty } => {
+                if let Some(k) = self.star_in(ty, &[]) {
+                    self.star_types.insert(name.name.clone(), k);
+                }
                 if let TypeKind::Rec(fields) = &ty.kind {
                     let i = self.types.recs.len();
                     self.types.recs.push(super::types::RecInfo { name: name.name.clone(), fields: vec![], size: 16 });
@@ -564,7 +609,7 @@ impl<'a> Checker<'a> {
                 let inv = format!("inv_{}_{}", self.comp, name.name);
                 self.inv_struct(&inv, &ps, &rt, d.span);
                 let k = self.register_sig_r(&ps, &rt, &inv, restr);
-                self.declare(name, Sym::Type(Ty::Cap(super::types::CapTy::Op(k))));
+                self.declare(name, Sym::Optype(k));
             }
             DeclKind::Final(b) => {
                 if !self.at_top {
@@ -603,6 +648,9 @@ impl<'a> Checker<'a> {
         };
         for item in &v.vars {
             self.code.line(self.line(item.span));
+            if let Some(t) = &v.ty {
+                self.no_stars(t, &item.dims, item.span);
+            }
             let init = item.init.as_ref().map(|e| (self.expr(e), e.span));
             let mut tx = match &base {
                 Some(b) => Tyx { ty: b.ty.clone(), dims: b.dims.clone(), strlen: b.strlen.clone() },
@@ -716,7 +764,7 @@ impl<'a> Checker<'a> {
                 }
                 (ps, rt, rn, None)
             }
-            ast::OpSig::Optype(q) => match self.named_type(q) {
+            ast::OpSig::Optype(q) => match self.optype_named(q) {
                 Ty::Cap(super::types::CapTy::Op(k)) => {
                     let si = self.types.sigs[k].clone();
                     (si.params, si.ret, None, Some(k))
@@ -859,6 +907,7 @@ impl<'a> Checker<'a> {
             None => (Ty::Void, None),
             Some(r) => {
                 let t = match &r.ty {
+                    Some(t) if self.no_stars(t, &r.dims, r.span) => Ty::Error,
                     Some(t) => self.ty(t),
                     None => Ty::Error,
                 };
@@ -1243,5 +1292,14 @@ fn unbounded(t: &Ty) -> Ty {
     match t {
         Ty::Arr(e, _, _) => Ty::Arr(Box::new(unbounded(e)), None, None),
         t => t.clone(),
+    }
+}
+
+/// Whether a value of type `t` holds a record `i` in place (not behind a ptr).
+fn holds_rec(t: &Ty, i: usize) -> bool {
+    match t {
+        Ty::Rec(j) => *j == i,
+        Ty::Arr(e, ..) => holds_rec(e, i),
+        _ => false,
     }
 }

@@ -107,6 +107,11 @@ impl<'a> Checker<'a> {
                 self.binary(*op, a, b, e.span)
             }
             ExprKind::Assign { op, lhs, rhs } => {
+                if let Some(what) = self.not_a_value(rhs) {
+                    // `c = abs`, `c = r`: MPD 1.0.1 calls it an incompatible assignment
+                    self.error(rhs.span, format!("incompatible assignment ({})", what));
+                    return V::err();
+                }
                 // the value of an assignment is the variable's new value
                 match self.assign_expr(*op, lhs, rhs, e.span) {
                     Some(l) => V { lv: false, slice: None, k: None, ..l },
@@ -125,7 +130,9 @@ impl<'a> Checker<'a> {
                     return v;
                 }
                 // bounds and string sizes may be run-time values: new([n] int), new(string[n])
+                self.in_new = true;
                 let tx = self.tyx(t, true);
+                self.in_new = false;
                 let ty = tx.ty.clone();
                 if matches!(ty, Ty::Cap(super::types::CapTy::Op(_)) | Ty::Cap(super::types::CapTy::Sem))
                     && matches!(t.kind, ast::TypeKind::Op(_) | ast::TypeKind::Sem | ast::TypeKind::Named(_))
@@ -220,7 +227,7 @@ impl<'a> Checker<'a> {
                 v
             }
             Some(Sym::Proc(s)) if s.op.is_some() => self.op_cap_value(&s, id.span),
-            Some(Sym::Proc(_)) | Some(Sym::PendingProc(_)) | Some(Sym::Comp(_)) | Some(Sym::Type(_)) => {
+            Some(Sym::Proc(_)) | Some(Sym::PendingProc(_)) | Some(Sym::Comp(_)) | Some(Sym::Type(_)) | Some(Sym::Optype(_)) => {
                 self.error(id.span, format!("`{}` is not a value", id.name));
                 V::err()
             }
@@ -241,11 +248,33 @@ impl<'a> Checker<'a> {
                     V { ty: Ty::Enum(e), ..self.konst(KV::Int(i), Ty::Int) }
                 }
                 _ => {
-                    self.error(id.span, format!("undefined identifier: {}", id.name));
+                    match self.not_a_value(&Expr { kind: ExprKind::Ident(id.clone()), span: id.span }) {
+                        Some(what) if super::builtin::is_predefined(&id.name) => {
+                            self.error(id.span, format!("illegal use of predefined function ({})", what))
+                        }
+                        Some(what) => self.error(id.span, format!("`{}` is not a value ({})", id.name, what)),
+                        None => self.error(id.span, format!("undefined identifier: {}", id.name)),
+                    }
                     V::err()
                 }
             },
         }
+    }
+
+    /// Why a name with no symbol is not a value: a predefined function
+    /// (called only), or a component's name.  None: `e` is something else.
+    fn not_a_value(&self, e: &Expr) -> Option<String> {
+        let ExprKind::Ident(id) = &e.kind else { return None };
+        if self.lookup(&id.name).is_some() {
+            return None;
+        }
+        if super::builtin::is_predefined(&id.name) {
+            return Some(format!("{} is a predefined function: it can only be called", id.name));
+        }
+        if id.name == self.comp || self.ifaces.contains_key(&id.name) {
+            return Some(format!("{} names a component, not a value", id.name));
+        }
+        None
     }
 
     fn field(&mut self, base: &Expr, name: &ast::Ident, span: Span) -> V {
@@ -818,12 +847,13 @@ impl<'a> Checker<'a> {
             Gt => ">",
             _ => ">=",
         };
-        let stringy = |t: &Ty| t.is_string() || t.is_char_array();
+        // arrays (char arrays too) and records are not compared (MPD 1.0.1)
+        if matches!(a.ty, Ty::Arr(..) | Ty::Rec(_)) || matches!(b.ty, Ty::Arr(..) | Ty::Rec(_)) {
+            self.error(span, format!("illegal type for comparison: cannot compare {} with {} (compare elements or fields)", self.types.show(&a.ty), self.types.show(&b.ty)));
+            return V::err();
+        }
+        let stringy = |t: &Ty| t.is_string();
         if (stringy(&a.ty) && (stringy(&b.ty) || b.ty == Ty::Char)) || (a.ty == Ty::Char && stringy(&b.ty)) {
-            if a.ty.is_char_array() && b.ty.is_char_array() && matches!(op, Eq | Ne) {
-                let c = format!("(mpd_arr_eq({}, {}) {} 1)", a.c, b.c, o);
-                return V::scalar(c, Ty::Bool);
-            }
             let x = self.sv(&a);
             let y = self.sv(&b);
             return V::scalar(format!("(mpd_str_cmp({}, {}) {} 0)", x, y, o), Ty::Bool);
@@ -849,14 +879,6 @@ impl<'a> Checker<'a> {
                 let x = if a.ty == Ty::Null { null_cap(&a.c) } else { a.c.clone() };
                 let y = if b.ty == Ty::Null { null_cap(&b.c) } else { b.c.clone() };
                 V::scalar(format!("(mpd_cap_eq({}, {}) {} 1)", x, y, o), Ty::Bool)
-            }
-            (Ty::Arr(..), Ty::Arr(..)) | (Ty::Rec(_), Ty::Rec(_)) if same && matches!(op, Eq | Ne) => {
-                if let Ty::Arr(..) = a.ty {
-                    V::scalar(format!("(mpd_arr_eq({}, {}) {} 1)", a.c, b.c, o), Ty::Bool)
-                } else {
-                    let n = self.types.size_of(&a.ty).unwrap_or(16);
-                    V::scalar(format!("(memcmp({}, {}, {}) {} 0)", a.c, b.c, n, o), Ty::Bool)
-                }
             }
             _ => {
                 let what = if self.types.same(&a.ty, &b.ty) { "illegal comparison for unordered type" } else { "incompatible comparison" };
@@ -1373,7 +1395,9 @@ impl<'a> Checker<'a> {
         if !matches!(elem.kind, ast::TypeKind::Op(_) | ast::TypeKind::Sem | ast::TypeKind::Named(_)) {
             return None;
         }
+        self.in_new = true;
         let tx = self.tyx(t, true);
+        self.in_new = false;
         let mut leaf = &tx.ty;
         let mut ndims = 0;
         while let Ty::Arr(e, _, _) = leaf {

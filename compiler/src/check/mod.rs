@@ -18,6 +18,7 @@ mod chunk;
 mod ops;
 mod quant;
 mod predef_args;
+mod star_bounds;
 
 use crate::emit::{names, Code};
 use crate::syntax::ast::{self, Span};
@@ -181,6 +182,14 @@ pub struct Checker<'a> {
     implemented: std::collections::HashSet<String>,
     /// The spec of the component is being checked.
     in_spec: bool,
+    /// Names under `ptr` before their declaration (`ptr node`), and the
+    /// names of every type declared: each must be declared somewhere.
+    fwd_types: Vec<ast::Ident>,
+    /// The type of a `new(...)` is being elaborated (an optype may be named).
+    in_new: bool,
+    type_names: std::collections::HashSet<String>,
+    /// Type names whose definition has a `*` bound (not for variables).
+    star_types: HashMap<String, star_bounds::StarIn>,
     /// In a proc: the op it implements (what `forward` hands on).
     serving: Option<std::rc::Rc<scope::ProcSig>>,
     /// Index types of arrays indexed by bool, char or enumerations (by C name).
@@ -256,6 +265,10 @@ impl<'a> Checker<'a> {
             declared_ops: Vec::new(),
             implemented: Default::default(),
             in_spec: false,
+            fwd_types: Vec::new(),
+            in_new: false,
+            type_names: Default::default(),
+            star_types: HashMap::new(),
             create_issue: None,
             create_on: None,
             lenient: false,
@@ -298,6 +311,9 @@ impl<'a> Checker<'a> {
         if top.map.contains_key(&id.name) {
             self.diags.error(id.span, format!("duplicate identifier: {}", id.name));
             return;
+        }
+        if matches!(sym, Sym::Type(_)) {
+            self.type_names.insert(id.name.clone());
         }
         top.map.insert(id.name.clone(), sym);
     }
@@ -357,6 +373,7 @@ impl<'a> Checker<'a> {
         let spec_syms: Vec<(String, Sym)> =
             self.scopes.last().unwrap().map.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         self.exports = spec_syms;
+        self.register_res_ops();
         let params_ok = true;
         if let Some(body) = &c.body {
             // `body r(...) separate`: the body comes later; until then r has an empty one
@@ -385,6 +402,7 @@ impl<'a> Checker<'a> {
         }
         let _ = params_ok;
         self.unimplemented_ops();
+        self.undefined_fwd_types();
         self.pop();
         self.at_top = false;
         if self.diags.error_count() > errors_before && !self.lenient {
@@ -401,6 +419,34 @@ impl<'a> Checker<'a> {
             .collect();
         let iface = Iface { syms: self.exports.clone(), global: self.global, header, params: self.res_params.clone(), consts };
         Some((CompOut { name: self.comp.clone(), global: self.global, c: c_text }, iface))
+    }
+
+    /// `ptr T` where T is never declared (MPD 1.0.1: "T: type never defined").
+    fn undefined_fwd_types(&mut self) {
+        for id in std::mem::take(&mut self.fwd_types) {
+            let imported = self.ifaces.values().any(|i| i.syms.iter().any(|(n, s)| *n == id.name && matches!(s, Sym::Type(_))));
+            if !self.type_names.contains(&id.name) && !imported {
+                self.error(id.span, format!("{}: type never defined", id.name));
+            }
+        }
+    }
+
+    /// Records the signatures of the spec's ops for capability compatibility.
+    fn register_res_ops(&mut self) {
+        if self.global {
+            return;
+        }
+        let mut ops: Vec<(u32, std::rc::Rc<scope::ProcSig>)> = self
+            .exports
+            .iter()
+            .filter_map(|(_, s)| match s {
+                Sym::Proc(p) => p.op.as_ref().map(|r| (r.idx, p.clone())),
+                _ => None,
+            })
+            .collect();
+        ops.sort_by_key(|(i, _)| *i);
+        let ks = ops.iter().map(|(_, p)| self.sig_index(p)).collect();
+        self.types.res_ops.insert(self.comp.clone(), ks);
     }
 
     fn resource_params(&mut self, ps: &[ast::Param]) {

@@ -222,6 +222,11 @@ impl<'a> Checker<'a> {
     /// then does not require an implementation here.
     pub fn op_sig(&mut self, sig: &ProcSig) -> usize {
         self.implemented.insert(op_key(sig.op.as_ref().unwrap()));
+        self.sig_index(sig)
+    }
+
+    /// The signature (with its restriction) of an op, registered.
+    pub fn sig_index(&mut self, sig: &ProcSig) -> usize {
         let r = sig.op.as_ref().unwrap();
         let k = self.register_sig(&sig.params, &sig.ret, &r.inv);
         self.types.sigs[k].no_send = r.no_send;

@@ -89,6 +89,8 @@ pub enum Sym {
     Var { c: String, ty: Ty, assignable: bool },
     Const { v: KV, ty: Ty },
     Type(Ty),
+    /// An optype (by signature index): names op signatures, not a type of values.
+    Optype(usize),
     EnumLit { e: usize, i: i64 },
     Proc(Rc<ProcSig>),
     /// A `procedure` whose signature is elaborated on first use.

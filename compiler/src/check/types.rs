@@ -65,6 +65,9 @@ pub struct Types {
     /// Nesting of signature comparisons (an op's parameter may be a
     /// capability to an op of its own kind): deep ones are taken as equal.
     pub cmp_depth: std::cell::Cell<u32>,
+    /// The signatures of each resource's spec ops, in declaration order:
+    /// resource capabilities are compatible when these are (MPD 1.0.1).
+    pub res_ops: std::collections::HashMap<String, Vec<usize>>,
 }
 
 /// An operation signature and the C struct of its invocation block.
@@ -210,10 +213,18 @@ impl Types {
     /// signature would invoke the op with a block of the wrong layout.
     pub fn cap_compat(&self, a: &CapTy, b: &CapTy) -> bool {
         match (a, b) {
-            // resources: MPD compares their specs structurally (and an
-            // extended resource's cap fits its base's); their caps share one
-            // C layout, so any resource capability is accepted here
-            (CapTy::Resource(_), CapTy::Resource(_)) => true,
+            // resources: MPD compares their specs' ops, in order and
+            // exactly (an extended resource's cap does not fit its base's);
+            // a resource compiled in another run is taken on trust
+            (CapTy::Resource(x), CapTy::Resource(y)) => {
+                if x == y {
+                    return true;
+                }
+                match (self.res_ops.get(x), self.res_ops.get(y)) {
+                    (Some(a), Some(b)) => a.len() == b.len() && a.iter().zip(b).all(|(p, q)| self.cap_compat(&CapTy::Op(*p), &CapTy::Op(*q))),
+                    _ => true,
+                }
+            }
             (CapTy::Op(x), CapTy::Op(y)) => {
                 if x == y || self.cmp_depth.get() > 8 {
                     return true;
