@@ -921,7 +921,7 @@ impl<'a> Checker<'a> {
                 void(format!("mpd_proc_set_priority(mpd_self(), {})", a))
             }
             _ => {
-                self.error(span, format!("undefined identifier: {}", name));
+                self.undefined(span, name);
                 V::err()
             }
         }
@@ -992,7 +992,7 @@ impl<'a> Checker<'a> {
     }
 
     fn imported_only(&self, name: &str) -> bool {
-        self.scopes.iter().rposition(|s| s.map.contains_key(name)) == Some(0)
+        !self.scopes.iter().any(|s| s.map.contains_key(name))
     }
 
     /// For `low(x)`-style uses of a kind: unused helper kept small.

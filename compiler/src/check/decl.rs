@@ -307,7 +307,7 @@ impl<'a> Checker<'a> {
                 Ty::Error
             }
             None => {
-                self.error(last.span, format!("undefined identifier: {}", last.name));
+                self.undefined(last.span, &last.name);
                 Ty::Error
             }
             _ => {
@@ -352,7 +352,7 @@ impl<'a> Checker<'a> {
                 Ty::Error
             }
             None => {
-                self.error(last.span, format!("undefined identifier: {}", last.name));
+                self.undefined(last.span, &last.name);
                 Ty::Error
             }
         }
@@ -480,8 +480,15 @@ impl<'a> Checker<'a> {
     pub fn decl(&mut self, d: &ast::Decl) {
         match &d.kind {
             DeclKind::Import { names: ns, extend } => {
+                if *extend && self.global {
+                    self.error(d.span, "`extend' is not allowed in a global (a global has no ops to extend)");
+                    return;
+                }
                 for n in ns {
                     match self.ifaces.get(&n.name) {
+                        Some(i) if *extend && i.global => {
+                            self.error(n.span, format!("cannot extend a global ({} is one: import it)", n.name));
+                        }
                         Some(i) => {
                             let g = i.global;
                             let mut syms = i.syms.clone();
@@ -510,7 +517,10 @@ impl<'a> Checker<'a> {
                                 for (k, s) in &syms {
                                     if let Sym::Proc(sig) = s {
                                         if let Some(r) = &sig.op {
-                                            if r.local.is_none() && !r.sem {
+                                            if r.local.is_none() && !r.sem && self.scopes.last().unwrap().map.contains_key(k) {
+                                                // an op of that name is already here (declared, or from another extend)
+                                                self.error(n.span, format!("duplicate identifier: {} (extending {} brings a second op of that name)", k, n.name));
+                                            } else if r.local.is_none() && !r.sem {
                                                 let ident = ast::Ident { name: k.clone(), span: n.span };
                                                 self.own_op(&ident, sig.params.clone(), sig.ret.clone(), sig.ret_name.clone(), r.inv.clone());
                                             }
@@ -551,7 +561,8 @@ impl<'a> Checker<'a> {
                                         self.scopes.last_mut().unwrap().map.entry(k).or_insert(s);
                                     }
                                 } else {
-                                    self.scopes[0].map.entry(k).or_insert(s);
+                                    let comp = n.name.clone();
+                                    self.scopes.last_mut().unwrap().imported.entry(k).or_default().push((comp, s));
                                 }
                             }
                             if !again.is_empty() {
@@ -932,7 +943,9 @@ impl<'a> Checker<'a> {
 
     /// Looks a name up, elaborating a procedure's signature on first use.
     pub fn resolve(&mut self, name: &str) -> Option<Sym> {
-        let idx = self.scopes.iter().rposition(|s| s.map.contains_key(name))?;
+        let Some(idx) = self.scopes.iter().rposition(|s| s.map.contains_key(name)) else {
+            return self.lookup(name).cloned();
+        };
         if let Some(Sym::PendingProc(p)) = self.scopes[idx].map.get(name).cloned() {
             let sig = self.procedure_sig(&p);
             self.scopes[idx].map.insert(name.to_string(), sig.clone());

@@ -253,7 +253,7 @@ impl<'a> Checker<'a> {
                             self.error(id.span, format!("illegal use of predefined function ({})", what))
                         }
                         Some(what) => self.error(id.span, format!("`{}` is not a value ({})", id.name, what)),
-                        None => self.error(id.span, format!("undefined identifier: {}", id.name)),
+                        None => self.undefined(id.span, &id.name),
                     }
                     V::err()
                 }
@@ -271,7 +271,8 @@ impl<'a> Checker<'a> {
         if super::builtin::is_predefined(&id.name) {
             return Some(format!("{} is a predefined function: it can only be called", id.name));
         }
-        if id.name == self.comp || self.ifaces.contains_key(&id.name) {
+        // another component is known here only where it is imported
+        if id.name == self.comp {
             return Some(format!("{} names a component, not a value", id.name));
         }
         None

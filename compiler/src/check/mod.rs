@@ -318,7 +318,32 @@ impl<'a> Checker<'a> {
         top.map.insert(id.name.clone(), sym);
     }
     pub fn lookup(&self, name: &str) -> Option<&Sym> {
-        self.scopes.iter().rev().find_map(|s| s.map.get(name))
+        self.scopes.iter().rev().find_map(|s| s.map.get(name)).or_else(|| match self.imports_of(name).as_slice() {
+            [(_, s)] => Some(*s),
+            _ => None,
+        })
+    }
+
+    /// The symbols `name` is imported as in the scopes open here, one per component.
+    fn imports_of(&self, name: &str) -> Vec<(&str, &Sym)> {
+        let mut out: Vec<(&str, &Sym)> = Vec::new();
+        for s in self.scopes.iter().rev() {
+            for (c, sym) in s.imported.get(name).into_iter().flatten() {
+                if !out.iter().any(|(d, _)| d == c) {
+                    out.push((c, sym));
+                }
+            }
+        }
+        out
+    }
+
+    /// Reports a name with no symbol: undefined, or imported from several components.
+    pub fn undefined(&mut self, span: Span, name: &str) {
+        if self.imports_of(name).len() > 1 {
+            self.error(span, format!("ambiguous identifier: {} (imported from several components; qualify it)", name));
+        } else {
+            self.error(span, format!("undefined identifier: {}", name));
+        }
     }
 
     // ---- components ----------------------------------------------------------

@@ -690,7 +690,7 @@ impl<'a> Checker<'a> {
                 }
                 Some(Sym::Var { .. }) => self.cap_target(e),
                 None => {
-                    self.error(e.span, format!("undefined identifier: {}", id.name));
+                    self.undefined(e.span, &id.name);
                     None
                 }
                 _ => {

@@ -107,4 +107,8 @@ pub struct Scope {
     pub map: HashMap<String, Sym>,
     /// local op objects created in this scope (killed when it ends)
     pub local_ops: Vec<String>,
+    /// Names brought in by `import` here: name -> (component, symbol).
+    /// Own declarations (at any depth) win over them; a name imported from
+    /// two components is ambiguous (MPD 1.0.1).
+    pub imported: HashMap<String, Vec<(String, Sym)>>,
 }
