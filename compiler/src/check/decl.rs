@@ -162,6 +162,10 @@ impl<'a> Checker<'a> {
                     lits: lits.iter().map(|l| l.name.clone()).collect(),
                 });
                 for (i, l) in lits.iter().enumerate() {
+                    // a literal may not hide any visible name, not even a predefined function
+                    if self.lookup(&l.name).is_some() || super::builtin::is_predefined(&l.name) {
+                        self.error(l.span, format!("enum literal duplicates id `{}'", l.name));
+                    }
                     self.declare(l, Sym::EnumLit { e, i: i as i64 });
                 }
                 Ty::Enum(e)
@@ -358,6 +362,32 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Importing a component defines the literals of the enumerations in its
+    /// spec and in the specs it imports, in turn (MPD 1.0.1 reads them all
+    /// again): one may not duplicate a name already declared here.
+    fn imported_enum_clash(&mut self, n: &ast::Ident) {
+        let mut todo = vec![n.name.clone()];
+        let mut seen: Vec<String> = Vec::new();
+        let mut clashes = Vec::new();
+        while let Some(c) = todo.pop() {
+            if seen.contains(&c) || c == self.comp {
+                continue;
+            }
+            let Some(i) = self.ifaces.get(&c) else { continue };
+            for (k, s) in &i.syms {
+                let own = self.scopes.iter().any(|sc| sc.map.contains_key(k));
+                if matches!(s, Sym::EnumLit { .. }) && own && !clashes.contains(k) {
+                    clashes.push(k.clone());
+                }
+            }
+            todo.extend(i.imports.iter().cloned());
+            seen.push(c);
+        }
+        for k in clashes {
+            self.error(n.span, format!("enum literal duplicates id `{}' (importing {} brings an enumeration literal of that name)", k, n.name));
+        }
+    }
+
     /// `self`, this component's name or a known component's.
     pub(crate) fn names_a_component(&self, name: &str) -> bool {
         name == "self" || name == self.comp || self.ifaces.contains_key(name)
@@ -489,7 +519,9 @@ impl<'a> Checker<'a> {
                         Some(i) if *extend && i.global => {
                             self.error(n.span, format!("cannot extend a global ({} is one: import it)", n.name));
                         }
-                        Some(i) => {
+                        Some(_) => {
+                            self.imported_enum_clash(n);
+                            let i = &self.ifaces[&n.name];
                             let g = i.global;
                             let mut syms = i.syms.clone();
                             if g {
@@ -882,6 +914,11 @@ impl<'a> Checker<'a> {
     /// types and bounds cannot use its own parameters (MPD 1.0.1: "illegal
     /// reference to formal parameter"); `at_top` is kept.
     pub fn without_formals<R>(&mut self, params: &[ast::Param], f: impl FnOnce(&mut Self) -> R) -> R {
+        for p in params {
+            for n in &p.names {
+                self.no_enum_lit(&n.name);
+            }
+        }
         self.push();
         for p in params {
             for n in &p.names {

@@ -281,6 +281,11 @@ impl<'a> Checker<'a> {
     fn field(&mut self, base: &Expr, name: &ast::Ident, span: Span) -> V {
         // qualified name: component.member
         if let ExprKind::Ident(b) = &base.kind {
+            if matches!(self.lookup(&b.name), Some(Sym::Type(_))) {
+                // `t.f` with t a record type: fields belong to variables
+                self.error(b.span, format!("not a variable: {} is a type", b.name));
+                return V::err();
+            }
             if matches!(self.lookup(&b.name), Some(Sym::Comp(_))) || b.name == self.comp {
                 return match self.qualified(b, name) {
                     Some(sym) => {

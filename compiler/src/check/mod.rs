@@ -94,6 +94,8 @@ pub struct Iface {
     /// The spec's constant declarations: `extend` includes the spec where it
     /// stands, so their values are worked out again in the extender's scope.
     pub consts: Vec<ast::Decl>,
+    /// The components its spec imports or extends (their enumerations come along).
+    pub imports: Vec<String>,
 }
 
 /// The checker state for one component.
@@ -315,7 +317,16 @@ impl<'a> Checker<'a> {
         if matches!(sym, Sym::Type(_)) {
             self.type_names.insert(id.name.clone());
         }
-        top.map.insert(id.name.clone(), sym);
+        self.no_enum_lit(id);
+        self.scopes.last_mut().unwrap().map.insert(id.name.clone(), sym);
+    }
+
+    /// A name declared in an inner scope may not hide an enumeration literal (MPD 1.0.1).
+    /// Imported literals do not count: own names win over imported ones.
+    pub fn no_enum_lit(&mut self, id: &ast::Ident) {
+        if matches!(self.scopes.iter().rev().find_map(|s| s.map.get(&id.name)), Some(Sym::EnumLit { .. })) {
+            self.error(id.span, format!("id `{}' duplicates enum literal", id.name));
+        }
     }
     pub fn lookup(&self, name: &str) -> Option<&Sym> {
         self.scopes.iter().rev().find_map(|s| s.map.get(name)).or_else(|| match self.imports_of(name).as_slice() {
@@ -442,7 +453,15 @@ impl<'a> Checker<'a> {
                 _ => None,
             })
             .collect();
-        let iface = Iface { syms: self.exports.clone(), global: self.global, header, params: self.res_params.clone(), consts };
+        let imports = c
+            .spec
+            .iter()
+            .flat_map(|st| match &st.kind {
+                ast::StmtKind::Decl(ast::Decl { kind: ast::DeclKind::Import { names, .. }, .. }) => names.iter().map(|n| n.name.clone()).collect(),
+                _ => vec![],
+            })
+            .collect();
+        let iface = Iface { syms: self.exports.clone(), global: self.global, header, params: self.res_params.clone(), consts, imports };
         Some((CompOut { name: self.comp.clone(), global: self.global, c: c_text }, iface))
     }
 
