@@ -672,7 +672,9 @@ impl<'a> Checker<'a> {
                 self.code.put(&crate::emit::trace::event(&fp, "FINAL", "0"));
                 let saved_ret = self.ret.replace(RetInfo { stmt: format!("{} mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;", endfinal) });
                 let saved_tp = self.trace_proc.take();
+                self.in_final = true;
                 self.block(b);
+                self.in_final = false;
                 self.trace_proc = saved_tp;
                 self.code.put(&endfinal);
                 self.code.put("mpd_tmp_free(&_t); mpd_tmp_free(&_f);");

@@ -187,6 +187,10 @@ pub struct Checker<'a> {
     /// Names under `ptr` before their declaration (`ptr node`), and the
     /// names of every type declared: each must be declared somewhere.
     fwd_types: Vec<ast::Ident>,
+    /// The depth of the scope of the body being checked (it continues the spec's).
+    body_depth: Option<usize>,
+    /// The final code is being checked (a reply there is ignored).
+    in_final: bool,
     /// The type of a `new(...)` is being elaborated (an optype may be named).
     in_new: bool,
     type_names: std::collections::HashSet<String>,
@@ -269,6 +273,8 @@ impl<'a> Checker<'a> {
             in_spec: false,
             fwd_types: Vec::new(),
             in_new: false,
+            body_depth: None,
+            in_final: false,
             type_names: Default::default(),
             star_types: HashMap::new(),
             create_issue: None,
@@ -309,8 +315,11 @@ impl<'a> Checker<'a> {
         self.scopes.pop();
     }
     pub fn declare(&mut self, id: &ast::Ident, sym: Sym) {
+        let n = self.scopes.len();
+        // a body's own declarations share the spec's name space (MPD 1.0.1)
+        let in_spec = self.body_depth == Some(n) && self.scopes[n - 2].map.contains_key(&id.name);
         let top = self.scopes.last_mut().unwrap();
-        if top.map.contains_key(&id.name) {
+        if top.map.contains_key(&id.name) || in_spec {
             self.diags.error(id.span, format!("duplicate identifier: {}", id.name));
             return;
         }
@@ -423,6 +432,7 @@ impl<'a> Checker<'a> {
                 }
             }
             self.push();
+            self.body_depth = Some(self.scopes.len());
             // procedures may be called before their text: declare them first
             for it in &body.items {
                 if let ast::StmtKind::Decl(d) = &it.kind {
@@ -434,6 +444,7 @@ impl<'a> Checker<'a> {
             for it in &body.items {
                 self.stmt(it);
             }
+            self.body_depth = None;
             self.pop();
         }
         let _ = params_ok;

@@ -157,6 +157,11 @@ impl<'a> Checker<'a> {
                     self.code.put(&format!("{} = mpd_reply({}, {});", a.ib, p, a.ib));
                     return;
                 }
+                // nobody waits for a reply from final code (MPD 1.0.1 warns)
+                if self.in_final {
+                    self.diags.warning(s.span, "reply in final ignored");
+                    return;
+                }
                 match (&self.reply_code, self.ret.is_some()) {
                     (Some(copy), true) => {
                         let copy = copy.clone();
