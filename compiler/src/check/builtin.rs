@@ -91,6 +91,12 @@ impl<'a> Checker<'a> {
             }
             self.mismatch = Some(format!("{}(): argument {} is incompatible", sig.name, n + 1));
             let byref = !matches!(p.mode, ParamMode::Default | ParamMode::Val);
+            if p.mode == ParamMode::Ref && v.slice.is_some() {
+                // a slice is a copy, not the variable: the callee could not change it
+                self.error(a.span, "cannot pass slice expression to ref parameter");
+                cargs.push("0".into());
+                continue;
+            }
             if p.ty.is_blob() {
                 let c = match &p.ty {
                     Ty::Str(_) => {
@@ -783,7 +789,9 @@ impl<'a> Checker<'a> {
             "pred" | "succ" => {
                 let Some(v) = self.one_arg(args, span, name) else { return V::err() };
                 if !v.ty.is_ordinal() {
-                    self.error(span, format!("{} needs an ordered value", name));
+                    if v.ty != Ty::Error {
+                        self.error(args[0].span, format!("{}(), argument 1: invalid type ({} is not an ordered type)", name, self.types.show(&v.ty)));
+                    }
                     return V::err();
                 }
                 let d = if name == "pred" { "-" } else { "+" };
@@ -863,7 +871,7 @@ impl<'a> Checker<'a> {
                 let Some(v) = self.one_arg(args, span, "chars") else { return V::err() };
                 if !(v.ty.is_string() || v.ty == Ty::Char) {
                     if v.ty != Ty::Error {
-                        self.error(span, "chars needs a string");
+                        self.error(args[0].span, format!("chars(), argument 1: illegal type for conversion ({}; chars takes a string)", self.types.show(&v.ty)));
                     }
                     return V::err();
                 }

@@ -130,6 +130,10 @@ impl<'a> Checker<'a> {
                     return v;
                 }
                 // bounds and string sizes may be run-time values: new([n] int), new(string[n])
+                if self.star_in(t, &[]).is_some() {
+                    self.error(t.span, "illegal context for `*' as array bound (new needs the size)");
+                    return V::err();
+                }
                 self.in_new = true;
                 let tx = self.tyx(t, true);
                 self.in_new = false;
@@ -263,7 +267,7 @@ impl<'a> Checker<'a> {
 
     /// Why a name with no symbol is not a value: a predefined function
     /// (called only), or a component's name.  None: `e` is something else.
-    fn not_a_value(&self, e: &Expr) -> Option<String> {
+    pub(crate) fn not_a_value(&self, e: &Expr) -> Option<String> {
         let ExprKind::Ident(id) = &e.kind else { return None };
         if self.lookup(&id.name).is_some() {
             return None;
@@ -1134,6 +1138,11 @@ impl<'a> Checker<'a> {
         if *to == Ty::Real && v.ty == Ty::Int {
             return self.coerce(v, &Ty::Real).c;
         }
+        if matches!(to, Ty::Ptr(_) | Ty::PtrAny) && is_noop(&v) {
+            // noop names no operation; a pointer takes null
+            self.error(span, "can't use `noop' in pointer context (use null)");
+            return "0".into();
+        }
         if !self.types.assignable(to, &v.ty) {
             if let (Ty::Cap(_), Ty::Cap(_)) = (to, &v.ty) {
                 self.error(span, format!("{}: a {} cannot hold a {}", self.mismatch_what(), self.types.show(to), self.types.show(&v.ty)));
@@ -1296,6 +1305,11 @@ impl<'a> Checker<'a> {
         }
         if ety == Ty::Char && vals.iter().any(|v| v.0.ty.is_string()) {
             ety = Ty::Str(None);
+        }
+        if ety == Ty::Null {
+            // the first element gives the type: null/noop have none of their own (MPD 1.0.1's spelling)
+            self.error(vals[0].1, "ambigous: don't know what kind of null/noop (put a typed element first)");
+            return V::err();
         }
         // evaluate each element once (only if repeated at least once)
         let mut held = Vec::new();
@@ -1485,4 +1499,9 @@ fn slice_rank(t: &Ty) -> usize {
         Ty::Ptr(t) => slice_rank(t),
         _ => 0,
     }
+}
+
+/// The literal `noop` (typed like null, but a capability only).
+pub(crate) fn is_noop(v: &V) -> bool {
+    v.ty == Ty::Null && v.c == "mpd_noop"
 }

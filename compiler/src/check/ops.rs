@@ -1116,6 +1116,11 @@ impl<'a> Checker<'a> {
         if v.ty == Ty::Error {
             return;
         }
+        if v.slice.is_some() {
+            // a slice is a copy, not the variable: the callee could not change it
+            self.error(span, "cannot pass slice expression to ref parameter");
+            return;
+        }
         let fits = if p.ty.is_blob() {
             match &p.ty {
                 Ty::Str(_) => v.ty.is_string(),

@@ -126,6 +126,10 @@ impl<'a> Checker<'a> {
             StmtKind::P(e) => self.p_v(e, false),
             StmtKind::V(e) => self.p_v(e, true),
             StmtKind::Destroy(e) => {
+                if let Some(what) = self.not_a_value(e) {
+                    self.error(e.span, format!("destroy object is not a capability ({})", what));
+                    return;
+                }
                 let v = self.expr(e);
                 let p = self.pos(s.span);
                 match &v.ty {
@@ -146,7 +150,7 @@ impl<'a> Checker<'a> {
                         self.code.put(&format!("mpd_op_destroy_arr({}, {}, {});", p, v.c, n));
                     }
                     Ty::Error => {}
-                    _ => self.error(e.span, "destroy needs a capability"),
+                    _ => self.error(e.span, format!("destroy object is not a capability ({})", self.types.show(&v.ty))),
                 }
                 self.flush_tmps();
             }
@@ -464,9 +468,19 @@ impl<'a> Checker<'a> {
                 _ => (&arm.inv, None),
             };
             let ExprKind::Call { callee, args } = &call.kind else {
-                self.error(arm.inv.span, "a co arm must be an invocation");
+                self.error(arm.inv.span, "invalid co-invocation (a co arm must invoke an op)");
                 continue;
             };
+            let predefined = match &callee.kind {
+                ExprKind::Ident(id) => self.lookup(&id.name).is_none() && super::builtin::is_predefined(&id.name),
+                ExprKind::Type(_) => true,
+                _ => false,
+            };
+            if predefined {
+                // a predefined function or conversion is no op: nothing to wait for
+                self.error(arm.inv.span, "invalid co-invocation (a co arm must invoke an op, not a predefined function)");
+                continue;
+            }
             self.code.open("{");
             self.push();
             let (n, _) = self.quantifiers(&arm.quants, false);
