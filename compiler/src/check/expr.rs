@@ -317,7 +317,8 @@ impl<'a> Checker<'a> {
                         }
                     }
                     None => {
-                        self.error(name.span, format!("`{}` has no member `{}`", b.name, name.name));
+                        // MPD 1.0.1's words: only the spec's names are qualified
+                        self.error(name.span, format!("undefined identifier: {} (`{}` has no member of that name in its spec)", name.name, b.name));
                         V::err()
                     }
                 };
