@@ -737,6 +737,7 @@ pub fn check_files(
     specs: &mut HashMap<String, ast::Component>,
 ) -> Vec<CompOut> {
     let mut outs = Vec::new();
+    duplicate_components(files, diags);
     let order = import_order(files);
     // first pass: the specs alone (twice, for cycles), so that components may
     // import each other
@@ -802,6 +803,24 @@ pub fn check_files(
         }
     }
     outs
+}
+
+/// A component name comes once per run, except a spec and then its separate
+/// body: a second definition would give two C layouts to one name (MPD
+/// 1.0.1's mpdl: "resource duplicated").
+fn duplicate_components(files: &[(ast::SourceFile, String)], diags: &mut Diagnostics) {
+    use ast::ComponentForm as F;
+    let mut seen: HashMap<&str, F> = HashMap::new();
+    for c in files.iter().flat_map(|(f, _)| f.components.iter()) {
+        let ok = match seen.get(c.name.name.as_str()) {
+            None => true,
+            Some(prev) => matches!((prev, c.form), (F::SeparateSpec | F::SpecOnly, F::SeparateBody)),
+        };
+        if !ok {
+            diags.error(c.name.span, format!("resource duplicated ({}): a component of that name is already defined in this run", c.name.name));
+        }
+        seen.insert(&c.name.name, c.form);
+    }
 }
 
 /// Components of the files in an order where each comes after the components it
