@@ -1,7 +1,7 @@
 /* inv.c: invocations -- call, send, reply, forward, and the routing of an invocation to its op. */
 #include <stdio.h>
 #include "opint.h"
-#include "mpd/trace.h"
+#include "mpd/abi/trace.h"
 #include "core/timeline.h"
 
 /* MPD_TRACE: an invocation is traced by its invoker, which the block then
