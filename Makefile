@@ -1,6 +1,6 @@
 # Front door.  make | make demo | make test | make bench | make install PREFIX=...
 # Everything builds into build/, laid out like an install tree:
-#   build/bin/{mpd,mpdl,mpdm}  build/lib/libmpdrt.a  build/include/mpd/*.h
+#   build/bin/{mpd,mpdl,mpdm}  build/lib/libmpdrt.a  build/include/mpd/{*.h,abi/*.h}
 #   build/lib/mpd/  the MPD library (MPDgetopt, MPDWin: specs, objects, mpdwin.a)
 PREFIX ?= /usr/local
 BUILD  := $(CURDIR)/build
@@ -35,6 +35,8 @@ install: all
 	install -m 755 $(BUILD)/bin/mpd $(BUILD)/bin/mpdl $(BUILD)/bin/mpdm $(BUILD)/bin/mpdprof $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BUILD)/lib/libmpdrt.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(BUILD)/include/mpd/*.h $(DESTDIR)$(PREFIX)/include/mpd/
+	install -d $(DESTDIR)$(PREFIX)/include/mpd/abi
+	install -m 644 $(BUILD)/include/mpd/abi/*.h $(BUILD)/include/mpd/abi/README $(DESTDIR)$(PREFIX)/include/mpd/abi/
 	if ls docs/man/*.1 >/dev/null 2>&1; then install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
 	install -d $(DESTDIR)$(PREFIX)/lib/mpd $(DESTDIR)$(PREFIX)/share/man/man3
 	install -m 644 $(BUILD)/lib/mpd/* $(DESTDIR)$(PREFIX)/lib/mpd/

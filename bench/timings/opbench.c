@@ -1,4 +1,4 @@
-/* opbench.c: the 12 operations of MPD's timing suite written directly against the runtime ABI (mpd/ops.h), in ns per operation.
+/* opbench.c: the 12 operations of MPD's timing suite written directly against the runtime ABI (mpd/abi/ops.h), in ns per operation.
  *
  * Each row does what the MPD program in ../shared/mpd-vsuite/timings/<dir>
  * does, the way the compiler's generated code will do it, and reports the
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include "mpd/rt.h"
-#include "mpd/ops.h"
+#include "mpd/abi/ops.h"
 
 #define F "opbench"
 static double scale = 1.0;

@@ -10,7 +10,7 @@
 atomic_long mpd__io_pending;
 _Atomic(mpd_proc *) mpd__inbox;
 #if MPD_RT_HAND1
-extern void *_Atomic mpd__inbox_h1 __attribute__((alias("mpd__inbox")));   /* mpd/handoff.h */
+extern void *_Atomic mpd__inbox_h1 __attribute__((alias("mpd__inbox")));   /* mpd/abi/handoff.h */
 #endif
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mpd/rt.h"
-#include "mpd/ops.h"      /* mpd/handoff.h: the fields it mirrors */
+#include "mpd/abi/ops.h"      /* mpd/abi/handoff.h: the fields it mirrors */
 #include "csw/csw.h"
 #include "core/timeline.h"
 
@@ -65,7 +65,7 @@ struct mpd_proc {
                                    VP running it, or the one that readies
                                    it); for diagnostics, never read across
                                    VPs while p may run */
-    mpd_fiber f;                /* hot, link, state, f.ctx: mpd/handoff.h */
+    mpd_fiber f;                /* hot, link, state, f.ctx: mpd/abi/handoff.h */
     mpd_proc *wlink;            /* wait queue: separate, since a timed-out
                                    waiter is ready before it leaves its queue */
     mpd_proc *reg_next, *reg_prev;  /* every mapped region (stack.c) */
@@ -105,7 +105,7 @@ enum { PS_NONE, PS_UNLOCK, PS_READY, PS_EXIT, PS_IO, PS_TIMED };
 typedef struct mpd_vp {
     struct mpd__vp_hot hot;     /* must be first */
     int post_kind;              /* PS_*: what the next context must do
-                                   (hot and post_kind: mpd/handoff.h) */
+                                   (hot and post_kind: mpd/abi/handoff.h) */
     int index;
     /* Several VPs, FIFO scheduler: a process just woken by this VP's running
      * process runs next here (like Go's runnext), so a handoff stays on one
@@ -149,7 +149,7 @@ int mpd__vp_asleep(int i);
  * core/switch.h use it with plain loads and stores. */
 extern int mpd__fast1;
 /* 0 when fast1 holds and the generated code's inline semaphore handoff may
- * switch (mpd/handoff.h: inline asm contexts, no sanitizer); 1 otherwise.
+ * switch (mpd/abi/handoff.h: inline asm contexts, no sanitizer); 1 otherwise.
  * A long that is 0 when on, so that the inline P tests it, the remote
  * wakeups and the timers with one `or`. */
 extern long mpd__hand1_off;

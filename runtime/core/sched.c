@@ -11,7 +11,7 @@ static inline void unlock_if(mpd_spinlock *l) { if (!mpd__single) mpd_spin_unloc
 /* ---- FIFO: one queue shared by every VP, so order is global ---- */
 runq mpd__fifo_q;
 #if MPD_RT_HAND1
-/* The same queue as mpd/handoff.h sees it (the layout is checked in runq.h). */
+/* The same queue as mpd/abi/handoff.h sees it (the layout is checked in runq.h). */
 extern struct mpd__runq_h1 mpd__rq_h1 __attribute__((alias("mpd__fifo_q")));
 #endif
 static void *fifo_init(int vp, int nvp) { (void)vp; (void)nvp; return &mpd__fifo_q; }

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/tl_write.h"
-#include "mpd/ops.h"
+#include "mpd/abi/ops.h"
 
 extern const char mpd__tl_page[];       /* tl_page.S: timeline/viewer.html */
 #define PAGE_MARKER "/*@TIMELINE-DATA@*/"

@@ -153,7 +153,7 @@ void mpd__post_switch_slow(mpd_vp *vp, int k)
 }
 
 void mpd__post_switch(mpd_vp *vp) { post_switch(vp); }
-/* mpd/handoff.h: a process resumed in generated code found a post action. */
+/* mpd/abi/handoff.h: a process resumed in generated code found a post action. */
 void mpd__post_switch_h1(void) { post_switch(vp_self()); }
 
 mpd_proc *mpd__pick_next_slow(mpd_vp *vp)

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <ucontext.h>
-#include "mpd/ctxjump.h"
+#include "mpd/abi/ctxjump.h"
 
 typedef void (*mpd_ctx_entry)(void *);
 
@@ -41,7 +41,7 @@ static inline void mpd_asm_ctx_make_inline(mpd_asm_ctx *c, void *lo, size_t size
 static inline void mpd_asm_ctx_switch(mpd_asm_ctx *from, mpd_asm_ctx *to)
 { mpd_csw_asm_jump(from, to); }
 
-/* The same switch inline, without a call (mpd/ctxjump.h). */
+/* The same switch inline, without a call (mpd/abi/ctxjump.h). */
 __attribute__((always_inline))
 static inline void mpd_asm_ctx_switch_inline(mpd_asm_ctx *from, mpd_asm_ctx *to)
 {

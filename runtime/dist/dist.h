@@ -14,7 +14,7 @@
 
 /* A vm's number n is DVM(n) in capabilities: the high bit keeps them
  * apart from the embedded default's, where vm 1 is this process -- the
- * inline call fast path (mpd/ops.h) takes a capability saying 1 as local,
+ * inline call fast path (mpd/abi/ops.h) takes a capability saying 1 as local,
  * which in a distributed program holds on no process. */
 #define DVM(n)     (0x80000000u | (uint32_t)(n))
 #define DVM_NUM(v) ((uint32_t)(v) & 0x7fffffffu)

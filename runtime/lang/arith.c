@@ -1,5 +1,5 @@
 /* arith.c: MPD arithmetic with runtime checks (**, mod, /) and conversions. */
-#include "mpd/lang.h"
+#include "mpd/abi/lang.h"
 #include <math.h>
 
 int mpd_int_pow(const char *f, int l, int i, int j) {

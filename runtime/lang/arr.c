@@ -1,5 +1,5 @@
 /* arr.c: MPD arrays — headers, checked assignment, slices, comparison. */
-#include "mpd/lang.h"
+#include "mpd/abi/lang.h"
 #include <limits.h>
 
 void mpd_arr_check_bounds(const char *f, int l, int lb, int ub) {

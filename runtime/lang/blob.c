@@ -1,5 +1,5 @@
 /* blob.c: sizes, copies and swaps of string/array/record blobs. */
-#include "mpd/lang.h"
+#include "mpd/abi/lang.h"
 #include <stdlib.h>
 
 size_t mpd_blob_size_k(const void *b, int kind) {

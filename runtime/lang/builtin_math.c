@@ -2,7 +2,7 @@
  * (optional bases, round-half-even) and age().  random/seed: random.c. */
 #include <math.h>
 #include <time.h>
-#include "mpd/io.h"
+#include "mpd/abi/io.h"
 
 double mpd_log(double x) { return log(x); }
 double mpd_logb(double x, double b) { return log(x) / log(b); }

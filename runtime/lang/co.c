@@ -1,7 +1,7 @@
 /* co.c: the concurrent invocation statement -- start arms, collect completions one at a time. */
 #include "opint.h"
 #include "disthook.h"
-#include "mpd/trace.h"
+#include "mpd/abi/trace.h"
 #include "core/timeline.h"
 
 struct mpd_co {

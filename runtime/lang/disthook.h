@@ -13,8 +13,8 @@
 #ifndef MPD_DISTHOOK_H
 #define MPD_DISTHOOK_H
 
-#include "mpd/ops.h"
-#include "mpd/lang.h"
+#include "mpd/abi/ops.h"
+#include "mpd/abi/lang.h"
 
 typedef struct mpd_dist_ops {
     /* create vm() [on machine]; host: the name located for machine (NULL:

@@ -15,7 +15,7 @@
  *    (st_pure) re-examine only arrivals newer than what they already saw.
  */
 #include "opint.h"
-#include "mpd/trace.h"
+#include "mpd/abi/trace.h"
 #include "opfast.h"
 
 /* ---- queue primitives (class lock held) -------------------------------- */
@@ -81,7 +81,7 @@ static void w_link(opcls *c, inwait *w, opq *own)
 
 /* A waiter record about to be registered: nothing handed over yet (a
  * waiter in an op's own list may be handed a unit by a V that leaves got
- * NULL and arm, k 0: mpd/handoff.h). */
+ * NULL and arm, k 0: mpd/abi/handoff.h). */
 static inline void inwait_start(inwait *w, mpd_in *in)
 {
     w->got = NULL;

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include "opint.h"
 #include "disthook.h"
-#include "mpd/trace.h"
+#include "mpd/abi/trace.h"
 #include "core/timeline.h"
 
 /* MPD_TRACE: an invocation is traced by its invoker, which the block then

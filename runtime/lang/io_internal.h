@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "mpd/io.h"
+#include "mpd/abi/io.h"
 
 /* ---- growable text buffer (statement output is built here first) ---- */
 typedef struct {

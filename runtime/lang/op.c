@@ -3,9 +3,9 @@
 #include <string.h>
 #include "opint.h"
 #include "disthook.h"
-#include "mpd/trace.h"
+#include "mpd/abi/trace.h"
 #include "core/timeline.h"
-#include "mpd/lang.h"
+#include "mpd/abi/lang.h"
 
 static opcls *cls_of(mpd_res *self)
 {
@@ -61,7 +61,7 @@ void mpd_op_input(mpd_res *self, uint32_t i, uint32_t n, unsigned flags)
     }
 }
 
-const struct mpd__opq_hot mpd__opq_none;   /* mpd/ops.h: mpd__op_hotq */
+const struct mpd__opq_hot mpd__opq_none;   /* mpd/abi/ops.h: mpd__op_hotq */
 
 /* A semaphore is an input op whose queue holds no blocks, only a count of
  * pending parameterless invocations: V and P touch one counter (under the

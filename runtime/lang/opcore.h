@@ -16,7 +16,7 @@
 #define MPD_OPCORE_H
 
 #include <stdint.h>
-#include "mpd/ops.h"
+#include "mpd/abi/ops.h"
 #include "mpd/rt.h"
 
 typedef mpd_spinlock opk_lock;

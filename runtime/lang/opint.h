@@ -22,7 +22,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mpd/ops.h"
+#include "mpd/abi/ops.h"
 #include "mpd/err.h"
 #include "opcore.h"
 
@@ -56,7 +56,7 @@ enum {
     MPD_OPF_DYNAMIC = 0x80,     /* new(op): may be destroyed              */
     MPD_OPF_COUNTED = MPD__OPF_COUNTED, /* semaphore: the queue is just a count */
     MPD_OPF_SEM1    = MPD__OPF_SEM1,    /* ... and one VP: the inline P/V of
-                                           mpd/ops.h may use the count */
+                                           mpd/abi/ops.h may use the count */
 };
 /* An op's kind and flags change while other VPs may be using it (op_kill
  * makes it DEAD, in_uncount_op clears COUNTED): read them with relaxed
@@ -93,13 +93,13 @@ typedef struct opq {
                                    0 at the marker OPQ_WAITING */
 #endif
         };
-        uint64_t  word;         /* (fast << 32) | count: mpd/ops.h */
+        uint64_t  word;         /* (fast << 32) | count: mpd/abi/ops.h */
     };
     inwait   *wfirst, *wlast;   /* receivers waiting on this op alone */
     mpd_invb *head, *tail;
     opcls    *cls;
 } opq;
-/* count, fast, word and wfirst are read by the inline P/V of mpd/ops.h */
+/* count, fast, word and wfirst are read by the inline P/V of mpd/abi/ops.h */
 _Static_assert(offsetof(opq, count) == offsetof(struct mpd__opq_hot, count), "opq layout");
 _Static_assert(offsetof(opq, fast) == offsetof(struct mpd__opq_hot, fast), "opq layout");
 _Static_assert(offsetof(opq, word) == offsetof(struct mpd__opq_hot, word), "opq layout");
@@ -194,7 +194,7 @@ struct inwait {
 };
 
 #ifdef MPD__HANDOFF_INLINE
-/* mpd/handoff.h mirrors these two for the inline semaphore handoff. */
+/* mpd/abi/handoff.h mirrors these two for the inline semaphore handoff. */
 #define OPINT_SAME(a, f, b) (offsetof(a, f) == offsetof(b, f))
 _Static_assert(sizeof(inwait) == sizeof(struct mpd__inwait_h1) &&
                OPINT_SAME(inwait, next, struct mpd__inwait_h1) &&
@@ -251,7 +251,7 @@ enum { RES_INIT = 1, RES_ALIVE, RES_FINAL, RES_DEAD };
 
 static inline resrt *res_rt(mpd_res *r) { return (resrt *)r->rt; }
 static inline opq *op_queue(mpd_op *op) { return (opq *)op->q; }
-/* The inline P/V of mpd/ops.h read an input op's SEM1 state from its
+/* The inline P/V of mpd/abi/ops.h read an input op's SEM1 state from its
  * queue: every change of the flag goes through these two (and `fast` only
  * changes otherwise with the marker: opq_mark_waiting above). */
 static inline void op_set_sem1(mpd_op *op)
@@ -271,7 +271,7 @@ static inline void op_clear_flags(mpd_op *op, uint8_t flags)
     }
 }
 
-/* opobj.c: the object table (its layout and lookup are in mpd/ops.h, for
+/* opobj.c: the object table (its layout and lookup are in mpd/abi/ops.h, for
  * the inline call fast path). */
 typedef mpd__slotent slotent;
 

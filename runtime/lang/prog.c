@@ -1,5 +1,5 @@
 /* prog.c: program-level language support — stop(n), nap, string(x) of scalars. */
-#include "mpd/lang.h"
+#include "mpd/abi/lang.h"
 #include "mpd/rt.h"
 #include "opcore.h"
 #include <stdlib.h>

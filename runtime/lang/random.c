@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
-#include "mpd/io.h"
+#include "mpd/abi/io.h"
 #include "mpd/rt.h"
 
 enum {

@@ -2,9 +2,9 @@
 #include <stdio.h>
 #include "opint.h"
 #include "disthook.h"
-#include "mpd/trace.h"
+#include "mpd/abi/trace.h"
 #include "core/timeline.h"
-#include "mpd/lang.h"
+#include "mpd/abi/lang.h"
 
 static opk_lock reslk = OPK_LOCK_INIT;     /* globals list, main resource, vms */
 static resrt *globals;                      /* newest first */

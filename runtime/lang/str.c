@@ -1,5 +1,5 @@
 /* str.c: MPD strings — string[n] blobs, views, concatenation, slices, checks. */
-#include "mpd/lang.h"
+#include "mpd/abi/lang.h"
 #include <stdlib.h>
 
 void mpd_str_init(void *blob, int max) {

@@ -7,7 +7,7 @@
  * word: with both on, the timeline records sends and receives without ids
  * (no arrows). */
 #include "opint.h"
-#include "mpd/trace.h"
+#include "mpd/abi/trace.h"
 #include "core/timeline.h"
 
 void mpd__tl_invoke(int kind, const char *F, int L, mpd_invb *ib)

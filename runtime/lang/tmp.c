@@ -1,5 +1,5 @@
 /* tmp.c: statement temporaries and heap blobs for generated code. */
-#include "mpd/lang.h"
+#include "mpd/abi/lang.h"
 #include <stdlib.h>
 
 struct mpd_tmp {

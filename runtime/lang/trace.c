@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "mpd/io.h"
+#include "mpd/abi/io.h"
 #define MPD_TRACE_WRITER
-#include "mpd/trace.h"
+#include "mpd/abi/trace.h"
 #include "opint.h"
 
 /* mpd_trc_on, which everyone else sees as const */

@@ -1,5 +1,5 @@
 //! builtin: invocations — procedures, conversions, record constructors and MPD's
-//! predefined functions (I/O through mpd/io.h, the rest through mpd/lang.h or C).
+//! predefined functions (I/O through mpd/abi/io.h, the rest through mpd/abi/lang.h or C).
 use super::konst::{self, KV};
 use super::scope::{ProcSig, Sym};
 use super::types::Ty;

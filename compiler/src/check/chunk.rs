@@ -13,7 +13,7 @@
 //! `P`, which switches only when it waits: it is emitted as
 //! `mpd_op_P_chunked`, which on that path alone takes up what the countdown
 //! became after the wait (putting it back first where the wait might not
-//! switch), so the yields stay exact (mpd/ops.h).
+//! switch), so the yields stay exact (mpd/abi/ops.h).
 use crate::syntax::ast::{ArrayElem, Block, Bound, DeclKind, Expr, ExprKind, Range, Stmt, StmtKind, Subscript, Type, TypeKind};
 
 /// The C names of a loop taking its slice in chunks: `sl` is the countdown

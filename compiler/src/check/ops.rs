@@ -1,4 +1,4 @@
-//! ops: operations and their invocation blocks (mpd/ops.h) — op declarations,
+//! ops: operations and their invocation blocks (mpd/abi/ops.h) — op declarations,
 //! call/send through blocks, receive, P/V, processes, create/destroy, capabilities.
 use super::konst::KV;
 use super::scope::{OpRef, PSig, ProcSig, Sym};

@@ -1,6 +1,6 @@
 //! types: MPD types as the checker and emitter see them, with their C layout.
 //!
-//! Scalars are C scalars; strings, arrays and records are blobs (see mpd/lang.h):
+//! Scalars are C scalars; strings, arrays and records are blobs (see mpd/abi/lang.h):
 //! a string[n] is {len,max,chars}, an array is {lb,ub,esize,pad} then elements
 //! (a k-dimensional array is an array of (k-1)-dimensional arrays), a record
 //! has its fields at offsets fixed here.

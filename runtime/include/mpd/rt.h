@@ -335,7 +335,7 @@ static inline long mpd_sem_value(mpd_sem *s)
 /* Blocks only the calling process for ms milliseconds (<= 0: a yield). */
 void mpd_nap(long ms);
 /* Milliseconds since mpd_rt_main() started.  (MPD's age() builtin,
- * mpd_age() in mpd/io.h, belongs to the language layer.) */
+ * mpd_age() in mpd/abi/io.h, belongs to the language layer.) */
 long mpd_rt_age_ms(void);
 /* Nanoseconds on the monotonic clock. */
 int64_t mpd_now_ns(void);

@@ -3,7 +3,7 @@
  * may arrive in pieces, two processes reading one stream each get whole
  * values, and getarg falls back to the runtime's argv. */
 #include <signal.h>
-#include "mpd/io.h"
+#include "mpd/abi/io.h"
 #include "mpd/rt.h"
 #include "check.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "mpd/io.h"
+#include "mpd/abi/io.h"
 
 static int failures;
 int main(int argc, char **argv);

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
-#include "mpd/io.h"
+#include "mpd/abi/io.h"
 #include "check.h"
 
 #define F "t.mpd"

@@ -4,7 +4,7 @@
  * $MPD_VSUITE) its io/input and io/read programs are replayed in C against
  * their expected outputs, with stdin both a pipe and a regular file. */
 #include <stdint.h>
-#include "mpd/io.h"
+#include "mpd/abi/io.h"
 #include "check.h"
 
 #define F "t.mpd"

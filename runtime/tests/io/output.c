@@ -3,7 +3,7 @@
  * diag/runtime expected outputs), including the runtime errors of printf and
  * the order of stdout and stderr text when both go to one pipe. */
 #include <stdint.h>
-#include "mpd/io.h"
+#include "mpd/abi/io.h"
 #include "check.h"
 
 #define F "runerrs.mpd"

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include "mpd/io.h"
+#include "mpd/abi/io.h"
 #include "check.h"
 
 /* Bit-exact where long double is the x87 format MPD's i386 build computed

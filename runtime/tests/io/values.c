@@ -3,7 +3,7 @@
  * from MPD 1.0.1's expected outputs. */
 #include <math.h>
 #include <stdint.h>
-#include "mpd/io.h"
+#include "mpd/abi/io.h"
 #include "check.h"
 
 static const char *real_str(double r)

@@ -355,7 +355,7 @@ static void scenario(void *arg)
         mpd_op_P(F, 86, &self->ops[DONE]);
         LOG_IS(1, 2);
     }
-    /* a P parked on a semaphore op (with one VP: inline, mpd/handoff.h)
+    /* a P parked on a semaphore op (with one VP: inline, mpd/abi/handoff.h)
      * while an input statement with st turns the op into a queue: the two
      * V's that follow become invocations; the parked P, registered first,
      * gets the first, the statement the second (no naps: a pending timer

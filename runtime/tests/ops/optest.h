@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "mpd/rt.h"
-#include "mpd/ops.h"
+#include "mpd/abi/ops.h"
 
 static int t_fail;
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); t_fail++; } } while (0)

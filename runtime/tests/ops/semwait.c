@@ -1,7 +1,7 @@
 /* semwait.c: a semaphore op's word while processes wait on it.  With one
  * VP a counted op's word is (fast << 32) | count, and while processes wait
  * in its own list it is the marker MPD__OPQ_WAITING, so the inline V needs
- * one test (mpd/ops.h).  Checks: a waiter sends V to the handoff and gets
+ * one test (mpd/abi/ops.h).  Checks: a waiter sends V to the handoff and gets
  * the unit; the last one handed over leaves count 0; several waiters are
  * served in order; the out-of-line P/V keep the same word; a merged class
  * (the locked paths) and an op turned into a queue under a waiter; a waiter

@@ -1,6 +1,6 @@
-/* mpd/ctxjump.h: the inline x86-64 context switch, shared by the runtime's
+/* mpd/abi/ctxjump.h: the inline x86-64 context switch, shared by the runtime's
  * own switches (csw/csw.h) and the inline semaphore handoff of generated
- * code (mpd/handoff.h).  A context is {sp, pc}.  Internal. */
+ * code (mpd/abi/handoff.h).  A context is {sp, pc}.  Internal. */
 #ifndef MPD_CTXJUMP_H
 #define MPD_CTXJUMP_H
 #if defined(__x86_64__)

@@ -1,4 +1,4 @@
-/* mpd/handoff.h: the one-VP semaphore handoff, inline in generated code.
+/* mpd/abi/handoff.h: the one-VP semaphore handoff, inline in generated code.
  *
  * A P that finds no token and a V that finds a waiter are, with one VP and
  * the FIFO scheduler, a few dozen loads and stores and one switch.  Done
@@ -31,7 +31,7 @@
 #endif
 
 #ifdef MPD__HANDOFF_INLINE
-#include "ctxjump.h"
+#include "mpd/abi/ctxjump.h"
 
 /* The start of a process (core: struct mpd_proc). */
 struct mpd__proc_h1 {
@@ -64,7 +64,7 @@ struct mpd__inwait_h1 {
 };
 /* An input op's queue (lang: opq). */
 struct mpd__opq_h1 {
-    uint64_t word;                  /* mpd/ops.h: (fast << 32) | count */
+    uint64_t word;                  /* mpd/abi/ops.h: (fast << 32) | count */
     struct mpd__inwait_h1 *wfirst, *wlast;
 };
 

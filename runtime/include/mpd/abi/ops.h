@@ -1,4 +1,4 @@
-/* mpd/ops.h: the ABI for MPD operations, invocations, input statements, co,
+/* mpd/abi/ops.h: the ABI for MPD operations, invocations, input statements, co,
  * resources and globals -- what the compiler's generated C calls.
  *
  * ------------------------------------------------------------------------
@@ -49,7 +49,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "rt.h"
+#include "mpd/rt.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -207,7 +207,7 @@ mpd_cap  mpd_vm_create(const char *F, int L, int machine, mpd_res *self);
  * the number of the physical machine that vm was created on. */
 mpd_cap  mpd_myvm(mpd_res *self);
 int      mpd_mymachine(mpd_res *self);
-/* locate(n, host) and create vm() on "host": mpd/lang.h. */
+/* locate(n, host) and create vm() on "host": mpd/abi/lang.h. */
 /* create r(args) [on vm]: as mpd_create, on virtual machine *vm, or (vm
  * NULL) on the one `self` (the creating instance) lives on. */
 mpd_cap  mpd_create_on(const char *F, int L, const mpd_respat *pat, mpd_invb *args,
@@ -625,7 +625,7 @@ void mpd__op_V_slow(const char *F, int L, mpd_op *op);
  * zero, so its P and V take the slow path. */
 extern const struct mpd__opq_hot mpd__opq_none;
 
-#include "handoff.h"   /* the one-VP P/V handoff, inline */
+#include "mpd/abi/handoff.h"   /* the one-VP P/V handoff, inline */
 
 /* The queue the inline P/V read: op->q, or mpd__opq_none when it has none.
  * op->q is written once, when the op is declared, and queues are never

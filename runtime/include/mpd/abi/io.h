@@ -1,4 +1,4 @@
-/* mpd/io.h: MPD's I/O statements and its predefined functions that need no
+/* mpd/abi/io.h: MPD's I/O statements and its predefined functions that need no
  * compiler type knowledge (write, printf, read, scanf, files, getarg,
  * conversions, math, random) — printing exactly what MPD 1.0.1 printed.
  *
@@ -210,7 +210,7 @@ int mpd_parse_ptr(const char *p, int len, void **out);
 
 /* int(r) for a real: truncates toward zero; a result outside MPD's 32-bit
  * int range aborts with "illegal conversion: int(r)".  (char(i) is
- * mpd_char_of_int in mpd/lang.h.) */
+ * mpd_char_of_int in mpd/abi/lang.h.) */
 long long mpd_int_of_real(const char *file, int line, double r);
 
 /* ---- math ---------------------------------------------------------------- */

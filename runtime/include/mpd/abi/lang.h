@@ -1,4 +1,4 @@
-/* mpd/lang.h: MPD language-core support for generated code — temporaries,
+/* mpd/abi/lang.h: MPD language-core support for generated code — temporaries,
  * strings, arrays, records (blobs), pointers, arithmetic and runtime checks.
  *
  * Value model (see docs/compiler.md):
@@ -24,8 +24,8 @@
 #include <stdbool.h>
 #include <limits.h>
 #include "mpd/err.h"
-#include "mpd/io.h"
-#include "mpd/ops.h"
+#include "mpd/abi/io.h"
+#include "mpd/abi/ops.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,7 +81,7 @@ void mpd_str_append(const char *f, int l, void *blob, mpd_sv v);
  * 4095 aborts ("strings too long in locate call", as MPD 1.0.1 reports it
  * for its virtual machine).  mpd_vm_machine_of(host) is the number located
  * for host (create vm() on "host"); 0 (this machine) for a host never
- * located.  See mpd_vm_create in mpd/ops.h. */
+ * located.  See mpd_vm_create in mpd/abi/ops.h. */
 void mpd_vm_locate(const char *F, int L, int n, mpd_sv host, mpd_sv path);
 int mpd_vm_machine_of(mpd_sv host);
 mpd_sv mpd_str_cat(mpd_tmp **t, mpd_sv a, mpd_sv b);
@@ -198,7 +198,7 @@ void mpd_sem_init_arr(const char *f, int l, mpd_res *self, uint32_t idx, uint32_
 /* the capability of an op known by pointer (an element of an op array) */
 static inline mpd_cap mpd_cap_of_op(mpd_op *op) { return mpd_cap_of(op->owner, op->idx); }
 
-/* ---- glue to mpd/io.h --------------------------------------------------- */
+/* ---- glue to mpd/abi/io.h --------------------------------------------------- */
 static inline mpd_val mpd_v_sv(mpd_sv s) { return MPD_VS(s.p, s.len); }
 static inline mpd_val mpd_v_chars(const void *a) {
     int n = MPD_ARR_UB(a) - MPD_ARR_LB(a) + 1;

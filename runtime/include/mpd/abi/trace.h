@@ -1,4 +1,4 @@
-/* mpd/trace.h: MPD_TRACE, the runtime event trace of mpdtrace(5).
+/* mpd/abi/trace.h: MPD_TRACE, the runtime event trace of mpdtrace(5).
  *
  * When the environment variable MPD_TRACE names a file (or `stdout`,
  * `stderr`) at program start, every traced event writes one line:
