@@ -1,0 +1,3 @@
+module mpdbench/multicore
+
+go 1.18
