@@ -94,6 +94,7 @@ def main():
 
     cols = [(lang, v) for lang, _ in builds for v in vps] + ([("go", v) for v in vps] if gobin else [])
     best = {}   # (pattern, col) -> (ns per op wall, ns per op cpu)
+    walls = {}  # (pattern, col) -> wall ns per op of each round
     outs = {}
     env0 = dict(os.environ)
     loads = [load()]
@@ -113,6 +114,7 @@ def main():
                 key = (name, (lang, v))
                 w, c = wall * 1e9 / args[0], cpu * 1e9 / args[0]
                 outs.setdefault(name, set()).add(out)
+                walls.setdefault(key, []).append((w, c))
                 if key not in best or w < best[key][0]:
                     best[key] = (w, c)
         loads.append(load())
@@ -147,6 +149,20 @@ def main():
         for _, num, den in ratios:
             row += "%11.2f" % (best[(name, num)][0] / best[(name, den)][0])
         lines.append(row)
+    if ratios and a.rounds > 1:
+        # the ratio of the two columns' walls within each round, median over
+        # the rounds: less at the mercy of one lucky run than best/best
+        lines.append("")
+        lines.append("median over rounds of the ratio within a round, wall/cpu:")
+        lines.append("%-9s" % "pattern" + "".join("%13s" % r[0] for r in ratios))
+        for name, _, _, _ in pats:
+            row = "%-9s" % name
+            for _, num, den in ratios:
+                pairs = list(zip(walls[(name, num)], walls[(name, den)]))
+                rw = sorted(x[0] / y[0] for x, y in pairs)[len(pairs) // 2]
+                rc = sorted(x[1] / y[1] for x, y in pairs)[len(pairs) // 2]
+                row += "%13s" % ("%.2f/%.2f" % (rw, rc))
+            lines.append(row)
     lines.append("")
     for name, _, args, descr in pats:
         args = [max(4, int(args[0] * a.scale) // 4 * 4)] + args[1:]
