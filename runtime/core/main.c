@@ -210,6 +210,15 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
             mpd_rts_fatal("out of memory starting the runtime");
         memset(vp, 0, sizeof *vp);
         vp->index = i;
+        if (n > 1) {
+            vp->lq = aligned_alloc(64, (sizeof(runq) + 63) / 64 * 64);
+            if (!vp->lq)
+                mpd_rts_fatal("out of memory starting the runtime");
+            memset(vp->lq, 0, sizeof *vp->lq);
+            mpd_spin_init(&vp->lq->lk);
+            atomic_init(&vp->lq->n, 0);
+            atomic_init(&vp->lq->gets, 0);
+        }
         atomic_init(&vp->qs_idle, 1);   /* no process runs on it yet */
         vp->sched = want_sched[i] ? want_sched[i] : dflt;
         vp->sched_st = vp->sched->init(i, n);

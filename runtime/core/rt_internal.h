@@ -58,6 +58,20 @@ enum { CL_NONE, CL_WAITING, CL_WOKEN, CL_TIMEDOUT };
 
 struct mpd_vp;
 
+/* A locked FIFO of processes (core/runq.h); n lets readers skip the lock
+ * when empty.  With one VP there is no lock to skip: n is neither kept nor
+ * read, and emptiness is head == NULL.  gets counts the pops (several VPs
+ * only): a VP's own queue whose count stays put while it holds processes
+ * is one its owner is not getting to, which another VP may then steal
+ * from (vp.c, steal_local). */
+typedef struct runq {
+    mpd_spinlock lk;
+    struct mpd_proc *head, *tail;
+    atomic_long n;
+    atomic_ulong gets;
+    char pad[56];               /* gets took 8 of the 64: the size is unchanged */
+} runq;
+
 struct mpd_proc {
     struct mpd__proc_hot hot;   /* must be first: inline accessors use it */
     mpd_proc *link;             /* run queue (schedulers) */
@@ -125,6 +139,15 @@ typedef struct mpd_vp {
      * Only its own thread writes them; the one-VP inline switches skip them. */
     atomic_ulong qs_count;
     atomic_int qs_idle;
+    /* Several VPs, FIFO scheduler: this VP's own ready queue.  What this
+     * VP's processes make ready goes here, so processes that talk to each
+     * other stay on one VP; an idle VP steals only from a queue its owner
+     * has not served for a few microseconds (docs/runtime.md, "Placement").
+     * Allocated apart, on cache lines of its own (other VPs lock it when
+     * they steal), and only with several VPs: with one the heap's layout
+     * stays what it was (a 128-byte shift of what follows the VPs made one
+     * timing row 10% slower through 4K aliasing). */
+    runq *lq;
 } mpd_vp;
 
 /* A switch on vp, to a process or (idle) to its loop. */

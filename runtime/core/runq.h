@@ -4,15 +4,7 @@
 #include "core/rt_internal.h"
 
 
-/* A locked FIFO of processes; n lets readers skip the lock when empty.
- * With one VP there is no lock to skip: n is neither kept nor read, and
- * emptiness is head == NULL. */
-typedef struct runq {
-    mpd_spinlock lk;
-    mpd_proc *head, *tail;
-    atomic_long n;
-    char pad[64];
-} runq;
+/* struct runq is in rt_internal.h (each VP holds one). */
 
 #if MPD_RT_HAND1
 _Static_assert(offsetof(runq, head) == offsetof(struct mpd__runq_h1, head) &&
@@ -71,6 +63,8 @@ static inline mpd_proc *rq_get(runq *q)
         if (!q->head)
             q->tail = NULL;
         atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) - 1,
+                              memory_order_relaxed);
+        atomic_store_explicit(&q->gets, atomic_load_explicit(&q->gets, memory_order_relaxed) + 1,
                               memory_order_relaxed);
     }
     mpd_spin_unlock(&q->lk);

@@ -57,6 +57,7 @@ static void *steal_init(int vp, int nvp)
             mpd_spin_init(&steal_qs[i].lk);
             steal_qs[i].head = steal_qs[i].tail = NULL;
             atomic_init(&steal_qs[i].n, 0);
+            atomic_init(&steal_qs[i].gets, 0);
         }
         steal_n = nvp;
     }

@@ -50,12 +50,23 @@ static inline void rq1_put(mpd_proc *p)
     rq_link_tail(&mpd__fifo_q, p);
 }
 
+/* Where the FIFO scheduler queues a process that vp makes ready: with one
+ * VP the one queue; with several, vp's own queue (processes that talk to
+ * each other stay together; idle VPs steal), except once priorities are
+ * mixed: MPD's priority order is kept in the shared queue only. */
+static inline runq *fifo_home(mpd_vp *vp)
+{
+    if (mpd__single || atomic_load_explicit(&mpd__prio_mixed, memory_order_relaxed))
+        return &mpd__fifo_q;
+    return vp->lq;
+}
+
 /* Put p in this VP's scheduler (the FIFO one without an indirect call). */
 static inline void vp_ready(mpd_vp *vp, mpd_proc *p)
 {
     p->state = P_READY;
     if (__builtin_expect(vp->sched == &mpd_sched_fifo, 1))
-        rq_put(&mpd__fifo_q, p);
+        rq_put(fifo_home(vp), p);
     else
         vp->sched->put(vp->sched_st, p);
     if (!mpd__single)
@@ -64,7 +75,7 @@ static inline void vp_ready(mpd_vp *vp, mpd_proc *p)
 
 /* Make p ready because the running process woke it (V, unpark): with
  * several VPs it goes to this VP's runnext slot, displacing the previous one
- * to the shared queue. */
+ * to the tail of this VP's queue. */
 static inline void vp_wake(mpd_vp *vp, mpd_proc *p)
 {
     if (mpd__single || vp->sched != &mpd_sched_fifo || !vp->hot.cur ||
@@ -75,7 +86,7 @@ static inline void vp_wake(mpd_vp *vp, mpd_proc *p)
     p->state = P_READY;
     mpd_proc *old = atomic_exchange_explicit(&vp->runnext, p, memory_order_seq_cst);
     if (old) {
-        rq_put(&mpd__fifo_q, old);
+        rq_put(vp->lq, old);
         mpd__wake_idle_vp();
     } else {
         mpd__wake_idle_vp_sc();   /* the seq_cst exchange published p */
@@ -83,6 +94,19 @@ static inline void vp_wake(mpd_vp *vp, mpd_proc *p)
 }
 
 mpd_proc *mpd__pick_next_slow(mpd_vp *vp);
+
+/* The FIFO scheduler with several VPs: the process this VP's running one
+ * woke last (runnext), then this VP's own queue, then the shared one. */
+static inline mpd_proc *pick_fifo_multi(mpd_vp *vp)
+{
+    if (atomic_load_explicit(&vp->runnext, memory_order_relaxed)) {
+        mpd_proc *r = atomic_exchange_explicit(&vp->runnext, NULL, memory_order_acq_rel);
+        if (r)
+            return r;
+    }
+    mpd_proc *p = rq_get(vp->lq);
+    return p ? p : rq_get(&mpd__fifo_q);
+}
 
 /* The next process this VP should run, or NULL.  The common case (no
  * remote wakeup or timer pending, the FIFO scheduler) is inline; the rest
@@ -93,12 +117,9 @@ static inline mpd_proc *pick_next(mpd_vp *vp)
                          (int)(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0) |
                          (int)(vp->sched != &mpd_sched_fifo), 0))
         return mpd__pick_next_slow(vp);
-    if (!mpd__single && atomic_load_explicit(&vp->runnext, memory_order_relaxed)) {
-        mpd_proc *r = atomic_exchange_explicit(&vp->runnext, NULL, memory_order_acq_rel);
-        if (r)
-            return r;
-    }
-    return rq_get(&mpd__fifo_q);
+    if (mpd__single)
+        return rq_get(&mpd__fifo_q);
+    return pick_fifo_multi(vp);
 }
 
 /* Do what the context that switched to us left for us. */

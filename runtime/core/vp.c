@@ -162,14 +162,8 @@ mpd_proc *mpd__pick_next_slow(mpd_vp *vp)
         mpd__drain_inbox();
     if (atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0)
         mpd__timers_fire();
-    if (vp->sched == &mpd_sched_fifo) {
-        if (!mpd__single && atomic_load_explicit(&vp->runnext, memory_order_relaxed)) {
-            mpd_proc *r = atomic_exchange_explicit(&vp->runnext, NULL, memory_order_acq_rel);
-            if (r)
-                return r;
-        }
-        return rq_get(&mpd__fifo_q);
-    }
+    if (vp->sched == &mpd_sched_fifo)
+        return mpd__single ? rq_get(&mpd__fifo_q) : pick_fifo_multi(vp);
     mpd_proc *p = vp->sched->get(vp->sched_st);
     if (!p && vp->sched->idle)
         p = vp->sched->idle(vp->sched_st);
@@ -385,9 +379,12 @@ static int all_idle_and_nothing_pending(void)
      * this VP declared a deadlock (threads pinned to 3-4 VPs on 2 CPUs, a
      * mutex/condition barrier: about one run in two once a livelock that
      * hid it was fixed, sched_cfg.c nudge_pinned). */
-    for (int i = 0; i < mpd__nvp; i++)
+    for (int i = 0; i < mpd__nvp; i++) {
         if (mpd__vps[i]->sched->empty && !mpd__vps[i]->sched->empty(mpd__vps[i]->sched_st))
             return 0;
+        if (!mpd__single && !rq_empty(mpd__vps[i]->lq))
+            return 0;
+    }
     atomic_thread_fence(memory_order_seq_cst);
     if (!(atomic_load(&mpd__ntimers) == 0 && atomic_load(&mpd__io_pending) == 0 &&
           atomic_load(&mpd__inbox) == NULL))
@@ -436,24 +433,63 @@ static mpd_proc *steal_runnext(mpd_vp *vp, mpd_proc **seen, int patient)
     return NULL;
 }
 
+/* Take the oldest process of another VP's queue.  patient: only from a
+ * queue whose owner has taken nothing from it since the previous look
+ * (gets unchanged, a few microseconds ago) -- it is busy with something
+ * else, a long computation or a handoff between two processes through
+ * runnext.  A queue its owner keeps serving is left alone: its processes
+ * talk to each other, and moving one would turn each of its handoffs into
+ * a wakeup across VPs. */
+static mpd_proc *steal_local(mpd_vp *vp, unsigned long *seen, int patient)
+{
+    for (int k = 1; k < mpd__nvp; k++) {
+        int i = (vp->index + k) % mpd__nvp;
+        runq *q = mpd__vps[i]->lq;
+        if (atomic_load_explicit(&q->n, memory_order_relaxed) == 0)
+            continue;
+        unsigned long g = atomic_load_explicit(&q->gets, memory_order_relaxed);
+        if (patient && (i >= 64 || seen[i] != g + 1)) {
+            if (i < 64)
+                seen[i] = g + 1;   /* + 1: 0 means never looked */
+            continue;
+        }
+        mpd_proc *p = rq_get(q);
+        if (p)
+            return p;
+    }
+    return NULL;
+}
+
+/* Whether this VP has more ready work of its own (after taking some). */
+static int vp_has_more(mpd_vp *vp)
+{
+    if (vp->sched != &mpd_sched_fifo)
+        return !vp->sched->empty(vp->sched_st);
+    return !rq_empty(&mpd__fifo_q) || (!mpd__single && !rq_empty(vp->lq));
+}
+
 /* Nothing to run: spin a little (several VPs), then sleep until woken, the
  * next timer is due, or the program ends.  Returns a process to run or NULL. */
 static mpd_proc *idle_wait(mpd_vp *vp)
 {
     mpd_proc *p;
     mpd_proc *seen[64] = { 0 };
+    unsigned long seen_gets[64] = { 0 };
     if (!mpd__single) {
         atomic_fetch_add(&nspin, 1);
         /* by default ~10-50 us: long enough to catch a quick handoff from
          * another VP, short enough not to burn a shared core */
         for (int i = 0; i < mpd__idle_spin; i++) {
             p = pick_next(vp);
-            if (!p && (i & 7) == 7 && vp->sched == &mpd_sched_fifo)
-                p = steal_runnext(vp, seen, mpd__nvp <= 64);   /* ~every 3 us */
+            if (!p && (i & 7) == 7 && vp->sched == &mpd_sched_fifo) {   /* ~every 3 us */
+                p = steal_runnext(vp, seen, mpd__nvp <= 64);
+                if (!p)
+                    p = steal_local(vp, seen_gets, 1);
+            }
             if (p || atomic_load_explicit(&stopping, memory_order_relaxed)) {
                 atomic_fetch_sub(&nspin, 1);
                 /* more work queued: make sure another VP comes to look */
-                if (p && !vp->sched->empty(vp->sched_st))
+                if (p && vp_has_more(vp))
                     mpd__wake_idle_vp();
                 return p;
             }
@@ -477,8 +513,11 @@ static mpd_proc *idle_wait(mpd_vp *vp)
     unsigned seq = take_pending_wake();
     atomic_thread_fence(memory_order_seq_cst);   /* a waker that saw the bit set published first */
     p = pick_next(vp);
-    if (!p && !mpd__single)
+    if (!p && !mpd__single && vp->sched == &mpd_sched_fifo) {
         p = steal_runnext(vp, seen, 0);   /* never sleep while one waits */
+        if (!p)
+            p = steal_local(vp, seen_gets, 0);
+    }
     if (p || atomic_load(&stopping)) {
         atomic_fetch_sub(&nsleep, 1);
         take_pending_wake();
