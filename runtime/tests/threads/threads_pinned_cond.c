@@ -5,8 +5,11 @@
  * took seconds), and, once that was fixed, a VP checking for quiescence could read every VP
  * counted asleep while one of them was leaving to take its own work, and declared a
  * deadlock with all threads "blocked" (about one run in two of 100000 rounds).  Each
- * configuration runs in a child with an alarm; it must finish every round, print no
- * blocked-process report and exit 0. */
+ * configuration runs in a child under a watchdog; it must finish every round, print no
+ * blocked-process report and exit 0.  The watchdog is about progress, not speed (a loaded
+ * machine makes rounds slow): it fires when no round ends for 60 s (a hang), or when the
+ * whole run takes 20 times what a round costs on an idle machine (the livelock, whose
+ * rounds took seconds) -- ROUNDS * 400 ms. */
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -44,9 +47,13 @@ static void barrier(void) {
     mpd_mutex_unlock(&mu);
 }
 
+/* Re-armed by every finished round: SIGALRM kills the child only after 60 s without one. */
 static void *worker(void *arg) {
-    (void)arg;
-    for (int i = 0; i < rounds; i++) barrier();
+    int first = arg != NULL;
+    for (int i = 0; i < rounds; i++) {
+        barrier();
+        if (first) alarm(60);
+    }
     return NULL;
 }
 
@@ -57,7 +64,7 @@ static void main_fn(void *arg) {
         mpd_thread_attr_t a;
         mpd_thread_attr_init(&a);
         a.vp = i;
-        mpd_thread_fork(&t[i], &a, worker, NULL);
+        mpd_thread_fork(&t[i], &a, worker, i == 0 ? (void *)1 : NULL);
     }
     for (int i = 0; i < nvp; i++) mpd_thread_join(t[i], NULL);
     printf("rounds %d\n", atomic_load(&bar_gen));
@@ -85,6 +92,14 @@ static int run(int n, int r, char *out, size_t cap) {
         _exit(rc);
     }
     close(fd[1]);
+    /* the livelock bound: ends the child if the run as a whole takes too long */
+    pid_t guard = fork();
+    if (guard == 0) {
+        unsigned left = (unsigned)(r / 100 * 40 + 60);   /* ROUNDS * 400 ms, at least 60 s */
+        while (left > 0 && kill(pid, 0) == 0) { sleep(1); left--; }
+        if (left == 0) kill(pid, SIGKILL);
+        _exit(0);
+    }
     size_t len = 0;
     ssize_t k;
     while (len + 1 < cap && (k = read(fd[0], out + len, cap - 1 - len)) > 0) len += (size_t)k;
@@ -92,6 +107,8 @@ static int run(int n, int r, char *out, size_t cap) {
     close(fd[0]);
     int st = 0;
     waitpid(pid, &st, 0);
+    kill(guard, SIGKILL);
+    waitpid(guard, NULL, 0);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 256 + WTERMSIG(st);
 }
 
