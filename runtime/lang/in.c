@@ -91,6 +91,20 @@ static inline void inwait_start(inwait *w, mpd_in *in)
     w->in = in;
 }
 
+/* About to wait, with c locked (c NULL: one VP, no lock): a process whose
+ * resource was destroyed while it got here ends instead.  Nothing was
+ * handed to it, and it is in no list yet: a destroy wakes the waiters it
+ * finds (in_wake_retired) under the class lock, so one that comes after
+ * it sees the process retired here.  Otherwise it would wait for good. */
+static inline void w_retired_exit(opcls *c)
+{
+    if (__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0) && opk_self_retired()) {
+        if (c)
+            opk_release(&c->lk);
+        opk_exit();
+    }
+}
+
 static void w_append(opcls *c, inwait *w)
 {
     mpd_op *op = single_op(w->in);
@@ -404,6 +418,7 @@ static opcls *cls_merge(opcls *a, opcls *b)
             a->seq = b->seq;
         a->gen++;
         b->gen++;
+        a->absorbed = 1;            /* b's ops now lock a: keep a's object */
         atomic_store_explicit(&b->fwd, a, memory_order_release);
         opk_release(&hi->lk);
         opk_release(&lo->lk);
@@ -551,6 +566,7 @@ static mpd_invb *in_wait_plain(const char *F, int L, mpd_in *in, opcls *c)
         opk_release(&c->lk);
         return NULL;
     }
+    w_retired_exit(c);
     inwait w;
     inwait_start(&w, in);
     w_append(c, &w);
@@ -614,6 +630,7 @@ static inline mpd_invb *in_wait_one(const char *F, int L, mpd_in *in, mpd_op *op
         opk_release(&c->lk);
         return NULL;
     }
+    w_retired_exit(c);
     inwait w;
     inwait_start(&w, in);
     w_link(c, &w, q);
@@ -822,6 +839,10 @@ static mpd_invb *in_wait_cond(const char *F, int L, mpd_in *in, opcls *c)
             c = cls_lock(c);
             continue;
         }
+        if (__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0) &&
+            opk_self_retired() && cv != cands)
+            free(cv);
+        w_retired_exit(c);
         w.got = NULL;
         w.rescan = 0;
         w_append(c, &w);                /* registered and parked atomically */
@@ -1053,6 +1074,7 @@ OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
     }
     if (__builtin_expect(sem1(op, &q), 1) && !opq_sem_count(q)) {
         mpd_vp *vp;
+        w_retired_exit(NULL);
         inwait w;                   /* in, rescan: never read for own-list waiters */
         w.got = NULL;
         w.proc = opk_self_on(&vp);
@@ -1081,6 +1103,7 @@ static void op_P_general(const char *F, int L, mpd_op *op)
                 return;
             }
             /* wait in the op's own list; a V hands over its token (in_token) */
+            w_retired_exit(c);
             inwait w;
             inwait_start(&w, NULL);  /* own-list waiters are never examined */
             w_append_own(c, &w, q);

@@ -227,29 +227,36 @@ static void proc_entry(void *arg)
 static void proc_run(void *arg)
 {
     opk_proc *o = arg;
-    if (!opk_proc_alive(o))
+    if (!opk_proc_alive(o)) {
+        opk_proc_end(o);
         return;
+    }
     mpd_invb *ib = (mpd_invb *)(o + 1);
     MPD_TL(mpd__tl_take(NULL, 0, ib));
     mpd_op *op = ib->op;
     op->fn(op->owner, ib);
     uint8_t f = ib->flags;
-    if (f & MPD_INVF_ANSWERED)
-        return;
-    mpd_invb *orig = ib->orig;
-    if (!ib->co) {
-        if (!ib->done && !orig)
-            return;                 /* a send: nobody to tell; the block goes with us */
-        if ((f & MPD_INVF_PARKER) && mpd_rt_single()) {
-            if (orig) {             /* results: as inv_answer */
-                uint32_t n = ib->size < orig->size ? ib->size : orig->size;
-                if (n > sizeof(mpd_invb))
-                    copy_words(orig + 1, ib + 1, n - sizeof(mpd_invb));
+    if (!(f & MPD_INVF_ANSWERED)) {
+        mpd_invb *orig = ib->orig;
+        if (!ib->co) {
+            if (!ib->done && !orig) {
+                opk_proc_end(o);    /* a send: nobody to tell; the block goes with us */
+                return;
             }
-            opk_exit_to(((opk_parker *)ib->done)->p);
+            if ((f & MPD_INVF_PARKER) && mpd_rt_single()) {
+                if (orig) {         /* results: as inv_answer */
+                    uint32_t n = ib->size < orig->size ? ib->size : orig->size;
+                    if (n > sizeof(mpd_invb))
+                        copy_words(orig + 1, ib + 1, n - sizeof(mpd_invb));
+                }
+                mpd_proc *p = ((opk_parker *)ib->done)->p;
+                opk_proc_end(o);
+                opk_exit_to(p);
+            }
         }
+        inv_answer(ib);
     }
-    inv_answer(ib);
+    opk_proc_end(o);                /* last: the instance may go now */
 }
 
 /* Start a process servicing heap block h (its invoker ties already set). */
@@ -411,7 +418,10 @@ OPK_BODY opk_sret mpd__call_op_body(const char *F, int L, mpd_op *op, mpd_invb *
         if ((op_flags(op) & MPD_OP_DIRECT) &&      /* the fast path, on one vm */
             (__builtin_expect(!atomic_load_explicit(&op_vms_many, memory_order_relaxed), 1) ||
              res_vm_of(op->owner) == res_vm_of(opk_cur_res()))) {
-            op->fn(op->owner, ib);
+            if (op_flags(op) & MPD_OP_LEAF)
+                op->fn(op->owner, ib);
+            else
+                mpd__call_held(op, ib);     /* it may switch: hold the instance */
             return OPK_SRET(NULL, 0);
         }
         return call_proc(F, L, op, ib);         /* the proc gets a process */

@@ -34,7 +34,10 @@ void mpd_op_proc(mpd_res *self, uint32_t i, uint32_t n, mpd_procfn fn,
         __atomic_store_n(&op->kind, MPD_OPK_PROC, __ATOMIC_RELEASE);
         /* traced calls go through mpd_call_op, which writes CALL */
         int direct = (flags & (MPD_OP_DIRECT | MPD_OP_SENDONLY)) == MPD_OP_DIRECT && !mpd_trc_on;
-        __atomic_store_n(&op->direct, direct && !atomic_load(&op_vms_many), __ATOMIC_SEQ_CST);
+        /* 1: a plain C call; 2: it may switch, the call holds the instance */
+        if (direct)
+            direct = flags & MPD_OP_LEAF ? 1 : 2;
+        __atomic_store_n(&op->direct, atomic_load(&op_vms_many) ? 0 : direct, __ATOMIC_SEQ_CST);
         if (direct && atomic_load(&op_vms_many))  /* a vm was created meanwhile */
             __atomic_store_n(&op->direct, 0, __ATOMIC_SEQ_CST);
     }
@@ -90,10 +93,12 @@ void mpd_op_sem(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, lon
 
 mpd_res *mpd_ops_local(mpd_res *self, uint32_t nops)
 {
-    return obj_new(sizeof(mpd_res), nops, &obj_localpat, self ? res_rt(self) : NULL);
+    mpd_res *blk = obj_new(sizeof(mpd_res), nops, &obj_localpat, self ? res_rt(self) : NULL);
+    res_child_link(blk);        /* dies with its resource (reclaim.c) */
+    return blk;
 }
 
-static void op_kill(mpd_op *op)
+void op_kill(mpd_op *op)
 {
     uint8_t k = op_kind(op);
     __atomic_store_n(&op->direct, 0, __ATOMIC_RELEASE);
@@ -103,104 +108,13 @@ static void op_kill(mpd_op *op)
         in_purge(op);
 }
 
-/* Whether a killed local op block can be freed (at once on one VP, after a
- * grace period on several): nothing may hold a pointer into it.  Once no
- * lookup is in flight, only these keep an op across a switch: a process
- * waiting in the op's own list (a P on a dead semaphore stays there) or in
- * its class's list (a statement on several ops: its arms are compared with
- * arriving ops, so a freed op's address reused would be taken for it), an
- * invocation a scanner pinned (in_purge leaves it queued), an input
- * statement with st/by naming the op (it rescans its arms' ops when woken:
- * in_cond counts them), a call parked on it not answered yet (on several
- * VPs the answer locks the op's class through the op: calls_parked), and
- * a retired process just woken from it (in_killed_check gives back what it
- * got).  A woken plain receiver, P or caller touches only its own block
- * afterwards.  A block that fails the
- * test stays allocated, as every block did before. */
-static int names_block(const inwait *w, const mpd_res *blk)
-{
-    const mpd_op *lo = blk->ops, *hi = blk->ops + blk->nops;
-    for (uint32_t a = 0; a < w->in->narms; a++)
-        for (uint32_t k = 0; k < w->in->arms[a].n; k++)
-            if (w->in->arms[a].ops[k] >= lo && w->in->arms[a].ops[k] < hi)
-                return 1;
-    return 0;
-}
-
-static int local_block_unreachable(mpd_res *local)
-{
-    if (__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED) ||
-        __atomic_load_n(&res_rt(local)->in_cond, __ATOMIC_RELAXED) ||
-        __atomic_load_n(&res_rt(local)->calls_parked, __ATOMIC_ACQUIRE))
-        return 0;
-    for (uint32_t i = 0; i < local->nops; i++) {
-        opq *q = op_queue(&local->ops[i]);
-        if (!q)
-            continue;
-        opcls *c = cls_lock(q->cls);
-        int busy = q->head || q->wfirst;
-        for (inwait *w = c->wfirst; w && !busy; w = w->next)
-            busy = names_block(w, local);
-        opk_release(&c->lk);
-        if (busy)
-            return 0;
-    }
-    return 1;
-}
-
-/* Several VPs: a process on another VP may have looked the block up just
- * before it was killed (the object table takes no lock), so it waits for a
- * grace period in this list, oldest first; whoever ends a block next frees
- * those whose period has passed, checking them again then (a look that was
- * in flight may have left an invocation or started a statement on it). */
-static opk_lock limbo_lk = OPK_LOCK_INIT;
-static resrt *limbo_head, *limbo_tail;
-
-static void limbo_reclaim(void)
-{
-    resrt *done = NULL;
-    opk_acquire(&limbo_lk);
-    while (limbo_head && opk_grace_passed(limbo_head->grace)) {
-        resrt *rt = limbo_head;
-        limbo_head = rt->lnext;
-        rt->lnext = done;
-        done = rt;
-    }
-    if (!limbo_head)
-        limbo_tail = NULL;
-    opk_release(&limbo_lk);
-    while (done) {
-        resrt *rt = done;
-        done = rt->lnext;
-        free(rt->grace);
-        rt->grace = NULL;
-        if (local_block_unreachable(rt->res))
-            obj_free(rt->res);  /* else: kept, as every block once was */
-    }
-}
-
-/* A local or dynamic op block just killed: free it now or after a grace
- * period, if nothing holds it. */
+/* A local or dynamic op block just killed by its owner (who won obj_kill):
+ * it leaves its resource's list and is freed once nothing holds it (now
+ * or after a grace period: reclaim.c). */
 static void block_retire(mpd_res *local)
 {
-    if (mpd_rt_single()) {
-        if (local_block_unreachable(local))
-            obj_free(local);
-        return;
-    }
-    if (local_block_unreachable(local)) {
-        resrt *rt = res_rt(local);
-        rt->grace = opk_grace_begin();
-        rt->lnext = NULL;
-        opk_acquire(&limbo_lk);
-        if (limbo_tail)
-            limbo_tail->lnext = rt;
-        else
-            limbo_head = rt;
-        limbo_tail = rt;
-        opk_release(&limbo_lk);
-    }
-    limbo_reclaim();
+    res_child_unlink(local);
+    obj_retire(local);
 }
 
 void mpd_ops_local_end(mpd_res *local)
@@ -264,6 +178,7 @@ mpd_cap mpd_op_new(const char *F, int L, mpd_res *self, uint32_t n, unsigned fla
         self = opk_cur_res();
     mpd_res *blk = obj_new(sizeof(mpd_res), n, &obj_localpat, self ? res_rt(self) : NULL);
     res_rt(blk)->state = RES_ALIVE;
+    res_child_link(blk);        /* dies with its resource (reclaim.c) */
     if (flags & MPD_OP_SEMAPHORE)
         mpd_op_sem(F, L, blk, 0, n, 0);
     else

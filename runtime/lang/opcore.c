@@ -8,11 +8,13 @@
  * stack), followed by whatever the spawner asked room for (a proc's
  * invocation block), so a spawn allocates nothing.
  *
- * A resource does not list its processes: destroying it sets its
- * procs_killed flag, and a process is retired when its own resource has
- * that flag (so one spawned by a still-running process of the resource
- * after the destroy is retired too).  A spawn and an exit touch no shared
- * list and take no lock. */
+ * A resource does not list its processes, it counts them (res->nproc):
+ * destroying it sets MPD__RES_KILLED there, and a process is retired when
+ * its own resource has that bit (so one spawned by a still-running process
+ * of the resource after the destroy is retired too).  A spawn and an exit
+ * touch no shared list and take no lock: one add and one subtract (atomic
+ * on several VPs), which let the instance be freed after its last process
+ * (reclaim.c). */
 typedef opk_proc oproc;
 
 int opk__any_killed;      /* set once a resource was destroyed: until then nobody checks */
@@ -21,11 +23,6 @@ static oproc *me(void)
 {
     mpd_proc *p = mpd_self();
     return p ? (oproc *)mpd_proc_udata(p) : NULL;
-}
-
-int opk__retired(const oproc *o)
-{
-    return o->home && __atomic_load_n(&res_rt(o->home)->procs_killed, __ATOMIC_RELAXED);
 }
 
 mpd_res *opk_cur_res(void)
@@ -54,7 +51,8 @@ mpd_res *opk_swap_res(mpd_res *r)
     return old;
 }
 
-/* The calling process is about to end. */
+/* The calling process is about to end.  Its instance may be freed once it
+ * is counted out, so that comes last. */
 static void leaving(oproc *o)
 {
     if (o->is_body) {
@@ -62,6 +60,8 @@ static void leaving(oproc *o)
         __atomic_store_n(&res_rt(o->home)->body_live, 0, __ATOMIC_RELAXED);
     }
     mpd_proc_set_udata(mpd_self(), NULL);
+    if (o->home)
+        opk__home_drop(o->home);
 }
 
 void opk__spawn_entry(void *arg)
@@ -121,7 +121,7 @@ int opk_kill_procs(mpd_res *r)
 {
     resrt *rt = res_rt(r);
     __atomic_store_n(&opk__any_killed, 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&rt->procs_killed, 1, __ATOMIC_RELAXED);
+    res_killed(r);              /* retires them (MPD__RES_KILLED) */
     return __atomic_load_n(&rt->body_live, __ATOMIC_RELAXED);
 }
 
@@ -149,11 +149,16 @@ _Noreturn void opk_dead_op(const char *F, int L, const mpd_op *op)
 
 void opk_event_wait(opk_event *e, const char *F, int L)
 {
+    opk_event_wait_nokill(e, F, L);
+    die_if_killed();
+}
+
+void opk_event_wait_nokill(opk_event *e, const char *F, int L)
+{
     if (F)
         mpd_set_loc(F, L);
     MPD_TL(if (!mpd__tl_why) mpd__tl_wait_for(TL_WHY_WAIT, 0));
     mpd_sem_P(e);
-    die_if_killed();
 }
 
 void opk_launch_park_waiter(mpd_proc *p, opk_lock *held, const char *F, int L)
@@ -181,6 +186,11 @@ int opk_self_retired(void)
 {
     oproc *o = me();
     return o && opk__retired(o);
+}
+
+int mpd__self_retired(void)
+{
+    return opk_self_retired();
 }
 
 /* ---- program end ---------------------------------------------------------- */

@@ -32,6 +32,9 @@ typedef mpd_sem opk_event;
 static inline void opk_event_init(opk_event *e) { mpd_sem_init(e, 0); }
 /* Block until posted.  F/L: where the MPD program is blocked. */
 void opk_event_wait(opk_event *e, const char *F, int L);
+/* The same, returning even when the caller was retired meanwhile (it then
+ * ends with opk_check_killed, after its own cleanup). */
+void opk_event_wait_nokill(opk_event *e, const char *F, int L);
 static inline void opk_event_post(opk_event *e) { mpd_sem_V(e); }
 
 /* Start a process running fn(arg).  name: "res.proc" (copied); res: the
@@ -60,6 +63,36 @@ typedef struct opk_proc {
 } __attribute__((aligned(16))) opk_proc;
 void opk__spawn_entry(void *arg);
 
+/* Live processes of an instance (res->nproc, lang/reclaim.c): one add per
+ * spawn and one subtract per exit, plain with one VP.  After its destroy
+ * (MPD__RES_KILLED) the slow path counts retired processes and frees the
+ * instance after its last one. */
+void opk__home_killed(mpd_res *r, uint32_t old, int d);
+static inline void opk__home_add(mpd_res *r)
+{
+    uint32_t n;
+    if (mpd_rt_single()) {
+        n = r->nproc;
+        r->nproc = n + 1;
+    } else {
+        n = __atomic_fetch_add(&r->nproc, 1, __ATOMIC_ACQ_REL);
+    }
+    if (__builtin_expect(n & MPD__RES_KILLED, 0))
+        opk__home_killed(r, n, 1);
+}
+static inline void opk__home_drop(mpd_res *r)
+{
+    uint32_t n;
+    if (mpd_rt_single()) {
+        n = r->nproc;
+        r->nproc = n - 1;
+    } else {
+        n = __atomic_fetch_sub(&r->nproc, 1, __ATOMIC_ACQ_REL);
+    }
+    if (__builtin_expect(n & MPD__RES_KILLED, 0))
+        opk__home_killed(r, n, -1);
+}
+
 static inline void opk__proc_init(mpd_proc *p, opk_proc *o, void (*fn)(void *), void *arg,
                                   mpd_res *res)
 {
@@ -70,6 +103,14 @@ static inline void opk__proc_init(mpd_proc *p, opk_proc *o, void (*fn)(void *), 
     o->home = res;
     o->is_body = 0;
     o->own_mem = 0;
+    if (res)
+        opk__home_add(res);
+}
+/* The process of opk_spawn_proc is done with its instance: the last thing
+ * it does before it ends (the instance may be freed at once). */
+static inline void opk_proc_end(opk_proc *o)
+{
+    opk__home_drop(o->home);
 }
 
 /* opk_spawn_prep's fast case, for procs: a process of res named by a
@@ -87,10 +128,15 @@ static inline void *opk_spawn_proc(void (*run)(void *), const char *name, mpd_re
     o->home = res;
     o->is_body = 0;
     o->own_mem = 0;
+    opk__home_add(res);
     return o + 1;
 }
 extern int opk__any_killed;
-int opk__retired(const opk_proc *o);
+/* Retired: the instance it belongs to was destroyed. */
+static inline int opk__retired(const opk_proc *o)
+{
+    return o->home && (__atomic_load_n(&o->home->nproc, __ATOMIC_RELAXED) & MPD__RES_KILLED);
+}
 /* 0 if the process of opk_spawn_proc was retired before it started. */
 static inline int opk_proc_alive(const opk_proc *o)
 {

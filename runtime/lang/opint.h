@@ -159,6 +159,9 @@ struct opcls {
                                    st/by, FIFO (one-op plain ones wait in
                                    their op's own list) */
     uint64_t  ticket;       /* registration order of waiters */
+    int       absorbed;     /* another class was merged into this one (its
+                               fwd points here): the object holding it is
+                               never freed (reclaim.c) */
 };
 
 /* The class that now stands for c (classes merge when one input statement
@@ -227,7 +230,6 @@ typedef struct resrt {
     struct resrt *gnext;    /* globals, newest first */
     uint32_t  vm;           /* virtual machine it lives on (1 = the first) */
     struct resrt *anext, *aprev;   /* live resources, oldest first (res.c) */
-    int       procs_killed; /* destroyed: its processes are retired (opcore.c) */
     int       body_live;    /* its initial-code process has not ended */
     int       in_cond;      /* input statements with st/by in progress that
                                name one of its ops (in.c): they hold the op
@@ -236,8 +238,22 @@ typedef struct resrt {
                                answered yet (the answer locks the op's class
                                through the op: in_answer_barrier) */
     struct opq_chunk *qchunks;  /* its ops' queues (op.c), freed with it */
-    struct resrt *lnext;    /* local op blocks waiting for a grace period */
+    struct resrt *lnext;    /* killed objects waiting to be freed (reclaim.c) */
     opk_grace *grace;
+    /* Reclamation (reclaim.c).  A destroyed instance is freed once its
+     * processes (res->nproc) and its holds are gone: */
+    int       holds;        /* the instance alive (1 until the destroy ends),
+                               a creator waiting for it, direct calls of its
+                               procs that may switch (mpd__call_held), and
+                               its op blocks killed but not freed yet */
+    int       reclaiming;   /* queued for freeing (once) */
+    int       revived;      /* a hold or process came after it was queued */
+    int       kept;         /* something still points into it: never freed */
+    opk_lock  klk;          /* kfirst and the children's knext/kprev */
+    struct resrt *kfirst;   /* its live op blocks (local ops, new(op)): they
+                               die with it (MPD kills all of a resource's
+                               ops) and are freed with it */
+    struct resrt *knext, *kprev;
 } resrt;
 
 /* The queues of one mpd_op_input call, chained in their object's resrt so
@@ -307,6 +323,21 @@ void      inv_deliver(const char *F, int L, mpd_op *op, mpd_invb *ib);
 void      inv_send_none(const char *F, int L, mpd_op *op);   /* send op() */
 
 void      res_kill_ops(mpd_res *r);
+
+/* reclaim.c: freeing killed objects (docs/ops.md, "Resources and globals") */
+/* Processes of destroyed instances not ended yet (a woken one may still
+ * give back what it got from any op: nothing is freed while there are). */
+extern long opk__retired_live;
+void      opk__retired_add(long d);
+void      obj_retire(mpd_res *o);           /* a killed local/dynamic block */
+int       obj_block_unreachable(mpd_res *o);
+void      res_hold(mpd_res *r, int d);      /* holds of instance r */
+void      res_killed(mpd_res *r);           /* destroy: procs retired, count them */
+void      res_procs_gone(mpd_res *r);       /* its last process ended */
+void      res_child_link(mpd_res *blk);     /* a new op block of a resource */
+int       res_child_unlink(mpd_res *blk);   /* the block's owner ends it */
+void      res_kill_children(mpd_res *r);    /* r destroyed: its blocks die */
+void      op_kill(mpd_op *op);              /* op.c */
 
 /* in.c */
 void      in_arrive(mpd_op *op, mpd_invb *ib);  /* ib: stable memory */

@@ -251,6 +251,8 @@ static mpd_res *instantiate(const char *F, int L, const mpd_respat *pat, mpd_inv
     rt->state = RES_INIT;
     rt->is_global = global;
     rt->vm = vm;
+    /* alive until its destroy ends (reclaim.c); globals are never freed */
+    rt->holds = global ? 2 : 1;
     if (!global)
         alive_link(rt);
     mpd_invb *blk;
@@ -269,10 +271,20 @@ static mpd_res *instantiate(const char *F, int L, const mpd_respat *pat, mpd_inv
     return r;
 }
 
+/* Start r's initial code and wait for it to end or reply.  The creator
+ * holds r meanwhile (a destroy may come first), even if it is retired
+ * while it waits. */
 static void start_body(mpd_res *r, const char *F, int L)
 {
+    res_hold(r, 1);
     opk_spawn(body_entry, r, PNAME(r->pat, "body"), r, 1);
-    opk_event_wait(&res_rt(r)->initdone, F, L);
+    opk_event_wait_nokill(&res_rt(r)->initdone, F, L);
+}
+
+static void start_body_done(mpd_res *r)
+{
+    res_hold(r, -1);
+    opk_check_killed();
 }
 
 mpd_cap mpd_create_on(const char *F, int L, const mpd_respat *pat, mpd_invb *args,
@@ -297,7 +309,9 @@ mpd_cap mpd_create_on(const char *F, int L, const mpd_respat *pat, mpd_invb *arg
         mpd_rts_abort(F, L, "create %s: virtual machine %u no longer exists", pat->name, vm);
     mpd_res *r = instantiate(F, L, pat, args, 0, vm);
     start_body(r, F, L);
-    return mpd_rescap_of(r);
+    mpd_cap c = mpd_rescap_of(r);
+    start_body_done(r);
+    return c;
 }
 
 mpd_cap mpd_create(const char *F, int L, const mpd_respat *pat, mpd_invb *args)
@@ -315,6 +329,7 @@ void mpd_main_resource(const mpd_respat *pat, mpd_invb *args)
     opk_release(&reslk);
     opk_install_end();
     res_rt(r)->no_creator = 1;              /* nobody waits for it */
+    res_rt(r)->holds++;                     /* never freed: program end runs its final */
     opk_spawn(body_entry, r, PNAME(pat, "body"), r, 1);
 }
 
@@ -372,6 +387,7 @@ mpd_res *mpd_global_at(const char *F, int L, const mpd_respat *pat, mpd_res *sel
     g->res = r;
     opk_release(&reslk);
     start_body(r, F, L);
+    start_body_done(r);
     opk_acquire(&reslk);
     /* listed when its initial code is done: a global that imports another
      * gets ready after it, so newest-first finalises importers first */
@@ -439,6 +455,7 @@ static void res_bury(mpd_res *r, const char *F, int L)
     int self_inside = opk_cur_res() == r;
     obj_kill(r);
     res_kill_ops(r);
+    res_kill_children(r);
     int killed_body = opk_kill_procs(r);
     in_wake_retired(r);
     opk_acquire(&reslk);
@@ -450,6 +467,7 @@ static void res_bury(mpd_res *r, const char *F, int L)
             mpd_rts_warning("body process destroyed");
         res_answer_creator(rt);
     }
+    res_hold(r, -1);            /* no longer alive: freed after its last holder */
     if (self_inside)
         opk_exit();
 }

@@ -1003,6 +1003,12 @@ impl<'a> Checker<'a> {
         !self.scopes.iter().any(|s| s.map.contains_key(name))
     }
 
+    /// Whether name is declared only by an import (an imported op does not
+    /// hide a predefined function of the same name).
+    pub fn imported_only_name(&self, name: &str) -> bool {
+        self.imported_only(name)
+    }
+
     /// For `low(x)`-style uses of a kind: unused helper kept small.
     pub fn is_type_name(&self, e: &Expr) -> bool {
         matches!(&e.kind, ExprKind::Ident(id) if matches!(self.lookup(&id.name), Some(Sym::Type(_))))

@@ -1293,9 +1293,15 @@ impl<'a> Checker<'a> {
             if r.owner == self.comp && !self.block_dyn_ret(&sig) {
                 let w = self.proc_wrapper(&sig, &tpos);
                 let direct = !self.replying.contains(&sig.name);
+                // a leaf cannot switch: its direct calls need no hold (check/leaf.rs)
+                let leaf = direct && self.is_leaf_body(&p.body.stmts);
                 if let Some(o) = self.ops.iter_mut().find(|o| o.idx == r.idx) {
                     o.procfn = Some(w);
-                    o.flags = if direct { "MPD_OP_DIRECT".into() } else { String::new() };
+                    o.flags = match (direct, leaf) {
+                        (true, true) => "MPD_OP_DIRECT | MPD_OP_LEAF".into(),
+                        (true, false) => "MPD_OP_DIRECT".into(),
+                        _ => String::new(),
+                    };
                 }
             }
         }

@@ -18,6 +18,7 @@ mod chunk;
 mod ops;
 mod quant;
 mod predef_args;
+mod leaf;
 mod star_bounds;
 
 use crate::emit::{names, Code};

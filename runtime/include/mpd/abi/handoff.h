@@ -78,6 +78,7 @@ extern int opk__any_killed;
 extern mpd_invb mpd__semblk;            /* the token a V hands a P */
 void mpd__post_switch_h1(void);
 void mpd__in_killed(mpd_op *op, mpd_invb *got);   /* lang/in.c */
+int mpd__self_retired(void);                      /* lang/opcore.c */
 
 /* Neither touches the op's class: a SEM1 op is never in a class-wide
  * waiter's statement (those turn their ops into queues first), and a unit
@@ -133,6 +134,10 @@ static inline int mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__o
                          ((uintptr_t)mpd__hand1_off |
                           (uintptr_t)atomic_load_explicit(&mpd__inbox_h1, memory_order_relaxed) |
                           (uintptr_t)atomic_load_explicit(&mpd__ntimers, memory_order_relaxed)) != 0, 0))
+        return 0;
+    /* a process of a destroyed resource does not wait: the out-of-line P
+     * ends it (lang/in.c, w_retired_exit) */
+    if (__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0) && mpd__self_retired())
         return 0;
     struct mpd__vp_h1 *vp = (struct mpd__vp_h1 *)(void *)mpd__vp();
     struct mpd__proc_h1 *self = (struct mpd__proc_h1 *)(void *)vp->hot.cur;

@@ -175,8 +175,11 @@ struct mpd_res {
     uint64_t  id;               /* object id (generation << 32 | slot)      */
     void     *rt;               /* runtime-private state                    */
     uint32_t  nops;
-    uint32_t  _pad;
+    uint32_t  nproc;            /* runtime-private: its live processes, and
+                                   MPD__RES_KILLED once destroyed (lang/
+                                   reclaim.c)                               */
 };
+#define MPD__RES_KILLED 0x80000000u
 
 /* create r(args): runs r's initial code in a new process and waits until it
  * ends or replies; returns the resource capability.  `args` is copied (may be
@@ -276,6 +279,10 @@ enum {
     MPD_OP_DIRECT   = 4,        /* proc has no reply/forward: a call may run
                                    it on the caller's stack (the fast path)  */
     MPD_OP_SEMAPHORE = 8,       /* mpd_op_new: semaphores (counted ops)      */
+    MPD_OP_LEAF     = 16,       /* with DIRECT: the proc cannot switch (no
+                                   loop, invocation or blocking statement),
+                                   so a direct call of it from another
+                                   resource needs no hold on the instance    */
 };
 
 /* op i (or ops i..i+n-1 of an op array) of `self` is implemented by proc fn.
@@ -365,6 +372,10 @@ void mpd_call_op(const char *F, int L, mpd_op *op, mpd_invb *ib);
 /* mpd_call_op of a proc op that is neither MPD_OP_DIRECT nor send-only
  * (it gets a process), for the inline mpd__call_fast. */
 void mpd__call_proc(const char *F, int L, mpd_op *op, mpd_invb *ib);
+/* A direct call of a proc that may switch (op->direct == 2): runs it on the
+ * caller's stack holding its instance, so that a destroy meanwhile keeps
+ * the instance's memory until the call returns (lang/reclaim.c). */
+void mpd__call_held(mpd_op *op, mpd_invb *ib);
 void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib);
 
 /* reply: completes the invocation `ib` being serviced (proc or in arm); the
@@ -484,7 +495,11 @@ struct mpd_op {
     uint8_t  direct;            /* a live proc a call may run on the
                                    caller's stack: kind PROC, flags DIRECT
                                    and not SENDONLY (one byte for the
-                                   inline mpd_call to test)                 */
+                                   inline mpd_call to test): 1 when it is
+                                   also LEAF (a plain C call), 2 when it may
+                                   switch (mpd__call_held: the call holds
+                                   the instance, which a destroy meanwhile
+                                   must not free)                           */
     uint8_t  _pad;
     uint32_t idx;               /* index in its object                      */
     mpd_res *owner;
@@ -560,9 +575,14 @@ static inline int mpd__call_fast(const char *F, int L, uint64_t obj, uint32_t id
     if (__builtin_expect(atomic_load_explicit(&e->id, memory_order_relaxed) != obj, 0))
         return 0;               /* the slot went to a new object meanwhile */
     /* relaxed atomic loads (plain loads): another VP may kill the op */
-    if (__builtin_expect(__atomic_load_n(&op->direct, __ATOMIC_RELAXED), 1)) {
+    uint8_t d = __atomic_load_n(&op->direct, __ATOMIC_RELAXED);
+    if (__builtin_expect(d == 1, 1)) {
         ib->kind = MPD_INV_CALL;
         op->fn(op->owner, ib);
+        return 1;
+    }
+    if (d == 2) {
+        mpd__call_held(op, ib);
         return 1;
     }
     if (__atomic_load_n(&op->kind, __ATOMIC_RELAXED) == MPD_OPK_PROC &&
