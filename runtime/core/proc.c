@@ -74,6 +74,8 @@ static inline void proc_init(mpd_proc *p, void (*fn)(void *), void *arg, int pri
     p->hot.line = 0;
     p->hot.priority = priority;
     p->hot.udata = udata;
+    p->hot.wait = NULL;
+    p->hot.waitcls = NULL;
     p->fn = fn;
     p->arg = arg;
     p->done = 0;
@@ -380,6 +382,21 @@ static int newest_first(const void *a, const void *b)
 {
     uint64_t x = (*(mpd_proc *const *)a)->seq, y = (*(mpd_proc *const *)b)->seq;
     return x < y ? 1 : x > y ? -1 : 0;
+}
+
+struct each { void (*fn)(mpd_proc *p, void *arg); void *arg; };
+
+static void each_live(mpd_proc *p, void *arg)
+{
+    struct each *e = arg;
+    if (__atomic_load_n(&p->state, __ATOMIC_RELAXED) != P_DONE)
+        e->fn(p, e->arg);
+}
+
+void mpd_rt_foreach_proc(void (*fn)(mpd_proc *p, void *arg), void *arg)
+{
+    struct each e = { fn, arg };
+    mpd__regions_foreach(each_live, &e);
 }
 
 void mpd_rt_foreach_blocked(void (*fn)(mpd_proc *p, void *arg), void *arg)

@@ -58,6 +58,24 @@ static mpd_op *single_op(const mpd_in *in)
     return NULL;
 }
 
+/* A process registered in a waiter list says where (its record and the
+ * list's class lock), and the one that takes it out says it no longer is:
+ * so a destroy can find a process of its resource waiting on another
+ * object's op (retire_parked) and take it out under that lock. */
+static inline struct mpd__proc_hot *w_hot(const inwait *w)
+{
+    return (struct mpd__proc_hot *)(void *)w->proc;
+}
+static inline void w_mark(inwait *w, opcls *c)
+{
+    __atomic_store_n(&w_hot(w)->waitcls, (void *)c, __ATOMIC_RELAXED);
+    __atomic_store_n(&w_hot(w)->wait, (void *)w, __ATOMIC_RELEASE);
+}
+static inline void w_unmark(inwait *w)
+{
+    __atomic_store_n(&w_hot(w)->wait, NULL, __ATOMIC_RELAXED);
+}
+
 /* Register w at the end of the op list `own` (NULL: the class's list). */
 static void w_link(opcls *c, inwait *w, opq *own)
 {
@@ -70,6 +88,7 @@ static void w_link(opcls *c, inwait *w, opq *own)
     w->ticket = ++c->ticket;
     w->next = NULL;
     w->prev = *last;
+    w_mark(w, c);
     if (*last)
         (*last)->next = w;
     else
@@ -130,6 +149,7 @@ static void w_unlink(opcls *c, inwait *w)
     else
         *last = w->prev;
     w->next = w->prev = NULL;
+    w_unmark(w);
     if (w->own)
         opq_unmark_if_empty(w->own);
 }
@@ -943,48 +963,91 @@ static int w_retired(const inwait *w)
     return o && opk__retired(o);
 }
 
-/* Has every arm of w's statement only dead ops? */
-static int w_all_dead(const inwait *w)
+/* What a destroy hands a process of its resource that it takes out of a
+ * waiter list: nothing, so the process ends without giving anything back
+ * (mpd__in_killed, in_general_killed). */
+mpd_invb opk__killed_blk;
+
+/* Take w, a retired process's waiter (c locked), out of its list; it is
+ * woken (wake_all) and ends, giving nothing back. */
+static void w_end_retired(opcls *c, inwait *w, wakelist *wl)
 {
-    for (uint32_t a = 0; a < w->in->narms; a++)
-        for (uint32_t k = 0; k < w->in->arms[a].n; k++)
-            if (op_kind(w->in->arms[a].ops[k]) != MPD_OPK_DEAD)
-                return 0;
-    return 1;
+    w_unlink(c, w);
+    w->got = &opk__killed_blk;
+    wake_add(wl, w);
 }
 
 /* r was destroyed: its ops are dead and its processes retired.  Wake those
  * of its processes that wait on its ops -- a server in `in`, a `receive`,
- * a P -- so they end as MPD ends them (in_killed_check, in_general_killed)
- * and their stacks go back, instead of staying parked for the rest of the
- * program.  A statement that also waits on a live op of another object
- * stays (woken with nothing, a plain one would give that op a unit it
- * never took); a statement with st/by always ends (in_general_killed). */
-void in_wake_retired(mpd_res *r)
+ * a P -- so they end as MPD ends them and their stacks go back, instead of
+ * staying parked for the rest of the program.  Returns how many. */
+int in_wake_retired(mpd_res *r)
 {
+    int n = 0;
     for (uint32_t i = 0; i < r->nops; i++) {
         opq *q = op_queue(&r->ops[i]);
-        if (!q)
+        if (!q || op_kind(&r->ops[i]) == MPD_OPK_ALIAS)
             continue;
         wakelist wl = { NULL };
         opcls *c = cls_lock(q->cls);
-        for (inwait *w = q->wfirst, *n; w; w = n) {
-            n = w->next;
+        for (inwait *w = q->wfirst, *nx; w; w = nx) {
+            nx = w->next;
             if (w_retired(w)) {
-                w_unlink(c, w);
-                wake_add(&wl, w);
+                w_end_retired(c, w, &wl);
+                n++;
             }
         }
-        for (inwait *w = c->wfirst, *n; w; w = n) {
-            n = w->next;
-            if (w->in && w_retired(w) && (in_has_cond(w->in) || w_all_dead(w))) {
-                w_unlink(c, w);
-                wake_add(&wl, w);
+        for (inwait *w = c->wfirst, *nx; w; w = nx) {
+            nx = w->next;
+            if (w->in && w_retired(w)) {
+                w_end_retired(c, w, &wl);
+                n++;
             }
         }
         opk_release(&c->lk);
         wake_all(&wl);
     }
+    return n;
+}
+
+/* The processes of destroyed r waiting on another object's op (a receive
+ * on a global's op, a P on an imported semaphore, an input statement on a
+ * capability): MPD takes a killed process out of the queue it waits in, so
+ * each is taken out of its list under the list's lock and ends.  Found by
+ * a look at every process (rare: only when the destroy accounts for fewer
+ * of r's processes than it has). */
+static void retire_one(mpd_proc *p, void *arg)
+{
+    struct mpd__proc_hot *h = (struct mpd__proc_hot *)(void *)p;
+    opk_proc *o = __atomic_load_n(&h->udata, __ATOMIC_ACQUIRE);
+    if (!o || o->home != (mpd_res *)arg)
+        return;
+    inwait *w = __atomic_load_n(&h->wait, __ATOMIC_ACQUIRE);
+    opcls *c0 = __atomic_load_n(&h->waitcls, __ATOMIC_RELAXED);
+    if (!w)
+        return;
+    if (!c0) {                      /* the inline P of mpd/handoff.h: one VP */
+        if (!mpd_rt_single() || !w->own)
+            return;
+        c0 = w->own->cls;
+    }
+    wakelist wl = { NULL };
+    opcls *c = cls_lock(c0);
+    /* still registered there (whoever takes it out clears `wait` under
+     * this lock), and still r's (the region may serve a new process) */
+    o = __atomic_load_n(&h->udata, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&h->wait, __ATOMIC_ACQUIRE) == w &&
+        (__atomic_load_n(&h->waitcls, __ATOMIC_RELAXED) == c0 || mpd_rt_single()) &&
+        o && o->home == (mpd_res *)arg &&
+        w->proc == p)
+        w_end_retired(c, w, &wl);
+    opk_release(&c->lk);
+    wake_all(&wl);
+}
+
+void in_retire_parked(mpd_res *r)
+{
+    mpd_rt_foreach_proc(retire_one, r);
 }
 
 /* A process woken in an input statement or P on op, its resource destroyed
@@ -1004,7 +1067,8 @@ void mpd__in_killed(mpd_op *op, mpd_invb *got)
 {
     if (!opk_self_retired())
         return;
-    if (!got || got == &mpd__semblk) {     /* a unit (NULL: own list) */
+    if (got == &opk__killed_blk) {          /* taken out by the destroy */
+    } else if (!got || got == &mpd__semblk) {   /* a unit (NULL: own list) */
         if (op_kind(op) == MPD_OPK_INPUT)
             mpd__op_V_slow(NULL, 0, op);
     } else {
@@ -1022,7 +1086,7 @@ static void in_general_killed(mpd_invb *got, cand *cv, cand *cands)
         return;
     if (cv != cands)
         free(cv);
-    if (got)
+    if (got && got != &opk__killed_blk)
         give_back_invocation(got);
     opk_exit();
 }
@@ -1170,6 +1234,7 @@ void mpd__op_V_untraced(const char *F, int L, mpd_op *op)
             q->wlast = NULL;
             opq_unmark_if_empty(q);
         }
+        w_unmark(w);
         w->got = &mpd__semblk;
         w->arm = w->k = 0;
         q->cls->seq++;

@@ -60,8 +60,16 @@ static void leaving(oproc *o)
         __atomic_store_n(&res_rt(o->home)->body_live, 0, __ATOMIC_RELAXED);
     }
     mpd_proc_set_udata(mpd_self(), NULL);
+    for (opk_held *h = o->held; h; h = h->prev)
+        res_hold(h->r, -1);             /* ended inside direct calls */
+    o->held = NULL;
     if (o->home)
         opk__home_drop(o->home);
+}
+
+opk_proc *opk_self_proc(void)
+{
+    return me();
 }
 
 void opk__spawn_entry(void *arg)

@@ -60,7 +60,17 @@ typedef struct opk_proc {
     int own_mem;                /* calloc'd by opk_swap_res, not in a region */
     void (*fn)(void *);
     void *arg;
+    struct opk_held *held;      /* the direct calls it is in that hold their
+                                   instance (reclaim.c), innermost first */
 } __attribute__((aligned(16))) opk_proc;
+/* A direct call holding its instance, on the caller's stack: a process
+ * that ends inside it (retired) lets go of the instance as it ends. */
+typedef struct opk_held {
+    mpd_res *r;
+    struct opk_held *prev;
+} opk_held;
+/* The running process's record (NULL: a process this layer did not start). */
+opk_proc *opk_self_proc(void);
 void opk__spawn_entry(void *arg);
 
 /* Live processes of an instance (res->nproc, lang/reclaim.c): one add per
@@ -103,6 +113,7 @@ static inline void opk__proc_init(mpd_proc *p, opk_proc *o, void (*fn)(void *), 
     o->home = res;
     o->is_body = 0;
     o->own_mem = 0;
+    o->held = NULL;
     if (res)
         opk__home_add(res);
 }
@@ -128,6 +139,7 @@ static inline void *opk_spawn_proc(void (*run)(void *), const char *name, mpd_re
     o->home = res;
     o->is_body = 0;
     o->own_mem = 0;
+    o->held = NULL;
     opk__home_add(res);
     return o + 1;
 }

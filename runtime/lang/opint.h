@@ -356,7 +356,9 @@ static inline void in_killed_check(mpd_op *op, mpd_invb *got)
         mpd__in_killed(op, got);
 }
 void      in_purge(mpd_op *op);
-void      in_wake_retired(mpd_res *r);    /* r destroyed: end its waiters */
+int       in_wake_retired(mpd_res *r);    /* r destroyed: end its waiters */
+void      in_retire_parked(mpd_res *r);   /* ... and those on others' ops */
+extern mpd_invb opk__killed_blk;
 
 /* opcore.c: park the caller (registered as a waiter under c->lk, which is
  * held unless single) until unparked; records F/L. */

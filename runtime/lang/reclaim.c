@@ -329,8 +329,14 @@ void opk__home_killed(mpd_res *r, uint32_t old, int d)
 void mpd__call_held(mpd_op *op, mpd_invb *ib)
 {
     mpd_res *r = op->owner;
+    opk_proc *o = opk_self_proc();
+    opk_held h = { r, o ? o->held : NULL };
     res_hold(r, 1);
+    if (o)
+        o->held = &h;           /* a retired caller may end inside (opcore.c) */
     ib->kind = MPD_INV_CALL;
     op->fn(r, ib);
+    if (o)
+        o->held = h.prev;
     res_hold(r, -1);
 }

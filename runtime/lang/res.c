@@ -457,7 +457,9 @@ static void res_bury(mpd_res *r, const char *F, int L)
     res_kill_ops(r);
     res_kill_children(r);
     int killed_body = opk_kill_procs(r);
-    in_wake_retired(r);
+    int woken = in_wake_retired(r) + self_inside;
+    if ((__atomic_load_n(&r->nproc, __ATOMIC_ACQUIRE) & ~MPD__RES_KILLED) > (uint32_t)woken)
+        in_retire_parked(r);    /* some wait on other objects' ops */
     opk_acquire(&reslk);
     rt->state = RES_DEAD;
     int waiting = !rt->init_answered;   /* its creator waits for the initial code */

@@ -109,6 +109,10 @@ void mpd_rt_report_blocked(void);
  * is quiescent (e.g. in a report function). */
 typedef struct mpd_proc mpd_proc;
 void mpd_rt_foreach_blocked(void (*fn)(mpd_proc *p, void *arg), void *arg);
+/* Calls fn for every process that exists now (blocked, ready or running),
+ * with the process list locked: fn must not create or end a process (it
+ * may make one ready).  For a destroy's look for its processes. */
+void mpd_rt_foreach_proc(void (*fn)(mpd_proc *p, void *arg), void *arg);
 
 /* ------------------------------------------------------------------ */
 /* Processes                                                           */
@@ -135,6 +139,10 @@ struct mpd__proc_hot {
     int line;
     int priority;
     void *udata;           /* owned by the language layer */
+    void *wait, *waitcls;  /* the language layer's: the wait record a blocked
+                              process is registered with, and the lock of its
+                              list (so a destroy can end a process of its
+                              resource blocked on another object's op) */
 };
 
 /* Creates a ready process running fn(arg).  attr may be NULL (joinable,

@@ -105,6 +105,7 @@ static inline int mpd__v_handoff(struct mpd__opq_h1 *q)
         q->word = MPD__OPQ_FAST1;
     }
     struct mpd__proc_h1 *p = w->proc;
+    p->hot.wait = 0;                /* in no list now (lang/in.c, w_unlink) */
     p->state = MPD__PS_READY;
     p->link = 0;
     struct mpd__runq_h1 *rq = &mpd__rq_h1;
@@ -159,6 +160,8 @@ static inline int mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__o
     }
     q->wlast = &w;
     q->word = MPD__OPQ_WAITING;
+    self->hot.wait = &w;            /* registered (lang/in.c, w_link): */
+    self->hot.waitcls = 0;          /* in q's own list, one VP */
     if (F) {
         self->hot.file = F;
         self->hot.line = L;
