@@ -920,7 +920,9 @@ impl<'a> Checker<'a> {
             "myvm" => V::scalar(format!("mpd_myvm(&{}->h)", self.self_arg()), Ty::Cap(super::types::CapTy::Vm)),
             "mymachine" => V::scalar(format!("mpd_mymachine(&{}->h)", self.self_arg()), Ty::Int),
             "mypriority" => V::scalar("mpd_proc_priority(mpd_self())".into(), Ty::Int),
-            "myresource" => V::scalar("mpd_myresource()".into(), Ty::Cap(super::types::CapTy::Resource(self.comp.clone()))),
+            // the instance whose code this is (self): right in a proc called
+            // directly from another resource too, as in MPD 1.0.1
+            "myresource" => V::scalar(format!("mpd_rescap_of(&{}->h)", self.self_arg()), Ty::Cap(super::types::CapTy::Resource(self.comp.clone()))),
             "setpriority" => {
                 if !self.want(args, 1..=1, "setpriority", span) {
                     return V::err();
