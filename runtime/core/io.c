@@ -105,7 +105,7 @@ intptr_t mpd_blocking_call(intptr_t (*fn)(void *), void *arg, int *err)
     self->io_fn = fn;
     self->io_arg = arg;
     atomic_fetch_add(&mpd__io_pending, 1);
-    self->state = P_IOWAIT;
+    PSTATE_SET(self, P_IOWAIT);
     mpd__switch_out(PS_IO, self, NULL);
     if (err)
         *err = self->io_errno;

@@ -73,9 +73,11 @@ static inline void proc_init(mpd_proc *p, void (*fn)(void *), void *arg, int pri
     p->hot.file = NULL;
     p->hot.line = 0;
     p->hot.priority = priority;
-    p->hot.udata = udata;
-    p->hot.wait = NULL;
-    p->hot.waitcls = NULL;
+    /* read from other VPs by a destroy's look at every process (lang/in.c,
+     * retire_one): atomic stores */
+    __atomic_store_n(&p->hot.udata, udata, __ATOMIC_RELEASE);
+    __atomic_store_n(&p->hot.wait, NULL, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->hot.waitcls, NULL, __ATOMIC_RELAXED);
     p->fn = fn;
     p->arg = arg;
     p->done = 0;
@@ -202,7 +204,7 @@ mpd_proc *mpd_proc_spawn(void (*fn)(void *), const char *name, int priority, siz
 static inline void ready_early(mpd_vp *vp, mpd_proc *p)
 {
     if (__builtin_expect(mpd__fast1, 1)) {
-        p->state = P_READY;
+        PSTATE_SET(p, P_READY);
         rq_link_tail(&mpd__fifo_q, p);
     } else {
         vp_ready(vp, p);
@@ -221,7 +223,7 @@ static __attribute__((noinline)) void *spawn_here_slow(mpd_vp *vp, void (*fn)(vo
         count_new(p);
     } else {
         p = spawn_slow(fn, name, prio, extra, &mem);     /* counted */
-        p->hot.udata = mem;
+        __atomic_store_n(&p->hot.udata, mem, __ATOMIC_RELEASE);
     }
     if (ready && mpd__single) {
         ready_early(vp, p);
@@ -256,7 +258,7 @@ void *mpd_proc_spawn_here(void (*fn)(void *), const char *name, size_t extra, mp
     atomic_store_explicit(&mpd__nprocs, atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     if (ready) {
-        p->state = P_READY;
+        PSTATE_SET(p, P_READY);
         rq_link_tail(&mpd__fifo_q, p);
         p = NULL;
     }
@@ -269,7 +271,7 @@ void mpd_proc_set_arg(mpd_proc *p, void *arg) { p->arg = arg; }
 void mpd_proc_launch(mpd_proc *p)
 {
     if (__builtin_expect(mpd__fast1 && !p->run_now, 1)) {
-        p->state = P_READY;
+        PSTATE_SET(p, P_READY);
         rq_link_tail(&mpd__fifo_q, p);
         return;
     }
@@ -288,7 +290,7 @@ void mpd_proc_launch_park(mpd_proc *p, mpd_spinlock *lock)
         atomic_load_explicit(&mpd__inbox, memory_order_relaxed) == NULL &&
         atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) == 0) {
         mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
-        self->state = P_BLOCKED;
+        PSTATE_SET(self, P_BLOCKED);
         switch_away(vp, self, p, lock ? PS_UNLOCK : PS_NONE, NULL, lock);
         return;
     }
@@ -307,7 +309,7 @@ mpd_proc *mpd_proc_create(void (*fn)(void *), void *arg, const mpd_proc_attr *at
 void mpd__proc_exited(mpd_proc *p)
 {
     mpd__count_procs(-1);
-    p->state = P_DONE;
+    PSTATE_SET(p, P_DONE);
     lock_if(&p->lock);
     p->done = 1;
     if (p->detached) {

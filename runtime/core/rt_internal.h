@@ -77,8 +77,8 @@ struct mpd_proc {
     mpd_proc *link;             /* run queue (schedulers) */
     int state;                  /* P_*: written only by whoever owns p (the
                                    VP running it, or the one that readies
-                                   it); for diagnostics, never read across
-                                   VPs while p may run */
+                                   it), with PSTATE_SET; read across VPs
+                                   only to skip dead records (each_live) */
     mpd_fiber f;                /* hot, link, state, f.ctx: mpd/abi/handoff.h */
     mpd_proc *wlink;            /* wait queue: separate, since a timed-out
                                    waiter is ready before it leaves its queue */
@@ -112,6 +112,10 @@ struct mpd_proc {
     int std_region;             /* default-size region: goes back to a cache */
     char name[40];              /* a copied name that fits */
 };
+/* A process's state is also read from other VPs by a destroy's look at
+ * every process (mpd_rt_foreach_proc: is it alive?), so it is stored
+ * atomically -- a plain move on x86-64 and AArch64, no fence. */
+#define PSTATE_SET(p, s) __atomic_store_n(&(p)->state, (s), __ATOMIC_RELAXED)
 
 /* What the next context must do for the one that switched away. */
 enum { PS_NONE, PS_UNLOCK, PS_READY, PS_EXIT, PS_IO, PS_TIMED };
@@ -291,7 +295,7 @@ static inline int mpd__proc_exit_early(mpd_vp *vp, mpd_proc *p)
     if (!p->to_cache || !mpd__region_cache_put(vp, p))
         return 0;
     mpd__count_procs(-1);
-    p->state = P_DONE;
+    PSTATE_SET(p, P_DONE);
     p->done = 1;
     return 1;
 #endif

@@ -188,7 +188,7 @@ mpd_proc *mpd__region_alloc(mpd_vp *vp, size_t stack_size, const char *name)
     p->f.stack_lo = base + GUARD_PAGES * ps;
     p->f.stack_size = (size_t)((char *)p - p->f.stack_lo);
     p->std_region = stack_size == mpd__stack_default;
-    p->state = P_DONE;                      /* not a process yet */
+    PSTATE_SET(p, P_DONE);                      /* not a process yet */
     regions_add(p);
     return p;
 }

@@ -64,7 +64,7 @@ static inline runq *fifo_home(mpd_vp *vp)
 /* Put p in this VP's scheduler (the FIFO one without an indirect call). */
 static inline void vp_ready(mpd_vp *vp, mpd_proc *p)
 {
-    p->state = P_READY;
+    PSTATE_SET(p, P_READY);
     if (__builtin_expect(vp->sched == &mpd_sched_fifo, 1))
         rq_put(fifo_home(vp), p);
     else
@@ -83,7 +83,7 @@ static inline void vp_wake(mpd_vp *vp, mpd_proc *p)
         vp_ready(vp, p);
         return;
     }
-    p->state = P_READY;
+    PSTATE_SET(p, P_READY);
     mpd_proc *old = atomic_exchange_explicit(&vp->runnext, p, memory_order_seq_cst);
     if (old) {
         rq_put(vp->lq, old);
@@ -147,7 +147,7 @@ static inline void switch_away(mpd_vp *vp, mpd_proc *self, mpd_proc *next, int k
     if (__builtin_expect(next == self, 0)) {
         /* one VP: our own timer readied us before we got off the stack;
          * a switch to ourselves would resume our previous switch-out */
-        self->state = P_RUNNING;
+        PSTATE_SET(self, P_RUNNING);
         post_switch(vp);
         return;
     }
@@ -155,7 +155,7 @@ static inline void switch_away(mpd_vp *vp, mpd_proc *self, mpd_proc *next, int k
     mpd_fiber *to;
     vp_qs_note(vp, next == NULL);
     if (next) {
-        next->state = P_RUNNING;
+        PSTATE_SET(next, P_RUNNING);
         vp->hot.cur = &next->hot;
         to = &next->f;
     } else {
@@ -182,7 +182,7 @@ static inline int block_fast1(mpd_vp *vp, mpd_proc *self)
     q->head = next->link;
     if (!q->head)
         q->tail = NULL;
-    next->state = P_RUNNING;
+    PSTATE_SET(next, P_RUNNING);
     vp->hot.cur = &next->hot;
     slice_reset(vp);
     fiber_switch(&self->f, &next->f, 0);
@@ -245,7 +245,7 @@ static inline int block_self(mpd_vp *vp, mpd_waitq *q, mpd_spinlock *lk)
             q->head = self;
         q->tail = self;
     }
-    self->state = P_BLOCKED;
+    PSTATE_SET(self, P_BLOCKED);
     if (!lk && block_fast1(vp, self))
         return 1;
     switch_away(vp, self, pick_next(vp), lk ? PS_UNLOCK : PS_NONE, NULL, lk);

@@ -143,7 +143,7 @@ void mpd_nap(long ms)
     }
     mpd_proc *self = proc_self();
     self->wake_ns = mpd_now_ns() + (int64_t)ms * 1000000;
-    self->state = P_NAPPING;
+    PSTATE_SET(self, P_NAPPING);
     if (mpd__single) {
         /* our own timer may fire in pick_next: switch_away handles that */
         heap_push(self);

@@ -182,7 +182,7 @@ void mpd_park(mpd_spinlock *lock)
 {
     mpd_vp *vp = vp_self();
     mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
-    self->state = P_BLOCKED;
+    PSTATE_SET(self, P_BLOCKED);
     if (!lock && block_fast1(vp, self))
         return;
     switch_away(vp, self, pick_next(vp), lock ? PS_UNLOCK : PS_NONE, NULL, lock);
@@ -191,7 +191,7 @@ void mpd_park(mpd_spinlock *lock)
 void mpd_unpark(mpd_proc *p)
 {
     if (__builtin_expect(mpd__fast1, 1)) {
-        p->state = P_READY;
+        PSTATE_SET(p, P_READY);
         rq1_put(p);
         return;
     }
@@ -274,9 +274,9 @@ static inline void exit_jump(mpd_vp *vp, mpd_proc *p, mpd_proc *next)
     vp->stack_cached++;
     atomic_store_explicit(&mpd__nprocs, atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) - 1,
                           memory_order_relaxed);
-    p->state = P_DONE;
+    PSTATE_SET(p, P_DONE);
     p->done = 1;
-    next->state = P_RUNNING;
+    PSTATE_SET(next, P_RUNNING);
     vp_qs_note(vp, 0);
     vp->hot.cur = &next->hot;
     slice_reset(vp);
@@ -573,7 +573,7 @@ void mpd__vp_loop_run(mpd_vp *vp)
         if (!p)
             continue;
         MPD_TL(mpd__tl_loop_run(p));
-        p->state = P_RUNNING;
+        PSTATE_SET(p, P_RUNNING);
         vp_qs_note(vp, 0);
         vp->hot.cur = &p->hot;
         slice_reset(vp);

@@ -1020,7 +1020,7 @@ static void retire_one(mpd_proc *p, void *arg)
 {
     struct mpd__proc_hot *h = (struct mpd__proc_hot *)(void *)p;
     opk_proc *o = __atomic_load_n(&h->udata, __ATOMIC_ACQUIRE);
-    if (!o || o->home != (mpd_res *)arg)
+    if (!o || __atomic_load_n(&o->home, __ATOMIC_RELAXED) != (mpd_res *)arg)
         return;
     inwait *w = __atomic_load_n(&h->wait, __ATOMIC_ACQUIRE);
     opcls *c0 = __atomic_load_n(&h->waitcls, __ATOMIC_RELAXED);
@@ -1038,7 +1038,7 @@ static void retire_one(mpd_proc *p, void *arg)
     o = __atomic_load_n(&h->udata, __ATOMIC_ACQUIRE);
     if (__atomic_load_n(&h->wait, __ATOMIC_ACQUIRE) == w &&
         (__atomic_load_n(&h->waitcls, __ATOMIC_RELAXED) == c0 || mpd_rt_single()) &&
-        o && o->home == (mpd_res *)arg &&
+        o && __atomic_load_n(&o->home, __ATOMIC_RELAXED) == (mpd_res *)arg &&
         w->proc == p)
         w_end_retired(c, w, &wl);
     opk_release(&c->lk);

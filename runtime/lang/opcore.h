@@ -110,7 +110,7 @@ static inline void opk__proc_init(mpd_proc *p, opk_proc *o, void (*fn)(void *), 
     o->fn = fn;
     o->arg = arg;
     o->res = res;
-    o->home = res;
+    __atomic_store_n(&o->home, res, __ATOMIC_RELAXED);     /* read by retire_one */
     o->is_body = 0;
     o->own_mem = 0;
     o->held = NULL;
@@ -136,7 +136,7 @@ static inline void *opk_spawn_proc(void (*run)(void *), const char *name, mpd_re
 {
     opk_proc *o = mpd_proc_spawn_here(run, name, sizeof(opk_proc) + extra, pp, ready);
     o->res = res;               /* fn and arg: unused (run is not opk__spawn_entry) */
-    o->home = res;
+    __atomic_store_n(&o->home, res, __ATOMIC_RELAXED);     /* read by retire_one */
     o->is_body = 0;
     o->own_mem = 0;
     o->held = NULL;

@@ -199,8 +199,9 @@ static inline int mpd_proc_priority(const mpd_proc *p)
 void mpd_proc_set_priority(mpd_proc *p, int priority);
 static inline void *mpd_proc_udata(const mpd_proc *p)
 { return ((const struct mpd__proc_hot *)(const void *)p)->udata; }
+/* atomic: a destroy's look at every process reads it from any VP */
 static inline void mpd_proc_set_udata(mpd_proc *p, void *u)
-{ ((struct mpd__proc_hot *)(void *)p)->udata = u; }
+{ __atomic_store_n(&((struct mpd__proc_hot *)(void *)p)->udata, u, __ATOMIC_RELEASE); }
 /* The process's current source position (file may be NULL). */
 static inline const char *mpd_proc_file(const mpd_proc *p)
 { return ((const struct mpd__proc_hot *)(const void *)p)->file; }
