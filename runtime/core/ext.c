@@ -33,7 +33,7 @@ void mpd_ext_wait(mpd_ext *e, int visible)
     if (!visible) {
         atomic_fetch_add(&mpd__ext_hidden, 1);
         /* not reported as blocked, not waiting on anything of the program */
-        self->state = P_IOWAIT;
+        PSTATE_SET(self, P_IOWAIT);
         mpd__switch_out(PS_UNLOCK, NULL, &e->lk);
     } else {
         mpd_park(&e->lk);

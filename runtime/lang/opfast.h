@@ -30,7 +30,7 @@ static inline int opk_park_self_nokill(mpd_vp *vp, mpd_proc *self, const char *F
         self->hot.file = F;
         self->hot.line = L;
     }
-    self->state = P_BLOCKED;
+    PSTATE_SET(self, P_BLOCKED);
     int fast = block_fast1(vp, self);
     if (!fast)
         mpd_park(NULL);
@@ -57,7 +57,7 @@ __attribute__((always_inline))
 static inline void opk_wake(mpd_proc *p)
 {
     if (__builtin_expect(mpd__fast1, 1)) {
-        p->state = P_READY;
+        PSTATE_SET(p, P_READY);
         rq1_put(p);
     } else {
         mpd_unpark(p);

@@ -109,7 +109,7 @@ int mpd_sem_P_timeout(mpd_sem *s, long ms)
     mpd_waitq_push(&s->q, self);
     self->wake_ns = mpd_now_ns() + (int64_t)ms * 1000000;
     atomic_store(&self->claim, CL_WAITING);
-    self->state = P_BLOCKED;
+    PSTATE_SET(self, P_BLOCKED);
     if (mpd__single) {
         mpd__timer_add_locked(self);
         mpd__switch_out(PS_NONE, NULL, NULL);

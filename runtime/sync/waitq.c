@@ -88,7 +88,7 @@ int mpd_waitq_wait_timeout(mpd_waitq *q, mpd_spinlock *lock, long ms)
     mpd_waitq_push(q, self);
     self->wake_ns = mpd_now_ns() + (int64_t)ms * 1000000;
     atomic_store(&self->claim, CL_WAITING);
-    self->state = P_BLOCKED;
+    PSTATE_SET(self, P_BLOCKED);
     if (mpd__single) {
         /* only this thread fires timers: even if ours fires before we are
          * off the stack, nobody else can resume us meanwhile */
