@@ -15,7 +15,7 @@ pub fn list_limits() {
 
 /// Links the named components; the last resource named is the main one.
 pub fn link(o: &MpdlOpts, optimize: bool) -> i32 {
-    let inter = Inter::new(o.inter.as_deref());
+    let inter = Inter::named(o.inter.as_deref(), o.lang.inter_dir());
     let mut objs: Vec<PathBuf> = Vec::new();
     let mut needs: Vec<String> = Vec::new();
     let mut main: Option<String> = None;

@@ -1,11 +1,13 @@
 //! driver: the `mpd` and `mpdl` command lines (MPD 1.0.1 compatible) and `mpd run`.
 pub mod cc;
 pub mod compile;
+pub mod lang;
 pub mod link;
 pub mod paths;
 mod run;
 
 use clap::{Arg, ArgAction, Command};
+pub use lang::Lang;
 
 /// Options of one `mpd` run.
 #[derive(Clone, Debug, Default)]
@@ -27,6 +29,7 @@ pub struct MpdOpts {
     pub output: Option<String>,
     pub sources: Vec<String>,
     pub others: Vec<String>, // .o .a -lxx passed to the linker
+    pub lang: Lang,
 }
 
 /// Options of one `mpdl` run.
@@ -42,6 +45,7 @@ pub struct MpdlOpts {
     pub limits: Vec<(char, String)>,
     pub components: Vec<String>,
     pub others: Vec<String>,
+    pub lang: Lang,
 }
 
 /// `--mpi` anywhere on a command line selects the distributed deployment
@@ -111,7 +115,10 @@ Environment of a compiled program (see mpd(1)):
   MPD_TRACE       write every runtime event to this file (mpdtrace(5))
   MPD_TIMELINE    write the run's timeline to this file (.html, or .json)";
 
-fn mpd_command() -> Command {
+fn mpd_command(lang: Lang) -> Command {
+    if lang == Lang::Sr {
+        return sr_command();
+    }
     Command::new("mpd")
         .about("MPD compiler: mpd [-sbcqwgvOTMCFP] [-I dir] [-o file] file.mpd ... other.o -lxx\n       mpd run [--timeline out.html] prog.mpd [args...]")
         .disable_version_flag(true)
@@ -142,9 +149,14 @@ fn mpd_command() -> Command {
         )
 }
 
+#[cfg(test)]
 fn parse_mpd(args: Vec<String>) -> Result<MpdOpts, String> {
+    parse_compiler(args, Lang::Mpd)
+}
+
+fn parse_compiler(args: Vec<String>, lang: Lang) -> Result<MpdOpts, String> {
     let (args, libs) = split_libs(args, false);
-    let m = mpd_command().try_get_matches_from(args).map_err(|e| e.to_string())?;
+    let m = mpd_command(lang).try_get_matches_from(args).map_err(|e| e.to_string())?;
     let f = |c: &str| m.get_flag(c);
     let mut o = MpdOpts {
         specs_only: f("s"),
@@ -162,10 +174,11 @@ fn parse_mpd(args: Vec<String>) -> Result<MpdOpts, String> {
         no_opt: f("P"),
         inter: m.get_one::<String>("I").cloned(),
         output: m.get_one::<String>("o").cloned(),
+        lang,
         ..Default::default()
     };
     for a in m.get_many::<String>("files").into_iter().flatten() {
-        if a.ends_with(".mpd") {
+        if a.ends_with(lang.suffix()) {
             o.sources.push(a.clone());
         } else {
             o.others.push(a.clone());
@@ -177,20 +190,33 @@ fn parse_mpd(args: Vec<String>) -> Result<MpdOpts, String> {
 
 /// Entry point of the `mpd` binary; returns the exit status.
 pub fn mpd_main() -> i32 {
+    compiler_main(Lang::Mpd)
+}
+
+/// Entry point of the `sr` binary.
+pub fn sr_main() -> i32 {
+    compiler_main(Lang::Sr)
+}
+
+fn compiler_main(lang: Lang) -> i32 {
+    let me = lang.compiler();
     let args: Vec<String> = take_mpi_flag(std::env::args().collect());
     if args.len() >= 2 && args[1] == "run" {
-        return run::run_main(&args[2..]);
+        return run::run_main(&args[2..], lang);
     }
     if args.len() == 2 && (args[1] == "--help" || args[1] == "-h") {
         // to stdout, so `mpd --help | less` works
-        print!("{}", mpd_command().render_help());
+        print!("{}", mpd_command(lang).render_help());
         return 0;
     }
     if args.len() == 2 && (args[1] == "--version" || args[1] == "-V") {
-        println!("mpd {} (MPD language compiler, command-line compatible with MPD 1.0.1)", env!("CARGO_PKG_VERSION"));
+        match lang {
+            Lang::Mpd => println!("mpd {} (MPD language compiler, command-line compatible with MPD 1.0.1)", env!("CARGO_PKG_VERSION")),
+            Lang::Sr => println!("sr {} (SR language compiler, command-line compatible with SR 2.3.3)", env!("CARGO_PKG_VERSION")),
+        }
         return 0;
     }
-    let o = match parse_mpd(args) {
+    let o = match parse_compiler(args, lang) {
         Ok(o) => o,
         Err(e) => {
             eprint!("{}", e);
@@ -202,7 +228,7 @@ pub fn mpd_main() -> i32 {
         return crate::mpdm::deps::print_report(&o.sources);
     }
     if o.sources.is_empty() {
-        eprintln!("mpd: no .mpd files given\nusage: mpd [-sbcqwgvOTMCFP] [-I dir] [-o file] file.mpd ... other.o -lxx");
+        eprintln!("{me}: no {} files given\nusage: {me} [-sbcqwgvOTMCFP] [-I dir] [-o file] file{} ... other.o -lxx", lang.suffix(), lang.suffix());
         return 1;
     }
     let comps = match compile::compile(&o) {
@@ -220,13 +246,40 @@ pub fn mpd_main() -> i32 {
         output: o.output.clone(),
         components: comps,
         others: o.others.clone(),
+        lang,
         ..Default::default()
     };
     link::link(&lo, o.optimize)
 }
 
-fn mpdl_command() -> Command {
-    let mut c = Command::new("mpdl")
+/// `sr`'s command line (sr(1) of SR 2.3.3; the flags mean what they mean for `mpd`).
+fn sr_command() -> Command {
+    Command::new("sr")
+        .about("SR compiler: sr [-sbcqwgvOTMCFP] [-I dir] [-o file] file.sr ... other.o -lxx\n       sr run prog.sr [args...]")
+        .disable_version_flag(true)
+        .arg(flag('s', "create specification files only"))
+        .arg(flag('b', "compile bodies only"))
+        .arg(flag('c', "compile but do not link"))
+        .arg(flag('q', "do not echo source file names"))
+        .arg(flag('w', "suppress warnings"))
+        .arg(flag('e', "experimental (ignored)"))
+        .arg(flag('g', "compile for debugging, keep .c files"))
+        .arg(flag('v', "verbose: show programs invoked"))
+        .arg(flag('O', "omit runtime checks, optimize"))
+        .arg(flag('T', "omit loop-top context switch code"))
+        .arg(flag('M', "print dependencies and exit"))
+        .arg(flag('C', "stop after generating .c files"))
+        .arg(flag('F', "inhibit constant folding"))
+        .arg(flag('P', "inhibit optimizations"))
+        .arg(Arg::new("I").short('I').num_args(1).value_name("dir").help("use DIR/Interfaces"))
+        .arg(Arg::new("o").short('o').num_args(1).value_name("file").help("executable name (default a.out)"))
+        .arg(Arg::new("d").short('d').num_args(1).value_name("flags").help("debug flags (ignored)"))
+        .arg(Arg::new("files").num_args(0..).action(ArgAction::Append).value_name("file")
+            .help("SR sources (.sr); objects, archives and -lxx go to the linker"))
+}
+
+fn mpdl_command(lang: Lang) -> Command {
+    let mut c = Command::new(lang.linker())
         .about("MPD linker: mpdl [-wlvA] [-I dir] [-o file] [-C -L -N -O -P -Q -R -V -S n] component ...")
         .disable_version_flag(true)
         .arg(flag('w', "suppress warnings"))
@@ -247,9 +300,18 @@ fn mpdl_command() -> Command {
 
 /// Entry point of the `mpdl` binary.
 pub fn mpdl_main() -> i32 {
+    linker_main(Lang::Mpd)
+}
+
+/// Entry point of the `srl` binary.
+pub fn srl_main() -> i32 {
+    linker_main(Lang::Sr)
+}
+
+fn linker_main(lang: Lang) -> i32 {
     let args: Vec<String> = take_mpi_flag(std::env::args().collect());
     let (args, libs) = split_libs(args, true);
-    let m = match mpdl_command().try_get_matches_from(args) {
+    let m = match mpdl_command(lang).try_get_matches_from(args) {
         Ok(m) => m,
         Err(e) => {
             eprint!("{}", e);
@@ -264,6 +326,7 @@ pub fn mpdl_main() -> i32 {
         debug: m.get_flag("g"),
         inter: m.get_one::<String>("I").cloned(),
         output: m.get_one::<String>("o").cloned(),
+        lang,
         ..Default::default()
     };
     for l in ['C', 'L', 'N', 'O', 'P', 'Q', 'R', 'V', 'S'] {
@@ -284,7 +347,7 @@ pub fn mpdl_main() -> i32 {
         return 0;
     }
     if o.components.is_empty() {
-        eprintln!("mpdl: no components named");
+        eprintln!("{}: no components named", lang.linker());
         return 1;
     }
     link::link(&o, false)

@@ -167,9 +167,9 @@ fn run_options(args: &[String]) -> Result<(Vec<(&'static str, String)>, usize, &
     Ok((env, vms, &args[i..]))
 }
 
-/// `mpd run [--vms N] [--timeline FILE] prog.mpd [args...]`: compile into a
-/// private directory and run.
-pub fn run_main(args: &[String]) -> i32 {
+/// `mpd run [--vms N] [--timeline FILE] prog.mpd [args...]` (and `sr run`):
+/// compile into a private directory and run.
+pub fn run_main(args: &[String], lang: super::Lang) -> i32 {
     let (env, vms, args) = match run_options(args) {
         Ok(r) => r,
         Err(e) => {
@@ -195,6 +195,7 @@ pub fn run_main(args: &[String]) -> i32 {
         inter: Some(dir.to_string_lossy().into_owned()),
         output: Some(exe.to_string_lossy().into_owned()),
         sources: vec![src.clone()],
+        lang,
         ..Default::default()
     };
     let code = match compile::compile(&o) {
@@ -203,6 +204,7 @@ pub fn run_main(args: &[String]) -> i32 {
                 inter: o.inter.clone(),
                 output: o.output.clone(),
                 components: comps,
+                lang,
                 ..Default::default()
             };
             match link::link(&lo, false) {

@@ -30,8 +30,13 @@ pub struct StoredSpec {
 impl Inter {
     /// The MPDinter directory under `base` (from -I) or under the current directory.
     pub fn new(base: Option<&str>) -> Inter {
+        Inter::named(base, "MPDinter")
+    }
+
+    /// The interface directory `dir` (MPDinter, or SR's Interfaces) under `base`.
+    pub fn named(base: Option<&str>, dir: &str) -> Inter {
         let b = base.map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
-        Inter { dir: b.join("MPDinter") }
+        Inter { dir: b.join(dir) }
     }
 
     pub fn create(&self) -> Result<(), String> {

@@ -29,6 +29,12 @@ use super::ast::{FileId, Span};
 use super::diag::Diagnostics;
 use super::token::{Kw, Punct, TokKind, Token, PUNCTS};
 
+/// The raw tokens of `src`, line breaks only noted in `nl_before` (no separators): the
+/// SR front end shares the literals, comments and escapes, and applies its own rules.
+pub fn scan(file: FileId, src: &str, diags: &mut Diagnostics) -> Vec<Token> {
+    Scanner { file, src: src.as_bytes(), pos: 0, diags, nl: false }.run()
+}
+
 /// Tokenize `src`; lexical errors go to `diags`. The result always ends with `Eof`.
 pub fn lex(file: FileId, src: &str, diags: &mut Diagnostics) -> Vec<Token> {
     let raw = Scanner { file, src: src.as_bytes(), pos: 0, diags, nl: false }.run();

@@ -14,6 +14,7 @@ pub mod diag;
 pub mod dump;
 pub mod lexer;
 mod parser;
+pub mod sr;
 pub mod token;
 
 pub use diag::{Diagnostics, SourceMap};
@@ -22,7 +23,11 @@ pub use parser::MAX_HEIGHT;
 /// Parse the file `file` of `map` into an AST, reporting syntax errors into `diags`.
 /// The returned tree is complete when `diags` received no errors; otherwise it holds
 /// whatever could be recovered and must not be compiled further.
+/// A file whose name ends in `.sr` is SR (the SR front end, `sr/`), any other MPD.
 pub fn parse_file(map: &SourceMap, file: ast::FileId, diags: &mut Diagnostics) -> ast::SourceFile {
+    if sr::is_sr_name(map.name(file)) {
+        return sr::parse(file, map.source(file), diags);
+    }
     parser::parse(file, map.source(file), diags)
 }
 

@@ -1,0 +1,822 @@
+//! SR parser: state, token helpers, components, declarations and types. Each method
+//! names the SR rule it parses; `SEP` is `;` or a separating line break (lexer.rs).
+//! Statements are in stmt.rs, expressions in expr.rs.
+
+use super::lexer::{Tok, T};
+use crate::syntax::ast::*;
+use crate::syntax::diag::Diagnostics;
+
+/// Deepest nesting of statements, types and parentheses accepted.
+const MAX_DEPTH: u32 = 160;
+
+#[derive(Debug)]
+pub(super) struct Reported;
+pub(super) type PResult<T> = Result<T, Reported>;
+
+pub(super) struct Parser<'d> {
+    toks: Vec<Tok>,
+    pos: usize,
+    pub(super) file: FileId,
+    diags: &'d mut Diagnostics,
+    depth: u32,
+    last_error: usize,
+    /// More statements produced by one source item (`var a: int, b: real`).
+    pub(super) extra: Vec<Stmt>,
+}
+
+/// Words and operators that close a statement list; its owner takes the one it wants.
+pub(super) fn ends_list(t: &T) -> bool {
+    matches!(
+        t,
+        T::Kw("end" | "fi" | "od" | "af" | "ni" | "oc" | "body") | T::Op("[]" | "//") | T::Eof
+    )
+}
+
+impl<'d> Parser<'d> {
+    pub(super) fn new(toks: Vec<Tok>, file: FileId, diags: &'d mut Diagnostics) -> Parser<'d> {
+        Parser { toks, pos: 0, file, diags, depth: 0, last_error: usize::MAX, extra: Vec::new() }
+    }
+
+    // ───────────── token helpers ─────────────
+
+    pub(super) fn t(&self) -> &T {
+        &self.toks[self.pos.min(self.toks.len() - 1)].t
+    }
+    pub(super) fn nth(&self, k: usize) -> &T {
+        &self.toks[(self.pos + k).min(self.toks.len() - 1)].t
+    }
+    pub(super) fn span(&self) -> Span {
+        self.toks[self.pos.min(self.toks.len() - 1)].span
+    }
+    pub(super) fn prev_span(&self) -> Span {
+        if self.pos == 0 {
+            return Span::new(self.file, 0, 0);
+        }
+        self.toks[(self.pos - 1).min(self.toks.len() - 1)].span
+    }
+    pub(super) fn bump(&mut self) -> Tok {
+        let t = self.toks[self.pos.min(self.toks.len() - 1)].clone();
+        if self.pos < self.toks.len() - 1 {
+            self.pos += 1;
+        }
+        t
+    }
+    pub(super) fn at_kw(&self, k: &str) -> bool {
+        matches!(self.t(), T::Kw(w) if *w == k)
+    }
+    pub(super) fn at_op(&self, o: &str) -> bool {
+        matches!(self.t(), T::Op(w) if *w == o)
+    }
+    pub(super) fn eat_kw(&mut self, k: &str) -> bool {
+        let y = self.at_kw(k);
+        if y {
+            self.bump();
+        }
+        y
+    }
+    pub(super) fn eat_op(&mut self, o: &str) -> bool {
+        let y = self.at_op(o);
+        if y {
+            self.bump();
+        }
+        y
+    }
+    pub(super) fn expect_kw(&mut self, k: &str) -> PResult<Span> {
+        if self.at_kw(k) {
+            Ok(self.bump().span)
+        } else {
+            Err(self.unexpected(&format!("'{}'", k)))
+        }
+    }
+    pub(super) fn expect_op(&mut self, o: &str) -> PResult<Span> {
+        if self.at_op(o) {
+            Ok(self.bump().span)
+        } else {
+            Err(self.unexpected(&format!("'{}'", o)))
+        }
+    }
+    pub(super) fn at_id(&self) -> bool {
+        matches!(self.t(), T::Id(_))
+    }
+    pub(super) fn ident(&mut self) -> PResult<Ident> {
+        if let T::Id(name) = self.t() {
+            let name = name.clone();
+            let span = self.bump().span;
+            Ok(Ident { name, span })
+        } else {
+            Err(self.unexpected("an identifier"))
+        }
+    }
+    pub(super) fn at_sep(&self) -> bool {
+        *self.t() == T::Sep
+    }
+    pub(super) fn skip_seps(&mut self) {
+        while self.at_sep() {
+            self.bump();
+        }
+    }
+
+    fn describe(&self) -> String {
+        let tok = &self.toks[self.pos.min(self.toks.len() - 1)];
+        match &tok.t {
+            T::Id(s) => format!("identifier '{}'", s),
+            T::Int(n) => format!("literal '{}'", n),
+            T::Real(r) => format!("literal '{}'", r),
+            T::Char(c) => format!("literal '{}'", crate::syntax::token::show_bytes(&[*c])),
+            T::Str(s) => format!("literal '{}'", crate::syntax::token::show_bytes(&s[..s.len().min(16)])),
+            T::Kw(k) => format!("keyword '{}'", k),
+            T::Op(o) => format!("token '{}'", o),
+            T::Sep if tok.newline => "newline".to_string(),
+            T::Sep => "token ';'".to_string(),
+            T::Error => "invalid text".to_string(),
+            T::Eof => "EOF".to_string(),
+        }
+    }
+
+    /// "syntax error at <token>: expected <what>", once per token.
+    pub(super) fn unexpected(&mut self, what: &str) -> Reported {
+        if self.last_error == self.pos {
+            return Reported;
+        }
+        self.last_error = self.pos;
+        if *self.t() == T::Error {
+            return Reported;
+        }
+        let mut msg = format!("syntax error at {}: expected {}", self.describe(), what);
+        // MPD's spellings in an SR program
+        if matches!(self.t(), T::Op("==" | "+=" | "-=" | "*=" | "/=" | "!")) {
+            msg.push_str(" (SR compares with '=' and assigns with ':=')");
+        }
+        let sp = self.span();
+        self.diags.error(sp, msg);
+        Reported
+    }
+    pub(super) fn error(&mut self, span: Span, msg: impl Into<String>) {
+        self.diags.error(span, msg);
+    }
+
+    pub(super) fn enter(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            self.depth -= 1;
+            if self.last_error != self.pos {
+                self.last_error = self.pos;
+                let sp = self.span();
+                self.error(sp, "program is nested too deeply");
+            }
+            return Err(Reported);
+        }
+        Ok(())
+    }
+    pub(super) fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    /// After an error: skip to the next separator or list end outside brackets.
+    pub(super) fn sync(&mut self) {
+        let mut depth = 0i32;
+        loop {
+            match self.t() {
+                T::Eof => return,
+                T::Sep if depth <= 0 => return,
+                T::Op("(" | "[" | "{") => depth += 1,
+                T::Op(")" | "]" | "}") => depth -= 1,
+                t if depth <= 0 && ends_list(t) => return,
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    // ───────────── components ─────────────
+
+    /// `component { SEP component }`
+    pub(super) fn source_file(&mut self) -> SourceFile {
+        let lo = self.span();
+        let mut components = Vec::new();
+        loop {
+            self.skip_seps();
+            if *self.t() == T::Eof {
+                break;
+            }
+            match self.component() {
+                Ok(c) => components.push(c),
+                Err(Reported) => {
+                    // skip to the next component keyword at the start of a line
+                    while !matches!(self.t(), T::Eof) {
+                        if self.at_sep() && matches!(self.nth(1), T::Kw("resource" | "global")) {
+                            break;
+                        }
+                        self.bump();
+                    }
+                }
+            }
+        }
+        let hi = self.prev_span();
+        SourceFile { file: self.file, components, span: lo.to(hi) }
+    }
+
+    /// `resource|global ID params body_items end_id`
+    /// `resource|global ID spec_items [body ID [params] (body_items end_id | separate) | end_id]`
+    /// `body ID body_items end_id`
+    fn component(&mut self) -> PResult<Component> {
+        let lo = self.span();
+        if self.eat_kw("body") {
+            let name = self.ident()?;
+            let items = self.list();
+            let end_name = self.end_id()?;
+            let body = Body { name: name.clone(), params: None, items, separate: false, span: lo.to(self.prev_span()) };
+            return Ok(Component {
+                kind: ComponentKind::Resource,
+                form: ComponentForm::SeparateBody,
+                name,
+                spec: vec![],
+                body: Some(body),
+                end_name,
+                span: lo.to(self.prev_span()),
+            });
+        }
+        let kind = if self.eat_kw("resource") {
+            ComponentKind::Resource
+        } else if self.eat_kw("global") {
+            ComponentKind::Global
+        } else {
+            return Err(self.unexpected("'resource', 'global' or 'body'"));
+        };
+        let name = self.ident()?;
+        if self.at_op("(") {
+            let bl = self.span();
+            let params = self.parameters()?;
+            if kind == ComponentKind::Global && !params.is_empty() {
+                self.error(bl, "a global cannot have a parameter list");
+            }
+            let items = self.list();
+            let end_name = self.end_id()?;
+            let body = Body { name: name.clone(), params: Some(params), items, separate: false, span: bl.to(self.prev_span()) };
+            return Ok(Component { kind, form: ComponentForm::Simple, name, spec: vec![], body: Some(body), end_name, span: lo.to(self.prev_span()) });
+        }
+        let spec = self.list();
+        if self.at_kw("end") {
+            let end_name = self.end_id()?;
+            return Ok(Component { kind, form: ComponentForm::SpecOnly, name, spec, body: None, end_name, span: lo.to(self.prev_span()) });
+        }
+        let bl = self.expect_kw("body")?;
+        let bname = self.ident()?;
+        let params = if self.at_op("(") {
+            Some(self.parameters()?)
+        } else {
+            if kind == ComponentKind::Resource {
+                self.error(bname.span, "missing parameter list for resource");
+            }
+            None
+        };
+        if self.eat_kw("separate") {
+            let body = Body { name: bname, params, items: vec![], separate: true, span: bl.to(self.prev_span()) };
+            return Ok(Component { kind, form: ComponentForm::SeparateSpec, name, spec, body: Some(body), end_name: None, span: lo.to(self.prev_span()) });
+        }
+        let items = self.list();
+        let end_name = self.end_id()?;
+        let body = Body { name: bname, params, items, separate: false, span: bl.to(self.prev_span()) };
+        Ok(Component { kind, form: ComponentForm::Combined, name, spec, body: Some(body), end_name, span: lo.to(self.prev_span()) })
+    }
+
+    /// `end [ID]`
+    pub(super) fn end_id(&mut self) -> PResult<Option<Ident>> {
+        self.expect_kw("end")?;
+        if self.at_id() {
+            return Ok(Some(self.ident()?));
+        }
+        Ok(None)
+    }
+
+    /// `item { SEP item }` up to a word or operator that ends a list (not consumed).
+    pub(super) fn list(&mut self) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        loop {
+            self.skip_seps();
+            if ends_list(self.t()) {
+                return out;
+            }
+            let before = self.pos;
+            match self.item() {
+                Ok(s) => {
+                    out.push(s);
+                    out.append(&mut self.extra);
+                    if !self.at_sep() && !ends_list(self.t()) {
+                        let _ = self.unexpected("';' or a new line");
+                        self.sync();
+                    }
+                }
+                Err(Reported) => {
+                    self.extra.clear();
+                    self.sync();
+                    if self.pos == before {
+                        self.bump();
+                    }
+                }
+            }
+        }
+    }
+
+    /// `list` as a [`Block`].
+    pub(super) fn block(&mut self) -> PResult<Block> {
+        self.enter()?;
+        let lo = self.span();
+        let stmts = self.list();
+        self.leave();
+        Ok(Block { stmts, span: lo.to(self.prev_span()) })
+    }
+
+    /// One declaration, statement, proc, or initial/final block.
+    fn item(&mut self) -> PResult<Stmt> {
+        let lo = self.span();
+        let decl = |p: &mut Self, kind: DeclKind| {
+            let span = lo.to(p.prev_span());
+            Stmt { kind: StmtKind::Decl(Decl { kind, span }), span }
+        };
+        match self.t().clone() {
+            T::Kw("var") | T::Kw("const") => {
+                let constant = self.at_kw("const");
+                self.bump();
+                let mut first = self.var_def(constant)?;
+                while self.eat_op(",") {
+                    let v = self.var_def(constant)?;
+                    let s = decl(self, DeclKind::Var(v));
+                    self.extra.push(s);
+                }
+                // the first declarator group keeps the statement's own span
+                let s = decl(self, DeclKind::Var(std::mem::replace(&mut first, VarDecl { constant, ty: None, vars: vec![] })));
+                Ok(s)
+            }
+            T::Kw("type") => {
+                self.bump();
+                let name = self.ident()?;
+                self.expect_op("=")?;
+                let ty = self.ty()?;
+                if self.eat_op("{") {
+                    // a type restriction `{public}`/`{private}`: no meaning here
+                    self.ident()?;
+                    self.expect_op("}")?;
+                }
+                Ok(decl(self, DeclKind::Type { name, ty }))
+            }
+            T::Kw("optype") => {
+                self.bump();
+                let name = self.ident()?;
+                self.eat_op("=");
+                let sig = self.op_prototype()?;
+                Ok(decl(self, DeclKind::Optype { name, sig }))
+            }
+            T::Kw("sem") => {
+                self.bump();
+                let mut items = Vec::new();
+                loop {
+                    let ilo = self.span();
+                    let name = self.ident()?;
+                    let dims = self.subscripts()?;
+                    let init = if self.eat_op(":=") { Some(self.expr()?) } else { None };
+                    items.push(SemItem { name, dims, init, span: ilo.to(self.prev_span()) });
+                    if !self.eat_op(",") {
+                        break;
+                    }
+                }
+                Ok(decl(self, DeclKind::Sem(items)))
+            }
+            T::Kw("op") | T::Kw("external") => {
+                let external = self.at_kw("external");
+                self.bump();
+                let mut decls = Vec::new();
+                loop {
+                    let mut names = Vec::new();
+                    loop {
+                        let nlo = self.span();
+                        let name = self.ident()?;
+                        let dims = self.subscripts()?;
+                        names.push(OpName { name, dims, span: nlo.to(self.prev_span()) });
+                        if !self.eat_op(",") {
+                            break;
+                        }
+                    }
+                    let sig = if self.at_op("(") {
+                        self.op_prototype()?
+                    } else {
+                        self.eat_op(":");
+                        OpSig::Optype(self.qualified_id()?)
+                    };
+                    for n in names {
+                        decls.push(OpDecl { names: vec![n], sig: sig.clone() });
+                    }
+                    if !self.eat_op(",") {
+                        break;
+                    }
+                }
+                let mut it = decls.into_iter();
+                let first = it.next().expect("one op at least");
+                for d in it {
+                    let s = decl(self, if external { DeclKind::External(d) } else { DeclKind::Op(d) });
+                    self.extra.push(s);
+                }
+                Ok(decl(self, if external { DeclKind::External(first) } else { DeclKind::Op(first) }))
+            }
+            T::Kw("import") | T::Kw("extend") => {
+                let extend = self.at_kw("extend");
+                self.bump();
+                let mut names = vec![self.ident()?];
+                while self.eat_op(",") {
+                    names.push(self.ident()?);
+                }
+                Ok(decl(self, DeclKind::Import { extend, names }))
+            }
+            T::Kw("proc") => {
+                self.bump();
+                let name = self.ident()?;
+                self.expect_op("(")?;
+                let mut formals = Vec::new();
+                if !self.at_op(")") {
+                    loop {
+                        formals.push(self.ident()?);
+                        if !self.eat_op(",") {
+                            break;
+                        }
+                    }
+                }
+                self.expect_op(")")?;
+                let returns = if self.at_kw("returns") {
+                    let rlo = self.bump().span;
+                    let n = self.ident()?;
+                    Some(ReturnSpec { ty: None, name: Some(n), dims: vec![], span: rlo.to(self.prev_span()) })
+                } else {
+                    None
+                };
+                let body = self.block()?;
+                self.end_id()?;
+                let pd = ProcDecl { kind: ProcKind::Proc, name, subscripts: vec![], quants: vec![], formals, params: vec![], returns, body };
+                Ok(decl(self, DeclKind::Proc(pd)))
+            }
+            T::Kw("procedure") => {
+                self.bump();
+                let name = self.ident()?;
+                let params = self.parameters()?;
+                let returns = self.return_spec()?;
+                let body = self.block()?;
+                self.end_id()?;
+                let pd = ProcDecl { kind: ProcKind::Procedure, name, subscripts: vec![], quants: vec![], formals: vec![], params, returns, body };
+                Ok(decl(self, DeclKind::Proc(pd)))
+            }
+            T::Kw("process") => {
+                self.bump();
+                let name = self.ident()?;
+                let quants = self.quantifiers_opt()?;
+                let body = self.block()?;
+                self.end_id()?;
+                let pd = ProcDecl { kind: ProcKind::Process, name, subscripts: vec![], quants, formals: vec![], params: vec![], returns: None, body };
+                Ok(decl(self, DeclKind::Proc(pd)))
+            }
+            T::Kw("initial") => {
+                // `initial block end [initial]`: the body's initial code, in its place
+                self.bump();
+                let b = self.block()?;
+                self.expect_kw("end")?;
+                self.eat_kw("initial");
+                Ok(Stmt { kind: StmtKind::Begin(b), span: lo.to(self.prev_span()) })
+            }
+            T::Kw("final") => {
+                self.bump();
+                let b = self.block()?;
+                self.expect_kw("end")?;
+                self.eat_kw("final");
+                Ok(decl(self, DeclKind::Final(b)))
+            }
+            _ => self.stmt(),
+        }
+    }
+
+    /// `id_subs {, id_subs} (: type [:= expr] | := expr)`
+    fn var_def(&mut self, constant: bool) -> PResult<VarDecl> {
+        let mut names = Vec::new();
+        loop {
+            let lo = self.span();
+            let name = self.ident()?;
+            let dims = self.subscripts()?;
+            names.push((name, dims, lo.to(self.prev_span())));
+            if !self.eat_op(",") {
+                break;
+            }
+            // `var a : int, b : real` — a comma may also start the next var_def
+            if !self.at_id() {
+                return Err(self.unexpected("an identifier"));
+            }
+        }
+        let ty = if self.eat_op(":") { Some(self.ty()?) } else { None };
+        let init = if self.eat_op(":=") {
+            Some(self.expr()?)
+        } else {
+            if ty.is_none() {
+                return Err(self.unexpected("':' or ':='"));
+            }
+            None
+        };
+        let vars = names.into_iter().map(|(name, dims, span)| VarItem { name, dims, init: init.clone(), span }).collect();
+        Ok(VarDecl { constant, ty, vars })
+    }
+
+    // ───────────── operations and parameters ─────────────
+
+    /// `parameters [returns ...] [{call|send}]`
+    pub(super) fn op_prototype(&mut self) -> PResult<OpSig> {
+        let lo = self.span();
+        let params = self.parameters()?;
+        let returns = self.return_spec()?;
+        let restriction = if self.at_op("{") {
+            let rlo = self.bump().span;
+            let mut call = false;
+            let mut send = false;
+            loop {
+                if self.eat_kw("call") {
+                    call = true;
+                } else if self.eat_kw("send") {
+                    send = true;
+                } else {
+                    return Err(self.unexpected("'call' or 'send'"));
+                }
+                if !self.eat_op(",") {
+                    break;
+                }
+            }
+            self.expect_op("}")?;
+            Some(OpRestriction { call, send, span: rlo.to(self.prev_span()) })
+        } else {
+            None
+        };
+        Ok(OpSig::Explicit { params, returns, restriction, span: lo.to(self.prev_span()) })
+    }
+
+    /// `( [param_spec { SEP param_spec }] )`, param_spec = `[mode] type | [mode] id_subs, ... : type`
+    pub(super) fn parameters(&mut self) -> PResult<Vec<Param>> {
+        self.expect_op("(")?;
+        let mut out = Vec::new();
+        self.skip_seps();
+        while !self.at_op(")") {
+            let lo = self.span();
+            let mode = if self.eat_kw("val") {
+                ParamMode::Val
+            } else if self.eat_kw("var") {
+                ParamMode::Var
+            } else if self.eat_kw("res") {
+                ParamMode::Res
+            } else if self.eat_kw("ref") {
+                ParamMode::Ref
+            } else {
+                ParamMode::Default
+            };
+            let named = self.at_id() && matches!(self.nth(1), T::Op(":" | "," | "["));
+            if named {
+                let mut names = Vec::new();
+                loop {
+                    let nlo = self.span();
+                    let name = self.ident()?;
+                    let dims = self.subscripts()?;
+                    names.push(ParamName { name, dims, span: nlo.to(self.prev_span()) });
+                    if !self.eat_op(",") {
+                        break;
+                    }
+                }
+                self.expect_op(":")?;
+                let ty = self.ty()?;
+                out.push(Param { mode, ty, names, span: lo.to(self.prev_span()) });
+            } else {
+                let ty = self.ty()?;
+                out.push(Param { mode, ty, names: vec![], span: lo.to(self.prev_span()) });
+            }
+            if self.at_sep() {
+                self.skip_seps();
+            } else if !self.at_op(")") {
+                return Err(self.unexpected("';' or ')'"));
+            }
+        }
+        self.bump();
+        Ok(out)
+    }
+
+    /// `returns type | returns id_subs : type` (optional)
+    pub(super) fn return_spec(&mut self) -> PResult<Option<ReturnSpec>> {
+        if !self.at_kw("returns") {
+            return Ok(None);
+        }
+        let lo = self.bump().span;
+        if self.at_id() && matches!(self.nth(1), T::Op(":" | "[")) {
+            let name = self.ident()?;
+            let dims = self.subscripts()?;
+            self.expect_op(":")?;
+            let ty = self.ty()?;
+            return Ok(Some(ReturnSpec { ty: Some(ty), name: Some(name), dims, span: lo.to(self.prev_span()) }));
+        }
+        let ty = self.ty()?;
+        Ok(Some(ReturnSpec { ty: Some(ty), name: None, dims: vec![], span: lo.to(self.prev_span()) }))
+    }
+
+    // ───────────── types ─────────────
+
+    /// `[subscripts] unsub_type`
+    pub(super) fn ty(&mut self) -> PResult<Type> {
+        self.enter()?;
+        let r = self.ty_inner();
+        self.leave();
+        r
+    }
+
+    fn ty_inner(&mut self) -> PResult<Type> {
+        let lo = self.span();
+        if self.at_op("[") {
+            let ranges = self.subscripts()?;
+            let elem = self.ty()?;
+            return Ok(Type { kind: TypeKind::Array { ranges, elem: Box::new(elem) }, span: lo.to(self.prev_span()) });
+        }
+        let kind = match self.t().clone() {
+            T::Kw("bool") => {
+                self.bump();
+                TypeKind::Bool
+            }
+            T::Kw("char") => {
+                self.bump();
+                TypeKind::Char
+            }
+            T::Kw("int") => {
+                self.bump();
+                TypeKind::Int
+            }
+            T::Kw("file") => {
+                self.bump();
+                TypeKind::File
+            }
+            T::Kw("real") => {
+                self.bump();
+                TypeKind::Real
+            }
+            T::Kw("string") => {
+                self.bump();
+                let close = if self.eat_op("[") {
+                    "]"
+                } else if self.eat_op("(") {
+                    ")"
+                } else {
+                    return Err(self.unexpected("'[' or '('"));
+                };
+                let b = self.bound()?;
+                self.expect_op(close)?;
+                TypeKind::String(Some(b))
+            }
+            T::Kw("enum") => {
+                self.bump();
+                self.expect_op("(")?;
+                let mut ids = vec![self.ident()?];
+                while self.eat_op(",") {
+                    ids.push(self.ident()?);
+                }
+                self.expect_op(")")?;
+                TypeKind::Enum(ids)
+            }
+            T::Kw("ptr") => {
+                self.bump();
+                if self.eat_kw("any") {
+                    TypeKind::PtrAny
+                } else {
+                    TypeKind::Ptr(Box::new(self.ty()?))
+                }
+            }
+            T::Kw("rec") => {
+                self.bump();
+                TypeKind::Rec(self.fields()?)
+            }
+            T::Kw("union") => {
+                let sp = self.bump().span;
+                self.fields()?;
+                self.error(sp, "union types are not supported yet");
+                return Err(Reported);
+            }
+            T::Kw("cap") => {
+                self.bump();
+                if self.eat_kw("vm") {
+                    TypeKind::Cap(CapTarget::Vm)
+                } else if self.eat_kw("sem") {
+                    TypeKind::Cap(CapTarget::Sem)
+                } else if self.at_op("(") {
+                    TypeKind::Cap(CapTarget::Sig(Box::new(self.op_prototype()?)))
+                } else {
+                    TypeKind::Cap(CapTarget::Named(self.qualified_id()?))
+                }
+            }
+            T::Id(_) => TypeKind::Named(self.qualified_id()?),
+            _ => return Err(self.unexpected("a type")),
+        };
+        Ok(Type { kind, span: lo.to(self.prev_span()) })
+    }
+
+    /// `( var_def { SEP var_def } )` of a record: `a, b : int; c : real`
+    fn fields(&mut self) -> PResult<Vec<Field>> {
+        self.expect_op("(")?;
+        let mut out = Vec::new();
+        self.skip_seps();
+        while !self.at_op(")") {
+            let lo = self.span();
+            let mut names = Vec::new();
+            loop {
+                let nlo = self.span();
+                let name = self.ident()?;
+                let dims = self.subscripts()?;
+                names.push(ParamName { name, dims, span: nlo.to(self.prev_span()) });
+                if !self.eat_op(",") {
+                    break;
+                }
+            }
+            self.expect_op(":")?;
+            let ty = self.ty()?;
+            out.push(Field { ty, names, span: lo.to(self.prev_span()) });
+            if self.at_sep() {
+                self.skip_seps();
+            } else if !self.at_op(")") {
+                return Err(self.unexpected("';' or ')'"));
+            }
+        }
+        self.bump();
+        Ok(out)
+    }
+
+    /// `ID [. ID]`
+    pub(super) fn qualified_id(&mut self) -> PResult<QualName> {
+        let a = self.ident()?;
+        let mut parts = vec![a];
+        if self.at_op(".") && matches!(self.nth(1), T::Id(_)) {
+            self.bump();
+            parts.push(self.ident()?);
+        }
+        let span = parts[0].span.to(parts[parts.len() - 1].span);
+        Ok(QualName { parts, span })
+    }
+
+    /// `{ [ bounds {, bounds} ] }` (possibly none): array dimensions.
+    pub(super) fn subscripts(&mut self) -> PResult<Vec<Range>> {
+        let mut out = Vec::new();
+        while self.at_op("[") {
+            self.bump();
+            loop {
+                let lo = self.span();
+                let a = self.bound()?;
+                if self.eat_op(":") {
+                    let b = self.bound()?;
+                    out.push(Range { lo: Some(a), hi: b, span: lo.to(self.prev_span()) });
+                } else {
+                    out.push(Range { lo: None, hi: a, span: lo.to(self.prev_span()) });
+                }
+                if !self.eat_op(",") {
+                    break;
+                }
+            }
+            self.expect_op("]")?;
+        }
+        Ok(out)
+    }
+
+    /// `expr | *`
+    pub(super) fn bound(&mut self) -> PResult<Bound> {
+        if self.at_op("*") {
+            return Ok(Bound::Star(self.bump().span));
+        }
+        Ok(Bound::Expr(self.expr()?))
+    }
+
+    /// `[ ( quantifier {, quantifier} ) ]`
+    pub(super) fn quantifiers_opt(&mut self) -> PResult<Vec<Quantifier>> {
+        if !self.at_op("(") {
+            return Ok(vec![]);
+        }
+        self.bump();
+        let q = self.quantifiers()?;
+        self.expect_op(")")?;
+        Ok(q)
+    }
+
+    /// `quantifier {, quantifier}`, quantifier = `ID := expr to|downto expr [by expr] [st expr]`
+    pub(super) fn quantifiers(&mut self) -> PResult<Vec<Quantifier>> {
+        let mut out = Vec::new();
+        loop {
+            let lo = self.span();
+            let var = self.ident()?;
+            self.expect_op(":=")?;
+            let start = self.expr()?;
+            let downto = if self.eat_kw("downto") {
+                true
+            } else {
+                self.expect_kw("to")?;
+                false
+            };
+            let end = self.expr()?;
+            let step = if self.eat_kw("by") { Some(self.expr()?) } else { None };
+            let st = if self.eat_kw("st") { Some(self.expr()?) } else { None };
+            out.push(Quantifier { var, start, downto, end, step, st, span: lo.to(self.prev_span()) });
+            if !self.eat_op(",") {
+                return Ok(out);
+            }
+        }
+    }
+}
