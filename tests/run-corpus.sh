@@ -1,6 +1,7 @@
 #!/bin/sh
-# run-corpus.sh [BIN]: the project's own MPD conformance corpus.
-# Each tests/corpus/<area>/<name>.mpd is compiled with BIN/mpd and run; its
+# run-corpus.sh [BIN [LANG]]: the project's own conformance corpus of LANG, mpd
+# (the default) or sr.  Each tests/corpus/<area>/<name>.mpd is compiled with
+# BIN/mpd and run (for sr: tests/corpus-sr/<area>/<name>.sr with BIN/sr); its
 # output (stdout+stderr) must equal <name>.std.  Optional companions:
 #   <name>.in    standard input (default /dev/null)
 #   <name>.args  command-line arguments
@@ -14,28 +15,33 @@
 # the compiler's messages must contain every line of the .cerr file (the exit
 # status is the number of errors, as with MPD 1.0.1; a .code file fixes it).
 BIN=$(cd "${1:-$(dirname "$0")/../build/bin}" && pwd) || exit 2
-mkdir -p "$(dirname "$0")/corpus"
-cd "$(dirname "$0")/corpus" || exit 2
+case ${2:-mpd} in
+  mpd) dir=corpus; ext=mpd; comp=mpd ;;
+  sr) dir=corpus-sr; ext=sr; comp=sr ;;
+  *) echo "usage: run-corpus.sh [BIN [mpd|sr]]" >&2; exit 2 ;;
+esac
+mkdir -p "$(dirname "$0")/$dir"
+cd "$(dirname "$0")/$dir" || exit 2
 pass=0; fail=0; skip=0
 work=$(mktemp -d)
-for src in */*.mpd; do
+for src in */*.$ext; do
   [ -e "$src" ] || continue
-  base=${src%.mpd}; name=$(echo "$base" | tr / _)
+  base=${src%.$ext}; name=$(echo "$base" | tr / _)
   if [ "${CORPUS_DETERMINISTIC:-0}" = 1 ] && [ -f "$base.nondet" ]; then
     skip=$((skip+1)); continue
   fi
   d="$work/$name"; mkdir -p "$d"; cp "$src" "$d/"
   f=${src##*/}
   if [ -f "$base.cerr" ]; then
-    (cd "$d" && "$BIN/mpd" "$f" >cerr.out 2>&1); rc=$?
+    (cd "$d" && "$BIN/$comp" "$f" >cerr.out 2>&1); rc=$?
     ok=1; [ $rc -ge 1 ] && [ $rc -le 125 ] || ok=0   # status: the number of errors
     [ -f "$base.code" ] && { [ "$rc" = "$(cat "$base.code")" ] || ok=0; }
     while IFS= read -r l; do grep -qF -- "$l" "$d/cerr.out" || ok=0; done <"$base.cerr"
-    if [ $ok = 1 ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL corpus/$base (compile diagnostics)"; head -5 "$d/cerr.out" | sed 's/^/    /'; fi
+    if [ $ok = 1 ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL $dir/$base (compile diagnostics)"; head -5 "$d/cerr.out" | sed 's/^/    /'; fi
     continue
   fi
-  if ! (cd "$d" && "$BIN/mpd" -o prog "$f" >compile.out 2>&1); then
-    fail=$((fail+1)); echo "FAIL corpus/$base (compile)"; head -5 "$d/compile.out" | sed 's/^/    /'; continue
+  if ! (cd "$d" && "$BIN/$comp" -o prog "$f" >compile.out 2>&1); then
+    fail=$((fail+1)); echo "FAIL $dir/$base (compile)"; head -5 "$d/compile.out" | sed 's/^/    /'; continue
   fi
   in=/dev/null; [ -f "$base.in" ] && in="$PWD/$base.in"
   args=""; [ -f "$base.args" ] && args=$(cat "$base.args")
@@ -45,10 +51,10 @@ for src in */*.mpd; do
   if [ "$rc" = "$want" ] && cmp -s "$base.std" "$d/run.out"; then
     pass=$((pass+1))
   else
-    fail=$((fail+1)); echo "FAIL corpus/$base (exit $rc, want $want)"
+    fail=$((fail+1)); echo "FAIL $dir/$base (exit $rc, want $want)"
     diff "$base.std" "$d/run.out" | head -10 | sed 's/^/    /'
   fi
 done
 rm -rf "$work"
-echo "corpus${MPD_PARALLEL:+ (MPD_PARALLEL=$MPD_PARALLEL)}: $pass passed, $fail failed${CORPUS_DETERMINISTIC:+, $skip nondeterministic skipped}"
+echo "$dir${MPD_PARALLEL:+ (MPD_PARALLEL=$MPD_PARALLEL)}: $pass passed, $fail failed${CORPUS_DETERMINISTIC:+, $skip nondeterministic skipped}"
 [ $fail = 0 ]
