@@ -700,6 +700,17 @@ impl<'a> Checker<'a> {
             let mut tx = match &base {
                 Some(b) => Tyx { ty: b.ty.clone(), dims: b.dims.clone(), strlen: b.strlen.clone() },
                 None => match &init {
+                    // SR's `var a[1:n] := ([n] false)`: the dimensions are the
+                    // initializer's own, so the element type is what is left
+                    Some((iv, _)) if !item.dims.is_empty() => {
+                        let mut t = iv.ty.clone();
+                        for _ in &item.dims {
+                            if let Ty::Arr(e, ..) = t {
+                                t = *e;
+                            }
+                        }
+                        Tyx { ty: t, dims: vec![], strlen: None }
+                    }
                     Some((iv, _)) => Tyx { ty: iv.ty.clone(), dims: vec![], strlen: None },
                     None => Tyx { ty: Ty::Error, dims: vec![], strlen: None },
                 },

@@ -732,6 +732,11 @@ impl<'d> Parser<'d> {
             self.expect_op(":")?;
             let ty = self.ty()?;
             out.push(Field { ty, names, span: lo.to(self.prev_span()) });
+            // `rec(i : int, a[3] : real)`: a comma also starts the next field group
+            if self.at_op(",") && matches!(self.nth(1), T::Id(_)) {
+                self.bump();
+                continue;
+            }
             if self.at_sep() {
                 self.skip_seps();
             } else if !self.at_op(")") {
