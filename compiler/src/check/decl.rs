@@ -752,7 +752,31 @@ impl<'a> Checker<'a> {
                 continue;
             }
             self.bind_dims(&mut dims, item.span);
-            let strlen = match tx.strlen {
+            // SR's `var s := e` with no type: a string or array whose size is known
+            // only at run time takes it from the value (a view gives the length, a
+            // blob is copied whole, headers and all)
+            let mut strlen_of_init: Option<String> = None;
+            let mut copy_init: Option<(String, &str)> = None;
+            let mut init = init;
+            if v.ty.is_none() && item.dims.is_empty() && ty.is_blob() && self.types.size_of(&ty).is_none() {
+                if let Some((iv, _)) = &mut init {
+                    let t = self.tmp();
+                    match iv.form {
+                        Form::View if matches!(ty, Ty::Str(_)) => {
+                            self.code.put(&format!("mpd_sv {} = {};", t, iv.c));
+                            strlen_of_init = Some(format!("(int){}.len", t));
+                            iv.c = t;
+                        }
+                        Form::Blob => {
+                            self.code.put(&format!("char *{} = {};", t, iv.c));
+                            let kind = if matches!(ty, Ty::Str(_)) { "MPD_BLOB_STR" } else { "MPD_BLOB_ARR" };
+                            copy_init = Some((t, kind));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            let strlen = match strlen_of_init.or(tx.strlen) {
                 Some(s) if s.parse::<i64>().is_err() => {
                     let t = self.tmp();
                     self.code.put(&format!("int {} = {};", t, s));
@@ -772,7 +796,17 @@ impl<'a> Checker<'a> {
                 }
                 cn
             };
-            if ty.is_blob() {
+            if let Some((t, kind)) = &copy_init {
+                let size = format!("mpd_blob_size_k({}, {})", t, kind);
+                if self.at_top {
+                    self.code.put(&format!("{} = mpd_blob_new({});", c, size));
+                } else {
+                    self.code.put(&format!("{} = mpd_tmp_alloc(&_f, {});", c, size));
+                }
+                self.code.put(&format!("memcpy({}, {}, {});", c, t, size));
+                init = None;
+                self.flush_tmps();
+            } else if ty.is_blob() {
                 let size = self.size_c(&ty, &dims, &strlen);
                 if self.at_top {
                     self.code.put(&format!("{} = mpd_blob_new({});", c, size));
