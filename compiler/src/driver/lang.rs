@@ -45,4 +45,18 @@ impl Lang {
             Lang::Sr => "SR_PATH",
         }
     }
+    /// The makefile generator's name.
+    pub fn maker(self) -> &'static str {
+        match self {
+            Lang::Mpd => "mpdm",
+            Lang::Sr => "srm",
+        }
+    }
+    /// The language's name in capitals: makefile variables (`$(SR) $(SRFLAGS)`).
+    pub fn upper(self) -> &'static str {
+        match self {
+            Lang::Mpd => "MPD",
+            Lang::Sr => "SR",
+        }
+    }
 }

@@ -6,6 +6,7 @@ pub mod deps;
 pub mod plan;
 pub mod write;
 
+use crate::driver::Lang;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -32,12 +33,19 @@ pub struct Opts {
     pub sources: Vec<String>,
     /// .c .o .a .so files and -lxx libraries, in order.
     pub extras: Vec<String>,
+    /// mpdm or srm.
+    pub lang: Lang,
 }
 
 /// Parses mpdm's arguments (program name excluded). Options may be clustered
 /// (`-vw`) and take their value attached (`-fmk`) or as the next argument.
 pub fn parse_args(args: &[String]) -> Result<Opts, String> {
-    let mut o = Opts::default();
+    parse_args_for(args, Lang::Mpd)
+}
+
+/// `parse_args` for the makefile generator of `lang` (sources end in its suffix).
+pub fn parse_args_for(args: &[String], lang: Lang) -> Result<Opts, String> {
+    let mut o = Opts { lang, ..Default::default() };
     let mut i = 0;
     while i < args.len() {
         let a = &args[i];
@@ -47,12 +55,12 @@ pub fn parse_args(args: &[String]) -> Result<Opts, String> {
             continue;
         }
         if !a.starts_with('-') || a == "-" {
-            if a.ends_with(".mpd") {
+            if a.ends_with(lang.suffix()) {
                 o.sources.push(a.clone());
             } else if [".c", ".o", ".a", ".so"].iter().any(|s| a.ends_with(s)) {
                 o.extras.push(a.clone());
             } else {
-                return Err(format!("don't know what to do with {} (expected .mpd, .c, .o, .a files or -lxx)", a));
+                return Err(format!("don't know what to do with {} (expected {}, .c, .o, .a files or -lxx)", a, lang.suffix()));
             }
             continue;
         }
@@ -93,27 +101,38 @@ pub fn parse_args(args: &[String]) -> Result<Opts, String> {
 
 /// Entry point of the `mpdm` binary; returns the exit status.
 pub fn mpdm_main() -> i32 {
+    maker_main(Lang::Mpd)
+}
+
+/// Entry point of the `srm` binary.
+pub fn srm_main() -> i32 {
+    maker_main(Lang::Sr)
+}
+
+fn maker_main(lang: Lang) -> i32 {
+    let me = lang.maker();
+    let usage = USAGE.replace("mpdm", me).replace(".mpd", lang.suffix());
     let given: Vec<String> = std::env::args().skip(1).collect();
-    let mut args: Vec<String> = std::env::var("MPDMOPTS")
+    let mut args: Vec<String> = std::env::var(format!("{}OPTS", me.to_uppercase()))
         .map(|v| v.split_whitespace().map(String::from).collect())
         .unwrap_or_default();
     args.extend(given.iter().cloned());
-    let o = match parse_args(&args) {
+    let o = match parse_args_for(&args, lang) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("mpdm: {}\n{}", e, USAGE);
+            eprintln!("{}: {}\n{}", me, e, usage);
             return 1;
         }
     };
     if o.sources.is_empty() {
-        eprintln!("mpdm: no .mpd files given\n{}", USAGE);
+        eprintln!("{}: no {} files given\n{}", me, lang.suffix(), usage);
         return 1;
     }
     match run(&o, &given) {
         Ok(()) => 0,
         Err(e) => {
             if !e.is_empty() {
-                eprintln!("mpdm: {}", e);
+                eprintln!("{}: {}", me, e);
             }
             1
         }
@@ -131,28 +150,29 @@ fn run(o: &Opts, given: &[String]) -> Result<(), String> {
     }
     let files = ask_compiler(o)?;
     let inter_base = o.inter.clone().unwrap_or_else(|| ".".to_string());
-    let mut search: Vec<PathBuf> = std::env::var("MPD_PATH")
+    let me = o.lang.maker();
+    let mut search: Vec<PathBuf> = std::env::var(o.lang.path_var())
         .unwrap_or_default()
         .split(':')
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)
         .collect();
-    search.push(PathBuf::from(&inter_base).join("MPDinter"));
+    search.push(PathBuf::from(&inter_base).join(o.lang.inter_dir()));
     // the MPD library (MPDgetopt, MPDWin): compiled already, like MPD_PATH's
     search.push(crate::driver::paths::library_dir());
     let mut notes = plan::Notes::default();
     let p = plan::plan(&files, o.main.as_deref(), &search, &mut notes);
     for w in &notes.warnings {
-        eprintln!("mpdm: warning: {}", w);
+        eprintln!("{}: warning: {}", me, w);
     }
     for e in &notes.errors {
-        eprintln!("mpdm: {}", e);
+        eprintln!("{}: {}", me, e);
     }
     let Some(p) = p else {
         return Err("no makefile written".to_string());
     };
     if o.verbose {
-        describe(&p);
+        describe(&p, me);
     }
     let text = write::makefile(&p, &layout(o, given));
     match o.makefile.as_deref().unwrap_or("Makefile") {
@@ -162,15 +182,15 @@ fn run(o: &Opts, given: &[String]) -> Result<(), String> {
         }
         path => {
             if let Ok(old) = std::fs::read_to_string(path) {
-                if old.lines().next() != Some(write::HEADER) {
-                    return Err(format!("{} exists and was not created by mpdm; not overwritten", path));
+                if old.lines().next() != Some(write::header(o.lang).as_str()) {
+                    return Err(format!("{} exists and was not created by {}; not overwritten", path, me));
                 }
             } else if std::path::Path::new(path).exists() {
-                return Err(format!("{} exists and was not created by mpdm; not overwritten", path));
+                return Err(format!("{} exists and was not created by {}; not overwritten", path, me));
             }
             std::fs::write(path, text).map_err(|e| format!("cannot write {}: {}", path, e))?;
             if o.verbose {
-                eprintln!("mpdm: wrote {}", path);
+                eprintln!("{}: wrote {}", me, path);
             }
             Ok(())
         }
@@ -180,9 +200,9 @@ fn run(o: &Opts, given: &[String]) -> Result<(), String> {
 /// Runs `compiler -M` on the sources and reads its report. The compiler is the -c
 /// choice, else the `mpd` installed beside mpdm, else `mpd` from PATH.
 fn ask_compiler(o: &Opts) -> Result<Vec<deps::FileDeps>, String> {
-    let compiler = o.compiler.clone().unwrap_or_else(default_compiler);
+    let compiler = o.compiler.clone().unwrap_or_else(|| default_compiler(o.lang));
     if o.verbose {
-        eprintln!("mpdm: {} -M {}", compiler, o.sources.join(" "));
+        eprintln!("{}: {} -M {}", o.lang.maker(), compiler, o.sources.join(" "));
     }
     let out = Command::new(&compiler)
         .arg("-M")
@@ -201,23 +221,23 @@ fn ask_compiler(o: &Opts) -> Result<Vec<deps::FileDeps>, String> {
     Ok(files)
 }
 
-fn default_compiler() -> String {
+fn default_compiler(lang: Lang) -> String {
     if let Ok(me) = std::env::current_exe() {
         if let Some(dir) = me.parent() {
-            let beside = dir.join("mpd");
+            let beside = dir.join(lang.compiler());
             if beside.is_file() {
                 return beside.to_string_lossy().into_owned();
             }
         }
     }
-    "mpd".to_string()
+    lang.compiler().to_string()
 }
 
 /// The makefile's settings from the command line.
 fn layout<'a>(o: &'a Opts, given: &[String]) -> write::Layout<'a> {
     let inter = match &o.inter {
-        Some(d) => format!("{}/MPDinter", d),
-        None => "./MPDinter".to_string(),
+        Some(d) => format!("{}/{}", d, o.lang.inter_dir()),
+        None => format!("./{}", o.lang.inter_dir()),
     };
     // MPD's places: MPDFLAGS = -I dir opts; mpdl opts -o exe -I dir comps
     let mpd_flags = match (&o.inter, &o.mpd_opts) {
@@ -231,7 +251,7 @@ fn layout<'a>(o: &'a Opts, given: &[String]) -> write::Layout<'a> {
     };
     let mut sources = o.sources.clone();
     sources.extend(o.extras.iter().filter(|e| e.ends_with(".c")).cloned());
-    let mut remake = vec!["mpdm".to_string()];
+    let mut remake = vec![o.lang.maker().to_string()];
     remake.extend(given.iter().map(|a| shell_word(a)));
     write::Layout {
         inter,
@@ -246,6 +266,7 @@ fn layout<'a>(o: &'a Opts, given: &[String]) -> write::Layout<'a> {
         c_objects: o.extras.iter().filter(|e| e.ends_with(".c")).map(as_object).collect(),
         remake: remake.join(" "),
         wide: o.wide,
+        lang: o.lang,
     }
 }
 
@@ -260,12 +281,13 @@ fn shell_word(a: &str) -> String {
 }
 
 /// -v: what mpdm found.
-fn describe(p: &plan::Plan) {
+fn describe(p: &plan::Plan, me: &str) {
     for c in &p.comps {
         let what = if c.kind == deps::Kind::Global { "global" } else { "resource" };
         let imports: Vec<&str> = c.spec_imports.iter().chain(&c.body_imports).map(String::as_str).collect();
         eprintln!(
-            "mpdm: {} {}: spec in {}, {}{}",
+            "{}: {} {}: spec in {}, {}{}",
+            me,
             what,
             c.name,
             c.spec_file.as_deref().unwrap_or("?"),
@@ -277,9 +299,9 @@ fn describe(p: &plan::Plan) {
         );
     }
     for e in &p.externals {
-        eprintln!("mpdm: {} is compiled elsewhere; linked only", e);
+        eprintln!("{}: {} is compiled elsewhere; linked only", me, e);
     }
-    eprintln!("mpdm: main resource {}", p.main);
+    eprintln!("{}: main resource {}", me, p.main);
 }
 
 #[cfg(test)]

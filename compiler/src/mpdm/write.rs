@@ -1,8 +1,14 @@
 //! write: the text of the generated makefile (the layout of MPD 1.0.1's mpdm).
 use super::plan::{Plan, Prereq};
+use crate::driver::Lang;
 
 /// First line of every makefile mpdm writes; mpdm overwrites only files starting so.
 pub const HEADER: &str = "#\tMakefile created by MPDM";
+
+/// The first line for `lang` (srm writes SRM).
+pub fn header(lang: Lang) -> String {
+    format!("#\tMakefile created by {}", lang.maker().to_uppercase())
+}
 
 /// Longest line (in columns, a tab counting 8) written unless `wide`.
 const WIDTH: usize = 78;
@@ -30,13 +36,16 @@ pub struct Layout<'a> {
     /// The mpdm command line that re-makes this makefile.
     pub remake: String,
     pub wide: bool,
+    /// mpdm's or srm's names (MPD/mpdl or SR/srl).
+    pub lang: Lang,
 }
 
 /// The makefile text.
 pub fn makefile(p: &Plan, l: &Layout) -> String {
     let mut m = Text { s: String::new(), wide: l.wide };
-    m.raw(&format!("{}\n\n\n", HEADER));
-    m.raw(&format!("MPD = mpd\nMPDFLAGS = {}\nI = {}\n\n", l.mpd_flags, l.inter));
+    let (up, comp, linker) = (l.lang.upper(), l.lang.compiler(), l.lang.linker());
+    m.raw(&format!("{}\n\n\n", header(l.lang)));
+    m.raw(&format!("{up} = {comp}\n{up}FLAGS = {}\nI = {}\n\n", l.mpd_flags, l.inter));
     m.raw(".SUFFIXES:\n\n");
     m.raw(&format!("link: {}\n\n", l.exe));
     // the extras that are files are prerequisites too; libraries are not
@@ -46,7 +55,7 @@ pub fn makefile(p: &Plan, l: &Layout) -> String {
     let mut link = p.link_order();
     link.extend(l.extras.iter().cloned());
     let inter = l.link_inter.as_ref().map(|d| format!("-I {} ", d)).unwrap_or_default();
-    m.line(&format!("\tmpdl {} -o {} {}{}", l.mpdl_flags, l.exe, inter, link.join(" ")));
+    m.line(&format!("\t{linker} {} -o {} {}{}", l.mpdl_flags, l.exe, inter, link.join(" ")));
     m.raw("\n");
     m.line(&format!("compile: {}", objs.join(" ")));
     m.raw("\n");
@@ -68,12 +77,12 @@ pub fn makefile(p: &Plan, l: &Layout) -> String {
                 .collect();
             pre.push(body.to_string());
             m.line(&format!("$I/{}.o: {}", c.name, pre.join(" ")));
-            m.line(&format!("\t$(MPD) $(MPDFLAGS) -b {}", body));
+            m.line(&format!("\t$({up}) $({up}FLAGS) -b {}", body));
             m.raw("\n");
         }
         if let Some(spec) = &c.spec_file {
             m.line(&format!("$I/{}.spec: {}", c.name, spec));
-            m.line(&format!("\t$(MPD) $(MPDFLAGS) -s {}", spec));
+            m.line(&format!("\t$({up}) $({up}FLAGS) -s {}", spec));
             m.raw("\n");
         }
     }
