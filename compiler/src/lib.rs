@@ -9,3 +9,4 @@ pub mod inter;
 pub mod driver;
 pub mod mpdm;
 pub mod prof;
+pub mod prep;

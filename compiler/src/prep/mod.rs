@@ -1,0 +1,225 @@
+//! prep: SR's preprocessors (`ccr2sr`, and the engine the others will share).
+//! A preprocessor reads SR text with calls of its notation's macros
+//! (`_region(r, cond) ... _region_end(r)`) and object-like `#define NAME text`
+//! lines, and writes plain SR. Each expansion stays on the line of its call, so
+//! the compiler's messages point at the programmer's lines.
+pub mod ccr;
+
+/// What a notation does with one macro call: `Some(text)` replaces it, `None`
+/// leaves an unknown name alone (it may be the program's own identifier).
+pub type Expander = dyn Fn(&str, &[String]) -> Option<Result<String, String>>;
+
+/// Expands `src`: `#define` lines are recorded (and left empty), defined names
+/// replaced, and `_name(args)` calls given to `ex`. Strings, characters and
+/// comments are copied untouched.
+pub fn expand(src: &str, ex: &Expander) -> Result<String, String> {
+    let mut defs: Vec<(String, String)> = Vec::new();
+    expand_with(src, ex, &mut defs, 0)
+}
+
+fn expand_with(src: &str, ex: &Expander, defs: &mut Vec<(String, String)>, depth: u32) -> Result<String, String> {
+    if depth > 50 {
+        return Err("macros nested too deeply".into());
+    }
+    let b = src.as_bytes();
+    let mut out = String::with_capacity(src.len() + src.len() / 2);
+    let mut i = 0;
+    let mut line_start = true;
+    let mut line = 1usize;
+    while i < b.len() {
+        let c = b[i];
+        if line_start {
+            // a `#define` line: record it, keep the line (empty) for the numbering
+            let mut j = i;
+            while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
+                j += 1;
+            }
+            if src[j..].starts_with("#define") {
+                let end = src[j..].find('\n').map(|k| j + k).unwrap_or(b.len());
+                let text = strip_comments(&src[j + 7..end]);
+                let mut parts = text.trim().splitn(2, |c: char| c.is_whitespace());
+                let name = parts.next().unwrap_or("").to_string();
+                if name.is_empty() || name.contains('(') {
+                    return Err(format!("line {}: only `#define NAME text` is understood", line));
+                }
+                let val = parts.next().unwrap_or("").trim().to_string();
+                defs.retain(|(n, _)| *n != name);
+                defs.push((name, val));
+                i = end;
+                continue;
+            }
+        }
+        line_start = false;
+        match c {
+            b'\n' => {
+                out.push('\n');
+                line += 1;
+                line_start = true;
+                i += 1;
+            }
+            b'"' | b'\'' => {
+                let j = skip_quoted(b, i);
+                out.push_str(&src[i..j]);
+                i = j;
+            }
+            b'#' => {
+                let j = src[i..].find('\n').map(|k| i + k).unwrap_or(b.len());
+                out.push_str(&src[i..j]);
+                i = j;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let j = src[i + 2..].find("*/").map(|k| i + 4 + k).unwrap_or(b.len());
+                out.push_str(&src[i..j]);
+                line += src[i..j].matches('\n').count();
+                i = j;
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                let mut j = i;
+                while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+                    j += 1;
+                }
+                let word = &src[i..j];
+                if let Some((_, v)) = defs.iter().find(|(n, _)| n == word) {
+                    let v = v.clone();
+                    out.push_str(&expand_with(&v, ex, defs, depth + 1)?);
+                    i = j;
+                    continue;
+                }
+                if word.starts_with('_') {
+                    let mut k = j;
+                    while k < b.len() && (b[k] == b' ' || b[k] == b'\t') {
+                        k += 1;
+                    }
+                    if b.get(k) == Some(&b'(') {
+                        let (args, after) = call_args(src, k).map_err(|e| format!("line {}: {}", line, e))?;
+                        let mut xargs = Vec::new();
+                        for a in &args {
+                            xargs.push(expand_with(a.trim(), ex, defs, depth + 1)?.replace('\n', " "));
+                        }
+                        if let Some(r) = ex(word, &xargs) {
+                            let text = r.map_err(|e| format!("line {}: {}", line, e))?;
+                            out.push_str(&text);
+                            // keep the line count when the call spanned lines
+                            let nl = src[k..after].matches('\n').count();
+                            for _ in 0..nl {
+                                out.push('\n');
+                            }
+                            line += nl;
+                            i = after;
+                            continue;
+                        }
+                    }
+                }
+                out.push_str(word);
+                i = j;
+            }
+            _ => {
+                let ch = src[i..].chars().next().unwrap_or(' ');
+                out.push(ch);
+                i += ch.len_utf8();
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// End of the string or character literal starting at `i` (on its line).
+fn skip_quoted(b: &[u8], i: usize) -> usize {
+    let q = b[i];
+    let mut j = i + 1;
+    while j < b.len() && b[j] != q && b[j] != b'\n' {
+        if b[j] == b'\\' {
+            j += 1;
+        }
+        j += 1;
+    }
+    (j + 1).min(b.len())
+}
+
+fn strip_comments(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(k) = rest.find("/*") {
+        out.push_str(&rest[..k]);
+        match rest[k + 2..].find("*/") {
+            Some(e) => rest = &rest[k + 4 + e..],
+            None => return out,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The arguments of the call whose `(` is at `open`, split at top-level commas,
+/// and the position after its `)`.
+fn call_args(src: &str, open: usize) -> Result<(Vec<String>, usize), String> {
+    let b = src.as_bytes();
+    let mut depth = 0;
+    let mut args = Vec::new();
+    let mut start = open + 1;
+    let mut i = open;
+    while i < b.len() {
+        match b[i] {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    args.push(src[start..i].to_string());
+                    return Ok((args, i + 1));
+                }
+            }
+            b',' if depth == 1 => {
+                args.push(src[start..i].to_string());
+                start = i + 1;
+            }
+            b'"' | b'\'' => {
+                i = skip_quoted(b, i);
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Err("unclosed macro call".into())
+}
+
+/// The command line shared by the preprocessors: `NAME [-e] file.EXT` writes
+/// file.sr, which must not exist unless an earlier run of NAME wrote it.
+pub fn tool_main(name: &str, ext: &str, ex: &Expander) -> i32 {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "-e").collect();
+    let usage = format!("usage: {} file{}", name, ext);
+    if args.len() != 1 || !args[0].ends_with(ext) || args[0].len() == ext.len() {
+        eprintln!("{}", usage);
+        return 1;
+    }
+    let input = &args[0];
+    let out = format!("{}.sr", &input[..input.len() - ext.len()]);
+    let banner = format!("/* This SR file was generated by {} */", name);
+    let src = match std::fs::read_to_string(input) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{}: cannot read {}: {}", name, input, e);
+            return 1;
+        }
+    };
+    if let Ok(old) = std::fs::read_to_string(&out) {
+        if !old.starts_with(&banner) {
+            eprintln!("{}: {} exists and was not created by {} - will not overwrite", name, out, name);
+            return 1;
+        }
+    }
+    match expand(&src, ex) {
+        Ok(text) => {
+            // the banner shares the first line, so line numbers stay the input's
+            if let Err(e) = std::fs::write(&out, format!("{} {}", banner, text)) {
+                eprintln!("{}: cannot write {}: {}", name, out, e);
+                return 1;
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("{}: {}: {}", name, input, e);
+            1
+        }
+    }
+}
