@@ -71,9 +71,33 @@ static long long parse_size(const char *s)
     return *end ? -1 : v;
 }
 
+/* The settings' names: MPD_X, or for an SR program (srl's start file calls
+ * mpd_rt_set_env_prefix("SR_")) SR_X first, then MPD_X. */
+static const char *env_prefix;
+
+void mpd_rt_set_env_prefix(const char *prefix)
+{
+    env_prefix = prefix;
+}
+
+static const char *rt_getenv(const char *name, const char **used)
+{
+    *used = name;
+    if (env_prefix && !strncmp(name, "MPD_", 4)) {
+        static char buf[64];
+        snprintf(buf, sizeof buf, "%s%s", env_prefix, name + 4);
+        const char *s = getenv(buf);
+        if (s && *s) {
+            *used = buf;
+            return s;
+        }
+    }
+    return getenv(name);
+}
+
 static long long env_num(const char *name, long long lo, long long hi, long long dflt)
 {
-    const char *s = getenv(name);
+    const char *s = rt_getenv(name, &name);
     if (!s || !*s)
         return dflt;
     long long v = parse_size(s);
@@ -195,7 +219,9 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
     long long mp = env_num("MPD_MAX_PROCS", 1, 1LL << 40, 0);
     if (mp)
         mpd__max_procs = (long)mp;
-    const char *sn = getenv("MPD_SCHED");
+    const char *sched_var;
+    const char *sn = rt_getenv("MPD_SCHED", &sched_var);
+    (void)sched_var;
     const mpd_sched_ops *dflt = want_sched_all ? want_sched_all
                                 : (sn && *sn) ? sched_by_name(sn) : &mpd_sched_fifo;
 

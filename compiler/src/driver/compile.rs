@@ -14,7 +14,7 @@ use std::collections::HashMap;
 pub static KEPT_FILES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
-    let inter = Inter::named(o.inter.as_deref(), o.lang.inter_dir());
+    let inter = Inter::named(o.inter.as_deref(), o.lang.inter_dir(), o.lang.path_var());
     let mut map = SourceMap::new();
     let mut diags = Diagnostics::new();
     let mut files: Vec<(ast::SourceFile, String)> = Vec::new();

@@ -15,7 +15,7 @@ pub fn list_limits() {
 
 /// Links the named components; the last resource named is the main one.
 pub fn link(o: &MpdlOpts, optimize: bool) -> i32 {
-    let inter = Inter::named(o.inter.as_deref(), o.lang.inter_dir());
+    let inter = Inter::named(o.inter.as_deref(), o.lang.inter_dir(), o.lang.path_var());
     let mut objs: Vec<PathBuf> = Vec::new();
     let mut needs: Vec<String> = Vec::new();
     let mut main: Option<String> = None;
@@ -48,7 +48,8 @@ pub fn link(o: &MpdlOpts, optimize: bool) -> i32 {
     let stack = o.limits.iter().rev().find(|(l, _)| *l == 'S').map(|(_, v)| v.clone());
     let slice = o.limits.iter().rev().find(|(l, _)| *l == 'L').map(|(_, v)| v.clone());
     let max_res = o.limits.iter().rev().find(|(l, _)| *l == 'R').map(|(_, v)| v.clone());
-    let stub = names::start_file(&main, stack.as_deref(), slice.as_deref(), max_res.as_deref());
+    let prefix = if o.lang == super::Lang::Sr { Some("SR_") } else { None };
+    let stub = names::start_file_env(&main, stack.as_deref(), slice.as_deref(), max_res.as_deref(), prefix);
     if let Err(e) = inter.create() {
         eprintln!("mpdl: {}", e);
         return 1;

@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 
 pub struct Inter {
     pub dir: PathBuf,
+    /// The variable listing more directories to search: MPD_PATH, or SR_PATH.
+    pub path_var: &'static str,
 }
 
 /// A component spec as stored in MPDinter.
@@ -30,13 +32,13 @@ pub struct StoredSpec {
 impl Inter {
     /// The MPDinter directory under `base` (from -I) or under the current directory.
     pub fn new(base: Option<&str>) -> Inter {
-        Inter::named(base, "MPDinter")
+        Inter::named(base, "MPDinter", "MPD_PATH")
     }
 
     /// The interface directory `dir` (MPDinter, or SR's Interfaces) under `base`.
-    pub fn named(base: Option<&str>, dir: &str) -> Inter {
+    pub fn named(base: Option<&str>, dir: &str, path_var: &'static str) -> Inter {
         let b = base.map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
-        Inter { dir: b.join(dir) }
+        Inter { dir: b.join(dir), path_var }
     }
 
     pub fn create(&self) -> Result<(), String> {
@@ -57,7 +59,7 @@ impl Inter {
     /// Finds X.spec: MPD_PATH directories, the current directory, MPDinter,
     /// then the MPD library.
     pub fn read_spec(&self, name: &str) -> Option<StoredSpec> {
-        let mut dirs = mpd_path_dirs();
+        let mut dirs = path_dirs(self.path_var);
         dirs.push(PathBuf::from("."));
         dirs.push(self.dir.clone());
         dirs.push(library_dir());
@@ -74,7 +76,7 @@ impl Inter {
 
     /// Finds X.o for mpdl: MPD_PATH directories, MPDinter, then the MPD library.
     pub fn find_object(&self, name: &str) -> Option<PathBuf> {
-        let mut dirs = mpd_path_dirs();
+        let mut dirs = path_dirs(self.path_var);
         dirs.push(self.dir.clone());
         dirs.push(library_dir());
         dirs.into_iter().map(|d| d.join(format!("{}.o", name))).find(|p| p.exists())
@@ -103,7 +105,7 @@ impl Inter {
         if name.contains('/') {
             return p.exists().then_some(p);
         }
-        let mut dirs = mpd_path_dirs();
+        let mut dirs = path_dirs(self.path_var);
         dirs.push(PathBuf::from("."));
         dirs.push(self.dir.clone());
         dirs.push(lib_dir.to_path_buf());
@@ -112,9 +114,10 @@ impl Inter {
     }
 }
 
-/// The directories listed in MPD_PATH (colon-separated; empty entries skipped).
-fn mpd_path_dirs() -> Vec<PathBuf> {
-    std::env::var("MPD_PATH")
+/// The directories listed in `var` (MPD_PATH or SR_PATH; colon-separated,
+/// empty entries skipped).
+fn path_dirs(var: &str) -> Vec<PathBuf> {
+    std::env::var(var)
         .map(|mp| mp.split(':').filter(|d| !d.is_empty()).map(PathBuf::from).collect())
         .unwrap_or_default()
 }

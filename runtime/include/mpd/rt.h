@@ -75,6 +75,9 @@ unsigned long mpd_vp_quiescent(int i, int *idle);
  * (1000000). */
 void mpd_rt_set_nvp(int n);
 void mpd_rt_set_stack_size(size_t bytes);
+/* read the run-time settings as PREFIX_X before MPD_X (SR programs: "SR_",
+ * so SR_PARALLEL sets the number of VPs); call before mpd_rt_main */
+void mpd_rt_set_env_prefix(const char *prefix);
 void mpd_rt_set_max_procs(long n);
 
 /* ------------------------------------------------------------------ */
