@@ -398,7 +398,12 @@ impl<'a> Checker<'a> {
         let comp = match self.lookup(&a.name) {
             Some(Sym::Comp(c)) => c.clone(),
             _ if a.name == self.comp => {
-                return self.exports.iter().find(|(n, _)| *n == b.name).map(|(_, s)| s.clone())
+                // `r.T` inside r itself: an export, or (while r's spec is being
+                // checked, before its exports are collected) what r declared so far
+                if let Some((_, s)) = self.exports.iter().find(|(n, _)| *n == b.name) {
+                    return Some(s.clone());
+                }
+                return self.lookup(&b.name).cloned();
             }
             _ => return None,
         };
