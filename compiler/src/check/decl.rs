@@ -597,14 +597,6 @@ impl<'a> Checker<'a> {
                                     if !again.contains(&k) {
                                         self.scopes.last_mut().unwrap().map.entry(k).or_insert(s);
                                     }
-                                } else if !self.at_top {
-                                    // an import inside a procedure, process or block is
-                                    // seen there only (SR 2.3.3, MPD 1.0.1): two processes
-                                    // importing two globals that both have a `turn` each
-                                    // see their own; a name declared around it still wins
-                                    if self.lookup(&k).is_none() {
-                                        self.scopes.last_mut().unwrap().map.insert(k, s);
-                                    }
                                 } else {
                                     let comp = n.name.clone();
                                     self.scopes.last_mut().unwrap().imported.entry(k).or_default().push((comp, s));
