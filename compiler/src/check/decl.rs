@@ -403,6 +403,9 @@ impl<'a> Checker<'a> {
                 if let Some((_, s)) = self.exports.iter().find(|(n, _)| *n == b.name) {
                     return Some(s.clone());
                 }
+                if !self.in_spec {
+                    return None;
+                }
                 return self.lookup(&b.name).cloned();
             }
             _ => return None,
