@@ -460,8 +460,18 @@ impl<'d> Parser<'d> {
                 let returns = self.return_spec()?;
                 let body = self.block()?;
                 self.end_id()?;
-                let pd = ProcDecl { kind: ProcKind::Procedure, name, subscripts: vec![], quants: vec![], formals: vec![], params, returns, body };
-                Ok(decl(self, DeclKind::Proc(pd)))
+                // SR's `procedure` is an op restricted to {call} and its proc (so a
+                // capability for it fits a {call} optype, as in SR 2.3.3)
+                let sp = lo.to(self.prev_span());
+                let formals: Vec<Ident> = params.iter().flat_map(|p| p.names.iter().map(|n| n.name.clone())).collect();
+                let proc_returns = returns.as_ref().and_then(|r| r.name.clone()).map(|n| ReturnSpec { ty: None, span: n.span, name: Some(n), dims: vec![] });
+                let restriction = Some(OpRestriction { call: true, send: false, span: name.span });
+                let sig = OpSig::Explicit { params, returns, restriction, span: sp };
+                let op = OpDecl { names: vec![OpName { name: name.clone(), dims: vec![], span: name.span }], sig };
+                let pd = ProcDecl { kind: ProcKind::Proc, name, subscripts: vec![], quants: vec![], formals, params: vec![], returns: proc_returns, body };
+                let s = decl(self, DeclKind::Proc(pd));
+                self.extra.push(s);
+                Ok(decl(self, DeclKind::Op(op)))
             }
             T::Kw("process") => {
                 self.bump();
