@@ -108,6 +108,20 @@ mod tests {
     }
 
     #[test]
+    fn procedure_is_a_call_op_and_its_proc() {
+        let mut map = SourceMap::new();
+        let mut d = Diagnostics::new();
+        let f = crate::syntax::parse_source(&mut map, "t.sr", "resource r()\n procedure p(real; x : int)\n end\nend\n", &mut d);
+        assert!(!d.has_errors());
+        assert!(d.render(&map).contains("unnamed parameter is inaccessible"));
+        let items = body_items(&f);
+        let StmtKind::Decl(Decl { kind: DeclKind::Op(op), .. }) = &items[0].kind else { panic!("no op") };
+        assert!(matches!(&op.sig, OpSig::Explicit { restriction: Some(r), .. } if r.call && !r.send));
+        let StmtKind::Decl(Decl { kind: DeclKind::Proc(p), .. }) = &items[1].kind else { panic!("no proc") };
+        assert_eq!(p.formals.len(), 2);
+    }
+
+    #[test]
     fn errors_are_located_and_do_not_stop_the_parse() {
         let mut map = SourceMap::new();
         let mut d = Diagnostics::new();

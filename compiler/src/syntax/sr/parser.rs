@@ -463,7 +463,15 @@ impl<'d> Parser<'d> {
                 // SR's `procedure` is an op restricted to {call} and its proc (so a
                 // capability for it fits a {call} optype, as in SR 2.3.3)
                 let sp = lo.to(self.prev_span());
-                let formals: Vec<Ident> = params.iter().flat_map(|p| p.names.iter().map(|n| n.name.clone())).collect();
+                // an unnamed parameter gets a formal no SR name can spell
+                let mut formals: Vec<Ident> = Vec::new();
+                for p in &params {
+                    if p.names.is_empty() {
+                        self.diags.warning(p.span, "unnamed parameter is inaccessible");
+                        formals.push(Ident { name: format!("_arg{}", formals.len() + 1), span: p.span });
+                    }
+                    formals.extend(p.names.iter().map(|n| n.name.clone()));
+                }
                 let proc_returns = returns.as_ref().and_then(|r| r.name.clone()).map(|n| ReturnSpec { ty: None, span: n.span, name: Some(n), dims: vec![] });
                 let restriction = Some(OpRestriction { call: true, send: false, span: name.span });
                 let sig = OpSig::Explicit { params, returns, restriction, span: sp };
