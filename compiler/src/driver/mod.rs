@@ -115,15 +115,26 @@ Environment of a compiled program (see mpd(1)):
   MPD_TRACE       write every runtime event to this file (mpdtrace(5))
   MPD_TIMELINE    write the run's timeline to this file (.html, or .json)";
 
+/// The compiler's command line, `mpd` or `sr` (sr(1) of SR 2.3.3: the flags
+/// mean what they mean for `mpd`; only the names and the interface folder differ).
 fn mpd_command(lang: Lang) -> Command {
-    if lang == Lang::Sr {
-        return sr_command();
-    }
-    Command::new("mpd")
-        .about("MPD compiler: mpd [-sbcqwgvOTMCFP] [-I dir] [-o file] file.mpd ... other.o -lxx\n       mpd run [--timeline out.html] prog.mpd [args...]")
-        .disable_version_flag(true)
-        .after_help(HELP_MORE)
-        .arg(flag('s', "create specification files only"))
+    let (name, about, inter, sources) = match lang {
+        Lang::Mpd => (
+            "mpd",
+            "MPD compiler: mpd [-sbcqwgvOTMCFP] [-I dir] [-o file] file.mpd ... other.o -lxx\n       mpd run [--timeline out.html] prog.mpd [args...]",
+            "use DIR/MPDinter",
+            "MPD sources (.mpd); objects, archives and -lxx go to the linker",
+        ),
+        Lang::Sr => (
+            "sr",
+            "SR compiler: sr [-sbcqwgvOTMCFP] [-I dir] [-o file] file.sr ... other.o -lxx\n       sr run prog.sr [args...]",
+            "use DIR/Interfaces",
+            "SR sources (.sr); objects, archives and -lxx go to the linker",
+        ),
+    };
+    let cmd = Command::new(name).about(about).disable_version_flag(true);
+    let cmd = if lang == Lang::Mpd { cmd.after_help(HELP_MORE) } else { cmd };
+    cmd.arg(flag('s', "create specification files only"))
         .arg(flag('b', "compile bodies only"))
         .arg(flag('c', "compile but do not link"))
         .arg(flag('q', "do not echo source file names"))
@@ -137,16 +148,10 @@ fn mpd_command(lang: Lang) -> Command {
         .arg(flag('C', "stop after generating .c files"))
         .arg(flag('F', "inhibit constant folding"))
         .arg(flag('P', "inhibit optimizations"))
-        .arg(Arg::new("I").short('I').num_args(1).value_name("dir").help("use DIR/MPDinter"))
+        .arg(Arg::new("I").short('I').num_args(1).value_name("dir").help(inter))
         .arg(Arg::new("o").short('o').num_args(1).value_name("file").help("executable name (default a.out)"))
         .arg(Arg::new("d").short('d').num_args(1).value_name("flags").help("debug flags (ignored)"))
-        .arg(
-            Arg::new("files")
-                .num_args(0..)
-                .action(ArgAction::Append)
-                .value_name("file")
-                .help("MPD sources (.mpd); objects, archives and -lxx go to the linker"),
-        )
+        .arg(Arg::new("files").num_args(0..).action(ArgAction::Append).value_name("file").help(sources))
 }
 
 #[cfg(test)]
@@ -252,31 +257,6 @@ fn compiler_main(lang: Lang) -> i32 {
     link::link(&lo, o.optimize)
 }
 
-/// `sr`'s command line (sr(1) of SR 2.3.3; the flags mean what they mean for `mpd`).
-fn sr_command() -> Command {
-    Command::new("sr")
-        .about("SR compiler: sr [-sbcqwgvOTMCFP] [-I dir] [-o file] file.sr ... other.o -lxx\n       sr run prog.sr [args...]")
-        .disable_version_flag(true)
-        .arg(flag('s', "create specification files only"))
-        .arg(flag('b', "compile bodies only"))
-        .arg(flag('c', "compile but do not link"))
-        .arg(flag('q', "do not echo source file names"))
-        .arg(flag('w', "suppress warnings"))
-        .arg(flag('e', "experimental (ignored)"))
-        .arg(flag('g', "compile for debugging, keep .c files"))
-        .arg(flag('v', "verbose: show programs invoked"))
-        .arg(flag('O', "omit runtime checks, optimize"))
-        .arg(flag('T', "omit loop-top context switch code"))
-        .arg(flag('M', "print dependencies and exit"))
-        .arg(flag('C', "stop after generating .c files"))
-        .arg(flag('F', "inhibit constant folding"))
-        .arg(flag('P', "inhibit optimizations"))
-        .arg(Arg::new("I").short('I').num_args(1).value_name("dir").help("use DIR/Interfaces"))
-        .arg(Arg::new("o").short('o').num_args(1).value_name("file").help("executable name (default a.out)"))
-        .arg(Arg::new("d").short('d').num_args(1).value_name("flags").help("debug flags (ignored)"))
-        .arg(Arg::new("files").num_args(0..).action(ArgAction::Append).value_name("file")
-            .help("SR sources (.sr); objects, archives and -lxx go to the linker"))
-}
 
 fn mpdl_command(lang: Lang) -> Command {
     let mut c = Command::new(lang.linker())
