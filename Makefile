@@ -14,7 +14,8 @@ runtime:
 compiler:
 	cd compiler && $(CARGO) build --release --quiet
 	@mkdir -p $(BUILD)/bin
-	cp compiler/target/release/mpd compiler/target/release/mpdl compiler/target/release/mpdm compiler/target/release/mpdprof compiler/target/release/sr compiler/target/release/srl compiler/target/release/srm compiler/target/release/ccr2sr $(BUILD)/bin/
+	# -f: a binary in use (a test running it) is replaced, not written into (ETXTBSY)
+	cp -f compiler/target/release/mpd compiler/target/release/mpdl compiler/target/release/mpdm compiler/target/release/mpdprof compiler/target/release/sr compiler/target/release/srl compiler/target/release/srm compiler/target/release/ccr2sr $(BUILD)/bin/
 
 # the MPD library (MPDgetopt, MPDWin), compiled by the compiler just built
 library: runtime compiler
