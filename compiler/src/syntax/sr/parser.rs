@@ -650,27 +650,19 @@ impl<'d> Parser<'d> {
             let elem = self.ty()?;
             return Ok(Type { kind: TypeKind::Array { ranges, elem: Box::new(elem) }, span: lo.to(self.prev_span()) });
         }
+        let scalar = match self.t() {
+            T::Kw("bool") => Some(TypeKind::Bool),
+            T::Kw("char") => Some(TypeKind::Char),
+            T::Kw("int") => Some(TypeKind::Int),
+            T::Kw("file") => Some(TypeKind::File),
+            T::Kw("real") => Some(TypeKind::Real),
+            _ => None,
+        };
+        if let Some(kind) = scalar {
+            self.bump();
+            return Ok(Type { kind, span: lo.to(self.prev_span()) });
+        }
         let kind = match self.t().clone() {
-            T::Kw("bool") => {
-                self.bump();
-                TypeKind::Bool
-            }
-            T::Kw("char") => {
-                self.bump();
-                TypeKind::Char
-            }
-            T::Kw("int") => {
-                self.bump();
-                TypeKind::Int
-            }
-            T::Kw("file") => {
-                self.bump();
-                TypeKind::File
-            }
-            T::Kw("real") => {
-                self.bump();
-                TypeKind::Real
-            }
             T::Kw("string") => {
                 self.bump();
                 let close = if self.eat_op("[") {
