@@ -25,7 +25,7 @@ use crate::emit::{names, Code};
 use crate::syntax::ast::{self, Span};
 use crate::syntax::{Diagnostics, SourceMap};
 use scope::{Scope, Sym};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use types::{Ty, Types};
 
 pub use konst::KV;
@@ -124,7 +124,7 @@ pub struct Checker<'a> {
     /// Result handling of the current procedure.
     ret: Option<RetInfo>,
     /// Imported component interfaces by name.
-    pub ifaces: &'a HashMap<String, Iface>,
+    pub ifaces: &'a BTreeMap<String, Iface>,
     /// Symbols exported by this component (its spec), for importers.
     exports: Vec<(String, Sym)>,
     /// Body declarations are being collected into the component instance.
@@ -224,7 +224,7 @@ struct RetInfo {
 }
 
 impl<'a> Checker<'a> {
-    pub fn new(map: &'a SourceMap, diags: &'a mut Diagnostics, opts: Opts, ifaces: &'a HashMap<String, Iface>) -> Self {
+    pub fn new(map: &'a SourceMap, diags: &'a mut Diagnostics, opts: Opts, ifaces: &'a BTreeMap<String, Iface>) -> Self {
         Checker {
             map,
             diags,
@@ -733,7 +733,7 @@ pub fn check_files(
     files: &[(ast::SourceFile, String)],
     diags: &mut Diagnostics,
     opts: &Opts,
-    ifaces: &mut HashMap<String, Iface>,
+    ifaces: &mut BTreeMap<String, Iface>,
     types: &mut Types,
     specs: &mut HashMap<String, ast::Component>,
 ) -> Vec<CompOut> {

@@ -5,7 +5,7 @@ use super::MpdOpts;
 use crate::check::{self, Iface};
 use crate::inter::{Inter, StoredSpec};
 use crate::syntax::{self, ast, Diagnostics, SourceMap};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Compiles the sources of `o`; returns the component names in order (for linking)
 /// or the exit status on failure.
@@ -40,7 +40,7 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
     // interfaces of components compiled in earlier runs, for imports: the spec
     // part of each (its body, and what the body imports, are its own business),
     // and transitively the components those spec parts import
-    let mut ifaces: HashMap<String, Iface> = HashMap::new();
+    let mut ifaces: BTreeMap<String, Iface> = BTreeMap::new();
     let here: Vec<String> = files.iter().flat_map(|(f, _)| f.components.iter().map(|c| c.name.name.clone())).collect();
     let mut imported_files: Vec<(ast::SourceFile, String)> = Vec::new();
     let mut wanted: Vec<String> = Vec::new();
