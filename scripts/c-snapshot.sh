@@ -6,10 +6,10 @@
 # generated C (issue: the back end must leave it byte-identical or changed
 # only in names).
 #
-# Each folder's sources are compiled together (`mpd -C *.mpd`, the compiler
-# orders them by their imports); a folder that does not compile that way is
-# compiled file by file, and what fails is recorded in OUT/failed.txt, so the
-# failures are part of the comparison too.
+# A suite folder's sources are compiled together (`mpd -C *.mpd`, the
+# compiler orders them by their imports); a folder that does not compile
+# that way is compiled file by file.  What fails is recorded in
+# OUT/failed.txt, so the failures are part of the comparison too.
 set -u
 bin=${1:?usage: c-snapshot.sh BIN OUT}
 out=${2:?usage: c-snapshot.sh BIN OUT}
@@ -51,8 +51,27 @@ walk() {
     done
 }
 
-walk "$root/tests/corpus" mpd mpd corpus
-walk "$root/tests/corpus-sr" sr sr corpus-sr
+# each program of the project's corpora is a file of its own, compiled alone
+# (as tests/run-corpus.sh does), so that adding a program to a folder does
+# not change what the others compile to
+single() {
+    base=$1 ext=$2 cc=$3 prefix=$4
+    [ -d "$base" ] || return 0
+    find "$base" -name "*.$ext" | sort | while read -r f; do
+        rel=${f#"$base"}; rel=${rel%."$ext"}
+        rm -rf "$work/d" && mkdir "$work/d" && cp "$f" "$work/d/"
+        dest="$out/$prefix$(dirname "$rel")"
+        mkdir -p "$dest"
+        (cd "$work/d" && "$bin/$cc" -C -q -w ./*."$ext" >/dev/null 2>&1) ||
+            echo "$prefix$rel.$ext" >>"$out/failed.txt"
+        for c in $(cd "$work/d" && find . -name '*.c'); do
+            cp "$work/d/$c" "$dest/$(basename "$rel")--$(basename "$c")"
+        done
+    done
+}
+
+single "$root/tests/corpus" mpd mpd corpus
+single "$root/tests/corpus-sr" sr sr corpus-sr
 walk "$root/../shared/mpd-vsuite" mpd mpd mpd-vsuite
 walk "$root/../shared/sr-vsuite" sr sr sr-vsuite
 echo "c-snapshot: $(find "$out" -name '*.c' | wc -l) C files, $(wc -l <"$out/failed.txt") sources that do not compile"
