@@ -201,6 +201,11 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
     g_argc = argc;
     g_argv = argv;
     mpd__start_ns = mpd_now_ns();
+    if (env_prefix) {           /* SR_TRACE: MPD_TRACE was read before main */
+        char tv[64];
+        snprintf(tv, sizeof tv, "%sTRACE", env_prefix);
+        mpd__trc_open(getenv(tv));
+    }
     /* MPD_PARALLEL unset, empty or 0 all mean the default: one VP */
     int n = want_nvp > 0 ? want_nvp : (int)env_num("MPD_PARALLEL", 0, MAX_VPS, 1);
     if (n == 0)

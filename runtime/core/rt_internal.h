@@ -215,6 +215,8 @@ static inline mpd_proc *proc_self(void) { return (mpd_proc *)(void *)vp_self()->
 
 /* timeline.c: the core's hooks, each called behind MPD_TL (one test of
  * mpd__tl_on) */
+/* lang/trace.c: start tracing to a file, "stdout" or "stderr" */
+void mpd__trc_open(const char *spec);
 void mpd__tl_created(mpd_proc *p);
 void mpd__tl_switch(mpd_proc *self, mpd_proc *next, int kind);
 void mpd__tl_loop_run(mpd_proc *p);

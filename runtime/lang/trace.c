@@ -1,4 +1,4 @@
-/* trace.c: MPD_TRACE (mpdtrace(5)) -- one formatted line per runtime event.
+/* trace.c: MPD_TRACE, SR_TRACE for SR programs (mpdtrace(5)) -- one formatted line per runtime event.
  *
  * Tracing is decided once, at program start, from the environment; the
  * rest of the runtime tests mpd_trc_on only on paths that are already slow
@@ -43,11 +43,17 @@ const char *mpd_trc_evname(int ev)
     return ev >= 0 && ev < MPD_EV_COUNT ? evnames[ev] : "?";
 }
 
-__attribute__((constructor)) static void trc_init(void)
+/* Start tracing to `f` ("stdout", "stderr" or a file name); a second call
+ * (an SR program's SR_TRACE after MPD_TRACE) replaces the first's file. */
+void mpd__trc_open(const char *f)
 {
-    const char *f = getenv("MPD_TRACE");
     if (!f || !*f)
         return;
+    if (trc_fd >= 0) {
+        close(trc_fd);
+        trc_fd = -1;
+    }
+    trc_stream = NULL;
     if (strcmp(f, "stdout") == 0) {
         trc_stream = stdout;
     } else if (strcmp(f, "stderr") == 0) {
@@ -56,11 +62,20 @@ __attribute__((constructor)) static void trc_init(void)
         trc_fd = open(f, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0666);
         if (trc_fd < 0) {
             fprintf(stderr, "RTS warning: cannot open trace file %s\n", f);
+            mpd_trc_on = 0;
             return;
         }
     }
     mpd_trc_on = 1;
     mpd__watch_on_rw = 1;
+}
+
+/* MPD_TRACE is read before main, so that nothing the program does escapes
+ * it; an SR program's SR_TRACE is read by mpd_rt_main (core/main.c) once
+ * the start file has said the program is SR (mpd_rt_set_env_prefix). */
+__attribute__((constructor)) static void trc_init(void)
+{
+    mpd__trc_open(getenv("MPD_TRACE"));
 }
 
 /* Process ids are creation numbers, not addresses, so that a trace of a

@@ -89,22 +89,31 @@ pub fn annotate(f: &FileCounts, src: &[u8]) -> String {
     s
 }
 
-const USAGE: &str = "usage: mpdprof [-a] [tracefile]";
-
 /// The command: `mpdprof [-a] [tracefile]` (standard input without a file).
 pub fn mpdprof_main() -> i32 {
+    prof_main("mpdprof")
+}
+
+/// `srprof`: the same profiler under SR's name (SR_TRACE writes the same
+/// lines as MPD_TRACE, so only the messages' name differs).
+pub fn srprof_main() -> i32 {
+    prof_main("srprof")
+}
+
+fn prof_main(me: &str) -> i32 {
+    let usage = format!("usage: {} [-a] [tracefile]", me);
     let mut annotated = false;
     let mut file: Option<String> = None;
     for a in std::env::args().skip(1) {
         if a == "-a" {
             annotated = true;
         } else if a.starts_with('-') && a != "-" {
-            eprintln!("mpdprof: unknown option {}\n{}", a, USAGE);
+            eprintln!("{}: unknown option {}\n{}", me, a, usage);
             return 1;
         } else if file.is_none() {
             file = Some(a);
         } else {
-            eprintln!("{}", USAGE);
+            eprintln!("{}", usage);
             return 1;
         }
     }
@@ -112,7 +121,7 @@ pub fn mpdprof_main() -> i32 {
         Some(p) if p != "-" => match std::fs::File::open(p) {
             Ok(f) => totals(io::BufReader::new(f)),
             Err(e) => {
-                eprintln!("mpdprof: cannot open {}: {}", p, e);
+                eprintln!("{}: cannot open {}: {}", me, p, e);
                 return 1;
             }
         },
@@ -121,7 +130,7 @@ pub fn mpdprof_main() -> i32 {
     let files = match files {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("mpdprof: cannot read the trace: {}", e);
+            eprintln!("{}: cannot read the trace: {}", me, e);
             return 1;
         }
     };
