@@ -84,6 +84,13 @@ impl<'a> Checker<'a> {
         let saved_mismatch = self.mismatch.take();
         for (n, (a, p)) in args.iter().zip(sig.params.iter()).enumerate() {
             self.mismatch = saved_mismatch.clone();
+            if sig.external {
+                if let Some((arg, back)) = self.int_cell_arg(a, &p.ty) {
+                    cargs.push(arg);
+                    writeback.extend(back);
+                    continue;
+                }
+            }
             let v = self.expr(a);
             if v.ty == Ty::Error {
                 cargs.push("0".into());
@@ -245,6 +252,37 @@ impl<'a> Checker<'a> {
     }
 
     /// An invocation of an op designated by an expression (capability, op array element...).
+    /// An external's `ptr int` (or `ptr any`) argument written `@x`, x an
+    /// int variable or field: C gets the address of a long-sized cell holding
+    /// x, and x takes the cell's value back after the call.  SR and MPD were
+    /// defined on 32-bit machines, where C's `time_t *` and `long *` were
+    /// `int *`; on a 64-bit one such a callee reads or writes 8 bytes, and
+    /// through `&x` it would read the neighbour of x or overwrite it
+    /// (`time(@t)`, `ctime(@t)`).  A callee taking `int *` still sees x in the
+    /// cell's first 4 bytes (little-endian targets).  Returns (argument,
+    /// write-back), or None for any other argument.
+    fn int_cell_arg(&mut self, a: &Expr, pty: &Ty) -> Option<(String, Option<String>)> {
+        let ExprKind::Unary { op: ast::UnaryOp::AddrOf, operand } = &a.kind else { return None };
+        // `@a[i]` may be the start of an int array C walks: left as it is
+        if !matches!(operand.kind, ExprKind::Ident(_) | ExprKind::Field { .. }) {
+            return None;
+        }
+        if !matches!(pty, Ty::PtrAny) && !matches!(pty, Ty::Ptr(t) if **t == Ty::Int) {
+            return None;
+        }
+        // a name or field: evaluating it again below (when it is no int) is harmless
+        let v = self.expr(operand);
+        if v.ty == Ty::Error {
+            return Some(("0".into(), None)); // reported once
+        }
+        if !(v.lv && v.form == Form::Scalar && v.ty == Ty::Int && v.slice.is_none()) {
+            return None;
+        }
+        let cell = self.tmp();
+        self.code.put(&format!("long long {} = {};", cell, v.c));
+        Some((format!("((void *)&{})", cell), Some(format!("{} = (int){};", v.c, cell))))
+    }
+
     fn op_call(&mut self, callee: &Expr, args: &[Expr], span: Span) -> V {
         let Some((sig, target)) = self.op_target(callee) else { return V::err() };
         if sig.op.as_ref().map(|r| r.sem).unwrap_or(false) {
