@@ -21,6 +21,19 @@ else f=$((f+1)); echo "FAIL mpdl: objects and archives through MPD_PATH"; cat li
 if ! "$BIN/mpdl" use nosuch.o >link.out 2>&1 && grep -q "cannot find nosuch.o" link.out; then
   p=$((p+1)); echo "PASS mpdl: missing object reported"
 else f=$((f+1)); echo "FAIL mpdl: missing object reported"; cat link.out; fi
+# srl's messages speak SR: its name, SR_PATH, sr
+cat >usesr.sr <<'M'
+resource usesr()
+    external twice(n : int) returns r : int
+    write(twice(4))
+end
+M
+"$BIN/sr" -c usesr.sr >/dev/null 2>&1 || { echo "FAIL compile usesr.sr"; f=$((f+1)); }
+if SR_PATH=lib "$BIN/srl" usesr twice.o >link.out 2>&1 && [ "$(./a.out)" = "8" ] &&
+   ! "$BIN/srl" usesr nosuch.o >link.out 2>&1 && grep -q "^srl: cannot find nosuch.o (looked in SR_PATH," link.out &&
+   ! "$BIN/srl" nosuch >link.out 2>&1 && grep -q "^srl: .*compile it with sr first" link.out; then
+  p=$((p+1)); echo "PASS srl: SR_PATH, and messages in SR's words"
+else f=$((f+1)); echo "FAIL srl: SR_PATH, and messages in SR's words"; cat link.out; fi
 # mpd links the components a program imports that were compiled by earlier
 # runs (here through MPD_PATH), as MPD 1.0.1 does; a component's X.ld adds
 # what linking it needs (library components: MPDWin's mpdwin.a -lX11)
