@@ -1,4 +1,4 @@
-# MPD_TRACE (mpdtrace(5)) and mpdprof (mpdprof(1)): a program traced to a
+# MPD_TRACE (mpdtrace(5)) and mpdprof (mpdprof(1)), SR_TRACE and srprof: a program traced to a
 # file, its counts by line and annotated listing, mpdprof's errors, a trace
 # file that cannot be opened, and tracing on several VPs (every line
 # well formed).  The trace formats themselves: tests/corpus/trace.
@@ -45,6 +45,17 @@ if grep -q "^sum 55" mvp.out && cmp -s sum4.out "$ROOT/tests/trace/prof.summary"
    ! grep -Ev '^prof\.mpd, [0-9]+ +prof\.[a-z]+ +[A-Z]+ +[0-9A-F]+ +[0-9A-F]+ *$' t4.trace | grep -q .; then
   ok "tracing on four VPs"
 else bad "tracing on four VPs"; diff "$ROOT/tests/trace/prof.summary" sum4.out | head; fi
+# an SR program: SR_TRACE (over MPD_TRACE), counted by srprof
+cp "$ROOT/tests/corpus-sr/trace/srtrace.sr" .
+"$BIN/sr" srtrace.sr >compile.out 2>&1 || { bad "compile srtrace.sr"; cat compile.out; }
+SR_PARALLEL=1 MPD_TRACE=m.trace SR_TRACE=s.trace ./a.out >sr.out 2>&1
+"$BIN/srprof" s.trace >srsum.out 2>&1
+if [ -s s.trace ] && [ ! -s m.trace ] && grep -q "^done" sr.out && grep -q "^srtrace.sr,  21   P:1  CONTP:1" srsum.out; then
+  ok "SR_TRACE, counted by srprof"
+else bad "SR_TRACE, counted by srprof"; cat sr.out srsum.out | head; fi
+if ! "$BIN/srprof" nosuch.trace >err.out 2>&1 && grep -q "^srprof: cannot open nosuch.trace" err.out; then
+  ok "srprof: its messages say srprof"
+else bad "srprof: its messages say srprof"; cat err.out; fi
 cd / && rm -rf "$d"
 echo "trace: $p passed, $f failed"
 [ $f = 0 ]
