@@ -2,7 +2,7 @@
 //! must be rejected with a given message, and inputs that must never panic.
 use mpdc::check::{self, types::Types, Iface, Opts};
 use mpdc::syntax::{self, Diagnostics, SourceMap};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Parses and checks `src`; returns (rendered diagnostics, C of each component).
 fn compile(src: &str) -> (String, Vec<String>) {
@@ -12,7 +12,7 @@ fn compile(src: &str) -> (String, Vec<String>) {
     if diags.has_errors() {
         return (diags.render(&map), vec![]);
     }
-    let mut ifaces: HashMap<String, Iface> = HashMap::new();
+    let mut ifaces: BTreeMap<String, Iface> = BTreeMap::new();
     let mut types = Types::default();
     let mut specs = HashMap::new();
     let outs = check::check_files(&map, &[(f, "t.mpd".into())], &mut diags, &Opts { lines: true, ..Opts::default() }, &mut ifaces, &mut types, &mut specs);
