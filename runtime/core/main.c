@@ -135,7 +135,7 @@ int mpd_vp_set_sched(int vp, const mpd_sched_ops *ops)
         ops->put(st, p);
     v->sched = ops;
     v->sched_st = st;
-    fast1_set(ops == &mpd_sched_fifo);
+    mpd__mode_set(1, ops == &mpd_sched_fifo);
     return 0;
 }
 
@@ -231,7 +231,6 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
                                 : (sn && *sn) ? sched_by_name(sn) : &mpd_sched_fifo;
 
     mpd__nvp = n;
-    mpd__single = (n == 1);
     mpd__vps = calloc((size_t)n, sizeof *mpd__vps);
     if (!mpd__vps)
         mpd_rts_fatal("out of memory starting the runtime");
@@ -255,7 +254,7 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
         vp->sched_st = vp->sched->init(i, n);
         mpd__vps[i] = vp;
     }
-    fast1_set(n == 1 && mpd__vps[0]->sched == &mpd_sched_fifo);
+    mpd__mode_set(n == 1, mpd__vps[0]->sched == &mpd_sched_fifo);
     started = 1;
     mpd__signals_install();
     mpd_vp *vp0 = mpd__vps[0];

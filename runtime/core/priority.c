@@ -18,8 +18,8 @@ void mpd__prio_mixed_on(void)
     if (atomic_load_explicit(&mpd__prio_mixed, memory_order_relaxed))
         return;
     atomic_store_explicit(&mpd__prio_mixed, 1, memory_order_relaxed);
-    if (!mpd__hand1_off)    /* see fast1_set; with several VPs it is 1 already */
-        mpd__hand1_off = 1;
+    if (mpd__mode == MPD_MODE_HANDOFF)    /* see mpd/rt.h, the modes */
+        mpd__mode = MPD_MODE_FAST;
 }
 
 /* p goes after every process of priority >= its own; the caller holds the
@@ -37,10 +37,10 @@ void mpd__rq_insert_by_priority(runq *q, mpd_proc *p)
 static int ready_at_least(int pr)
 {
     runq *q = &mpd__fifo_q;
-    if (!mpd__single)
+    if (!mpd__mode_one_vp())
         mpd_spin_lock(&q->lk);
     int yes = q->head && q->head->hot.priority >= pr;
-    if (!mpd__single)
+    if (!mpd__mode_one_vp())
         mpd_spin_unlock(&q->lk);
     return yes;
 }

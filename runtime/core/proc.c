@@ -16,12 +16,12 @@ atomic_int mpd__main_alive;
 /* Creation order, for the report (newest first). */
 static atomic_ullong next_seq;
 
-static inline void lock_if(mpd_spinlock *l) { if (!mpd__single) mpd_spin_lock(l); }
-static inline void unlock_if(mpd_spinlock *l) { if (!mpd__single) mpd_spin_unlock(l); }
+static inline void lock_if(mpd_spinlock *l) { if (!mpd__mode_one_vp()) mpd_spin_lock(l); }
+static inline void unlock_if(mpd_spinlock *l) { if (!mpd__mode_one_vp()) mpd_spin_unlock(l); }
 
 static inline uint64_t take_seq(void)
 {
-    if (mpd__single) {
+    if (mpd__mode_one_vp()) {
         uint64_t s = atomic_load_explicit(&next_seq, memory_order_relaxed);
         atomic_store_explicit(&next_seq, s + 1, memory_order_relaxed);
         return s;
@@ -203,7 +203,7 @@ mpd_proc *mpd_proc_spawn(void (*fn)(void *), const char *name, int priority, siz
  * with one VP, where nothing runs it before the caller's next switch. */
 static inline void ready_early(mpd_vp *vp, mpd_proc *p)
 {
-    if (__builtin_expect(mpd__fast1, 1)) {
+    if (__builtin_expect(mpd__mode_fast(), 1)) {
         PSTATE_SET(p, P_READY);
         rq_link_tail(&mpd__fifo_q, p);
     } else {
@@ -225,7 +225,7 @@ static __attribute__((noinline)) void *spawn_here_slow(mpd_vp *vp, void (*fn)(vo
         p = spawn_slow(fn, name, prio, extra, &mem);     /* counted */
         __atomic_store_n(&p->hot.udata, mem, __ATOMIC_RELEASE);
     }
-    if (ready && mpd__single) {
+    if (ready && mpd__mode_one_vp()) {
         ready_early(vp, p);
         p = NULL;
     }
@@ -240,7 +240,7 @@ void *mpd_proc_spawn_here(void (*fn)(void *), const char *name, size_t extra, mp
     mpd_vp *vp = vp_self();
     mpd_proc *p;
     size_t x = (extra + 15) & ~(size_t)15;
-    if (__builtin_expect(!mpd__fast1 || !vp || !(p = vp->stack_cache) || x > p->f.stack_size / 4 ||
+    if (__builtin_expect(!mpd__mode_fast() || !vp || !(p = vp->stack_cache) || x > p->f.stack_size / 4 ||
                          atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) >= mpd__max_procs, 0))
         return spawn_here_slow(vp, fn, name, extra, pp, ready);
     mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
@@ -270,7 +270,7 @@ void mpd_proc_set_arg(mpd_proc *p, void *arg) { p->arg = arg; }
 
 void mpd_proc_launch(mpd_proc *p)
 {
-    if (__builtin_expect(mpd__fast1 && !p->run_now, 1)) {
+    if (__builtin_expect(mpd__mode_fast() && !p->run_now, 1)) {
         PSTATE_SET(p, P_READY);
         rq_link_tail(&mpd__fifo_q, p);
         return;
@@ -286,7 +286,7 @@ void mpd_proc_launch_park(mpd_proc *p, mpd_spinlock *lock)
 {
     mpd_vp *vp = vp_self();
     /* p is what pick_next would find first: go there without the queue */
-    if (mpd__fast1 && vp->hot.cur && !p->run_now && mpd__fifo_q.head == NULL &&
+    if (mpd__mode_fast() && vp->hot.cur && !p->run_now && mpd__fifo_q.head == NULL &&
         atomic_load_explicit(&mpd__inbox, memory_order_relaxed) == NULL &&
         atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) == 0) {
         mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
@@ -335,7 +335,7 @@ int mpd_proc_join(mpd_proc *p, void **result)
     }
     if (!p->done) {
         p->joiner = self;
-        mpd_park(mpd__single ? NULL : &p->lock);
+        mpd_park(mpd__mode_one_vp() ? NULL : &p->lock);
     } else {
         unlock_if(&p->lock);
     }

@@ -9,7 +9,7 @@
  *  - A process is in at most one run queue (via link) and one wait queue
  *    (via wlink); only a timed-out waiter is in both, until it runs and
  *    removes itself from the wait queue.
- *  - With one VP (mpd__single) only that VP's thread touches processes,
+ *  - With one VP (mpd__mode_one_vp) only that VP's thread touches processes,
  *    run queues and semaphores; helper threads (blocking calls) talk to the
  *    VPs through the atomic inbox only.
  */
@@ -171,15 +171,9 @@ extern int mpd__idle_spin;          /* rounds an idle VP spins before it sleeps 
 /* Whether VP i's thread is asleep in its idle wait now (a hint: it may wake
  * or fall asleep right after). */
 int mpd__vp_asleep(int i);
-/* One VP and the FIFO scheduler (main.c keeps it up to date): then only
- * this VP's thread touches the ready queue, and the hot paths of
- * core/switch.h use it with plain loads and stores. */
-extern int mpd__fast1;
-/* 0 when fast1 holds and the generated code's inline semaphore handoff may
- * switch (mpd/abi/handoff.h: inline asm contexts, no sanitizer); 1 otherwise.
- * A long that is 0 when on, so that the inline P tests it, the remote
- * wakeups and the timers with one `or`. */
-extern long mpd__hand1_off;
+/* mpd__mode (mpd/rt.h) is set by mpd__mode_set below and lowered from
+ * HANDOFF to FAST by mpd__prio_mixed_on; MPD_RT_HAND1: the inline handoff
+ * is compiled to switch (inline asm contexts, no sanitizer). */
 #if defined(MPD__HANDOFF_INLINE) && defined(MPD_CSW_HAVE_INLINE) && defined(MPD_CSW_asm) && \
     !defined(MPD_CSW_NO_INLINE) && !defined(MPD_ASAN) && !defined(MPD_TSAN)
 #define MPD_RT_HAND1 1
@@ -199,12 +193,18 @@ _Static_assert((int)P_READY == (int)MPD__PS_READY && (int)P_RUNNING == (int)MPD_
  * appends without comparing) and, with several VPs, the runnext slot. */
 extern atomic_int mpd__prio_mixed;
 void mpd__prio_mixed_on(void);
-static inline void fast1_set(int on)
+/* The mode for one VP or several, and whether the (one) VP runs the FIFO
+ * scheduler; the transitions are in mpd/rt.h. */
+static inline void mpd__mode_set(int one_vp, int fifo)
 {
-    /* the timeline needs every switch and wakeup on the general paths */
-    on = on && !mpd__tl_on;
-    mpd__fast1 = on;
-    mpd__hand1_off = !(on && MPD_RT_HAND1) || atomic_load_explicit(&mpd__prio_mixed, memory_order_relaxed);
+    if (!one_vp)
+        mpd__mode = MPD_MODE_MULTI;
+    else if (!fifo || mpd__tl_on)   /* the timeline needs every switch and wakeup */
+        mpd__mode = MPD_MODE_ONE;
+    else if (MPD_RT_HAND1 && !atomic_load_explicit(&mpd__prio_mixed, memory_order_relaxed))
+        mpd__mode = MPD_MODE_HANDOFF;
+    else
+        mpd__mode = MPD_MODE_FAST;
 }
 extern size_t mpd__stack_default;
 extern long mpd__max_procs;
@@ -245,7 +245,7 @@ extern atomic_long mpd__nprocs;
 extern atomic_int mpd__main_alive;
 static inline void mpd__count_procs(long d)
 {
-    if (mpd__single)
+    if (mpd__mode_one_vp())
         atomic_store_explicit(&mpd__nprocs, atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) + d,
                               memory_order_relaxed);
     else

@@ -34,9 +34,9 @@ static inline void rq_link_tail(runq *q, mpd_proc *p)
 
 static inline void rq_put(runq *q, mpd_proc *p)
 {
-    if (!mpd__single) mpd_spin_lock(&q->lk);
+    if (!mpd__mode_one_vp()) mpd_spin_lock(&q->lk);
     rq_link_tail(q, p);
-    if (!mpd__single) {
+    if (!mpd__mode_one_vp()) {
         atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) + 1,
                               memory_order_relaxed);
         mpd_spin_unlock(&q->lk);
@@ -45,7 +45,7 @@ static inline void rq_put(runq *q, mpd_proc *p)
 
 static inline mpd_proc *rq_get(runq *q)
 {
-    if (mpd__single) {
+    if (mpd__mode_one_vp()) {
         mpd_proc *p = q->head;
         if (p) {
             q->head = p->link;
@@ -73,7 +73,7 @@ static inline mpd_proc *rq_get(runq *q)
 
 static inline int rq_empty(runq *q)
 {
-    return mpd__single ? q->head == NULL : atomic_load_explicit(&q->n, memory_order_relaxed) == 0;
+    return mpd__mode_one_vp() ? q->head == NULL : atomic_load_explicit(&q->n, memory_order_relaxed) == 0;
 }
 
 

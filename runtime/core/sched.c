@@ -4,8 +4,8 @@
 #include "mpd/err.h"
 #include "core/runq.h"
 
-static inline void lock_if(mpd_spinlock *l) { if (!mpd__single) mpd_spin_lock(l); }
-static inline void unlock_if(mpd_spinlock *l) { if (!mpd__single) mpd_spin_unlock(l); }
+static inline void lock_if(mpd_spinlock *l) { if (!mpd__mode_one_vp()) mpd_spin_lock(l); }
+static inline void unlock_if(mpd_spinlock *l) { if (!mpd__mode_one_vp()) mpd_spin_unlock(l); }
 
 
 /* ---- FIFO: one queue shared by every VP, so order is global ---- */
@@ -37,7 +37,7 @@ static void prio_put(void *st, mpd_proc *p)
         p->link = *pp;
         *pp = p;
     }
-    if (!mpd__single)           /* see runq.h */
+    if (!mpd__mode_one_vp())           /* see runq.h */
         atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) + 1,
                               memory_order_relaxed);
     unlock_if(&q->lk);

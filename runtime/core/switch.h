@@ -56,7 +56,7 @@ static inline void rq1_put(mpd_proc *p)
  * mixed: MPD's priority order is kept in the shared queue only. */
 static inline runq *fifo_home(mpd_vp *vp)
 {
-    if (mpd__single || atomic_load_explicit(&mpd__prio_mixed, memory_order_relaxed))
+    if (mpd__mode_one_vp() || atomic_load_explicit(&mpd__prio_mixed, memory_order_relaxed))
         return &mpd__fifo_q;
     return vp->lq;
 }
@@ -69,7 +69,7 @@ static inline void vp_ready(mpd_vp *vp, mpd_proc *p)
         rq_put(fifo_home(vp), p);
     else
         vp->sched->put(vp->sched_st, p);
-    if (!mpd__single)
+    if (!mpd__mode_one_vp())
         mpd__wake_idle_vp();
 }
 
@@ -78,7 +78,7 @@ static inline void vp_ready(mpd_vp *vp, mpd_proc *p)
  * to the tail of this VP's queue. */
 static inline void vp_wake(mpd_vp *vp, mpd_proc *p)
 {
-    if (mpd__single || vp->sched != &mpd_sched_fifo || !vp->hot.cur ||
+    if (mpd__mode_one_vp() || vp->sched != &mpd_sched_fifo || !vp->hot.cur ||
         atomic_load_explicit(&mpd__prio_mixed, memory_order_relaxed)) {
         vp_ready(vp, p);
         return;
@@ -117,7 +117,7 @@ static inline mpd_proc *pick_next(mpd_vp *vp)
                          (int)(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0) |
                          (int)(vp->sched != &mpd_sched_fifo), 0))
         return mpd__pick_next_slow(vp);
-    if (mpd__single)
+    if (mpd__mode_one_vp())
         return rq_get(&mpd__fifo_q);
     return pick_fifo_multi(vp);
 }
@@ -175,7 +175,7 @@ static inline int block_fast1(mpd_vp *vp, mpd_proc *self)
 {
     runq *q = &mpd__fifo_q;
     mpd_proc *next = q->head;
-    if (__builtin_expect(!mpd__fast1 || !next ||
+    if (__builtin_expect(!mpd__mode_fast() || !next ||
                          ((int)(atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL) |
                           (int)(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0)), 0))
         return 0;

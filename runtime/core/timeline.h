@@ -13,7 +13,7 @@
  * hooks test once (one predictable branch when the timeline is off).  With
  * the timeline on, the one-VP shortcuts that switch without the core's
  * general paths (block_fast1, the exit jump, the generated code's inline
- * semaphore handoff) are off (fast1_set), so the few hooks in switch_away,
+ * semaphore handoff) are off (mpd__mode_set: mode ONE), so the few hooks in switch_away,
  * the VP loop, mpd_unpark and process creation see every switch and wakeup.
  */
 #ifndef MPD_TIMELINE_H

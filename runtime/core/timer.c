@@ -94,11 +94,11 @@ void mpd__timer_add_locked(mpd_proc *p) { heap_push(p); }
 
 void mpd__timer_cancel(mpd_proc *p)
 {
-    if (!mpd__single)
+    if (!mpd__mode_one_vp())
         mpd_spin_lock(&tlock);
     if (p->heap_idx >= 0)
         heap_delete(p->heap_idx);
-    if (!mpd__single)
+    if (!mpd__mode_one_vp())
         mpd_spin_unlock(&tlock);
 }
 
@@ -111,7 +111,7 @@ int mpd__timers_fire(void)
         return 0;
     mpd_proc *list = NULL, **tail = &list;
     int k = 0;
-    if (!mpd__single)
+    if (!mpd__mode_one_vp())
         mpd_spin_lock(&tlock);
     while (atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0 && heap[0]->wake_ns <= now) {
         mpd_proc *p = heap_pop();
@@ -124,7 +124,7 @@ int mpd__timers_fire(void)
         p->io_next = NULL;
         k++;
     }
-    if (!mpd__single)
+    if (!mpd__mode_one_vp())
         mpd_spin_unlock(&tlock);
     while (list) {
         mpd_proc *n = list->io_next;
@@ -144,7 +144,7 @@ void mpd_nap(long ms)
     mpd_proc *self = proc_self();
     self->wake_ns = mpd_now_ns() + (int64_t)ms * 1000000;
     PSTATE_SET(self, P_NAPPING);
-    if (mpd__single) {
+    if (mpd__mode_one_vp()) {
         /* our own timer may fire in pick_next: switch_away handles that */
         heap_push(self);
         mpd__switch_out(PS_NONE, NULL, NULL);

@@ -15,9 +15,7 @@
 
 _Thread_local struct mpd__vp_hot *mpd__tls_vp;
 _Thread_local long mpd__tls_slice;
-int mpd__single = 1;
-int mpd__fast1;
-long mpd__hand1_off = 1;
+long mpd__mode = MPD_MODE_ONE;      /* mpd/rt.h */
 mpd_vp **mpd__vps;
 int mpd__nvp = 1;
 long mpd__slice;
@@ -163,7 +161,7 @@ mpd_proc *mpd__pick_next_slow(mpd_vp *vp)
     if (atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0)
         mpd__timers_fire();
     if (vp->sched == &mpd_sched_fifo)
-        return mpd__single ? rq_get(&mpd__fifo_q) : pick_fifo_multi(vp);
+        return mpd__mode_one_vp() ? rq_get(&mpd__fifo_q) : pick_fifo_multi(vp);
     mpd_proc *p = vp->sched->get(vp->sched_st);
     if (!p && vp->sched->idle)
         p = vp->sched->idle(vp->sched_st);
@@ -190,7 +188,7 @@ void mpd_park(mpd_spinlock *lock)
 
 void mpd_unpark(mpd_proc *p)
 {
-    if (__builtin_expect(mpd__fast1, 1)) {
+    if (__builtin_expect(mpd__mode_fast(), 1)) {
         PSTATE_SET(p, P_READY);
         rq1_put(p);
         return;
@@ -259,7 +257,7 @@ static __attribute__((noinline, noreturn)) void exit_switch(mpd_vp *vp, mpd_proc
 __attribute__((always_inline))
 static inline int exit_fast(mpd_vp *vp, mpd_proc *p, mpd_proc *next)
 {
-    return __builtin_expect(mpd__fast1 && next && p->to_cache &&
+    return __builtin_expect(mpd__mode_fast() && next && p->to_cache &&
                             vp->stack_cached < MPD_REGION_CACHE_MAX &&
                             !((int)(atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL) |
                               (int)(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0)), 1);
@@ -382,7 +380,7 @@ static int all_idle_and_nothing_pending(void)
     for (int i = 0; i < mpd__nvp; i++) {
         if (mpd__vps[i]->sched->empty && !mpd__vps[i]->sched->empty(mpd__vps[i]->sched_st))
             return 0;
-        if (!mpd__single && !rq_empty(mpd__vps[i]->lq))
+        if (!mpd__mode_one_vp() && !rq_empty(mpd__vps[i]->lq))
             return 0;
     }
     atomic_thread_fence(memory_order_seq_cst);
@@ -465,7 +463,7 @@ static int vp_has_more(mpd_vp *vp)
 {
     if (vp->sched != &mpd_sched_fifo)
         return !vp->sched->empty(vp->sched_st);
-    return !rq_empty(&mpd__fifo_q) || (!mpd__single && !rq_empty(vp->lq));
+    return !rq_empty(&mpd__fifo_q) || (!mpd__mode_one_vp() && !rq_empty(vp->lq));
 }
 
 /* Nothing to run: spin a little (several VPs), then sleep until woken, the
@@ -475,7 +473,7 @@ static mpd_proc *idle_wait(mpd_vp *vp)
     mpd_proc *p;
     mpd_proc *seen[64] = { 0 };
     unsigned long seen_gets[64] = { 0 };
-    if (!mpd__single) {
+    if (!mpd__mode_one_vp()) {
         atomic_fetch_add(&nspin, 1);
         /* by default ~10-50 us: long enough to catch a quick handoff from
          * another VP, short enough not to burn a shared core */
@@ -504,7 +502,7 @@ static mpd_proc *idle_wait(mpd_vp *vp)
     }
     mpd_spin_lock(&idle_mu);
     atomic_fetch_add(&nsleep, 1);
-    if (!mpd__single)
+    if (!mpd__mode_one_vp())
         atomic_fetch_sub(&nspin, 1);   /* after counting as asleep: see wake_idle_vp */
     /* the sleeper's half: both counts are ordered before the looks for
      * work below (a waker that saw either count still spinning or awake
@@ -513,7 +511,7 @@ static mpd_proc *idle_wait(mpd_vp *vp)
     unsigned seq = take_pending_wake();
     atomic_thread_fence(memory_order_seq_cst);   /* a waker that saw the bit set published first */
     p = pick_next(vp);
-    if (!p && !mpd__single && vp->sched == &mpd_sched_fifo) {
+    if (!p && !mpd__mode_one_vp() && vp->sched == &mpd_sched_fifo) {
         p = steal_runnext(vp, seen, 0);   /* never sleep while one waits */
         if (!p)
             p = steal_local(vp, seen_gets, 0);

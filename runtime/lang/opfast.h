@@ -56,7 +56,7 @@ static inline int opk_park_inline(const char *F, int L)
 __attribute__((always_inline))
 static inline void opk_wake(mpd_proc *p)
 {
-    if (__builtin_expect(mpd__fast1, 1)) {
+    if (__builtin_expect(mpd__mode_fast(), 1)) {
         PSTATE_SET(p, P_READY);
         rq1_put(p);
     } else {

@@ -258,8 +258,7 @@ void mpf_futile_wake(mpf_t *m);
 /* MPF_WAIT_LWP on a runtime with one VP: only MPD processes of one OS thread
  * touch the instance and they switch only where they block, so locks and
  * waiter counts need no atomic read-modify-write (as the runtime's own fast paths). */
-extern int mpd__single;
-#define MPF_SOLO(m) ((m)->lwpq && mpd__single)
+#define MPF_SOLO(m) ((m)->lwpq && mpd__mode_one_vp())
 /* An MPF_WAIT_LWP instance serves MPD processes only (its locks may be plain
  * stores and its waiters are parked processes a thread could not wake):
  * anything else calling it gets MPF_ENOTSUP instead of a silent race. */

@@ -14,7 +14,7 @@ void mpd_sem_init(mpd_sem *s, long n)
  * wakeup token instead of finding us queued. */
 MPD_SWITCH_BODY mpd_sret mpd__sem_wait_body(mpd_sem *s)
 {
-    if (mpd__single) {
+    if (mpd__mode_one_vp()) {
         if (__builtin_expect(s->wakeups > 0, 0)) {   /* left for us past a timed-out waiter */
             s->wakeups--;
             return MPD_SRET(NULL, 0);
@@ -61,7 +61,7 @@ static inline mpd_proc *pop_claimed(mpd_sem *s)
 /* The caller incremented count and found it had been negative. */
 void mpd__sem_wake(mpd_sem *s)
 {
-    if (mpd__single) {
+    if (mpd__mode_one_vp()) {
         mpd_proc *p = pop_claimed(s);
         if (__builtin_expect(p != NULL, 1)) {
             MPD_TL(mpd__tl_woken(p, TL_BY_PROC));
@@ -82,8 +82,8 @@ void mpd__sem_wake(mpd_sem *s)
     }
 }
 
-static inline void lock_if(mpd_spinlock *l) { if (!mpd__single) mpd_spin_lock(l); }
-static inline void unlock_if(mpd_spinlock *l) { if (!mpd__single) mpd_spin_unlock(l); }
+static inline void lock_if(mpd_spinlock *l) { if (!mpd__mode_one_vp()) mpd_spin_lock(l); }
+static inline void unlock_if(mpd_spinlock *l) { if (!mpd__mode_one_vp()) mpd_spin_unlock(l); }
 
 /* P that gives up after ms milliseconds.  Accounting: count = (V()s on
  * their way to a waiter) - (waiters not yet served), when negative.  A
@@ -110,7 +110,7 @@ int mpd_sem_P_timeout(mpd_sem *s, long ms)
     self->wake_ns = mpd_now_ns() + (int64_t)ms * 1000000;
     atomic_store(&self->claim, CL_WAITING);
     PSTATE_SET(self, P_BLOCKED);
-    if (mpd__single) {
+    if (mpd__mode_one_vp()) {
         mpd__timer_add_locked(self);
         mpd__switch_out(PS_NONE, NULL, NULL);
     } else {
@@ -141,14 +141,14 @@ int mpd_sem_P_timeout(mpd_sem *s, long ms)
      * unserved waiters, us included; the next one to take the lock finds
      * us queued (and claimable) */
     mpd_waitq_push(&s->q, self);
-    mpd_park(mpd__single ? NULL : &s->lock);
+    mpd_park(mpd__mode_one_vp() ? NULL : &s->lock);
     return 0;
 }
 
 int mpd_sem_tryP(mpd_sem *s)
 {
     long c = atomic_load_explicit(&s->count, memory_order_relaxed);
-    if (mpd__single) {
+    if (mpd__mode_one_vp()) {
         if (c <= 0)
             return 0;
         atomic_store_explicit(&s->count, c - 1, memory_order_relaxed);

@@ -89,7 +89,7 @@ int mpd_waitq_wait_timeout(mpd_waitq *q, mpd_spinlock *lock, long ms)
     self->wake_ns = mpd_now_ns() + (int64_t)ms * 1000000;
     atomic_store(&self->claim, CL_WAITING);
     PSTATE_SET(self, P_BLOCKED);
-    if (mpd__single) {
+    if (mpd__mode_one_vp()) {
         /* only this thread fires timers: even if ours fires before we are
          * off the stack, nobody else can resume us meanwhile */
         mpd__timer_add_locked(self);

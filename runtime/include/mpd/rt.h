@@ -276,10 +276,40 @@ mpd_proc *mpd_waitq_wake_one(mpd_waitq *q);
 /* Unparks every waiting process; returns how many. */
 int mpd_waitq_wake_all(mpd_waitq *q);
 
-/* 1 when the runtime has a single VP: then no other OS thread touches
- * processes, and locks protecting process-level data may be skipped. */
-extern int mpd__single;
-static inline int mpd_rt_single(void) { return mpd__single; }
+/* The runtime's mode: one value for how many VPs run and which shortcuts
+ * the hot paths may take.  Each mode allows everything the modes after it
+ * allow, so every test is one compare of one load:
+ *   MPD_MODE_HANDOFF  one VP, FIFO scheduler, and the generated code's inline
+ *                     semaphore handoff may switch (mpd/abi/handoff.h: it
+ *                     needs the inline asm contexts, no sanitizer, and no
+ *                     priority other than 0 ever, as it appends to the ready
+ *                     queue without comparing priorities)
+ *   MPD_MODE_FAST     one VP, FIFO scheduler: the core's inline fast paths
+ *                     (core/switch.h block_fast1, the exit jump, the spawn
+ *                     and stack-cache shortcuts of core/proc.c)
+ *   MPD_MODE_ONE      one VP: only its thread touches processes, run queues
+ *                     and semaphores, so no locks and no atomic
+ *                     read-modify-writes; the general paths (another
+ *                     scheduler, or the timeline, which needs every switch)
+ *   MPD_MODE_MULTI    several VPs: locks, atomics, general paths
+ * Transitions (core/rt_internal.h, mpd__mode_set, and core/priority.c):
+ *   - ONE before the runtime starts;
+ *   - at start (core/main.c): MULTI if MPD_PARALLEL > 1 (it never changes:
+ *     the VP count is fixed); else HANDOFF, FAST or ONE as above;
+ *   - mpd_rt_set_sched on one VP: FIFO gives HANDOFF or FAST, another ONE;
+ *   - the first priority other than 0: HANDOFF becomes FAST, for good.
+ * HANDOFF is 0 so that the inline P tests "handoff off, or a remote wakeup
+ * or a timer pending" with one `or` of the mode and the two counts. */
+enum { MPD_MODE_HANDOFF = 0, MPD_MODE_FAST = 1, MPD_MODE_ONE = 2, MPD_MODE_MULTI = 3 };
+extern long mpd__mode;
+/* One VP (HANDOFF, FAST, ONE): no other OS thread touches processes, and
+ * locks protecting process-level data may be skipped. */
+static inline int mpd__mode_one_vp(void) { return mpd__mode != MPD_MODE_MULTI; }
+/* One VP and the FIFO scheduler (HANDOFF, FAST): the core's inline fast
+ * paths may be taken, with plain loads and stores on the ready queue. */
+static inline int mpd__mode_fast(void) { return mpd__mode <= MPD_MODE_FAST; }
+/* 1 when the runtime has a single VP (public name of mpd__mode_one_vp). */
+static inline int mpd_rt_single(void) { return mpd__mode_one_vp(); }
 
 /* ------------------------------------------------------------------ */
 /* Semaphores                                                          */
@@ -302,7 +332,7 @@ void mpd__sem_wake(mpd_sem *s);
 static inline long mpd__sem_dec(mpd_sem *s)
 {
     long c;
-    if (mpd__single) {
+    if (mpd__mode_one_vp()) {
         c = atomic_load_explicit(&s->count, memory_order_relaxed);
         atomic_store_explicit(&s->count, c - 1, memory_order_relaxed);
     } else {
@@ -322,7 +352,7 @@ static inline void mpd_sem_P(mpd_sem *s)
 static inline void mpd_sem_V(mpd_sem *s)
 {
     long c;
-    if (mpd__single) {
+    if (mpd__mode_one_vp()) {
         c = atomic_load_explicit(&s->count, memory_order_relaxed);
         atomic_store_explicit(&s->count, c + 1, memory_order_relaxed);
     } else {

@@ -68,7 +68,6 @@ struct mpd__opq_h1 {
     struct mpd__inwait_h1 *wfirst, *wlast;
 };
 
-extern long mpd__hand1_off;             /* 0: one VP, FIFO, inline contexts */
 extern struct mpd__runq_h1 mpd__rq_h1;  /* the ready queue */
 extern void *_Atomic mpd__inbox_h1;     /* remote wakeups pending */
 extern atomic_long mpd__ntimers;        /* timers pending */
@@ -94,7 +93,7 @@ int mpd__self_retired(void);                      /* lang/opcore.c */
 __attribute__((always_inline))
 static inline int mpd__v_handoff(struct mpd__opq_h1 *q)
 {
-    if (__builtin_expect(mpd__hand1_off != 0, 0))
+    if (__builtin_expect(mpd__mode != MPD_MODE_HANDOFF, 0))
         return 0;
     struct mpd__inwait_h1 *w = q->wfirst, *n = w->next;
     q->wfirst = n;
@@ -129,10 +128,10 @@ static inline int mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__o
 {
     struct mpd__runq_h1 *rq = &mpd__rq_h1;
     struct mpd__proc_h1 *next = rq->head;
-    /* one test for "hand1 off, a remote wakeup or a timer pending" (the
-     * timer count is never negative) */
+    /* one test for "mode not HANDOFF (which is 0), a remote wakeup or a
+     * timer pending" (the timer count is never negative) */
     if (__builtin_expect(!next ||
-                         ((uintptr_t)mpd__hand1_off |
+                         ((uintptr_t)mpd__mode |
                           (uintptr_t)atomic_load_explicit(&mpd__inbox_h1, memory_order_relaxed) |
                           (uintptr_t)atomic_load_explicit(&mpd__ntimers, memory_order_relaxed)) != 0, 0))
         return 0;
