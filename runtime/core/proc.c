@@ -73,7 +73,7 @@ static inline void proc_init(mpd_proc *p, void (*fn)(void *), void *arg, int pri
     p->hot.file = NULL;
     p->hot.line = 0;
     p->hot.priority = priority;
-    /* read from other VPs by a destroy's look at every process (lang/in.c,
+    /* read from other VPs by a destroy's look at every process (lang/inqueue.c,
      * retire_one): atomic stores */
     __atomic_store_n(&p->hot.udata, udata, __ATOMIC_RELEASE);
     __atomic_store_n(&p->hot.wait, NULL, __ATOMIC_RELAXED);

@@ -70,7 +70,7 @@ const struct mpd__opq_hot mpd__opq_none;   /* mpd/abi/ops.h: mpd__op_hotq */
  * pending parameterless invocations: V and P touch one counter (under the
  * class lock, which is no lock at all on one VP).  If an input statement
  * with several ops or st/by ever services it, it turns into an ordinary
- * queue (in.c, uncount). */
+ * queue (inqueue.c, inq_uncount). */
 void mpd_op_sem(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, long init)
 {
     check_range(self, i, n);

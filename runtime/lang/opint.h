@@ -1,5 +1,5 @@
 /* opint.h: internal structures shared by the operations layer (op*.c,
- * inv.c, in.c, co.c, res*.c).  Not part of the ABI.
+ * inv.c, inqueue.c, inselect.c, opsem.c, co.c, res*.c).  Not part of the ABI.
  *
  * Invariants
  *  - Every object (resource instance, global, local-op block, dynamic op)
@@ -152,7 +152,7 @@ static inline void opq_sem_add1(opq *q)
 
 struct opcls {
     opk_lock  lk;
-    _Atomic(opcls *) fwd;   /* merged into another class (in.c) */
+    _Atomic(opcls *) fwd;   /* merged into another class (inselect.c) */
     uint64_t  seq;          /* arrival counter */
     uint64_t  gen;          /* availability changes (see top) */
     inwait   *wfirst, *wlast;   /* blocked statements with several ops or
@@ -232,7 +232,7 @@ typedef struct resrt {
     struct resrt *anext, *aprev;   /* live resources, oldest first (res.c) */
     int       body_live;    /* its initial-code process has not ended */
     int       in_cond;      /* input statements with st/by in progress that
-                               name one of its ops (in.c): they hold the op
+                               name one of its ops (inselect.c): they hold the op
                                across switches, rescanning when woken */
     int       calls_parked; /* several VPs: callers parked on its ops not
                                answered yet (the answer locks the op's class
@@ -339,7 +339,7 @@ int       res_child_unlink(mpd_res *blk);   /* the block's owner ends it */
 void      res_kill_children(mpd_res *r);    /* r destroyed: its blocks die */
 void      op_kill(mpd_op *op);              /* op.c */
 
-/* in.c */
+/* inqueue.c */
 void      in_arrive(mpd_op *op, mpd_invb *ib);  /* ib: stable memory */
 opcls    *in_arrive_call(mpd_op *op, mpd_invb *ib);  /* a call: the invoker parks next */
 void      in_token(mpd_op *op);                 /* V on a counted op */

@@ -2,7 +2,7 @@
  *
  * Tracing is decided once, at program start, from the environment; the
  * rest of the runtime tests mpd_trc_on only on paths that are already slow
- * (or that tracing forces onto slow paths: see op.c and in.c).  A line is
+ * (or that tracing forces onto slow paths: see op.c and opsem.c).  A line is
  * formatted in a local buffer and written with one call, so lines of
  * processes on different VPs never mix: to stdout through stdio (so the
  * trace stays in order with the program's own output), to stderr after
@@ -223,7 +223,7 @@ void mpd_trc_sems(const char *F, int L, mpd_op *op, uint32_t n, int has_init)
         mpd_trc(F, L, MPD_EV_INITS, opq_sem_count(op_queue(op)));   /* just set */
 }
 
-/* The traced P of in.c: a semaphore's P/CONTP, or a receive. */
+/* The traced P of opsem.c: a semaphore's P/CONTP, or a receive. */
 void mpd__op_P_untraced(const char *F, int L, mpd_op *op);
 void mpd_trc_P(const char *F, int L, mpd_op *op)
 {

@@ -11,10 +11,10 @@
  * (the runtime static-asserts every offset: core/rt_internal.h,
  * lang/opint.h): a process's run-queue link, state and saved context, the
  * VP's post-switch action, the ready queue, and the op queue and waiter
- * records of lang/in.c.  Anything unusual -- several VPs, another
+ * records of lang/inqueue.h.  Anything unusual -- several VPs, another
  * scheduler, a remote wakeup or timer pending, no ready process, a
  * sanitizer build -- returns 0 and the caller takes the out-of-line path
- * (lang/in.c), which handles everything.
+ * (lang/opsem.c), which handles everything.
  * Internal to the runtime and the compiler's output: not a public API. */
 #ifndef MPD_HANDOFF_H
 #define MPD_HANDOFF_H
@@ -76,7 +76,7 @@ extern _Thread_local long mpd__tls_slice;
 extern int opk__any_killed;
 extern mpd_invb mpd__semblk;            /* the token a V hands a P */
 void mpd__post_switch_h1(void);
-void mpd__in_killed(mpd_op *op, mpd_invb *got);   /* lang/in.c */
+void mpd__in_killed(mpd_op *op, mpd_invb *got);   /* lang/inqueue.c */
 int mpd__self_retired(void);                      /* lang/opcore.c */
 
 /* Neither touches the op's class: a SEM1 op is never in a class-wide
@@ -104,7 +104,7 @@ static inline int mpd__v_handoff(struct mpd__opq_h1 *q)
         q->word = MPD__OPQ_FAST1;
     }
     struct mpd__proc_h1 *p = w->proc;
-    p->hot.wait = 0;                /* in no list now (lang/in.c, w_unlink) */
+    p->hot.wait = 0;                /* in no list now (lang/inqueue.c, inq_w_unlink) */
     p->state = MPD__PS_READY;
     p->link = 0;
     struct mpd__runq_h1 *rq = &mpd__rq_h1;
@@ -136,7 +136,7 @@ static inline int mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__o
                           (uintptr_t)atomic_load_explicit(&mpd__ntimers, memory_order_relaxed)) != 0, 0))
         return 0;
     /* a process of a destroyed resource does not wait: the out-of-line P
-     * ends it (lang/in.c, w_retired_exit) */
+     * ends it (lang/inqueue.h, w_retired_exit) */
     if (__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0) && mpd__self_retired())
         return 0;
     struct mpd__vp_h1 *vp = (struct mpd__vp_h1 *)(void *)mpd__vp();
@@ -159,7 +159,7 @@ static inline int mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__o
     }
     q->wlast = &w;
     q->word = MPD__OPQ_WAITING;
-    self->hot.wait = &w;            /* registered (lang/in.c, w_link): */
+    self->hot.wait = &w;            /* registered (lang/inqueue.c, inq_w_link): */
     self->hot.waitcls = 0;          /* in q's own list, one VP */
     if (F) {
         self->hot.file = F;

@@ -1,0 +1,90 @@
+/* inqueue.h: the waiter lists and queue primitives that the arrival side
+ * (inqueue.c), the selection (inselect.c) and the semaphores (opsem.c)
+ * share.  Private to those three files; every call here is made with the
+ * op's class lock held (opint.h, cls_lock), or on one VP with no lock.
+ * Not part of the ABI. */
+#ifndef MPD_LANG_INQUEUE_H
+#define MPD_LANG_INQUEUE_H
+#include "opint.h"
+
+/* Waiters to wake once the class lock is released. */
+typedef struct wakelist { inwait *first; } wakelist;
+
+/* inqueue.c */
+void inq_remove(opq *q, mpd_invb *ib);              /* out of q; TAKEN */
+void inq_w_link(opcls *c, inwait *w, opq *own);     /* own NULL: the class's list */
+void inq_w_unlink(opcls *c, inwait *w);
+void inq_w_append(opcls *c, inwait *w);             /* the list its statement belongs in */
+void inq_take(opcls *c, mpd_invb *ib, wakelist *wl);    /* out of its queue for good */
+void inq_unpin(opcls *c, mpd_invb *ib, wakelist *wl);   /* drop a scanner's pin */
+void inq_wake_all(wakelist *wl);                    /* after the lock is released */
+void inq_uncount(opcls *c, const mpd_in *in);       /* in's counted ops become queues */
+void inq_give_back(mpd_invb *got);                  /* a killed waiter's invocation */
+
+/* The op a statement waits on if it is one plain arm on one op, else NULL:
+ * such waiters go in the op's own list, so an arrival finds them at once. */
+static inline mpd_op *single_op(const mpd_in *in)
+{
+    if (in->narms == 1 && in->arms[0].n == 1 && !in->arms[0].has_st && !in->arms[0].has_by)
+        return in->arms[0].ops[0];
+    return NULL;
+}
+
+/* A process registered in a waiter list says where (its record and the
+ * list's class lock), and the one that takes it out says it no longer is:
+ * so a destroy can find a process of its resource waiting on another
+ * object's op (retire_parked) and take it out under that lock. */
+static inline struct mpd__proc_hot *w_hot(const inwait *w)
+{
+    return (struct mpd__proc_hot *)(void *)w->proc;
+}
+static inline void w_mark(inwait *w, opcls *c)
+{
+    __atomic_store_n(&w_hot(w)->waitcls, (void *)c, __ATOMIC_RELAXED);
+    __atomic_store_n(&w_hot(w)->wait, (void *)w, __ATOMIC_RELEASE);
+}
+static inline void w_unmark(inwait *w)
+{
+    __atomic_store_n(&w_hot(w)->wait, NULL, __ATOMIC_RELAXED);
+}
+
+/* A waiter record about to be registered: nothing handed over yet (a
+ * waiter in an op's own list may be handed a unit by a V that leaves got
+ * NULL and arm, k 0: mpd/abi/handoff.h). */
+static inline void inwait_start(inwait *w, mpd_in *in)
+{
+    w->got = NULL;
+    w->arm = w->k = 0;
+    w->rescan = 0;
+    w->proc = mpd_self();
+    w->in = in;
+}
+
+/* About to wait, with c locked (c NULL: one VP, no lock): a process whose
+ * resource was destroyed while it got here ends instead.  Nothing was
+ * handed to it, and it is in no list yet: a destroy wakes the waiters it
+ * finds (in_wake_retired) under the class lock, so one that comes after
+ * it sees the process retired here.  Otherwise it would wait for good. */
+static inline void w_retired_exit(opcls *c)
+{
+    if (__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0) && opk_self_retired()) {
+        if (c)
+            opk_release(&c->lk);
+        opk_exit();
+    }
+}
+
+/* A P waiting on semaphore op q alone. */
+static inline void w_append_own(opcls *c, inwait *w, opq *q)
+{
+    inq_w_link(c, w, q);
+}
+
+
+static inline void wake_add(wakelist *wl, inwait *w)
+{
+    w->next = wl->first;
+    wl->first = w;
+}
+
+#endif
