@@ -4,6 +4,7 @@
 #include <time.h>
 #include "core/rt_internal.h"
 #include "mpd/err.h"
+#include "core/plist.h"
 
 #define MAX_HELPERS 64
 
@@ -15,7 +16,7 @@ extern void *_Atomic mpd__inbox_h1 __attribute__((alias("mpd__inbox")));   /* mp
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static mpd_proc *jobs_head, *jobs_tail;
+static mpd_plist jobs;          /* through io_next (core/plist.h) */
 /* njobs: queued calls no helper has taken yet.  A helper woken by a signal
  * still counts in nidle until it runs, so "some helper is idle" does not mean
  * "a helper is free for this call": with one idle helper and two calls
@@ -42,23 +43,20 @@ static void *helper(void *arg)
     (void)arg;
     pthread_mutex_lock(&mu);
     for (;;) {
-        while (!jobs_head) {
+        while (!jobs.head) {
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts);
             ts.tv_sec += 10;
             nidle++;
             int rc = pthread_cond_timedwait(&cv, &mu, &ts);
             nidle--;
-            if (rc == ETIMEDOUT && !jobs_head) {   /* idle for long: go away */
+            if (rc == ETIMEDOUT && !jobs.head) {   /* idle for long: go away */
                 nhelpers--;
                 pthread_mutex_unlock(&mu);
                 return NULL;
             }
         }
-        mpd_proc *p = jobs_head;
-        jobs_head = p->io_next;
-        if (!jobs_head)
-            jobs_tail = NULL;
+        mpd_proc *p = pl_pop(&jobs, PL_IO);
         njobs--;
         pthread_mutex_unlock(&mu);
         errno = 0;
@@ -75,13 +73,8 @@ static void *helper(void *arg)
 /* Post-switch action: the caller is off its stack, hand it to a helper. */
 void mpd__io_submit(mpd_proc *p)
 {
-    p->io_next = NULL;
     pthread_mutex_lock(&mu);
-    if (jobs_tail)
-        jobs_tail->io_next = p;
-    else
-        jobs_head = p;
-    jobs_tail = p;
+    pl_push(&jobs, p, PL_IO);
     njobs++;
     if (nidle > 0)
         pthread_cond_signal(&cv);

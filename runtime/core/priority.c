@@ -26,7 +26,7 @@ void mpd__prio_mixed_on(void)
  * queue's lock and has seen that the tail's priority is lower. */
 void mpd__rq_insert_by_priority(runq *q, mpd_proc *p)
 {
-    mpd_proc **pp = &q->head;
+    mpd_proc **pp = &q->l.head;
     while ((*pp)->hot.priority >= p->hot.priority)
         pp = &(*pp)->link;
     p->link = *pp;
@@ -39,7 +39,7 @@ static int ready_at_least(int pr)
     runq *q = &mpd__fifo_q;
     if (!mpd__mode_one_vp())
         mpd_spin_lock(&q->lk);
-    int yes = q->head && q->head->hot.priority >= pr;
+    int yes = q->l.head && q->l.head->hot.priority >= pr;
     if (!mpd__mode_one_vp())
         mpd_spin_unlock(&q->lk);
     return yes;

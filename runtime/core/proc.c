@@ -286,7 +286,7 @@ void mpd_proc_launch_park(mpd_proc *p, mpd_spinlock *lock)
 {
     mpd_vp *vp = vp_self();
     /* p is what pick_next would find first: go there without the queue */
-    if (mpd__mode_fast() && vp->hot.cur && !p->run_now && mpd__fifo_q.head == NULL &&
+    if (mpd__mode_fast() && vp->hot.cur && !p->run_now && mpd__fifo_q.l.head == NULL &&
         atomic_load_explicit(&mpd__inbox, memory_order_relaxed) == NULL &&
         atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) == 0) {
         mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;

@@ -66,7 +66,7 @@ struct mpd_vp;
  * from (vp.c, steal_local). */
 typedef struct runq {
     mpd_spinlock lk;
-    struct mpd_proc *head, *tail;
+    mpd_plist l;                /* through link (core/plist.h) */
     atomic_long n;
     atomic_ulong gets;
     char pad[56];               /* gets took 8 of the 64: the size is unchanged */

@@ -2,13 +2,14 @@
 #ifndef MPD_RUNQ_H
 #define MPD_RUNQ_H
 #include "core/rt_internal.h"
+#include "core/plist.h"
 
 
 /* struct runq is in rt_internal.h (each VP holds one). */
 
 #if MPD_RT_HAND1
-_Static_assert(offsetof(runq, head) == offsetof(struct mpd__runq_h1, head) &&
-               offsetof(runq, tail) == offsetof(struct mpd__runq_h1, tail), "handoff.h");
+_Static_assert(offsetof(runq, l.head) == offsetof(struct mpd__runq_h1, head) &&
+               offsetof(runq, l.tail) == offsetof(struct mpd__runq_h1, tail), "handoff.h");
 #endif
 
 void mpd__rq_insert_by_priority(runq *q, mpd_proc *p);
@@ -19,17 +20,10 @@ void mpd__rq_insert_by_priority(runq *q, mpd_proc *p);
  * append; the one compare touches only the two lines the append writes. */
 static inline void rq_link_tail(runq *q, mpd_proc *p)
 {
-    p->link = NULL;
-    if (q->tail) {
-        if (__builtin_expect(q->tail->hot.priority < p->hot.priority, 0)) {
-            mpd__rq_insert_by_priority(q, p);
-            return;
-        }
-        q->tail->link = p;
-    } else {
-        q->head = p;
-    }
-    q->tail = p;
+    if (__builtin_expect(q->l.tail && q->l.tail->hot.priority < p->hot.priority, 0))
+        mpd__rq_insert_by_priority(q, p);
+    else
+        pl_push(&q->l, p, PL_RUN);
 }
 
 static inline void rq_put(runq *q, mpd_proc *p)
@@ -45,23 +39,13 @@ static inline void rq_put(runq *q, mpd_proc *p)
 
 static inline mpd_proc *rq_get(runq *q)
 {
-    if (mpd__mode_one_vp()) {
-        mpd_proc *p = q->head;
-        if (p) {
-            q->head = p->link;
-            if (!q->head)
-                q->tail = NULL;
-        }
-        return p;
-    }
+    if (mpd__mode_one_vp())
+        return pl_pop(&q->l, PL_RUN);
     if (atomic_load_explicit(&q->n, memory_order_relaxed) == 0)
         return NULL;
     mpd_spin_lock(&q->lk);
-    mpd_proc *p = q->head;
+    mpd_proc *p = pl_pop(&q->l, PL_RUN);
     if (p) {
-        q->head = p->link;
-        if (!q->head)
-            q->tail = NULL;
         atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) - 1,
                               memory_order_relaxed);
         atomic_store_explicit(&q->gets, atomic_load_explicit(&q->gets, memory_order_relaxed) + 1,
@@ -73,7 +57,7 @@ static inline mpd_proc *rq_get(runq *q)
 
 static inline int rq_empty(runq *q)
 {
-    return mpd__mode_one_vp() ? q->head == NULL : atomic_load_explicit(&q->n, memory_order_relaxed) == 0;
+    return mpd__mode_one_vp() ? q->l.head == NULL : atomic_load_explicit(&q->n, memory_order_relaxed) == 0;
 }
 
 

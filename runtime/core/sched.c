@@ -28,10 +28,10 @@ static void prio_put(void *st, mpd_proc *p)
     runq *q = st;
     lock_if(&q->lk);
     int pr = p->hot.priority;
-    if (!q->tail || q->tail->hot.priority >= pr) {   /* common case: append */
+    if (!q->l.tail || q->l.tail->hot.priority >= pr) {   /* common case: append */
         rq_link_tail(q, p);
     } else {
-        mpd_proc **pp = &q->head;
+        mpd_proc **pp = &q->l.head;
         while ((*pp)->hot.priority >= pr)
             pp = &(*pp)->link;
         p->link = *pp;
@@ -55,7 +55,7 @@ static void *steal_init(int vp, int nvp)
             mpd_rts_fatal("out of memory for the scheduler");
         for (int i = 0; i < nvp; i++) {
             mpd_spin_init(&steal_qs[i].lk);
-            steal_qs[i].head = steal_qs[i].tail = NULL;
+            steal_qs[i].l.head = steal_qs[i].l.tail = NULL;
             atomic_init(&steal_qs[i].n, 0);
             atomic_init(&steal_qs[i].gets, 0);
         }

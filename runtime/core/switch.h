@@ -174,14 +174,12 @@ __attribute__((always_inline))
 static inline int block_fast1(mpd_vp *vp, mpd_proc *self)
 {
     runq *q = &mpd__fifo_q;
-    mpd_proc *next = q->head;
+    mpd_proc *next = q->l.head;
     if (__builtin_expect(!mpd__mode_fast() || !next ||
                          ((int)(atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL) |
                           (int)(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0)), 0))
         return 0;
-    q->head = next->link;
-    if (!q->head)
-        q->tail = NULL;
+    pl_pop_head(&q->l, next, PL_RUN);
     PSTATE_SET(next, P_RUNNING);
     vp->hot.cur = &next->hot;
     slice_reset(vp);
@@ -220,13 +218,9 @@ typedef struct { void *v; long switched; } mpd_sret;
 
 static inline mpd_proc *wq_pop(mpd_waitq *q)
 {
-    mpd_proc *p = q->head;
-    if (p) {
-        q->head = p->wlink;
-        if (!q->head)
-            q->tail = NULL;
+    mpd_proc *p = pl_pop(q, PL_WAIT);
+    if (p)
         p->wlink = NULL;
-    }
     return p;
 }
 
@@ -237,14 +231,8 @@ __attribute__((always_inline))
 static inline int block_self(mpd_vp *vp, mpd_waitq *q, mpd_spinlock *lk)
 {
     mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
-    if (q) {
-        self->wlink = NULL;
-        if (q->tail)
-            q->tail->wlink = self;
-        else
-            q->head = self;
-        q->tail = self;
-    }
+    if (q)
+        pl_push(q, self, PL_WAIT);
     PSTATE_SET(self, P_BLOCKED);
     if (!lk && block_fast1(vp, self))
         return 1;

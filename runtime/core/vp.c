@@ -289,11 +289,9 @@ void mpd_proc_exit(void *result)
     self->result = result;
 #ifdef EXIT_JUMP
     runq *q = &mpd__fifo_q;
-    mpd_proc *next = q->head;
+    mpd_proc *next = q->l.head;
     if (exit_fast(vp, self, next)) {
-        q->head = next->link;
-        if (!q->head)
-            q->tail = NULL;
+        pl_pop_head(&q->l, next, PL_RUN);
         exit_jump(vp, self, next);
     }
 #endif
@@ -306,7 +304,7 @@ void mpd_proc_exit_to(mpd_proc *p)
     mpd_vp *vp = vp_self();
     mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
     /* p is what this VP would run next: go there without the queue */
-    if (mpd__fifo_q.head == NULL && exit_fast(vp, self, p)) {
+    if (mpd__fifo_q.l.head == NULL && exit_fast(vp, self, p)) {
         self->result = NULL;
         exit_jump(vp, self, p);
     }

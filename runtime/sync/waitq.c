@@ -1,45 +1,24 @@
 /* waitq.c: FIFO queues of parked processes, the base of every blocking construct. */
 #include "core/rt_internal.h"
 #include "mpd/err.h"
+#include "core/plist.h"
 
 void mpd_waitq_push(mpd_waitq *q, mpd_proc *p)
 {
-    p->wlink = NULL;
-    if (q->tail)
-        q->tail->wlink = p;
-    else
-        q->head = p;
-    q->tail = p;
+    pl_push(q, p, PL_WAIT);
 }
 
 mpd_proc *mpd_waitq_pop(mpd_waitq *q)
 {
-    mpd_proc *p = q->head;
-    if (p) {
-        q->head = p->wlink;
-        if (!q->head)
-            q->tail = NULL;
+    mpd_proc *p = pl_pop(q, PL_WAIT);
+    if (p)
         p->wlink = NULL;
-    }
     return p;
 }
 
 int mpd_waitq_remove(mpd_waitq *q, mpd_proc *p)
 {
-    mpd_proc *prev = NULL;
-    for (mpd_proc *c = q->head; c; prev = c, c = c->wlink) {
-        if (c != p)
-            continue;
-        if (prev)
-            prev->wlink = c->wlink;
-        else
-            q->head = c->wlink;
-        if (q->tail == c)
-            q->tail = prev;
-        c->wlink = NULL;
-        return 1;
-    }
-    return 0;
+    return pl_remove(q, p, PL_WAIT);
 }
 
 void mpd_waitq_wait(mpd_waitq *q, mpd_spinlock *lock)

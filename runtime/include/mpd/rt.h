@@ -254,9 +254,14 @@ void mpd_unpark_handoff(mpd_proc *p);
  * process (a call answered by a new process). */
 void mpd_proc_launch_park(mpd_proc *p, mpd_spinlock *lock);
 
+/* An intrusive FIFO of processes: every process queue of the runtime (the
+ * ready queues, the wait queues, the blocking calls' queue) is one, each
+ * through a link of its own in the process (core/plist.h). */
+typedef struct mpd_plist { mpd_proc *head, *tail; } mpd_plist;
+
 /* Wait queues: FIFO lists of parked processes.  The caller protects each
  * queue with a lock of its own (or none when mpd_rt_single()). */
-typedef struct mpd_waitq { mpd_proc *head, *tail; } mpd_waitq;
+typedef mpd_plist mpd_waitq;
 #define MPD_WAITQ_INIT { 0, 0 }
 static inline void mpd_waitq_init(mpd_waitq *q) { q->head = q->tail = 0; }
 static inline int mpd_waitq_empty(const mpd_waitq *q) { return q->head == 0; }
