@@ -332,6 +332,12 @@ impl<'a> Checker<'a> {
         if v.ty == Ty::Error || to == Ty::Error {
             return V::err();
         }
+        // null and noop are no numbers, truth values or text (MPD 1.0.1);
+        // a pointer variable's address may still be converted
+        if v.ty == Ty::Null && !matches!(to, Ty::Ptr(_) | Ty::PtrAny) {
+            self.error(span, format!("illegal conversion: cannot convert null or noop to {}", self.types.show(&to)));
+            return V::err();
+        }
         if let (Some(k), true) = (&v.k, matches!(v.ty, Ty::Int | Ty::Real | Ty::Char | Ty::Bool | Ty::Enum(_))) {
             let target = match &to {
                 Ty::Int => Some(konst::ConvTo::Int),
