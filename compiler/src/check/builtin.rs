@@ -988,7 +988,8 @@ impl<'a> Checker<'a> {
         let _ = span;
         if let ExprKind::Ident(id) = &a.kind {
             if let Some(Sym::Proc(sig)) = self.lookup(&id.name).cloned() {
-                if let Some(r) = &sig.op {
+                // an op array's bounds; a single op or procedure has none
+                if let Some(r) = sig.op.as_ref().filter(|r| !r.dims.is_empty()) {
                     let c = if is_lb { r.lo.clone() } else { format!("(({}) + ({}) - 1)", r.lo, r.n) };
                     return match (r.lo.parse::<i64>(), r.n.parse::<i64>()) {
                         (Ok(l), Ok(n)) => self.konst(KV::Int(if is_lb { l } else { l + n - 1 }), Ty::Int),
