@@ -28,6 +28,10 @@ impl<'a> Checker<'a> {
                     _ => self.convert(ty, args, span),
                 },
                 Some(Sym::Var { .. }) => self.op_call(callee, args, span),
+                Some(Sym::Comp(_)) => {
+                    self.error(id.span, format!("not an op: {} (it names a component)", id.name));
+                    V::err()
+                }
                 Some(_) => {
                     self.error(id.span, format!("`{}` cannot be invoked", id.name));
                     V::err()

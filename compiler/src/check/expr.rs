@@ -269,15 +269,14 @@ impl<'a> Checker<'a> {
     /// (called only), or a component's name.  None: `e` is something else.
     pub(crate) fn not_a_value(&self, e: &Expr) -> Option<String> {
         let ExprKind::Ident(id) = &e.kind else { return None };
-        if self.lookup(&id.name).is_some() {
-            return None;
+        match self.lookup(&id.name) {
+            // this component, or another one where it is imported
+            Some(Sym::Comp(_)) => return Some(format!("{} names a component, not a value", id.name)),
+            Some(_) => return None,
+            None => {}
         }
         if super::builtin::is_predefined(&id.name) {
             return Some(format!("{} is a predefined function: it can only be called", id.name));
-        }
-        // another component is known here only where it is imported
-        if id.name == self.comp {
-            return Some(format!("{} names a component, not a value", id.name));
         }
         None
     }

@@ -193,6 +193,10 @@ pub struct Checker<'a> {
     /// The depth of the component's spec scope: the component's own name
     /// lives there (MPD 1.0.1), so its top-level names may not repeat it.
     spec_depth: usize,
+    /// `Sym::Comp` of the component being checked: its name is an own name,
+    /// found after the declarations in scope but before imported names and
+    /// predefined functions (MPD 1.0.1: "not an op: writes" in `resource writes`)
+    comp_sym: Option<Sym>,
     /// The final code is being checked (a reply there is ignored).
     in_final: bool,
     /// The type of a `new(...)` is being elaborated (an optype may be named).
@@ -279,6 +283,7 @@ impl<'a> Checker<'a> {
             in_new: false,
             body_depth: None,
             spec_depth: 0,
+            comp_sym: None,
             in_final: false,
             type_names: Default::default(),
             star_types: HashMap::new(),
@@ -351,7 +356,7 @@ impl<'a> Checker<'a> {
         }
     }
     pub fn lookup(&self, name: &str) -> Option<&Sym> {
-        self.scopes.iter().rev().find_map(|s| s.map.get(name)).or_else(|| match self.imports_of(name).as_slice() {
+        self.scopes.iter().rev().find_map(|s| s.map.get(name)).or_else(|| self.comp_sym.as_ref().filter(|_| name == self.comp)).or_else(|| match self.imports_of(name).as_slice() {
             [(_, s)] => Some(*s),
             _ => None,
         })
@@ -391,6 +396,7 @@ impl<'a> Checker<'a> {
         self.trace_pos = self.pos(c.name.span);
         self.push();
         self.spec_depth = self.scopes.len();
+        self.comp_sym = Some(Sym::Comp(self.comp.clone()));
         let self_c = if self.global {
             names::global_inst(&self.comp)
         } else {
@@ -466,6 +472,7 @@ impl<'a> Checker<'a> {
         self.undefined_fwd_types();
         self.pop();
         self.spec_depth = 0;
+        self.comp_sym = None;
         self.at_top = false;
         if self.diags.error_count() > errors_before && !self.lenient {
             return None;
