@@ -334,10 +334,11 @@ impl<'a> Checker<'a> {
         let n = self.scopes.len();
         // a body's own declarations share the spec's name space (MPD 1.0.1)
         let in_spec = self.body_depth == Some(n) && self.scopes[n - 2].map.contains_key(&id.name);
+        let in_quants = n >= 2 && self.scopes[n - 2].for_quants && self.scopes[n - 2].map.contains_key(&id.name);
         let comp_level = (n == self.spec_depth && !param) || self.body_depth == Some(n);
         let is_comp = comp_level && id.name == self.comp;
         let top = self.scopes.last_mut().unwrap();
-        if top.map.contains_key(&id.name) || in_spec || is_comp {
+        if top.map.contains_key(&id.name) || in_spec || in_quants || is_comp {
             self.diags.error(id.span, format!("duplicate identifier: {}", id.name));
             return;
         }
