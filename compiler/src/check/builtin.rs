@@ -28,6 +28,10 @@ impl<'a> Checker<'a> {
                     _ => self.convert(ty, args, span),
                 },
                 Some(Sym::Var { .. }) => self.op_call(callee, args, span),
+                Some(Sym::Comp(_)) => {
+                    self.error(id.span, format!("not an op: {} (it names a component)", id.name));
+                    V::err()
+                }
                 Some(_) => {
                     self.error(id.span, format!("`{}` cannot be invoked", id.name));
                     V::err()
@@ -330,6 +334,12 @@ impl<'a> Checker<'a> {
     fn convert(&mut self, to: Ty, args: &[Expr], span: Span) -> V {
         let Some(v) = self.one_arg(args, span, "illegal conversion: a conversion") else { return V::err() };
         if v.ty == Ty::Error || to == Ty::Error {
+            return V::err();
+        }
+        // null and noop are no numbers, truth values or text (MPD 1.0.1);
+        // a pointer variable's address may still be converted
+        if v.ty == Ty::Null && !matches!(to, Ty::Ptr(_) | Ty::PtrAny) {
+            self.error(span, format!("illegal conversion: cannot convert null or noop to {}", self.types.show(&to)));
             return V::err();
         }
         if let (Some(k), true) = (&v.k, matches!(v.ty, Ty::Int | Ty::Real | Ty::Char | Ty::Bool | Ty::Enum(_))) {
@@ -982,7 +992,8 @@ impl<'a> Checker<'a> {
         let _ = span;
         if let ExprKind::Ident(id) = &a.kind {
             if let Some(Sym::Proc(sig)) = self.lookup(&id.name).cloned() {
-                if let Some(r) = &sig.op {
+                // an op array's bounds; a single op or procedure has none
+                if let Some(r) = sig.op.as_ref().filter(|r| !r.dims.is_empty()) {
                     let c = if is_lb { r.lo.clone() } else { format!("(({}) + ({}) - 1)", r.lo, r.n) };
                     return match (r.lo.parse::<i64>(), r.n.parse::<i64>()) {
                         (Ok(l), Ok(n)) => self.konst(KV::Int(if is_lb { l } else { l + n - 1 }), Ty::Int),

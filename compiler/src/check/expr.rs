@@ -269,15 +269,14 @@ impl<'a> Checker<'a> {
     /// (called only), or a component's name.  None: `e` is something else.
     pub(crate) fn not_a_value(&self, e: &Expr) -> Option<String> {
         let ExprKind::Ident(id) = &e.kind else { return None };
-        if self.lookup(&id.name).is_some() {
-            return None;
+        match self.lookup(&id.name) {
+            // this component, or another one where it is imported
+            Some(Sym::Comp(_)) => return Some(format!("{} names a component, not a value", id.name)),
+            Some(_) => return None,
+            None => {}
         }
         if super::builtin::is_predefined(&id.name) {
             return Some(format!("{} is a predefined function: it can only be called", id.name));
-        }
-        // another component is known here only where it is imported
-        if id.name == self.comp {
-            return Some(format!("{} names a component, not a value", id.name));
         }
         None
     }
@@ -708,8 +707,9 @@ impl<'a> Checker<'a> {
         if a.ty == Ty::Error || b.ty == Ty::Error {
             return V::err();
         }
-        let p = self.pos(span);
-        // constant folding
+        // constant folding, after the operand types passed the same rules
+        // as variables' (MPD 1.0.1 rejects `gray + red` and `gray < 1` too)
+        let mut folded = None;
         if !self.opts.no_fold || true {
             if let (Some(x), Some(y)) = (&a.k, &b.k) {
                 let (x, y) = match (x, y) {
@@ -734,10 +734,28 @@ impl<'a> Checker<'a> {
                         KV::Char(_) => Ty::Char,
                         KV::Str(s) => Ty::Str(Some(s.len() as i64)),
                     };
-                    return self.konst(k, ty);
+                    folded = Some((k, ty));
                 }
             }
         }
+        let Some((k, ty)) = folded else {
+            return self.binary_typed(op, a, b, span);
+        };
+        // the typed form only checks here: its C (and temporaries) are dropped
+        let used_tmp = self.used_tmp;
+        let v = self.binary_typed(op, a, b, span);
+        self.used_tmp = used_tmp;
+        if v.ty == Ty::Error {
+            return v;
+        }
+        self.konst(k, ty)
+    }
+
+    /// `binary` of operands that are not both constants: checks their types
+    /// and returns the C of the operation.
+    fn binary_typed(&mut self, op: BinaryOp, a: V, b: V, span: Span) -> V {
+        use BinaryOp::*;
+        let p = self.pos(span);
         match op {
             Add | Sub | Mul | Div | Pow | Rem | Mod => {
                 let both_int = a.ty == Ty::Int && b.ty == Ty::Int;

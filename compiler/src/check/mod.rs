@@ -190,6 +190,13 @@ pub struct Checker<'a> {
     fwd_types: Vec<ast::Ident>,
     /// The depth of the scope of the body being checked (it continues the spec's).
     body_depth: Option<usize>,
+    /// The depth of the component's spec scope: the component's own name
+    /// lives there (MPD 1.0.1), so its top-level names may not repeat it.
+    spec_depth: usize,
+    /// `Sym::Comp` of the component being checked: its name is an own name,
+    /// found after the declarations in scope but before imported names and
+    /// predefined functions (MPD 1.0.1: "not an op: writes" in `resource writes`)
+    comp_sym: Option<Sym>,
     /// The final code is being checked (a reply there is ignored).
     in_final: bool,
     /// The type of a `new(...)` is being elaborated (an optype may be named).
@@ -275,6 +282,8 @@ impl<'a> Checker<'a> {
             fwd_types: Vec::new(),
             in_new: false,
             body_depth: None,
+            spec_depth: 0,
+            comp_sym: None,
             in_final: false,
             type_names: Default::default(),
             star_types: HashMap::new(),
@@ -316,11 +325,20 @@ impl<'a> Checker<'a> {
         self.scopes.pop();
     }
     pub fn declare(&mut self, id: &ast::Ident, sym: Sym) {
+        self.declare_named(id, sym, false)
+    }
+
+    /// `declare`; `param` is true for a resource parameter, which MPD 1.0.1
+    /// puts a level below the component's name (it may repeat it).
+    fn declare_named(&mut self, id: &ast::Ident, sym: Sym, param: bool) {
         let n = self.scopes.len();
         // a body's own declarations share the spec's name space (MPD 1.0.1)
         let in_spec = self.body_depth == Some(n) && self.scopes[n - 2].map.contains_key(&id.name);
+        let in_quants = n >= 2 && self.scopes[n - 2].for_quants && self.scopes[n - 2].map.contains_key(&id.name);
+        let comp_level = (n == self.spec_depth && !param) || self.body_depth == Some(n);
+        let is_comp = comp_level && id.name == self.comp;
         let top = self.scopes.last_mut().unwrap();
-        if top.map.contains_key(&id.name) || in_spec {
+        if top.map.contains_key(&id.name) || in_spec || in_quants || is_comp {
             self.diags.error(id.span, format!("duplicate identifier: {}", id.name));
             return;
         }
@@ -339,7 +357,7 @@ impl<'a> Checker<'a> {
         }
     }
     pub fn lookup(&self, name: &str) -> Option<&Sym> {
-        self.scopes.iter().rev().find_map(|s| s.map.get(name)).or_else(|| match self.imports_of(name).as_slice() {
+        self.scopes.iter().rev().find_map(|s| s.map.get(name)).or_else(|| self.comp_sym.as_ref().filter(|_| name == self.comp)).or_else(|| match self.imports_of(name).as_slice() {
             [(_, s)] => Some(*s),
             _ => None,
         })
@@ -378,6 +396,8 @@ impl<'a> Checker<'a> {
         self.code = Code::new(file_name, self.opts.lines);
         self.trace_pos = self.pos(c.name.span);
         self.push();
+        self.spec_depth = self.scopes.len();
+        self.comp_sym = Some(Sym::Comp(self.comp.clone()));
         let self_c = if self.global {
             names::global_inst(&self.comp)
         } else {
@@ -452,6 +472,8 @@ impl<'a> Checker<'a> {
         self.unimplemented_ops();
         self.undefined_fwd_types();
         self.pop();
+        self.spec_depth = 0;
+        self.comp_sym = None;
         self.at_top = false;
         if self.diags.error_count() > errors_before && !self.lenient {
             return None;
@@ -541,7 +563,7 @@ impl<'a> Checker<'a> {
                     self.code.put(&format!("{} = args->p{};", c, i));
                 }
                 self.res_params.push(scope::PSig { mode: p.mode, ty: ty.clone(), name: n.name.name.clone(), ixty: vec![] });
-                self.declare(&n.name, Sym::Var { c, ty, assignable: true });
+                self.declare_named(&n.name, Sym::Var { c, ty, assignable: true }, true);
             }
         }
     }

@@ -148,7 +148,7 @@ impl<'a> Checker<'a> {
     pub fn input_impl_check(&mut self, sig: &ProcSig, target: &Target, span: Span) {
         let Some(r) = &sig.op else { return };
         if matches!(target, Target::Op(_)) && r.local.is_none() && !r.sem && r.owner == self.comp && self.proc_names.contains(&sig.name) {
-            self.error(span, format!("duplicate implementation of {}: it is implemented by a proc, so in and receive cannot service it", sig.name));
+            self.error(span, format!("duplicate implementation of {}: it is implemented by a proc, so in, receive and P cannot service it", sig.name));
         }
     }
 
@@ -1268,6 +1268,10 @@ impl<'a> Checker<'a> {
         if !r.sem && !sig.params.is_empty() {
             self.error(e.span, "P and V need a semaphore");
             return;
+        }
+        // P is input on the op, as receive is
+        if !v {
+            self.input_impl_check(&sig, &target, e.span);
         }
         let op = match target {
             Target::Op(op) => op,

@@ -111,4 +111,7 @@ pub struct Scope {
     /// Own declarations (at any depth) win over them; a name imported from
     /// two components is ambiguous (MPD 1.0.1).
     pub imported: HashMap<String, Vec<(String, Sym)>>,
+    /// the scope of a `for`'s quantifier variables: its body block shares
+    /// their name space (MPD 1.0.1: `for [i = ...] { int i }` is a duplicate)
+    pub for_quants: bool,
 }

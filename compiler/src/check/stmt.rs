@@ -67,6 +67,7 @@ impl<'a> Checker<'a> {
                 let (b, c) = self.new_loop();
                 self.code.open("{");
                 self.push();
+                self.scopes.last_mut().unwrap().for_quants = true;
                 let chunk = !self.opts.no_slice && quants.len() == 1 && chunk::block_can_chunk(body);
                 let (n, sl) = self.quantifiers(quants, chunk);
                 if sl.is_none() {
