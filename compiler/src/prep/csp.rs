@@ -1,0 +1,1 @@
+//! csp2sr: CSP in SR (see csp2sr_main).
