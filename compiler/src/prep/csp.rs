@@ -227,6 +227,17 @@ impl Csp {
         };
         let bare = |st: &State| a.is_none() && (st.in_program || name == "_program_end");
         let r = match name {
+            "" => {
+                if let Some((_, is_do)) = st.open.last() {
+                    Err(format!("{} is not closed by {}", if *is_do { "a _do" } else { "an _if" }, if *is_do { "_od" } else { "_fi" }))
+                } else if st.in_process {
+                    Err("a process body is not closed by _process_end".into())
+                } else if st.in_program {
+                    Err("the program is not closed by _program_end".into())
+                } else {
+                    return None;
+                }
+            }
             "_program" => args(1).and_then(|a| {
                 if st.in_program {
                     return Err("_program inside a _program".into());

@@ -15,9 +15,15 @@ pub type Expander = dyn Fn(&str, Option<&[String]>) -> Option<Result<String, Str
 /// Expands `src`: `#define` lines are recorded (and left empty), defined names
 /// replaced, and `_name(args)` calls given to `ex`. Strings, characters and
 /// comments are copied untouched.
+/// At the end, `ex` is called once with the empty name, so a notation can
+/// report what is still open (`_monitor` without `_monitor_end`).
 pub fn expand(src: &str, ex: &Expander) -> Result<String, String> {
     let mut defs: Vec<(String, String)> = Vec::new();
-    expand_with(src, ex, &mut defs, 0)
+    let out = expand_with(src, ex, &mut defs, 0)?;
+    if let Some(Err(e)) = ex("", None) {
+        return Err(format!("line {} (end of file): {}", src.lines().count().max(1), e));
+    }
+    Ok(out)
 }
 
 fn expand_with(src: &str, ex: &Expander, defs: &mut Vec<(String, String)>, depth: u32) -> Result<String, String> {

@@ -116,6 +116,11 @@ impl Monitors {
             }
         };
         let r = match name {
+            "" => match &st.monitor {
+                Some(m) if st.in_proc => Err(format!("a procedure of monitor {} is not closed by _proc_end", m)),
+                Some(m) => Err(format!("monitor {} is not closed by _monitor_end", m)),
+                None => return None,
+            },
             "_monitor" => want(1).and_then(|a| {
                 if let Some(m) = &st.monitor {
                     return Err(format!("_monitor({}) inside monitor {} (missing _monitor_end)", a[0], m));
