@@ -15,7 +15,7 @@ compiler:
 	cd compiler && $(CARGO) build --release --quiet
 	@mkdir -p $(BUILD)/bin
 	# -f: a binary in use (a test running it) is replaced, not written into (ETXTBSY)
-	cp -f compiler/target/release/mpd compiler/target/release/mpdl compiler/target/release/mpdm compiler/target/release/mpdprof compiler/target/release/srprof compiler/target/release/sr compiler/target/release/srl compiler/target/release/srm compiler/target/release/ccr2sr $(BUILD)/bin/
+	cp -f compiler/target/release/mpd compiler/target/release/mpdl compiler/target/release/mpdm compiler/target/release/mpdprof compiler/target/release/srprof compiler/target/release/sr compiler/target/release/srl compiler/target/release/srm compiler/target/release/ccr2sr compiler/target/release/m2sr compiler/target/release/csp2sr $(BUILD)/bin/
 
 # the MPD library (MPDgetopt, MPDWin), compiled by the compiler just built
 library: runtime compiler
@@ -33,7 +33,7 @@ bench: all
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/mpd $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 $(BUILD)/bin/mpd $(BUILD)/bin/mpdl $(BUILD)/bin/mpdm $(BUILD)/bin/mpdprof $(BUILD)/bin/srprof $(BUILD)/bin/sr $(BUILD)/bin/srl $(BUILD)/bin/srm $(BUILD)/bin/ccr2sr $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BUILD)/bin/mpd $(BUILD)/bin/mpdl $(BUILD)/bin/mpdm $(BUILD)/bin/mpdprof $(BUILD)/bin/srprof $(BUILD)/bin/sr $(BUILD)/bin/srl $(BUILD)/bin/srm $(BUILD)/bin/ccr2sr $(BUILD)/bin/m2sr $(BUILD)/bin/csp2sr $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BUILD)/lib/libmpdrt.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(BUILD)/include/mpd/*.h $(DESTDIR)$(PREFIX)/include/mpd/
 	install -d $(DESTDIR)$(PREFIX)/include/mpd/abi

@@ -67,7 +67,8 @@ fn region_end(name: &str, idx: &[String]) -> String {
 }
 
 /// The expansion of one ccr2sr macro call, `None` for other names.
-pub fn expand_call(name: &str, a: &[String]) -> Option<Result<String, String>> {
+pub fn expand_call(name: &str, a: Option<&[String]>) -> Option<Result<String, String>> {
+    let a = a?;
     let want = |n: usize| -> Result<(), String> {
         if a.len() == n {
             Ok(())
@@ -93,5 +94,5 @@ pub fn expand_call(name: &str, a: &[String]) -> Option<Result<String, String>> {
 
 /// Entry point of the `ccr2sr` binary.
 pub fn ccr2sr_main() -> i32 {
-    super::tool_main("ccr2sr", ".ccr", &expand_call)
+    super::tool_main("ccr2sr", ".ccr", &[], &|_| Box::new(expand_call))
 }

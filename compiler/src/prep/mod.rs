@@ -1,20 +1,29 @@
-//! prep: SR's preprocessors (`ccr2sr`, and the engine the others will share).
-//! A preprocessor reads SR text with calls of its notation's macros
-//! (`_region(r, cond) ... _region_end(r)`) and object-like `#define NAME text`
-//! lines, and writes plain SR. Each expansion stays on the line of its call, so
+//! prep: SR's preprocessors `ccr2sr` (ccr.rs), `m2sr` (monitor.rs) and
+//! `csp2sr` (csp.rs) on one engine. A preprocessor reads SR text with its
+//! notation's macros -- calls like `_region(r, cond)` and bare words like
+//! `_proc_end` -- and object-like `#define NAME text` lines, and writes plain SR. Each expansion stays on the line of its call, so
 //! the compiler's messages point at the programmer's lines.
 pub mod ccr;
+pub mod csp;
+pub mod monitor;
 
-/// What a notation does with one macro call: `Some(text)` replaces it, `None`
+/// What a notation does with one macro: `Some(text)` replaces it, `None`
 /// leaves an unknown name alone (it may be the program's own identifier).
-pub type Expander = dyn Fn(&str, &[String]) -> Option<Result<String, String>>;
+/// The arguments are `None` for a bare word (`_proc_end`), `Some` for a call.
+pub type Expander = dyn Fn(&str, Option<&[String]>) -> Option<Result<String, String>>;
 
 /// Expands `src`: `#define` lines are recorded (and left empty), defined names
 /// replaced, and `_name(args)` calls given to `ex`. Strings, characters and
 /// comments are copied untouched.
+/// At the end, `ex` is called once with the empty name, so a notation can
+/// report what is still open (`_monitor` without `_monitor_end`).
 pub fn expand(src: &str, ex: &Expander) -> Result<String, String> {
     let mut defs: Vec<(String, String)> = Vec::new();
-    expand_with(src, ex, &mut defs, 0)
+    let out = expand_with(src, ex, &mut defs, 0)?;
+    if let Some(Err(e)) = ex("", None) {
+        return Err(format!("line {} (end of file): {}", src.lines().count().max(1), e));
+    }
+    Ok(out)
 }
 
 fn expand_with(src: &str, ex: &Expander, defs: &mut Vec<(String, String)>, depth: u32) -> Result<String, String> {
@@ -96,7 +105,7 @@ fn expand_with(src: &str, ex: &Expander, defs: &mut Vec<(String, String)>, depth
                         for a in &args {
                             xargs.push(expand_with(a.trim(), ex, defs, depth + 1)?.replace('\n', " "));
                         }
-                        if let Some(r) = ex(word, &xargs) {
+                        if let Some(r) = ex(word, Some(&xargs)) {
                             let text = r.map_err(|e| format!("line {}: {}", line, e))?;
                             out.push_str(&text);
                             // keep the line count when the call spanned lines
@@ -108,6 +117,10 @@ fn expand_with(src: &str, ex: &Expander, defs: &mut Vec<(String, String)>, depth
                             i = after;
                             continue;
                         }
+                    } else if let Some(r) = ex(word, None) {
+                        out.push_str(&r.map_err(|e| format!("line {}: {}", line, e))?);
+                        i = j;
+                        continue;
                     }
                 }
                 out.push_str(word);
@@ -183,15 +196,37 @@ fn call_args(src: &str, open: usize) -> Result<(Vec<String>, usize), String> {
     Err("unclosed macro call".into())
 }
 
-/// The command line shared by the preprocessors: `NAME [-e] file.EXT` writes
-/// file.sr, which must not exist unless an earlier run of NAME wrote it.
-pub fn tool_main(name: &str, ext: &str, ex: &Expander) -> i32 {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "-e").collect();
-    let usage = format!("usage: {} file{}", name, ext);
+/// The command line shared by the preprocessors: `NAME [OPTION] [-e] file.EXT`
+/// writes file.sr, which must not exist unless an earlier run of NAME wrote it.
+/// `opts` are the tool's options (the last one given wins; `make` gets it, or
+/// "" for the default); `-e` (the original's "experimental" header switch)
+/// is accepted and means nothing here.
+pub fn tool_main(name: &str, ext: &str, opts: &[&str], make: &dyn Fn(&str) -> Box<Expander>) -> i32 {
+    let mut chosen = "";
+    let mut args: Vec<String> = Vec::new();
+    let mut usage = format!("usage: {}", name);
+    for o in opts {
+        usage.push_str(&format!(" [{}]", o));
+    }
+    usage.push_str(&format!(" [-e] file{}", ext));
+    for a in std::env::args().skip(1) {
+        if args.is_empty() && a.starts_with('-') {
+            if let Some(o) = opts.iter().find(|o| **o == a) {
+                chosen = o;
+            } else if a != "-e" {
+                eprintln!("{}", usage);
+                return 1;
+            }
+        } else {
+            args.push(a);
+        }
+    }
     if args.len() != 1 || !args[0].ends_with(ext) || args[0].len() == ext.len() {
         eprintln!("{}", usage);
         return 1;
     }
+    let ex = make(chosen);
+    let ex: &Expander = &*ex;
     let input = &args[0];
     let out = format!("{}.sr", &input[..input.len() - ext.len()]);
     let banner = format!("/* This SR file was generated by {} */", name);

@@ -1,0 +1,3 @@
+fn main() {
+    std::process::exit(mpdc::prep::csp::csp2sr_main());
+}

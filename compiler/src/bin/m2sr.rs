@@ -1,0 +1,3 @@
+fn main() {
+    std::process::exit(mpdc::prep::monitor::m2sr_main());
+}

@@ -1,0 +1,6 @@
+_monitor(m)
+  op go()
+_body(m)
+  _condvar(c)
+  _proc( go() )
+    skip

@@ -1,0 +1,9 @@
+_monitor(m)
+  op go()
+_body(m)
+  _condvar(c)
+  _wait(c)
+  _proc( go() )
+    _pri_wait(c)
+  _proc_end
+_monitor_end
