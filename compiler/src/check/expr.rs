@@ -610,7 +610,7 @@ impl<'a> Checker<'a> {
     /// "wrong subscript type".  Non-ordinal bounds are bound_c's.
     fn slice_bound_types(&mut self, lo: Option<&ast::Bound>, hi: &ast::Bound, want: Option<&Ty>) {
         let ty_of = |c: &mut Self, b: Option<&ast::Bound>| match b {
-            Some(ast::Bound::Expr(e)) => Some((c.probe(e).ty, e.span)),
+            Some(ast::Bound::Expr(e)) => Some((c.type_of(e), e.span)),
             _ => None,
         };
         let (l, h) = (ty_of(self, lo), ty_of(self, Some(hi)));
@@ -1490,7 +1490,7 @@ fn one_c_expression(c: &str) -> bool {
 
 /// How many subscripts a slice of a value of type `t` may have: one per
 /// array dimension, one for a string (0: not sliceable).
-fn slice_rank(t: &Ty) -> usize {
+pub(super) fn slice_rank(t: &Ty) -> usize {
     match t {
         Ty::Arr(e, ..) => 1 + match &**e {
             Ty::Arr(..) => slice_rank(e),

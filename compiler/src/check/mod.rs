@@ -20,6 +20,7 @@ mod quant;
 mod predef_args;
 mod leaf;
 mod star_bounds;
+mod type_of;
 
 use crate::emit::{names, Code};
 use crate::syntax::ast::{self, Span};

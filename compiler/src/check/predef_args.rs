@@ -54,18 +54,6 @@ pub fn table(name: &str) -> Option<(usize, usize, &'static [Arg])> {
 }
 
 impl<'a> Checker<'a> {
-    /// The type of `e` without emitting code or messages (its own errors are
-    /// reported when it is translated).
-    pub fn probe(&mut self, e: &Expr) -> V {
-        let saved = self.code.out.len();
-        let mut scratch = crate::syntax::Diagnostics::new();
-        std::mem::swap(self.diags, &mut scratch);
-        let v = self.expr(e);
-        std::mem::swap(self.diags, &mut scratch);
-        self.code.out.truncate(saved);
-        v
-    }
-
     /// Checks the count and kinds of the arguments of predefined function
     /// `name`; false (after reporting) when they are wrong.
     pub fn predef_args_ok(&mut self, name: &str, args: &[Expr], span: Span) -> bool {
@@ -80,7 +68,8 @@ impl<'a> Checker<'a> {
         }
         let mut ok = true;
         for (i, (a, k)) in args.iter().zip(kinds).enumerate() {
-            let v = self.probe(a);
+            // whether a destination is a variable is known by translating it
+            let v = if matches!(k, Arg::Dest) { self.probe(a) } else { V::scalar(String::new(), self.type_of(a)) };
             if v.ty == Ty::Error {
                 continue;
             }
