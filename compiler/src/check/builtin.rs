@@ -499,14 +499,11 @@ impl<'a> Checker<'a> {
     /// Splits an optional leading file argument off an I/O call.
     fn file_arg(&mut self, args: &[Expr]) -> (String, usize) {
         if let Some(a) = args.first() {
-            // peek at the type without emitting twice: files are cheap expressions
-            let saved = self.code.out.len();
-            let v = self.expr(a);
-            if v.ty == Ty::File || v.ty == Ty::Null {
+            if matches!(self.type_of(a), Ty::File | Ty::Null) {
+                let v = self.expr(a);
                 let c = if v.ty == Ty::Null && v.c != "mpd_noop" { "NULL".to_string() } else { v.c };
                 return (c, 1);
             }
-            self.code.out.truncate(saved);
         }
         ("mpd_stdout".into(), 0)
     }

@@ -1093,11 +1093,7 @@ impl<'a> Checker<'a> {
         if self.names_component(base) {
             return None;
         }
-        // the type of base, without emitting its code yet
-        let saved = self.code.out.len();
-        let probe = self.expr(base);
-        self.code.out.truncate(saved);
-        let Ty::Cap(super::types::CapTy::Resource(rn)) = probe.ty else { return None };
+        let Ty::Cap(super::types::CapTy::Resource(rn)) = self.type_of(base) else { return None };
         let b = self.expr(base);
         let field = match self.res_member(&rn, &name.name) {
             Some(Sym::Proc(sig)) if sig.op.as_ref().map(|r| r.dims.is_empty()).unwrap_or(false) => sig,
