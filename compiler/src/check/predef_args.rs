@@ -32,32 +32,11 @@ pub enum Arg {
     Dest,
 }
 
-/// (least, most arguments, kind of each) of the predefined functions whose
-/// argument list is fixed; None for the others.
-pub fn table(name: &str) -> Option<(usize, usize, &'static [Arg])> {
-    use Arg::*;
-    Some(match name {
-        "numargs" | "age" | "myresource" | "mymachine" | "myvm" | "mypriority" => (0, 0, &[]),
-        "setpriority" | "nap" => (1, 1, &[Int]),
-        "locate" => (2, 3, &[Int, Str, Str]),
-        "free" => (1, 1, &[Ptr]),
-        "seed" | "sqrt" | "ceil" | "floor" | "round" | "sin" | "cos" | "tan" | "asin" | "acos" => (1, 1, &[Real]),
-        "log" | "exp" | "atan" => (1, 2, &[Real, Real]),
-        "random" => (0, 2, &[Real, Real]),
-        "getarg" => (2, 2, &[Int, Dest]),
-        "open" => (2, 2, &[Str, Mode]),
-        "close" | "flush" | "where" => (1, 1, &[File]),
-        "remove" => (1, 1, &[Str]),
-        "seek" => (3, 3, &[File, Seek, Int]),
-        _ => return None,
-    })
-}
-
 impl<'a> Checker<'a> {
     /// Checks the count and kinds of the arguments of predefined function
     /// `name`; false (after reporting) when they are wrong.
     pub fn predef_args_ok(&mut self, name: &str, args: &[Expr], span: Span) -> bool {
-        let Some((least, most, kinds)) = table(name) else { return true };
+        let Some((least, most, kinds)) = super::predef::lookup(name).and_then(|d| d.args) else { return true };
         if args.len() < least {
             self.error(span, format!("{}(): too few arguments (it takes {})", name, count(least, most)));
             return false;
