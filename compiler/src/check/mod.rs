@@ -9,6 +9,9 @@
 pub mod types;
 mod scope;
 mod expr;
+mod assign;
+mod index;
+mod operator;
 mod stmt;
 mod decl;
 mod builtin;

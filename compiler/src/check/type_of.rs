@@ -137,7 +137,7 @@ impl<'a> Checker<'a> {
         }
         let mut ty = self.type_of(base);
         if subs.iter().any(|s| matches!(s, Subscript::Slice { .. })) {
-            let rank = super::expr::slice_rank(&ty);
+            let rank = super::index::slice_rank(&ty);
             if rank > 0 && subs.len() > rank {
                 return Some(Ty::Error);
             }
