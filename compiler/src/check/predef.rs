@@ -36,6 +36,25 @@ pub enum Res {
     Resource,
 }
 
+impl Res {
+    /// Whether a call's value of type `t` follows this rule (an erroneous
+    /// call's value is Ty::Error).
+    pub fn admits(self, t: &Ty) -> bool {
+        *t == Ty::Error
+            || match self {
+                Res::Void => *t == Ty::Void,
+                Res::Int => *t == Ty::Int,
+                Res::Real => *t == Ty::Real,
+                Res::Bool => *t == Ty::Bool,
+                Res::File => *t == Ty::File,
+                Res::Chars => t.is_char_array(),
+                Res::ArgType | Res::IndexType => true,
+                Res::Vm => *t == Ty::Cap(CapTy::Vm),
+                Res::Resource => matches!(t, Ty::Cap(CapTy::Resource(_))),
+            }
+    }
+}
+
 /// One row of the table.
 pub struct Predef {
     pub names: &'static [&'static str],
@@ -119,7 +138,9 @@ impl<'a> Checker<'a> {
         if !self.predef_args_ok(name, args, span) {
             return V::err();
         }
-        (d.handler)(self, name, args, span)
+        let v = (d.handler)(self, name, args, span);
+        debug_assert!(d.result.admits(&v.ty), "{}() gave a {:?}", name, v.ty);
+        v
     }
 
     /// numargs, age, mymachine, mypriority, myvm, myresource: no arguments.
