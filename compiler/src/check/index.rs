@@ -2,6 +2,7 @@
 //! and strings.
 use super::konst::KV;
 use super::types::Ty;
+use crate::emit::data as ed;
 use super::{Checker, Form, V};
 use crate::syntax::ast::{self, Span, Subscript};
 
@@ -63,13 +64,13 @@ impl<'a> Checker<'a> {
                 Subscript::Index(ie) => {
                     let i = self.expr(ie);
                     let i = self.ordinal_value(i, ie.span, "wrong subscript type");
-                    parts.push(format!("{{0, {}, 0}}", i.c));
+                    parts.push(ed::section_index(&i.c));
                     shape.push(false);
                 }
                 Subscript::Slice { lo, hi, .. } => {
-                    let l = lo.as_ref().and_then(|l| self.bound_c(l)).unwrap_or_else(|| "INT_MIN".into());
-                    let h = self.bound_c(hi).unwrap_or_else(|| "INT_MAX".into());
-                    parts.push(format!("{{1, {}, {}}}", l, h));
+                    let l = lo.as_ref().and_then(|l| self.bound_c(l)).unwrap_or_else(|| ed::SECTION_LO.into());
+                    let h = self.bound_c(hi).unwrap_or_else(|| ed::SECTION_HI.into());
+                    parts.push(ed::section_range(&l, &h));
                     shape.push(true);
                 }
             }
@@ -80,11 +81,11 @@ impl<'a> Checker<'a> {
                 ty = Ty::Arr(Box::new(ty), None, None);
             }
         }
-        let subs_c = format!("{}, (const mpd_sub[]){{{}}}", parts.len(), parts.join(", "));
+        let subs_c = ed::section_subs(&parts);
         let p = self.pos(span);
         let t = self.t();
         let v = V {
-            c: format!("((char *)mpd_arr_section({}, {}, {}, {}))", p, t, b.c, subs_c),
+            c: ed::arr_section(&p, t, &b.c, &subs_c),
             ty,
             form: Form::Blob,
             k: None,
@@ -103,16 +104,12 @@ impl<'a> Checker<'a> {
         match &b.ty {
             Ty::Arr(e, _, _) => {
                 let e = (**e).clone();
-                let addr = if self.opts.no_checks {
-                    format!("mpd_arr_elem_nc({}, {})", b.c, i.c)
-                } else {
-                    format!("mpd_arr_elem({}, {}, {})", p, b.c, i.c)
-                };
+                let addr = ed::arr_elem(&p, &b.c, &i.c, self.opts.no_checks);
                 if e.is_blob() {
                     V { c: addr, ty: e, form: Form::Blob, k: None, lv: b.lv, slice: None }
                 } else {
                     let ct = self.ctype(&e);
-                    V { c: format!("(*({} *){})", ct, addr), ty: e, form: Form::Scalar, k: None, lv: b.lv, slice: None }
+                    V { c: ed::at(&ct, &addr), ty: e, form: Form::Scalar, k: None, lv: b.lv, slice: None }
                 }
             }
             Ty::Str(_) => {
@@ -123,17 +120,17 @@ impl<'a> Checker<'a> {
                 }
                 match b.form {
                     Form::Blob if b.lv => V {
-                        c: format!("(*(unsigned char *)mpd_str_at({}, {}, {}))", p, b.c, i.c),
+                        c: ed::str_at(&p, &b.c, &i.c),
                         ty: Ty::Char,
                         form: Form::Scalar,
                         k: None,
                         lv: true,
                         slice: None,
                     },
-                    Form::Blob => V::scalar(format!("mpd_str_get({}, {}, {})", p, b.c, i.c), Ty::Char),
+                    Form::Blob => V::scalar(ed::str_get(&p, &b.c, &i.c), Ty::Char),
                     _ => {
                         let t = self.t();
-                        V::scalar(format!("mpd_str_get({}, mpd_str_blob({}, {}, 0), {})", p, t, b.c, i.c), Ty::Char)
+                        V::scalar(ed::str_get_view(&p, t, &b.c, &i.c), Ty::Char)
                     }
                 }
             }
@@ -187,11 +184,11 @@ impl<'a> Checker<'a> {
         let hic = self.bound_c(hi);
         match &b.ty {
             Ty::Arr(e, _, _) => {
-                let lo = loc.unwrap_or_else(|| format!("MPD_ARR_LB({})", b.c));
-                let hi = hic.unwrap_or_else(|| format!("MPD_ARR_UB({})", b.c));
+                let lo = loc.unwrap_or_else(|| ed::arr_lb(&b.c));
+                let hi = hic.unwrap_or_else(|| ed::arr_ub(&b.c));
                 let t = self.t();
                 V {
-                    c: format!("((char *)mpd_arr_slice({}, {}, {}, {}, {}))", p, t, b.c, lo, hi),
+                    c: ed::arr_slice(&p, t, &b.c, &lo, &hi),
                     ty: Ty::Arr(e.clone(), None, None),
                     form: Form::Blob,
                     k: None,
@@ -202,11 +199,11 @@ impl<'a> Checker<'a> {
             }
             Ty::Str(_) => {
                 let sv = self.sv(&b);
-                let max = if b.form == Form::Blob { format!("MPD_STR_MAX({})", b.c) } else { format!("({}).len", sv) };
+                let max = if b.form == Form::Blob { ed::str_max(&b.c) } else { ed::sv_len(&sv) };
                 let lo = loc.unwrap_or_else(|| "1".into());
-                let hi = hic.unwrap_or_else(|| format!("({}).len", sv));
+                let hi = hic.unwrap_or_else(|| ed::sv_len(&sv));
                 V {
-                    c: format!("mpd_str_slice({}, {}, {}, {}, {})", p, sv, max, lo, hi),
+                    c: ed::str_slice(&p, &sv, &max, &lo, &hi),
                     ty: Ty::Str(None),
                     form: Form::View,
                     k: None,

@@ -2,6 +2,7 @@
 //! concatenation, unary operators -- with constant folding and int/real promotion.
 use super::konst::{fold, wrap, KV};
 use super::types::Ty;
+use crate::emit::expr as ee;
 use super::{Checker, Form, V};
 use crate::syntax::ast::{BinaryOp, Expr, Span, UnaryOp};
 
@@ -90,32 +91,16 @@ impl<'a> Checker<'a> {
                     return V::err();
                 }
                 if both_int {
-                    let c = match op {
-                        Add => format!("((int)((unsigned)({}) + (unsigned)({})))", a.c, b.c),
-                        Sub => format!("((int)((unsigned)({}) - (unsigned)({})))", a.c, b.c),
-                        Mul => format!("((int)((unsigned)({}) * (unsigned)({})))", a.c, b.c),
-                        Div => format!("mpd_int_div({}, {}, {})", p, a.c, b.c),
-                        Rem => format!("mpd_int_rem({}, {}, {})", p, a.c, b.c),
-                        Mod => format!("mpd_int_mod({}, {}, {})", p, a.c, b.c),
-                        _ => format!("mpd_int_pow({}, {}, {})", p, a.c, b.c),
-                    };
+                    let c = ee::int_arith(op, &p, &a.c, &b.c);
                     return V::scalar(c, Ty::Int);
                 }
                 if op == Pow && b.ty == Ty::Int {
                     let a = self.coerce(a, &Ty::Real);
-                    return V::scalar(format!("mpd_real_powi({}, {}, {})", p, a.c, b.c), Ty::Real);
+                    return V::scalar(ee::real_powi(&p, &a.c, &b.c), Ty::Real);
                 }
                 let a = self.coerce(a, &Ty::Real);
                 let b = self.coerce(b, &Ty::Real);
-                let c = match op {
-                    Add => format!("({} + {})", a.c, b.c),
-                    Sub => format!("({} - {})", a.c, b.c),
-                    Mul => format!("({} * {})", a.c, b.c),
-                    Div => format!("({} / {})", a.c, b.c),
-                    Rem => format!("mpd_real_rem({}, {}, {})", p, a.c, b.c),
-                    Mod => format!("mpd_real_mod({}, {}, {})", p, a.c, b.c),
-                    _ => format!("mpd_real_pow({}, {}, {})", p, a.c, b.c),
-                };
+                let c = ee::real_arith(op, &p, &a.c, &b.c);
                 V::scalar(c, Ty::Real)
             }
             Concat => {
@@ -127,7 +112,7 @@ impl<'a> Checker<'a> {
                 let x = self.sv(&a);
                 let y = self.sv(&b);
                 let t = self.t();
-                V { c: format!("mpd_str_cat({}, {}, {})", t, x, y), ty: Ty::Str(None), form: Form::View, k: None, lv: false, slice: None }
+                V { c: ee::str_cat(t, &x, &y), ty: Ty::Str(None), form: Form::View, k: None, lv: false, slice: None }
             }
             Shl | Shr => {
                 if a.ty != Ty::Int || b.ty != Ty::Int {
@@ -184,7 +169,7 @@ impl<'a> Checker<'a> {
         if (stringy(&a.ty) && (stringy(&b.ty) || b.ty == Ty::Char)) || (a.ty == Ty::Char && stringy(&b.ty)) {
             let x = self.sv(&a);
             let y = self.sv(&b);
-            return V::scalar(format!("(mpd_str_cmp({}, {}) {} 0)", x, y, o), Ty::Bool);
+            return V::scalar(ee::str_cmp(&x, &y, o), Ty::Bool);
         }
         if a.ty.is_numeric() && b.ty.is_numeric() {
             let (a, b) = if a.ty == Ty::Real || b.ty == Ty::Real {
@@ -206,7 +191,7 @@ impl<'a> Checker<'a> {
             (Ty::Cap(_) | Ty::Null, Ty::Cap(_) | Ty::Null) if matches!(op, Eq | Ne) => {
                 let x = if a.ty == Ty::Null { null_cap(&a.c) } else { a.c.clone() };
                 let y = if b.ty == Ty::Null { null_cap(&b.c) } else { b.c.clone() };
-                V::scalar(format!("(mpd_cap_eq({}, {}) {} 1)", x, y, o), Ty::Bool)
+                V::scalar(ee::cap_eq(&x, &y, o), Ty::Bool)
             }
             _ => {
                 let what = if self.types.same(&a.ty, &b.ty) { "illegal comparison for unordered type" } else { "incompatible comparison" };
@@ -309,7 +294,4 @@ impl<'a> Checker<'a> {
     }
 }
 
-/// `null` or `noop` as a capability value.
-pub(super) fn null_cap(c: &str) -> String {
-    if c == "mpd_noop" { "mpd_cap_noop".into() } else { "mpd_cap_null".into() }
-}
+pub(super) use crate::emit::expr::null_cap;

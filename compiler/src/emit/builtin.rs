@@ -72,15 +72,7 @@ pub fn ord_step(p: &str, c: &str, succ: bool, max: usize, name: &str, cast: &str
     if cast.is_empty() { call } else { format!("(({}){})", cast, call) }
 }
 
-/// `maxlength(s)` of a string variable (blob).
-pub fn str_max(c: &str) -> String {
-    format!("MPD_STR_MAX({})", c)
-}
-
-/// The length of a string view.
-pub fn sv_len(sv: &str) -> String {
-    format!("({}).len", sv)
-}
+pub use crate::emit::data::{str_max, sv_len};
 
 /// `chars(s)`: a char array (statement temporary `t`) of string view `s`.
 pub fn chars(t: &str, s: &str) -> String {
