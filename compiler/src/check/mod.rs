@@ -9,6 +9,9 @@
 pub mod types;
 mod scope;
 mod expr;
+mod assign;
+mod index;
+mod operator;
 mod stmt;
 mod decl;
 mod builtin;
@@ -17,9 +20,12 @@ mod msg;
 mod chunk;
 mod ops;
 mod quant;
+mod predef;
 mod predef_args;
+mod predef_io;
 mod leaf;
 mod star_bounds;
+mod type_of;
 
 use crate::emit::{names, Code};
 use crate::syntax::ast::{self, Span};

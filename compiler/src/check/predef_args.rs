@@ -32,44 +32,11 @@ pub enum Arg {
     Dest,
 }
 
-/// (least, most arguments, kind of each) of the predefined functions whose
-/// argument list is fixed; None for the others.
-pub fn table(name: &str) -> Option<(usize, usize, &'static [Arg])> {
-    use Arg::*;
-    Some(match name {
-        "numargs" | "age" | "myresource" | "mymachine" | "myvm" | "mypriority" => (0, 0, &[]),
-        "setpriority" | "nap" => (1, 1, &[Int]),
-        "locate" => (2, 3, &[Int, Str, Str]),
-        "free" => (1, 1, &[Ptr]),
-        "seed" | "sqrt" | "ceil" | "floor" | "round" | "sin" | "cos" | "tan" | "asin" | "acos" => (1, 1, &[Real]),
-        "log" | "exp" | "atan" => (1, 2, &[Real, Real]),
-        "random" => (0, 2, &[Real, Real]),
-        "getarg" => (2, 2, &[Int, Dest]),
-        "open" => (2, 2, &[Str, Mode]),
-        "close" | "flush" | "where" => (1, 1, &[File]),
-        "remove" => (1, 1, &[Str]),
-        "seek" => (3, 3, &[File, Seek, Int]),
-        _ => return None,
-    })
-}
-
 impl<'a> Checker<'a> {
-    /// The type of `e` without emitting code or messages (its own errors are
-    /// reported when it is translated).
-    pub fn probe(&mut self, e: &Expr) -> V {
-        let saved = self.code.out.len();
-        let mut scratch = crate::syntax::Diagnostics::new();
-        std::mem::swap(self.diags, &mut scratch);
-        let v = self.expr(e);
-        std::mem::swap(self.diags, &mut scratch);
-        self.code.out.truncate(saved);
-        v
-    }
-
     /// Checks the count and kinds of the arguments of predefined function
     /// `name`; false (after reporting) when they are wrong.
     pub fn predef_args_ok(&mut self, name: &str, args: &[Expr], span: Span) -> bool {
-        let Some((least, most, kinds)) = table(name) else { return true };
+        let Some((least, most, kinds)) = super::predef::lookup(name).and_then(|d| d.args) else { return true };
         if args.len() < least {
             self.error(span, format!("{}(): too few arguments (it takes {})", name, count(least, most)));
             return false;
@@ -80,7 +47,8 @@ impl<'a> Checker<'a> {
         }
         let mut ok = true;
         for (i, (a, k)) in args.iter().zip(kinds).enumerate() {
-            let v = self.probe(a);
+            // whether a destination is a variable is known by translating it
+            let v = if matches!(k, Arg::Dest) { self.probe(a) } else { V::scalar(String::new(), self.type_of(a)) };
             if v.ty == Ty::Error {
                 continue;
             }

@@ -68,13 +68,15 @@ impl<'a> Checker<'a> {
     /// The type of `q`'s variable, worked out without emitting code or messages
     /// (a process's parameters are declared before its start code is made).
     pub fn quant_type_only(&mut self, q: &ast::Quantifier) -> Ty {
-        let saved = self.code.out.len();
-        let mut scratch = crate::syntax::Diagnostics::new();
-        std::mem::swap(self.diags, &mut scratch);
-        let t = self.quant(q).ty;
-        std::mem::swap(self.diags, &mut scratch);
-        self.code.out.truncate(saved);
-        t
+        // quant's rule: the start's type (the limit's if the start is wrong),
+        // which must be ordered or real
+        let (start, end) = (self.type_of(&q.start), self.type_of(&q.end));
+        let ty = if start == Ty::Error { end } else { start };
+        if ty == Ty::Real || ty.is_ordinal() {
+            ty
+        } else {
+            Ty::Error
+        }
     }
 
     /// The `st` condition of a quantifier as C; it must be a bool.

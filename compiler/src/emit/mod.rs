@@ -2,6 +2,10 @@
 //!
 //! The checker drives generation (as Lua's parser drives lcode.c): it resolves and
 //! types each construct and asks this module to write the C for it.
+pub mod builtin;
+pub mod data;
+pub mod expr;
+pub mod io;
 pub mod lit;
 pub mod names;
 pub mod trace;

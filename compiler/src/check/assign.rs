@@ -1,0 +1,335 @@
+//! assign: checking and translating assignments (:=, op:=, swap) and the
+//! stores into variables, fields, elements and slices they make.
+use super::expr::is_noop;
+use super::operator::null_cap;
+use super::scope::Sym;
+use super::types::Ty;
+use super::{Checker, V};
+use crate::syntax::ast::{self, AssignOp, Expr, ExprKind, Span};
+
+impl<'a> Checker<'a> {
+    /// Stores `rhs` into the variable `lhs` (with MPD's conversions and checks).
+    pub fn assign_into(&mut self, lhs: &V, rhs: V, span: Span) {
+        let p = self.pos(span);
+        if lhs.ty == Ty::Error || rhs.ty == Ty::Error {
+            return;
+        }
+        if let Some(sl) = &lhs.slice {
+            // assignment into a slice
+            let (base, lo, hi) = sl.clone();
+            // a slice takes a value of its own type and shape (MPD gives no
+            // conversion here: a string into an array slice is an error)
+            let ok = match &lhs.ty {
+                Ty::Str(_) => rhs.ty.is_string() || rhs.ty == Ty::Char || rhs.ty.is_char_array(),
+                _ => matches!(rhs.ty, Ty::Arr(..)) && self.types.assignable(&lhs.ty, &rhs.ty) && self.same_rank(&lhs.ty, &rhs.ty),
+            };
+            if !ok {
+                self.error(span, format!("incompatible assignment: cannot assign a {} to a slice of type {}", self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
+                return;
+            }
+            if lo == "#sec" {
+                let r = self.array_value(&rhs, lhs.ty.elem().cloned().unwrap_or(Ty::Error), span);
+                self.code.put(&format!("mpd_arr_section_set({}, {}, {}, {});", p, base, hi, r));
+                return;
+            }
+            match &lhs.ty {
+                Ty::Str(_) => {
+                    let v = self.sv(&rhs);
+                    self.code.put(&format!("mpd_str_slice_set({}, {}, {}, {}, {});", p, base, lo, hi, v));
+                }
+                _ => {
+                    let r = self.array_value(&rhs, lhs.ty.elem().cloned().unwrap_or(Ty::Error), span);
+                    self.code.put(&format!("mpd_arr_slice_set({}, {}, {}, {}, {});", p, base, lo, hi, r));
+                }
+            }
+            return;
+        }
+        match &lhs.ty {
+            Ty::Str(_) => {
+                if !(rhs.ty.is_string() || rhs.ty == Ty::Char || rhs.ty.is_char_array()) {
+                    self.error(span, format!("{} (cannot assign a {} to a {})", self.mismatch_what(), self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
+                    return;
+                }
+                if rhs.ty.is_char_array() {
+                    self.code.put(&format!("mpd_str_set_chars({}, {}, {});", p, lhs.c, rhs.c));
+                } else if let Some(tail) = appended_to(&rhs.c, &lhs.c) {
+                    // s = s || e appends in place: a loop building a string
+                    // this way would otherwise copy s twice per step
+                    self.code.put(&format!("mpd_str_append({}, {}, {});", p, lhs.c, tail));
+                } else {
+                    let v = self.sv(&rhs);
+                    self.code.put(&format!("mpd_str_set({}, {}, {});", p, lhs.c, v));
+                }
+            }
+            Ty::Arr(e, _, _) => {
+                let e = (**e).clone();
+                if !(rhs.ty.is_string() && e == Ty::Char) && !self.types.assignable(&lhs.ty, &rhs.ty) {
+                    self.error(span, format!("{} (cannot assign a {} to an {})", self.mismatch_what(), self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
+                    return;
+                }
+                let r = self.array_value(&rhs, e, span);
+                let (mut depth, mut t) = (0, &lhs.ty);
+                while let Ty::Arr(e, _, _) = t {
+                    depth += 1;
+                    t = e;
+                }
+                if depth == 1 && !t.is_string() {
+                    self.code.put(&format!("mpd_arr_assign({}, {}, {});", p, lhs.c, r));
+                } else {
+                    self.code.put(&format!("mpd_arr_assign_d({}, {}, {}, {}, {});", p, lhs.c, r, depth, t.is_string() as i32));
+                }
+            }
+            Ty::Rec(_) => {
+                if !self.types.assignable(&lhs.ty, &rhs.ty) {
+                    self.error(span, format!("{} (cannot assign a {} to a {})", self.mismatch_what(), self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
+                    return;
+                }
+                let n = self.types.size_of(&lhs.ty).unwrap_or(16);
+                self.code.put(&format!("mpd_blob_copy({}, {}, {});", lhs.c, rhs.c, n));
+            }
+            _ => {
+                let r = self.scalar_for(&lhs.ty, rhs, span);
+                self.code.put(&format!("{} = {};", lhs.c, r));
+            }
+        }
+    }
+
+    /// Whether two array types have the same number of dimensions.
+    pub(super) fn same_rank(&self, a: &Ty, b: &Ty) -> bool {
+        match (a, b) {
+            (Ty::Arr(x, ..), Ty::Arr(y, ..)) => self.same_rank(x, y),
+            (Ty::Arr(..), _) | (_, Ty::Arr(..)) => false,
+            _ => true,
+        }
+    }
+
+    /// `rc.f = c` for a resource capability variable rc: rc becomes a capability
+    /// whose op f is c (a resource capability is a record of op capabilities).
+    /// None when `base` is not a resource capability (nothing emitted then).
+    pub(super) fn assign_op_field(&mut self, base: &Expr, name: &ast::Ident, rhs: &Expr, span: Span) -> Option<V> {
+        if self.names_component(base) {
+            return None;
+        }
+        let Ty::Cap(super::types::CapTy::Resource(rn)) = self.type_of(base) else { return None };
+        let b = self.expr(base);
+        let field = match self.res_member(&rn, &name.name) {
+            Some(Sym::Proc(sig)) if sig.op.as_ref().map(|r| r.dims.is_empty()).unwrap_or(false) => sig,
+            _ => {
+                self.error(name.span, format!("resource {} has no operation `{}`", rn, name.name));
+                return Some(V::err());
+            }
+        };
+        if !b.lv {
+            self.error(base.span, "assignment target is not a variable");
+            return Some(V::err());
+        }
+        let r = field.op.clone().unwrap();
+        let k = self.op_sig(&field);
+        let fty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
+        let v = self.expr(rhs);
+        let c = self.scalar_for(&fty, v, span);
+        let t = self.tmp();
+        let p = self.pos(span);
+        self.code.put(&format!("mpd_cap {t} = {c}; {b} = mpd_rescap_with_op({p}, {b}, {i}, {t});", t = t, c = c, b = b.c, p = p, i = r.idx));
+        Some(V::scalar(t, fty))
+    }
+
+    /// How MPD 1.0.1 names a type mismatch where we are (see `mismatch`).
+    pub fn mismatch_what(&self) -> String {
+        self.mismatch.clone().unwrap_or_else(|| "incompatible assignment".into())
+    }
+
+    /// Runs `f` with `what` as the wording of type mismatches.
+    pub fn with_mismatch<R>(&mut self, what: String, f: impl FnOnce(&mut Self) -> R) -> R {
+        let saved = self.mismatch.replace(what);
+        let r = f(self);
+        self.mismatch = saved;
+        r
+    }
+
+    /// The C text of `v` as a value of scalar type `to`, or an error.
+    pub fn scalar_for(&mut self, to: &Ty, v: V, span: Span) -> String {
+        if *to == Ty::Real && v.ty == Ty::Int {
+            return self.coerce(v, &Ty::Real).c;
+        }
+        if matches!(to, Ty::Ptr(_) | Ty::PtrAny) && is_noop(&v) {
+            // noop names no operation; a pointer takes null
+            self.error(span, "can't use `noop' in pointer context (use null)");
+            return "0".into();
+        }
+        if !self.types.assignable(to, &v.ty) {
+            if let (Ty::Cap(_), Ty::Cap(_)) = (to, &v.ty) {
+                self.error(span, format!("{}: a {} cannot hold a {}", self.mismatch_what(), self.types.show(to), self.types.show(&v.ty)));
+                return "0".into();
+            }
+            self.error(span, format!("{} (expected a value of type {}, found {})", self.mismatch_what(), self.types.show(to), self.types.show(&v.ty)));
+            return "0".into();
+        }
+        if matches!(to, Ty::Cap(_)) && v.ty == Ty::Null {
+            return null_cap(&v.c);
+        }
+        v.c
+    }
+
+    /// An array blob for `v` (a string becomes chars(v)).
+    pub(super) fn array_value(&mut self, v: &V, elem: Ty, _span: Span) -> String {
+        if v.ty.is_string() && elem == Ty::Char {
+            let s = self.sv(v);
+            let t = self.t();
+            format!("mpd_chars({}, {})", t, s)
+        } else {
+            v.c.clone()
+        }
+    }
+
+    /// `rc.f[i] = c` for an op array f of a resource capability variable rc:
+    /// as `rc.f = c`, for one element.  None when lhs is something else.
+    pub(super) fn assign_op_elem(&mut self, lhs: &Expr, rhs: &Expr, span: Span) -> Option<V> {
+        let (sig, rc, ix) = self.rescap_elem(lhs)?;
+        if !rc.lv {
+            self.error(lhs.span, "assignment target is not a variable");
+            return Some(V::err());
+        }
+        let slot = format!("{} + {}", sig.op.as_ref().unwrap().idx, ix);
+        Some(self.store_op_cap(&sig, &rc.c, &slot, rhs, span))
+    }
+
+    /// Stores `rhs` as the op capability in slot `slot` (a C expression) of
+    /// the resource capability variable `rc` (C lvalue); the value is the cap.
+    pub(super) fn store_op_cap(&mut self, sig: &super::scope::ProcSig, rc: &str, slot: &str, rhs: &Expr, span: Span) -> V {
+        let r = sig.op.as_ref().unwrap();
+        let k = self.op_sig(&sig);
+        let fty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
+        let v = self.expr(rhs);
+        let c = self.scalar_for(&fty, v, span);
+        let t = self.tmp();
+        let p = self.pos(span);
+        self.code.put(&format!("mpd_cap {t} = {c}; {rc} = mpd_rescap_with_op({p}, {rc}, {slot}, {t});"));
+        V::scalar(t, fty)
+    }
+
+    pub(super) fn assign_expr(&mut self, op: AssignOp, lhs: &Expr, rhs: &Expr, span: Span) -> Option<V> {
+        if let (AssignOp::Plain, ExprKind::Index { .. }) = (op, &lhs.kind) {
+            if let Some(v) = self.assign_op_elem(lhs, rhs, span) {
+                return Some(v);
+            }
+        }
+        if let (AssignOp::Plain, ExprKind::Field { base, name }) = (op, &lhs.kind) {
+            if let Some(v) = self.assign_op_field(base, name, rhs, span) {
+                return Some(v);
+            }
+        }
+        let l = self.expr(lhs);
+        if !l.lv && l.ty != Ty::Error {
+            self.error(lhs.span, "assignment target is not a variable");
+            return None;
+        }
+        let r = match op {
+            AssignOp::Plain => self.expr(rhs),
+            AssignOp::Compound(b) => {
+                let r = self.expr(rhs);
+                let cur = V { lv: false, k: None, slice: None, ..l.clone() };
+                self.binary(b, cur, r, span)
+            }
+        };
+        if l.ty.is_scalar() && l.slice.is_none() && l.ty != Ty::Error && r.ty != Ty::Error {
+            // the value of the assignment is kept in a temporary, so a variable whose
+            // subscript has side effects (a[i++] = e) is evaluated once
+            let c = self.scalar_for(&l.ty, r, span);
+            let t = self.tmp();
+            let ct = self.ctype(&l.ty);
+            self.code.put(&format!("{} {} = {}; {} = {};", ct, t, c, l.c, t));
+            return Some(V { c: t, ..l });
+        }
+        self.assign_into(&l, r, span);
+        Some(l)
+    }
+
+    pub(super) fn swap(&mut self, lhs: &Expr, rhs: &Expr, span: Span) -> Option<V> {
+        let a = self.expr(lhs);
+        let b = self.expr(rhs);
+        if a.ty == Ty::Error || b.ty == Ty::Error {
+            return None;
+        }
+        // MPD 1.0.1's order: types, then slices, then variables
+        if !self.types.assignable(&a.ty, &b.ty) || !self.types.assignable(&b.ty, &a.ty) {
+            self.error(span, format!("incompatible swap (cannot swap a {} with a {})", self.types.show(&a.ty), self.types.show(&b.ty)));
+            return None;
+        }
+        if a.slice.is_some() || b.slice.is_some() {
+            self.error(span, "cannot swap into or out of a slice");
+            return None;
+        }
+        if !a.lv || !b.lv {
+            self.error(span, "both sides of swap operator must be variables");
+            return None;
+        }
+        let p = self.pos(span);
+        match &a.ty {
+            Ty::Str(_) => {
+                self.code.put(&format!("mpd_str_swap({}, {}, {});", p, a.c, b.c));
+            }
+            Ty::Arr(..) => {
+                self.code.put(&format!("mpd_arr_swap({}, {}, {});", p, a.c, b.c));
+            }
+            Ty::Rec(_) => {
+                let n = self.types.size_of(&a.ty).unwrap_or(16);
+                self.code.put(&format!("mpd_blob_swap({}, {}, {});", a.c, b.c, n));
+            }
+            _ => {
+                let t = self.tmp();
+                let ct = self.ctype(&a.ty);
+                self.code.put(&format!("{{ {} {} = {}; {} = {}; {} = {}; }}", ct, t, a.c, a.c, b.c, b.c, t));
+                // a scalar result is a snapshot, so later swaps do not change it
+                let r = self.tmp();
+                self.code.put(&format!("{} {} = {};", ct, r, a.c));
+                return Some(V::scalar(r, a.ty.clone()));
+            }
+        }
+        Some(V { lv: false, slice: None, k: None, ..a })
+    }
+}
+
+/// If `rhs` is the C of `lhs || e` (mpd_str_cat of lhs's own characters and
+/// one more operand), that operand's C: the assignment `lhs = lhs || e` is
+/// then an append in place.
+/// Only a plain variable (`v_s_1`, `self->v_s_1`) qualifies: a target with
+/// calls or subscripts in it would be evaluated once instead of twice.
+pub(super) fn appended_to<'a>(rhs: &'a str, lhs: &str) -> Option<&'a str> {
+    if !lhs.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'>' || b == b'.') {
+        return None;
+    }
+    let rest = rhs.strip_prefix("mpd_str_cat(")?;
+    let (_, rest) = rest.split_once(", ")?; // the temporaries' list
+    let rest = rest.strip_prefix("mpd_sv_of(")?.strip_prefix(lhs)?.strip_prefix("), ")?;
+    let tail = rest.strip_suffix(')')?;
+    one_c_expression(tail).then_some(tail)
+}
+
+/// Is `c` one C expression: brackets balanced, never closed below the start,
+/// no comma outside them (string and char literals skipped)?
+pub(super) fn one_c_expression(c: &str) -> bool {
+    let b = c.as_bytes();
+    let (mut depth, mut i) = (0i32, 0usize);
+    while i < b.len() {
+        match b[i] {
+            q @ (b'"' | b'\'') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            b',' if depth == 0 => return false,
+            _ => {}
+        }
+        i += 1;
+    }
+    depth == 0 && !c.is_empty()
+}

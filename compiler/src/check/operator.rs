@@ -1,0 +1,316 @@
+//! operator: checking and translating operators -- arithmetic, comparison,
+//! concatenation, unary operators -- with constant folding and int/real promotion.
+use super::konst::{fold, wrap, KV};
+use super::types::Ty;
+use crate::emit::expr as ee;
+use super::{Checker, Form, V};
+use crate::syntax::ast::{BinaryOp, Expr, Span, UnaryOp};
+
+impl<'a> Checker<'a> {
+    /// Converts `v` to a value of numeric type `to` (int → real promotion).
+    pub fn coerce(&mut self, v: V, to: &Ty) -> V {
+        match (&v.ty, to) {
+            (Ty::Int, Ty::Real) => {
+                let k = match v.k {
+                    Some(KV::Int(n)) => Some(KV::Real(n as f64)),
+                    _ => None,
+                };
+                V { c: format!("((double)({}))", v.c), ty: Ty::Real, form: Form::Scalar, k, lv: false, slice: None }
+            }
+            _ => v,
+        }
+    }
+
+    pub fn binary(&mut self, op: BinaryOp, a: V, b: V, span: Span) -> V {
+        use BinaryOp::*;
+        if a.ty == Ty::Error || b.ty == Ty::Error {
+            return V::err();
+        }
+        // constant folding, after the operand types passed the same rules
+        // as variables' (MPD 1.0.1 rejects `gray + red` and `gray < 1` too)
+        let mut folded = None;
+        if !self.opts.no_fold || true {
+            if let (Some(x), Some(y)) = (&a.k, &b.k) {
+                let (x, y) = match (x, y) {
+                    (KV::Int(i), KV::Real(_)) => (KV::Real(*i as f64), y.clone()),
+                    (KV::Real(_), KV::Int(j)) => (x.clone(), KV::Real(*j as f64)),
+                    (KV::Char(c), KV::Str(_)) if op == Concat => (KV::Str(vec![*c]), y.clone()),
+                    (KV::Str(_), KV::Char(c)) if op == Concat => (x.clone(), KV::Str(vec![*c])),
+                    (KV::Char(c), KV::Char(d)) if op == Concat => (KV::Str(vec![*c]), KV::Str(vec![*d])),
+                    _ => (x.clone(), y.clone()),
+                };
+                if let Some(k) = fold(op, &x, &y) {
+                    let ty = match &k {
+                        KV::Int(_) => {
+                            if let (Ty::Enum(_), Ty::Enum(_)) = (&a.ty, &b.ty) {
+                                Ty::Int
+                            } else {
+                                Ty::Int
+                            }
+                        }
+                        KV::Real(_) => Ty::Real,
+                        KV::Bool(_) => Ty::Bool,
+                        KV::Char(_) => Ty::Char,
+                        KV::Str(s) => Ty::Str(Some(s.len() as i64)),
+                    };
+                    folded = Some((k, ty));
+                }
+            }
+        }
+        let Some((k, ty)) = folded else {
+            return self.binary_typed(op, a, b, span);
+        };
+        // the typed form only checks here: its C (and temporaries) are dropped
+        let used_tmp = self.used_tmp;
+        let v = self.binary_typed(op, a, b, span);
+        self.used_tmp = used_tmp;
+        if v.ty == Ty::Error {
+            return v;
+        }
+        self.konst(k, ty)
+    }
+
+    /// `binary` of operands that are not both constants: checks their types
+    /// and returns the C of the operation.
+    fn binary_typed(&mut self, op: BinaryOp, a: V, b: V, span: Span) -> V {
+        use BinaryOp::*;
+        let p = self.pos(span);
+        match op {
+            Add | Sub | Mul | Div | Pow | Rem | Mod => {
+                let both_int = a.ty == Ty::Int && b.ty == Ty::Int;
+                // pointer arithmetic: ptr +/- int
+                if matches!(a.ty, Ty::Ptr(_)) && b.ty == Ty::Int && matches!(op, Add | Sub) {
+                    let sz = match &a.ty {
+                        Ty::Ptr(t) => self.types.size_of(t).unwrap_or(1),
+                        _ => 1,
+                    };
+                    let o = if op == Add { "+" } else { "-" };
+                    return V::scalar(format!("((void *)((char *){} {} (ptrdiff_t)({}) * {}))", a.c, o, b.c, sz), a.ty.clone());
+                }
+                if matches!(b.ty, Ty::Ptr(_)) && a.ty == Ty::Int && op == Add {
+                    return self.binary(op, b, a, span);
+                }
+                let is_ptr = |t: &Ty| matches!(t, Ty::Ptr(_) | Ty::PtrAny);
+                if is_ptr(&a.ty) && is_ptr(&b.ty) && op == Sub {
+                    let sz = match (&a.ty, &b.ty) {
+                        (Ty::Ptr(t), _) | (_, Ty::Ptr(t)) => self.types.size_of(t).unwrap_or(1),
+                        _ => 1,
+                    };
+                    return V::scalar(format!("((int)(((char *){} - (char *){}) / {}))", a.c, b.c, sz), Ty::Int);
+                }
+                if !a.ty.is_numeric() || !b.ty.is_numeric() {
+                    self.error(
+                        span,
+                        format!("{}: operator {} needs int or real operands, not {} and {}", match op {
+                            BinaryOp::Pow => "non-numeric exponentiation operand",
+                            BinaryOp::Sub if matches!(a.ty, Ty::Ptr(_) | Ty::PtrAny) || matches!(b.ty, Ty::Ptr(_) | Ty::PtrAny) => "incompatible pointer subtraction",
+                            _ => "non-numeric operand or incompatible assignment",
+                        }, op.as_str(), self.types.show(&a.ty), self.types.show(&b.ty)),
+                    );
+                    return V::err();
+                }
+                if both_int {
+                    let c = ee::int_arith(op, &p, &a.c, &b.c);
+                    return V::scalar(c, Ty::Int);
+                }
+                if op == Pow && b.ty == Ty::Int {
+                    let a = self.coerce(a, &Ty::Real);
+                    return V::scalar(ee::real_powi(&p, &a.c, &b.c), Ty::Real);
+                }
+                let a = self.coerce(a, &Ty::Real);
+                let b = self.coerce(b, &Ty::Real);
+                let c = ee::real_arith(op, &p, &a.c, &b.c);
+                V::scalar(c, Ty::Real)
+            }
+            Concat => {
+                let ok = |t: &Ty| t.is_string() || *t == Ty::Char || t.is_char_array();
+                if !ok(&a.ty) || !ok(&b.ty) {
+                    self.error(span, format!("non-string concatenation ({} || {})", self.types.show(&a.ty), self.types.show(&b.ty)));
+                    return V::err();
+                }
+                let x = self.sv(&a);
+                let y = self.sv(&b);
+                let t = self.t();
+                V { c: ee::str_cat(t, &x, &y), ty: Ty::Str(None), form: Form::View, k: None, lv: false, slice: None }
+            }
+            Shl | Shr => {
+                if a.ty != Ty::Int || b.ty != Ty::Int {
+                    self.error(span, format!("non-integer shift operand ({})", op.as_str()));
+                    return V::err();
+                }
+                let c = if op == Shl {
+                    format!("((int)((unsigned)({}) << (({}) & 31)))", a.c, b.c)
+                } else {
+                    format!("(({}) >> (({}) & 31))", a.c, b.c)
+                };
+                V::scalar(c, Ty::Int)
+            }
+            And | Or | Xor => {
+                if a.ty == Ty::Bool && b.ty == Ty::Bool {
+                    let c = match op {
+                        And => format!("({} && {})", a.c, b.c),
+                        Or => format!("({} || {})", a.c, b.c),
+                        _ => format!("(({}) != ({}))", a.c, b.c),
+                    };
+                    V::scalar(c, Ty::Bool)
+                } else if a.ty == Ty::Int && b.ty == Ty::Int {
+                    let o = match op {
+                        And => "&",
+                        Or => "|",
+                        _ => "^",
+                    };
+                    V::scalar(format!("(({}) {} ({}))", a.c, o, b.c), Ty::Int)
+                } else {
+                    self.error(span, format!("illegal or mismatched and/or/xor operands ({} and {})", self.types.show(&a.ty), self.types.show(&b.ty)));
+                    V::err()
+                }
+            }
+            Eq | Ne | Lt | Le | Gt | Ge => self.compare(op, a, b, span),
+        }
+    }
+
+    pub(super) fn compare(&mut self, op: BinaryOp, a: V, b: V, span: Span) -> V {
+        use BinaryOp::*;
+        let o = match op {
+            Eq => "==",
+            Ne => "!=",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            _ => ">=",
+        };
+        // arrays (char arrays too) and records are not compared (MPD 1.0.1)
+        if matches!(a.ty, Ty::Arr(..) | Ty::Rec(_)) || matches!(b.ty, Ty::Arr(..) | Ty::Rec(_)) {
+            self.error(span, format!("illegal type for comparison: cannot compare {} with {} (compare elements or fields)", self.types.show(&a.ty), self.types.show(&b.ty)));
+            return V::err();
+        }
+        let stringy = |t: &Ty| t.is_string();
+        if (stringy(&a.ty) && (stringy(&b.ty) || b.ty == Ty::Char)) || (a.ty == Ty::Char && stringy(&b.ty)) {
+            let x = self.sv(&a);
+            let y = self.sv(&b);
+            return V::scalar(ee::str_cmp(&x, &y, o), Ty::Bool);
+        }
+        if a.ty.is_numeric() && b.ty.is_numeric() {
+            let (a, b) = if a.ty == Ty::Real || b.ty == Ty::Real {
+                (self.coerce(a, &Ty::Real), self.coerce(b, &Ty::Real))
+            } else {
+                (a, b)
+            };
+            return V::scalar(format!("(({}) {} ({}))", a.c, o, b.c), Ty::Bool);
+        }
+        let same = self.types.same(&a.ty, &b.ty);
+        match (&a.ty, &b.ty) {
+            (Ty::Char, Ty::Char) | (Ty::Bool, Ty::Bool) | (Ty::Enum(_), Ty::Enum(_)) if same => {
+                V::scalar(format!("(({}) {} ({}))", a.c, o, b.c), Ty::Bool)
+            }
+            // pointers and files are equal or not; they have no order
+            (Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File, Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File) if matches!(op, Eq | Ne) => {
+                V::scalar(format!("((void *)({}) {} (void *)({}))", a.c, o, b.c), Ty::Bool)
+            }
+            (Ty::Cap(_) | Ty::Null, Ty::Cap(_) | Ty::Null) if matches!(op, Eq | Ne) => {
+                let x = if a.ty == Ty::Null { null_cap(&a.c) } else { a.c.clone() };
+                let y = if b.ty == Ty::Null { null_cap(&b.c) } else { b.c.clone() };
+                V::scalar(ee::cap_eq(&x, &y, o), Ty::Bool)
+            }
+            _ => {
+                let what = if self.types.same(&a.ty, &b.ty) { "illegal comparison for unordered type" } else { "incompatible comparison" };
+                self.error(span, format!("{}: cannot compare {} with {} using {}", what, self.types.show(&a.ty), self.types.show(&b.ty), op.as_str()));
+                V::err()
+            }
+        }
+    }
+
+    pub(super) fn unary(&mut self, op: UnaryOp, operand: &Expr, span: Span) -> V {
+        match op {
+            UnaryOp::Neg | UnaryOp::Plus => {
+                let v = self.expr(operand);
+                if !v.ty.is_numeric() {
+                    self.error(span, format!("unary +/- operand is not simple numeric ({})", self.types.show(&v.ty)));
+                    return V::err();
+                }
+                if op == UnaryOp::Plus {
+                    return V { lv: false, slice: None, ..v };
+                }
+                match v.k {
+                    Some(KV::Int(n)) => self.konst(KV::Int(wrap(-n)), Ty::Int),
+                    Some(KV::Real(x)) => self.konst(KV::Real(-x), Ty::Real),
+                    _ if v.ty == Ty::Int => V::scalar(format!("((int)(0u - (unsigned)({})))", v.c), Ty::Int),
+                    _ => V::scalar(format!("(-({}))", v.c), v.ty),
+                }
+            }
+            UnaryOp::Not => {
+                let v = self.expr(operand);
+                match (&v.ty, &v.k) {
+                    (Ty::Bool, Some(KV::Bool(b))) => self.konst(KV::Bool(!b), Ty::Bool),
+                    (Ty::Bool, _) => V::scalar(format!("(!({}))", v.c), Ty::Bool),
+                    (Ty::Int, Some(KV::Int(n))) => self.konst(KV::Int(!n), Ty::Int),
+                    (Ty::Int, _) => V::scalar(format!("(~({}))", v.c), Ty::Int),
+                    (Ty::Error, _) => V::err(),
+                    _ => {
+                        self.error(span, format!("NOT operand is not bool or int ({})", self.types.show(&v.ty)));
+                        V::err()
+                    }
+                }
+            }
+            UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec => {
+                let v = self.expr(operand);
+                if !v.lv {
+                    let form = match op {
+                        UnaryOp::PreInc => "++expr",
+                        UnaryOp::PreDec => "--expr",
+                        UnaryOp::PostInc => "expr++",
+                        _ => "expr--",
+                    };
+                    self.error(span, format!("{}: not a variable", form));
+                    return V::err();
+                }
+                let o = if matches!(op, UnaryOp::PreInc | UnaryOp::PostInc) { "++" } else { "--" };
+                match &v.ty {
+                    Ty::Int | Ty::Char | Ty::Enum(_) | Ty::Real => {
+                        let c = if matches!(op, UnaryOp::PreInc | UnaryOp::PreDec) {
+                            format!("({}{})", o, v.c)
+                        } else {
+                            format!("({}{})", v.c, o)
+                        };
+                        V::scalar(c, v.ty.clone())
+                    }
+                    Ty::Ptr(t) => {
+                        let sz = self.types.size_of(t).unwrap_or(1);
+                        let sign = if o == "++" { "+" } else { "-" };
+                        let c = if matches!(op, UnaryOp::PreInc | UnaryOp::PreDec) {
+                            format!("({} = (char *){} {} {})", v.c, v.c, sign, sz)
+                        } else {
+                            let tmp = self.tmp();
+                            format!("({{ void *{t} = {v}; {v} = (char *){v} {s} {z}; {t}; }})", t = tmp, v = v.c, s = sign, z = sz)
+                        };
+                        V::scalar(c, v.ty.clone())
+                    }
+                    Ty::Error => V::err(),
+                    _ => {
+                        self.error(span, format!("increment/decrement: not an ordered type ({} needs an int, char, enum, real or pointer variable)", o));
+                        V::err()
+                    }
+                }
+            }
+            UnaryOp::AddrOf => {
+                let v = self.expr(operand);
+                if !v.lv {
+                    self.error(span, "object of `@' is not a variable");
+                    return V::err();
+                }
+                let c = if v.form == Form::Blob { format!("((void *){})", v.c) } else { format!("((void *)&{})", v.c) };
+                V::scalar(c, Ty::Ptr(Box::new(v.ty)))
+            }
+            UnaryOp::Deref => {
+                let v = self.expr(operand);
+                self.deref(v, span)
+            }
+            UnaryOp::Pending => {
+                let _ = span;
+                self.pending(operand)
+            }
+        }
+    }
+}
+
+pub(super) use crate::emit::expr::null_cap;

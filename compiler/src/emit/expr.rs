@@ -1,0 +1,61 @@
+//! expr: the C for MPD's operators on ints, reals, strings and capabilities
+//! (runtime/include/mpd/abi/lang.h).  The checker has typed and promoted the
+//! operands; `p` is the position (`mpd_F, line`) of calls that can fail.
+use crate::syntax::ast::BinaryOp;
+
+/// `a op b` on ints: + - * wrap (computed unsigned, as MPD's 32-bit ints do);
+/// / % mod ** are runtime calls that report division by zero and the like.
+pub fn int_arith(op: BinaryOp, p: &str, a: &str, b: &str) -> String {
+    use BinaryOp::*;
+    match op {
+        Add => format!("((int)((unsigned)({}) + (unsigned)({})))", a, b),
+        Sub => format!("((int)((unsigned)({}) - (unsigned)({})))", a, b),
+        Mul => format!("((int)((unsigned)({}) * (unsigned)({})))", a, b),
+        Div => format!("mpd_int_div({}, {}, {})", p, a, b),
+        Rem => format!("mpd_int_rem({}, {}, {})", p, a, b),
+        Mod => format!("mpd_int_mod({}, {}, {})", p, a, b),
+        _ => format!("mpd_int_pow({}, {}, {})", p, a, b),
+    }
+}
+
+/// `a ** n`, a real raised to an int.
+pub fn real_powi(p: &str, a: &str, n: &str) -> String {
+    format!("mpd_real_powi({}, {}, {})", p, a, n)
+}
+
+/// `a op b` on reals: C's operators, runtime calls for % mod **.
+pub fn real_arith(op: BinaryOp, p: &str, a: &str, b: &str) -> String {
+    use BinaryOp::*;
+    match op {
+        Add => format!("({} + {})", a, b),
+        Sub => format!("({} - {})", a, b),
+        Mul => format!("({} * {})", a, b),
+        Div => format!("({} / {})", a, b),
+        Rem => format!("mpd_real_rem({}, {}, {})", p, a, b),
+        Mod => format!("mpd_real_mod({}, {}, {})", p, a, b),
+        _ => format!("mpd_real_pow({}, {}, {})", p, a, b),
+    }
+}
+
+/// `x || y` of two string views, in the statement temporaries `t`.
+pub fn str_cat(t: &str, x: &str, y: &str) -> String {
+    format!("mpd_str_cat({}, {}, {})", t, x, y)
+}
+
+/// A comparison `o` (C's operator) of two string views.
+pub fn str_cmp(x: &str, y: &str, o: &str) -> String {
+    format!("(mpd_str_cmp({}, {}) {} 0)", x, y, o)
+}
+
+/// `==`/`!=` (`o`) of two capabilities.
+pub fn cap_eq(x: &str, y: &str, o: &str) -> String {
+    format!("(mpd_cap_eq({}, {}) {} 1)", x, y, o)
+}
+
+/// The C of the literal `noop` (typed like null).
+pub const NOOP: &str = "mpd_noop";
+
+/// `null` (C `c`) or `noop` as a capability value.
+pub fn null_cap(c: &str) -> String {
+    if c == NOOP { "mpd_cap_noop".into() } else { "mpd_cap_null".into() }
+}
