@@ -65,18 +65,6 @@ impl<'a> Checker<'a> {
         Quant { ty, real, start, end, step }
     }
 
-    /// The type of `q`'s variable, worked out without emitting code or messages
-    /// (a process's parameters are declared before its start code is made).
-    pub fn quant_type_only(&mut self, q: &ast::Quantifier) -> Ty {
-        let saved = self.code.out.len();
-        let mut scratch = crate::syntax::Diagnostics::new();
-        std::mem::swap(self.diags, &mut scratch);
-        let t = self.quant(q).ty;
-        std::mem::swap(self.diags, &mut scratch);
-        self.code.out.truncate(saved);
-        t
-    }
-
     /// The `st` condition of a quantifier as C; it must be a bool.
     pub fn quant_st(&mut self, e: &ast::Expr) -> String {
         let v = self.expr(e);
