@@ -21,6 +21,7 @@ mod predef_args;
 mod leaf;
 mod star_bounds;
 mod spec_order;
+mod loop_var;
 
 use crate::emit::{names, Code};
 use crate::syntax::ast::{self, Span};
