@@ -410,6 +410,7 @@ impl<'a> Checker<'a> {
             }
             _ => return None,
         };
+        self.note_spec_use(&comp, &b.name, true);
         self.ifaces.get(&comp).and_then(|i| i.syms.iter().find(|(n, _)| *n == b.name).map(|(_, s)| s.clone()))
     }
 

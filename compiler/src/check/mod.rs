@@ -26,6 +26,8 @@ mod predef_io;
 mod leaf;
 mod star_bounds;
 mod type_of;
+mod spec_order;
+mod loop_var;
 
 use crate::emit::{names, Code};
 use crate::syntax::ast::{self, Span};
@@ -103,6 +105,8 @@ pub struct Iface {
     pub consts: Vec<ast::Decl>,
     /// The components its spec imports or extends (their enumerations come along).
     pub imports: Vec<String>,
+    /// What each spec item declares and uses (import cycles: spec_order).
+    pub order: spec_order::SpecOrder,
 }
 
 /// The checker state for one component.
@@ -133,6 +137,11 @@ pub struct Checker<'a> {
     pub ifaces: &'a BTreeMap<String, Iface>,
     /// Symbols exported by this component (its spec), for importers.
     exports: Vec<(String, Sym)>,
+    /// The index of the spec item being checked, and the names of imported
+    /// components the spec used: (item, component, name, written `c.name`)
+    /// (see spec_order).
+    spec_item: usize,
+    spec_uses: std::cell::RefCell<Vec<(usize, String, String, bool)>>,
     /// Body declarations are being collected into the component instance.
     at_top: bool,
     /// Globals whose init must run before this component's code.
@@ -256,6 +265,8 @@ impl<'a> Checker<'a> {
             ret: None,
             ifaces,
             exports: Vec::new(),
+            spec_item: 0,
+            spec_uses: Default::default(),
             at_top: false,
             imported_globals: Vec::new(),
             used_tmp: false,
@@ -364,9 +375,39 @@ impl<'a> Checker<'a> {
     }
     pub fn lookup(&self, name: &str) -> Option<&Sym> {
         self.scopes.iter().rev().find_map(|s| s.map.get(name)).or_else(|| self.comp_sym.as_ref().filter(|_| name == self.comp)).or_else(|| match self.imports_of(name).as_slice() {
-            [(_, s)] => Some(*s),
+            [(c, s)] => {
+                // a component's name passed along by an import is not a
+                // declaration of that spec
+                if !matches!(s, Sym::Comp(_)) {
+                    self.note_spec_use(c, name, false);
+                }
+                Some(*s)
+            }
             _ => None,
         })
+    }
+
+    /// Records a use of `name` of the imported component `comp` by the spec
+    /// item being checked (import cycles: spec_order).
+    pub(crate) fn note_spec_use(&self, comp: &str, name: &str, qualified: bool) {
+        if self.in_spec {
+            self.spec_uses.borrow_mut().push((self.spec_item, comp.to_string(), name.to_string(), qualified));
+        }
+    }
+
+    /// Checks one spec item (a variable in a resource's spec is an error).
+    fn spec_item_decl(&mut self, s: &ast::Stmt) {
+        // a resource's spec is its interface, shared by all its instances:
+        // a variable there has no instance to live in (a global's may)
+        if let ast::StmtKind::Decl(d) = &s.kind {
+            if matches!(&d.kind, ast::DeclKind::Var(v) if !v.constant) && !self.global {
+                self.error(s.span, "var decl in spec part of resource: only constants, types and ops may be declared there");
+                return;
+            }
+        }
+        self.in_spec = true;
+        self.stmt(s);
+        self.in_spec = false;
     }
 
     /// The symbols `name` is imported as in the scopes open here, one per component.
@@ -428,19 +469,22 @@ impl<'a> Checker<'a> {
         }
         // spec portion: exported declarations
         self.at_top = true;
-        for s in &c.spec {
-            // a resource's spec is its interface, shared by all its instances:
-            // a variable there has no instance to live in (a global's may)
-            if let ast::StmtKind::Decl(d) = &s.kind {
-                if matches!(&d.kind, ast::DeclKind::Var(v) if !v.constant) && !self.global {
-                    self.error(s.span, "var decl in spec part of resource: only constants, types and ops may be declared there");
-                    continue;
+        let mut order = spec_order::SpecOrder::default();
+        for (idx, s) in c.spec.iter().enumerate() {
+            self.spec_item = idx;
+            order.items.push(s.span);
+            if let ast::StmtKind::Decl(ast::Decl { kind: ast::DeclKind::Import { names, .. }, .. }) = &s.kind {
+                order.imports.push((idx, names.iter().map(|n| n.name.clone()).collect()));
+            }
+            let before: std::collections::HashSet<String> = self.scopes.last().unwrap().map.keys().cloned().collect();
+            self.spec_item_decl(s);
+            for k in self.scopes.last().unwrap().map.keys() {
+                if !before.contains(k) {
+                    order.decls.insert(k.clone(), idx);
                 }
             }
-            self.in_spec = true;
-            self.stmt(s);
-            self.in_spec = false;
         }
+        order.uses = std::mem::take(&mut *self.spec_uses.borrow_mut());
         self.spec_nops = self.nops;
         let spec_syms: Vec<(String, Sym)> =
             self.scopes.last().unwrap().map.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
@@ -501,7 +545,7 @@ impl<'a> Checker<'a> {
                 _ => vec![],
             })
             .collect();
-        let iface = Iface { syms: self.exports.clone(), global: self.global, header, params: self.res_params.clone(), consts, imports };
+        let iface = Iface { syms: self.exports.clone(), global: self.global, header, params: self.res_params.clone(), consts, imports, order };
         Some((CompOut { name: self.comp.clone(), global: self.global, c: c_text }, iface))
     }
 
@@ -827,6 +871,25 @@ pub fn check_files(
             *types = std::mem::take(&mut ck.types);
             if let Some((out, iface)) = r {
                 ifaces.insert(out.name.clone(), iface);
+                // the names its spec and the specs it imports may use, in MPD's
+                // order; an abstract resource spec or a spec whose body comes
+                // apart is not compiled on its own (a global's spec is)
+                let abstract_spec = (c.form == ast::ComponentForm::SpecOnly && c.kind == ast::ComponentKind::Resource)
+                    || c.form == ast::ComponentForm::SeparateSpec;
+                if !abstract_spec {
+                    let body_imports: Vec<String> = c
+                        .body
+                        .iter()
+                        .flat_map(|b| b.items.iter())
+                        .flat_map(|st| match &st.kind {
+                            ast::StmtKind::Decl(ast::Decl { kind: ast::DeclKind::Import { names, .. }, .. }) => {
+                                names.iter().map(|n| n.name.clone()).collect()
+                            }
+                            _ => vec![],
+                        })
+                        .collect();
+                    spec_order::check(&out.name, &body_imports, ifaces, diags);
+                }
                 outs.push(out);
             }
         }

@@ -1325,9 +1325,12 @@ impl<'a> Checker<'a> {
         let fname = format!("mpdp_{}_{}_proc", self.comp, p.name.name);
         let inv = format!("inv_{}_{}", self.comp, p.name.name);
         // a process is an op taking its quantifier variables: `send p(v)`
-        // starts another instance
+        // starts another instance.  Its parameters are ints whatever the
+        // quantifier ranges over, as in MPD 1.0.1: `process p[c = 'a' to 'b']`
+        // sees c as 97 and 98 in its body (a real quantifier is truncated);
+        // the `st` condition still sees the quantifier's own type
         let params: Vec<PSig> =
-            p.quants.iter().map(|q| PSig { mode: ParamMode::Default, ty: self.quant_type(q), name: q.var.name.clone(), ixty: vec![] }).collect();
+            p.quants.iter().map(|q| PSig { mode: ParamMode::Default, ty: Ty::Int, name: q.var.name.clone(), ixty: vec![] }).collect();
         self.inv_struct(&inv, &params, &Ty::Void, p.name.span);
         let sig = ProcSig {
             name: p.name.name.clone(),
@@ -1425,14 +1428,6 @@ impl<'a> Checker<'a> {
             p = tpos,
             n = crate::emit::lit::c_string(format!("{}.{}", self.comp, p.name.name).as_bytes())
         ));
-    }
-
-    fn quant_type(&mut self, q: &ast::Quantifier) -> Ty {
-        match self.quant_type_only(q) {
-            // an erroneous quantifier is reported with the start code
-            Ty::Error => Ty::Int,
-            t => t,
-        }
     }
 
     /// MPD_TRACE of a semaphore declaration: CREATES, and INITS when it has a

@@ -65,20 +65,6 @@ impl<'a> Checker<'a> {
         Quant { ty, real, start, end, step }
     }
 
-    /// The type of `q`'s variable, worked out without emitting code or messages
-    /// (a process's parameters are declared before its start code is made).
-    pub fn quant_type_only(&mut self, q: &ast::Quantifier) -> Ty {
-        // quant's rule: the start's type (the limit's if the start is wrong),
-        // which must be ordered or real
-        let (start, end) = (self.type_of(&q.start), self.type_of(&q.end));
-        let ty = if start == Ty::Error { end } else { start };
-        if ty == Ty::Real || ty.is_ordinal() {
-            ty
-        } else {
-            Ty::Error
-        }
-    }
-
     /// The `st` condition of a quantifier as C; it must be a bool.
     pub fn quant_st(&mut self, e: &ast::Expr) -> String {
         let v = self.expr(e);

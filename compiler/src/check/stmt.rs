@@ -68,8 +68,11 @@ impl<'a> Checker<'a> {
                 self.code.open("{");
                 self.push();
                 self.scopes.last_mut().unwrap().for_quants = true;
-                let chunk = !self.opts.no_slice && quants.len() == 1 && chunk::block_can_chunk(body);
-                let (n, sl) = self.quantifiers(quants, chunk);
+                // a body assigning its control variable steers the loop (MPD
+                // 1.0.1): it counts in the variable, never in chunks
+                let steered: Vec<bool> = quants.iter().map(|q| super::loop_var::assigns(&body.stmts, &q.var.name)).collect();
+                let chunk = !self.opts.no_slice && quants.len() == 1 && !steered[0] && chunk::block_can_chunk(body);
+                let (n, sl) = self.quantifiers(quants, chunk, &steered);
                 if sl.is_none() {
                     self.loop_top();
                 }
@@ -484,7 +487,7 @@ impl<'a> Checker<'a> {
             }
             self.code.open("{");
             self.push();
-            let (n, _) = self.quantifiers(&arm.quants, false);
+            let (n, _) = self.quantifiers(&arm.quants, false, &[]);
             let Some((sig, target)) = self.op_target(callee) else {
                 self.pop();
                 for _ in 0..n {
@@ -692,10 +695,13 @@ impl<'a> Checker<'a> {
     /// which is added as written (so `downto ... by 2` does not end by itself).
     /// `chunk`: the body cannot switch, so a single int-like quantifier stepping
     /// by one may count its slice per chunk of iterations (see chunk.rs).
-    fn quantifiers(&mut self, qs: &[ast::Quantifier], chunk: bool) -> (usize, Option<String>) {
+    /// `steered[i]`: the body may assign quantifier i's variable, so the loop
+    /// steps from the variable's value (MPD 1.0.1's loop variable).
+    fn quantifiers(&mut self, qs: &[ast::Quantifier], chunk: bool, steered: &[bool]) -> (usize, Option<String>) {
         let mut opened = 0;
         let mut slice_var = None;
-        for q in qs {
+        for (qi, q) in qs.iter().enumerate() {
+            let steer = steered.get(qi).copied().unwrap_or(false);
             self.code.line(self.line(q.span));
             let super::quant::Quant { ty, real, start, end, step } = self.quant(q);
             let (e, st) = (self.tmp(), self.tmp());
@@ -732,6 +738,19 @@ impl<'a> Checker<'a> {
                 self.chunk = Some(chunk::ChunkVars { depth: self.loop_labels.len(), sl: sl.clone(), unrun });
                 slice_var = Some(sl);
                 opened += 1;
+            } else if steer {
+                // the variable lives outside the C loop so that the step reads it
+                let ct = self.ctype(&ty);
+                self.code.put(&format!("{} {};", ct, var));
+                self.code.open(&format!(
+                    "for ({lt} {v}_l = {s}; {v}_l {cmp} {e}; {v}_l = ({lt}){v} + {st}) {{",
+                    lt = lt,
+                    v = var,
+                    s = start.c,
+                    cmp = cmp,
+                    e = e,
+                    st = st
+                ));
             } else {
                 self.code.open(&format!(
                     "for ({lt} {v}_l = {s}; {v}_l {cmp} {e}; {v}_l += {st}) {{",
@@ -744,7 +763,11 @@ impl<'a> Checker<'a> {
                 ));
             }
             let ct = self.ctype(&ty);
-            self.code.put(&format!("{} {} = ({}){}_l;", ct, var, ct, var));
+            if steer {
+                self.code.put(&format!("{} = ({}){}_l;", var, ct, var));
+            } else {
+                self.code.put(&format!("{} {} = ({}){}_l;", ct, var, ct, var));
+            }
             self.declare(&q.var, Sym::Var { c: var.clone(), ty: ty.clone(), assignable: true });
             opened += 1;
             if let Some(stc) = &q.st {
