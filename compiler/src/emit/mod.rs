@@ -2,6 +2,7 @@
 //!
 //! The checker drives generation (as Lua's parser drives lcode.c): it resolves and
 //! types each construct and asks this module to write the C for it.
+pub mod component;
 pub mod lit;
 pub mod names;
 pub mod trace;
