@@ -3,7 +3,7 @@ use super::konst::KV;
 use super::scope::{PSig, ProcSig, Sym};
 use super::types::{Ty, ARR_HDR};
 use super::{Checker, Form, RetInfo, V};
-use crate::emit::{names, Code};
+use crate::emit::{component, names, var, Code};
 use crate::syntax::ast::{self, Bound, DeclKind, ParamMode, ProcKind, Range, TypeKind};
 use std::rc::Rc;
 
@@ -434,11 +434,11 @@ impl<'a> Checker<'a> {
             return n.to_string();
         }
         match ty {
-            Ty::Str(_) => format!("MPD_STR_SIZE({})", strlen.clone().unwrap_or_else(|| "0".into())),
+            Ty::Str(_) => var::str_size(&strlen.clone().unwrap_or_else(|| "0".into())),
             Ty::Arr(e, _, _) => {
                 let (lo, hi) = dims.first().cloned().unwrap_or(("1".into(), "0".into()));
                 let es = self.size_c(e, dims.get(1..).unwrap_or(&[]), strlen);
-                format!("MPD_ALIGN(mpd_arr_size({}, {}, {}))", lo, hi, es)
+                var::arr_size(&lo, &hi, &es)
             }
             _ => "16".into(),
         }
@@ -452,7 +452,7 @@ impl<'a> Checker<'a> {
                     Some(n) => n.to_string(),
                     None => strlen.clone().unwrap_or_else(|| "0".into()),
                 };
-                self.code.put(&format!("mpd_str_init({}, {});", addr, max));
+                self.code.put(&var::str_init(addr, &max));
             }
             Ty::Arr(e, slo, shi) => {
                 let (lo, hi) = match (slo, shi, dims.first()) {
@@ -462,7 +462,7 @@ impl<'a> Checker<'a> {
                 };
                 let rest = dims.get(1..).unwrap_or(&[]).to_vec();
                 let es = self.size_c(e, &rest, strlen);
-                self.code.put(&format!("mpd_arr_hdr({}, {}, {}, (int)({}));", addr, lo, hi, es));
+                self.code.put(&var::arr_hdr(addr, &lo, &hi, &es));
                 if e.is_blob() && !matches!(**e, Ty::Rec(_)) || self.rec_needs_init(e) {
                     let i = self.tmp();
                     self.code.open(&format!("for (int {i} = 0; {i} <= ({hi}) - ({lo}); {i}++) {{"));
@@ -499,15 +499,15 @@ impl<'a> Checker<'a> {
                     // (suite diag/runtime); warn now, and check even under -O
                     self.diags.warning(span, format!("illegal bounds [{}:{}] for array: creating it aborts the program", l, h));
                     let p = self.pos(span);
-                    self.code.put(&format!("mpd_arr_check_bounds({}, {}, {});", p, l, h));
+                    self.code.put(&var::arr_check_bounds(&p, &l.to_string(), &h.to_string()));
                 }
                 continue;
             }
             let (a, b) = (self.tmp(), self.tmp());
-            self.code.put(&format!("int {} = {}, {} = {};", a, d.0, b, d.1));
+            self.code.put(&var::local_ints(&[(&a, &d.0), (&b, &d.1)]));
             if !self.opts.no_checks {
                 let p = self.pos(span);
-                self.code.put(&format!("mpd_arr_check_bounds({}, {}, {});", p, a, b));
+                self.code.put(&var::arr_check_bounds(&p, &a, &b));
             }
             *d = (a, b);
         }
@@ -536,17 +536,13 @@ impl<'a> Checker<'a> {
                                 let f = names::global_field(&n.name);
                                 if !self.imported_globals.contains(&n.name) {
                                     self.imported_globals.push(n.name.clone());
-                                    self.fields.push_str(&format!("    void *{};\n", f));
+                                    self.fields.push_str(&component::global_ptr_field(&f));
                                 }
                                 // the first import executed on this vm creates the global
                                 // and runs its initial code; every import statement may be
                                 // that first one (one in a procedure runs when it is called)
                                 let p = self.pos(n.span);
-                                self.code.put(&format!(
-                                    "if (!self->{f}) self->{f} = mpd_global_at({}, &{}_pat, &self->h);",
-                                    p,
-                                    names::global_struct(&n.name)
-                                ));
+                                self.code.put(&component::import_global(&f, &p, &names::global_struct(&n.name)));
                             }
                             if *extend && !g {
                                 // the extended spec's ops become ops of this resource
@@ -673,19 +669,19 @@ impl<'a> Checker<'a> {
                 }
                 let saved = std::mem::replace(&mut self.code, Code::new(&self.file_name, self.opts.lines));
                 self.at_top = false;
-                self.code.put("mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f;");
-                // MPD_TRACE: FINAL and ENDFINAL at the line of `final`
+                self.code.put(var::TEMPS_DECL);
+                // traced: FINAL and ENDFINAL at the line of `final`
                 let fp = self.pos(b.stmts.first().map(|s| s.span).unwrap_or(d.span));
                 let endfinal = crate::emit::trace::event(&fp, "ENDFINAL", "0");
                 self.code.put(&crate::emit::trace::event(&fp, "FINAL", "0"));
-                let saved_ret = self.ret.replace(RetInfo { stmt: format!("{} mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;", endfinal) });
+                let saved_ret = self.ret.replace(RetInfo { stmt: component::final_return(&endfinal) });
                 let saved_tp = self.trace_proc.take();
                 self.in_final = true;
                 self.block(b);
                 self.in_final = false;
                 self.trace_proc = saved_tp;
                 self.code.put(&endfinal);
-                self.code.put("mpd_tmp_free(&_t); mpd_tmp_free(&_f);");
+                self.code.put(var::TEMPS_FREE);
                 self.ret = saved_ret;
                 self.at_top = true;
                 let body = std::mem::replace(&mut self.code, saved).take();
@@ -771,13 +767,13 @@ impl<'a> Checker<'a> {
                     let t = self.tmp();
                     match iv.form {
                         Form::View if matches!(ty, Ty::Str(_)) => {
-                            self.code.put(&format!("mpd_sv {} = {};", t, iv.c));
-                            strlen_of_init = Some(format!("(int){}.len", t));
+                            self.code.put(&var::view_local(&t, &iv.c));
+                            strlen_of_init = Some(var::view_len(&t));
                             iv.c = t;
                         }
                         Form::Blob => {
-                            self.code.put(&format!("char *{} = {};", t, iv.c));
-                            let kind = if matches!(ty, Ty::Str(_)) { "MPD_BLOB_STR" } else { "MPD_BLOB_ARR" };
+                            self.code.put(&var::local_blob_init(&t, &iv.c));
+                            let kind = component::blob_kind(&ty).unwrap_or("0");
                             copy_init = Some((t, kind));
                         }
                         _ => {}
@@ -787,7 +783,7 @@ impl<'a> Checker<'a> {
             let strlen = match strlen_of_init.or(tx.strlen) {
                 Some(s) if s.parse::<i64>().is_err() => {
                     let t = self.tmp();
-                    self.code.put(&format!("int {} = {};", t, s));
+                    self.code.put(&var::local_int(&t, &s));
                     Some(t)
                 }
                 s => s,
@@ -798,29 +794,21 @@ impl<'a> Checker<'a> {
                 let cn = format!("{}_{}", names::var(&item.name.name), self.fresh);
                 self.fresh += 1;
                 if ty.is_blob() {
-                    self.code.put(&format!("char *{};", cn));
+                    self.code.put(&var::local_blob(&cn));
                 } else {
-                    self.code.put(&format!("{} {} = {{0}};", self.ctype(&ty), cn));
+                    self.code.put(&var::local_scalar(&ty, &cn));
                 }
                 cn
             };
             if let Some((t, kind)) = &copy_init {
-                let size = format!("mpd_blob_size_k({}, {})", t, kind);
-                if self.at_top {
-                    self.code.put(&format!("{} = mpd_blob_new({});", c, size));
-                } else {
-                    self.code.put(&format!("{} = mpd_tmp_alloc(&_f, {});", c, size));
-                }
-                self.code.put(&format!("memcpy({}, {}, {});", c, t, size));
+                let size = var::blob_size_of(t, kind);
+                self.code.put(&var::blob_alloc(&c, &size, self.at_top));
+                self.code.put(&var::blob_copy(&c, t, &size));
                 init = None;
                 self.flush_tmps();
             } else if ty.is_blob() {
                 let size = self.size_c(&ty, &dims, &strlen);
-                if self.at_top {
-                    self.code.put(&format!("{} = mpd_blob_new({});", c, size));
-                } else {
-                    self.code.put(&format!("{} = mpd_tmp_alloc(&_f, {});", c, size));
-                }
+                self.code.put(&var::blob_alloc(&c, &size, self.at_top));
                 let c2 = c.clone();
                 self.init_blob(&c2, &ty, &dims, &strlen);
             }
@@ -934,35 +922,11 @@ impl<'a> Checker<'a> {
         ok
     }
 
+    /// The C prototype of an external op (emit::component::external_proto).
     fn external_proto(&self, s: &ProcSig) -> String {
-        let ps: Vec<String> = s
-            .params
-            .iter()
-            .map(|p| {
-                let base = match &p.ty {
-                    Ty::Str(_) => "char *".to_string(),
-                    Ty::File => "FILE *".to_string(),
-                    t if t.is_blob() => "void *".to_string(),
-                    t => self.ctype(t),
-                };
-                // only `ref` passes a scalar's address (var/res pass its value)
-                if p.mode != ParamMode::Ref || p.ty.is_blob() {
-                    base
-                } else {
-                    format!("{} *", base)
-                }
-            })
-            .collect();
-        let r = if s.ret.is_blob() { "char *".to_string() } else { self.ctype(&s.ret) };
-        // an asm label binds our own name to the C symbol, so a prototype that
-        // differs from a system header's (printf, puts...) cannot conflict
-        format!(
-            "extern {} {}({}) __asm__(\"{}\");\n",
-            r,
-            s.cname,
-            if ps.is_empty() { "void".into() } else { ps.join(", ") },
-            s.name
-        )
+        // only `ref` passes a scalar's address (var/res pass its value)
+        let ps: Vec<component::CParam> = s.params.iter().map(|p| component::CParam { ty: &p.ty, byref: p.mode == ParamMode::Ref }).collect();
+        component::external_proto(&s.cname, &s.name, &s.ret, &ps)
     }
 
     /// Elaborates `f` with the formal names of `params` hidden: a list's
@@ -1071,37 +1035,18 @@ impl<'a> Checker<'a> {
 
     /// What a call passes as the instance of this component.
     pub fn self_arg(&self) -> String {
-        if self.global {
-            names::global_inst(&self.comp)
-        } else {
-            "self".into()
-        }
+        component::self_arg(self.global, &self.comp)
     }
 
     pub(crate) fn self_type(&self) -> String {
-        if self.global {
-            format!("struct {}", names::global_struct(&self.comp))
-        } else {
-            format!("struct {}", names::res_struct(&self.comp))
-        }
+        component::self_type(self.global, &self.comp)
     }
 
     /// The C prototype of a procedure.
     pub fn proc_proto(&self, s: &ProcSig) -> String {
-        let mut ps = vec![format!("{} *self", self.self_type()), "mpd_tmp **_rt".to_string(), "mpd_invb **_ibp".to_string()];
-        for (i, p) in s.params.iter().enumerate() {
-            let byref = !matches!(p.mode, ParamMode::Default | ParamMode::Val);
-            let t = if p.ty.is_blob() {
-                "char *".to_string()
-            } else if byref {
-                format!("{} *", self.ctype(&p.ty))
-            } else {
-                self.ctype(&p.ty)
-            };
-            ps.push(format!("{} p{}", t, i));
-        }
-        let r = if s.ret.is_blob() { "char *".to_string() } else { self.ctype(&s.ret) };
-        format!("{} {}({})", r, s.cname, ps.join(", "))
+        let ps: Vec<component::CParam> =
+            s.params.iter().map(|p| component::CParam { ty: &p.ty, byref: !matches!(p.mode, ParamMode::Default | ParamMode::Val) }).collect();
+        component::proc_proto(&self.self_type(), &s.cname, &s.ret, &ps)
     }
 
     /// Whether `proc p` may implement the op `sig` it names (MPD 1.0.1's
@@ -1184,17 +1129,17 @@ impl<'a> Checker<'a> {
         self.push();
         self.code.line(self.line(p.name.span));
         self.code.put(names::OPS_LOCAL);
-        self.code.put("mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f; (void)_rt;");
-        // MPD_TRACE: PROC and ENDPROC are the traced twin's (below)
+        self.code.put(var::PROC_TEMPS_DECL);
+        // traced: PROC and ENDPROC are the traced twin's (below)
         let tpos = self.pos(p.name.span);
-        let saved_tp = self.trace_proc.replace("(_ibp ? *_ibp : (mpd_invb *)0)".into());
+        let saved_tp = self.trace_proc.replace(component::PROC_INVB.into());
         let mut copyback = String::new();
         for (i, ((n, sp), ps)) in formal_names.iter().zip(sig.params.iter()).enumerate() {
             let byref = !matches!(ps.mode, ParamMode::Default | ParamMode::Val);
             let c = format!("{}_{}", names::var(n), i);
             if let (Ty::Arr(..), ParamMode::Ref) = (&ps.ty, ps.mode) {
                 // a ref array is the actual itself, with the actual's bounds
-                self.code.put(&format!("char *{} = p{};", c, i));
+                self.code.put(&var::local_blob_init(&c, &var::param(i)));
                 if !ps.ixty.is_empty() {
                     self.index_types.insert(c.clone(), ps.ixty.clone());
                 }
@@ -1213,51 +1158,48 @@ impl<'a> Checker<'a> {
                     ubs.push(bound(hi));
                     t = e;
                 }
-                self.code.put(&format!("char *{} = mpd_blob_dup(&_f, p{}, MPD_BLOB_ARR);", c, i));
-                self.code.put(&format!(
-                    "mpd_arr_rebase({}, {}, (const int[]){{{}}}, (const int[]){{{}}});",
-                    c,
-                    lbs.len(),
-                    lbs.join(", "),
-                    ubs.join(", ")
-                ));
+                for l in var::arr_param_copy(&c, i, &lbs, &ubs) {
+                    self.code.put(&l);
+                }
                 if byref {
-                    copyback.push_str(&format!("mpd_arr_copyback(p{}, {}, {}); ", i, c, lbs.len()));
+                    copyback.push_str(&var::arr_copyback(i, &c, lbs.len()));
                 }
             } else if let (Ty::Str(Some(n)), ParamMode::Var | ParamMode::Res) = (&ps.ty, ps.mode) {
                 // var/res `string[n]`: value-result through a private string[n], as in
                 // MPD 1.0.1 (a var actual longer than n, or a result longer than the
                 // actual's maximum, aborts)
                 let pos = self.pos(*sp);
-                self.code.put(&format!("char *{} = mpd_tmp_alloc(&_f, MPD_STR_SIZE({})); mpd_str_init({}, {});", c, n, c, n));
+                let n = n.to_string();
+                self.code.put(&format!("{} {}", var::str_param_alloc(&c, &n), var::str_init(&c, &n)));
                 if ps.mode == ParamMode::Var {
-                    self.code.put(&format!("mpd_str_set({}, {}, mpd_sv_of(p{}));", pos, c, i));
+                    self.code.put(&var::str_set_blob(&pos, &c, &var::param(i)));
                 }
-                copyback.push_str(&format!("mpd_str_set({}, p{}, mpd_sv_of({})); ", pos, i, c));
+                copyback.push_str(&format!("{} ", var::str_set_blob(&pos, &var::param(i), &c)));
             } else if ps.ty.is_blob() {
                 if byref {
-                    self.code.put(&format!("char *{} = p{};", c, i));
+                    self.code.put(&var::local_blob_init(&c, &var::param(i)));
                 } else if let Ty::Str(Some(n)) = ps.ty {
                     // value `string[n]`: a private string[n], whatever the actual's size
                     // (MPD 1.0.1: maxlength is n; a longer actual aborts)
                     let pos = self.pos(*sp);
-                    self.code.put(&format!("char *{} = mpd_tmp_alloc(&_f, MPD_STR_SIZE({}));", c, n));
-                    self.code.put(&format!("mpd_str_init({}, {}); mpd_str_set({}, {}, mpd_sv_of(p{}));", c, n, pos, c, i));
+                    let n = n.to_string();
+                    self.code.put(&var::str_param_alloc(&c, &n));
+                    self.code.put(&format!("{} {}", var::str_init(&c, &n), var::str_set_blob(&pos, &c, &var::param(i))));
                 } else {
                     // value parameter: a private copy
-                    self.code.put(&format!("char *{} = mpd_blob_dup(&_f, p{}, {});", c, i, self.blob_kind(&ps.ty)));
+                    self.code.put(&var::blob_param_copy(&c, i, &self.blob_kind(&ps.ty)));
                 }
             } else if ps.mode == ParamMode::Ref {
-                let c2 = format!("(*p{})", i);
+                let c2 = format!("(*{})", var::param(i));
                 self.declare(&ast::Ident { name: n.clone(), span: *sp }, Sym::Var { c: c2, ty: ps.ty.clone(), assignable: true });
                 continue;
             } else if byref {
                 // var and res are value-result: a local copy, copied back (left to
                 // right) when the procedure returns or replies
-                self.code.put(&format!("{} {} = *p{};", self.ctype(&ps.ty), c, i));
-                copyback.push_str(&format!("*p{} = {}; ", i, c));
+                self.code.put(&var::local_scalar_init(&ps.ty, &c, &format!("*{}", var::param(i))));
+                copyback.push_str(&format!("*{} = {}; ", var::param(i), c));
             } else {
-                self.code.put(&format!("{} {} = p{};", self.ctype(&ps.ty), c, i));
+                self.code.put(&var::local_scalar_init(&ps.ty, &c, &var::param(i)));
             }
             if !ps.ixty.is_empty() {
                 self.index_types.insert(c.clone(), ps.ixty.clone());
@@ -1269,7 +1211,7 @@ impl<'a> Checker<'a> {
         let mut reply_copy = String::new();
         let saved_reply = self.reply_code.take();
         let ret_stmt = if sig.ret == Ty::Void {
-            format!("{}mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;", copyback)
+            component::proc_return(&copyback, None)
         } else {
             // result type: for a procedure, elaborate again here so dims may use params
             let (rty, mut dims, strlen) = match (&p.kind, p.returns.as_ref().and_then(|r| r.ty.as_ref())) {
@@ -1293,10 +1235,10 @@ impl<'a> Checker<'a> {
             let c = "v_result".to_string();
             if rty.is_blob() {
                 let size = self.size_c(&rty, &dims, &strlen);
-                self.code.put(&format!("char *{} = mpd_tmp_alloc(_rt, {});", c, size));
+                self.code.put(&var::result_alloc(&c, &size));
                 self.init_blob(&c, &rty, &dims, &strlen);
             } else {
-                self.code.put(&format!("{} {} = {{0}};", self.ctype(&rty), c));
+                self.code.put(&var::local_scalar(&rty, &c));
             }
             if let Some(rn) = &rname {
                 let sp = p.returns.as_ref().map(|r| r.span).unwrap_or(p.name.span);
@@ -1306,13 +1248,13 @@ impl<'a> Checker<'a> {
             let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
             reply_copy = if rty.is_blob() {
                 match self.types.size_of(&rty) {
-                    Some(n) => format!("memcpy(((struct {} *)*_ibp)->ret, {}, {}); ", inv, c, n),
+                    Some(n) => component::reply_result(&inv, &c, Some(n)),
                     None => String::new(),
                 }
             } else {
-                format!("((struct {} *)*_ibp)->ret = {}; ", inv, c)
+                component::reply_result(&inv, &c, None)
             };
-            format!("{}mpd_tmp_free(&_t); mpd_tmp_free(&_f); return {};", copyback, c)
+            component::proc_return(&copyback, Some(&c))
         };
         self.reply_code = Some(format!("{}{}", copyback, reply_copy));
         let saved_ret = self.ret.replace(RetInfo { stmt: ret_stmt.clone() });
@@ -1332,14 +1274,14 @@ impl<'a> Checker<'a> {
         self.at_top = saved_top;
         self.loops = saved_loops;
         let proto = self.proc_proto(&sig);
-        self.protos.push_str(&format!("{};\n", proto));
-        self.funcs.push_str(&format!("{} {{\n{}}}\n", proto, body));
-        // the traced twin (MPD_TRACE): the same prototype, named <cname>_tr
+        self.protos.push_str(&component::proto_line(&proto));
+        self.funcs.push_str(&component::function(&proto, &body));
+        // the traced twin (traced runs): the same prototype, named <cname>_tr
         let twin_sig = ProcSig { cname: format!("{}_tr", sig.cname), ..(*sig).clone() };
         // static where only this file can call it, so an unused twin is dropped
         // (and leaves its proc with one caller, the op's wrapper, to inline into)
         let proto_tr = format!("{}{}", if self.global { "" } else { "static " }, self.proc_proto(&twin_sig));
-        self.protos.push_str(&format!("{};\n", proto_tr));
+        self.protos.push_str(&component::proto_line(&proto_tr));
         self.funcs.push_str(&crate::emit::trace::twin(&proto_tr, &sig.cname, &tpos, &format!("{}.{}", self.comp, p.name.name), sig.ret != Ty::Void, sig.params.len()));
         // the op's entry: invocations by block run the proc through a wrapper
         if let Some(r) = &sig.op {
@@ -1350,11 +1292,7 @@ impl<'a> Checker<'a> {
                 let leaf = direct && self.is_leaf_body(&p.body.stmts);
                 if let Some(o) = self.ops.iter_mut().find(|o| o.idx == r.idx) {
                     o.procfn = Some(w);
-                    o.flags = match (direct, leaf) {
-                        (true, true) => "MPD_OP_DIRECT | MPD_OP_LEAF".into(),
-                        (true, false) => "MPD_OP_DIRECT".into(),
-                        _ => String::new(),
-                    };
+                    o.flags = component::proc_op_flags(direct, leaf);
                 }
             }
         }
@@ -1379,10 +1317,9 @@ impl<'a> Checker<'a> {
 
     /// Which runtime copier knows the size of a blob of this type from its header.
     pub fn blob_kind(&self, t: &Ty) -> String {
-        match t {
-            Ty::Str(_) => "MPD_BLOB_STR".into(),
-            Ty::Arr(..) => "MPD_BLOB_ARR".into(),
-            _ => format!("{}", self.types.size_of(t).unwrap_or(16)),
+        match component::blob_kind(t) {
+            Some(k) => k.into(),
+            None => format!("{}", self.types.size_of(t).unwrap_or(16)),
         }
     }
 }

@@ -28,6 +28,11 @@ pub fn field_line(ctype: &str, cname: &str) -> String {
     format!("    {} {};\n", ctype, cname)
 }
 
+/// The member of an importer's instance pointing to an imported global's instance.
+pub fn global_ptr_field(cname: &str) -> String {
+    format!("    void *{};\n", cname)
+}
+
 /// How the component's code reaches member `cname` of its instance: through
 /// `self` in a resource, through the per-VM instance pointer in a global.
 pub fn field_access(global: bool, comp: &str, cname: &str) -> String {
@@ -242,4 +247,120 @@ pub fn unit(u: &Unit) -> (String, String) {
 /// `mpd_F, <line>`: the position arguments of runtime calls.
 pub fn pos(line: u32) -> String {
     format!("mpd_F, {}", line)
+}
+
+/// The C struct type of the component's instance.
+pub fn self_type(global: bool, comp: &str) -> String {
+    if global {
+        format!("struct {}", names::global_struct(comp))
+    } else {
+        format!("struct {}", names::res_struct(comp))
+    }
+}
+
+/// What a call passes as the instance of this component.
+pub fn self_arg(global: bool, comp: &str) -> String {
+    if global {
+        names::global_inst(comp)
+    } else {
+        "self".into()
+    }
+}
+
+/// A formal parameter as the C prototype sees it.
+pub struct CParam<'a> {
+    pub ty: &'a Ty,
+    /// var, res and ref pass the actual's address.
+    pub byref: bool,
+}
+
+/// The C prototype of a procedure: the instance, the caller's result pool,
+/// the invocation block (when invoked through one), then parameter i as `p<i>`
+/// (blobs by address; var/res/ref scalars by address).
+pub fn proc_proto(self_type: &str, cname: &str, ret: &Ty, params: &[CParam]) -> String {
+    let mut ps = vec![format!("{} *self", self_type), "mpd_tmp **_rt".to_string(), "mpd_invb **_ibp".to_string()];
+    for (i, p) in params.iter().enumerate() {
+        let t = if p.ty.is_blob() {
+            "char *".to_string()
+        } else if p.byref {
+            format!("{} *", ctype(p.ty))
+        } else {
+            ctype(p.ty)
+        };
+        ps.push(format!("{} p{}", t, i));
+    }
+    let r = if ret.is_blob() { "char *".to_string() } else { ctype(ret) };
+    format!("{} {}({})", r, cname, ps.join(", "))
+}
+
+/// The prototype of an `external` op: C types as a C library expects them
+/// (strings as `char *`, files as `FILE *`, only `ref` scalars by address).
+/// An asm label binds our own name to the C symbol, so a prototype that differs
+/// from a system header's (printf, puts...) cannot conflict.
+pub fn external_proto(cname: &str, c_symbol: &str, ret: &Ty, params: &[CParam]) -> String {
+    let ps: Vec<String> = params
+        .iter()
+        .map(|p| {
+            let base = match p.ty {
+                Ty::Str(_) => "char *".to_string(),
+                Ty::File => "FILE *".to_string(),
+                t if t.is_blob() => "void *".to_string(),
+                t => ctype(t),
+            };
+            if p.byref && !p.ty.is_blob() {
+                format!("{} *", base)
+            } else {
+                base
+            }
+        })
+        .collect();
+    let r = if ret.is_blob() { "char *".to_string() } else { ctype(ret) };
+    format!("extern {} {}({}) __asm__(\"{}\");\n", r, cname, if ps.is_empty() { "void".into() } else { ps.join(", ") }, c_symbol)
+}
+
+/// A procedure's invocation block, or none when called directly (for traces).
+pub const PROC_INVB: &str = "(_ibp ? *_ibp : (mpd_invb *)0)";
+
+/// The flags of an op implemented by a proc: called on the caller's stack
+/// when it never replies early (direct), and without a hold when it cannot
+/// switch (leaf).
+pub fn proc_op_flags(direct: bool, leaf: bool) -> String {
+    match (direct, leaf) {
+        (true, true) => "MPD_OP_DIRECT | MPD_OP_LEAF".into(),
+        (true, false) => "MPD_OP_DIRECT".into(),
+        _ => String::new(),
+    }
+}
+
+/// The final code's way out: trace ENDFINAL, free the pools, return.
+pub fn final_return(endfinal: &str) -> String {
+    format!("{} {} return;", endfinal, super::var::TEMPS_FREE)
+}
+
+/// A procedure's way out: copy var/res parameters back, free the pools, and
+/// return the result `ret` (None: no result).
+pub fn proc_return(copyback: &str, ret: Option<&str>) -> String {
+    match ret {
+        None => format!("{}{} return;", copyback, super::var::TEMPS_FREE),
+        Some(c) => format!("{}{} return {};", copyback, super::var::TEMPS_FREE, c),
+    }
+}
+
+/// Before `reply`: the result into the invoker's block `inv` (a struct of that
+/// name); `size`: Some(n) for a blob of n bytes, None for a scalar.
+pub fn reply_result(inv: &str, c: &str, size: Option<usize>) -> String {
+    match size {
+        Some(n) => format!("memcpy(((struct {} *)*_ibp)->ret, {}, {}); ", inv, c, n),
+        None => format!("((struct {} *)*_ibp)->ret = {}; ", inv, c),
+    }
+}
+
+/// A procedure's definition from its prototype and body.
+pub fn function(proto: &str, body: &str) -> String {
+    format!("{} {{\n{}}}\n", proto, body)
+}
+
+/// A prototype declaration line.
+pub fn proto_line(proto: &str) -> String {
+    format!("{};\n", proto)
 }

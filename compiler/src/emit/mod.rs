@@ -6,6 +6,7 @@ pub mod component;
 pub mod lit;
 pub mod names;
 pub mod trace;
+pub mod var;
 
 /// A growing C function body with indentation and #line directives.
 #[derive(Default)]
