@@ -10,7 +10,10 @@ pub mod types;
 mod scope;
 mod expr;
 mod stmt;
+mod in_co;
 mod decl;
+mod procs;
+mod typexpr;
 mod builtin;
 mod konst;
 mod msg;
@@ -33,11 +36,11 @@ pub use konst::KV;
 /// How a checked expression's C text is to be read.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Form {
-    /// A C scalar (int, double, unsigned char, _Bool, pointer, mpd_cap).
+    /// A C scalar (int, double, unsigned char, _Bool, pointer, capability).
     Scalar,
     /// A `char *` address of a blob (string, array, record).
     Blob,
-    /// An `mpd_sv` string view.
+    /// A string view (length and characters; emit::var).
     View,
 }
 
@@ -205,15 +208,15 @@ pub struct Checker<'a> {
     /// While issuing an arm of a co statement: (co variable, arm, instance index).
     co_issue: Option<(String, u32, String)>,
     /// Input ops (first index) without parameters or result: semaphores at run
-    /// time (mpd_op_sem) unless an input statement needs their queue.
+    /// time (a semaphore op) unless an input statement needs their queue.
     pub(crate) plain_ops: std::collections::HashSet<u32>,
     /// Ops named by an `in` with several ops or st/by: they keep a real queue
     /// (arrival order across ops); `queue_all`: such an `in` names a capability.
     pub(crate) queue_ops: std::collections::HashSet<u32>,
     pub(crate) queue_all: bool,
-    /// MPD_TRACE: `mpd_F, <line>` of the component's header (BODY, ENDBODY).
+    /// Traces: the C position (file, line) of the component's header (BODY, ENDBODY).
     trace_pos: String,
-    /// MPD_TRACE: in a proc, the C expression of its invocation block (RETURN).
+    /// Traces: in a proc, the C expression of its invocation block (RETURN).
     trace_proc: Option<String>,
 }
 
@@ -297,7 +300,7 @@ impl<'a> Checker<'a> {
         self.map.line_col(span.file, span.lo).0 as u32
     }
 
-    /// `mpd_F, <line>`: the position arguments of runtime calls.
+    /// The C position (file, line): the position arguments of runtime calls.
     pub fn pos(&self, span: Span) -> String {
         component::pos(self.line(span))
     }
