@@ -13,7 +13,10 @@ mod assign;
 mod index;
 mod operator;
 mod stmt;
+mod in_co;
 mod decl;
+mod procs;
+mod typexpr;
 mod builtin;
 mod konst;
 mod msg;
@@ -29,7 +32,7 @@ mod type_of;
 mod spec_order;
 mod loop_var;
 
-use crate::emit::{names, Code};
+use crate::emit::{component, names, Code};
 use crate::syntax::ast::{self, Span};
 use crate::syntax::{Diagnostics, SourceMap};
 use scope::{Scope, Sym};
@@ -41,11 +44,11 @@ pub use konst::KV;
 /// How a checked expression's C text is to be read.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Form {
-    /// A C scalar (int, double, unsigned char, _Bool, pointer, mpd_cap).
+    /// A C scalar (int, double, unsigned char, _Bool, pointer, capability).
     Scalar,
     /// A `char *` address of a blob (string, array, record).
     Blob,
-    /// An `mpd_sv` string view.
+    /// A string view (length and characters; emit::var).
     View,
 }
 
@@ -227,15 +230,15 @@ pub struct Checker<'a> {
     /// While issuing an arm of a co statement: (co variable, arm, instance index).
     co_issue: Option<(String, u32, String)>,
     /// Input ops (first index) without parameters or result: semaphores at run
-    /// time (mpd_op_sem) unless an input statement needs their queue.
+    /// time (a semaphore op) unless an input statement needs their queue.
     pub(crate) plain_ops: std::collections::HashSet<u32>,
     /// Ops named by an `in` with several ops or st/by: they keep a real queue
     /// (arrival order across ops); `queue_all`: such an `in` names a capability.
     pub(crate) queue_ops: std::collections::HashSet<u32>,
     pub(crate) queue_all: bool,
-    /// MPD_TRACE: `mpd_F, <line>` of the component's header (BODY, ENDBODY).
+    /// Traces: the C position (file, line) of the component's header (BODY, ENDBODY).
     trace_pos: String,
-    /// MPD_TRACE: in a proc, the C expression of its invocation block (RETURN).
+    /// Traces: in a proc, the C expression of its invocation block (RETURN).
     trace_proc: Option<String>,
 }
 
@@ -323,9 +326,9 @@ impl<'a> Checker<'a> {
         self.map.line_col(span.file, span.lo).0 as u32
     }
 
-    /// `mpd_F, <line>`: the position arguments of runtime calls.
+    /// The C position (file, line): the position arguments of runtime calls.
     pub fn pos(&self, span: Span) -> String {
-        format!("mpd_F, {}", self.line(span))
+        component::pos(self.line(span))
     }
 
     pub fn tmp(&mut self) -> String {
@@ -598,19 +601,13 @@ impl<'a> Checker<'a> {
                 let i = self.res_params.len();
                 if ty.is_blob() {
                     let src = self.blk_param("args", i, &ty);
-                    let kind = match &ty {
-                        Ty::Str(_) => "MPD_BLOB_STR".to_string(),
-                        Ty::Arr(..) => "MPD_BLOB_ARR".to_string(),
-                        t => self.types.size_of(t).unwrap_or(16).to_string(),
+                    let kind = match component::blob_kind(&ty) {
+                        Some(k) => k.to_string(),
+                        None => self.types.size_of(&ty).unwrap_or(16).to_string(),
                     };
-                    self.code.put(&format!(
-                        "{c} = mpd_blob_new(mpd_blob_size_k({s}, {k})); memcpy({c}, {s}, mpd_blob_size_k({s}, {k}));",
-                        c = c,
-                        s = src,
-                        k = kind
-                    ));
+                    self.code.put(&component::res_param_blob(&c, &src, &kind));
                 } else {
-                    self.code.put(&format!("{} = args->p{};", c, i));
+                    self.code.put(&component::res_param_scalar(&c, i));
                 }
                 self.res_params.push(scope::PSig { mode: p.mode, ty: ty.clone(), name: n.name.name.clone(), ixty: vec![] });
                 self.declare_named(&n.name, Sym::Var { c, ty, assignable: true }, true);
@@ -623,164 +620,67 @@ impl<'a> Checker<'a> {
         let cn = format!("{}_{}", names::var(name), self.fresh);
         self.fresh += 1;
         let ctype = if ty.is_blob() { "char *".to_string() } else { self.ctype(ty) };
-        self.fields.push_str(&format!("    {} {};\n", ctype, cn));
-        if self.global {
-            format!("{}->{}", names::global_inst(&self.comp), cn)
-        } else {
-            format!("self->{}", cn)
-        }
+        self.fields.push_str(&component::field_line(&ctype, &cn));
+        component::field_access(self.global, &self.comp, &cn)
     }
 
     /// Adds an unnamed member of C type `ctype` to the instance; returns its access.
     pub fn raw_field(&mut self, ctype: &str) -> String {
         self.fresh += 1;
         let cn = format!("_f{}", self.fresh);
-        self.fields.push_str(&format!("    {} {};\n", ctype, cn));
-        if self.global {
-            format!("{}->{}", names::global_inst(&self.comp), cn)
-        } else {
-            format!("self->{}", cn)
-        }
+        self.fields.push_str(&component::field_line(ctype, &cn));
+        component::field_access(self.global, &self.comp, &cn)
     }
 
     /// The C type of a scalar MPD type.
     pub fn ctype(&self, t: &Ty) -> String {
-        match t {
-            Ty::Bool => "_Bool".into(),
-            Ty::Char => "unsigned char".into(),
-            Ty::Int | Ty::Enum(_) | Ty::Error => "int".into(),
-            Ty::Real => "double".into(),
-            Ty::File => "mpd_file".into(),
-            Ty::Ptr(_) | Ty::PtrAny | Ty::Null => "void *".into(),
-            Ty::Cap(_) => "mpd_cap".into(),
-            Ty::Void => "void".into(),
-            _ => "char *".into(),
-        }
+        component::ctype(t)
     }
 
-    /// Assembles the component's C file; returns it and the header importers need.
+    /// Assembles the component's C file (emit::component); returns it and the header importers need.
     fn finish_component(&mut self) -> (String, String) {
-        let comp = self.comp.clone();
         let init_body = self.code.take();
-        let st = if self.global { names::global_struct(&comp) } else { names::res_struct(&comp) };
-        let pat = format!("{}_pat", st);
-        // header: what importers see
-        let mut header = String::new();
-        header.push_str(&format!("#ifndef MPD_COMP_{c}\n#define MPD_COMP_{c}\n", c = comp));
-        header.push_str(&format!("struct {} {{\n    mpd_res h;\n{}}};\n", st, self.fields));
-        header.push_str(&self.invdefs);
         let mut args = String::new();
         let res_params = self.res_params.clone();
         for (i, p) in res_params.iter().enumerate() {
-            let f = self.block_field(&format!("p{}", i), &p.ty, ast::Span::default());
+            let f = self.block_field(&component::res_param_block_name(i), &p.ty, ast::Span::default());
             args.push_str(&f);
         }
-        header.push_str(&format!("struct {}_args {{ mpd_invb h;{} }};\n", st, args));
-        header.push_str(&format!("extern const mpd_respat {};\n", pat));
-        // externals declared in the spec are callable by importers
-        header.push_str(&self.protos.lines().filter(|l| l.starts_with("extern ") && l.contains("__asm__")).map(|l| format!("{}\n", l)).collect::<String>());
-        if self.global {
-            header.push_str(&self.protos.lines().filter(|l| l.starts_with("char *mpdp_") || !l.starts_with("static") && l.contains(&format!("mpdp_{}_", comp))).map(|l| format!("{}\n", l)).collect::<String>());
-        }
-        header.push_str("#endif\n");
-        let mut out = String::new();
-        out.push_str(&format!("/* {}.c: generated by mpd from {} -- do not edit. */\n", comp, self.file_name));
-        out.push_str("#include <stdlib.h>\n#include <mpd/abi/lang.h>\n#include <mpd/rt.h>\n#include <mpd/abi/ops.h>\n#include <mpd/abi/trace.h>\n#include <math.h>\n");
-        out.push_str(&format!("static const char mpd_F[] = {};\n", crate::emit::lit::c_string(self.file_name.as_bytes())));
-        for (n, i) in self.ifaces.iter() {
-            // an earlier spec-only compilation of this very component is replaced
-            if *n != comp {
-                out.push_str(&i.header);
-            }
-        }
-        out.push_str(&header);
-        // a global has one instance per virtual machine: its own code reaches it
-        // as `self`, an importer through the pointer its import stored in it
-        if self.global {
-            out.push_str(&format!("#define {} self\n", names::global_inst(&comp)));
-        }
-        for (n, i) in self.ifaces.iter() {
-            if *n != comp && i.global {
-                out.push_str(&format!("#define {} ((struct {} *)self->{})\n", names::global_inst(n), names::global_struct(n), names::global_field(n)));
-            }
-        }
-        out.push_str(&self.protos);
-        out.push_str(&self.funcs);
-        if !self.proc_spans.is_empty() {
-            // which proc a blocked process is in (mpd_procspan_name)
-            let spans: Vec<String> =
-                self.proc_spans.iter().map(|(lo, hi, n)| format!("{{ {}, {}, {} }}", lo, hi, crate::emit::lit::c_string(n.as_bytes()))).collect();
-            out.push_str(&format!(
-                "static const mpd_procspan mpd_spans_[] = {{ {} }};
-static mpd_procspans mpd_spanlist_ = {{ mpd_F, mpd_spans_, {}, 0 }};
-__attribute__((constructor)) static void mpd_spans_reg_(void) {{ mpd_register_procspans(&mpd_spanlist_); }}
-",
-                spans.join(", "),
-                spans.len()
-            ));
-        }
-        // op declarations at the start of the initial code
-        let mut decls = String::new();
-        for o in &self.ops {
-            if o.sem {
-                continue;
-            }
-            match &o.procfn {
-                Some(f) => decls.push_str(&format!(
-                    "    mpd_op_proc(&self->h, {}, {}, {}, \"{}.{}\", {});\n",
-                    o.idx,
-                    o.n,
-                    // procs' wrappers and processes have traced copies (ops.rs)
-                    if f.ends_with("_ib") || f.ends_with("_proc") { format!("mpd_trc_on ? {f}_tr : {f}", f = f) } else { f.clone() },
-                    comp,
-                    o.name,
-                    if o.flags.is_empty() { "0" } else { &o.flags }
-                )),
+        let fin = self.final_body.take().unwrap_or_default();
+        let ops = self
+            .ops
+            .iter()
+            .filter(|o| !o.sem)
+            .map(|o| component::OpInit {
+                idx: o.idx,
+                n: o.n,
+                name: &o.name,
+                procfn: o.procfn.as_deref(),
+                flags: &o.flags,
                 // parameterless input ops whose queue no input statement needs
                 // cost what a semaphore costs (they stay fully general at run time)
-                None if self.plain_ops.contains(&o.idx) && !self.queue_all && !self.queue_ops.contains(&o.idx) => {
-                    decls.push_str(&format!("    mpd_op_sem(mpd_F, 0, &self->h, {}, {}, 0);\n", o.idx, o.n))
-                }
-                None => decls.push_str(&format!("    mpd_op_input(&self->h, {}, {}, 0);\n", o.idx, o.n)),
-            }
-        }
-        out.push_str(&format!(
-            "static void {init}(mpd_res *self_, mpd_invb *args_) {{\n    struct {st} *self = (struct {st} *)self_;\n    {ops}\n    struct {st}_args *args = (struct {st}_args *)args_; (void)args;\n{decls}    mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f;\n    {tbody}\n{body}{starts}    {tend}\n    mpd_tmp_free(&_t);\n}}\n",
-            tbody = crate::emit::trace::event(&self.trace_pos, "BODY", "0"),
-            tend = crate::emit::trace::event(&self.trace_pos, "ENDBODY", "0"),
-            init = names::res_init(&comp),
-            ops = names::OPS_LOCAL,
-            st = st,
-            decls = decls,
-            body = init_body,
-            starts = self.process_starts
-        ));
-        let fin = self.final_body.take().unwrap_or_default();
-        out.push_str(&format!(
-            "static void {}_final(mpd_res *self_) {{\n    struct {st} *self = (struct {st} *)self_; (void)self;\n    {ops}\n{}}}\n",
-            names::res_init(&comp),
-            fin,
-            st = st,
-            ops = names::OPS_LOCAL
-        ));
-        out.push_str(&format!(
-            "const mpd_respat {pat} = {{ \"{name}\", sizeof(struct {st}), {nops}, {flags}, {init}, {init}_final, {file} }};\n",
-            pat = pat,
-            name = comp,
-            st = st,
-            nops = self.nops,
-            flags = format!("{}MPD_RES_SPEC_OPS({})", if self.global { "MPD_RES_GLOBAL | " } else { "" }, self.spec_nops),
-            init = names::res_init(&comp),
-            file = crate::emit::lit::c_string(self.file_name.as_bytes())
-        ));
-        if !self.global {
-            out.push_str(&format!(
-                "void {}(void *arg) {{\n    (void)arg;\n    mpd_main_resource(&{}, NULL);\n}}\n",
-                names::res_main(&comp),
-                pat
-            ));
-        }
-        (out, header)
+                as_sem: self.plain_ops.contains(&o.idx) && !self.queue_all && !self.queue_ops.contains(&o.idx),
+            })
+            .collect();
+        component::unit(&component::Unit {
+            comp: &self.comp,
+            file_name: &self.file_name,
+            global: self.global,
+            fields: &self.fields,
+            invdefs: &self.invdefs,
+            args: &args,
+            protos: &self.protos,
+            funcs: &self.funcs,
+            imports: self.ifaces.iter().map(|(n, i)| (n.as_str(), i.header.as_str(), i.global)).collect(),
+            proc_spans: &self.proc_spans,
+            ops,
+            nops: self.nops,
+            spec_nops: self.spec_nops,
+            init_body: &init_body,
+            process_starts: &self.process_starts,
+            final_body: &fin,
+            trace_pos: &self.trace_pos,
+        })
     }
 }
 

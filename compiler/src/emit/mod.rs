@@ -6,9 +6,14 @@ pub mod builtin;
 pub mod data;
 pub mod expr;
 pub mod io;
+pub mod co_stmt;
+pub mod component;
+pub mod in_stmt;
 pub mod lit;
 pub mod names;
+pub mod stmt;
 pub mod trace;
+pub mod var;
 
 /// A growing C function body with indentation and #line directives.
 #[derive(Default)]

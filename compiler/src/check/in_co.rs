@@ -1,0 +1,390 @@
+//! in_co: the input statement `in ... ni` and the concurrent invocation
+//! statement `co ... oc` (their C: emit::in_stmt, emit::co_stmt).
+use super::scope::Sym;
+use super::types::Ty;
+use super::{Checker, Form, V};
+use crate::emit::{self, names, var};
+use crate::syntax::ast::{self, ExprKind};
+
+impl<'a> Checker<'a> {
+    /// `in arm [] arm ... [] else -> block ni` (emit::in_stmt).
+    pub(crate) fn in_stmt(&mut self, ins: &ast::InStmt, span: ast::Span) {
+        let p = self.pos(span);
+        self.code.open("{");
+        let Some(arms) = self.in_arm_ops(ins, &p) else {
+            self.code.close("}");
+            return;
+        };
+        // ops of a statement that picks the oldest among several ops, or looks
+        // at the invocations (st/by), need their queues
+        let several = ins.arms.len() > 1 || ins.arms.iter().any(|a| !a.quants.is_empty() || a.st.is_some() || a.by.is_some());
+        if several {
+            for a in &arms {
+                match a.sig.op.as_ref() {
+                    Some(r) if r.owner == self.comp && r.local.is_none() => {
+                        self.queue_ops.insert(r.idx);
+                    }
+                    _ => self.queue_all = true,
+                }
+            }
+        }
+        let id = self.fresh;
+        self.fresh += 1;
+        let has_st = ins.arms.iter().any(|a| a.st.is_some());
+        let has_by = ins.arms.iter().any(|a| a.by.is_some());
+        let (env_fields, cb_funcs) = self.in_callbacks(ins, &arms, id);
+        let quant_arms: Vec<usize> = arms.iter().enumerate().filter(|(_, a)| a.qv.is_some()).map(|(ai, _)| ai).collect();
+        let env_def = emit::in_stmt::env_struct(id, &self.self_type(), &env_fields, &quant_arms);
+        self.protos.push_str(&env_def);
+        self.funcs.push_str(&cb_funcs);
+        let qvs: Vec<&str> = arms.iter().filter_map(|a| a.qv.as_ref().map(|(q, _, _)| q.as_str())).collect();
+        self.code.put(&emit::in_stmt::env_init(id, &env_fields, &qvs));
+        let arm_inits: Vec<emit::in_stmt::ArmInit> =
+            ins.arms.iter().zip(&arms).map(|(a, i)| emit::in_stmt::ArmInit { ops: &i.ops, n: &i.n, st: a.st.is_some(), by: a.by.is_some() }).collect();
+        for l in emit::in_stmt::in_struct(id, &arm_inits, ins.else_block.is_some(), has_st, has_by) {
+            self.code.put(&l);
+        }
+        let ib = emit::in_stmt::chosen(id);
+        self.code.put(&emit::trace::event(&p, "IN", "0"));
+        self.code.put(&emit::in_stmt::wait(&ib, &p, id));
+        // quantifier values live in the statement's temporaries: copy the
+        // chosen one out before they are freed
+        let qlocals: Vec<Option<String>> = arms
+            .iter()
+            .enumerate()
+            .map(|(ai, a)| {
+                a.qv.as_ref().map(|(q, _, _)| {
+                    let l = self.tmp();
+                    self.code.put(&emit::in_stmt::chosen_quant(&l, &ib, id, ai, q));
+                    l
+                })
+            })
+            .collect();
+        self.flush_tmps();
+        self.in_run_arms(ins, &arms, &qlocals, id, &p);
+        self.code.close("}");
+    }
+
+    /// The op vector of each arm of an `in` (one op per quantifier value);
+    /// None when an arm is in error.
+    fn in_arm_ops(&mut self, ins: &ast::InStmt, p: &str) -> Option<Vec<InArmOps>> {
+        use super::ops::Target;
+        let mut arms: Vec<InArmOps> = Vec::new();
+        for (ai, arm) in ins.arms.iter().enumerate() {
+            if arm.quants.len() > 1 {
+                self.error(arm.span, "an in arm with several quantifiers is not supported yet");
+                continue;
+            }
+            let ops_name = emit::in_stmt::ops_name(self.fresh, ai);
+            if let Some(q) = arm.quants.first() {
+                // one op per quantifier value: ops[k], value qv[k]
+                // as in `for`: the step is added as written; downto's default is -1
+                let qt = self.quant(q);
+                self.quant_ordinal_only(q, &qt, "an in arm");
+                let super::quant::Quant { start, end, step, ty: qty, .. } = qt;
+                let (n, qv) = (self.tmp(), self.tmp());
+                let (t1, t2) = (self.t(), self.t());
+                for l in emit::in_stmt::quant_vectors(&n, &qv, &ops_name, t1, t2, &start.c, &end.c, &step) {
+                    self.code.put(&l);
+                }
+                let var = format!("{}_{}", names::var(&q.var.name), self.fresh);
+                self.fresh += 1;
+                self.code.open(&emit::in_stmt::quant_loop(&var, &start.c, &end.c, q.downto, &n, &qv, &step));
+                self.push();
+                self.declare(&q.var, Sym::Var { c: var.clone(), ty: qty.clone(), assignable: false });
+                if let Some(stc) = &q.st {
+                    let c = self.quant_st(stc);
+                    self.code.put(&emit::in_stmt::quant_skip_unless(&c));
+                }
+                let Some((sig, target)) = self.op_target_for(&arm.op, super::ops::OpUse::Input) else {
+                    self.pop();
+                    self.code.close("}");
+                    continue;
+                };
+                self.input_impl_check(&sig, &target, arm.op.span);
+                let op = match target {
+                    Target::Op(o) => o,
+                    Target::Cap(c) => emit::in_stmt::cap_op(p, &c.to_string()),
+                };
+                self.code.put(&emit::in_stmt::quant_record(&ops_name, &n, &op, &qv, &var));
+                self.pop();
+                self.code.close("}");
+                arms.push(InArmOps { sig, ops: ops_name, n, qv: Some((qv, q.var.clone(), qty.clone())) });
+            } else {
+                let Some((sig, target)) = self.op_target_for(&arm.op, super::ops::OpUse::Input) else { continue };
+                self.input_impl_check(&sig, &target, arm.op.span);
+                let op = match target {
+                    Target::Op(o) => o,
+                    Target::Cap(c) => emit::in_stmt::cap_op(p, &c.to_string()),
+                };
+                self.code.put(&emit::in_stmt::single_op(&ops_name, &op));
+                arms.push(InArmOps { sig, ops: ops_name, n: "1".into(), qv: None });
+            }
+            let last = arms.last().unwrap();
+            if arm.formals.len() != last.sig.params.len() {
+                self.error(arm.span, format!("wrong number of arguments (`{}` has {} parameters, not {})", last.sig.name, last.sig.params.len(), arm.formals.len()));
+            }
+        }
+        (arms.len() == ins.arms.len()).then_some(arms)
+    }
+
+    /// The `st` and `by` callbacks of input statement `id`, and the enclosing
+    /// locals they read (C text, C type), reached through its env.
+    fn in_callbacks(&mut self, ins: &ast::InStmt, arms: &[InArmOps], id: u32) -> (Vec<(String, String)>, String) {
+        let mut env_fields: Vec<(String, String)> = Vec::new();
+        let mut cb_funcs = String::new();
+        for kind in ["st", "by"] {
+            if !ins.arms.iter().any(|a| if kind == "st" { a.st.is_some() } else { a.by.is_some() }) {
+                continue;
+            }
+            let saved_code = std::mem::replace(&mut self.code, emit::Code::new(&self.file_name, self.opts.lines));
+            let saved_tmp = self.used_tmp;
+            self.used_tmp = false;
+            let prev = self.capture.replace((self.scopes.len(), env_fields.clone()));
+            self.code.open(emit::in_stmt::CB_SWITCH);
+            for (ai, arm) in ins.arms.iter().enumerate() {
+                let e = if kind == "st" { &arm.st } else { &arm.by };
+                let Some(e) = e else { continue };
+                self.code.open(&emit::in_stmt::cb_case(ai));
+                self.push();
+                let qv = arms[ai].qv.as_ref().map(|(q, id, t)| (emit::in_stmt::cb_quant_value(ai), id.clone(), t.clone(), q.clone()));
+                self.bind_formals(arm, &arms[ai].sig, emit::in_stmt::CB_INVB, &qv);
+                let v = self.expr(e);
+                if kind == "st" && v.ty != Ty::Bool && v.ty != Ty::Error {
+                    self.error(e.span, "sync expr must be boolean expression");
+                }
+                if kind == "by" && !v.ty.is_numeric() && !v.ty.is_ordinal() {
+                    self.error(e.span, "`by' expression must be ordered type");
+                }
+                self.code.put(&emit::in_stmt::cb_value(&v.c));
+                self.pop();
+                self.code.put("break;");
+                self.code.close("}");
+            }
+            self.code.close("}");
+            env_fields = self.capture.take().map(|c| c.1).unwrap_or_default();
+            self.capture = prev;
+            self.used_tmp = saved_tmp;
+            let body = std::mem::replace(&mut self.code, saved_code).take();
+            cb_funcs.push_str(&emit::in_stmt::callback(kind, id, &self.self_type(), names::OPS_LOCAL, &body));
+        }
+        (env_fields, cb_funcs)
+    }
+
+    /// Runs the arm chosen by the wait of input statement `id` (or its else).
+    fn in_run_arms(&mut self, ins: &ast::InStmt, arms: &[InArmOps], qlocals: &[Option<String>], id: u32, p: &str) {
+        let ib = emit::in_stmt::chosen(id);
+        // the trace's ARM line: MPD 1.0.1 serviced a one-arm `in` without
+        // st, by or quantifier (else allowed) in its runtime, at the arm's op;
+        // any other `in` in generated code, at the first statement of the arm
+        let simple = ins.arms.len() == 1
+            && ins.arms.iter().all(|a| a.st.is_none() && a.by.is_none() && a.quants.is_empty() && !matches!(a.op.kind, ExprKind::Index { .. }));
+        let arm_pos = |c: &Self, b: &ast::Block, fallback: ast::Span| {
+            if simple {
+                c.pos(ins.arms[0].op.span)
+            } else {
+                c.pos(b.stmts.first().map(|s| s.span).unwrap_or(fallback))
+            }
+        };
+        if let Some(eb) = &ins.else_block {
+            self.code.open(&emit::in_stmt::else_open(&ib));
+            let ap = arm_pos(self, eb, eb.span);
+            self.code.put(&emit::trace::event_invoker(&ap, "ARM", emit::in_stmt::NO_INVB));
+            self.block(eb);
+            self.code.put(&emit::trace::event_invoker(p, "NI", emit::in_stmt::NO_INVB));
+            self.code.close("}");
+        }
+        let end = emit::in_stmt::end_label(id);
+        let arms_start = self.code.out.len();
+        for (ai, arm) in ins.arms.iter().enumerate() {
+            self.code.open(&emit::in_stmt::arm_open(&ib, id, ai));
+            let scopes = self.scopes.len();
+            self.push();
+            let qv = arms[ai]
+                .qv
+                .as_ref()
+                .zip(qlocals[ai].as_ref())
+                .map(|((q, id2, t), l)| (l.clone(), id2.clone(), t.clone(), q.clone()));
+            self.bind_formals(arm, &arms[ai].sig, &ib, &qv);
+            self.in_stack.push(super::InArm { ib: ib.clone(), loops: self.loop_labels.len(), end: end.clone(), scopes, sig: arms[ai].sig.clone() });
+            // traced: ARM at the arm's first statement, NI at the `in`
+            let ap = arm_pos(self, &arm.body, arm.span);
+            self.code.put(&emit::trace::event_invoker(&ap, "ARM", &ib));
+            self.block(&arm.body);
+            self.in_stack.pop();
+            self.code.put(&emit::trace::event_invoker(p, "NI", &ib));
+            self.code.put(&emit::stmt::in_done(&ib));
+            self.pop();
+            self.code.close("}");
+        }
+        // the label only when a return in an arm jumps to it
+        if self.code.out[arms_start..].contains(&emit::stmt::goto(&end)) {
+            self.code.put(&emit::stmt::label(&end));
+        }
+    }
+
+    /// `co [q] inv -> post // ... oc` (emit::co_stmt; docs/ops.md).
+    pub(crate) fn co_stmt(&mut self, co: &ast::CoStmt, span: ast::Span) {
+        let p = self.pos(span);
+        let id = self.fresh;
+        self.fresh += 1;
+        let (cv, qv, qcap, k) = emit::co_stmt::names(id);
+        self.code.open("{");
+        // one counter numbers every instance of every arm, so each has its own
+        // slots (stride: the most quantifiers of any arm) in the value vector
+        let stride = co.arms.iter().map(|a| a.quants.len()).max().unwrap_or(0).max(1);
+        self.code.put(&emit::trace::event(&p, "CO", "0"));
+        self.code.put(&emit::co_stmt::begin(&cv, &qv, &qcap));
+        self.code.put(&var::local_int(&k, "0"));
+        // issue every arm (and quantifier instance)
+        let mut arm_calls = Vec::new();
+        let mut qtys: Vec<Vec<Ty>> = Vec::new();
+        for (ai, arm) in co.arms.iter().enumerate() {
+            let (call, lhs) = match &arm.inv.kind {
+                ExprKind::Assign { op: ast::AssignOp::Plain, lhs, rhs } => (rhs.as_ref(), Some(lhs.as_ref())),
+                _ => (&arm.inv, None),
+            };
+            let ExprKind::Call { callee, args } = &call.kind else {
+                self.error(arm.inv.span, "invalid co-invocation (a co arm must invoke an op)");
+                continue;
+            };
+            let predefined = match &callee.kind {
+                ExprKind::Ident(id) => self.lookup(&id.name).is_none() && super::builtin::is_predefined(&id.name),
+                ExprKind::Type(_) => true,
+                _ => false,
+            };
+            if predefined {
+                // a predefined function or conversion is no op: nothing to wait for
+                self.error(arm.inv.span, "invalid co-invocation (a co arm must invoke an op, not a predefined function)");
+                continue;
+            }
+            self.code.open("{");
+            self.push();
+            let (n, _) = self.quantifiers(&arm.quants, false, &[]);
+            let Some((sig, target)) = self.op_target(callee) else {
+                self.pop();
+                for _ in 0..n {
+                    self.code.close("}");
+                }
+                self.code.close("}");
+                continue;
+            };
+            if sig.op.as_ref().map(|r| r.sem).unwrap_or(false) && !arm.send {
+                self.error(arm.inv.span, "a semaphore can only be sent to (V) in a co arm");
+            }
+            // remember the quantifier values of this instance
+            let qbase = emit::co_stmt::quant_base(&k, stride);
+            let mut tys = Vec::new();
+            for (j, q) in arm.quants.iter().enumerate() {
+                if let Some(Sym::Var { c, ty, .. }) = self.lookup(&q.var.name).cloned() {
+                    if ty == Ty::Real {
+                        // the values are kept in an int vector
+                        self.error(q.span, "a real quantifier is not supported in a co arm (use an int quantifier and convert)");
+                    }
+                    self.code.put(&emit::co_stmt::quant_store(&qv, &qcap, &qbase, j, &c));
+                    tys.push(ty);
+                } else {
+                    tys.push(Ty::Int);
+                }
+            }
+            if !arm.send {
+                // traced: a co arm's CALL is at the arm's first line
+                let ap = self.pos(arm.span);
+                self.code.put(&emit::trace::event(&ap, "CALL", "0"));
+            }
+            self.co_issue = Some((cv.clone(), ai as u32, k.clone()));
+            self.invoke_block(&sig, target, args, arm.send, arm.inv.span);
+            self.co_issue = None;
+            self.code.put(&emit::co_stmt::count(&k));
+            self.flush_tmps();
+            self.pop();
+            for _ in 0..n {
+                self.code.close("}");
+            }
+            self.code.close("}");
+            arm_calls.push((ai, sig, args.clone(), lhs.cloned()));
+            qtys.push(tys);
+        }
+        // completions, in completion order
+        let (d, brk, next, da) = emit::co_stmt::wait_names(id);
+        self.code.put(&emit::co_stmt::done_decl(&d));
+        self.code.open(&emit::co_stmt::wait_loop(&d, &p, &cv));
+        self.loop_labels.push((brk.clone(), next.clone(), self.scopes.len()));
+        // the arm is read once: each arm's code releases the block
+        self.code.put(&emit::co_stmt::arm_of(&da, &d));
+        for ((ai, sig, args, lhs), tys) in arm_calls.into_iter().zip(qtys) {
+            let arm = &co.arms[ai];
+            self.code.open(&emit::co_stmt::arm_open(&da, ai));
+            self.push();
+            for (j, (q, ty)) in arm.quants.iter().zip(tys).enumerate() {
+                let v = self.tmp();
+                let ct = self.ctype(&ty);
+                self.code.put(&emit::co_stmt::quant_load(&ct, &v, &qv, &d, stride, j));
+                self.declare(&q.var, Sym::Var { c: v, ty, assignable: false });
+            }
+            let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
+            let blk = emit::in_stmt::inv_block(&inv, &d);
+            if !arm.send {
+                for (i, (a, ps)) in args.iter().zip(sig.params.iter()).enumerate() {
+                    if matches!(ps.mode, ast::ParamMode::Default | ast::ParamMode::Val | ast::ParamMode::Ref) {
+                        continue;
+                    }
+                    let v = self.expr(a);
+                    let src = if ps.ty.is_blob() {
+                        V { c: self.blk_param(&blk, i, &ps.ty), ty: ps.ty.clone(), form: Form::Blob, k: None, lv: false, slice: None }
+                    } else {
+                        V::scalar(emit::co_stmt::block_param(&blk, i), ps.ty.clone())
+                    };
+                    self.assign_into(&v, src, a.span);
+                }
+                if let Some(l) = &lhs {
+                    let lv = self.expr(l);
+                    let src = if sig.ret.is_blob() {
+                        V { c: emit::co_stmt::block_result(&blk), ty: sig.ret.clone(), form: Form::Blob, k: None, lv: false, slice: None }
+                    } else {
+                        V::scalar(emit::co_stmt::block_result(&blk), sig.ret.clone())
+                    };
+                    self.assign_into(&lv, src, l.span);
+                }
+            }
+            self.flush_tmps();
+            self.code.put(&emit::co_stmt::release(&d));
+            if let Some(post) = &arm.post {
+                self.block(post);
+            }
+            self.pop();
+            self.code.close("}");
+        }
+        self.code.put(&emit::stmt::label(&next));
+        self.loop_labels.pop();
+        self.code.close("}");
+        self.code.put(&emit::co_stmt::end(&brk, &cv, &qv));
+        self.code.put(&emit::trace::event(&p, "OC", "0"));
+        self.code.close("}");
+    }
+
+    /// Declares an in arm's formals (and quantifier variable) as views of block `ib`.
+    fn bind_formals(&mut self, arm: &ast::InArm, sig: &super::scope::ProcSig, ib: &str, qv: &Option<(String, ast::Ident, Ty, String)>) {
+        let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
+        for (i, (f, ps)) in arm.formals.iter().zip(sig.params.iter()).enumerate() {
+            let c = self.blk_param_of(&emit::in_stmt::inv_block(&inv, ib), i, ps);
+            self.declare(f, Sym::Var { c, ty: ps.ty.clone(), assignable: true });
+        }
+        if let Some(r) = &arm.returns {
+            let c = emit::in_stmt::inv_result(&inv, ib);
+            self.declare(r, Sym::Var { c, ty: sig.ret.clone(), assignable: true });
+        }
+        if let Some((c, id, ty, _)) = qv {
+            self.declare(id, Sym::Var { c: c.clone(), ty: ty.clone(), assignable: false });
+        }
+    }
+}
+
+/// An arm of an `in` being compiled: the op it services, its op vector and
+/// its length (C), and for a quantified arm (value vector, variable, type).
+struct InArmOps {
+    sig: std::rc::Rc<super::scope::ProcSig>,
+    ops: String,
+    n: String,
+    qv: Option<(String, ast::Ident, Ty)>,
+}
