@@ -4,7 +4,7 @@ use super::konst::KV;
 use super::scope::{OpRef, PSig, ProcSig, Sym};
 use super::types::{CapTy, SigInfo, Ty};
 use super::{Checker, Form, V};
-use crate::emit::names;
+use crate::emit::{co, inop, names, ops as eops};
 use crate::syntax::ast::{self, Expr, ExprKind, ParamMode, Span};
 use std::rc::Rc;
 
@@ -43,40 +43,8 @@ pub fn op_key(r: &OpRef) -> String {
     }
 }
 
-/// Where an invocation goes.
-pub enum Target {
-    /// an op of this instance (or of a global): `&<inst>->h.ops[i]`
-    Op(String),
-    /// a capability value
-    Cap(CapC),
-}
-
-/// A capability value as C.  When it is op `i` of a resource capability
-/// (`rc.f`, `rc.f[j]`), the parts are kept too: a call then goes through
-/// mpd_call_rc, whose fast path tests `rc` itself instead of building the
-/// op capability first.
-pub struct CapC {
-    c: String,
-    pub rc_op: Option<(String, String)>,
-}
-
-impl CapC {
-    pub fn rc_op(rc: &str, i: String) -> CapC {
-        CapC { c: format!("mpd_cap_op_of({}, {})", rc, i), rc_op: Some((rc.to_string(), i)) }
-    }
-}
-
-impl From<String> for CapC {
-    fn from(c: String) -> CapC {
-        CapC { c, rc_op: None }
-    }
-}
-
-impl std::fmt::Display for CapC {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.c)
-    }
-}
+/// Where an invocation goes, and a capability value as C (emit/ops.rs).
+pub use crate::emit::ops::{CapC, Target};
 
 impl<'a> Checker<'a> {
     /// The instance pointer of an op's owner, as seen from here.
@@ -84,9 +52,9 @@ impl<'a> Checker<'a> {
         if let Some(l) = &r.local {
             l.clone()
         } else if r.owner == self.comp {
-            "(&self->h)".to_string()
+            eops::self_inst()
         } else {
-            format!("(&{}->h)", names::global_inst(&r.owner))
+            eops::global_inst(&r.owner)
         }
     }
 
@@ -97,9 +65,9 @@ impl<'a> Checker<'a> {
     /// the compiler reload it every iteration.
     pub fn op_ptr(&self, r: &OpRef, idx: &str) -> String {
         if r.local.is_none() && r.owner == self.comp {
-            format!("&ops_[{}]", idx)
+            eops::own_op_ptr(idx)
         } else {
-            format!("&{}->ops[{}]", self.owner_inst(r), idx)
+            eops::inst_op_ptr(&self.owner_inst(r), idx)
         }
     }
 
@@ -245,7 +213,7 @@ impl<'a> Checker<'a> {
             if p.mode == ParamMode::Ref {
                 // a ref parameter travels as the address of the actual variable
                 let t = if p.ty.is_blob() { "char".to_string() } else { self.ctype(&p.ty) };
-                fields.push_str(&format!(" {} *p{};", t, i));
+                fields.push_str(&eops::ref_field(&t, i));
                 continue;
             }
             fields.push_str(&self.block_field(&format!("p{}", i), &p.ty, span));
@@ -253,21 +221,17 @@ impl<'a> Checker<'a> {
         if *ret != Ty::Void {
             fields.push_str(&self.block_field("ret", ret, span));
         }
-        let def = format!("#ifndef MPD_INV_{n}\n#define MPD_INV_{n}\nstruct {n} {{ mpd_invb h;{f} }};\n#endif\n", n = inv, f = fields);
-        self.invdefs.push_str(&def);
+        self.invdefs.push_str(&eops::inv_struct(inv, &fields));
     }
 
     pub(crate) fn block_field(&mut self, name: &str, t: &Ty, span: Span) -> String {
         if t.is_scalar() {
-            format!(" {} {};", self.ctype(t), name)
+            eops::scalar_field(&self.ctype(t), name)
         } else {
+            let _ = span;
             match self.types.size_of(t) {
-                Some(n) => format!(" _Alignas(16) char {}[{}];", name, n),
-                None => {
-                    // sized at run time: stored after the struct, at this offset
-                    let _ = span;
-                    format!(" uint32_t {}_off;", name)
-                }
+                Some(n) => eops::blob_field(name, n),
+                None => eops::dynamic_field(name),
             }
         }
     }
@@ -297,7 +261,7 @@ impl<'a> Checker<'a> {
             let lo: String = dims.first().map(|d| d.0.clone()).unwrap_or_else(|| "1".into());
             let inv = match sig_idx {
                 Some(k) => self.types.sigs[k].inv.clone(),
-                None => format!("inv_{}_{}", self.comp, n.name.name),
+                None => eops::inv_name(&self.comp, &n.name.name),
             };
             self.inv_struct(&inv, &params, &ret, span);
             let idx = self.nops;
@@ -369,20 +333,11 @@ impl<'a> Checker<'a> {
             let lo = dims.first().map(|d| d.0.clone()).unwrap_or_else(|| "1".into());
             let inv = match sig_idx {
                 Some(k) => self.types.sigs[k].inv.clone(),
-                None => format!("inv_{}_{}_{}", self.comp, n.name.name, self.fresh),
+                None => eops::inv_name_local(&self.comp, &n.name.name, self.fresh),
             };
             self.inv_struct(&inv, &params, &ret, span);
-            let obj = if self.at_top {
-                let f = self.raw_field("mpd_res *");
-                self.code.put(&format!("{} = mpd_ops_local(&self->h, (uint32_t)({}));", f, cnt));
-                f
-            } else {
-                let o = self.tmp();
-                self.code.put(&format!("mpd_res *{} = mpd_ops_local(&self->h, (uint32_t)({}));", o, cnt));
-                self.scopes.last_mut().unwrap().local_ops.push(o.clone());
-                o
-            };
-            self.code.put(&format!("mpd_op_input({}, 0, (uint32_t)({}), 0);", obj, cnt));
+            let obj = self.local_ops(&cnt);
+            self.code.put(&eops::local_ops_input(&obj, &cnt));
             self.note_op_decl(&n.name, obj.clone(), false);
             let sig = ProcSig {
                 name: n.name.name.clone(),
@@ -409,6 +364,21 @@ impl<'a> Checker<'a> {
                 }),
             };
             self.declare(&n.name, Sym::Proc(Rc::new(sig)));
+        }
+    }
+
+    /// A new local op object of `cnt` ops: in a field of the instance at the
+    /// top of a component, else in a local killed when its block ends.
+    fn local_ops(&mut self, cnt: &str) -> String {
+        if self.at_top {
+            let f = self.raw_field(eops::LOCAL_OPS_TYPE);
+            self.code.put(&eops::local_ops_set(&f, cnt));
+            f
+        } else {
+            let o = self.tmp();
+            self.code.put(&eops::local_ops_decl(&o, cnt));
+            self.scopes.last_mut().unwrap().local_ops.push(o.clone());
+            o
         }
     }
 
@@ -443,7 +413,7 @@ impl<'a> Checker<'a> {
         let depth = depth.min(self.scopes.len());
         let all: Vec<String> = self.scopes[depth..].iter().flat_map(|s| s.local_ops.iter().cloned()).collect();
         for o in all.iter().rev() {
-            self.code.put(&format!("mpd_ops_local_end({});", o));
+            self.code.put(&eops::local_ops_end(o));
         }
     }
 
@@ -458,12 +428,13 @@ impl<'a> Checker<'a> {
                 (self.raw_field("int"), self.raw_field("int"))
             } else {
                 let (a, b) = (self.tmp(), self.tmp());
-                self.code.put(&format!("int {}, {};", a, b));
+                self.code.put(&eops::dim_decl(&a, &b));
                 (a, b)
             };
-            self.code.put(&format!("{} = {}; {} = ({}) - {} + 1;", a, l, b, h, a));
-            self.code.put(&format!("if ({} < 0) {} = 0;", b, b));
-            total = format!("({}) * ({})", total, b);
+            for line in eops::dim_set(&a, &l, &b, &h) {
+                self.code.put(&line);
+            }
+            total = eops::dims_product(&total, &b);
             out.push((a, b));
         }
         (out, total)
@@ -473,16 +444,7 @@ impl<'a> Checker<'a> {
     fn dyn_sem(&mut self, it: &ast::SemItem) {
         let ixty = self.index_types(&it.dims);
         let (dims, cnt) = self.dyn_dims(&it.dims);
-        let obj = if self.at_top {
-            let f = self.raw_field("mpd_res *");
-            self.code.put(&format!("{} = mpd_ops_local(&self->h, (uint32_t)({}));", f, cnt));
-            f
-        } else {
-            let o = self.tmp();
-            self.code.put(&format!("mpd_res *{} = mpd_ops_local(&self->h, (uint32_t)({}));", o, cnt));
-            self.scopes.last_mut().unwrap().local_ops.push(o.clone());
-            o
-        };
+        let obj = self.local_ops(&cnt);
         self.note_op_decl(&it.name, obj.clone(), true);
         let p = self.pos(it.span);
         match &it.init {
@@ -498,16 +460,15 @@ impl<'a> Checker<'a> {
                     self.error(e.span, "incompatible semaphore initializer (it must be an int)");
                 }
                 if depth == 0 {
-                    self.code.put(&format!("mpd_op_sem({}, {}, 0, (uint32_t)({}), {});", p, obj, cnt, v.c));
-                    self.trace_sem(&p, &format!("&({})->ops[0]", obj), &cnt.to_string(), Some(&v.c));
+                    self.code.put(&inop::sem_local(&p, &obj, &cnt, &v.c));
                 } else {
-                    self.code.put(&format!("mpd_sem_init_arr({}, {}, 0, (uint32_t)({}), {}, {});", p, obj, cnt, v.c, depth));
-                    self.trace_sem(&p, &format!("&({})->ops[0]", obj), &cnt.to_string(), None);
+                    self.code.put(&inop::sem_local_arr(&p, &obj, &cnt, &v.c, depth));
                 }
+                self.code.put(&inop::trace_sems(&p, &inop::sem_local_first(&obj), &cnt, depth == 0));
             }
             None => {
-                self.code.put(&format!("mpd_op_sem({}, {}, 0, (uint32_t)({}), 0);", p, obj, cnt));
-                self.trace_sem(&p, &format!("&({})->ops[0]", obj), &cnt.to_string(), None);
+                self.code.put(&inop::sem_local(&p, &obj, &cnt, "0"));
+                self.code.put(&inop::trace_sems(&p, &inop::sem_local_first(&obj), &cnt, false));
             }
         }
         self.flush_tmps();
@@ -526,7 +487,7 @@ impl<'a> Checker<'a> {
                 n: dims.first().map(|d| d.1.clone()).unwrap_or_else(|| "1".into()),
                 local: Some(obj),
                 dims,
-                inv: "mpd_inv_none".into(),
+                inv: eops::INV_NONE.into(),
                 proc_impl: false,
                 global_owner: false,
                 sem: true,
@@ -599,17 +560,15 @@ impl<'a> Checker<'a> {
                         self.error(e.span, "incompatible semaphore initializer (it must be an int)");
                     }
                     if depth == 0 {
-                        self.code.put(&format!("mpd_op_sem({}, &self->h, {}, {}, {});", p, idx, cnt, v.c));
-                        self.trace_sem(&p, &format!("&self->h.ops[{}]", idx), &cnt.to_string(), Some(&v.c));
+                        self.code.put(&inop::sem_own(&p, idx, cnt, &v.c));
                     } else {
-                        // one initial value per element, row by row
-                        self.code.put(&format!("mpd_sem_init_arr({}, &self->h, {}, {}, {}, {});", p, idx, cnt, v.c, depth));
-                        self.trace_sem(&p, &format!("&self->h.ops[{}]", idx), &cnt.to_string(), None);
+                        self.code.put(&inop::sem_own_arr(&p, idx, cnt, &v.c, depth));
                     }
+                    self.code.put(&inop::trace_sems(&p, &inop::sem_own_first(idx), &cnt.to_string(), depth == 0));
                 }
                 None => {
-                    self.code.put(&format!("mpd_op_sem({}, &self->h, {}, {}, 0);", p, idx, cnt));
-                    self.trace_sem(&p, &format!("&self->h.ops[{}]", idx), &cnt.to_string(), None);
+                    self.code.put(&inop::sem_own(&p, idx, cnt, "0"));
+                    self.code.put(&inop::trace_sems(&p, &inop::sem_own_first(idx), &cnt.to_string(), false));
                 }
             }
             self.flush_tmps();
@@ -629,7 +588,7 @@ impl<'a> Checker<'a> {
                     n: cnt.to_string(),
                     local: None,
                     dims,
-                    inv: "mpd_inv_none".into(),
+                    inv: eops::INV_NONE.into(),
                     proc_impl: false,
                     global_owner: self.global,
                     sem: true,
@@ -716,7 +675,7 @@ impl<'a> Checker<'a> {
                             return None;
                         }
                         let ix = self.op_subscripts(&r, &sig.name, subs, e.span)?;
-                        return Some((sig, Target::Op(self.op_ptr(&r, &format!("{} + {}", r.idx, ix)))));
+                        return Some((sig, Target::Op(self.op_ptr(&r, &eops::op_elem(r.idx, &ix)))));
                     }
                 }
                 // g.f[i]: an element of an op array of component g
@@ -728,7 +687,7 @@ impl<'a> Checker<'a> {
                                 return None;
                             }
                             let ix = self.op_subscripts(&r, &sig.name, subs, e.span)?;
-                            return Some((sig, Target::Op(self.op_ptr(&r, &format!("{} + {}", r.idx, ix)))));
+                            return Some((sig, Target::Op(self.op_ptr(&r, &eops::op_elem(r.idx, &ix)))));
                         }
                     }
                 }
@@ -743,8 +702,8 @@ impl<'a> Checker<'a> {
                             let want = r.ixty.first().cloned().unwrap_or(Ty::Int);
                             self.check_op_subscript(&want, &i, ie.span);
                             let p = self.pos(ie.span);
-                            let ix = format!("mpd_op_index({}, {}, {}, {})", p, i.c, r.lo, r.n);
-                            return Some((sig, Target::Cap(CapC::rc_op(&bv.c, format!("{} + {}", r.idx, ix)))));
+                            let ix = eops::op_index(&p, &i.c, &r.lo, &r.n);
+                            return Some((sig, Target::Cap(CapC::rc_op(&bv.c, eops::op_elem(r.idx, &ix)))));
                         }
                     }
                     self.code.out.truncate(saved);
@@ -802,7 +761,7 @@ impl<'a> Checker<'a> {
             let want = r.ixty.get(k).cloned().unwrap_or(Ty::Int);
             self.check_op_subscript(&want, &i, ie.span);
             let p = self.pos(ie.span);
-            acc = format!("(({}) * ({}) + mpd_op_index({}, {}, {}, {}))", acc, n, p, i.c, lo, n);
+            acc = eops::op_index_step(&acc, &p, &i.c, lo, n);
         }
         Some(acc)
     }
@@ -896,7 +855,7 @@ impl<'a> Checker<'a> {
                     ret_name: None,
                     selfc: String::new(),
                     external: false,
-                    op: Some(OpRef { sem: true, ..OpRef::scalar(String::new(), 0, "mpd_inv_none".into()) }),
+                    op: Some(OpRef { sem: true, ..OpRef::scalar(String::new(), 0, eops::INV_NONE.into()) }),
                 };
                 Some((Rc::new(sig), Target::Cap(v.c.into())))
             }
@@ -939,7 +898,7 @@ impl<'a> Checker<'a> {
         // the block: the struct, then the parameters sized at run time
         let b = self.tmp();
         let sz = self.tmp();
-        self.code.put(&format!("size_t {} = sizeof(struct {});", sz, r.inv));
+        self.code.put(&eops::block_size(&sz, &r.inv));
         let mut offs = Vec::new();
         for (i, (v, p)) in vals.iter().zip(sig.params.iter()).enumerate() {
             if p.ty.is_blob() && self.types.size_of(&p.ty).is_none() && p.mode != ParamMode::Ref {
@@ -955,24 +914,24 @@ impl<'a> Checker<'a> {
                 }
                 let o = self.tmp();
                 let size = match (&p.ty, v.form) {
-                    (Ty::Str(_), Form::Blob) if v.ty.is_string() => format!("mpd_blob_size_k({}, MPD_BLOB_STR)", v.c),
+                    (Ty::Str(_), Form::Blob) if v.ty.is_string() => eops::blob_size(&v.c, true),
                     (Ty::Str(_), _) => {
                         let s = self.sv(v);
                         let t = self.tmp();
-                        self.code.put(&format!("mpd_sv {} = {};", t, s));
+                        self.code.put(&eops::str_view(&t, &s));
                         offs.push((i, o.clone(), Some(t.clone())));
-                        self.code.put(&format!("size_t {} = {};", o, sz));
-                        self.code.put(&format!("{} += MPD_STR_SIZE({}.len);", sz, t));
+                        self.code.put(&eops::param_offset(&o, &sz));
+                        self.code.put(&eops::grow_by_str(&sz, &t));
                         continue;
                     }
                     (Ty::Arr(..), _) if v.ty.is_string() => {
                         self.error(args[i].span, "pass chars(s) for a char array parameter");
                         "16".into()
                     }
-                    _ => format!("mpd_blob_size_k({}, MPD_BLOB_ARR)", v.c),
+                    _ => eops::blob_size(&v.c, false),
                 };
-                self.code.put(&format!("size_t {} = {};", o, sz));
-                self.code.put(&format!("{} += MPD_ALIGN({});", sz, size));
+                self.code.put(&eops::param_offset(&o, &sz));
+                self.code.put(&eops::grow_by(&sz, &size));
                 offs.push((i, o, None));
             }
         }
@@ -988,26 +947,17 @@ impl<'a> Checker<'a> {
             None
         };
         if static_size.map_or(false, |n| n <= INV_STACK_MAX) {
-            // the runtime sets every header field it reads except `size`;
-            // the parameters start zeroed, as on the heap
-            self.code.put(&format!(
-                "struct {inv} {b}s, *{b} = &{b}s; {b}s.h.size = (uint32_t){sz}; memset((char *){b} + sizeof(mpd_invb), 0, {sz} - sizeof(mpd_invb));",
-                inv = r.inv, b = b, sz = sz
-            ));
+            self.code.put(&eops::block_on_stack(&r.inv, &b, &sz));
         } else {
             let t = self.t();
-            self.code.put(&format!("struct {inv} *{b} = mpd_tmp_alloc({t}, {sz}); {b}->h.size = (uint32_t){sz};", inv = r.inv, b = b, t = t, sz = sz));
+            self.code.put(&eops::block_on_heap(&r.inv, &b, t, &sz));
         }
         for (i, o, view) in &offs {
-            self.code.put(&format!("{}->p{}_off = (uint32_t){};", b, i, o));
-            let dst = format!("((char *){} + {})", b, o);
+            self.code.put(&eops::set_param_offset(&b, *i, o));
+            let dst = eops::param_at(&b, o);
             match view {
-                Some(t) => self.code.put(&format!("mpd_str_init({d}, {t}.len); mpd_str_set(mpd_F, 0, {d}, {t});", d = dst, t = t)),
-                None => {
-                    let kind = if sig.params[*i].ty.is_string() { "MPD_BLOB_STR" } else { "MPD_BLOB_ARR" };
-                    let v = &vals[*i];
-                    self.code.put(&format!("memcpy({d}, {v}, mpd_blob_size_k({v}, {k}));", d = dst, v = v.c, k = kind));
-                }
+                Some(t) => self.code.put(&eops::copy_str_param(&dst, t)),
+                None => self.code.put(&eops::copy_blob_param(&dst, &vals[*i].c, sig.params[*i].ty.is_string())),
             }
         }
         let mut backs = Vec::new();
@@ -1043,44 +993,33 @@ impl<'a> Checker<'a> {
         let pos = self.pos(span);
         if let Some(res) = self.create_issue.take() {
             let t = self.tmp();
-            let vm = self.create_on.take().map(|c| format!("&{}", c)).unwrap_or_else(|| "NULL".into());
-            self.code.put(&format!("mpd_cap {} = mpd_create_on({}, &{}_pat, &{}->h, {}, &{}->h);", t, pos, names::res_struct(&res), b, vm, self.self_arg()));
+            let vm = eops::create_vm_arg(self.create_on.take());
+            self.code.put(&eops::create(&t, &pos, &res, &b, &vm, &self.self_arg()));
             return V::scalar(t, Ty::Cap(CapTy::Resource(res)));
         }
         if let Some(cur) = self.fwd_issue.clone() {
             // forward: the invoker of `cur` is answered when this invocation is
             let cap = match target {
-                Target::Op(op) => format!("mpd_cap_of_op({})", op),
+                Target::Op(op) => eops::cap_of_op(&op),
                 Target::Cap(c) => c.to_string(),
             };
-            self.code.put(&format!("{cur} = mpd_forward({}, {cur}, {}, &{}->h);", pos, cap, b, cur = cur));
+            self.code.put(&eops::forward(&pos, &cur, &cap, &b));
             return V::scalar("0".into(), Ty::Void);
         }
         if let Some((co, arm, idx)) = self.co_issue.clone() {
             // an arm of a co statement: the runtime copies the block; results are
             // copied out when the arm completes
-            let kind = if send { "MPD_INV_SEND" } else { "MPD_INV_CALL" };
-            self.code.put(&format!("{b}->h.co_arm = {arm}; {b}->h.co_idx = (uint32_t)({idx});", b = b, arm = arm, idx = idx));
-            match target {
-                Target::Op(op) => self.code.put(&format!("mpd_co_invoke_op({}, {}, {}, &{}->h, {});", pos, co, op, b, kind)),
-                Target::Cap(c) => self.code.put(&format!("mpd_co_invoke({}, {}, {}, &{}->h, {});", pos, co, c, b, kind)),
-            }
+            self.code.put(&co::arm(&b, arm, &idx));
+            self.code.put(&co::invoke(&pos, &co, target, &b, send));
             return V::scalar("0".into(), Ty::Void);
         }
-        let kind = if send { "send" } else { "call" };
-        match target {
-            Target::Op(op) => self.code.put(&format!("mpd_{}_op({}, {}, &{}->h);", kind, pos, op, b)),
-            Target::Cap(CapC { rc_op: Some((rc, i)), .. }) if !send => {
-                self.code.put(&format!("mpd_call_rc({}, {}, {}, &{}->h);", pos, rc, i, b))
-            }
-            Target::Cap(c) => self.code.put(&format!("mpd_{}({}, {}, &{}->h);", kind, pos, c, b)),
-        }
+        self.code.put(&eops::invoke(&pos, target, &b, send));
         for (v, dst, sp) in backs {
             let src = V { lv: false, ..dst };
             self.assign_into(&v, src, sp);
         }
         if sig.ret != Ty::Void && !send {
-            let c = format!("{}->ret", b);
+            let c = eops::block_ret(&b);
             if sig.ret.is_blob() {
                 V { c, ty: sig.ret.clone(), form: Form::Blob, k: None, lv: false, slice: None }
             } else {
@@ -1094,19 +1033,14 @@ impl<'a> Checker<'a> {
     /// Parameter `i` of block pointer `ib` (a typed pointer): inline, or after
     /// the struct at its recorded offset when its size is known only at run time.
     pub fn blk_param(&self, ib: &str, i: usize, t: &Ty) -> String {
-        if t.is_blob() && self.types.size_of(t).is_none() {
-            format!("((char *)({ib}) + ({ib})->p{i}_off)", ib = ib, i = i)
-        } else {
-            format!("({})->p{}", ib, i)
-        }
+        eops::blk_param(ib, i, t.is_blob() && self.types.size_of(t).is_none())
     }
 
     /// Parameter `i` of block `ib` as a value of its type, for any mode (a ref
     /// parameter is reached through the address the block holds).
     pub fn blk_param_of(&self, ib: &str, i: usize, p: &PSig) -> String {
         match (p.mode, p.ty.is_blob()) {
-            (ParamMode::Ref, true) => format!("({})->p{}", ib, i),
-            (ParamMode::Ref, false) => format!("(*({})->p{})", ib, i),
+            (ParamMode::Ref, blob) => eops::blk_ref_param(ib, i, blob),
             _ => self.blk_param(ib, i, &p.ty),
         }
     }
@@ -1138,13 +1072,13 @@ impl<'a> Checker<'a> {
                 self.error(span, "a ref argument must be a whole variable");
                 return;
             }
-            self.code.put(&format!("{}->p{} = {};", b, i, v.c));
+            self.code.put(&eops::ref_arg(b, i, &v.c, true));
         } else {
             if v.form != Form::Scalar {
                 self.error(span, "a ref argument must be a variable");
                 return;
             }
-            self.code.put(&format!("{}->p{} = &({});", b, i, v.c));
+            self.code.put(&eops::ref_arg(b, i, &v.c, false));
         }
     }
 
@@ -1177,10 +1111,7 @@ impl<'a> Checker<'a> {
                 self.error(e.span, "a semaphore takes no arguments");
             }
             let p = self.pos(e.span);
-            match target {
-                Target::Op(op) => self.code.put(&format!("mpd_op_V({}, {});", p, op)),
-                Target::Cap(c) => self.code.put(&format!("mpd_send({}, {}, &(mpd_invb){{ .size = sizeof(mpd_invb) }});", p, c)),
-            }
+            self.code.put(&inop::p_or_v(&p, target, true));
             return V::scalar("0".into(), Ty::Void);
         }
         // `send op()` of a parameterless op known statically is V (mpd_op_V
@@ -1192,7 +1123,7 @@ impl<'a> Checker<'a> {
             if let Target::Op(op) = &target {
                 let p = self.pos(e.span);
                 // (MPD_TRACE shows it as SEND unless the op is a `sem`)
-                self.code.put(&format!("mpd_op_V({}, {});", p, op));
+                self.code.put(&inop::v(&p, op));
                 return V::scalar("0".into(), Ty::Void);
             }
         }
@@ -1224,7 +1155,7 @@ impl<'a> Checker<'a> {
         }
         let op = match target {
             Target::Op(op) => op,
-            Target::Cap(c) => format!("mpd_in_cap({}, {})", p, c),
+            Target::Cap(c) => inop::in_cap(&p, &c.to_string()),
         };
         if args.len() != sig.params.len() {
             self.error(e.span, format!("receive: wrong number of arguments (`{}` has {} parameters, not {})", sig.name, sig.params.len(), args.len()));
@@ -1234,13 +1165,13 @@ impl<'a> Checker<'a> {
         // the invocation when the op is not a semaphore at run time)
         if r.sem || (sig.params.is_empty() && sig.ret == Ty::Void) {
             // (MPD_TRACE shows it as IN/ARM/NI unless the op is a `sem`)
-            self.code.put(&format!("mpd_op_P({}, {});", p, op));
+            self.code.put(&inop::p(&p, &op));
             return;
         }
         let ib = self.tmp();
         self.code.put(&crate::emit::trace::event(&p, "IN", "0"));
-        self.code.put(&format!("struct {} *{} = (struct {} *)mpd_receive_op({}, {});", r.inv, ib, r.inv, p, op));
-        self.code.put(&crate::emit::trace::event_invoker(&p, "ARM", &format!("&{}->h", ib)));
+        self.code.put(&inop::receive(&r.inv, &ib, &p, &op));
+        self.code.put(&crate::emit::trace::event_invoker(&p, "ARM", &inop::block_hdr(&ib)));
         for (i, (a, ps)) in args.iter().zip(sig.params.iter()).enumerate() {
             let v = self.expr(a);
             if !v.lv && v.ty != Ty::Error {
@@ -1255,8 +1186,8 @@ impl<'a> Checker<'a> {
             };
             self.with_mismatch(format!("receive: argument {} is incompatible", i + 1), |c| c.assign_into(&v, src, a.span));
         }
-        self.code.put(&crate::emit::trace::event_invoker(&p, "NI", &format!("&{}->h", ib)));
-        self.code.put(&format!("mpd_in_done(&{}->h);", ib));
+        self.code.put(&crate::emit::trace::event_invoker(&p, "NI", &inop::block_hdr(&ib)));
+        self.code.put(&inop::in_done(&ib));
         self.flush_tmps();
     }
 
@@ -1273,24 +1204,21 @@ impl<'a> Checker<'a> {
         if !v {
             self.input_impl_check(&sig, &target, e.span);
         }
-        let op = match target {
-            Target::Op(op) => op,
-            Target::Cap(c) => {
-                if v {
-                    self.code.put(&format!("mpd_send({}, {}, &(mpd_invb){{ .size = sizeof(mpd_invb) }});", p, c));
-                    return;
-                }
-                format!("mpd_in_cap({}, {})", p, c)
-            }
-        };
-        match (&self.chunk, v) {
+        match (&self.chunk, v, target) {
             // in a loop taking its slice in chunks (chunk.rs): a P that waits
             // keeps the loop's countdown right
-            (Some(ch), false) => {
-                let (sl, unrun) = (ch.sl.clone(), ch.unrun.clone());
-                self.code.put(&format!("mpd_op_P_chunked({}, {}, &{}, {});", p, op, sl, unrun));
+            (Some(ch), false, target) => {
+                let op = match target {
+                    Target::Op(op) => op,
+                    Target::Cap(c) => inop::in_cap(&p, &c.to_string()),
+                };
+                self.code.put(&inop::p_chunked(&p, &op, &ch.sl, &ch.unrun));
             }
-            _ => self.code.put(&format!("mpd_op_{}({}, {});", if v { "V" } else { "P" }, p, op)),
+            (_, v, Target::Cap(c)) if v => {
+                self.code.put(&inop::v_cap(&p, &c.to_string()));
+                return;
+            }
+            (_, v, target) => self.code.put(&inop::p_or_v(&p, target, v)),
         }
         self.flush_tmps();
     }
@@ -1304,17 +1232,14 @@ impl<'a> Checker<'a> {
         let inst = self.owner_inst(&r);
         let k = self.op_sig(sig);
         let ty = if r.sem { Ty::Cap(CapTy::Sem) } else { Ty::Cap(CapTy::Op(k)) };
-        V::scalar(format!("mpd_cap_of({}, {})", inst, r.idx), ty)
+        V::scalar(eops::cap_of(&inst, r.idx), ty)
     }
 
     /// `?op`.
     pub fn pending(&mut self, e: &Expr) -> V {
         let Some((_, target)) = self.op_target_for(e, OpUse::Pending) else { return V::err() };
         let p = self.pos(e.span);
-        match target {
-            Target::Op(op) => V::scalar(format!("mpd_pending_op({})", op), Ty::Int),
-            Target::Cap(c) => V::scalar(format!("mpd_pending({}, {})", p, c), Ty::Int),
-        }
+        V::scalar(inop::pending(&p, target), Ty::Int)
     }
 
     /// `process p[quantifiers] { body }`: a proc run once per quantifier value,
@@ -1322,8 +1247,8 @@ impl<'a> Checker<'a> {
     pub fn process_decl(&mut self, p: &ast::ProcDecl) {
         let idx = self.nops;
         self.nops += 1;
-        let fname = format!("mpdp_{}_{}_proc", self.comp, p.name.name);
-        let inv = format!("inv_{}_{}", self.comp, p.name.name);
+        let fname = eops::process_fn(&self.comp, &p.name.name);
+        let inv = eops::inv_name(&self.comp, &p.name.name);
         // a process is an op taking its quantifier variables: `send p(v)`
         // starts another instance.  Its parameters are ints whatever the
         // quantifier ranges over, as in MPD 1.0.1: `process p[c = 'a' to 'b']`
@@ -1349,7 +1274,7 @@ impl<'a> Checker<'a> {
             n: 1,
             procfn: Some(fname.clone()),
             sem: false,
-            flags: "MPD_OP_SENDONLY".into(),
+            flags: eops::PROCESS_FLAGS.into(),
         });
         // start code (runs at the end of the initial code)
         let saved = std::mem::replace(&mut self.code, crate::emit::Code::new(&self.file_name, self.opts.lines));
@@ -1360,30 +1285,27 @@ impl<'a> Checker<'a> {
         let mut qvars = Vec::new();
         for q in &p.quants {
             let super::quant::Quant { ty, real, start, end, step } = self.quant(q);
-            let v = format!("{}_{}", names::var(&q.var.name), self.fresh);
+            let v = eops::quant_var(&q.var.name, self.fresh);
             self.fresh += 1;
-            // as in `for`: the step is added as written; downto's default is -1;
-            // a wide loop variable so the end of the int range ends the loop
-            let cmp = if q.downto { ">=" } else { "<=" };
-            let lt = if real { "double" } else { "long long" };
-            self.code.open(&format!("for ({lt} {v}_l = {s}; {v}_l {cmp} {e}; {v}_l += {st}) {{", lt = lt, v = v, s = start.c, e = end.c, cmp = cmp, st = step));
+            // downto's default step is -1 (quant.rs)
+            self.code.open(&eops::process_quant_loop(&v, real, q.downto, &start.c, &end.c, &step));
             opened += 1;
             let ct = self.ctype(&ty);
-            self.code.put(&format!("{ct} {v} = ({ct}){v}_l;", ct = ct, v = v));
+            self.code.put(&eops::process_quant_var(&ct, &v));
             self.declare(&q.var, Sym::Var { c: v.clone(), ty, assignable: false });
             if let Some(stc) = &q.st {
                 let c = self.quant_st(stc);
-                self.code.open(&format!("if ({}) {{", c));
+                self.code.open(&eops::process_quant_st(&c));
                 opened += 1;
             }
             qvars.push(v);
         }
-        self.code.put(&format!("struct {} {} = {{ .h.size = sizeof({}) }};", inv, b, b));
+        self.code.put(&eops::process_block(&inv, &b));
         for (i, v) in qvars.iter().enumerate() {
-            self.code.put(&format!("{}.p{} = {};", b, i, v));
+            self.code.put(&eops::process_block_param(&b, i, v));
         }
         let pos = self.pos(p.name.span);
-        self.code.put(&format!("mpd_send_op({}, &self->h.ops[{}], &{}.h);", pos, idx, b));
+        self.code.put(&eops::process_start(&pos, idx, &b));
         for _ in 0..opened {
             self.code.close("}");
         }
@@ -1398,19 +1320,18 @@ impl<'a> Checker<'a> {
         self.at_top = false;
         self.push();
         self.code.line(self.line(p.name.span));
-        self.code.put(&format!("struct {} *ib = (struct {} *)ib_; (void)ib;", inv, inv));
-        self.code.put(&format!("{} *self = ({} *)self_; (void)self;", self.self_type(), self.self_type()));
-        self.code.put(names::OPS_LOCAL);
-        self.code.put("mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f;");
+        for line in eops::process_prologue(&inv, &self.self_type()) {
+            self.code.put(&line);
+        }
         for (i, ps) in params.iter().enumerate() {
-            self.declare(&p.quants[i].var, Sym::Var { c: format!("ib->p{}", i), ty: ps.ty.clone(), assignable: false });
+            self.declare(&p.quants[i].var, Sym::Var { c: eops::process_param(i), ty: ps.ty.clone(), assignable: false });
         }
         // MPD_TRACE: a process is traced as a proc (after the SEND that
         // started it), by a traced copy chosen when its op is declared
         let tpos = self.pos(p.name.span);
-        let ret = "mpd_tmp_free(&_t); mpd_tmp_free(&_f); return;".to_string();
+        let ret = eops::PROCESS_RETURN.to_string();
         let saved_ret = self.ret.replace(super::RetInfo { stmt: ret.clone() });
-        let saved_tp = self.trace_proc.replace("ib_".into());
+        let saved_tp = self.trace_proc.replace(eops::PROCESS_IB.into());
         self.block_stmts(&p.body.stmts);
         self.trace_proc = saved_tp;
         self.local_ops_end_all();
@@ -1420,75 +1341,38 @@ impl<'a> Checker<'a> {
         self.at_top = saved_top;
         self.loop_labels = saved_loops;
         let body = std::mem::replace(&mut self.code, saved).take();
-        self.protos.push_str(&format!("static void {}(mpd_res *self_, mpd_invb *ib_);\n", fname));
-        self.funcs.push_str(&format!("static void {}(mpd_res *self_, mpd_invb *ib_) {{\n{}}}\n", fname, body));
-        self.funcs.push_str(&format!(
-            "__attribute__((noinline, cold)) static void {f}_tr(mpd_res *self_, mpd_invb *ib_) {{\n    void *_trf = mpd_trc_enter({p}, {n}, ib_);\n    {f}(self_, ib_);\n    mpd_trc_leave({p}, _trf);\n}}\n",
-            f = fname,
-            p = tpos,
-            n = crate::emit::lit::c_string(format!("{}.{}", self.comp, p.name.name).as_bytes())
-        ));
-    }
-
-    /// MPD_TRACE of a semaphore declaration: CREATES, and INITS when it has a
-    /// (scalar) initial value.
-    fn trace_sem(&mut self, pos: &str, op: &str, n: &str, init: Option<&str>) {
-        self.code.put(&format!(
-            "if (__builtin_expect(mpd_trc_on, 0)) mpd_trc_sems({}, {}, (uint32_t)({}), {});",
-            pos,
-            op,
-            n,
-            // the runtime reads the initial value back: `e` is evaluated once
-            if init.is_some() { "1" } else { "0" }
-        ));
+        self.protos.push_str(&eops::process_proto(&fname));
+        let (plain, traced) = eops::process_defs(&fname, &body, &tpos, &format!("{}.{}", self.comp, p.name.name));
+        self.funcs.push_str(&plain);
+        self.funcs.push_str(&traced);
     }
 
     /// The procfn wrapper of a proc: unpacks its block and calls the C function.
     pub fn proc_wrapper(&mut self, sig: &ProcSig, pos: &str) -> String {
         let r = sig.op.clone().unwrap();
-        let w = format!("{}_ib", sig.cname);
-        let mut args = vec![format!("({} *)self_", self.self_type()), "&_t".to_string(), "&ib_".to_string()];
+        let w = eops::wrapper_fn(&sig.cname);
+        let mut args = eops::wrapper_head_args(&self.self_type());
         for (i, p) in sig.params.iter().enumerate() {
             let byref = !matches!(p.mode, ParamMode::Default | ParamMode::Val);
             if p.mode == ParamMode::Ref {
-                // the block holds the address already
-                args.push(format!("ib->p{}", i));
+                args.push(eops::wrapper_ref_arg(i));
             } else if p.ty.is_blob() || !byref {
                 args.push(self.blk_param("ib", i, &p.ty));
             } else {
-                args.push(format!("&ib->p{}", i));
+                args.push(eops::wrapper_var_arg(i));
             }
         }
-        let one = |f: &str| -> String {
-            let call = format!("{}({})", f, args.join(", "));
-            if sig.ret == Ty::Void {
-                format!("{};", call)
-            } else if sig.ret.is_blob() {
-                let n = self.types.size_of(&sig.ret).unwrap_or(16);
-                format!("memcpy(ib->ret, {}, {});", call, n)
-            } else {
-                format!("ib->ret = {};", call)
-            }
+        let ret = if sig.ret == Ty::Void {
+            eops::WrapRet::Void
+        } else if sig.ret.is_blob() {
+            eops::WrapRet::Blob(self.types.size_of(&sig.ret).unwrap_or(16))
+        } else {
+            eops::WrapRet::Scalar
         };
-        // MPD_TRACE: while tracing, the op gets a copy of the wrapper that
-        // writes PROC and ENDPROC around the proc (finish_component chooses
-        // when it declares the op), so the wrapper itself has no test
-        let call = one(&sig.cname);
-        self.funcs.push_str(&format!(
-            "__attribute__((noinline, cold)) static void {w}_tr(mpd_res *self_, mpd_invb *ib_) {{\n    void *_trf = mpd_trc_enter_proc({p}, \"{c}.{n}\", (void *)&ib_);\n    struct {inv} *ib = (struct {inv} *)ib_;\n    mpd_tmp *_t = NULL;\n    {call}\n    mpd_trc_leave({p}, _trf);\n    mpd_tmp_free(&_t);\n}}\n",
-            w = w,
-            p = pos,
-            c = self.comp,
-            n = sig.name,
-            inv = r.inv,
-            call = call
-        ));
-        self.funcs.push_str(&format!(
-            "static void {w}(mpd_res *self_, mpd_invb *ib_) {{\n    struct {inv} *ib = (struct {inv} *)ib_;\n    mpd_tmp *_t = NULL;\n    {call}\n    mpd_tmp_free(&_t);\n}}\n",
-            w = w,
-            inv = r.inv,
-            call = call
-        ));
+        let call = eops::wrapper_call(&sig.cname, &args, ret);
+        let (traced, plain) = eops::wrapper_defs(&w, pos, &self.comp, &sig.name, &r.inv, &call);
+        self.funcs.push_str(&traced);
+        self.funcs.push_str(&plain);
         w
     }
 
@@ -1498,18 +1382,18 @@ impl<'a> Checker<'a> {
             // `on host` names a physical machine (int or string); every virtual
             // machine lives in this process, so it is evaluated and not used
             let machine = match on {
-                None => "-1".to_string(),
+                None => eops::MACHINE_HERE.to_string(),
                 Some(o) => {
                     let v = self.expr(o);
                     if v.ty == Ty::Int {
-                        format!("(int)({})", v.c)
+                        eops::machine_int(&v.c)
                     } else if v.ty.is_string() || v.ty.is_char_array() {
-                        format!("mpd_vm_machine_of({})", self.sv(&v))
+                        eops::machine_named(&self.sv(&v))
                     } else {
                         if v.ty != Ty::Error {
                             self.error(o.span, format!("vm location is neither integer nor string ({})", self.types.show(&v.ty)));
                         }
-                        "-1".to_string()
+                        eops::MACHINE_HERE.to_string()
                     }
                 }
             };
@@ -1518,7 +1402,7 @@ impl<'a> Checker<'a> {
             }
             let t = self.tmp();
             let p = self.pos(span);
-            self.code.put(&format!("mpd_cap {} = mpd_vm_create({}, {}, &{}->h);", t, p, machine, self.self_arg()));
+            self.code.put(&eops::vm_create(&t, &p, &machine, &self.self_arg()));
             return V::scalar(t, Ty::Cap(CapTy::Vm));
         };
         self.create_on = None;
@@ -1527,7 +1411,7 @@ impl<'a> Checker<'a> {
             match v.ty {
                 Ty::Cap(CapTy::Vm) => {
                     let t = self.tmp();
-                    self.code.put(&format!("mpd_cap {} = {};", t, v.c));
+                    self.code.put(&eops::cap_tmp(&t, &v.c));
                     self.create_on = Some(t);
                 }
                 Ty::Error => {}
@@ -1569,7 +1453,7 @@ impl<'a> Checker<'a> {
             ret_name: None,
             selfc: String::new(),
             external: false,
-            op: Some(OpRef::scalar(name.to_string(), 0, format!("{}_args", names::res_struct(name)))),
+            op: Some(OpRef::scalar(name.to_string(), 0, eops::create_args(name))),
         };
         self.create_issue = Some(name.to_string());
         let v = self.invoke_block(&sig, Target::Cap(String::new().into()), args, false, span);

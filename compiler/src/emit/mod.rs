@@ -3,14 +3,17 @@
 //! The checker drives generation (as Lua's parser drives lcode.c): it resolves and
 //! types each construct and asks this module to write the C for it.
 pub mod builtin;
+pub mod co;
 pub mod data;
 pub mod expr;
+pub mod inop;
 pub mod io;
 pub mod co_stmt;
 pub mod component;
 pub mod in_stmt;
 pub mod lit;
 pub mod names;
+pub mod ops;
 pub mod stmt;
 pub mod trace;
 pub mod var;
