@@ -1,0 +1,104 @@
+//! input: `receive`, P and V, `?op` -- statements that service an op or
+//! ask about its pending invocations (emit/inop.rs spells them).
+use super::ops::{OpUse, Target};
+use super::types::Ty;
+use super::{Checker, Form, V};
+use crate::emit::inop;
+use crate::syntax::ast::{self, Expr, ExprKind};
+
+impl<'a> Checker<'a> {
+    /// `receive op(v1, ...)`.
+    pub fn receive(&mut self, e: &Expr) {
+        let (callee, args) = match &e.kind {
+            ExprKind::Call { callee, args } => (callee.as_ref(), args.as_slice()),
+            _ => (e, &[][..]),
+        };
+        let Some((sig, target)) = self.op_target_for(callee, OpUse::Input) else { return };
+        self.input_impl_check(&sig, &target, callee.span);
+        let r = sig.op.clone().unwrap();
+        let p = self.pos(e.span);
+        if sig.ret != Ty::Void {
+            self.error(e.span, format!("cannot receive an op that returns a value (`{}` returns {})", sig.name, self.types.show(&sig.ret)));
+            return;
+        }
+        if sig.params.iter().any(|p| matches!(p.mode, ast::ParamMode::Var | ast::ParamMode::Res)) {
+            self.error(e.span, format!("cannot receive an op having a var or res param (`{}`)", sig.name));
+            return;
+        }
+        let op = match target {
+            Target::Op(op) => op,
+            Target::Cap(c) => inop::in_cap(&p, &c.to_string()),
+        };
+        if args.len() != sig.params.len() {
+            self.error(e.span, format!("receive: wrong number of arguments (`{}` has {} parameters, not {})", sig.name, sig.params.len(), args.len()));
+            return;
+        }
+        // receive of a parameterless op is P (mpd_op_P receives and completes
+        // the invocation when the op is not a semaphore at run time)
+        if r.sem || (sig.params.is_empty() && sig.ret == Ty::Void) {
+            // (MPD_TRACE shows it as IN/ARM/NI unless the op is a `sem`)
+            self.code.put(&inop::p(&p, &op));
+            return;
+        }
+        let ib = self.tmp();
+        self.code.put(&crate::emit::trace::event(&p, "IN", "0"));
+        self.code.put(&inop::receive(&r.inv, &ib, &p, &op));
+        self.code.put(&crate::emit::trace::event_invoker(&p, "ARM", &inop::block_hdr(&ib)));
+        for (i, (a, ps)) in args.iter().zip(sig.params.iter()).enumerate() {
+            let v = self.expr(a);
+            if !v.lv && v.ty != Ty::Error {
+                self.error(a.span, "assignment target is not a variable (receive needs variables)");
+                continue;
+            }
+            let c = self.blk_param_of(&ib, i, ps);
+            let src = if ps.ty.is_blob() {
+                V { c, ty: ps.ty.clone(), form: Form::Blob, k: None, lv: false, slice: None }
+            } else {
+                V::scalar(c, ps.ty.clone())
+            };
+            self.with_mismatch(format!("receive: argument {} is incompatible", i + 1), |c| c.assign_into(&v, src, a.span));
+        }
+        self.code.put(&crate::emit::trace::event_invoker(&p, "NI", &inop::block_hdr(&ib)));
+        self.code.put(&inop::in_done(&ib));
+        self.flush_tmps();
+    }
+
+    /// `P(s)` / `V(s)`.
+    pub fn p_v(&mut self, e: &Expr, v: bool) {
+        let Some((sig, target)) = self.op_target_for(e, if v { OpUse::Invoke } else { OpUse::Input }) else { return };
+        let r = sig.op.clone().unwrap();
+        let p = self.pos(e.span);
+        if !r.sem && !sig.params.is_empty() {
+            self.error(e.span, "P and V need a semaphore");
+            return;
+        }
+        // P is input on the op, as receive is
+        if !v {
+            self.input_impl_check(&sig, &target, e.span);
+        }
+        match (&self.chunk, v, target) {
+            // in a loop taking its slice in chunks (chunk.rs): a P that waits
+            // keeps the loop's countdown right
+            (Some(ch), false, target) => {
+                let op = match target {
+                    Target::Op(op) => op,
+                    Target::Cap(c) => inop::in_cap(&p, &c.to_string()),
+                };
+                self.code.put(&inop::p_chunked(&p, &op, &ch.sl, &ch.unrun));
+            }
+            (_, v, Target::Cap(c)) if v => {
+                self.code.put(&inop::v_cap(&p, &c.to_string()));
+                return;
+            }
+            (_, v, target) => self.code.put(&inop::p_or_v(&p, target, v)),
+        }
+        self.flush_tmps();
+    }
+
+    /// `?op`.
+    pub fn pending(&mut self, e: &Expr) -> V {
+        let Some((_, target)) = self.op_target_for(e, OpUse::Pending) else { return V::err() };
+        let p = self.pos(e.span);
+        V::scalar(inop::pending(&p, target), Ty::Int)
+    }
+}
