@@ -10,10 +10,10 @@
 //! or procedure invocation, a predefined function, I/O, `create`, `new`,
 //! nested loops with their own loop tops, `in`, ...) disqualifies the
 //! loop.  `V` is allowed: it hands its unit over without switching.  So is
-//! `P`, which switches only when it waits: it is emitted as
-//! `mpd_op_P_chunked`, which on that path alone takes up what the countdown
-//! became after the wait (putting it back first where the wait might not
-//! switch), so the yields stay exact (mpd/abi/ops.h).
+//! `P`, which switches only when it waits: it is emitted as a chunked P
+//! (emit/inop.rs `p_chunked`), which on that path alone takes up what the
+//! countdown became after the wait (putting it back first where the wait
+//! might not switch), so the yields stay exact (mpd/abi/ops.h).
 use crate::syntax::ast::{ArrayElem, Block, Bound, DeclKind, Expr, ExprKind, Range, Stmt, StmtKind, Subscript, Type, TypeKind};
 
 /// The C names of a loop taking its slice in chunks: `sl` is the countdown
@@ -27,7 +27,7 @@ pub struct ChunkVars {
 }
 
 /// Whether `b` can run in a chunked loop: it cannot switch to another
-/// process, except in a `P` that waits (emitted as `mpd_op_P_chunked`).
+/// process, except in a `P` that waits (emitted as a chunked P).
 pub fn block_can_chunk(b: &Block) -> bool {
     b.stmts.iter().all(stmt)
 }

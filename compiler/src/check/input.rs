@@ -33,10 +33,10 @@ impl<'a> Checker<'a> {
             self.error(e.span, format!("receive: wrong number of arguments (`{}` has {} parameters, not {})", sig.name, sig.params.len(), args.len()));
             return;
         }
-        // receive of a parameterless op is P (mpd_op_P receives and completes
-        // the invocation when the op is not a semaphore at run time)
+        // receive of a parameterless op is P (the runtime's P receives and
+        // completes the invocation when the op is not a semaphore: emit/inop.rs)
         if r.sem || (sig.params.is_empty() && sig.ret == Ty::Void) {
-            // (MPD_TRACE shows it as IN/ARM/NI unless the op is a `sem`)
+            // (a trace shows it as IN/ARM/NI unless the op is a `sem`)
             self.code.put(&inop::p(&p, &op));
             return;
         }

@@ -301,7 +301,7 @@ impl<'a> Checker<'a> {
                     // `send f()` of an external: MPD 1.0.1 runs it; here in place
                     let v = self.call_expr(callee, args, e.span);
                     if v.ty != Ty::Error {
-                        self.code.put(&format!("(void)({});", v.c));
+                        self.code.put(&eops::discard(&v.c));
                     }
                     return V::scalar("0".into(), Ty::Void);
                 }
@@ -317,15 +317,15 @@ impl<'a> Checker<'a> {
             self.code.put(&inop::p_or_v(&p, target, true));
             return V::scalar("0".into(), Ty::Void);
         }
-        // `send op()` of a parameterless op known statically is V (mpd_op_V
-        // sends when the op is not a semaphore at run time)
+        // `send op()` of a parameterless op known statically is V (the
+        // runtime's V sends when the op is not a semaphore: emit/inop.rs)
         if send && args.is_empty() && sig.params.is_empty() && sig.ret == Ty::Void && self.plain_issue() {
             if !self.restriction_ok(&r, &sig.name, send, e.span) {
                 return V::err();
             }
             if let Target::Op(op) = &target {
                 let p = self.pos(e.span);
-                // (MPD_TRACE shows it as SEND unless the op is a `sem`)
+                // (a trace shows it as SEND unless the op is a `sem`)
                 self.code.put(&inop::v(&p, op));
                 return V::scalar("0".into(), Ty::Void);
             }

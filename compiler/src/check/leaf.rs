@@ -2,10 +2,10 @@
 //! which yields at its top; no invocation, input, P/V, create, destroy or
 //! stop; only predefined functions that neither block nor do I/O).  A
 //! direct call of it from another resource needs no hold on the callee's
-//! instance (MPD_OP_LEAF, runtime lang/reclaim.c): nothing can destroy the
-//! instance while it runs, and on several VPs the grace period covers it.
-//! Every other direct proc is called holding the instance (mpd__call_held),
-//! so a destroy meanwhile keeps its memory until the call returns.
+//! instance (the op's leaf flag, runtime lang/reclaim.c): nothing can
+//! destroy the instance while it runs, and on several VPs the grace period
+//! covers it.  Every other direct proc is called holding the instance, so a
+//! destroy meanwhile keeps its memory until the call returns.
 use super::scope::Sym;
 use super::Checker;
 use crate::syntax::ast::{Bound, DeclKind, Expr, ExprKind, Stmt, StmtKind, Subscript};

@@ -172,14 +172,14 @@ impl<'a> Checker<'a> {
         for (i, p) in params.iter().enumerate() {
             if p.mode == ParamMode::Ref {
                 // a ref parameter travels as the address of the actual variable
-                let t = if p.ty.is_blob() { "char".to_string() } else { self.ctype(&p.ty) };
+                let t = if p.ty.is_blob() { eops::BLOB_REF_CTYPE.to_string() } else { self.ctype(&p.ty) };
                 fields.push_str(&eops::ref_field(&t, i));
                 continue;
             }
-            fields.push_str(&self.block_field(&format!("p{}", i), &p.ty, span));
+            fields.push_str(&self.block_field(&eops::param_field(i), &p.ty, span));
         }
         if *ret != Ty::Void {
-            fields.push_str(&self.block_field("ret", ret, span));
+            fields.push_str(&self.block_field(eops::RET_FIELD, ret, span));
         }
         self.invdefs.push_str(&eops::inv_struct(inv, &fields));
     }
@@ -385,7 +385,7 @@ impl<'a> Checker<'a> {
         for r in ranges {
             let (_, _, l, h) = self.range(r, true);
             let (a, b) = if self.at_top {
-                (self.raw_field("int"), self.raw_field("int"))
+                (self.raw_field(eops::DIM_CTYPE), self.raw_field(eops::DIM_CTYPE))
             } else {
                 let (a, b) = (self.tmp(), self.tmp());
                 self.code.put(&eops::dim_decl(&a, &b));

@@ -94,7 +94,7 @@ impl<'a> Checker<'a> {
         for (i, ps) in params.iter().enumerate() {
             self.declare(&p.quants[i].var, Sym::Var { c: eops::process_param(i), ty: ps.ty.clone(), assignable: false });
         }
-        // MPD_TRACE: a process is traced as a proc (after the SEND that
+        // tracing: a process is traced as a proc (after the SEND that
         // started it), by a traced copy chosen when its op is declared
         let tpos = self.pos(p.name.span);
         let ret = eops::PROCESS_RETURN.to_string();
@@ -125,7 +125,7 @@ impl<'a> Checker<'a> {
             if p.mode == ParamMode::Ref {
                 args.push(eops::wrapper_ref_arg(i));
             } else if p.ty.is_blob() || !byref {
-                args.push(self.blk_param("ib", i, &p.ty));
+                args.push(self.blk_param(eops::WRAPPER_IB, i, &p.ty));
             } else {
                 args.push(eops::wrapper_var_arg(i));
             }

@@ -139,6 +139,17 @@ pub fn cap_of_op(op: &str) -> String {
 
 // ---- invocation block structs
 
+/// The field of parameter `i` in a block struct.
+pub fn param_field(i: usize) -> String {
+    format!("p{}", i)
+}
+
+/// The field of the return value in a block struct.
+pub const RET_FIELD: &str = "ret";
+
+/// What a ref parameter's field points to when the parameter is a blob.
+pub const BLOB_REF_CTYPE: &str = "char";
+
 /// A ref parameter's field: the address of the actual (`char *` for a blob).
 pub fn ref_field(ctype: &str, i: usize) -> String {
     format!(" {} *p{};", ctype, i)
@@ -279,6 +290,11 @@ pub fn copy_blob_param(dst: &str, v: &str, string: bool) -> String {
 
 // ---- issuing an invocation
 
+/// `send f()` of an external runs the C function `call` in place.
+pub fn discard(call: &str) -> String {
+    format!("(void)({});", call)
+}
+
 /// `call`/`send` of block `b` to `target`.  A call of op `i` of a resource
 /// capability goes through mpd_call_rc (see CapC).
 pub fn invoke(pos: &str, target: Target, b: &str, send: bool) -> String {
@@ -353,6 +369,9 @@ pub fn local_ops_end(o: &str) -> String {
     format!("mpd_ops_local_end({});", o)
 }
 
+/// The C type of a dimension's low bound and count evaluated at run time.
+pub const DIM_CTYPE: &str = "int";
+
 /// Declares the locals `a` (low bound) and `b` (count) of a dimension.
 pub fn dim_decl(a: &str, b: &str) -> String {
     format!("int {}, {};", a, b)
@@ -378,6 +397,9 @@ pub enum WrapRet {
     Blob(usize),
     Scalar,
 }
+
+/// The block pointer (typed) in a procfn wrapper.
+pub const WRAPPER_IB: &str = "ib";
 
 /// The wrapper's first arguments of the proc: the instance, the statement
 /// temporaries, the block pointer.
