@@ -106,3 +106,18 @@ pub fn sem_own_first(idx: u32) -> String {
 pub fn trace_sems(pos: &str, op: &str, n: &str, init: bool) -> String {
     format!("if (__builtin_expect(mpd_trc_on, 0)) mpd_trc_sems({}, {}, (uint32_t)({}), {});", pos, op, n, if init { "1" } else { "0" })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emit::ops::CapC;
+
+    #[test]
+    fn p_and_v_of_a_capability() {
+        // V of a capability sends an empty block; P takes it as an input op
+        let c = || Target::Cap(CapC::from("c".to_string()));
+        assert_eq!(p_or_v("mpd_F, 2", c(), true), "mpd_send(mpd_F, 2, c, &(mpd_invb){ .size = sizeof(mpd_invb) });");
+        assert_eq!(p_or_v("mpd_F, 2", c(), false), "mpd_op_P(mpd_F, 2, mpd_in_cap(mpd_F, 2, c));");
+        assert_eq!(p_or_v("mpd_F, 2", Target::Op("&ops_[0]".into()), true), "mpd_op_V(mpd_F, 2, &ops_[0]);");
+    }
+}

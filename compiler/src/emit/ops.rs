@@ -528,3 +528,51 @@ pub fn process_defs(f: &str, body: &str, pos: &str, qualname: &str) -> (String, 
     );
     (plain, traced)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_of_a_resource_capabilitys_op_tests_the_resource_capability() {
+        let call = invoke("mpd_F, 3", Target::Cap(CapC::rc_op("rc", "2".into())), "_m1", false);
+        assert_eq!(call, "mpd_call_rc(mpd_F, 3, rc, 2, &_m1->h);");
+        // a send has no fast path: it takes the op capability
+        let send = invoke("mpd_F, 3", Target::Cap(CapC::rc_op("rc", "2".into())), "_m1", true);
+        assert_eq!(send, "mpd_send(mpd_F, 3, mpd_cap_op_of(rc, 2), &_m1->h);");
+        let own = invoke("mpd_F, 3", Target::Op(own_op_ptr("4")), "_m1", true);
+        assert_eq!(own, "mpd_send_op(mpd_F, 3, &ops_[4], &_m1->h);");
+    }
+
+    #[test]
+    fn a_parameter_sized_at_run_time_is_reached_by_its_offset() {
+        assert_eq!(blk_param("ib", 1, false), "(ib)->p1");
+        assert_eq!(blk_param("ib", 1, true), "((char *)(ib) + (ib)->p1_off)");
+        assert_eq!(blk_ref_param("ib", 0, false), "(*(ib)->p0)");
+    }
+
+    #[test]
+    fn op_array_subscripts_flatten_row_major() {
+        let first = op_index_step("0", "mpd_F, 1", "i", "1", "3");
+        assert_eq!(first, "((0) * (3) + mpd_op_index(mpd_F, 1, i, 1, 3))");
+        assert_eq!(op_elem(5, &first), format!("5 + {}", first));
+    }
+
+    /// The check/ files of operations decide and check; only emit/ spells
+    /// the runtime's names (issue 18).
+    #[test]
+    fn check_op_files_spell_no_runtime_name() {
+        let files = [
+            ("ops.rs", include_str!("../check/ops.rs")),
+            ("op_target.rs", include_str!("../check/op_target.rs")),
+            ("invoke.rs", include_str!("../check/invoke.rs")),
+            ("input.rs", include_str!("../check/input.rs")),
+            ("process.rs", include_str!("../check/process.rs")),
+            ("leaf.rs", include_str!("../check/leaf.rs")),
+            ("chunk.rs", include_str!("../check/chunk.rs")),
+        ];
+        for (name, src) in files {
+            assert!(!src.contains("mpd_") && !src.contains("MPD_"), "check/{} spells a runtime name", name);
+        }
+    }
+}
