@@ -29,17 +29,17 @@ impl<'a> Checker<'a> {
             }
             if lo == "#sec" {
                 let r = self.array_value(&rhs, lhs.ty.elem().cloned().unwrap_or(Ty::Error), span);
-                self.code.put(&format!("mpd_arr_section_set({}, {}, {}, {});", p, base, hi, r));
+                self.f.code.put(&format!("mpd_arr_section_set({}, {}, {}, {});", p, base, hi, r));
                 return;
             }
             match &lhs.ty {
                 Ty::Str(_) => {
                     let v = self.sv(&rhs);
-                    self.code.put(&format!("mpd_str_slice_set({}, {}, {}, {}, {});", p, base, lo, hi, v));
+                    self.f.code.put(&format!("mpd_str_slice_set({}, {}, {}, {}, {});", p, base, lo, hi, v));
                 }
                 _ => {
                     let r = self.array_value(&rhs, lhs.ty.elem().cloned().unwrap_or(Ty::Error), span);
-                    self.code.put(&format!("mpd_arr_slice_set({}, {}, {}, {}, {});", p, base, lo, hi, r));
+                    self.f.code.put(&format!("mpd_arr_slice_set({}, {}, {}, {}, {});", p, base, lo, hi, r));
                 }
             }
             return;
@@ -51,14 +51,14 @@ impl<'a> Checker<'a> {
                     return;
                 }
                 if rhs.ty.is_char_array() {
-                    self.code.put(&format!("mpd_str_set_chars({}, {}, {});", p, lhs.c, rhs.c));
+                    self.f.code.put(&format!("mpd_str_set_chars({}, {}, {});", p, lhs.c, rhs.c));
                 } else if let Some(tail) = appended_to(&rhs.c, &lhs.c) {
                     // s = s || e appends in place: a loop building a string
                     // this way would otherwise copy s twice per step
-                    self.code.put(&format!("mpd_str_append({}, {}, {});", p, lhs.c, tail));
+                    self.f.code.put(&format!("mpd_str_append({}, {}, {});", p, lhs.c, tail));
                 } else {
                     let v = self.sv(&rhs);
-                    self.code.put(&format!("mpd_str_set({}, {}, {});", p, lhs.c, v));
+                    self.f.code.put(&format!("mpd_str_set({}, {}, {});", p, lhs.c, v));
                 }
             }
             Ty::Arr(e, _, _) => {
@@ -74,9 +74,9 @@ impl<'a> Checker<'a> {
                     t = e;
                 }
                 if depth == 1 && !t.is_string() {
-                    self.code.put(&format!("mpd_arr_assign({}, {}, {});", p, lhs.c, r));
+                    self.f.code.put(&format!("mpd_arr_assign({}, {}, {});", p, lhs.c, r));
                 } else {
-                    self.code.put(&format!("mpd_arr_assign_d({}, {}, {}, {}, {});", p, lhs.c, r, depth, t.is_string() as i32));
+                    self.f.code.put(&format!("mpd_arr_assign_d({}, {}, {}, {}, {});", p, lhs.c, r, depth, t.is_string() as i32));
                 }
             }
             Ty::Rec(_) => {
@@ -85,11 +85,11 @@ impl<'a> Checker<'a> {
                     return;
                 }
                 let n = self.types.size_of(&lhs.ty).unwrap_or(16);
-                self.code.put(&format!("mpd_blob_copy({}, {}, {});", lhs.c, rhs.c, n));
+                self.f.code.put(&format!("mpd_blob_copy({}, {}, {});", lhs.c, rhs.c, n));
             }
             _ => {
                 let r = self.scalar_for(&lhs.ty, rhs, span);
-                self.code.put(&format!("{} = {};", lhs.c, r));
+                self.f.code.put(&format!("{} = {};", lhs.c, r));
             }
         }
     }
@@ -130,7 +130,7 @@ impl<'a> Checker<'a> {
         let c = self.scalar_for(&fty, v, span);
         let t = self.tmp();
         let p = self.pos(span);
-        self.code.put(&format!("mpd_cap {t} = {c}; {b} = mpd_rescap_with_op({p}, {b}, {i}, {t});", t = t, c = c, b = b.c, p = p, i = r.idx));
+        self.f.code.put(&format!("mpd_cap {t} = {c}; {b} = mpd_rescap_with_op({p}, {b}, {i}, {t});", t = t, c = c, b = b.c, p = p, i = r.idx));
         Some(V::scalar(t, fty))
     }
 
@@ -204,7 +204,7 @@ impl<'a> Checker<'a> {
         let c = self.scalar_for(&fty, v, span);
         let t = self.tmp();
         let p = self.pos(span);
-        self.code.put(&format!("mpd_cap {t} = {c}; {rc} = mpd_rescap_with_op({p}, {rc}, {slot}, {t});"));
+        self.f.code.put(&format!("mpd_cap {t} = {c}; {rc} = mpd_rescap_with_op({p}, {rc}, {slot}, {t});"));
         V::scalar(t, fty)
     }
 
@@ -238,7 +238,7 @@ impl<'a> Checker<'a> {
             let c = self.scalar_for(&l.ty, r, span);
             let t = self.tmp();
             let ct = self.ctype(&l.ty);
-            self.code.put(&format!("{} {} = {}; {} = {};", ct, t, c, l.c, t));
+            self.f.code.put(&format!("{} {} = {}; {} = {};", ct, t, c, l.c, t));
             return Some(V { c: t, ..l });
         }
         self.assign_into(&l, r, span);
@@ -267,22 +267,22 @@ impl<'a> Checker<'a> {
         let p = self.pos(span);
         match &a.ty {
             Ty::Str(_) => {
-                self.code.put(&format!("mpd_str_swap({}, {}, {});", p, a.c, b.c));
+                self.f.code.put(&format!("mpd_str_swap({}, {}, {});", p, a.c, b.c));
             }
             Ty::Arr(..) => {
-                self.code.put(&format!("mpd_arr_swap({}, {}, {});", p, a.c, b.c));
+                self.f.code.put(&format!("mpd_arr_swap({}, {}, {});", p, a.c, b.c));
             }
             Ty::Rec(_) => {
                 let n = self.types.size_of(&a.ty).unwrap_or(16);
-                self.code.put(&format!("mpd_blob_swap({}, {}, {});", a.c, b.c, n));
+                self.f.code.put(&format!("mpd_blob_swap({}, {}, {});", a.c, b.c, n));
             }
             _ => {
                 let t = self.tmp();
                 let ct = self.ctype(&a.ty);
-                self.code.put(&format!("{{ {} {} = {}; {} = {}; {} = {}; }}", ct, t, a.c, a.c, b.c, b.c, t));
+                self.f.code.put(&format!("{{ {} {} = {}; {} = {}; {} = {}; }}", ct, t, a.c, a.c, b.c, b.c, t));
                 // a scalar result is a snapshot, so later swaps do not change it
                 let r = self.tmp();
-                self.code.put(&format!("{} {} = {};", ct, r, a.c));
+                self.f.code.put(&format!("{} {} = {};", ct, r, a.c));
                 return Some(V::scalar(r, a.ty.clone()));
             }
         }

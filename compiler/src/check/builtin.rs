@@ -78,7 +78,7 @@ impl<'a> Checker<'a> {
             return V::err();
         }
         let mut cargs = vec![sig.selfc.clone(), {
-            self.used_tmp = true;
+            self.f.used_tmp = true;
             "&_t".to_string()
         }, "NULL".to_string()];
         if sig.external {
@@ -141,7 +141,7 @@ impl<'a> Checker<'a> {
                         } else if let (true, Some((base, lo, hi))) = (byref, v.slice.clone()) {
                             // a slice passed var: the callee's result goes back into it
                             let tmp = self.tmp();
-                            self.code.put(&format!("char *{} = {};", tmp, v.c));
+                            self.f.code.put(&format!("char *{} = {};", tmp, v.c));
                             let p = self.pos(a.span);
                             if lo == "#sec" {
                                 writeback.push(format!("mpd_arr_section_set({}, {}, {}, {});", p, base, hi, tmp));
@@ -195,7 +195,7 @@ impl<'a> Checker<'a> {
             self.fresh += 1;
             let var = format!("mpd_cs_{}", self.fresh);
             let p = self.pos(span);
-            self.protos.push_str(&crate::emit::trace::call_site(&var, &p));
+            self.out.protos.push_str(&crate::emit::trace::call_site(&var, &p));
             let types: Vec<String> = sig
                 .params
                 .iter()
@@ -214,25 +214,25 @@ impl<'a> Checker<'a> {
         }
         if sig.external && sig.ret.is_string() && !writeback.is_empty() {
             let t = self.tmp();
-            self.code.put(&format!("char *{} = {};", t, call));
+            self.f.code.put(&format!("char *{} = {};", t, call));
             for w in writeback.drain(..) {
-                self.code.put(&w);
+                self.f.code.put(&w);
             }
             call = t;
         }
         if !writeback.is_empty() {
             if sig.ret == Ty::Void {
-                self.code.put(&format!("{};", call));
+                self.f.code.put(&format!("{};", call));
                 for w in writeback {
-                    self.code.put(&w);
+                    self.f.code.put(&w);
                 }
                 return V::scalar("0".into(), Ty::Void);
             }
             let t = self.tmp();
             let ct = if sig.ret.is_blob() { "char *".to_string() } else { self.ctype(&sig.ret) };
-            self.code.put(&format!("{} {} = {};", ct, t, call));
+            self.f.code.put(&format!("{} {} = {};", ct, t, call));
             for w in writeback {
-                self.code.put(&w);
+                self.f.code.put(&w);
             }
             let form = if sig.ret.is_blob() { Form::Blob } else { Form::Scalar };
             return V { c: t, ty: sig.ret.clone(), form, k: None, lv: false, slice: None };
@@ -248,7 +248,7 @@ impl<'a> Checker<'a> {
         }
         if sig.ret.is_blob() {
             let t = self.tmp();
-            self.code.put(&format!("char *{} = {};", t, call));
+            self.f.code.put(&format!("char *{} = {};", t, call));
             V { c: t, ty: sig.ret.clone(), form: Form::Blob, k: None, lv: false, slice: None }
         } else {
             V::scalar(call, sig.ret.clone())
@@ -283,7 +283,7 @@ impl<'a> Checker<'a> {
             return None;
         }
         let cell = self.tmp();
-        self.code.put(&format!("long long {} = {};", cell, v.c));
+        self.f.code.put(&format!("long long {} = {};", cell, v.c));
         Some((format!("((void *)&{})", cell), Some(format!("{} = (int){};", v.c, cell))))
     }
 
@@ -306,7 +306,7 @@ impl<'a> Checker<'a> {
         let size = self.types.recs[r].size;
         let b = self.tmp();
         let t = self.t();
-        self.code.put(&format!("char *{} = mpd_tmp_alloc({}, {});", b, t, size));
+        self.f.code.put(&format!("char *{} = mpd_tmp_alloc({}, {});", b, t, size));
         let b2 = b.clone();
         self.init_blob(&b2, &ty, &[], &None);
         for (n, ((_, fty, off), a)) in fields.iter().zip(args).enumerate() {

@@ -32,13 +32,13 @@ impl<'a> Checker<'a> {
                                 let f = names::global_field(&n.name);
                                 if !self.imported_globals.contains(&n.name) {
                                     self.imported_globals.push(n.name.clone());
-                                    self.fields.push_str(&component::global_ptr_field(&f));
+                                    self.out.fields.push_str(&component::global_ptr_field(&f));
                                 }
                                 // the first import executed on this vm creates the global
                                 // and runs its initial code; every import statement may be
                                 // that first one (one in a procedure runs when it is called)
                                 let p = self.pos(n.span);
-                                self.code.put(&component::import_global(&f, &p, &names::global_struct(&n.name)));
+                                self.f.code.put(&component::import_global(&f, &p, &names::global_struct(&n.name)));
                             }
                             if *extend && !g {
                                 // the extended spec's ops become ops of this resource
@@ -159,29 +159,29 @@ impl<'a> Checker<'a> {
                     self.error(d.span, "`final` belongs at the top level of a component body");
                     return;
                 }
-                if self.final_body.is_some() {
+                if self.out.final_body.is_some() {
                     self.error(d.span, "duplicate `final' code");
                     return;
                 }
-                let saved = std::mem::replace(&mut self.code, Code::new(&self.file_name, self.opts.lines));
+                let saved = std::mem::replace(&mut self.f.code, Code::new(&self.file_name, self.opts.lines));
                 self.at_top = false;
-                self.code.put(var::TEMPS_DECL);
+                self.f.code.put(var::TEMPS_DECL);
                 // traced: FINAL and ENDFINAL at the line of `final`
                 let fp = self.pos(b.stmts.first().map(|s| s.span).unwrap_or(d.span));
                 let endfinal = crate::emit::trace::event(&fp, "ENDFINAL", "0");
-                self.code.put(&crate::emit::trace::event(&fp, "FINAL", "0"));
-                let saved_ret = self.ret.replace(RetInfo { stmt: component::final_return(&endfinal) });
-                let saved_tp = self.trace_proc.take();
+                self.f.code.put(&crate::emit::trace::event(&fp, "FINAL", "0"));
+                let saved_ret = self.f.ret.replace(RetInfo { stmt: component::final_return(&endfinal) });
+                let saved_tp = self.f.trace_proc.take();
                 self.in_final = true;
                 self.block(b);
                 self.in_final = false;
-                self.trace_proc = saved_tp;
-                self.code.put(&endfinal);
-                self.code.put(var::TEMPS_FREE);
-                self.ret = saved_ret;
+                self.f.trace_proc = saved_tp;
+                self.f.code.put(&endfinal);
+                self.f.code.put(var::TEMPS_FREE);
+                self.f.ret = saved_ret;
                 self.at_top = true;
-                let body = std::mem::replace(&mut self.code, saved).take();
-                self.final_body = Some(body);
+                let body = std::mem::replace(&mut self.f.code, saved).take();
+                self.out.final_body = Some(body);
             }
         }
     }
@@ -192,7 +192,7 @@ impl<'a> Checker<'a> {
             None => None,
         };
         for item in &v.vars {
-            self.code.line(self.line(item.span));
+            self.f.code.line(self.line(item.span));
             if let Some(t) = &v.ty {
                 self.no_stars(t, &item.dims, item.span);
             }
@@ -263,12 +263,12 @@ impl<'a> Checker<'a> {
                     let t = self.tmp();
                     match iv.form {
                         Form::View if matches!(ty, Ty::Str(_)) => {
-                            self.code.put(&var::view_local(&t, &iv.c));
+                            self.f.code.put(&var::view_local(&t, &iv.c));
                             strlen_of_init = Some(var::view_len(&t));
                             iv.c = t;
                         }
                         Form::Blob => {
-                            self.code.put(&var::local_blob_init(&t, &iv.c));
+                            self.f.code.put(&var::local_blob_init(&t, &iv.c));
                             let kind = component::blob_kind(&ty).unwrap_or("0");
                             copy_init = Some((t, kind));
                         }
@@ -279,7 +279,7 @@ impl<'a> Checker<'a> {
             let strlen = match strlen_of_init.or(tx.strlen) {
                 Some(s) if s.parse::<i64>().is_err() => {
                     let t = self.tmp();
-                    self.code.put(&var::local_int(&t, &s));
+                    self.f.code.put(&var::local_int(&t, &s));
                     Some(t)
                 }
                 s => s,
@@ -290,21 +290,21 @@ impl<'a> Checker<'a> {
                 let cn = format!("{}_{}", names::var(&item.name.name), self.fresh);
                 self.fresh += 1;
                 if ty.is_blob() {
-                    self.code.put(&var::local_blob(&cn));
+                    self.f.code.put(&var::local_blob(&cn));
                 } else {
-                    self.code.put(&var::local_scalar(&ty, &cn));
+                    self.f.code.put(&var::local_scalar(&ty, &cn));
                 }
                 cn
             };
             if let Some((t, kind)) = &copy_init {
                 let size = var::blob_size_of(t, kind);
-                self.code.put(&var::blob_alloc(&c, &size, self.at_top));
-                self.code.put(&var::blob_copy(&c, t, &size));
+                self.f.code.put(&var::blob_alloc(&c, &size, self.at_top));
+                self.f.code.put(&var::blob_copy(&c, t, &size));
                 init = None;
                 self.flush_tmps();
             } else if ty.is_blob() {
                 let size = self.size_c(&ty, &dims, &strlen);
-                self.code.put(&var::blob_alloc(&c, &size, self.at_top));
+                self.f.code.put(&var::blob_alloc(&c, &size, self.at_top));
                 let c2 = c.clone();
                 self.init_blob(&c2, &ty, &dims, &strlen);
             }
@@ -376,7 +376,7 @@ impl<'a> Checker<'a> {
                 external: true,
                 op: None,
             };
-            self.protos.push_str(&self.external_proto(&sig));
+            self.out.protos.push_str(&self.external_proto(&sig));
             self.declare(&n.name, Sym::Proc(Rc::new(sig)));
         }
     }

@@ -11,15 +11,15 @@ use crate::syntax::ast::{self, BinaryOp, Expr, ExprKind, Span};
 impl<'a> Checker<'a> {
     /// The statement-temporaries list, marking that the statement used it.
     pub fn t(&mut self) -> &'static str {
-        self.used_tmp = true;
+        self.f.used_tmp = true;
         "&_t"
     }
 
     /// Frees statement temporaries after a statement that made some.
     pub fn flush_tmps(&mut self) {
-        if self.used_tmp {
-            self.code.put("mpd_tmp_free(&_t);");
-            self.used_tmp = false;
+        if self.f.used_tmp {
+            self.f.code.put("mpd_tmp_free(&_t);");
+            self.f.used_tmp = false;
         }
     }
 
@@ -159,12 +159,12 @@ impl<'a> Checker<'a> {
                 self.bind_dims(&mut dims, t.span);
                 let strlen = tx.strlen.map(|s| {
                     let n = self.tmp();
-                    self.code.put(&format!("int {} = {};", n, s));
+                    self.f.code.put(&format!("int {} = {};", n, s));
                     n
                 });
                 let size = self.size_c(&ty, &dims, &strlen);
                 let tmp = self.tmp();
-                self.code.put(&format!("char *{} = mpd_new({});", tmp, size));
+                self.f.code.put(&format!("char *{} = mpd_new({});", tmp, size));
                 self.init_blob(&tmp, &ty, &dims, &strlen);
                 V::scalar(format!("((void *){})", tmp), Ty::Ptr(Box::new(ty)))
             }
@@ -200,18 +200,18 @@ impl<'a> Checker<'a> {
     /// both are evaluated.
     pub(super) fn and_or(&mut self, op: BinaryOp, lhs: &Expr, rhs: &Expr, span: Span) -> V {
         let a = self.expr(lhs);
-        let mark = self.code.out.len();
+        let mark = self.f.code.out.len();
         let b = self.expr(rhs);
-        if self.code.out.len() == mark || a.ty != Ty::Bool || b.ty != Ty::Bool {
+        if self.f.code.out.len() == mark || a.ty != Ty::Bool || b.ty != Ty::Bool {
             return self.binary(op, a, b, span);
         }
-        let pre = self.code.out.split_off(mark);
+        let pre = self.f.code.out.split_off(mark);
         let t = self.tmp();
-        self.code.put(&format!("_Bool {} = {};", t, a.c));
-        self.code.put(&format!("if ({}{}) {{", if op == BinaryOp::And { "" } else { "!" }, t));
-        self.code.out.push_str(&pre);
-        self.code.put(&format!("{} = {};", t, b.c));
-        self.code.put("}");
+        self.f.code.put(&format!("_Bool {} = {};", t, a.c));
+        self.f.code.put(&format!("if ({}{}) {{", if op == BinaryOp::And { "" } else { "!" }, t));
+        self.f.code.out.push_str(&pre);
+        self.f.code.put(&format!("{} = {};", t, b.c));
+        self.f.code.put("}");
         V::scalar(t, Ty::Bool)
     }
 
@@ -385,14 +385,14 @@ impl<'a> Checker<'a> {
     /// Inside an st/by callback, a local of the enclosing code is reached through
     /// the callback's environment.
     pub(super) fn captured(&mut self, name: &str, c: String, ty: &Ty) -> String {
-        let Some((depth, _)) = &self.capture else { return c };
+        let Some((depth, _)) = &self.f.capture else { return c };
         let depth = *depth;
         let idx = self.scopes.iter().rposition(|s| s.map.contains_key(name)).unwrap_or(0);
         if idx >= depth || c.starts_with("self->") || c.starts_with("mpdg_") {
             return c;
         }
         let ct = if ty.is_blob() { "char *".to_string() } else { format!("{} *", self.ctype(ty)) };
-        let list = &mut self.capture.as_mut().unwrap().1;
+        let list = &mut self.f.capture.as_mut().unwrap().1;
         let k = match list.iter().position(|(x, _)| *x == c) {
             Some(k) => k,
             None => {
@@ -486,9 +486,9 @@ impl<'a> Checker<'a> {
                     if v.ty != Ty::Int && v.ty != Ty::Error {
                         self.error(ce.span, "repetition count is not an integer");
                     }
-                    self.code.put(&format!("int {} = mpd_rep_count({}, {});", c, p, v.c));
+                    self.f.code.put(&format!("int {} = mpd_rep_count({}, {});", c, p, v.c));
                 }
-                None => self.code.put(&format!("int {} = 1;", c)),
+                None => self.f.code.put(&format!("int {} = 1;", c)),
             }
             counts.push(c);
         }
@@ -520,7 +520,7 @@ impl<'a> Checker<'a> {
                     continue;
                 }
                 let s = self.sv(&v);
-                self.code.put(&format!("mpd_sv {} = {{0, 0}}; if ({} > 0) {} = {};", h, c, h, s));
+                self.f.code.put(&format!("mpd_sv {} = {{0, 0}}; if ({} > 0) {} = {};", h, c, h, s));
                 held.push((V { c: h, ty: Ty::Str(None), form: Form::View, k: None, lv: false, slice: None }, sp));
             } else if ety.is_scalar() {
                 if !self.types.assignable(&ety, &v.ty) && !(ety == Ty::Real && v.ty == Ty::Int) {
@@ -528,26 +528,26 @@ impl<'a> Checker<'a> {
                 }
                 let v = self.coerce(v, &ety);
                 let ct = self.ctype(&ety);
-                self.code.put(&format!("{} {} = {{0}}; if ({} > 0) {} = {};", ct, h, c, h, v.c));
+                self.f.code.put(&format!("{} {} = {{0}}; if ({} > 0) {} = {};", ct, h, c, h, v.c));
                 held.push((V::scalar(h, ety.clone()), sp));
             } else {
                 if !self.types.same(&ety, &v.ty) {
                     self.error(sp, format!("element {} of constructor is incompatible", n + 1));
                 }
-                self.code.put(&format!("char *{} = NULL; if ({} > 0) {} = {};", h, c, h, v.c));
+                self.f.code.put(&format!("char *{} = NULL; if ({} > 0) {} = {};", h, c, h, v.c));
                 held.push((V { c: h, ty: v.ty.clone(), form: Form::Blob, k: None, lv: false, slice: None }, sp));
             }
         }
         let n = self.tmp();
-        self.code.put(&format!("int {} = {};", n, if counts.is_empty() { "0".into() } else { counts.join(" + ") }));
+        self.f.code.put(&format!("int {} = {};", n, if counts.is_empty() { "0".into() } else { counts.join(" + ") }));
         let mut strmax = String::new();
         let esize = match &ety {
             t if t.is_scalar() => self.types.size_of(t).unwrap_or(4).to_string(),
             Ty::Str(_) => {
                 let m = self.tmp();
-                self.code.put(&format!("int {} = 0;", m));
+                self.f.code.put(&format!("int {} = 0;", m));
                 for (v, _) in &held {
-                    self.code.put(&format!("if ({}.len > {}) {} = {}.len;", v.c, m, m, v.c));
+                    self.f.code.put(&format!("if ({}.len > {}) {} = {}.len;", v.c, m, m, v.c));
                 }
                 strmax = m.clone();
                 format!("(int)MPD_STR_SIZE({})", m)
@@ -557,33 +557,33 @@ impl<'a> Checker<'a> {
                 None => {
                     let e = self.tmp();
                     let first = held[0].0.c.clone();
-                    self.code.put(&format!("int {} = 0; if ({}) {} = (int)mpd_blob_size_k({}, {});", e, first, e, first, self.blob_kind(t)));
+                    self.f.code.put(&format!("int {} = 0; if ({}) {} = (int)mpd_blob_size_k({}, {});", e, first, e, first, self.blob_kind(t)));
                     e
                 }
             },
         };
         let a = self.tmp();
         let t = self.t();
-        self.code.put(&format!("char *{} = mpd_tmp_alloc({}, MPD_ALIGN(mpd_arr_size(1, {}, {})));", a, t, n, esize));
-        self.code.put(&format!("mpd_arr_hdr({}, 1, {}, {});", a, n, esize));
+        self.f.code.put(&format!("char *{} = mpd_tmp_alloc({}, MPD_ALIGN(mpd_arr_size(1, {}, {})));", a, t, n, esize));
+        self.f.code.put(&format!("mpd_arr_hdr({}, 1, {}, {});", a, n, esize));
         let k = self.tmp();
-        self.code.put(&format!("int {} = 0;", k));
+        self.f.code.put(&format!("int {} = 0;", k));
         for ((val, sp), c) in held.into_iter().zip(&counts) {
             let r = self.tmp();
-            self.code.open(&format!("for (int {r} = {c}; {r} > 0; {r}--, {k}++) {{"));
+            self.f.code.open(&format!("for (int {r} = {c}; {r} > 0; {r}--, {k}++) {{"));
             let dst_addr = format!("({} + {} + (size_t){} * {})", a, ARR_HDR, k, esize);
             if ety.is_string() {
-                self.code.put(&format!("mpd_str_init({}, {});", dst_addr, strmax));
+                self.f.code.put(&format!("mpd_str_init({}, {});", dst_addr, strmax));
                 let dst = V { c: dst_addr, ty: ety.clone(), form: Form::Blob, k: None, lv: true, slice: None };
                 self.assign_into(&dst, val, sp);
             } else if ety.is_blob() {
-                self.code.put(&format!("memcpy({}, {}, {});", dst_addr, val.c, esize));
+                self.f.code.put(&format!("memcpy({}, {}, {});", dst_addr, val.c, esize));
             } else {
                 let ct = self.ctype(&ety);
                 let dst = V { c: format!("(*({} *){})", ct, dst_addr), ty: ety.clone(), form: Form::Scalar, k: None, lv: true, slice: None };
                 self.assign_into(&dst, val, sp);
             }
-            self.code.close("}");
+            self.f.code.close("}");
         }
         V { c: a, ty: Ty::Arr(Box::new(ety), None, None), form: Form::Blob, k: None, lv: false, slice: None }
     }
@@ -616,11 +616,11 @@ impl<'a> Checker<'a> {
         let size = self.size_c(&tx.ty, &dims, &None);
         let b = self.tmp();
         let tl = self.t();
-        self.code.put(&format!("char *{} = mpd_tmp_alloc({}, {});", b, tl, size));
+        self.f.code.put(&format!("char *{} = mpd_tmp_alloc({}, {});", b, tl, size));
         let ty = tx.ty.clone();
         self.init_blob(&b, &ty, &dims, &None);
         let p = self.pos(span);
-        self.code.put(&format!("mpd_op_new_arr({}, &self->h, {}, {}, {});", p, b, ndims, flags));
+        self.f.code.put(&format!("mpd_op_new_arr({}, &self->h, {}, {}, {});", p, b, ndims, flags));
         Some(V { c: b, ty, form: Form::Blob, k: None, lv: false, slice: None })
     }
 }

@@ -10,9 +10,9 @@ impl<'a> Checker<'a> {
     /// `in arm [] arm ... [] else -> block ni` (emit::in_stmt).
     pub(crate) fn in_stmt(&mut self, ins: &ast::InStmt, span: ast::Span) {
         let p = self.pos(span);
-        self.code.open("{");
+        self.f.code.open("{");
         let Some(arms) = self.in_arm_ops(ins, &p) else {
-            self.code.close("}");
+            self.f.code.close("}");
             return;
         };
         // ops of a statement that picks the oldest among several ops, or looks
@@ -35,18 +35,18 @@ impl<'a> Checker<'a> {
         let (env_fields, cb_funcs) = self.in_callbacks(ins, &arms, id);
         let quant_arms: Vec<usize> = arms.iter().enumerate().filter(|(_, a)| a.qv.is_some()).map(|(ai, _)| ai).collect();
         let env_def = emit::in_stmt::env_struct(id, &self.self_type(), &env_fields, &quant_arms);
-        self.protos.push_str(&env_def);
-        self.funcs.push_str(&cb_funcs);
+        self.out.protos.push_str(&env_def);
+        self.out.funcs.push_str(&cb_funcs);
         let qvs: Vec<&str> = arms.iter().filter_map(|a| a.qv.as_ref().map(|(q, _, _)| q.as_str())).collect();
-        self.code.put(&emit::in_stmt::env_init(id, &env_fields, &qvs));
+        self.f.code.put(&emit::in_stmt::env_init(id, &env_fields, &qvs));
         let arm_inits: Vec<emit::in_stmt::ArmInit> =
             ins.arms.iter().zip(&arms).map(|(a, i)| emit::in_stmt::ArmInit { ops: &i.ops, n: &i.n, st: a.st.is_some(), by: a.by.is_some() }).collect();
         for l in emit::in_stmt::in_struct(id, &arm_inits, ins.else_block.is_some(), has_st, has_by) {
-            self.code.put(&l);
+            self.f.code.put(&l);
         }
         let ib = emit::in_stmt::chosen(id);
-        self.code.put(&emit::trace::event(&p, "IN", "0"));
-        self.code.put(&emit::in_stmt::wait(&ib, &p, id));
+        self.f.code.put(&emit::trace::event(&p, "IN", "0"));
+        self.f.code.put(&emit::in_stmt::wait(&ib, &p, id));
         // quantifier values live in the statement's temporaries: copy the
         // chosen one out before they are freed
         let qlocals: Vec<Option<String>> = arms
@@ -55,14 +55,14 @@ impl<'a> Checker<'a> {
             .map(|(ai, a)| {
                 a.qv.as_ref().map(|(q, _, _)| {
                     let l = self.tmp();
-                    self.code.put(&emit::in_stmt::chosen_quant(&l, &ib, id, ai, q));
+                    self.f.code.put(&emit::in_stmt::chosen_quant(&l, &ib, id, ai, q));
                     l
                 })
             })
             .collect();
         self.flush_tmps();
         self.in_run_arms(ins, &arms, &qlocals, id, &p);
-        self.code.close("}");
+        self.f.code.close("}");
     }
 
     /// The op vector of each arm of an `in` (one op per quantifier value);
@@ -85,20 +85,20 @@ impl<'a> Checker<'a> {
                 let (n, qv) = (self.tmp(), self.tmp());
                 let (t1, t2) = (self.t(), self.t());
                 for l in emit::in_stmt::quant_vectors(&n, &qv, &ops_name, t1, t2, &start.c, &end.c, &step) {
-                    self.code.put(&l);
+                    self.f.code.put(&l);
                 }
                 let var = format!("{}_{}", names::var(&q.var.name), self.fresh);
                 self.fresh += 1;
-                self.code.open(&emit::in_stmt::quant_loop(&var, &start.c, &end.c, q.downto, &n, &qv, &step));
+                self.f.code.open(&emit::in_stmt::quant_loop(&var, &start.c, &end.c, q.downto, &n, &qv, &step));
                 self.push();
                 self.declare(&q.var, Sym::Var { c: var.clone(), ty: qty.clone(), assignable: false });
                 if let Some(stc) = &q.st {
                     let c = self.quant_st(stc);
-                    self.code.put(&emit::in_stmt::quant_skip_unless(&c));
+                    self.f.code.put(&emit::in_stmt::quant_skip_unless(&c));
                 }
                 let Some((sig, target)) = self.op_target_for(&arm.op, super::ops::OpUse::Input) else {
                     self.pop();
-                    self.code.close("}");
+                    self.f.code.close("}");
                     continue;
                 };
                 self.input_impl_check(&sig, &target, arm.op.span);
@@ -106,9 +106,9 @@ impl<'a> Checker<'a> {
                     Target::Op(o) => o,
                     Target::Cap(c) => emit::in_stmt::cap_op(p, &c.to_string()),
                 };
-                self.code.put(&emit::in_stmt::quant_record(&ops_name, &n, &op, &qv, &var));
+                self.f.code.put(&emit::in_stmt::quant_record(&ops_name, &n, &op, &qv, &var));
                 self.pop();
-                self.code.close("}");
+                self.f.code.close("}");
                 arms.push(InArmOps { sig, ops: ops_name, n, qv: Some((qv, q.var.clone(), qty.clone())) });
             } else {
                 let Some((sig, target)) = self.op_target_for(&arm.op, super::ops::OpUse::Input) else { continue };
@@ -117,7 +117,7 @@ impl<'a> Checker<'a> {
                     Target::Op(o) => o,
                     Target::Cap(c) => emit::in_stmt::cap_op(p, &c.to_string()),
                 };
-                self.code.put(&emit::in_stmt::single_op(&ops_name, &op));
+                self.f.code.put(&emit::in_stmt::single_op(&ops_name, &op));
                 arms.push(InArmOps { sig, ops: ops_name, n: "1".into(), qv: None });
             }
             let last = arms.last().unwrap();
@@ -137,15 +137,15 @@ impl<'a> Checker<'a> {
             if !ins.arms.iter().any(|a| if kind == "st" { a.st.is_some() } else { a.by.is_some() }) {
                 continue;
             }
-            let saved_code = std::mem::replace(&mut self.code, emit::Code::new(&self.file_name, self.opts.lines));
-            let saved_tmp = self.used_tmp;
-            self.used_tmp = false;
-            let prev = self.capture.replace((self.scopes.len(), env_fields.clone()));
-            self.code.open(emit::in_stmt::CB_SWITCH);
+            let saved_code = std::mem::replace(&mut self.f.code, emit::Code::new(&self.file_name, self.opts.lines));
+            let saved_tmp = self.f.used_tmp;
+            self.f.used_tmp = false;
+            let prev = self.f.capture.replace((self.scopes.len(), env_fields.clone()));
+            self.f.code.open(emit::in_stmt::CB_SWITCH);
             for (ai, arm) in ins.arms.iter().enumerate() {
                 let e = if kind == "st" { &arm.st } else { &arm.by };
                 let Some(e) = e else { continue };
-                self.code.open(&emit::in_stmt::cb_case(ai));
+                self.f.code.open(&emit::in_stmt::cb_case(ai));
                 self.push();
                 let qv = arms[ai].qv.as_ref().map(|(q, id, t)| (emit::in_stmt::cb_quant_value(ai), id.clone(), t.clone(), q.clone()));
                 self.bind_formals(arm, &arms[ai].sig, emit::in_stmt::CB_INVB, &qv);
@@ -156,16 +156,16 @@ impl<'a> Checker<'a> {
                 if kind == "by" && !v.ty.is_numeric() && !v.ty.is_ordinal() {
                     self.error(e.span, "`by' expression must be ordered type");
                 }
-                self.code.put(&emit::in_stmt::cb_value(&v.c));
+                self.f.code.put(&emit::in_stmt::cb_value(&v.c));
                 self.pop();
-                self.code.put("break;");
-                self.code.close("}");
+                self.f.code.put("break;");
+                self.f.code.close("}");
             }
-            self.code.close("}");
-            env_fields = self.capture.take().map(|c| c.1).unwrap_or_default();
-            self.capture = prev;
-            self.used_tmp = saved_tmp;
-            let body = std::mem::replace(&mut self.code, saved_code).take();
+            self.f.code.close("}");
+            env_fields = self.f.capture.take().map(|c| c.1).unwrap_or_default();
+            self.f.capture = prev;
+            self.f.used_tmp = saved_tmp;
+            let body = std::mem::replace(&mut self.f.code, saved_code).take();
             cb_funcs.push_str(&emit::in_stmt::callback(kind, id, &self.self_type(), names::OPS_LOCAL, &body));
         }
         (env_fields, cb_funcs)
@@ -187,17 +187,17 @@ impl<'a> Checker<'a> {
             }
         };
         if let Some(eb) = &ins.else_block {
-            self.code.open(&emit::in_stmt::else_open(&ib));
+            self.f.code.open(&emit::in_stmt::else_open(&ib));
             let ap = arm_pos(self, eb, eb.span);
-            self.code.put(&emit::trace::event_invoker(&ap, "ARM", emit::in_stmt::NO_INVB));
+            self.f.code.put(&emit::trace::event_invoker(&ap, "ARM", emit::in_stmt::NO_INVB));
             self.block(eb);
-            self.code.put(&emit::trace::event_invoker(p, "NI", emit::in_stmt::NO_INVB));
-            self.code.close("}");
+            self.f.code.put(&emit::trace::event_invoker(p, "NI", emit::in_stmt::NO_INVB));
+            self.f.code.close("}");
         }
         let end = emit::in_stmt::end_label(id);
-        let arms_start = self.code.out.len();
+        let arms_start = self.f.code.out.len();
         for (ai, arm) in ins.arms.iter().enumerate() {
-            self.code.open(&emit::in_stmt::arm_open(&ib, id, ai));
+            self.f.code.open(&emit::in_stmt::arm_open(&ib, id, ai));
             let scopes = self.scopes.len();
             self.push();
             let qv = arms[ai]
@@ -206,20 +206,20 @@ impl<'a> Checker<'a> {
                 .zip(qlocals[ai].as_ref())
                 .map(|((q, id2, t), l)| (l.clone(), id2.clone(), t.clone(), q.clone()));
             self.bind_formals(arm, &arms[ai].sig, &ib, &qv);
-            self.in_stack.push(super::InArm { ib: ib.clone(), loops: self.loop_labels.len(), end: end.clone(), scopes, sig: arms[ai].sig.clone() });
+            self.f.in_stack.push(super::InArm { ib: ib.clone(), loops: self.f.loop_labels.len(), end: end.clone(), scopes, sig: arms[ai].sig.clone() });
             // traced: ARM at the arm's first statement, NI at the `in`
             let ap = arm_pos(self, &arm.body, arm.span);
-            self.code.put(&emit::trace::event_invoker(&ap, "ARM", &ib));
+            self.f.code.put(&emit::trace::event_invoker(&ap, "ARM", &ib));
             self.block(&arm.body);
-            self.in_stack.pop();
-            self.code.put(&emit::trace::event_invoker(p, "NI", &ib));
-            self.code.put(&emit::stmt::in_done(&ib));
+            self.f.in_stack.pop();
+            self.f.code.put(&emit::trace::event_invoker(p, "NI", &ib));
+            self.f.code.put(&emit::stmt::in_done(&ib));
             self.pop();
-            self.code.close("}");
+            self.f.code.close("}");
         }
         // the label only when a return in an arm jumps to it
-        if self.code.out[arms_start..].contains(&emit::stmt::goto(&end)) {
-            self.code.put(&emit::stmt::label(&end));
+        if self.f.code.out[arms_start..].contains(&emit::stmt::goto(&end)) {
+            self.f.code.put(&emit::stmt::label(&end));
         }
     }
 
@@ -229,13 +229,13 @@ impl<'a> Checker<'a> {
         let id = self.fresh;
         self.fresh += 1;
         let (cv, qv, qcap, k) = emit::co_stmt::names(id);
-        self.code.open("{");
+        self.f.code.open("{");
         // one counter numbers every instance of every arm, so each has its own
         // slots (stride: the most quantifiers of any arm) in the value vector
         let stride = co.arms.iter().map(|a| a.quants.len()).max().unwrap_or(0).max(1);
-        self.code.put(&emit::trace::event(&p, "CO", "0"));
-        self.code.put(&emit::co_stmt::begin(&cv, &qv, &qcap));
-        self.code.put(&var::local_int(&k, "0"));
+        self.f.code.put(&emit::trace::event(&p, "CO", "0"));
+        self.f.code.put(&emit::co_stmt::begin(&cv, &qv, &qcap));
+        self.f.code.put(&var::local_int(&k, "0"));
         // issue every arm (and quantifier instance)
         let mut arm_calls = Vec::new();
         let mut qtys: Vec<Vec<Ty>> = Vec::new();
@@ -258,15 +258,15 @@ impl<'a> Checker<'a> {
                 self.error(arm.inv.span, "invalid co-invocation (a co arm must invoke an op, not a predefined function)");
                 continue;
             }
-            self.code.open("{");
+            self.f.code.open("{");
             self.push();
             let (n, _) = self.quantifiers(&arm.quants, false, &[]);
             let Some((sig, target)) = self.op_target(callee) else {
                 self.pop();
                 for _ in 0..n {
-                    self.code.close("}");
+                    self.f.code.close("}");
                 }
-                self.code.close("}");
+                self.f.code.close("}");
                 continue;
             };
             if sig.op.as_ref().map(|r| r.sem).unwrap_or(false) && !arm.send {
@@ -281,7 +281,7 @@ impl<'a> Checker<'a> {
                         // the values are kept in an int vector
                         self.error(q.span, "a real quantifier is not supported in a co arm (use an int quantifier and convert)");
                     }
-                    self.code.put(&emit::co_stmt::quant_store(&qv, &qcap, &qbase, j, &c));
+                    self.f.code.put(&emit::co_stmt::quant_store(&qv, &qcap, &qbase, j, &c));
                     tys.push(ty);
                 } else {
                     tys.push(Ty::Int);
@@ -290,36 +290,36 @@ impl<'a> Checker<'a> {
             if !arm.send {
                 // traced: a co arm's CALL is at the arm's first line
                 let ap = self.pos(arm.span);
-                self.code.put(&emit::trace::event(&ap, "CALL", "0"));
+                self.f.code.put(&emit::trace::event(&ap, "CALL", "0"));
             }
             self.co_issue = Some((cv.clone(), ai as u32, k.clone()));
             self.invoke_block(&sig, target, args, arm.send, arm.inv.span);
             self.co_issue = None;
-            self.code.put(&emit::co_stmt::count(&k));
+            self.f.code.put(&emit::co_stmt::count(&k));
             self.flush_tmps();
             self.pop();
             for _ in 0..n {
-                self.code.close("}");
+                self.f.code.close("}");
             }
-            self.code.close("}");
+            self.f.code.close("}");
             arm_calls.push((ai, sig, args.clone(), lhs.cloned()));
             qtys.push(tys);
         }
         // completions, in completion order
         let (d, brk, next, da) = emit::co_stmt::wait_names(id);
-        self.code.put(&emit::co_stmt::done_decl(&d));
-        self.code.open(&emit::co_stmt::wait_loop(&d, &p, &cv));
-        self.loop_labels.push((brk.clone(), next.clone(), self.scopes.len()));
+        self.f.code.put(&emit::co_stmt::done_decl(&d));
+        self.f.code.open(&emit::co_stmt::wait_loop(&d, &p, &cv));
+        self.f.loop_labels.push((brk.clone(), next.clone(), self.scopes.len()));
         // the arm is read once: each arm's code releases the block
-        self.code.put(&emit::co_stmt::arm_of(&da, &d));
+        self.f.code.put(&emit::co_stmt::arm_of(&da, &d));
         for ((ai, sig, args, lhs), tys) in arm_calls.into_iter().zip(qtys) {
             let arm = &co.arms[ai];
-            self.code.open(&emit::co_stmt::arm_open(&da, ai));
+            self.f.code.open(&emit::co_stmt::arm_open(&da, ai));
             self.push();
             for (j, (q, ty)) in arm.quants.iter().zip(tys).enumerate() {
                 let v = self.tmp();
                 let ct = self.ctype(&ty);
-                self.code.put(&emit::co_stmt::quant_load(&ct, &v, &qv, &d, stride, j));
+                self.f.code.put(&emit::co_stmt::quant_load(&ct, &v, &qv, &d, stride, j));
                 self.declare(&q.var, Sym::Var { c: v, ty, assignable: false });
             }
             let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
@@ -348,19 +348,19 @@ impl<'a> Checker<'a> {
                 }
             }
             self.flush_tmps();
-            self.code.put(&emit::co_stmt::release(&d));
+            self.f.code.put(&emit::co_stmt::release(&d));
             if let Some(post) = &arm.post {
                 self.block(post);
             }
             self.pop();
-            self.code.close("}");
+            self.f.code.close("}");
         }
-        self.code.put(&emit::stmt::label(&next));
-        self.loop_labels.pop();
-        self.code.close("}");
-        self.code.put(&emit::co_stmt::end(&brk, &cv, &qv));
-        self.code.put(&emit::trace::event(&p, "OC", "0"));
-        self.code.close("}");
+        self.f.code.put(&emit::stmt::label(&next));
+        self.f.loop_labels.pop();
+        self.f.code.close("}");
+        self.f.code.put(&emit::co_stmt::end(&brk, &cv, &qv));
+        self.f.code.put(&emit::trace::event(&p, "OC", "0"));
+        self.f.code.close("}");
     }
 
     /// Declares an in arm's formals (and quantifier variable) as views of block `ib`.

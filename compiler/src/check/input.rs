@@ -37,13 +37,13 @@ impl<'a> Checker<'a> {
         // completes the invocation when the op is not a semaphore: emit/inop.rs)
         if r.sem || (sig.params.is_empty() && sig.ret == Ty::Void) {
             // (a trace shows it as IN/ARM/NI unless the op is a `sem`)
-            self.code.put(&inop::p(&p, &op));
+            self.f.code.put(&inop::p(&p, &op));
             return;
         }
         let ib = self.tmp();
-        self.code.put(&crate::emit::trace::event(&p, "IN", "0"));
-        self.code.put(&inop::receive(&r.inv, &ib, &p, &op));
-        self.code.put(&crate::emit::trace::event_invoker(&p, "ARM", &inop::block_hdr(&ib)));
+        self.f.code.put(&crate::emit::trace::event(&p, "IN", "0"));
+        self.f.code.put(&inop::receive(&r.inv, &ib, &p, &op));
+        self.f.code.put(&crate::emit::trace::event_invoker(&p, "ARM", &inop::block_hdr(&ib)));
         for (i, (a, ps)) in args.iter().zip(sig.params.iter()).enumerate() {
             let v = self.expr(a);
             if !v.lv && v.ty != Ty::Error {
@@ -58,8 +58,8 @@ impl<'a> Checker<'a> {
             };
             self.with_mismatch(format!("receive: argument {} is incompatible", i + 1), |c| c.assign_into(&v, src, a.span));
         }
-        self.code.put(&crate::emit::trace::event_invoker(&p, "NI", &inop::block_hdr(&ib)));
-        self.code.put(&inop::in_done(&ib));
+        self.f.code.put(&crate::emit::trace::event_invoker(&p, "NI", &inop::block_hdr(&ib)));
+        self.f.code.put(&inop::in_done(&ib));
         self.flush_tmps();
     }
 
@@ -76,7 +76,7 @@ impl<'a> Checker<'a> {
         if !v {
             self.input_impl_check(&sig, &target, e.span);
         }
-        match (&self.chunk, v, target) {
+        match (&self.f.chunk, v, target) {
             // in a loop taking its slice in chunks (chunk.rs): a P that waits
             // keeps the loop's countdown right
             (Some(ch), false, target) => {
@@ -84,13 +84,13 @@ impl<'a> Checker<'a> {
                     Target::Op(op) => op,
                     Target::Cap(c) => inop::in_cap(&p, &c.to_string()),
                 };
-                self.code.put(&inop::p_chunked(&p, &op, &ch.sl, &ch.unrun));
+                self.f.code.put(&inop::p_chunked(&p, &op, &ch.sl, &ch.unrun));
             }
             (_, v, Target::Cap(c)) if v => {
-                self.code.put(&inop::v_cap(&p, &c.to_string()));
+                self.f.code.put(&inop::v_cap(&p, &c.to_string()));
                 return;
             }
-            (_, v, target) => self.code.put(&inop::p_or_v(&p, target, v)),
+            (_, v, target) => self.f.code.put(&inop::p_or_v(&p, target, v)),
         }
         self.flush_tmps();
     }

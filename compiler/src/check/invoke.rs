@@ -19,9 +19,9 @@ impl<'a> Checker<'a> {
     /// (MPD 1.0.1 compares them exactly, restrictions included), and a
     /// forward is a send (no `{call}` op).
     fn forward_ok(&mut self, to: &ProcSig, span: Span) -> bool {
-        let from = match self.in_stack.last() {
+        let from = match self.f.in_stack.last() {
             Some(a) => a.sig.clone(),
-            None => match &self.serving {
+            None => match &self.f.serving {
                 Some(s) => s.clone(),
                 None => return true,
             },
@@ -78,7 +78,7 @@ impl<'a> Checker<'a> {
         // the block: the struct, then the parameters sized at run time
         let b = self.tmp();
         let sz = self.tmp();
-        self.code.put(&eops::block_size(&sz, &r.inv));
+        self.f.code.put(&eops::block_size(&sz, &r.inv));
         let Some(offs) = self.dynamic_params(sig, args, &vals, &sz) else { return V::err() };
         self.block_alloc(sig, &r.inv, &b, &sz, &offs, &vals);
         let backs = self.fill_params(sig, &b, vals, args, send);
@@ -86,7 +86,7 @@ impl<'a> Checker<'a> {
         if let Some(res) = self.create_issue.take() {
             let t = self.tmp();
             let vm = eops::create_vm_arg(self.create_on.take());
-            self.code.put(&eops::create(&t, &pos, &res, &b, &vm, &self.self_arg()));
+            self.f.code.put(&eops::create(&t, &pos, &res, &b, &vm, &self.self_arg()));
             return V::scalar(t, Ty::Cap(CapTy::Resource(res)));
         }
         if let Some(cur) = self.fwd_issue.clone() {
@@ -95,17 +95,17 @@ impl<'a> Checker<'a> {
                 Target::Op(op) => eops::cap_of_op(&op),
                 Target::Cap(c) => c.to_string(),
             };
-            self.code.put(&eops::forward(&pos, &cur, &cap, &b));
+            self.f.code.put(&eops::forward(&pos, &cur, &cap, &b));
             return V::scalar("0".into(), Ty::Void);
         }
         if let Some((co, arm, idx)) = self.co_issue.clone() {
             // an arm of a co statement: the runtime copies the block; results are
             // copied out when the arm completes
-            self.code.put(&co::arm(&b, arm, &idx));
-            self.code.put(&co::invoke(&pos, &co, target, &b, send));
+            self.f.code.put(&co::arm(&b, arm, &idx));
+            self.f.code.put(&co::invoke(&pos, &co, target, &b, send));
             return V::scalar("0".into(), Ty::Void);
         }
-        self.code.put(&eops::invoke(&pos, target, &b, send));
+        self.f.code.put(&eops::invoke(&pos, target, &b, send));
         for (v, dst, sp) in backs {
             let src = V { lv: false, ..dst };
             self.assign_into(&v, src, sp);
@@ -146,10 +146,10 @@ impl<'a> Checker<'a> {
                     (Ty::Str(_), _) => {
                         let s = self.sv(v);
                         let t = self.tmp();
-                        self.code.put(&eops::str_view(&t, &s));
+                        self.f.code.put(&eops::str_view(&t, &s));
                         offs.push((i, o.clone(), Some(t.clone())));
-                        self.code.put(&eops::param_offset(&o, sz));
-                        self.code.put(&eops::grow_by_str(sz, &t));
+                        self.f.code.put(&eops::param_offset(&o, sz));
+                        self.f.code.put(&eops::grow_by_str(sz, &t));
                         continue;
                     }
                     (Ty::Arr(..), _) if v.ty.is_string() => {
@@ -158,8 +158,8 @@ impl<'a> Checker<'a> {
                     }
                     _ => eops::blob_size(&v.c, false),
                 };
-                self.code.put(&eops::param_offset(&o, sz));
-                self.code.put(&eops::grow_by(sz, &size));
+                self.f.code.put(&eops::param_offset(&o, sz));
+                self.f.code.put(&eops::grow_by(sz, &size));
                 offs.push((i, o, None));
             }
         }
@@ -181,17 +181,17 @@ impl<'a> Checker<'a> {
             None
         };
         if static_size.map_or(false, |n| n <= INV_STACK_MAX) {
-            self.code.put(&eops::block_on_stack(inv, b, sz));
+            self.f.code.put(&eops::block_on_stack(inv, b, sz));
         } else {
             let t = self.t();
-            self.code.put(&eops::block_on_heap(inv, b, t, sz));
+            self.f.code.put(&eops::block_on_heap(inv, b, t, sz));
         }
         for (i, o, view) in offs {
-            self.code.put(&eops::set_param_offset(b, *i, o));
+            self.f.code.put(&eops::set_param_offset(b, *i, o));
             let dst = eops::param_at(b, o);
             match view {
-                Some(t) => self.code.put(&eops::copy_str_param(&dst, t)),
-                None => self.code.put(&eops::copy_blob_param(&dst, &vals[*i].c, sig.params[*i].ty.is_string())),
+                Some(t) => self.f.code.put(&eops::copy_str_param(&dst, t)),
+                None => self.f.code.put(&eops::copy_blob_param(&dst, &vals[*i].c, sig.params[*i].ty.is_string())),
             }
         }
     }
@@ -275,13 +275,13 @@ impl<'a> Checker<'a> {
                 self.error(span, "a ref argument must be a whole variable");
                 return;
             }
-            self.code.put(&eops::ref_arg(b, i, &v.c, true));
+            self.f.code.put(&eops::ref_arg(b, i, &v.c, true));
         } else {
             if v.form != Form::Scalar {
                 self.error(span, "a ref argument must be a variable");
                 return;
             }
-            self.code.put(&eops::ref_arg(b, i, &v.c, false));
+            self.f.code.put(&eops::ref_arg(b, i, &v.c, false));
         }
     }
 
@@ -301,7 +301,7 @@ impl<'a> Checker<'a> {
                     // `send f()` of an external: MPD 1.0.1 runs it; here in place
                     let v = self.call_expr(callee, args, e.span);
                     if v.ty != Ty::Error {
-                        self.code.put(&eops::discard(&v.c));
+                        self.f.code.put(&eops::discard(&v.c));
                     }
                     return V::scalar("0".into(), Ty::Void);
                 }
@@ -314,7 +314,7 @@ impl<'a> Checker<'a> {
                 self.error(e.span, "a semaphore takes no arguments");
             }
             let p = self.pos(e.span);
-            self.code.put(&inop::p_or_v(&p, target, true));
+            self.f.code.put(&inop::p_or_v(&p, target, true));
             return V::scalar("0".into(), Ty::Void);
         }
         // `send op()` of a parameterless op known statically is V (the
@@ -326,7 +326,7 @@ impl<'a> Checker<'a> {
             if let Target::Op(op) = &target {
                 let p = self.pos(e.span);
                 // (a trace shows it as SEND unless the op is a `sem`)
-                self.code.put(&inop::v(&p, op));
+                self.f.code.put(&inop::v(&p, op));
                 return V::scalar("0".into(), Ty::Void);
             }
         }
@@ -364,7 +364,7 @@ impl<'a> Checker<'a> {
             }
             let t = self.tmp();
             let p = self.pos(span);
-            self.code.put(&eops::vm_create(&t, &p, &machine, &self.self_arg()));
+            self.f.code.put(&eops::vm_create(&t, &p, &machine, &self.self_arg()));
             return V::scalar(t, Ty::Cap(CapTy::Vm));
         };
         self.create_on = None;
@@ -373,7 +373,7 @@ impl<'a> Checker<'a> {
             match v.ty {
                 Ty::Cap(CapTy::Vm) => {
                     let t = self.tmp();
-                    self.code.put(&eops::cap_tmp(&t, &v.c));
+                    self.f.code.put(&eops::cap_tmp(&t, &v.c));
                     self.create_on = Some(t);
                 }
                 Ty::Error => {}

@@ -127,19 +127,8 @@ pub struct Checker<'a> {
     file_name: String,
     /// Which kind of component we are in.
     global: bool,
-    /// The current function body.
-    code: Code,
-    /// Struct members of the component instance.
-    fields: String,
-    /// Type/prototype declarations, then function definitions.
-    protos: String,
-    funcs: String,
     /// Counter for fresh C names.
     fresh: u32,
-    /// Nesting of loops in the current function (exit/next legality).
-    loops: u32,
-    /// Result handling of the current procedure.
-    ret: Option<RetInfo>,
     /// Imported component interfaces by name.
     pub ifaces: &'a BTreeMap<String, Iface>,
     /// Symbols exported by this component (its spec), for importers.
@@ -153,45 +142,15 @@ pub struct Checker<'a> {
     at_top: bool,
     /// Globals whose init must run before this component's code.
     imported_globals: Vec<String>,
-    /// The current statement allocated temporaries (`_t`).
-    used_tmp: bool,
     /// MPD 1.0.1's words for a type mismatch in what is being checked (an
     /// initialization, argument n of p, ...); None: an assignment.
     mismatch: Option<String>,
-    /// C labels (exit, next) of the enclosing loops, and the scope depth at
-    /// each loop (exit and next end the local ops of deeper scopes).
-    loop_labels: Vec<(String, String, usize)>,
-    /// The loop taking its time slice in chunks that the code is in.
-    chunk: Option<chunk::ChunkVars>,
-    /// The body of the component's `final` block.
-    final_body: Option<String>,
-    /// The op table of the instance.
-    ops: Vec<ops::OpEntry>,
-    nops: u32,
-    /// Ops declared by the spec (the first ones of the table).
-    spec_nops: u32,
     /// Names of procs/procedures/processes in the body (ops they implement).
     proc_names: std::collections::HashSet<String>,
-    /// Lines of each proc and procedure (first, last, "R.f"), registered
-    /// with the runtime for the blocked-process report.
-    pub(crate) proc_spans: Vec<(u32, u32, String)>,
-    /// C that starts the processes at the end of the initial code.
-    process_starts: String,
-    /// Invocation block structs (exported to importers too).
-    invdefs: String,
-    inv_defined: std::collections::HashSet<String>,
     /// Resource parameters.
     res_params: Vec<scope::PSig>,
-    /// While compiling an `st`/`by` callback: locals of the enclosing code it
-    /// reads (their C text and C type), reached through the callback's env.
-    capture: Option<(usize, Vec<(String, String)>)>,
-    /// The `in` arms being executed: exit/next answer the invocations of
-    /// those they leave, `return` in an arm leaves the innermost statement.
-    in_stack: Vec<InArm>,
     /// Procs that contain `reply` or `forward` (never called on the caller's stack).
     replying: std::collections::HashSet<String>,
-    /// In a proc: C that puts results into the invoker's block before `reply`.
-    reply_code: Option<String>,
     /// Spec pre-pass: produce the interface even when some names are still unknown.
     lenient: bool,
     /// While filling the creation block of `create R(...)`: R.
@@ -226,8 +185,6 @@ pub struct Checker<'a> {
     type_names: std::collections::HashSet<String>,
     /// Type names whose definition has a `*` bound (not for variables).
     star_types: HashMap<String, star_bounds::StarIn>,
-    /// In a proc: the op it implements (what `forward` hands on).
-    serving: Option<std::rc::Rc<scope::ProcSig>>,
     /// Index types of arrays indexed by bool, char or enumerations (by C name).
     /// index types of each dimension of arrays not indexed by int, by C name
     index_types: HashMap<String, Vec<Ty>>,
@@ -242,12 +199,71 @@ pub struct Checker<'a> {
     pub(crate) queue_all: bool,
     /// Traces: the C position (file, line) of the component's header (BODY, ENDBODY).
     trace_pos: String,
+    /// The function being compiled (its body, loops, result, modes).
+    f: FnCtx,
+    /// The component's C collected so far (members, prototypes, functions, op table).
+    pub(crate) out: UnitOut,
+}
+
+/// Per-function context: what the code of the function (proc, process,
+/// initial or final code, st/by callback) being compiled needs, saved and
+/// restored around nested functions.
+#[derive(Default)]
+pub(crate) struct FnCtx {
+    /// The current function body.
+    pub code: Code,
+    /// Nesting of loops in the current function (exit/next legality).
+    pub loops: u32,
+    /// Result handling of the current procedure.
+    pub ret: Option<RetInfo>,
+    /// C labels (exit, next) of the enclosing loops, and the scope depth at
+    /// each loop (exit and next end the local ops of deeper scopes).
+    pub loop_labels: Vec<(String, String, usize)>,
+    /// The loop taking its time slice in chunks that the code is in.
+    pub chunk: Option<chunk::ChunkVars>,
+    /// The current statement allocated temporaries (`_t`).
+    pub used_tmp: bool,
+    /// The `in` arms being executed: exit/next answer the invocations of
+    /// those they leave, `return` in an arm leaves the innermost statement.
+    pub in_stack: Vec<InArm>,
+    /// In a proc: C that puts results into the invoker's block before `reply`.
+    pub reply_code: Option<String>,
     /// Traces: in a proc, the C expression of its invocation block (RETURN).
-    trace_proc: Option<String>,
+    pub trace_proc: Option<String>,
+    /// In a proc: the op it implements (what `forward` hands on).
+    pub serving: Option<std::rc::Rc<scope::ProcSig>>,
+    /// While compiling an `st`/`by` callback: locals of the enclosing code it
+    /// reads (their C text and C type), reached through the callback's env.
+    pub capture: Option<(usize, Vec<(String, String)>)>,
+}
+
+/// Per-component output: the pieces emit::component::unit assembles.
+#[derive(Default)]
+pub(crate) struct UnitOut {
+    /// Struct members of the component instance.
+    pub fields: String,
+    /// Type/prototype declarations, then function definitions.
+    pub protos: String,
+    pub funcs: String,
+    /// Invocation block structs (exported to importers too).
+    pub invdefs: String,
+    pub inv_defined: std::collections::HashSet<String>,
+    /// C that starts the processes at the end of the initial code.
+    pub process_starts: String,
+    /// The body of the component's `final` block.
+    pub final_body: Option<String>,
+    /// The op table of the instance.
+    pub ops: Vec<ops::OpEntry>,
+    pub nops: u32,
+    /// Ops declared by the spec (the first ones of the table).
+    pub spec_nops: u32,
+    /// Lines of each proc and procedure (first, last, "R.f"), registered
+    /// with the runtime for the blocked-process report.
+    pub proc_spans: Vec<(u32, u32, String)>,
 }
 
 #[derive(Clone)]
-struct RetInfo {
+pub(crate) struct RetInfo {
     /// C text returning from the function (e.g. `return v_r;`).
     stmt: String,
 }
@@ -259,47 +275,27 @@ impl<'a> Checker<'a> {
             diags,
             opts,
             types: Types::default(),
+            f: FnCtx::default(),
+            out: UnitOut::default(),
             scopes: vec![Scope::default()],
             comp: String::new(),
             file_name: String::new(),
             global: false,
-            code: Code::default(),
-            fields: String::new(),
-            protos: String::new(),
-            funcs: String::new(),
             fresh: 0,
-            loops: 0,
-            ret: None,
             ifaces,
             exports: Vec::new(),
             spec_item: 0,
             spec_uses: Default::default(),
             at_top: false,
             imported_globals: Vec::new(),
-            used_tmp: false,
             mismatch: None,
-            loop_labels: Vec::new(),
-            chunk: None,
-            final_body: None,
-            ops: Vec::new(),
-            nops: 0,
-            spec_nops: 0,
             proc_names: Default::default(),
-            proc_spans: Vec::new(),
-            process_starts: String::new(),
-            invdefs: String::new(),
-            inv_defined: Default::default(),
             res_params: Vec::new(),
-            capture: None,
-            in_stack: Vec::new(),
             trace_pos: String::new(),
-            trace_proc: None,
             replying: Default::default(),
-            reply_code: None,
             co_issue: None,
             index_types: HashMap::new(),
             fwd_issue: None,
-            serving: None,
             declared_ops: Vec::new(),
             implemented: Default::default(),
             in_spec: false,
@@ -447,7 +443,7 @@ impl<'a> Checker<'a> {
         self.comp = c.name.name.clone();
         self.file_name = file_name.to_string();
         self.global = c.kind == ast::ComponentKind::Global;
-        self.code = Code::new(file_name, self.opts.lines);
+        self.f.code = Code::new(file_name, self.opts.lines);
         self.trace_pos = self.pos(c.name.span);
         self.push();
         self.spec_depth = self.scopes.len();
@@ -492,7 +488,7 @@ impl<'a> Checker<'a> {
             }
         }
         order.uses = std::mem::take(&mut *self.spec_uses.borrow_mut());
-        self.spec_nops = self.nops;
+        self.out.spec_nops = self.out.nops;
         let spec_syms: Vec<(String, Sym)> =
             self.scopes.last().unwrap().map.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         self.exports = spec_syms;
@@ -609,9 +605,9 @@ impl<'a> Checker<'a> {
                         Some(k) => k.to_string(),
                         None => self.types.size_of(&ty).unwrap_or(16).to_string(),
                     };
-                    self.code.put(&component::res_param_blob(&c, &src, &kind));
+                    self.f.code.put(&component::res_param_blob(&c, &src, &kind));
                 } else {
-                    self.code.put(&component::res_param_scalar(&c, i));
+                    self.f.code.put(&component::res_param_scalar(&c, i));
                 }
                 self.res_params.push(scope::PSig { mode: p.mode, ty: ty.clone(), name: n.name.name.clone(), ixty: vec![] });
                 self.declare_named(&n.name, Sym::Var { c, ty, assignable: true }, true);
@@ -624,7 +620,7 @@ impl<'a> Checker<'a> {
         let cn = format!("{}_{}", names::var(name), self.fresh);
         self.fresh += 1;
         let ctype = if ty.is_blob() { "char *".to_string() } else { self.ctype(ty) };
-        self.fields.push_str(&component::field_line(&ctype, &cn));
+        self.out.fields.push_str(&component::field_line(&ctype, &cn));
         component::field_access(self.global, &self.comp, &cn)
     }
 
@@ -632,7 +628,7 @@ impl<'a> Checker<'a> {
     pub fn raw_field(&mut self, ctype: &str) -> String {
         self.fresh += 1;
         let cn = format!("_f{}", self.fresh);
-        self.fields.push_str(&component::field_line(ctype, &cn));
+        self.out.fields.push_str(&component::field_line(ctype, &cn));
         component::field_access(self.global, &self.comp, &cn)
     }
 
@@ -643,16 +639,16 @@ impl<'a> Checker<'a> {
 
     /// Assembles the component's C file (emit::component); returns it and the header importers need.
     fn finish_component(&mut self) -> (String, String) {
-        let init_body = self.code.take();
+        let init_body = self.f.code.take();
         let mut args = String::new();
         let res_params = self.res_params.clone();
         for (i, p) in res_params.iter().enumerate() {
             let f = self.block_field(&component::res_param_block_name(i), &p.ty, ast::Span::default());
             args.push_str(&f);
         }
-        let fin = self.final_body.take().unwrap_or_default();
+        let fin = self.out.final_body.take().unwrap_or_default();
         let ops = self
-            .ops
+            .out.ops
             .iter()
             .filter(|o| !o.sem)
             .map(|o| component::OpInit {
@@ -670,18 +666,18 @@ impl<'a> Checker<'a> {
             comp: &self.comp,
             file_name: &self.file_name,
             global: self.global,
-            fields: &self.fields,
-            invdefs: &self.invdefs,
+            fields: &self.out.fields,
+            invdefs: &self.out.invdefs,
             args: &args,
-            protos: &self.protos,
-            funcs: &self.funcs,
+            protos: &self.out.protos,
+            funcs: &self.out.funcs,
             imports: self.ifaces.iter().map(|(n, i)| (n.as_str(), i.header.as_str(), i.global)).collect(),
-            proc_spans: &self.proc_spans,
+            proc_spans: &self.out.proc_spans,
             ops,
-            nops: self.nops,
-            spec_nops: self.spec_nops,
+            nops: self.out.nops,
+            spec_nops: self.out.spec_nops,
             init_body: &init_body,
-            process_starts: &self.process_starts,
+            process_starts: &self.out.process_starts,
             final_body: &fin,
             trace_pos: &self.trace_pos,
         })

@@ -137,7 +137,7 @@ impl<'a> Checker<'a> {
         }
         // rc.p[i]: an element of an op array of a resource capability
         if let (ExprKind::Field { base: rb, name }, [ast::Subscript::Index(ie)]) = (&base.kind, subs.as_slice()) {
-            let saved = self.code.out.len();
+            let saved = self.f.code.out.len();
             let bv = self.expr(rb);
             if let Ty::Cap(CapTy::Resource(rn)) = &bv.ty {
                 if let Some(Sym::Proc(sig)) = self.res_member(&rn.clone(), &name.name) {
@@ -150,7 +150,7 @@ impl<'a> Checker<'a> {
                     return Some((sig, Target::Cap(CapC::rc_op(&bv.c, eops::op_elem(r.idx, &ix)))));
                 }
             }
-            self.code.out.truncate(saved);
+            self.f.code.out.truncate(saved);
         }
         self.cap_target(e)
     }
@@ -204,7 +204,7 @@ impl<'a> Checker<'a> {
         if all.is_empty() || self.names_component(rb) {
             return None;
         }
-        let saved = self.code.out.len();
+        let saved = self.f.code.out.len();
         let bv = self.expr(rb);
         if let Ty::Cap(CapTy::Resource(rn)) = &bv.ty {
             if let Some(Sym::Proc(sig)) = self.res_member(&rn.clone(), &name.name) {
@@ -214,7 +214,7 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        self.code.out.truncate(saved);
+        self.f.code.out.truncate(saved);
         None
     }
 

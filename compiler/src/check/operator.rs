@@ -61,9 +61,9 @@ impl<'a> Checker<'a> {
             return self.binary_typed(op, a, b, span);
         };
         // the typed form only checks here: its C (and temporaries) are dropped
-        let used_tmp = self.used_tmp;
+        let used_tmp = self.f.used_tmp;
         let v = self.binary_typed(op, a, b, span);
-        self.used_tmp = used_tmp;
+        self.f.used_tmp = used_tmp;
         if v.ty == Ty::Error {
             return v;
         }

@@ -164,10 +164,10 @@ impl<'a> Checker<'a> {
 
     /// Defines `struct <inv>` (the invocation block of a signature) once.
     pub fn inv_struct(&mut self, inv: &str, params: &[PSig], ret: &Ty, span: Span) {
-        if self.inv_defined.contains(inv) {
+        if self.out.inv_defined.contains(inv) {
             return;
         }
-        self.inv_defined.insert(inv.to_string());
+        self.out.inv_defined.insert(inv.to_string());
         let mut fields = String::new();
         for (i, p) in params.iter().enumerate() {
             if p.mode == ParamMode::Ref {
@@ -181,7 +181,7 @@ impl<'a> Checker<'a> {
         if *ret != Ty::Void {
             fields.push_str(&self.block_field(eops::RET_FIELD, ret, span));
         }
-        self.invdefs.push_str(&eops::inv_struct(inv, &fields));
+        self.out.invdefs.push_str(&eops::inv_struct(inv, &fields));
     }
 
     pub(crate) fn block_field(&mut self, name: &str, t: &Ty, span: Span) -> String {
@@ -224,11 +224,11 @@ impl<'a> Checker<'a> {
                 None => eops::inv_name(&self.comp, &n.name.name),
             };
             self.inv_struct(&inv, &params, &ret, span);
-            let idx = self.nops;
-            self.nops += cnt;
+            let idx = self.out.nops;
+            self.out.nops += cnt;
             self.note_op_decl(&n.name, format!("{}#{}", self.comp, idx), false);
             let proc_impl = self.proc_names.contains(&n.name.name);
-            self.ops.push(OpEntry { name: n.name.name.clone(), idx, n: cnt, procfn: None, sem: false, flags: String::new() });
+            self.out.ops.push(OpEntry { name: n.name.name.clone(), idx, n: cnt, procfn: None, sem: false, flags: String::new() });
             if params.is_empty() && ret == Ty::Void {
                 self.plain_ops.insert(idx);
             }
@@ -262,10 +262,10 @@ impl<'a> Checker<'a> {
 
     /// Declares one scalar op of this component with a known block struct.
     pub fn own_op(&mut self, name: &ast::Ident, params: Vec<PSig>, ret: Ty, ret_name: Option<String>, inv: String) {
-        let idx = self.nops;
-        self.nops += 1;
+        let idx = self.out.nops;
+        self.out.nops += 1;
         let proc_impl = self.proc_names.contains(&name.name) && !self.replying.contains(&name.name);
-        self.ops.push(OpEntry { name: name.name.clone(), idx, n: 1, procfn: None, sem: false, flags: String::new() });
+        self.out.ops.push(OpEntry { name: name.name.clone(), idx, n: 1, procfn: None, sem: false, flags: String::new() });
         let sig = ProcSig {
             name: name.name.clone(),
             cname: names::proc_fn(&self.comp, &name.name),
@@ -297,7 +297,7 @@ impl<'a> Checker<'a> {
             };
             self.inv_struct(&inv, &params, &ret, span);
             let obj = self.local_ops(&cnt);
-            self.code.put(&eops::local_ops_input(&obj, &cnt));
+            self.f.code.put(&eops::local_ops_input(&obj, &cnt));
             self.note_op_decl(&n.name, obj.clone(), false);
             let sig = ProcSig {
                 name: n.name.name.clone(),
@@ -332,11 +332,11 @@ impl<'a> Checker<'a> {
     fn local_ops(&mut self, cnt: &str) -> String {
         if self.at_top {
             let f = self.raw_field(eops::LOCAL_OPS_TYPE);
-            self.code.put(&eops::local_ops_set(&f, cnt));
+            self.f.code.put(&eops::local_ops_set(&f, cnt));
             f
         } else {
             let o = self.tmp();
-            self.code.put(&eops::local_ops_decl(&o, cnt));
+            self.f.code.put(&eops::local_ops_decl(&o, cnt));
             self.scopes.last_mut().unwrap().local_ops.push(o.clone());
             o
         }
@@ -351,12 +351,12 @@ impl<'a> Checker<'a> {
                         return true;
                     }
                 }
-                let saved = self.code.out.len();
+                let saved = self.f.code.out.len();
                 let mut scratch = crate::syntax::Diagnostics::new();
                 std::mem::swap(self.diags, &mut scratch);
                 let v = self.expr(e);
                 std::mem::swap(self.diags, &mut scratch);
-                self.code.out.truncate(saved);
+                self.f.code.out.truncate(saved);
                 v.k.is_some() || scratch.has_errors()
             }
         }
@@ -373,7 +373,7 @@ impl<'a> Checker<'a> {
         let depth = depth.min(self.scopes.len());
         let all: Vec<String> = self.scopes[depth..].iter().flat_map(|s| s.local_ops.iter().cloned()).collect();
         for o in all.iter().rev() {
-            self.code.put(&eops::local_ops_end(o));
+            self.f.code.put(&eops::local_ops_end(o));
         }
     }
 
@@ -388,11 +388,11 @@ impl<'a> Checker<'a> {
                 (self.raw_field(eops::DIM_CTYPE), self.raw_field(eops::DIM_CTYPE))
             } else {
                 let (a, b) = (self.tmp(), self.tmp());
-                self.code.put(&eops::dim_decl(&a, &b));
+                self.f.code.put(&eops::dim_decl(&a, &b));
                 (a, b)
             };
             for line in eops::dim_set(&a, &l, &b, &h) {
-                self.code.put(&line);
+                self.f.code.put(&line);
             }
             total = eops::dims_product(&total, &b);
             out.push((a, b));
@@ -420,15 +420,15 @@ impl<'a> Checker<'a> {
                     self.error(e.span, "incompatible semaphore initializer (it must be an int)");
                 }
                 if depth == 0 {
-                    self.code.put(&inop::sem_local(&p, &obj, &cnt, &v.c));
+                    self.f.code.put(&inop::sem_local(&p, &obj, &cnt, &v.c));
                 } else {
-                    self.code.put(&inop::sem_local_arr(&p, &obj, &cnt, &v.c, depth));
+                    self.f.code.put(&inop::sem_local_arr(&p, &obj, &cnt, &v.c, depth));
                 }
-                self.code.put(&inop::trace_sems(&p, &inop::sem_local_first(&obj), &cnt, depth == 0));
+                self.f.code.put(&inop::trace_sems(&p, &inop::sem_local_first(&obj), &cnt, depth == 0));
             }
             None => {
-                self.code.put(&inop::sem_local(&p, &obj, &cnt, "0"));
-                self.code.put(&inop::trace_sems(&p, &inop::sem_local_first(&obj), &cnt, false));
+                self.f.code.put(&inop::sem_local(&p, &obj, &cnt, "0"));
+                self.f.code.put(&inop::trace_sems(&p, &inop::sem_local_first(&obj), &cnt, false));
             }
         }
         self.flush_tmps();
@@ -507,10 +507,10 @@ impl<'a> Checker<'a> {
                 self.dyn_sem(it);
                 continue;
             }
-            let idx = self.nops;
-            self.nops += cnt;
+            let idx = self.out.nops;
+            self.out.nops += cnt;
             self.note_op_decl(&it.name, format!("{}#{}", self.comp, idx), true);
-            self.code.line(self.line(it.span));
+            self.f.code.line(self.line(it.span));
             let p = self.pos(it.span);
             match &it.init {
                 Some(e) => {
@@ -525,19 +525,19 @@ impl<'a> Checker<'a> {
                         self.error(e.span, "incompatible semaphore initializer (it must be an int)");
                     }
                     if depth == 0 {
-                        self.code.put(&inop::sem_own(&p, idx, cnt, &v.c));
+                        self.f.code.put(&inop::sem_own(&p, idx, cnt, &v.c));
                     } else {
-                        self.code.put(&inop::sem_own_arr(&p, idx, cnt, &v.c, depth));
+                        self.f.code.put(&inop::sem_own_arr(&p, idx, cnt, &v.c, depth));
                     }
-                    self.code.put(&inop::trace_sems(&p, &inop::sem_own_first(idx), &cnt.to_string(), depth == 0));
+                    self.f.code.put(&inop::trace_sems(&p, &inop::sem_own_first(idx), &cnt.to_string(), depth == 0));
                 }
                 None => {
-                    self.code.put(&inop::sem_own(&p, idx, cnt, "0"));
-                    self.code.put(&inop::trace_sems(&p, &inop::sem_own_first(idx), &cnt.to_string(), false));
+                    self.f.code.put(&inop::sem_own(&p, idx, cnt, "0"));
+                    self.f.code.put(&inop::trace_sems(&p, &inop::sem_own_first(idx), &cnt.to_string(), false));
                 }
             }
             self.flush_tmps();
-            self.ops.push(OpEntry { name: it.name.name.clone(), idx, n: cnt, procfn: None, sem: true, flags: String::new() });
+            self.out.ops.push(OpEntry { name: it.name.name.clone(), idx, n: cnt, procfn: None, sem: true, flags: String::new() });
             let sig = ProcSig {
                 name: it.name.name.clone(),
                 cname: String::new(),

@@ -13,8 +13,8 @@ impl<'a> Checker<'a> {
     /// `process p[quantifiers] { body }`: a proc run once per quantifier value,
     /// started when the initial code ends.
     pub fn process_decl(&mut self, p: &ast::ProcDecl) {
-        let idx = self.nops;
-        self.nops += 1;
+        let idx = self.out.nops;
+        self.out.nops += 1;
         let fname = eops::process_fn(&self.comp, &p.name.name);
         let inv = eops::inv_name(&self.comp, &p.name.name);
         // a process is an op taking its quantifier variables: `send p(v)`
@@ -36,7 +36,7 @@ impl<'a> Checker<'a> {
             op: Some(OpRef { global_owner: self.global, no_call: true, ..OpRef::scalar(self.comp.clone(), idx, inv.clone()) }),
         };
         self.declare(&p.name, Sym::Proc(Rc::new(sig)));
-        self.ops.push(OpEntry {
+        self.out.ops.push(OpEntry {
             name: p.name.name.clone(),
             idx,
             n: 1,
@@ -45,8 +45,8 @@ impl<'a> Checker<'a> {
             flags: eops::PROCESS_FLAGS.into(),
         });
         // start code (runs at the end of the initial code)
-        let saved = std::mem::replace(&mut self.code, crate::emit::Code::new(&self.file_name, self.opts.lines));
-        self.code.indent = 1;
+        let saved = std::mem::replace(&mut self.f.code, crate::emit::Code::new(&self.file_name, self.opts.lines));
+        self.f.code.indent = 1;
         self.push();
         let b = self.tmp();
         let mut opened = 0;
@@ -56,40 +56,40 @@ impl<'a> Checker<'a> {
             let v = eops::quant_var(&q.var.name, self.fresh);
             self.fresh += 1;
             // downto's default step is -1 (quant.rs)
-            self.code.open(&eops::process_quant_loop(&v, real, q.downto, &start.c, &end.c, &step));
+            self.f.code.open(&eops::process_quant_loop(&v, real, q.downto, &start.c, &end.c, &step));
             opened += 1;
             let ct = self.ctype(&ty);
-            self.code.put(&eops::process_quant_var(&ct, &v));
+            self.f.code.put(&eops::process_quant_var(&ct, &v));
             self.declare(&q.var, Sym::Var { c: v.clone(), ty, assignable: false });
             if let Some(stc) = &q.st {
                 let c = self.quant_st(stc);
-                self.code.open(&eops::process_quant_st(&c));
+                self.f.code.open(&eops::process_quant_st(&c));
                 opened += 1;
             }
             qvars.push(v);
         }
-        self.code.put(&eops::process_block(&inv, &b));
+        self.f.code.put(&eops::process_block(&inv, &b));
         for (i, v) in qvars.iter().enumerate() {
-            self.code.put(&eops::process_block_param(&b, i, v));
+            self.f.code.put(&eops::process_block_param(&b, i, v));
         }
         let pos = self.pos(p.name.span);
-        self.code.put(&eops::process_start(&pos, idx, &b));
+        self.f.code.put(&eops::process_start(&pos, idx, &b));
         for _ in 0..opened {
-            self.code.close("}");
+            self.f.code.close("}");
         }
         self.pop();
-        let start = std::mem::replace(&mut self.code, saved).take();
+        let start = std::mem::replace(&mut self.f.code, saved).take();
         // MPD starts a process when initial code reaches its declaration
-        self.code.out.push_str(&start);
+        self.f.code.out.push_str(&start);
         // the process body
-        let saved = std::mem::replace(&mut self.code, crate::emit::Code::new(&self.file_name, self.opts.lines));
+        let saved = std::mem::replace(&mut self.f.code, crate::emit::Code::new(&self.file_name, self.opts.lines));
         let saved_top = self.at_top;
-        let saved_loops = std::mem::take(&mut self.loop_labels);
+        let saved_loops = std::mem::take(&mut self.f.loop_labels);
         self.at_top = false;
         self.push();
-        self.code.line(self.line(p.name.span));
+        self.f.code.line(self.line(p.name.span));
         for line in eops::process_prologue(&inv, &self.self_type()) {
-            self.code.put(&line);
+            self.f.code.put(&line);
         }
         for (i, ps) in params.iter().enumerate() {
             self.declare(&p.quants[i].var, Sym::Var { c: eops::process_param(i), ty: ps.ty.clone(), assignable: false });
@@ -98,21 +98,21 @@ impl<'a> Checker<'a> {
         // started it), by a traced copy chosen when its op is declared
         let tpos = self.pos(p.name.span);
         let ret = eops::PROCESS_RETURN.to_string();
-        let saved_ret = self.ret.replace(super::RetInfo { stmt: ret.clone() });
-        let saved_tp = self.trace_proc.replace(eops::PROCESS_IB.into());
+        let saved_ret = self.f.ret.replace(super::RetInfo { stmt: ret.clone() });
+        let saved_tp = self.f.trace_proc.replace(eops::PROCESS_IB.into());
         self.block_stmts(&p.body.stmts);
-        self.trace_proc = saved_tp;
+        self.f.trace_proc = saved_tp;
         self.local_ops_end_all();
-        self.code.put(&ret);
-        self.ret = saved_ret;
+        self.f.code.put(&ret);
+        self.f.ret = saved_ret;
         self.pop();
         self.at_top = saved_top;
-        self.loop_labels = saved_loops;
-        let body = std::mem::replace(&mut self.code, saved).take();
-        self.protos.push_str(&eops::process_proto(&fname));
+        self.f.loop_labels = saved_loops;
+        let body = std::mem::replace(&mut self.f.code, saved).take();
+        self.out.protos.push_str(&eops::process_proto(&fname));
         let (plain, traced) = eops::process_defs(&fname, &body, &tpos, &format!("{}.{}", self.comp, p.name.name));
-        self.funcs.push_str(&plain);
-        self.funcs.push_str(&traced);
+        self.out.funcs.push_str(&plain);
+        self.out.funcs.push_str(&traced);
     }
 
     /// The procfn wrapper of a proc: unpacks its block and calls the C function.
@@ -139,8 +139,8 @@ impl<'a> Checker<'a> {
         };
         let call = eops::wrapper_call(&sig.cname, &args, ret);
         let (traced, plain) = eops::wrapper_defs(&w, pos, &self.comp, &sig.name, &r.inv, &call);
-        self.funcs.push_str(&traced);
-        self.funcs.push_str(&plain);
+        self.out.funcs.push_str(&traced);
+        self.out.funcs.push_str(&plain);
         w
     }
 }

@@ -70,9 +70,9 @@ impl<'a> Checker<'a> {
             return;
         }
         // the signature is elaborated on first use, when the types it names exist
-        let idx = self.nops;
-        self.nops += 1;
-        self.ops.push(super::ops::OpEntry { name: p.name.name.clone(), idx, n: 1, procfn: None, sem: false, flags: String::new() });
+        let idx = self.out.nops;
+        self.out.nops += 1;
+        self.out.ops.push(super::ops::OpEntry { name: p.name.name.clone(), idx, n: 1, procfn: None, sem: false, flags: String::new() });
         self.declare(&p.name, Sym::PendingProc(Rc::new(p.clone())));
     }
 
@@ -92,7 +92,7 @@ impl<'a> Checker<'a> {
     pub(crate) fn procedure_sig(&mut self, p: &ast::ProcDecl) -> Sym {
         let params = self.params(&p.params);
         let (ret, ret_name) = self.ret_spec(p.returns.as_ref());
-        let idx = self.ops.iter().find(|o| o.name == p.name.name).map(|o| o.idx).unwrap_or(0);
+        let idx = self.out.ops.iter().find(|o| o.name == p.name.name).map(|o| o.idx).unwrap_or(0);
         let inv = format!("inv_{}_{}", self.comp, p.name.name);
         self.inv_struct(&inv, &params, &ret, p.name.span);
         let sig = ProcSig {
@@ -199,26 +199,26 @@ impl<'a> Checker<'a> {
             return;
         }
         let last = ast::Span { lo: p.body.span.hi.saturating_sub(1), ..p.body.span };
-        self.proc_spans.push((self.line(p.name.span), self.line(last), format!("{}.{}", self.comp, p.name.name)));
-        let saved_code = std::mem::replace(&mut self.code, Code::new(&self.file_name, self.opts.lines));
+        self.out.proc_spans.push((self.line(p.name.span), self.line(last), format!("{}.{}", self.comp, p.name.name)));
+        let saved_code = std::mem::replace(&mut self.f.code, Code::new(&self.file_name, self.opts.lines));
         let saved_top = self.at_top;
-        let saved_loops = self.loops;
+        let saved_loops = self.f.loops;
         self.at_top = false;
-        self.loops = 0;
+        self.f.loops = 0;
         self.push();
-        self.code.line(self.line(p.name.span));
-        self.code.put(names::OPS_LOCAL);
-        self.code.put(var::PROC_TEMPS_DECL);
+        self.f.code.line(self.line(p.name.span));
+        self.f.code.put(names::OPS_LOCAL);
+        self.f.code.put(var::PROC_TEMPS_DECL);
         // traced: PROC and ENDPROC are the traced twin's (below)
         let tpos = self.pos(p.name.span);
-        let saved_tp = self.trace_proc.replace(component::PROC_INVB.into());
+        let saved_tp = self.f.trace_proc.replace(component::PROC_INVB.into());
         let mut copyback = String::new();
         for (i, ((n, sp), ps)) in formal_names.iter().zip(sig.params.iter()).enumerate() {
             let byref = !matches!(ps.mode, ParamMode::Default | ParamMode::Val);
             let c = format!("{}_{}", names::var(n), i);
             if let (Ty::Arr(..), ParamMode::Ref) = (&ps.ty, ps.mode) {
                 // a ref array is the actual itself, with the actual's bounds
-                self.code.put(&var::local_blob_init(&c, &var::param(i)));
+                self.f.code.put(&var::local_blob_init(&c, &var::param(i)));
                 if !ps.ixty.is_empty() {
                     self.index_types.insert(c.clone(), ps.ixty.clone());
                 }
@@ -238,7 +238,7 @@ impl<'a> Checker<'a> {
                     t = e;
                 }
                 for l in var::arr_param_copy(&c, i, &lbs, &ubs) {
-                    self.code.put(&l);
+                    self.f.code.put(&l);
                 }
                 if byref {
                     copyback.push_str(&var::arr_copyback(i, &c, lbs.len()));
@@ -249,24 +249,24 @@ impl<'a> Checker<'a> {
                 // actual's maximum, aborts)
                 let pos = self.pos(*sp);
                 let n = n.to_string();
-                self.code.put(&format!("{} {}", var::str_param_alloc(&c, &n), var::str_init(&c, &n)));
+                self.f.code.put(&format!("{} {}", var::str_param_alloc(&c, &n), var::str_init(&c, &n)));
                 if ps.mode == ParamMode::Var {
-                    self.code.put(&var::str_set_blob(&pos, &c, &var::param(i)));
+                    self.f.code.put(&var::str_set_blob(&pos, &c, &var::param(i)));
                 }
                 copyback.push_str(&format!("{} ", var::str_set_blob(&pos, &var::param(i), &c)));
             } else if ps.ty.is_blob() {
                 if byref {
-                    self.code.put(&var::local_blob_init(&c, &var::param(i)));
+                    self.f.code.put(&var::local_blob_init(&c, &var::param(i)));
                 } else if let Ty::Str(Some(n)) = ps.ty {
                     // value `string[n]`: a private string[n], whatever the actual's size
                     // (MPD 1.0.1: maxlength is n; a longer actual aborts)
                     let pos = self.pos(*sp);
                     let n = n.to_string();
-                    self.code.put(&var::str_param_alloc(&c, &n));
-                    self.code.put(&format!("{} {}", var::str_init(&c, &n), var::str_set_blob(&pos, &c, &var::param(i))));
+                    self.f.code.put(&var::str_param_alloc(&c, &n));
+                    self.f.code.put(&format!("{} {}", var::str_init(&c, &n), var::str_set_blob(&pos, &c, &var::param(i))));
                 } else {
                     // value parameter: a private copy
-                    self.code.put(&var::blob_param_copy(&c, i, &self.blob_kind(&ps.ty)));
+                    self.f.code.put(&var::blob_param_copy(&c, i, &self.blob_kind(&ps.ty)));
                 }
             } else if ps.mode == ParamMode::Ref {
                 let c2 = format!("(*{})", var::param(i));
@@ -275,10 +275,10 @@ impl<'a> Checker<'a> {
             } else if byref {
                 // var and res are value-result: a local copy, copied back (left to
                 // right) when the procedure returns or replies
-                self.code.put(&var::local_scalar_init(&ps.ty, &c, &format!("*{}", var::param(i))));
+                self.f.code.put(&var::local_scalar_init(&ps.ty, &c, &format!("*{}", var::param(i))));
                 copyback.push_str(&format!("*{} = {}; ", var::param(i), c));
             } else {
-                self.code.put(&var::local_scalar_init(&ps.ty, &c, &var::param(i)));
+                self.f.code.put(&var::local_scalar_init(&ps.ty, &c, &var::param(i)));
             }
             if !ps.ixty.is_empty() {
                 self.index_types.insert(c.clone(), ps.ixty.clone());
@@ -288,7 +288,7 @@ impl<'a> Checker<'a> {
         // the result variable
         let rname = p.returns.as_ref().and_then(|r| r.name.as_ref()).map(|n| n.name.clone()).or(sig.ret_name.clone());
         let mut reply_copy = String::new();
-        let saved_reply = self.reply_code.take();
+        let saved_reply = self.f.reply_code.take();
         let ret_stmt = if sig.ret == Ty::Void {
             component::proc_return(&copyback, None)
         } else {
@@ -314,10 +314,10 @@ impl<'a> Checker<'a> {
             let c = "v_result".to_string();
             if rty.is_blob() {
                 let size = self.size_c(&rty, &dims, &strlen);
-                self.code.put(&var::result_alloc(&c, &size));
+                self.f.code.put(&var::result_alloc(&c, &size));
                 self.init_blob(&c, &rty, &dims, &strlen);
             } else {
-                self.code.put(&var::local_scalar(&rty, &c));
+                self.f.code.put(&var::local_scalar(&rty, &c));
             }
             if let Some(rn) = &rname {
                 let sp = p.returns.as_ref().map(|r| r.span).unwrap_or(p.name.span);
@@ -335,33 +335,33 @@ impl<'a> Checker<'a> {
             };
             component::proc_return(&copyback, Some(&c))
         };
-        self.reply_code = Some(format!("{}{}", copyback, reply_copy));
-        let saved_ret = self.ret.replace(RetInfo { stmt: ret_stmt.clone() });
-        if self.reply_code.is_none() {
-            self.reply_code = Some(copyback.clone());
+        self.f.reply_code = Some(format!("{}{}", copyback, reply_copy));
+        let saved_ret = self.f.ret.replace(RetInfo { stmt: ret_stmt.clone() });
+        if self.f.reply_code.is_none() {
+            self.f.reply_code = Some(copyback.clone());
         }
-        let saved_serving = self.serving.replace(sig.clone());
+        let saved_serving = self.f.serving.replace(sig.clone());
         self.block_stmts(&p.body.stmts);
-        self.serving = saved_serving;
+        self.f.serving = saved_serving;
         self.local_ops_end_all();
-        self.code.put(&ret_stmt);
-        self.ret = saved_ret;
-        self.reply_code = saved_reply;
-        self.trace_proc = saved_tp;
+        self.f.code.put(&ret_stmt);
+        self.f.ret = saved_ret;
+        self.f.reply_code = saved_reply;
+        self.f.trace_proc = saved_tp;
         self.pop();
-        let body = std::mem::replace(&mut self.code, saved_code).take();
+        let body = std::mem::replace(&mut self.f.code, saved_code).take();
         self.at_top = saved_top;
-        self.loops = saved_loops;
+        self.f.loops = saved_loops;
         let proto = self.proc_proto(&sig);
-        self.protos.push_str(&component::proto_line(&proto));
-        self.funcs.push_str(&component::function(&proto, &body));
+        self.out.protos.push_str(&component::proto_line(&proto));
+        self.out.funcs.push_str(&component::function(&proto, &body));
         // the traced twin (traced runs): the same prototype, named <cname>_tr
         let twin_sig = ProcSig { cname: format!("{}_tr", sig.cname), ..(*sig).clone() };
         // static where only this file can call it, so an unused twin is dropped
         // (and leaves its proc with one caller, the op's wrapper, to inline into)
         let proto_tr = format!("{}{}", if self.global { "" } else { "static " }, self.proc_proto(&twin_sig));
-        self.protos.push_str(&component::proto_line(&proto_tr));
-        self.funcs.push_str(&crate::emit::trace::twin(&proto_tr, &sig.cname, &tpos, &format!("{}.{}", self.comp, p.name.name), sig.ret != Ty::Void, sig.params.len()));
+        self.out.protos.push_str(&component::proto_line(&proto_tr));
+        self.out.funcs.push_str(&crate::emit::trace::twin(&proto_tr, &sig.cname, &tpos, &format!("{}.{}", self.comp, p.name.name), sig.ret != Ty::Void, sig.params.len()));
         // the op's entry: invocations by block run the proc through a wrapper
         if let Some(r) = &sig.op {
             if r.owner == self.comp && !self.block_dyn_ret(&sig) {
@@ -369,7 +369,7 @@ impl<'a> Checker<'a> {
                 let direct = !self.replying.contains(&sig.name);
                 // a leaf cannot switch: its direct calls need no hold (check/leaf.rs)
                 let leaf = direct && self.is_leaf_body(&p.body.stmts);
-                if let Some(o) = self.ops.iter_mut().find(|o| o.idx == r.idx) {
+                if let Some(o) = self.out.ops.iter_mut().find(|o| o.idx == r.idx) {
                     o.procfn = Some(w);
                     o.flags = component::proc_op_flags(direct, leaf);
                 }

@@ -9,7 +9,7 @@ use crate::syntax::ast::{self, ExprKind, Stmt, StmtKind, UnaryOp};
 impl<'a> Checker<'a> {
     /// One statement: its #line, then the construct's own function.
     pub fn stmt(&mut self, s: &Stmt) {
-        self.code.line(self.line(s.span));
+        self.f.code.line(self.line(s.span));
         match &s.kind {
             StmtKind::Decl(d) => self.decl(d),
             StmtKind::Expr(e) | StmtKind::Call(e) => self.expr_stmt(e),
@@ -49,33 +49,33 @@ impl<'a> Checker<'a> {
             None => "0".into(),
         };
         let p = self.pos(span);
-        self.code.put(&emit::stmt::stop(&p, &c));
+        self.f.code.put(&emit::stmt::stop(&p, &c));
     }
 
     /// `exit` / `next`: only inside a loop.  What they leave ends first: the
     /// invocations of `in` arms entered inside the loop, the ops declared in
     /// the loop, and (exit) the chunk of time slice not used.
     fn exit_next(&mut self, exit: bool, span: ast::Span) {
-        match self.loop_labels.last() {
+        match self.f.loop_labels.last() {
             Some((b, c, sd)) => {
                 let l = if exit { b.clone() } else { c.clone() };
                 let sd = *sd;
                 self.flush_tmps();
-                let depth = self.loop_labels.len();
-                for a in self.in_stack.clone().iter().rev() {
+                let depth = self.f.loop_labels.len();
+                for a in self.f.in_stack.clone().iter().rev() {
                     if a.loops >= depth {
-                        self.code.put(&emit::stmt::in_done(&a.ib));
+                        self.f.code.put(&emit::stmt::in_done(&a.ib));
                     }
                 }
                 // ops declared inside the loop die as they would at its block's end
                 self.local_ops_end_from(sd);
-                if let (true, Some(ch)) = (exit, &self.chunk) {
+                if let (true, Some(ch)) = (exit, &self.f.chunk) {
                     if ch.depth == depth {
                         // leaving a chunk early: give back its iterations not run
-                        self.code.put(&emit::stmt::chunk_give_back(&ch.sl, &ch.unrun));
+                        self.f.code.put(&emit::stmt::chunk_give_back(&ch.sl, &ch.unrun));
                     }
                 }
-                self.code.put(&emit::stmt::goto(&l));
+                self.f.code.put(&emit::stmt::goto(&l));
             }
             None => self.error(span, format!("no enclosing loop for `{}`", if exit { "exit" } else { "next" })),
         }
@@ -84,22 +84,22 @@ impl<'a> Checker<'a> {
     /// `while cond -> body`: the condition is tested at the top of each iteration.
     fn while_stmt(&mut self, cond: &ast::Expr, body: &ast::Block) {
         let (b, c) = self.new_loop();
-        self.code.open(emit::stmt::WHILE_OPEN);
+        self.f.code.open(emit::stmt::WHILE_OPEN);
         self.loop_top();
         let cv = self.cond(cond);
-        self.code.put(&emit::stmt::while_test(&cv));
+        self.f.code.put(&emit::stmt::while_test(&cv));
         self.block(body);
-        self.code.put(&emit::stmt::label(&c));
-        self.code.close("}");
-        self.code.put(&emit::stmt::label(&b));
-        self.loop_labels.pop();
+        self.f.code.put(&emit::stmt::label(&c));
+        self.f.code.close("}");
+        self.f.code.put(&emit::stmt::label(&b));
+        self.f.loop_labels.pop();
     }
 
     /// `fa quantifiers -> body af`: one C loop per quantifier; a single one over
     /// a body that cannot switch counts its time slice in chunks (chunk.rs).
     fn for_stmt(&mut self, quants: &[ast::Quantifier], body: &ast::Block) {
         let (b, c) = self.new_loop();
-        self.code.open("{");
+        self.f.code.open("{");
         self.push();
         self.scopes.last_mut().unwrap().for_quants = true;
         // a body assigning its control variable steers the loop (MPD
@@ -111,23 +111,23 @@ impl<'a> Checker<'a> {
             self.loop_top();
         }
         self.block(body);
-        self.code.put(&emit::stmt::label(&c));
+        self.f.code.put(&emit::stmt::label(&c));
         for _ in 0..n {
-            self.code.close("}");
+            self.f.code.close("}");
         }
         if let Some(sl) = &sl {
             // exit lands here too: the slice left goes back where
             // the next loop top reads it
-            self.chunk = None;
-            self.code.put(&emit::stmt::label(&b));
-            self.code.put(&emit::stmt::slice_put(sl));
+            self.f.chunk = None;
+            self.f.code.put(&emit::stmt::label(&b));
+            self.f.code.put(&emit::stmt::slice_put(sl));
         }
         self.pop();
-        self.code.close("}");
+        self.f.code.close("}");
         if sl.is_none() {
-            self.code.put(&emit::stmt::label(&b));
+            self.f.code.put(&emit::stmt::label(&b));
         }
-        self.loop_labels.pop();
+        self.f.loop_labels.pop();
     }
 
     /// `return` (no value in MPD): in an `in` arm it answers the invocation and
@@ -137,22 +137,22 @@ impl<'a> Checker<'a> {
         if let Some(e) = e {
             self.error(e.span, "MPD's return takes no value; assign the result variable instead");
         }
-        if let Some(a) = self.in_stack.last().cloned() {
+        if let Some(a) = self.f.in_stack.last().cloned() {
             self.flush_tmps();
             self.local_ops_end_from(a.scopes);
-            self.code.put(&emit::stmt::in_return(&a.ib, &a.end));
+            self.f.code.put(&emit::stmt::in_return(&a.ib, &a.end));
             return;
         }
         self.local_ops_end_all();
-        if let Some(ib) = self.trace_proc.clone() {
+        if let Some(ib) = self.f.trace_proc.clone() {
             let p = self.pos(span);
-            self.code.put(&emit::trace::proc_return(&p, &ib));
+            self.f.code.put(&emit::trace::proc_return(&p, &ib));
         }
-        match self.ret.clone() {
-            Some(r) => self.code.put(&r.stmt),
+        match self.f.ret.clone() {
+            Some(r) => self.f.code.put(&r.stmt),
             None => {
                 let end = emit::trace::event(&self.trace_pos, "ENDBODY", "0");
-                self.code.put(&emit::stmt::init_return(&end));
+                self.f.code.put(&emit::stmt::init_return(&end));
             }
         }
     }
@@ -189,7 +189,7 @@ impl<'a> Checker<'a> {
         };
         if let Some(d) = d {
             let c = emit::stmt::destroy(&p, d);
-            self.code.put(&c);
+            self.f.code.put(&c);
         }
         self.flush_tmps();
     }
@@ -198,8 +198,8 @@ impl<'a> Checker<'a> {
     /// proc's) early; the invoker goes on while this process continues.
     fn reply_stmt(&mut self, span: ast::Span) {
         let p = self.pos(span);
-        if let Some(a) = self.in_stack.last().cloned() {
-            self.code.put(&emit::stmt::reply_in_arm(&p, &a.ib));
+        if let Some(a) = self.f.in_stack.last().cloned() {
+            self.f.code.put(&emit::stmt::reply_in_arm(&p, &a.ib));
             return;
         }
         // nobody waits for a reply from final code (MPD 1.0.1 warns)
@@ -207,12 +207,12 @@ impl<'a> Checker<'a> {
             self.diags.warning(span, "reply in final ignored");
             return;
         }
-        match (&self.reply_code, self.ret.is_some()) {
+        match (&self.f.reply_code, self.f.ret.is_some()) {
             (Some(copy), true) => {
                 let copy = copy.clone();
-                self.code.put(&emit::stmt::reply_in_proc(&p, &copy));
+                self.f.code.put(&emit::stmt::reply_in_proc(&p, &copy));
             }
-            (None, false) => self.code.put(&emit::stmt::reply_in_process(&p)),
+            (None, false) => self.f.code.put(&emit::stmt::reply_in_process(&p)),
             _ => {}
         }
     }
@@ -220,8 +220,8 @@ impl<'a> Checker<'a> {
     /// `forward inv`: hands the invocation being serviced (an `in` arm's or the
     /// proc's, with its results so far) on to another op.
     fn forward_stmt(&mut self, e: &ast::Expr, span: ast::Span) {
-        let proc_inv = self.reply_code.is_some() && self.ret.is_some();
-        let cur = match self.in_stack.last() {
+        let proc_inv = self.f.reply_code.is_some() && self.f.ret.is_some();
+        let cur = match self.f.in_stack.last() {
             Some(a) => Some(a.ib.clone()),
             None if proc_inv => Some(emit::stmt::PROC_INVOCATION.to_string()),
             None => None,
@@ -229,8 +229,8 @@ impl<'a> Checker<'a> {
         match cur {
             Some(cur) => {
                 if cur == emit::stmt::PROC_INVOCATION {
-                    let copy = self.reply_code.clone().unwrap_or_default();
-                    self.code.put(&copy);
+                    let copy = self.f.reply_code.clone().unwrap_or_default();
+                    self.f.code.put(&copy);
                 }
                 self.fwd_issue = Some(cur);
                 self.invoke_stmt(e, false);
@@ -244,7 +244,7 @@ impl<'a> Checker<'a> {
     fn new_loop(&mut self) -> (String, String) {
         self.fresh += 1;
         let l = emit::stmt::loop_labels(self.fresh);
-        self.loop_labels.push((l.0.clone(), l.1.clone(), self.scopes.len()));
+        self.f.loop_labels.push((l.0.clone(), l.1.clone(), self.scopes.len()));
         l
     }
 
@@ -259,9 +259,9 @@ impl<'a> Checker<'a> {
         if v.ty != Ty::Bool && v.ty != Ty::Error {
             self.error(e.span, format!("{} ({})", what, self.types.show(&v.ty)));
         }
-        if self.used_tmp {
+        if self.f.used_tmp {
             let t = self.tmp();
-            self.code.put(&emit::stmt::cond_local(&t, &v.c));
+            self.f.code.put(&emit::stmt::cond_local(&t, &v.c));
             self.flush_tmps();
             t
         } else {
@@ -277,20 +277,20 @@ impl<'a> Checker<'a> {
             return;
         }
         let arm = &arms[i];
-        self.code.line(self.line(arm.span));
+        self.f.code.line(self.line(arm.span));
         let c = self.cond(&arm.cond);
-        self.code.open(&emit::stmt::if_open(&c));
+        self.f.code.open(&emit::stmt::if_open(&c));
         self.block(&arm.body);
         if i + 1 < arms.len() || els.is_some() {
-            self.code.close("} else {");
-            self.code.indent += 1;
+            self.f.code.close("} else {");
+            self.f.code.indent += 1;
             self.if_stmt(arms, els, i + 1);
         }
-        self.code.close("}");
+        self.f.code.close("}");
     }
 
     pub fn block(&mut self, b: &ast::Block) {
-        self.code.open("{");
+        self.f.code.open("{");
         self.push();
         // declarations in a nested block of initial code are locals of that block
         let saved_top = self.at_top;
@@ -298,17 +298,17 @@ impl<'a> Checker<'a> {
         self.block_stmts(&b.stmts);
         self.at_top = saved_top;
         for o in self.scopes.last().unwrap().local_ops.clone().iter().rev() {
-            self.code.put(&emit::stmt::local_ops_end(o));
+            self.f.code.put(&emit::stmt::local_ops_end(o));
         }
         self.pop();
-        self.code.close("}");
+        self.f.code.close("}");
     }
 
     /// Each loop iteration counts towards the time slice, so a busy loop lets
     /// other processes run (mpdl -L n: at most n iterations between switches).
     fn loop_top(&mut self) {
         if !self.opts.no_slice {
-            self.code.put(emit::stmt::LOOP_YIELD);
+            self.f.code.put(emit::stmt::LOOP_YIELD);
         }
     }
 
@@ -333,7 +333,7 @@ impl<'a> Checker<'a> {
         let mut slice_var = None;
         for (qi, q) in qs.iter().enumerate() {
             let steer = steered.get(qi).copied().unwrap_or(false);
-            self.code.line(self.line(q.span));
+            self.f.code.line(self.line(q.span));
             let super::quant::Quant { ty, real, start, end, step } = self.quant(q);
             let (e, st) = (self.tmp(), self.tmp());
             let var = format!("{}_{}", names::var(&q.var.name), self.fresh);
@@ -341,7 +341,7 @@ impl<'a> Checker<'a> {
             // long long guards against overflow at the end of the int range
             let lt = if real { "double" } else { "long long" };
             let et = if real || end.ty == Ty::Real { "double" } else { "int" };
-            self.code.put(&emit::stmt::quant_bounds(et, &e, &end.c, &st, &step));
+            self.f.code.put(&emit::stmt::quant_bounds(et, &e, &end.c, &st, &step));
             self.flush_tmps();
             let cmp = if q.downto { ">=" } else { "<=" };
             if chunk && !real && q.step.is_none() && q.st.is_none() {
@@ -352,42 +352,42 @@ impl<'a> Checker<'a> {
                 // iterations left after this one: up to e, or down to e
                 let left = if q.downto { format!("{} - {}", v, e) } else { format!("{} - {}", e, v) };
                 let cl = emit::stmt::chunk_loop(n, &v, &start.c, cmp, &e, &left, &st);
-                self.code.put(&cl.head);
-                self.code.open(&cl.open);
+                self.f.code.put(&cl.head);
+                self.f.code.open(&cl.open);
                 // the next loop top would reach 0: switch there and take a fresh slice
                 for l in &cl.body {
-                    self.code.put(l);
+                    self.f.code.put(l);
                 }
                 // the chunk counts its own iterations down, so the loop keeps one
                 // induction variable even when the body needs what is left of
                 // the chunk (P, exit): testing v against the chunk's end and
                 // keeping end - v live too made semP's loop one uop too wide to
                 // issue in one cycle (bench/timings, docs/ops.md)
-                self.code.open(&cl.inner);
+                self.f.code.open(&cl.inner);
                 let unrun = emit::stmt::chunk_unrun(n);
-                self.chunk = Some(chunk::ChunkVars { depth: self.loop_labels.len(), sl: sl.clone(), unrun });
+                self.f.chunk = Some(chunk::ChunkVars { depth: self.f.loop_labels.len(), sl: sl.clone(), unrun });
                 slice_var = Some(sl);
                 opened += 1;
             } else if steer {
                 // the variable lives outside the C loop so that the step reads it
                 let ct = self.ctype(&ty);
                 let (decl, open) = emit::stmt::steered_quant_loop(&ct, lt, &var, &start.c, cmp, &e, &st);
-                self.code.put(&decl);
-                self.code.open(&open);
+                self.f.code.put(&decl);
+                self.f.code.open(&open);
             } else {
-                self.code.open(&emit::stmt::quant_loop(lt, &var, &start.c, cmp, &e, &st));
+                self.f.code.open(&emit::stmt::quant_loop(lt, &var, &start.c, cmp, &e, &st));
             }
             let ct = self.ctype(&ty);
             if steer {
-                self.code.put(&emit::stmt::steered_quant_var(&ct, &var));
+                self.f.code.put(&emit::stmt::steered_quant_var(&ct, &var));
             } else {
-                self.code.put(&emit::stmt::quant_var(&ct, &var));
+                self.f.code.put(&emit::stmt::quant_var(&ct, &var));
             }
             self.declare(&q.var, Sym::Var { c: var.clone(), ty: ty.clone(), assignable: true });
             opened += 1;
             if let Some(stc) = &q.st {
                 let c = self.quant_st(stc);
-                self.code.open(&emit::stmt::if_open(&c));
+                self.f.code.open(&emit::stmt::if_open(&c));
                 opened += 1;
             }
         }
@@ -402,7 +402,7 @@ impl<'a> Checker<'a> {
             ExprKind::Unary { op: UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec, .. } => {
                 let v = self.expr(e);
                 if v.ty != Ty::Error {
-                    self.code.put(&emit::stmt::expr_stmt(&v.c));
+                    self.f.code.put(&emit::stmt::expr_stmt(&v.c));
                 }
             }
             _ => {
@@ -416,10 +416,10 @@ impl<'a> Checker<'a> {
                 match v.form {
                     _ if v.ty == Ty::Void || v.ty == Ty::Error => {
                         if v.c != "0" && !v.c.is_empty() {
-                            self.code.put(&emit::stmt::expr_stmt(&v.c));
+                            self.f.code.put(&emit::stmt::expr_stmt(&v.c));
                         }
                     }
-                    Form::Blob | Form::View | Form::Scalar => self.code.put(&emit::stmt::discard(&v.c)),
+                    Form::Blob | Form::View | Form::Scalar => self.f.code.put(&emit::stmt::discard(&v.c)),
                 }
             }
         }

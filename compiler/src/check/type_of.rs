@@ -51,12 +51,12 @@ impl<'a> Checker<'a> {
     /// muted (its own errors are reported when it is translated for real).
     /// Only for the constructs type_of has no pure rule for yet.
     pub fn probe(&mut self, e: &Expr) -> V {
-        let saved = self.code.out.len();
+        let saved = self.f.code.out.len();
         let mut scratch = crate::syntax::Diagnostics::new();
         std::mem::swap(self.diags, &mut scratch);
         let v = self.expr(e);
         std::mem::swap(self.diags, &mut scratch);
-        self.code.out.truncate(saved);
+        self.f.code.out.truncate(saved);
         v
     }
 

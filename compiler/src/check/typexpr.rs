@@ -114,12 +114,12 @@ impl<'a> Checker<'a> {
             }
             _ => return Ty::Int,
         };
-        let saved = self.code.out.len();
+        let saved = self.f.code.out.len();
         let mut scratch = crate::syntax::Diagnostics::new();
         std::mem::swap(self.diags, &mut scratch);
         let v = self.expr(e);
         std::mem::swap(self.diags, &mut scratch);
-        self.code.out.truncate(saved);
+        self.f.code.out.truncate(saved);
         v.ty
     }
 
@@ -453,7 +453,7 @@ impl<'a> Checker<'a> {
                     Some(n) => n.to_string(),
                     None => strlen.clone().unwrap_or_else(|| "0".into()),
                 };
-                self.code.put(&var::str_init(addr, &max));
+                self.f.code.put(&var::str_init(addr, &max));
             }
             Ty::Arr(e, slo, shi) => {
                 let (lo, hi) = match (slo, shi, dims.first()) {
@@ -463,13 +463,13 @@ impl<'a> Checker<'a> {
                 };
                 let rest = dims.get(1..).unwrap_or(&[]).to_vec();
                 let es = self.size_c(e, &rest, strlen);
-                self.code.put(&var::arr_hdr(addr, &lo, &hi, &es));
+                self.f.code.put(&var::arr_hdr(addr, &lo, &hi, &es));
                 if e.is_blob() && !matches!(**e, Ty::Rec(_)) || self.rec_needs_init(e) {
                     let i = self.tmp();
-                    self.code.open(&format!("for (int {i} = 0; {i} <= ({hi}) - ({lo}); {i}++) {{"));
+                    self.f.code.open(&format!("for (int {i} = 0; {i} <= ({hi}) - ({lo}); {i}++) {{"));
                     let a = format!("({} + {} + (size_t){} * ({}))", addr, ARR_HDR, i, es);
                     self.init_blob(&a, e, &rest, strlen);
-                    self.code.close("}");
+                    self.f.code.close("}");
                 }
             }
             Ty::Rec(r) => {
@@ -500,15 +500,15 @@ impl<'a> Checker<'a> {
                     // (suite diag/runtime); warn now, and check even under -O
                     self.diags.warning(span, format!("illegal bounds [{}:{}] for array: creating it aborts the program", l, h));
                     let p = self.pos(span);
-                    self.code.put(&var::arr_check_bounds(&p, &l.to_string(), &h.to_string()));
+                    self.f.code.put(&var::arr_check_bounds(&p, &l.to_string(), &h.to_string()));
                 }
                 continue;
             }
             let (a, b) = (self.tmp(), self.tmp());
-            self.code.put(&var::local_ints(&[(&a, &d.0), (&b, &d.1)]));
+            self.f.code.put(&var::local_ints(&[(&a, &d.0), (&b, &d.1)]));
             if !self.opts.no_checks {
                 let p = self.pos(span);
-                self.code.put(&var::arr_check_bounds(&p, &a, &b));
+                self.f.code.put(&var::arr_check_bounds(&p, &a, &b));
             }
             *d = (a, b);
         }
