@@ -13,7 +13,7 @@
 
 static void pingpong(MPI_Comm c, int me, int peer, int n, const char *label)
 {
-    char buf[16] = { 0 };
+    char buf[16] = {0};
     for (int warm = 0; warm < 2; warm++) {
         MPI_Barrier(c);
         double t0 = MPI_Wtime();
@@ -41,7 +41,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm parent;
     MPI_Comm_get_parent(&parent);
-    if (parent != MPI_COMM_NULL) {          /* a spawned child */
+    if (parent != MPI_COMM_NULL) { /* a spawned child */
         int n;
         MPI_Bcast(&n, 1, MPI_INT, 0, parent);
         if (n > 0)

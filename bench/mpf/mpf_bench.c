@@ -77,7 +77,8 @@ static void join_all(void)
         } else if (procs) {
             int st;
             waitpid(W[i].p, &st, 0);
-            if (!WIFEXITED(st) || WEXITSTATUS(st)) fprintf(stderr, "mpf_bench: worker failed\n"), exit(1);
+            if (!WIFEXITED(st) || WEXITSTATUS(st))
+                fprintf(stderr, "mpf_bench: worker failed\n"), exit(1);
         } else {
             pthread_join(W[i].t, NULL);
         }
@@ -96,7 +97,8 @@ static void ctl_send(int pid)
 static void ctl_wait(int ctl, int n)
 {
     char b[1];
-    for (int i = 0; i < n; i++) must(mpf_message_receive(m, 0, ctl, b, sizeof b), "ctl receive");
+    for (int i = 0; i < n; i++)
+        must(mpf_message_receive(m, 0, ctl, b, sizeof b), "ctl receive");
 }
 
 /* ---- fcfs / broadcast: pid 0 sends COUNT messages, receivers 1..N read until an empty message ---- */
@@ -111,12 +113,15 @@ static void batch_reset(void)
 {
     best_batch = 1e9;
     nbatches = 0;
-    if (!batches) batches = malloc(sizeof *batches * (size_t)(COUNT / 20 + 2));
+    if (!batches)
+        batches = malloc(sizeof *batches * (size_t)(COUNT / 20 + 2));
 }
 static void batch_add(double dt)
 {
-    if (dt < best_batch) best_batch = dt;
-    if (batches) batches[nbatches++] = dt;
+    if (dt < best_batch)
+        best_batch = dt;
+    if (batches)
+        batches[nbatches++] = dt;
 }
 static int cmp_double(const void *a, const void *b)
 {
@@ -125,9 +130,11 @@ static int cmp_double(const void *a, const void *b)
 }
 static double median_batch(void)
 {
-    if (!batches || !nbatches) return 0;
+    if (!batches || !nbatches)
+        return 0;
     qsort(batches, (size_t)nbatches, sizeof *batches, cmp_double);
-    return nbatches % 2 ? batches[nbatches / 2] : (batches[nbatches / 2 - 1] + batches[nbatches / 2]) / 2;
+    return nbatches % 2 ? batches[nbatches / 2]
+                        : (batches[nbatches / 2 - 1] + batches[nbatches / 2]) / 2;
 }
 
 static void *receiver(void *arg)
@@ -138,7 +145,8 @@ static void *receiver(void *arg)
     ctl_send(pid);
     for (;;) {
         ssize_t n = must(mpf_message_receive(m, pid, id, buf, SIZE + 1), "receive");
-        if (n == 0) break;
+        if (n == 0)
+            break;
     }
     must(mpf_close_receive(m, pid, id), "close");
     ctl_send(pid);
@@ -150,11 +158,14 @@ static double one_to_many(int ctl, double *bytes)
 {
     char *buf = calloc(1, SIZE);
     int s = must(mpf_open_send(m, 0, "data"), "open send");
-    for (int r = 1; r <= N; r++) start(receiver, r);
+    for (int r = 1; r <= N; r++)
+        start(receiver, r);
     ctl_wait(ctl, N);
     double t0 = now();
-    for (int i = 0; i < COUNT; i++) must(mpf_message_send(m, 0, s, buf, SIZE), "send");
-    for (int i = 0; i < (proto == MPF_FCFS ? N : 1); i++) must(mpf_message_send(m, 0, s, buf, 0), "send end");
+    for (int i = 0; i < COUNT; i++)
+        must(mpf_message_send(m, 0, s, buf, SIZE), "send");
+    for (int i = 0; i < (proto == MPF_FCFS ? N : 1); i++)
+        must(mpf_message_send(m, 0, s, buf, 0), "send end");
     ctl_wait(ctl, N);
     double t = now() - t0;
     join_all();
@@ -190,7 +201,8 @@ static double base(double *bytes)
 static void pin(int cpu)
 {
     const char *e = getenv("MPF_BENCH_PIN");
-    if (!e || *e != '1') return;
+    if (!e || *e != '1')
+        return;
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(e[1] == 's' ? 0 : cpu, &set); /* MPF_BENCH_PIN=1s: both on CPU 0 */
@@ -207,7 +219,8 @@ static void *ponger(void *arg)
     ctl_send(1);
     for (;;) {
         ssize_t n = must(mpf_message_receive(m, 1, in, buf, SIZE + 1), "receive");
-        if (n == 0) break;
+        if (n == 0)
+            break;
         must(mpf_message_send(m, 1, out, buf, (size_t)n), "send");
     }
     must(mpf_close_receive(m, 1, in), "close");
@@ -255,14 +268,19 @@ static double latency(int ctl, double *bytes)
 
 static double bare(double *bytes)
 {
-    typedef struct { _Alignas(64) _Atomic long ping; _Alignas(64) _Atomic long pong; } lines;
+    typedef struct {
+        _Alignas(64) _Atomic long ping;
+        _Alignas(64) _Atomic long pong;
+    } lines;
     lines *x = mmap(NULL, sizeof *x, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (x == MAP_FAILED) perror("mmap"), exit(1);
+    if (x == MAP_FAILED)
+        perror("mmap"), exit(1);
     pid_t child = fork();
     if (child == 0) {
         pin(1);
         for (long i = 1; i <= COUNT + COUNT / 10; i++) {
-            while (atomic_load_explicit(&x->ping, memory_order_acquire) != i) __builtin_ia32_pause();
+            while (atomic_load_explicit(&x->ping, memory_order_acquire) != i)
+                __builtin_ia32_pause();
             atomic_store_explicit(&x->pong, i, memory_order_release);
         }
         _exit(0);
@@ -271,13 +289,15 @@ static double bare(double *bytes)
     long i = 1;
     for (; i <= COUNT / 10; i++) { /* warm up */
         atomic_store_explicit(&x->ping, i, memory_order_release);
-        while (atomic_load_explicit(&x->pong, memory_order_acquire) != i) __builtin_ia32_pause();
+        while (atomic_load_explicit(&x->pong, memory_order_acquire) != i)
+            __builtin_ia32_pause();
     }
     double t0 = now(), tb = t0;
     batch_reset();
     for (long k = 1; k <= COUNT; k++, i++) {
         atomic_store_explicit(&x->ping, i, memory_order_release);
-        while (atomic_load_explicit(&x->pong, memory_order_acquire) != i) __builtin_ia32_pause();
+        while (atomic_load_explicit(&x->pong, memory_order_acquire) != i)
+            __builtin_ia32_pause();
         if (k % 20 == 0) {
             double tn = now();
             batch_add(tn - tb);
@@ -299,7 +319,8 @@ static void bare_lwp_pong(void *arg)
 {
     (void)arg;
     for (long i = 1; i <= COUNT + COUNT / 10; i++) {
-        while (bare_flag[0] != i) mpd_waitq_wait(&bare_q[0], NULL);
+        while (bare_flag[0] != i)
+            mpd_waitq_wait(&bare_q[0], NULL);
         bare_flag[1] = i;
         mpd_waitq_wake_all(&bare_q[1]);
     }
@@ -313,10 +334,12 @@ static double bare_lwp(double *bytes)
     double t0 = 0, tb = 0;
     batch_reset();
     for (long i = 1; i <= COUNT + COUNT / 10; i++) {
-        if (i == COUNT / 10 + 1) t0 = tb = now(); /* after the warm-up */
+        if (i == COUNT / 10 + 1)
+            t0 = tb = now(); /* after the warm-up */
         bare_flag[0] = i;
         mpd_waitq_wake_all(&bare_q[0]);
-        while (bare_flag[1] != i) mpd_waitq_wait(&bare_q[1], NULL);
+        while (bare_flag[1] != i)
+            mpd_waitq_wait(&bare_q[1], NULL);
         if (i > COUNT / 10 && (i - COUNT / 10) % 20 == 0) {
             double tn = now();
             batch_add(tn - tb);
@@ -334,8 +357,10 @@ static double bare_lwp(double *bytes)
 /* Let the others run while memory is full (MPD processes never block the VP). */
 static void relax(void)
 {
-    if (lwp) mpd_yield();
-    else sched_yield();
+    if (lwp)
+        mpd_yield();
+    else
+        sched_yield();
 }
 
 static void *random_peer(void *arg)
@@ -360,29 +385,35 @@ static void *random_peer(void *arg)
         seed = seed * 1103515245u + 12345u;
         int dest = 1 + (int)((seed >> 16) % (unsigned)N);
         int rc;
-        while ((rc = mpf_message_send(m, pid, out[dest], buf, SIZE)) == -MPF_ENOSPACE) { /* drain while full */
-            if (mpf_message_try_receive(m, pid, in, buf, SIZE + 1) == 0) ends++;
+        while ((rc = mpf_message_send(m, pid, out[dest], buf, SIZE)) ==
+               -MPF_ENOSPACE) { /* drain while full */
+            if (mpf_message_try_receive(m, pid, in, buf, SIZE + 1) == 0)
+                ends++;
             relax();
         }
         must(rc, "send");
         ssize_t n;
         while ((n = mpf_message_try_receive(m, pid, in, buf, SIZE + 1)) >= 0)
-            if (n == 0) ends++;
+            if (n == 0)
+                ends++;
     }
     for (int j = 1; j <= N; j++) {
         int rc;
         while ((rc = mpf_message_send(m, pid, out[j], buf, 0)) == -MPF_ENOSPACE) {
-            if (mpf_message_try_receive(m, pid, in, buf, SIZE + 1) == 0) ends++;
+            if (mpf_message_try_receive(m, pid, in, buf, SIZE + 1) == 0)
+                ends++;
             relax();
         }
         must(rc, "send end");
     }
     while (ends < N)
-        if (must(mpf_message_receive(m, pid, in, buf, SIZE + 1), "receive") == 0) ends++;
+        if (must(mpf_message_receive(m, pid, in, buf, SIZE + 1), "receive") == 0)
+            ends++;
     ctl_send(pid);
     /* Stay connected until everyone is done, so no conversation vanishes early. */
     must(mpf_message_receive(m, pid, go, buf, SIZE + 1), "go");
-    for (int j = 1; j <= N; j++) must(mpf_close_send(m, pid, out[j]), "close");
+    for (int j = 1; j <= N; j++)
+        must(mpf_close_send(m, pid, out[j]), "close");
     must(mpf_close_receive(m, pid, in), "close");
     must(mpf_close_receive(m, pid, go), "close");
     free(buf);
@@ -392,7 +423,8 @@ static void *random_peer(void *arg)
 static double random_bench(int ctl, double *bytes)
 {
     int go = must(mpf_open_send(m, 0, "go"), "open go");
-    for (int p = 1; p <= N; p++) start(random_peer, p);
+    for (int p = 1; p <= N; p++)
+        start(random_peer, p);
     ctl_wait(ctl, 2 * N);
     double t0 = now();
     must(mpf_message_send(m, 0, go, "", 0), "go");
@@ -412,25 +444,36 @@ static void bench_main(void *unused);
 int main(int argc, char **argv)
 {
     if (argc != 6) {
-        fprintf(stderr, "usage: mpf_bench base|fcfs|broadcast|random|latency|bare threads|procs|lwp N SIZE COUNT\n");
+        fprintf(stderr, "usage: mpf_bench base|fcfs|broadcast|random|latency|bare "
+                        "threads|procs|lwp N SIZE COUNT\n");
         return 2;
     }
     mode = argv[1];
     procs = strcmp(argv[2], "procs") == 0;
     lwp = strcmp(argv[2], "lwp") == 0;
-    if (!procs && !lwp && strcmp(argv[2], "threads") != 0) return fprintf(stderr, "mpf_bench: bad deployment\n"), 2;
+    if (!procs && !lwp && strcmp(argv[2], "threads") != 0)
+        return fprintf(stderr, "mpf_bench: bad deployment\n"), 2;
     N = atoi(argv[3]);
     SIZE = (size_t)atol(argv[4]);
     COUNT = atoi(argv[5]);
-    if (N < 1 || N > 200 || SIZE < 1 || SIZE > (1 << 20) || COUNT < 1) return fprintf(stderr, "mpf_bench: bad numbers\n"), 2;
+    if (N < 1 || N > 200 || SIZE < 1 || SIZE > (1 << 20) || COUNT < 1)
+        return fprintf(stderr, "mpf_bench: bad numbers\n"), 2;
     char seg[64];
     snprintf(seg, sizeof seg, "/mpf-bench-%d", (int)getpid());
-    mpf_options o = {.shm_name = procs ? seg : NULL, .replace = 1, .max_lnvcs = 2 * N + 8, .max_processes = N + 2,
-                     .max_message = SIZE < 65536 ? 65536 : SIZE, .pool_bytes = 32u << 20, .max_messages = 32768,
-                     .send_waits = strcmp(mode, "random") != 0, .wait = lwp ? MPF_WAIT_LWP : MPF_WAIT_THREADS};
+    mpf_options o = {.shm_name = procs ? seg : NULL,
+                     .replace = 1,
+                     .max_lnvcs = 2 * N + 8,
+                     .max_processes = N + 2,
+                     .max_message = SIZE < 65536 ? 65536 : SIZE,
+                     .pool_bytes = 32u << 20,
+                     .max_messages = 32768,
+                     .send_waits = strcmp(mode, "random") != 0,
+                     .wait = lwp ? MPF_WAIT_LWP : MPF_WAIT_THREADS};
     must(mpf_init_ex(&m, &o), "init");
-    if (procs) mpf_unlink(seg); /* the mapping stays; nothing is left in /dev/shm */
-    if (lwp) return mpd_rt_main(argc, argv, bench_main, NULL);
+    if (procs)
+        mpf_unlink(seg); /* the mapping stays; nothing is left in /dev/shm */
+    if (lwp)
+        return mpd_rt_main(argc, argv, bench_main, NULL);
     bench_main(NULL);
     return status;
 }
@@ -440,12 +483,18 @@ static void bench_main(void *unused)
     (void)unused;
     int ctl = must(mpf_open_receive(m, 0, "ctl", MPF_FCFS), "open ctl");
     double bytes = 0, t;
-    if (!strcmp(mode, "base")) t = base(&bytes);
-    else if (!strcmp(mode, "fcfs")) proto = MPF_FCFS, t = one_to_many(ctl, &bytes);
-    else if (!strcmp(mode, "broadcast")) proto = MPF_BROADCAST, t = one_to_many(ctl, &bytes);
-    else if (!strcmp(mode, "random")) t = random_bench(ctl, &bytes);
-    else if (!strcmp(mode, "latency")) t = latency(ctl, &bytes);
-    else if (!strcmp(mode, "bare")) t = lwp ? bare_lwp(&bytes) : bare(&bytes);
+    if (!strcmp(mode, "base"))
+        t = base(&bytes);
+    else if (!strcmp(mode, "fcfs"))
+        proto = MPF_FCFS, t = one_to_many(ctl, &bytes);
+    else if (!strcmp(mode, "broadcast"))
+        proto = MPF_BROADCAST, t = one_to_many(ctl, &bytes);
+    else if (!strcmp(mode, "random"))
+        t = random_bench(ctl, &bytes);
+    else if (!strcmp(mode, "latency"))
+        t = latency(ctl, &bytes);
+    else if (!strcmp(mode, "bare"))
+        t = lwp ? bare_lwp(&bytes) : bare(&bytes);
     else {
         fprintf(stderr, "mpf_bench: unknown mode %s\n", mode);
         exit(2);
@@ -454,10 +503,15 @@ static void bench_main(void *unused)
     const char *pinned = getenv("MPF_BENCH_PIN");
     int is_bare = !strcmp(mode, "bare");
     printf("%s%s %s %d %zu %.6f %.2f %.0f", is_bare ? (lwp ? "bare-lwp" : "bare-line") : "mpf-",
-           is_bare ? "" : pinned && *pinned == '1' ? "pinned" : procs ? "procs" : lwp ? "lwp" : "threads",
+           is_bare                    ? ""
+           : pinned && *pinned == '1' ? "pinned"
+           : procs                    ? "procs"
+           : lwp                      ? "lwp"
+                                      : "threads",
            is_bare ? "latency" : mode, N, SIZE, t, bytes / t / 1e6, msgs / t);
     if (!strcmp(mode, "latency") || is_bare)
-        printf(" %.0f %.0f %.0f", t / (2.0 * COUNT) * 1e9, best_batch / 40.0 * 1e9, median_batch() / 40.0 * 1e9);
+        printf(" %.0f %.0f %.0f", t / (2.0 * COUNT) * 1e9, best_batch / 40.0 * 1e9,
+               median_batch() / 40.0 * 1e9);
     printf("\n");
     mpf_close_receive(m, 0, ctl);
     mpf_finish(m);

@@ -36,7 +36,8 @@ static double best;
 static double latency(void)
 {
     double t = 0;
-    if (rank > 1) return 0;
+    if (rank > 1)
+        return 0;
     int peer = 1 - rank;
     for (int i = 0; i < COUNT / 10; i++) {
         if (rank == 0) {
@@ -55,7 +56,8 @@ static double latency(void)
             MPI_Recv(rbuf, SIZE, MPI_BYTE, peer, DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             if (i % 20 == 0) {
                 double tn = MPI_Wtime();
-                if (tn - tb < best) best = tn - tb;
+                if (tn - tb < best)
+                    best = tn - tb;
                 tb = tn;
             }
         } else {
@@ -72,11 +74,14 @@ static double fcfs(void)
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     if (rank == 0) {
-        for (int i = 0; i < COUNT; i++) MPI_Send(buf, SIZE, MPI_BYTE, 1 + i % (nranks - 1), DATA, MPI_COMM_WORLD);
-        for (int r = 1; r < nranks; r++) MPI_Send(buf, 0, MPI_BYTE, r, END, MPI_COMM_WORLD);
+        for (int i = 0; i < COUNT; i++)
+            MPI_Send(buf, SIZE, MPI_BYTE, 1 + i % (nranks - 1), DATA, MPI_COMM_WORLD);
+        for (int r = 1; r < nranks; r++)
+            MPI_Send(buf, 0, MPI_BYTE, r, END, MPI_COMM_WORLD);
     } else {
         MPI_Status st;
-        do MPI_Recv(rbuf, SIZE, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        do
+            MPI_Recv(rbuf, SIZE, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
         while (st.MPI_TAG == DATA);
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -87,7 +92,8 @@ static double broadcast(void)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    for (int i = 0; i < COUNT; i++) MPI_Bcast(rank == 0 ? buf : rbuf, SIZE, MPI_BYTE, 0, MPI_COMM_WORLD);
+    for (int i = 0; i < COUNT; i++)
+        MPI_Bcast(rank == 0 ? buf : rbuf, SIZE, MPI_BYTE, 0, MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
     return MPI_Wtime() - t0;
 }
@@ -99,8 +105,10 @@ static int drain(void)
     MPI_Status st;
     for (;;) {
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
-        if (!flag) return ends;
-        MPI_Recv(rbuf, SIZE, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (!flag)
+            return ends;
+        MPI_Recv(rbuf, SIZE, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
         ends += st.MPI_TAG == END;
     }
 }
@@ -108,7 +116,8 @@ static int drain(void)
 static double random_bench(void)
 {
     MPI_Request rq[WINDOW];
-    for (int i = 0; i < WINDOW; i++) rq[i] = MPI_REQUEST_NULL;
+    for (int i = 0; i < WINDOW; i++)
+        rq[i] = MPI_REQUEST_NULL;
     unsigned seed = (unsigned)(rank + 1) * 2654435761u;
     int ends = 0;
     MPI_Barrier(MPI_COMM_WORLD);
@@ -122,7 +131,8 @@ static double random_bench(void)
                 slot = 0;
                 break;
             }
-            if (flag) break;
+            if (flag)
+                break;
             ends += drain();
         }
         seed = seed * 1103515245u + 12345u;
@@ -130,7 +140,8 @@ static double random_bench(void)
         MPI_Isend(buf, SIZE, MPI_BYTE, d, DATA, MPI_COMM_WORLD, &rq[slot]);
         ends += drain();
     }
-    for (int d = 0; d < nranks; d++) MPI_Send(buf, 0, MPI_BYTE, d, END, MPI_COMM_WORLD);
+    for (int d = 0; d < nranks; d++)
+        MPI_Send(buf, 0, MPI_BYTE, d, END, MPI_COMM_WORLD);
     while (ends < nranks) {
         MPI_Status st;
         MPI_Recv(rbuf, SIZE, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
@@ -147,7 +158,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     if (argc != 4) {
-        if (rank == 0) fprintf(stderr, "usage: mpirun -np P mpi_bench MODE SIZE COUNT\n");
+        if (rank == 0)
+            fprintf(stderr, "usage: mpirun -np P mpi_bench MODE SIZE COUNT\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *mode = argv[1];
@@ -157,19 +169,26 @@ int main(int argc, char **argv)
     rbuf = calloc(1, (size_t)SIZE + 1);
     double t, bytes;
     int n = nranks - 1;
-    if (!strcmp(mode, "base")) t = rank == 0 ? base() : 0, bytes = (double)COUNT * SIZE, n = 1;
-    else if (!strcmp(mode, "latency")) t = latency(), bytes = 2.0 * COUNT * SIZE, n = 1;
-    else if (!strcmp(mode, "fcfs")) t = fcfs(), bytes = (double)COUNT * SIZE;
-    else if (!strcmp(mode, "broadcast")) t = broadcast(), bytes = (double)COUNT * SIZE * n;
-    else if (!strcmp(mode, "random")) t = random_bench(), bytes = (double)nranks * COUNT * SIZE, n = nranks;
+    if (!strcmp(mode, "base"))
+        t = rank == 0 ? base() : 0, bytes = (double)COUNT * SIZE, n = 1;
+    else if (!strcmp(mode, "latency"))
+        t = latency(), bytes = 2.0 * COUNT * SIZE, n = 1;
+    else if (!strcmp(mode, "fcfs"))
+        t = fcfs(), bytes = (double)COUNT * SIZE;
+    else if (!strcmp(mode, "broadcast"))
+        t = broadcast(), bytes = (double)COUNT * SIZE * n;
+    else if (!strcmp(mode, "random"))
+        t = random_bench(), bytes = (double)nranks * COUNT * SIZE, n = nranks;
     else {
-        if (rank == 0) fprintf(stderr, "mpi_bench: unknown mode %s\n", mode);
+        if (rank == 0)
+            fprintf(stderr, "mpi_bench: unknown mode %s\n", mode);
         MPI_Abort(MPI_COMM_WORLD, 2);
         return 2;
     }
     if (rank == 0) {
         printf("mpi %s %d %d %.6f %.2f %.0f", mode, n, SIZE, t, bytes / t / 1e6, bytes / SIZE / t);
-        if (!strcmp(mode, "latency")) printf(" %.0f %.0f", t / (2.0 * COUNT) * 1e9, best / 40.0 * 1e9);
+        if (!strcmp(mode, "latency"))
+            printf(" %.0f %.0f", t / (2.0 * COUNT) * 1e9, best / 40.0 * 1e9);
         printf("\n");
     }
     MPI_Finalize();

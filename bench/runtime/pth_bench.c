@@ -25,14 +25,15 @@ static double best_of(double (*f)(void))
     double b = 1e18;
     for (int r = 0; r < ROUNDS; r++) {
         double ns = f();
-        if (ns < b) b = ns;
+        if (ns < b)
+            b = ns;
     }
     return b;
 }
 static void pin(int cpu)
 {
     if (cpu < 0)
-        return;   /* let the kernel place it */
+        return; /* let the kernel place it */
     cpu_set_t s;
     CPU_ZERO(&s);
     CPU_SET(cpu, &s);
@@ -42,11 +43,15 @@ static void unpin(void)
 {
     cpu_set_t s;
     CPU_ZERO(&s);
-    for (int i = 0; i < CPU_SETSIZE; i++) CPU_SET(i, &s);
+    for (int i = 0; i < CPU_SETSIZE; i++)
+        CPU_SET(i, &s);
     pthread_setaffinity_np(pthread_self(), sizeof s, &s);
 }
 
-static void *nothing(void *a) { return a; }
+static void *nothing(void *a)
+{
+    return a;
+}
 
 static double b_create(void)
 {
@@ -54,8 +59,10 @@ static double b_create(void)
     pthread_t t[100];
     int64_t t0 = now();
     for (long i = 0; i < n; i += 100) {
-        for (int k = 0; k < 100; k++) pthread_create(&t[k], NULL, nothing, NULL);
-        for (int k = 0; k < 100; k++) pthread_join(t[k], NULL);
+        for (int k = 0; k < 100; k++)
+            pthread_create(&t[k], NULL, nothing, NULL);
+        for (int k = 0; k < 100; k++)
+            pthread_join(t[k], NULL);
     }
     return (double)(now() - t0) / (double)n;
 }
@@ -76,7 +83,8 @@ static int cpu_a, cpu_b;
 static void *yielder(void *a)
 {
     pin(cpu_a);
-    for (long i = 0; i < iters; i++) sched_yield();
+    for (long i = 0; i < iters; i++)
+        sched_yield();
     return a;
 }
 static double b_yield(void)
@@ -137,12 +145,19 @@ static double pingpong(int ca, int cb, long n)
         unpin();
     return ns;
 }
-static double b_handoff(void) { return pingpong(0, 0, 20000 * scale); }
-static double b_2cpu(void) { return pingpong(-1, -1, 20000 * scale); }   /* like 2 VPs: unpinned */
+static double b_handoff(void)
+{
+    return pingpong(0, 0, 20000 * scale);
+}
+static double b_2cpu(void)
+{
+    return pingpong(-1, -1, 20000 * scale);
+} /* like 2 VPs: unpinned */
 
 int main(int argc, char **argv)
 {
-    if (argc > 1) scale = atol(argv[1]) > 0 ? atol(argv[1]) : 1;
+    if (argc > 1)
+        scale = atol(argv[1]) > 0 ? atol(argv[1]) : 1;
     printf("create_destroy %.2f\n", best_of(b_create));
     printf("create_run_wait %.2f\n", best_of(b_create_wait));
     printf("yield %.2f\n", best_of(b_yield));

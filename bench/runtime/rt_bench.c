@@ -20,34 +20,44 @@ static int64_t now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
-static void report(const char *name, double ns) { printf("%s %.2f\n", name, ns); fflush(stdout); }
+static void report(const char *name, double ns)
+{
+    printf("%s %.2f\n", name, ns);
+    fflush(stdout);
+}
 
 /* ---- raw context switch, each backend: two contexts bounce N times ---- */
-#define RAW(NAME, CTX, MAKE, SWITCH)                                               \
-    static CTX NAME##_a, NAME##_b;                                                  \
-    static long NAME##_n;                                                           \
+#define RAW(NAME, CTX, MAKE, SWITCH)                                                               \
+    static CTX NAME##_a, NAME##_b;                                                                 \
+    static long NAME##_n;                                                                          \
     /* one call site for both sides, as in the runtime: the return predictor  \
-     * then sees the address it expects */                                        \
-    static __attribute__((noinline)) void NAME##_hop(CTX *f, CTX *t) { SWITCH(f, t); } \
-    static void NAME##_peer(void *arg)                                              \
-    {                                                                               \
-        (void)arg;                                                                  \
-        for (;;) NAME##_hop(&NAME##_b, &NAME##_a);                                  \
-    }                                                                               \
-    static double NAME##_raw(long n)                                                \
-    {                                                                               \
-        static char *stk;                                                           \
-        if (!stk) stk = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0); \
-        MAKE(&NAME##_b, stk, 65536, NAME##_peer, NULL);                             \
-        double best = 1e9;                                                          \
-        for (int r = 0; r < ROUNDS; r++) {                                          \
-            int64_t t = now();                                                      \
-            for (NAME##_n = 0; NAME##_n < n; NAME##_n++)                            \
-                NAME##_hop(&NAME##_a, &NAME##_b);                                   \
-            double ns = (double)(now() - t) / (2.0 * n);   /* two switches per lap */ \
-            if (ns < best) best = ns;                                               \
-        }                                                                           \
-        return best;                                                                \
+     * then sees the address it expects */                    \
+    static __attribute__((noinline)) void NAME##_hop(CTX *f, CTX *t)                               \
+    {                                                                                              \
+        SWITCH(f, t);                                                                              \
+    }                                                                                              \
+    static void NAME##_peer(void *arg)                                                             \
+    {                                                                                              \
+        (void)arg;                                                                                 \
+        for (;;)                                                                                   \
+            NAME##_hop(&NAME##_b, &NAME##_a);                                                      \
+    }                                                                                              \
+    static double NAME##_raw(long n)                                                               \
+    {                                                                                              \
+        static char *stk;                                                                          \
+        if (!stk)                                                                                  \
+            stk = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);   \
+        MAKE(&NAME##_b, stk, 65536, NAME##_peer, NULL);                                            \
+        double best = 1e9;                                                                         \
+        for (int r = 0; r < ROUNDS; r++) {                                                         \
+            int64_t t = now();                                                                     \
+            for (NAME##_n = 0; NAME##_n < n; NAME##_n++)                                           \
+                NAME##_hop(&NAME##_a, &NAME##_b);                                                  \
+            double ns = (double)(now() - t) / (2.0 * n); /* two switches per lap */                \
+            if (ns < best)                                                                         \
+                best = ns;                                                                         \
+        }                                                                                          \
+        return best;                                                                               \
     }
 #ifdef MPD_CSW_HAVE_ASM
 RAW(asm, mpd_asm_ctx, mpd_asm_ctx_make, mpd_asm_ctx_switch)
@@ -61,8 +71,15 @@ RAW(fc, mpd_fc_ctx, mpd_fc_ctx_make, mpd_fc_ctx_switch)
 static mpd_sem done, s1, s2;
 static long iters;
 
-static void nothing(void *a) { (void)a; }
-static void nothing_v(void *a) { (void)a; mpd_sem_V(&done); }
+static void nothing(void *a)
+{
+    (void)a;
+}
+static void nothing_v(void *a)
+{
+    (void)a;
+    mpd_sem_V(&done);
+}
 
 static void yielder(void *a)
 {
@@ -95,7 +112,8 @@ static double best_of(double (*f)(void))
     double best = 1e18;
     for (int r = 0; r < ROUNDS; r++) {
         double ns = f();
-        if (ns < best) best = ns;
+        if (ns < best)
+            best = ns;
     }
     return best;
 }
@@ -137,7 +155,7 @@ static double b_yield(void)
     mpd_proc_create(yielder, NULL, &at);
     mpd_sem_P(&done);
     mpd_sem_P(&done);
-    return (double)(now() - t) / (2.0 * iters);   /* per yield (= one switch) */
+    return (double)(now() - t) / (2.0 * iters); /* per yield (= one switch) */
 }
 static double b_pv(void)
 {
@@ -164,7 +182,7 @@ static double b_handoff(void)
     mpd_proc_create(ponger, NULL, &at);
     mpd_sem_P(&done);
     mpd_sem_P(&done);
-    return (double)(now() - t) / (2.0 * iters);   /* per one-way handoff */
+    return (double)(now() - t) / (2.0 * iters); /* per one-way handoff */
 }
 
 static void main1(void *a)

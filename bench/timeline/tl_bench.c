@@ -25,11 +25,12 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-    if (!getenv("MPD_TIMELINE")) {      /* again, recording: fresh, then reused */
+    if (!getenv("MPD_TIMELINE")) { /* again, recording: fresh, then reused */
         char cmd[4096];
         const char *n = argc > 1 ? argv[1] : "2000000", *r = argc > 2 ? argv[2] : "7";
-        snprintf(cmd, sizeof cmd, "MPD_TIMELINE=/dev/null TLB_MODE=fresh '%s' %s %s && "
-                                  "MPD_TIMELINE=/dev/null MPD_TIMELINE_MAX=65536 TLB_MODE=reused '%s' %s %s",
+        snprintf(cmd, sizeof cmd,
+                 "MPD_TIMELINE=/dev/null TLB_MODE=fresh '%s' %s %s && "
+                 "MPD_TIMELINE=/dev/null MPD_TIMELINE_MAX=65536 TLB_MODE=reused '%s' %s %s",
                  argv[0], n, r, argv[0], n, r);
         return system(cmd) == 0 ? 0 : 1;
     }
@@ -49,8 +50,8 @@ int main(int argc, char **argv)
         if (ns < best)
             best = ns;
     }
-    printf("timeline event (%s chunks): %.1f ns per event (best of %d rounds of %ld)\n", mode ? mode : "?", best,
-           rounds, n);
+    printf("timeline event (%s chunks): %.1f ns per event (best of %d rounds of %ld)\n",
+           mode ? mode : "?", best, rounds, n);
     fflush(stdout);
-    _exit(0);       /* not the log of 14M events: only the recording is measured */
+    _exit(0); /* not the log of 14M events: only the recording is measured */
 }

@@ -22,17 +22,42 @@ static int trials = 7;
 
 /* ---- the resource the benchmarks use ------------------------------------ */
 
-enum { DIRECT, NEWPROC, SERVER_SEND, DONE, DUMMY_SEM, DUMMY_IN, SUP, SDOWN, MUP, MDOWN, REND, REND_SRV,
-       SEMCSW_P2, MSGCSW_P2, P2DONE, NOPS };
-typedef struct B { mpd_res h; long n; } B;
-struct inv_none { mpd_invb h; };
+enum {
+    DIRECT,
+    NEWPROC,
+    SERVER_SEND,
+    DONE,
+    DUMMY_SEM,
+    DUMMY_IN,
+    SUP,
+    SDOWN,
+    MUP,
+    MDOWN,
+    REND,
+    REND_SRV,
+    SEMCSW_P2,
+    MSGCSW_P2,
+    P2DONE,
+    NOPS
+};
+typedef struct B {
+    mpd_res h;
+    long n;
+} B;
+struct inv_none {
+    mpd_invb h;
+};
 static mpd_res *bres;
 
-static void direct_proc(mpd_res *self, mpd_invb *ib) { (void)self; (void)ib; }
+static void direct_proc(mpd_res *self, mpd_invb *ib)
+{
+    (void)self;
+    (void)ib;
+}
 static void newproc_proc(mpd_res *self, mpd_invb *ib)
 {
     (void)self;
-    if (!ib)                /* `if (false) { reply }`: forces a process */
+    if (!ib) /* `if (false) { reply }`: forces a process */
         mpd_reply(F, 1, ib);
 }
 static void server_send_proc(mpd_res *self, mpd_invb *ib)
@@ -62,7 +87,7 @@ static void msgcsw_p2(mpd_res *self, mpd_invb *ib)
 {
     (void)ib;
     B *b = (B *)self;
-    struct inv_none m = { .h.size = sizeof m };
+    struct inv_none m = {.h.size = sizeof m};
     (void)m;
     for (long i = 0; i < b->n; i++) {
         mpd_op_P(F, 8, &self->ops[MUP]);
@@ -83,28 +108,28 @@ static void B_init(mpd_res *self, mpd_invb *args)
     /* parameterless ops serviced by input statements are declared the way
      * docs/ops.md tells the compiler to: as counted ops (mpd_op_sem with 0),
      * which stay fully general (calls, multi-arm in, capabilities) */
-    mpd_op_sem(F, 15, self, DUMMY_IN, 1, 0);    /* op dummy() */
-    mpd_op_sem(F, 14, self, SUP, 2, 0);         /* sem up, down */
-    mpd_op_sem(F, 16, self, MUP, 2, 0);         /* op up(), down() */
-    mpd_op_input(self, REND, 1, 0);             /* called: a real queue */
+    mpd_op_sem(F, 15, self, DUMMY_IN, 1, 0); /* op dummy() */
+    mpd_op_sem(F, 14, self, SUP, 2, 0);      /* sem up, down */
+    mpd_op_sem(F, 16, self, MUP, 2, 0);      /* op up(), down() */
+    mpd_op_input(self, REND, 1, 0);          /* called: a real queue */
     mpd_op_proc(self, REND_SRV, 1, rend_srv, "B.receiver", 0);
     mpd_op_sem(F, 13, self, P2DONE, 1, 0);
     mpd_op_proc(self, SEMCSW_P2, 1, semcsw_p2, "B.p2", 0);
     mpd_op_proc(self, MSGCSW_P2, 1, msgcsw_p2, "B.p2", 0);
 }
-static const mpd_respat B_pat = { "B", sizeof(B), NOPS, 0, B_init, NULL, F };
+static const mpd_respat B_pat = {"B", sizeof(B), NOPS, 0, B_init, NULL, F};
 
 /* ---- plain C baselines -------------------------------------------------- */
 
 __attribute__((noinline)) static void c_dummy(mpd_res *self, mpd_invb *ib)
 {
-    __asm__ volatile("" :: "r"(self), "r"(ib) : "memory");
+    __asm__ volatile("" ::"r"(self), "r"(ib) : "memory");
 }
 static void (*volatile c_fnptr)(mpd_res *, mpd_invb *) = c_dummy;
 
 /* ---- the rows ----------------------------------------------------------- */
 
-typedef double (*bench_fn)(long n);     /* returns ns per operation */
+typedef double (*bench_fn)(long n); /* returns ns per operation */
 
 /* OPBENCH_CPU=1: time by the thread's CPU clock instead of the wall clock
  * (one VP: every process runs on this thread), for profiling on a loaded
@@ -119,8 +144,14 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 static double t0;
-static void start(void) { t0 = now_ns(); }
-static double per(long n) { return (now_ns() - t0) / (double)n; }
+static void start(void)
+{
+    t0 = now_ns();
+}
+static double per(long n)
+{
+    return (now_ns() - t0) / (double)n;
+}
 
 static double b_loop(long n)
 {
@@ -139,18 +170,18 @@ static double c_loop(long n)
     return per(n);
 }
 
-static double b_locall(long n)      /* a direct C call, as the compiler emits */
+static double b_locall(long n) /* a direct C call, as the compiler emits */
 {
-    struct inv_none b = { .h.size = sizeof b };
+    struct inv_none b = {.h.size = sizeof b};
     start();
     for (long i = 0; i < n; i++)
         c_dummy(bres, &b.h);
     return per(n);
 }
 
-static double c_locall(long n)      /* the same: a call of an empty function */
+static double c_locall(long n) /* the same: a call of an empty function */
 {
-    struct inv_none b = { .h.size = sizeof b };
+    struct inv_none b = {.h.size = sizeof b};
     start();
     for (long i = 0; i < n; i++)
         c_dummy(bres, &b.h);
@@ -160,7 +191,7 @@ static double c_locall(long n)      /* the same: a call of an empty function */
 static double b_ircall(long n)
 {
     mpd_cap c = mpd_cap_of(bres, DIRECT);
-    struct inv_none b = { .h.size = sizeof b };
+    struct inv_none b = {.h.size = sizeof b};
     start();
     for (long i = 0; i < n; i++)
         mpd_call(F, 20, c, &b.h);
@@ -168,7 +199,7 @@ static double b_ircall(long n)
 }
 static double c_ircall(long n)
 {
-    struct inv_none b = { .h.size = sizeof b };
+    struct inv_none b = {.h.size = sizeof b};
     start();
     for (long i = 0; i < n; i++)
         c_fnptr(bres, &b.h);
@@ -178,7 +209,7 @@ static double c_ircall(long n)
 static double b_irnew(long n)
 {
     mpd_cap c = mpd_cap_of(bres, NEWPROC);
-    struct inv_none b = { .h.size = sizeof b };
+    struct inv_none b = {.h.size = sizeof b};
     start();
     for (long i = 0; i < n; i++)
         mpd_call(F, 21, c, &b.h);
@@ -187,7 +218,7 @@ static double b_irnew(long n)
 
 static double b_pcreate(long n)
 {
-    struct inv_none b = { .h.size = sizeof b };
+    struct inv_none b = {.h.size = sizeof b};
     mpd_op *srv = &bres->ops[SERVER_SEND], *done = &bres->ops[DONE];
     start();
     for (long i = 0; i < n; i++) {
@@ -238,7 +269,7 @@ static double b_sems(long n)
 static volatile long c_count;
 __attribute__((noinline)) static long c_block(void)
 {
-    __asm__ volatile("" ::: "memory");     /* would wait for a V (never called) */
+    __asm__ volatile("" ::: "memory"); /* would wait for a V (never called) */
     return c_count;
 }
 /* The count is reached through a pointer in a register, as a resource's
@@ -249,12 +280,12 @@ __attribute__((noinline)) static long c_block(void)
 static volatile long *c_count_ptr(void)
 {
     volatile long *p = &c_count;
-    __asm__("" : "+r"(p));                 /* opaque: not folded back into the address */
+    __asm__("" : "+r"(p)); /* opaque: not folded back into the address */
     return p;
 }
 __attribute__((noinline)) static void c_wake(void)
 {
-    __asm__ volatile("" ::: "memory");     /* would wake a waiter (never called) */
+    __asm__ volatile("" ::: "memory"); /* would wake a waiter (never called) */
 }
 static double c_semP(long n)
 {
@@ -282,14 +313,17 @@ static double c_semV(long n)
     }
     return per(n);
 }
-static double c_sems(long n) { return c_semP(n) + c_semV(n); }
+static double c_sems(long n)
+{
+    return c_semP(n) + c_semV(n);
+}
 
-static double b_semcsw(long n)      /* n switches */
+static double b_semcsw(long n) /* n switches */
 {
     B *b = (B *)bres;
     long half = n / 2;
     b->n = half;
-    struct inv_none m = { .h.size = sizeof m };
+    struct inv_none m = {.h.size = sizeof m};
     mpd_send_op(F, 30, &bres->ops[SEMCSW_P2], &m.h);
     mpd_op *up = &bres->ops[SUP], *down = &bres->ops[SDOWN];
     start();
@@ -305,10 +339,10 @@ static double b_semcsw(long n)      /* n switches */
 static double b_asynch(long n)
 {
     mpd_op *d = &bres->ops[DUMMY_IN];
-    struct inv_none m = { .h.size = sizeof m };
+    struct inv_none m = {.h.size = sizeof m};
     start();
     (void)m;
-    for (long i = 0; i < n; i++) {     /* send/receive of a parameterless op */
+    for (long i = 0; i < n; i++) { /* send/receive of a parameterless op */
         mpd_op_V(F, 34, d);
         mpd_op_P(F, 35, d);
     }
@@ -317,8 +351,13 @@ static double b_asynch(long n)
 
 /* plain C asynchronous send/receive: a 16-byte message appended to a FIFO
  * and taken off it again, by out-of-line functions (as a library would) */
-typedef struct cmsg { struct cmsg *next; long a; } cmsg;
-typedef struct cfifo { cmsg *head, *tail; } cfifo;
+typedef struct cmsg {
+    struct cmsg *next;
+    long a;
+} cmsg;
+typedef struct cfifo {
+    cmsg *head, *tail;
+} cfifo;
 __attribute__((noinline)) static void c_put(cfifo *q, cmsg *m)
 {
     m->next = NULL;
@@ -337,8 +376,8 @@ __attribute__((noinline)) static cmsg *c_get(cfifo *q)
 }
 static double c_asynch(long n)
 {
-    cfifo q = { NULL, NULL };
-    cmsg m = { NULL, 0 };
+    cfifo q = {NULL, NULL};
+    cmsg m = {NULL, 0};
     long sum = 0;
     start();
     for (long i = 0; i < n; i++) {
@@ -346,16 +385,16 @@ static double c_asynch(long n)
         c_put(&q, &m);
         sum += c_get(&q)->a;
     }
-    __asm__ volatile("" :: "r"(sum));
+    __asm__ volatile("" ::"r"(sum));
     return per(n);
 }
 
-static double b_msgcsw(long n)      /* n switches */
+static double b_msgcsw(long n) /* n switches */
 {
     B *b = (B *)bres;
     long half = n / 2;
     b->n = half;
-    struct inv_none m = { .h.size = sizeof m };
+    struct inv_none m = {.h.size = sizeof m};
     mpd_send_op(F, 36, &bres->ops[MSGCSW_P2], &m.h);
     mpd_op *up = &bres->ops[MUP], *down = &bres->ops[MDOWN];
     start();
@@ -372,7 +411,7 @@ static double b_rend(long n)
 {
     B *b = (B *)bres;
     b->n = n;
-    struct inv_none m = { .h.size = sizeof m };
+    struct inv_none m = {.h.size = sizeof m};
     mpd_send_op(F, 40, &bres->ops[REND_SRV], &m.h);
     mpd_op *r = &bres->ops[REND];
     start();
@@ -387,23 +426,23 @@ typedef struct row {
     const char *dir, *descr;
     long iters;
     bench_fn fn, cfn;
-    double p4;              /* paper 000, Table 3, i386 ASM column (ns) */
-    int csw;                /* involves a context switch */
+    double p4; /* paper 000, Table 3, i386 ASM column (ns) */
+    int csw;   /* involves a context switch */
 } row;
 
 static const row rows[] = {
-    { "loop",    "loop control overhead",                  20000000, b_loop,    c_loop,   2,   0 },
-    { "locall",  "local call, optimized",                  10000000, b_locall,  c_locall, 11,  0 },
-    { "ircall",  "interresource call, no new process",     5000000,  b_ircall,  c_ircall, 270, 0 },
-    { "irnew",   "interresource call, new process",        300000,   b_irnew,   NULL,     650, 1 },
-    { "pcreate", "process create/destroy",                 300000,   b_pcreate, NULL,     540, 1 },
-    { "semP",    "semaphore P only",                       10000000, b_semP,    c_semP,   11,  0 },
-    { "semV",    "semaphore V only",                       10000000, b_semV,    c_semV,   8,   0 },
-    { "sems",    "semaphore pair",                         10000000, b_sems,    c_sems,   19,  0 },
-    { "semcsw",  "semaphore requiring context switch",     2000000,  b_semcsw,  NULL,     110, 1 },
-    { "asynch",  "asynchronous send/receive",              2000000,  b_asynch,  c_asynch, 300, 0 },
-    { "msgcsw",  "message passing requiring context switch", 1000000, b_msgcsw, NULL,     400, 1 },
-    { "rend",    "rendezvous",                             1000000,  b_rend,    NULL,     600, 1 },
+    {"loop", "loop control overhead", 20000000, b_loop, c_loop, 2, 0},
+    {"locall", "local call, optimized", 10000000, b_locall, c_locall, 11, 0},
+    {"ircall", "interresource call, no new process", 5000000, b_ircall, c_ircall, 270, 0},
+    {"irnew", "interresource call, new process", 300000, b_irnew, NULL, 650, 1},
+    {"pcreate", "process create/destroy", 300000, b_pcreate, NULL, 540, 1},
+    {"semP", "semaphore P only", 10000000, b_semP, c_semP, 11, 0},
+    {"semV", "semaphore V only", 10000000, b_semV, c_semV, 8, 0},
+    {"sems", "semaphore pair", 10000000, b_sems, c_sems, 19, 0},
+    {"semcsw", "semaphore requiring context switch", 2000000, b_semcsw, NULL, 110, 1},
+    {"asynch", "asynchronous send/receive", 2000000, b_asynch, c_asynch, 300, 0},
+    {"msgcsw", "message passing requiring context switch", 1000000, b_msgcsw, NULL, 400, 1},
+    {"rend", "rendezvous", 1000000, b_rend, NULL, 600, 1},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
@@ -417,7 +456,7 @@ static double best(bench_fn fn, long n)
 {
     double v[64];
     int t = trials < 64 ? trials : 64;
-    fn(n / 10 + 1);                         /* warm up caches and stacks */
+    fn(n / 10 + 1); /* warm up caches and stacks */
     for (int i = 0; i < t; i++)
         v[i] = fn(n);
     qsort(v, (size_t)t, sizeof v[0], cmpd);

@@ -2,11 +2,11 @@
 //! The path of a program: syntax (text -> AST) -> check (AST -> typed IR)
 //! -> emit (typed IR -> C) ; driver runs cc and the linker; inter keeps
 //! MPDinter (separate compilation).
-pub mod syntax;
 pub mod check;
+pub mod driver;
 pub mod emit;
 pub mod inter;
-pub mod driver;
 pub mod mpdm;
-pub mod prof;
 pub mod prep;
+pub mod prof;
+pub mod syntax;

@@ -15,7 +15,15 @@ fn compile(src: &str) -> (String, Vec<String>) {
     let mut ifaces: BTreeMap<String, Iface> = BTreeMap::new();
     let mut types = Types::default();
     let mut specs = HashMap::new();
-    let outs = check::check_files(&map, &[(f, "t.mpd".into())], &mut diags, &Opts { lines: true, ..Opts::default() }, &mut ifaces, &mut types, &mut specs);
+    let outs = check::check_files(
+        &map,
+        &[(f, "t.mpd".into())],
+        &mut diags,
+        &Opts { lines: true, ..Opts::default() },
+        &mut ifaces,
+        &mut types,
+        &mut specs,
+    );
     (diags.render(&map), outs.into_iter().map(|o| o.c).collect())
 }
 
@@ -90,7 +98,11 @@ fn ops_and_processes_use_the_ops_abi() {
 #[test]
 fn garbage_never_panics() {
     let inputs = [
-        "", "resource", "resource r(", "resource r() end", "resource r()\n x[1:2:3] = ((\nend",
+        "",
+        "resource",
+        "resource r(",
+        "resource r() end",
+        "resource r()\n x[1:2:3] = ((\nend",
         "global g\n op f(int x)\nend\nresource r()\n import g\n g.f(1, 2)\n f(\"x\")\nend",
         "resource r()\n int a[1:0]\n a[1] = a\n write(a[*,*])\nend",
         "resource r()\n type t = rec(int a; ptr t n)\n t x\n x.n^.n^.a = x\nend",

@@ -19,7 +19,16 @@ fn version_is_printed() {
 fn help_lists_run_and_environment() {
     let (ok, text) = mpd("--help");
     assert!(ok);
-    for want in ["mpd run prog.mpd", "--version", "MPD_HOME", "MPD_PATH", "MPD_PARALLEL", "MPD_MAX_PROCS", "MPD_STACK_SIZE", "MPD_SCHED"] {
+    for want in [
+        "mpd run prog.mpd",
+        "--version",
+        "MPD_HOME",
+        "MPD_PATH",
+        "MPD_PARALLEL",
+        "MPD_MAX_PROCS",
+        "MPD_STACK_SIZE",
+        "MPD_SCHED",
+    ] {
         assert!(text.contains(want), "--help lacks {}:\n{}", want, text);
     }
 }

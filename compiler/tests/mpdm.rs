@@ -127,7 +127,9 @@ fn makefile_to_stdout_and_chosen_main() {
 fn later_options_override_earlier_and_mpdmopts() {
     let d = scratch("override", &[("counter.mpd", COUNTER), ("worker.mpd", WORKER)]);
     let mut c = Command::new(env!("CARGO_BIN_EXE_mpdm"));
-    c.current_dir(&d).env("MPD_PATH", "").env("PATH", format!("{}:{}", bin_dir().display(), std::env::var("PATH").unwrap_or_default()));
+    c.current_dir(&d)
+        .env("MPD_PATH", "")
+        .env("PATH", format!("{}:{}", bin_dir().display(), std::env::var("PATH").unwrap_or_default()));
     c.env("MPDMOPTS", "-Zfirst.tmp -Rold -Lold");
     c.args(["-f", "-", "-m", "worker", "-C", "-O", "-L", "-x", "-I", "lib", "-Z", "second.tmp", "-C", "-w"]);
     let out = c.args(["counter.mpd", "worker.mpd"]).output().unwrap();
@@ -178,11 +180,26 @@ fn errors_are_reported() {
     fails("badopt", &[("a.mpd", MAIN)], &["-q", "a.mpd"], "unknown option -q");
     fails("syntax", &[("bad.mpd", "resource r()\n  int x = \nend\n")], &["bad.mpd"], "bad.mpd:");
     fails("import", &[("w.mpd", WORKER)], &["w.mpd"], "missing resource or global counter (imported by worker)");
-    fails("main", &[("c.mpd", COUNTER), ("w.mpd", WORKER)], &["-m", "nosuch", "c.mpd", "w.mpd"], "missing main resource nosuch");
-    fails("globalmain", &[("c.mpd", COUNTER), ("w.mpd", WORKER)], &["-m", "counter", "c.mpd", "w.mpd"], "it is a global");
+    fails(
+        "main",
+        &[("c.mpd", COUNTER), ("w.mpd", WORKER)],
+        &["-m", "nosuch", "c.mpd", "w.mpd"],
+        "missing main resource nosuch",
+    );
+    fails(
+        "globalmain",
+        &[("c.mpd", COUNTER), ("w.mpd", WORKER)],
+        &["-m", "counter", "c.mpd", "w.mpd"],
+        "it is a global",
+    );
     fails("nospec", &[("b.mpd", "body lonely\nend\n")], &["b.mpd"], "spec for lonely not found");
     fails("dup", &[("c.mpd", COUNTER), ("d.mpd", COUNTER)], &["c.mpd", "d.mpd"], "duplicate spec for counter");
-    fails("compiler", &[("c.mpd", COUNTER)], &["-c", "/nonexistent/mpd", "c.mpd"], "cannot run the compiler /nonexistent/mpd");
+    fails(
+        "compiler",
+        &[("c.mpd", COUNTER)],
+        &["-c", "/nonexistent/mpd", "c.mpd"],
+        "cannot run the compiler /nonexistent/mpd",
+    );
 }
 
 #[test]

@@ -9,7 +9,9 @@ fn error_warning_secondary_and_note() {
     let f = map.add("p.mpd", "resource main()\n  int a\n  int a\nend\n");
     assert_eq!(map.line_col(f, 30), (3, 7));
     let mut d = Diagnostics::new();
-    d.error(Span::new(f, 30, 31), "duplicate identifier: a").with_secondary(Span::new(f, 22, 23), "first declared here").with_note("rename one of them");
+    d.error(Span::new(f, 30, 31), "duplicate identifier: a")
+        .with_secondary(Span::new(f, 22, 23), "first declared here")
+        .with_note("rename one of them");
     d.warning(Span::new(f, 0, 8), "suspicious comparison");
     assert!(d.has_errors());
     assert_eq!(d.error_count(), 1);

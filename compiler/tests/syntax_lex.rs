@@ -25,12 +25,18 @@ use TokKind::{Int, Newline, Real};
 
 #[test]
 fn integer_forms() {
-    assert_eq!(kinds("0 42 17q 17Q 0Ax 0ffX 7FFFFFFFx 000012"), [Int(0), Int(42), Int(15), Int(15), Int(10), Int(255), Int(2147483647), Int(12)]);
+    assert_eq!(
+        kinds("0 42 17q 17Q 0Ax 0ffX 7FFFFFFFx 000012"),
+        [Int(0), Int(42), Int(15), Int(15), Int(10), Int(255), Int(2147483647), Int(12)]
+    );
 }
 
 #[test]
 fn real_forms() {
-    assert_eq!(kinds("1.5 1. .25 2e3 2E-3 8.e+10 3.14159"), [Real(1.5), Real(1.0), Real(0.25), Real(2000.0), Real(0.002), Real(8e10), Real(3.14159)]);
+    assert_eq!(
+        kinds("1.5 1. .25 2e3 2E-3 8.e+10 3.14159"),
+        [Real(1.5), Real(1.0), Real(0.25), Real(2000.0), Real(0.002), Real(8e10), Real(3.14159)]
+    );
     // `1e` is not an exponent: `e` must be followed by digits.
     let mut d = Diagnostics::new();
     lex(0, "x = 1e", &mut d);
@@ -39,24 +45,48 @@ fn real_forms() {
 
 #[test]
 fn char_and_string_escapes() {
-    assert_eq!(kinds(r"'a' '\n' '\t' '\\' '\'' '\0' '\177' '\q'"), [
-        TokKind::Char(b'a'), TokKind::Char(b'\n'), TokKind::Char(b'\t'), TokKind::Char(b'\\'),
-        TokKind::Char(b'\''), TokKind::Char(0), TokKind::Char(127), TokKind::Char(b'q')]);
+    assert_eq!(
+        kinds(r"'a' '\n' '\t' '\\' '\'' '\0' '\177' '\q'"),
+        [
+            TokKind::Char(b'a'),
+            TokKind::Char(b'\n'),
+            TokKind::Char(b'\t'),
+            TokKind::Char(b'\\'),
+            TokKind::Char(b'\''),
+            TokKind::Char(0),
+            TokKind::Char(127),
+            TokKind::Char(b'q')
+        ]
+    );
     assert_eq!(kinds(r#""a\"b\\c\r""#), [TokKind::Str(b"a\"b\\c\r".to_vec())]);
     // MPD 1.0.1: backslash-newline in a literal is a newline character
     assert_eq!(kinds("\"ab\\\ncd\""), [TokKind::Str(b"ab\ncd".to_vec())]);
     // \x: zero to two hex digits; \e: ESC; octal kept modulo 256
-    assert_eq!(kinds(r"'\x41' '\x9' '\x' '\e'"), [TokKind::Char(b'A'), TokKind::Char(9), TokKind::Char(0), TokKind::Char(27)]);
+    assert_eq!(
+        kinds(r"'\x41' '\x9' '\x' '\e'"),
+        [TokKind::Char(b'A'), TokKind::Char(9), TokKind::Char(0), TokKind::Char(27)]
+    );
     assert_eq!(kinds(r#""\x4a\xFFF\xg\777""#), [TokKind::Str(b"J\xffF\0g\xff".to_vec())]);
 }
 
 #[test]
 fn keywords_and_operators() {
     assert_eq!(kinds("P V p v"), [TokKind::Kw(Kw::P), TokKind::Kw(Kw::V), id("p"), id("v")]);
-    assert_eq!(kinds("a:=:b **= ||= [] // -> ~= !="), [
-        id("a"), TokKind::Punct(Punct::Swap), id("b"), TokKind::Punct(Punct::StarStarEq),
-        TokKind::Punct(Punct::ConcatEq), TokKind::Punct(Punct::Box), TokKind::Punct(Punct::SlashSlash),
-        TokKind::Punct(Punct::Arrow), TokKind::Punct(Punct::TildeEq), TokKind::Punct(Punct::Ne)]);
+    assert_eq!(
+        kinds("a:=:b **= ||= [] // -> ~= !="),
+        [
+            id("a"),
+            TokKind::Punct(Punct::Swap),
+            id("b"),
+            TokKind::Punct(Punct::StarStarEq),
+            TokKind::Punct(Punct::ConcatEq),
+            TokKind::Punct(Punct::Box),
+            TokKind::Punct(Punct::SlashSlash),
+            TokKind::Punct(Punct::Arrow),
+            TokKind::Punct(Punct::TildeEq),
+            TokKind::Punct(Punct::Ne)
+        ]
+    );
 }
 
 #[test]
@@ -79,7 +109,10 @@ fn line_break_rule() {
     assert_eq!(kinds("}\nelse"), [TokKind::Punct(Punct::RBrace), TokKind::Kw(Kw::Else)]);
     // Inside parentheses: never separates; inside brackets: the general rule.
     assert_eq!(kinds("(x\ny)"), [TokKind::Punct(Punct::LParen), id("x"), id("y"), TokKind::Punct(Punct::RParen)]);
-    assert_eq!(kinds("[x\ny]"), [TokKind::Punct(Punct::LBracket), id("x"), Newline, id("y"), TokKind::Punct(Punct::RBracket)]);
+    assert_eq!(
+        kinds("[x\ny]"),
+        [TokKind::Punct(Punct::LBracket), id("x"), Newline, id("y"), TokKind::Punct(Punct::RBracket)]
+    );
     // A statement keyword closes parentheses left open.
     assert_eq!(kinds("f(x\nend"), [id("f"), TokKind::Punct(Punct::LParen), id("x"), Newline, TokKind::Kw(Kw::End)]);
     // Backslash-newline joins lines.

@@ -60,7 +60,10 @@ fn literals() {
     assert_eq!(body("f(1.5, 1., .5, 2e3, 8.e-10, 1.5E+2)"), "(call f 1.5 1.0 0.5 2000.0 8e-10 150.0)");
     assert_eq!(body(r"f('a', '\n', '\\', '\'', '\177', '\0')"), r"(call f 'a' '\n' '\' ''' '\177' '\000')");
     assert_eq!(body(r#"f("a\tb\"c")"#), r#"(call f "a\tb"c")"#);
-    assert_eq!(body("f(true, false, null, noop, stdin, stdout, stderr)"), "(call f true false null noop stdin stdout stderr)");
+    assert_eq!(
+        body("f(true, false, null, noop, stdin, stdout, stderr)"),
+        "(call f true false null noop stdin stdout stderr)"
+    );
     assert_eq!(body("s = \"ab\\\ncd\""), "(= s \"ab\\ncd\")");
 }
 
@@ -73,7 +76,10 @@ fn constructors_slices_and_conversions() {
     assert_eq!(body("s = t[2:4]"), "(= s (index t 2:4))");
     assert_eq!(body("f(a[*], b[2:*], c[1, *])"), "(call f (index a *) (index b 2:*) (index c 1 *))");
     assert_eq!(body("x = int(r) + real(i) + string(c)"), "(= x (+ (+ (call int r) (call real i)) (call string c)))");
-    assert_eq!(body("p = new(int); q = new(sem); c = new(op (int))"), "(= p (new int)) (= q (new sem)) (= c (new (op (sig (int)))))");
+    assert_eq!(
+        body("p = new(int); q = new(sem); c = new(op (int))"),
+        "(= p (new int)) (= q (new sem)) (= c (new (op (sig (int)))))"
+    );
     assert_eq!(body("x = low(color) + high(int)"), "(= x (+ (low color) (high int)))");
 }
 
@@ -89,19 +95,30 @@ fn declarations() {
     assert_eq!(body("type e = enum(red, green)"), "(type e (enum red green))");
     assert_eq!(body("ptr any p; ptr int q; cap vm v; cap sem s; cap r c; cap (int x) returns int f"),
         "(var (ptr any) p) (var (ptr int) q) (var (cap vm) v) (var (cap sem) s) (var (cap r) c) (var (cap (sig (int x) returns int)) f)");
-    assert_eq!(body("cap (int) returns int v fc; cap (int x) returns int f = g"),
-        "(var (cap (sig (int) returns int v)) fc) (var (cap (sig (int x) returns int)) f = g)");
+    assert_eq!(
+        body("cap (int) returns int v fc; cap (int x) returns int f = g"),
+        "(var (cap (sig (int) returns int v)) fc) (var (cap (sig (int x) returns int)) f = g)"
+    );
     assert_eq!(body("sem s[3] = 1, t"), "(sem s[3] = 1 t)");
     assert_eq!(body("sem f[3][2]"), "(sem f[3,2])");
-    assert_eq!(body("op f[1:10](int x, y; res real z) returns int r {send}"),
-        "(op f[1:10] (sig (int x y) (res real z) returns int r {send}))");
+    assert_eq!(
+        body("op f[1:10](int x, y; res real z) returns int r {send}"),
+        "(op f[1:10] (sig (int x y) (res real z) returns int r {send}))"
+    );
     assert_eq!(body("op a(), b(int), T c"), "(op a (sig)) (op b (sig (int))) (op c (optype T))");
     assert_eq!(body("op o(res int) {call,send}"), "(op o (sig (res int) {call,send}))");
-    assert_eq!(body("optype t = (int x) returns int; optype u (char c)"),
-        "(optype t (sig (int x) returns int)) (optype u (sig (char c)))");
-    assert_eq!(body("external e(val char c, res real d) returns int"), "(external e (sig (val char c) (res real d) returns int))");
-    assert_eq!(body("rec(\n string[12] s\n rec(int n; char c[5]) r\n) u"),
-        "(var (rec (string[12] s) ((rec (int n) (char c[5])) r)) u)");
+    assert_eq!(
+        body("optype t = (int x) returns int; optype u (char c)"),
+        "(optype t (sig (int x) returns int)) (optype u (sig (char c)))"
+    );
+    assert_eq!(
+        body("external e(val char c, res real d) returns int"),
+        "(external e (sig (val char c) (res real d) returns int))"
+    );
+    assert_eq!(
+        body("rec(\n string[12] s\n rec(int n; char c[5]) r\n) u"),
+        "(var (rec (string[12] s) ((rec (int n) (char c[5])) r)) u)"
+    );
     // `union` is read as `rec`, with MPD 1.0.1's warning
     let (d, errs) = parse("resource main()\nunion(int i; real x) u\nend\n");
     assert!(d.contains("(var (rec (int i) (real x)) u)"), "{}", d);
@@ -111,32 +128,54 @@ fn declarations() {
 #[test]
 fn procs() {
     assert_eq!(body("proc f(a, b) returns r { r = a }"), "(proc f (a b) returns r {(= r a)})");
-    assert_eq!(body("procedure g(ref int a[*]) returns int r { }"), "(procedure g (params (ref int a[*])) returns int r {})");
-    assert_eq!(body("process p[i = 1 to N, j = 2 downto 1 by -1 st i != j] { skip }"),
-        "(process p [(i 1 to N) (j 2 downto 1 by (neg 1) st (!= i j))] {skip})");
+    assert_eq!(
+        body("procedure g(ref int a[*]) returns int r { }"),
+        "(procedure g (params (ref int a[*])) returns int r {})"
+    );
+    assert_eq!(
+        body("process p[i = 1 to N, j = 2 downto 1 by -1 st i != j] { skip }"),
+        "(process p [(i 1 to N) (j 2 downto 1 by (neg 1) st (!= i j))] {skip})"
+    );
     assert_eq!(body("final { write(1) }"), "(final {(call write 1)})");
 }
 
 #[test]
 fn statements() {
-    assert_eq!(body("if (a) { x = 1 } else if (b) { x = 2 }\nelse { x = 3 }"),
-        "(if a {(= x 1)} b {(= x 2)} else {(= x 3)})");
+    assert_eq!(
+        body("if (a) { x = 1 } else if (b) { x = 2 }\nelse { x = 3 }"),
+        "(if a {(= x 1)} b {(= x 2)} else {(= x 3)})"
+    );
     assert_eq!(body("while (i < 10) { i++; next; exit }"), "(while (< i 10) {(post++ i) next exit})");
     assert_eq!(body("for [i = 1 to n by 2] { skip }"), "(for [(i 1 to n by 2)] {skip})");
     assert_eq!(body("begin { stop }; stop(2)"), "(begin {(stop)}) (stop 2)");
-    assert_eq!(body("call f(1); send g(2); fork h(); forward k(x)"), "(call (call f 1)) (send (call g 2)) (fork (call h)) (forward (call k x))");
-    assert_eq!(body("receive q(x, y); P(s); V(s[i]); reply; return"), "(receive (call q x y)) (P s) (V (index s i)) reply (return)");
-    assert_eq!(body("c = create r(1, 2) on vmc; v = create vm() on 3; destroy c"),
-        "(= c (create r 1 2 on vmc)) (= v (create vm on 3)) (destroy c)");
+    assert_eq!(
+        body("call f(1); send g(2); fork h(); forward k(x)"),
+        "(call (call f 1)) (send (call g 2)) (fork (call h)) (forward (call k x))"
+    );
+    assert_eq!(
+        body("receive q(x, y); P(s); V(s[i]); reply; return"),
+        "(receive (call q x y)) (P s) (V (index s i)) reply (return)"
+    );
+    assert_eq!(
+        body("c = create r(1, 2) on vmc; v = create vm() on 3; destroy c"),
+        "(= c (create r 1 2 on vmc)) (= v (create vm on 3)) (destroy c)"
+    );
 }
 
 #[test]
 fn input_and_concurrent_statements() {
-    assert_eq!(body("in p(x) -> write(x)\n[] q(y) returns z st y > 0 by -y -> z = y\n[] else -> skip\nni"),
-        "(in (p (x) -> {(call write x)}) (q (y) returns z st (> y 0) by (neg y) -> {(= z y)}) (else {skip}))");
-    assert_eq!(body("in [i = 1 to 3] a[i](x) and x > i -> skip ni"), "(in ([(i 1 to 3)] (index a i) (x) st (> x i) -> {skip}))");
-    assert_eq!(body("co p(1) // send q(2) -> write(2)\n// [i = 1 to 3] x = f(i) oc"),
-        "(co ((call p 1)) // (send (call q 2) -> {(call write 2)}) // ([(i 1 to 3)] (= x (call f i))))");
+    assert_eq!(
+        body("in p(x) -> write(x)\n[] q(y) returns z st y > 0 by -y -> z = y\n[] else -> skip\nni"),
+        "(in (p (x) -> {(call write x)}) (q (y) returns z st (> y 0) by (neg y) -> {(= z y)}) (else {skip}))"
+    );
+    assert_eq!(
+        body("in [i = 1 to 3] a[i](x) and x > i -> skip ni"),
+        "(in ([(i 1 to 3)] (index a i) (x) st (> x i) -> {skip}))"
+    );
+    assert_eq!(
+        body("co p(1) // send q(2) -> write(2)\n// [i = 1 to 3] x = f(i) oc"),
+        "(co ((call p 1)) // (send (call q 2) -> {(call write 2)}) // ([(i 1 to 3)] (= x (call f i))))"
+    );
     assert_eq!(body("co\n [ i\n =\n 1\n to\n 5\n ]\n w (\n i\n )\n oc"), "(co ([(i 1 to 5)] (call w i)))");
 }
 
@@ -158,16 +197,23 @@ fn line_breaks() {
 
 #[test]
 fn components() {
-    let (d, e) = parse("resource a\n op f()\nbody a(int n)\n write(n)\nend a\nglobal g\n int v\nend\nbody b\n int x\nend\n");
+    let (d, e) =
+        parse("resource a\n op f()\nbody a(int n)\n write(n)\nend a\nglobal g\n int v\nend\nbody b\n int x\nend\n");
     assert_eq!(e, "");
-    assert_eq!(d, "(resource a Combined (spec (op f (sig))) (body a (params (int n)) (call write n)))\n\
+    assert_eq!(
+        d,
+        "(resource a Combined (spec (op f (sig))) (body a (params (int n)) (call write n)))\n\
                    (global g SpecOnly (spec (var int v)))\n\
-                   (resource b SeparateBody (body b (var int x)))");
+                   (resource b SeparateBody (body b (var int x)))"
+    );
     let (d, e) = parse("resource r\n op f()\nbody r() separate\nglobal f;end\nglobal h()\n process p { skip }\nend h");
     assert_eq!(e, "");
-    assert_eq!(d, "(resource r SeparateSpec (spec (op f (sig))) (body r (params) separate))\n\
+    assert_eq!(
+        d,
+        "(resource r SeparateSpec (spec (op f (sig))) (body r (params) separate))\n\
                    (global f SpecOnly)\n\
-                   (global h Simple (body h (params) (process p {skip})))");
+                   (global h Simple (body h (params) (process p {skip})))"
+    );
 }
 
 #[test]
@@ -175,7 +221,9 @@ fn error_messages_follow_mpd_wording() {
     let e = body_errors("\tfa i by 3 }");
     assert!(e.starts_with("t.mpd:2:7: error: parse error at keyword 'by'"), "{}", e);
     assert!(body_errors("fa i : }").contains("parse error at token ':'"));
-    assert!(body_errors("x := 1").contains("parse error at token ':': expected ';' or a new line (MPD assigns with '=')"));
+    assert!(
+        body_errors("x := 1").contains("parse error at token ':': expected ';' or a new line (MPD assigns with '=')")
+    );
     assert!(body_errors("fa i 'x' }").contains("parse error at literal 'x'"));
     assert!(body_errors("fa i \"abcdefghijklmnopqrstuvwxyz\"").contains("parse error at literal 'abcdefghijklmnop'"));
     assert!(body_errors("for [ i\n").contains("unexpected newline"));
@@ -234,8 +282,14 @@ fn deep_nesting_is_an_error_not_a_crash() {
 fn recovery_keeps_going_in_source_order() {
     let src = "resource main()\n  int x =\n  if (x > ) {\n     y = 1\n  }\n  }\n  write(x\n  z = [1]\n  in p(x) -> skip\n  [] q(1) -> skip ni\n  proc f(a) { a = 1 }\n  s = \"abc\n  c = 'ab'\n  x = 3 $ 4\nend\n";
     let (d, e) = parse(src);
-    let lines: Vec<&str> = e.lines().filter(|l| l.contains(": error: ")).map(|l| l.split(": error: ").next().unwrap()).collect();
-    assert_eq!(lines, ["t.mpd:3:3", "t.mpd:6:3", "t.mpd:8:3", "t.mpd:10:8", "t.mpd:12:7", "t.mpd:13:7", "t.mpd:14:9"], "{}", e);
+    let lines: Vec<&str> =
+        e.lines().filter(|l| l.contains(": error: ")).map(|l| l.split(": error: ").next().unwrap()).collect();
+    assert_eq!(
+        lines,
+        ["t.mpd:3:3", "t.mpd:6:3", "t.mpd:8:3", "t.mpd:10:8", "t.mpd:12:7", "t.mpd:13:7", "t.mpd:14:9"],
+        "{}",
+        e
+    );
     // What parsed correctly is still in the tree.
     assert!(d.contains("(proc f (a) {(= a 1)})"), "{}", d);
     assert!(d.contains("(in (p (x) -> {skip}))"), "{}", d);

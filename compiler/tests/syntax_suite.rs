@@ -92,7 +92,12 @@ fn suite_programs_parse() {
             failed.push(format!("{}:\n{}", rel, text));
         }
     }
-    eprintln!("syntax suite: {} programs parsed, {} failed ({} diag collections checked separately)", parsed, failed.len(), collections);
+    eprintln!(
+        "syntax suite: {} programs parsed, {} failed ({} diag collections checked separately)",
+        parsed,
+        failed.len(),
+        collections
+    );
     assert!(failed.is_empty(), "programs that should parse:\n{}", failed.join("\n"));
 }
 

@@ -5,7 +5,10 @@
 #include "mpd/err.h"
 #include "core/timeline.h"
 
-static void default_before_exit(void) { fflush(NULL); }
+static void default_before_exit(void)
+{
+    fflush(NULL);
+}
 void (*mpd_rts_before_exit)(void) = default_before_exit;
 char mpd_rts_label[32];
 void (*mpd_rts_exit_hook)(int status);
@@ -17,7 +20,8 @@ _Noreturn void mpd_rts_exit(int status)
     _exit(status);
 }
 
-static _Noreturn void vabort_at(const char *prefix, const char *file, int line, const char *fmt, va_list ap)
+static _Noreturn void vabort_at(const char *prefix, const char *file, int line, const char *fmt,
+                                va_list ap)
 {
     MPD_TL(mpd__tl_rec(TL_ABORT, mpd__tl_self(), 0, file, line); mpd__tl_finish(1));
     if (mpd_rts_before_exit)
@@ -27,7 +31,7 @@ static _Noreturn void vabort_at(const char *prefix, const char *file, int line, 
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     fflush(stderr);
-    mpd_rts_exit(1);   /* other VPs may be running: do not run atexit handlers */
+    mpd_rts_exit(1); /* other VPs may be running: do not run atexit handlers */
 }
 
 _Noreturn void mpd_rts_vabort(const char *file, int line, const char *fmt, va_list ap)

@@ -9,7 +9,10 @@ atomic_long mpd__ext_hidden;
 /* Asked before the program is declared quiescent (vp.c). */
 int (*mpd__idle_hook)(void);
 
-void mpd_rt_set_idle_hook(int (*fn)(void)) { mpd__idle_hook = fn; }
+void mpd_rt_set_idle_hook(int (*fn)(void))
+{
+    mpd__idle_hook = fn;
+}
 
 void mpd_ext_init(mpd_ext *e)
 {
@@ -58,4 +61,7 @@ void mpd_ext_wake(mpd_ext *e)
     mpd__wake_idle_vp();
 }
 
-void mpd_rt_wake_idle(void) { mpd__wake_idle_vp(); }
+void mpd_rt_wake_idle(void)
+{
+    mpd__wake_idle_vp();
+}

@@ -11,12 +11,12 @@
 atomic_long mpd__io_pending;
 _Atomic(mpd_proc *) mpd__inbox;
 #if MPD_RT_HAND1
-extern void *_Atomic mpd__inbox_h1 __attribute__((alias("mpd__inbox")));   /* mpd/abi/handoff.h */
+extern void *_Atomic mpd__inbox_h1 __attribute__((alias("mpd__inbox"))); /* mpd/abi/handoff.h */
 #endif
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static mpd_plist jobs;          /* through io_next (core/plist.h) */
+static mpd_plist jobs; /* through io_next (core/plist.h) */
 /* njobs: queued calls no helper has taken yet.  A helper woken by a signal
  * still counts in nidle until it runs, so "some helper is idle" does not mean
  * "a helper is free for this call": with one idle helper and two calls
@@ -50,7 +50,7 @@ static void *helper(void *arg)
             nidle++;
             int rc = pthread_cond_timedwait(&cv, &mu, &ts);
             nidle--;
-            if (rc == ETIMEDOUT && !jobs.head) {   /* idle for long: go away */
+            if (rc == ETIMEDOUT && !jobs.head) { /* idle for long: go away */
                 nhelpers--;
                 pthread_mutex_unlock(&mu);
                 return NULL;
@@ -78,7 +78,7 @@ void mpd__io_submit(mpd_proc *p)
     njobs++;
     if (nidle > 0)
         pthread_cond_signal(&cv);
-    if (njobs > nidle && nhelpers < MAX_HELPERS) {   /* every queued call gets a helper of its own */
+    if (njobs > nidle && nhelpers < MAX_HELPERS) { /* every queued call gets a helper of its own */
         pthread_t t;
         pthread_attr_t a;
         pthread_attr_init(&a);

@@ -23,7 +23,7 @@ static int first_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     *(uintptr_t *)arg = (uintptr_t)info->dlpi_addr;
-    return 1;                       /* the executable comes first */
+    return 1; /* the executable comes first */
 }
 
 void mpd__lineinfo_init(void)
@@ -98,13 +98,23 @@ static const char *cstr(rd *r)
 }
 
 typedef struct {
-    const unsigned char *line_str, *str;    /* .debug_line_str, .debug_str */
+    const unsigned char *line_str, *str; /* .debug_line_str, .debug_str */
     size_t line_str_size, str_size;
 } strtabs;
 
-enum { FORM_block = 0x09, FORM_data1 = 0x0b, FORM_data2 = 0x05, FORM_data4 = 0x06, FORM_data8 = 0x07,
-       FORM_data16 = 0x1e, FORM_string = 0x08, FORM_strp = 0x0e, FORM_udata = 0x0f,
-       FORM_line_strp = 0x1f, LNCT_path = 1 };
+enum {
+    FORM_block = 0x09,
+    FORM_data1 = 0x0b,
+    FORM_data2 = 0x05,
+    FORM_data4 = 0x06,
+    FORM_data8 = 0x07,
+    FORM_data16 = 0x1e,
+    FORM_string = 0x08,
+    FORM_strp = 0x0e,
+    FORM_udata = 0x0f,
+    FORM_line_strp = 0x1f,
+    LNCT_path = 1
+};
 
 /* One attribute of a DWARF 5 directory or file entry; a string form's
  * text goes to *s (NULL if none). */
@@ -113,7 +123,9 @@ static void form_value(rd *r, uint64_t form, int offset_size, const strtabs *t, 
     uint64_t off;
     *s = NULL;
     switch (form) {
-    case FORM_string: *s = cstr(r); break;
+    case FORM_string:
+        *s = cstr(r);
+        break;
     case FORM_line_strp:
     case FORM_strp:
         off = u_n(r, offset_size);
@@ -122,14 +134,32 @@ static void form_value(rd *r, uint64_t form, int offset_size, const strtabs *t, 
         else if (form == FORM_strp && t->str && off < t->str_size)
             *s = (const char *)t->str + off;
         break;
-    case FORM_udata: uleb(r); break;
-    case FORM_data1: u_n(r, 1); break;
-    case FORM_data2: u_n(r, 2); break;
-    case FORM_data4: u_n(r, 4); break;
-    case FORM_data8: u_n(r, 8); break;
-    case FORM_data16: u_n(r, 8); u_n(r, 8); break;
-    case FORM_block: off = uleb(r); if (avail(r, off)) r->p += off; break;
-    default: r->bad = 1;
+    case FORM_udata:
+        uleb(r);
+        break;
+    case FORM_data1:
+        u_n(r, 1);
+        break;
+    case FORM_data2:
+        u_n(r, 2);
+        break;
+    case FORM_data4:
+        u_n(r, 4);
+        break;
+    case FORM_data8:
+        u_n(r, 8);
+        break;
+    case FORM_data16:
+        u_n(r, 8);
+        u_n(r, 8);
+        break;
+    case FORM_block:
+        off = uleb(r);
+        if (avail(r, off))
+            r->p += off;
+        break;
+    default:
+        r->bad = 1;
     }
 }
 
@@ -181,15 +211,15 @@ static int search_unit(rd r, uint64_t pc, const strtabs *t, const char **file_ou
     if (version < 2 || version > 5)
         return 0;
     if (version >= 5)
-        u_n(&r, 2);                                 /* address and selector sizes */
+        u_n(&r, 2); /* address and selector sizes */
     uint64_t hlen = u_n(&r, offset_size);
     if (r.bad || hlen > (uint64_t)(r.end - r.p))
         return 0;
     const unsigned char *prog = r.p + hlen;
     unsigned min_inst = (unsigned)u_n(&r, 1);
     if (version >= 4)
-        u_n(&r, 1);                                 /* max ops per instruction */
-    u_n(&r, 1);                                     /* default is_stmt */
+        u_n(&r, 1); /* max ops per instruction */
+    u_n(&r, 1);     /* default is_stmt */
     int line_base = (signed char)u_n(&r, 1);
     unsigned line_range = (unsigned)u_n(&r, 1), opcode_base = (unsigned)u_n(&r, 1);
     if (r.bad || line_range == 0 || opcode_base == 0)
@@ -198,9 +228,9 @@ static int search_unit(rd r, uint64_t pc, const strtabs *t, const char **file_ou
     if (!avail(&r, opcode_base - 1))
         return 0;
     r.p += opcode_base - 1;
-    rd files = r;                                   /* directories, then files */
+    rd files = r; /* directories, then files */
     if (version < 5) {
-        while (!r.bad) {                            /* skip the directories */
+        while (!r.bad) { /* skip the directories */
             const char *d = cstr(&r);
             if (!d || !*d)
                 break;
@@ -229,16 +259,16 @@ static int search_unit(rd r, uint64_t pc, const strtabs *t, const char **file_ou
     uint64_t prev_addr = 0, prev_file = 0, prev_line = 0;
     int have_prev = 0, found = 0;
     uint64_t found_file = 0, found_line = 0;
-#define ROW()                                                                     \
-    do {                                                                          \
-        if (have_prev && prev_addr <= pc && pc < addr) {                          \
-            found = 1, found_file = prev_file, found_line = prev_line;            \
-        }                                                                         \
-        prev_addr = addr, prev_file = file, prev_line = ln, have_prev = 1;        \
+#define ROW()                                                                                      \
+    do {                                                                                           \
+        if (have_prev && prev_addr <= pc && pc < addr) {                                           \
+            found = 1, found_file = prev_file, found_line = prev_line;                             \
+        }                                                                                          \
+        prev_addr = addr, prev_file = file, prev_line = ln, have_prev = 1;                         \
     } while (0)
     while (!found && r.p < r.end && !r.bad) {
         unsigned op = (unsigned)u_n(&r, 1);
-        if (op >= opcode_base) {                    /* special opcode */
+        if (op >= opcode_base) { /* special opcode */
             unsigned adj = op - opcode_base;
             addr += (uint64_t)(adj / line_range) * min_inst;
             ln += (uint64_t)(int64_t)(line_base + (int)(adj % line_range));
@@ -246,13 +276,13 @@ static int search_unit(rd r, uint64_t pc, const strtabs *t, const char **file_ou
             continue;
         }
         switch (op) {
-        case 0: {                                   /* extended */
+        case 0: { /* extended */
             uint64_t n = uleb(&r);
             if (n == 0 || !avail(&r, n))
                 return 0;
             const unsigned char *next = r.p + n;
             unsigned sub = (unsigned)u_n(&r, 1);
-            if (sub == 1) {                         /* end of sequence */
+            if (sub == 1) { /* end of sequence */
                 ROW();
                 have_prev = 0, addr = 0, file = 1, ln = 1;
             } else if (sub == 2 && n - 1 <= 8) {
@@ -261,13 +291,25 @@ static int search_unit(rd r, uint64_t pc, const strtabs *t, const char **file_ou
             r.p = next;
             break;
         }
-        case 1: ROW(); break;                       /* copy */
-        case 2: addr += uleb(&r) * min_inst; break;
-        case 3: ln += (uint64_t)sleb(&r); break;
-        case 4: file = uleb(&r); break;
-        case 8: addr += (uint64_t)((255 - opcode_base) / line_range) * min_inst; break;
-        case 9: addr += u_n(&r, 2); break;
-        default:                                    /* skip its operands */
+        case 1:
+            ROW();
+            break; /* copy */
+        case 2:
+            addr += uleb(&r) * min_inst;
+            break;
+        case 3:
+            ln += (uint64_t)sleb(&r);
+            break;
+        case 4:
+            file = uleb(&r);
+            break;
+        case 8:
+            addr += (uint64_t)((255 - opcode_base) / line_range) * min_inst;
+            break;
+        case 9:
+            addr += u_n(&r, 2);
+            break;
+        default: /* skip its operands */
             for (unsigned i = 0; i < std_len[op - 1]; i++)
                 uleb(&r);
         }
@@ -275,7 +317,8 @@ static int search_unit(rd r, uint64_t pc, const strtabs *t, const char **file_ou
 #undef ROW
     if (!found)
         return 0;
-    const char *name = version >= 5 ? file_v5(files, found_file, offset_size, t) : file_v4(files, found_file);
+    const char *name =
+        version >= 5 ? file_v5(files, found_file, offset_size, t) : file_v4(files, found_file);
     if (!name)
         return 0;
     *file_out = name;
@@ -312,7 +355,7 @@ int mpd__line_of_pc(uintptr_t pc, char *file, size_t fsz, int *line)
         goto out;
     const unsigned char *line_sec = NULL;
     size_t line_size = 0;
-    strtabs t = { 0 };
+    strtabs t = {0};
     for (unsigned i = 0; i < eh->e_shnum; i++) {
         if (sh[i].sh_name >= names->sh_size || sh[i].sh_offset > size ||
             sh[i].sh_size > size - sh[i].sh_offset || (sh[i].sh_flags & SHF_COMPRESSED))
@@ -330,7 +373,7 @@ int mpd__line_of_pc(uintptr_t pc, char *file, size_t fsz, int *line)
     if (!line_sec)
         goto out;
     uint64_t addr = (uint64_t)(pc - load_bias);
-    rd r = { line_sec, line_sec + line_size, 0 };
+    rd r = {line_sec, line_sec + line_size, 0};
     while (r.p < r.end && !ok) {
         const char *name;
         int ln;

@@ -23,25 +23,52 @@ long mpd__max_procs = 1000000;
 static int g_argc;
 static char **g_argv;
 static int exit_status;
-static int want_nvp;              /* 0 = from MPD_PARALLEL */
+static int want_nvp; /* 0 = from MPD_PARALLEL */
 static int started;
 static const mpd_sched_ops *want_sched[MAX_VPS];
 static const mpd_sched_ops *want_sched_all;
 
-int mpd_argc(void) { return g_argc; }
-char **mpd_argv(void) { return g_argv; }
-int mpd_nvp(void) { return mpd__nvp; }
-int mpd_vp_index(void) { mpd_vp *v = vp_self(); return v ? v->index : -1; }
+int mpd_argc(void)
+{
+    return g_argc;
+}
+char **mpd_argv(void)
+{
+    return g_argv;
+}
+int mpd_nvp(void)
+{
+    return mpd__nvp;
+}
+int mpd_vp_index(void)
+{
+    mpd_vp *v = vp_self();
+    return v ? v->index : -1;
+}
 unsigned long mpd_vp_quiescent(int i, int *idle)
 {
     mpd_vp *v = mpd__vps[i];
     *idle = atomic_load_explicit(&v->qs_idle, memory_order_acquire);
     return atomic_load_explicit(&v->qs_count, memory_order_acquire);
 }
-void mpd_rt_set_exit_status(int status) { exit_status = status; }
-void mpd_rt_set_nvp(int n) { want_nvp = n; }
-void mpd_rt_set_stack_size(size_t bytes) { if (bytes) mpd__stack_default = bytes; }
-void mpd_rt_set_max_procs(long n) { if (n > 0) mpd__max_procs = n; }
+void mpd_rt_set_exit_status(int status)
+{
+    exit_status = status;
+}
+void mpd_rt_set_nvp(int n)
+{
+    want_nvp = n;
+}
+void mpd_rt_set_stack_size(size_t bytes)
+{
+    if (bytes)
+        mpd__stack_default = bytes;
+}
+void mpd_rt_set_max_procs(long n)
+{
+    if (n > 0)
+        mpd__max_procs = n;
+}
 void mpd_rt_set_slice(long n)
 {
     mpd__slice = n > 0 ? n : 0;
@@ -64,9 +91,21 @@ static long long parse_size(const char *s)
     if (errno || end == s || v < 0)
         return -1;
     switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
+    case 'k':
+    case 'K':
+        v <<= 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        v <<= 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        v <<= 30;
+        end++;
+        break;
     }
     return *end ? -1 : v;
 }
@@ -108,9 +147,12 @@ static long long env_num(const char *name, long long lo, long long hi, long long
 
 static const mpd_sched_ops *sched_by_name(const char *s)
 {
-    if (!strcmp(s, "fifo")) return &mpd_sched_fifo;
-    if (!strcmp(s, "prio")) return &mpd_sched_prio;
-    if (!strcmp(s, "steal")) return &mpd_sched_steal;
+    if (!strcmp(s, "fifo"))
+        return &mpd_sched_fifo;
+    if (!strcmp(s, "prio"))
+        return &mpd_sched_prio;
+    if (!strcmp(s, "steal"))
+        return &mpd_sched_steal;
     mpd_rts_fatal("bad MPD_SCHED=\"%s\": expected fifo, prio or steal", s);
 }
 
@@ -201,7 +243,7 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
     g_argc = argc;
     g_argv = argv;
     mpd__start_ns = mpd_now_ns();
-    if (env_prefix) {           /* SR_TRACE: MPD_TRACE was read before main */
+    if (env_prefix) { /* SR_TRACE: MPD_TRACE was read before main */
         char tv[64];
         snprintf(tv, sizeof tv, "%sTRACE", env_prefix);
         mpd__trc_open(getenv(tv));
@@ -228,7 +270,8 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
     const char *sn = rt_getenv("MPD_SCHED", &sched_var);
     (void)sched_var;
     const mpd_sched_ops *dflt = want_sched_all ? want_sched_all
-                                : (sn && *sn) ? sched_by_name(sn) : &mpd_sched_fifo;
+                                : (sn && *sn)  ? sched_by_name(sn)
+                                               : &mpd_sched_fifo;
 
     mpd__nvp = n;
     mpd__vps = calloc((size_t)n, sizeof *mpd__vps);
@@ -249,7 +292,7 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
             atomic_init(&vp->lq->n, 0);
             atomic_init(&vp->lq->gets, 0);
         }
-        atomic_init(&vp->qs_idle, 1);   /* no process runs on it yet */
+        atomic_init(&vp->qs_idle, 1); /* no process runs on it yet */
         vp->sched = want_sched[i] ? want_sched[i] : dflt;
         vp->sched_st = vp->sched->init(i, n);
         mpd__vps[i] = vp;
@@ -282,7 +325,7 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
     int status = mpd__finish_output(exit_status);
     fflush(NULL);
     mpd__tls_vp = NULL;
-    if (mpd_rts_exit_hook)      /* the distributed layer ends every vm's process */
+    if (mpd_rts_exit_hook) /* the distributed layer ends every vm's process */
         mpd_rts_exit(status);
     return status;
 }

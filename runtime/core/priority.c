@@ -18,7 +18,7 @@ void mpd__prio_mixed_on(void)
     if (atomic_load_explicit(&mpd__prio_mixed, memory_order_relaxed))
         return;
     atomic_store_explicit(&mpd__prio_mixed, 1, memory_order_relaxed);
-    if (mpd__mode == MPD_MODE_HANDOFF)    /* see mpd/rt.h, the modes */
+    if (mpd__mode == MPD_MODE_HANDOFF) /* see mpd/rt.h, the modes */
         mpd__mode = MPD_MODE_FAST;
 }
 

@@ -16,8 +16,16 @@ atomic_int mpd__main_alive;
 /* Creation order, for the report (newest first). */
 static atomic_ullong next_seq;
 
-static inline void lock_if(mpd_spinlock *l) { if (!mpd__mode_one_vp()) mpd_spin_lock(l); }
-static inline void unlock_if(mpd_spinlock *l) { if (!mpd__mode_one_vp()) mpd_spin_unlock(l); }
+static inline void lock_if(mpd_spinlock *l)
+{
+    if (!mpd__mode_one_vp())
+        mpd_spin_lock(l);
+}
+static inline void unlock_if(mpd_spinlock *l)
+{
+    if (!mpd__mode_one_vp())
+        mpd_spin_unlock(l);
+}
 
 static inline uint64_t take_seq(void)
 {
@@ -55,8 +63,14 @@ const char *mpd_proc_name(const mpd_proc *p)
     return p->name_ref ? p->name_ref : p->long_name ? p->long_name : p->name;
 }
 
-void mpd_proc_set_name(mpd_proc *p, const char *name) { set_name(p, name); }
-mpd_proc **mpd_proc_link(mpd_proc *p) { return &p->link; }
+void mpd_proc_set_name(mpd_proc *p, const char *name)
+{
+    set_name(p, name);
+}
+mpd_proc **mpd_proc_link(mpd_proc *p)
+{
+    return &p->link;
+}
 
 /* Every field a process relies on: a region may be reused.  to_cache: it
  * is detached and its region has the default size (so it can go back to
@@ -126,7 +140,8 @@ mpd_proc *mpd_proc_prepare(void (*fn)(void *), void *arg, const mpd_proc_attr *a
     mpd_proc *p = mpd__region_alloc(vp, ss, attr->name);
     if (attr->priority != 0)
         mpd__prio_mixed_on();
-    proc_init(p, fn, arg, attr->priority, attr->detached != 0, attr->detached && p->std_region, NULL);
+    proc_init(p, fn, arg, attr->priority, attr->detached != 0, attr->detached && p->std_region,
+              NULL);
     p->run_now = attr->run_now;
     if (attr->name_static && attr->name) {
         if (p->long_name) {
@@ -153,8 +168,8 @@ mpd_proc *mpd_proc_prepare(void (*fn)(void *), void *arg, const mpd_proc_attr *a
 
 /* mpd_proc_spawn's general path (no cached region, too much extra, the
  * limit reached, not on a VP) and its errors. */
-static __attribute__((noinline)) mpd_proc *spawn_slow(void (*fn)(void *), const char *name, int priority,
-                                                      size_t extra, void **mem)
+static __attribute__((noinline)) mpd_proc *spawn_slow(void (*fn)(void *), const char *name,
+                                                      int priority, size_t extra, void **mem)
 {
     mpd_proc_attr a = MPD_PROC_ATTR_INIT;
     a.name = name;
@@ -170,14 +185,17 @@ static __attribute__((noinline)) mpd_proc *spawn_slow(void (*fn)(void *), const 
 /* The spawn of a cached region: default stack, no long name, sanitizer
  * fiber kept; not counted yet (count_new).  NULL when it does not apply
  * (then: spawn_slow). */
-__attribute__((always_inline))
-static inline mpd_proc *spawn_cached(mpd_vp *vp, void (*fn)(void *), const char *name, int priority,
-                                     size_t extra, void **mem, int set_udata)
+__attribute__((always_inline)) static inline mpd_proc *spawn_cached(mpd_vp *vp, void (*fn)(void *),
+                                                                    const char *name, int priority,
+                                                                    size_t extra, void **mem,
+                                                                    int set_udata)
 {
     size_t x = (extra + 15) & ~(size_t)15;
     mpd_proc *p;
     if (__builtin_expect(!vp || !(p = vp->stack_cache) || x > p->f.stack_size / 4 ||
-                         atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) >= mpd__max_procs, 0))
+                             atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) >=
+                                 mpd__max_procs,
+                         0))
         return NULL;
     vp->stack_cache = p->link;
     vp->stack_cached--;
@@ -190,7 +208,8 @@ static inline mpd_proc *spawn_cached(mpd_vp *vp, void (*fn)(void *), const char 
     return p;
 }
 
-mpd_proc *mpd_proc_spawn(void (*fn)(void *), const char *name, int priority, size_t extra, void **mem)
+mpd_proc *mpd_proc_spawn(void (*fn)(void *), const char *name, int priority, size_t extra,
+                         void **mem)
 {
     mpd_proc *p = spawn_cached(vp_self(), fn, name, priority, extra, mem, 0);
     if (__builtin_expect(p == NULL, 0))
@@ -212,8 +231,9 @@ static inline void ready_early(mpd_vp *vp, mpd_proc *p)
 }
 
 /* mpd_proc_spawn_here when no cached region serves, or with several VPs. */
-static __attribute__((noinline)) void *spawn_here_slow(mpd_vp *vp, void (*fn)(void *), const char *name,
-                                                        size_t extra, mpd_proc **pp, int ready)
+static __attribute__((noinline)) void *spawn_here_slow(mpd_vp *vp, void (*fn)(void *),
+                                                       const char *name, size_t extra,
+                                                       mpd_proc **pp, int ready)
 {
     mpd_proc *self = vp ? (mpd_proc *)(void *)vp->hot.cur : NULL;
     int prio = self ? self->hot.priority : 0;
@@ -222,7 +242,7 @@ static __attribute__((noinline)) void *spawn_here_slow(mpd_vp *vp, void (*fn)(vo
     if (p) {
         count_new(p);
     } else {
-        p = spawn_slow(fn, name, prio, extra, &mem);     /* counted */
+        p = spawn_slow(fn, name, prio, extra, &mem); /* counted */
         __atomic_store_n(&p->hot.udata, mem, __ATOMIC_RELEASE);
     }
     if (ready && mpd__mode_one_vp()) {
@@ -235,13 +255,16 @@ static __attribute__((noinline)) void *spawn_here_slow(mpd_vp *vp, void (*fn)(vo
 
 /* The fast path (one VP, FIFO, a cached region) makes no call, so it
  * needs no frame. */
-void *mpd_proc_spawn_here(void (*fn)(void *), const char *name, size_t extra, mpd_proc **pp, int ready)
+void *mpd_proc_spawn_here(void (*fn)(void *), const char *name, size_t extra, mpd_proc **pp,
+                          int ready)
 {
     mpd_vp *vp = vp_self();
     mpd_proc *p;
     size_t x = (extra + 15) & ~(size_t)15;
-    if (__builtin_expect(!mpd__mode_fast() || !vp || !(p = vp->stack_cache) || x > p->f.stack_size / 4 ||
-                         atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) >= mpd__max_procs, 0))
+    if (__builtin_expect(
+            !mpd__mode_fast() || !vp || !(p = vp->stack_cache) || x > p->f.stack_size / 4 ||
+                atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) >= mpd__max_procs,
+            0))
         return spawn_here_slow(vp, fn, name, extra, pp, ready);
     mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
     int prio = self ? self->hot.priority : 0;
@@ -255,7 +278,8 @@ void *mpd_proc_spawn_here(void (*fn)(void *), const char *name, size_t extra, mp
     p->name_ref = name;
     p->seq = atomic_load_explicit(&next_seq, memory_order_relaxed);
     atomic_store_explicit(&next_seq, p->seq + 1, memory_order_relaxed);
-    atomic_store_explicit(&mpd__nprocs, atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) + 1,
+    atomic_store_explicit(&mpd__nprocs,
+                          atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     if (ready) {
         PSTATE_SET(p, P_READY);
@@ -266,7 +290,10 @@ void *mpd_proc_spawn_here(void (*fn)(void *), const char *name, size_t extra, mp
     return mem;
 }
 
-void mpd_proc_set_arg(mpd_proc *p, void *arg) { p->arg = arg; }
+void mpd_proc_set_arg(mpd_proc *p, void *arg)
+{
+    p->arg = arg;
+}
 
 void mpd_proc_launch(mpd_proc *p)
 {
@@ -362,7 +389,10 @@ int mpd_proc_detach(mpd_proc *p)
     return 0;
 }
 
-typedef struct blocked { mpd_proc **v; size_t n, cap; } blocked;
+typedef struct blocked {
+    mpd_proc **v;
+    size_t n, cap;
+} blocked;
 
 static void collect_blocked(mpd_proc *p, void *arg)
 {
@@ -386,7 +416,10 @@ static int newest_first(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-struct each { void (*fn)(mpd_proc *p, void *arg); void *arg; };
+struct each {
+    void (*fn)(mpd_proc *p, void *arg);
+    void *arg;
+};
 
 static void each_live(mpd_proc *p, void *arg)
 {
@@ -397,13 +430,13 @@ static void each_live(mpd_proc *p, void *arg)
 
 void mpd_rt_foreach_proc(void (*fn)(mpd_proc *p, void *arg), void *arg)
 {
-    struct each e = { fn, arg };
+    struct each e = {fn, arg};
     mpd__regions_foreach(each_live, &e);
 }
 
 void mpd_rt_foreach_blocked(void (*fn)(mpd_proc *p, void *arg), void *arg)
 {
-    blocked b = { NULL, 0, 0 };
+    blocked b = {NULL, 0, 0};
     mpd__regions_foreach(collect_blocked, &b);
     if (b.n > 1)
         qsort(b.v, b.n, sizeof *b.v, newest_first);
@@ -430,4 +463,7 @@ void mpd_rt_report_blocked(void)
 }
 
 /* The process's creation number (for MPD_TRACE's process ids). */
-uint64_t mpd_proc_seq(const mpd_proc *p) { return p->seq; }
+uint64_t mpd_proc_seq(const mpd_proc *p)
+{
+    return p->seq;
+}

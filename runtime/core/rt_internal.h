@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mpd/rt.h"
-#include "mpd/abi/ops.h"      /* mpd/abi/handoff.h: the fields it mirrors */
+#include "mpd/abi/ops.h" /* mpd/abi/handoff.h: the fields it mirrors */
 #include "csw/csw.h"
 #include "core/timeline.h"
 
@@ -41,7 +41,7 @@
 /* A fiber: something we can switch to (a process, or a VP's own loop). */
 typedef struct mpd_fiber {
     mpd_ctx ctx;
-    char *stack_lo;         /* usable stack [stack_lo, stack_lo + stack_size) */
+    char *stack_lo; /* usable stack [stack_lo, stack_lo + stack_size) */
     size_t stack_size;
 #ifdef MPD_TSAN
     void *tsan;
@@ -66,51 +66,51 @@ struct mpd_vp;
  * from (vp.c, steal_local). */
 typedef struct runq {
     mpd_spinlock lk;
-    mpd_plist l;                /* through link (core/plist.h) */
+    mpd_plist l; /* through link (core/plist.h) */
     atomic_long n;
     atomic_ulong gets;
-    char pad[56];               /* gets took 8 of the 64: the size is unchanged */
+    char pad[56]; /* gets took 8 of the 64: the size is unchanged */
 } runq;
 
 struct mpd_proc {
-    struct mpd__proc_hot hot;   /* must be first: inline accessors use it */
-    mpd_proc *link;             /* run queue (schedulers) */
-    int state;                  /* P_*: written only by whoever owns p (the
+    struct mpd__proc_hot hot;      /* must be first: inline accessors use it */
+    mpd_proc *link;                /* run queue (schedulers) */
+    int state;                     /* P_*: written only by whoever owns p (the
                                    VP running it, or the one that readies
                                    it), with PSTATE_SET; read across VPs
                                    only to skip dead records (each_live) */
-    mpd_fiber f;                /* hot, link, state, f.ctx: mpd/abi/handoff.h */
-    mpd_proc *wlink;            /* wait queue: separate, since a timed-out
+    mpd_fiber f;                   /* hot, link, state, f.ctx: mpd/abi/handoff.h */
+    mpd_proc *wlink;               /* wait queue: separate, since a timed-out
                                    waiter is ready before it leaves its queue */
-    mpd_proc *reg_next, *reg_prev;  /* every mapped region (stack.c) */
+    mpd_proc *reg_next, *reg_prev; /* every mapped region (stack.c) */
     void (*fn)(void *);
     void *arg;
     void *result;
     /* join/detach: under lock (when several VPs) */
-    int done;                   /* p exited and is off its stack */
+    int done; /* p exited and is off its stack */
     int detached;
     mpd_proc *joiner;
-    mpd_spinlock lock;          /* done, detached, joiner */
-    char *map_base;             /* the mmap'd region holding stack + this */
+    mpd_spinlock lock; /* done, detached, joiner */
+    char *map_base;    /* the mmap'd region holding stack + this */
     size_t map_size;
-    uint64_t seq;               /* creation order */
+    uint64_t seq; /* creation order */
     /* blocking call in flight */
     intptr_t (*io_fn)(void *);
     void *io_arg;
     intptr_t io_result;
     int io_errno;
-    mpd_proc *io_next;          /* helper queue / inbox */
-    int64_t wake_ns;            /* nap / timed wait deadline */
-    long heap_idx;              /* place in the timer heap, -1 if not there */
-    atomic_int claim;           /* timed wait: CL_* (who ends the wait) */
-    const char *name_ref;       /* a static name (attr.name_static), else NULL */
+    mpd_proc *io_next;    /* helper queue / inbox */
+    int64_t wake_ns;      /* nap / timed wait deadline */
+    long heap_idx;        /* place in the timer heap, -1 if not there */
+    atomic_int claim;     /* timed wait: CL_* (who ends the wait) */
+    const char *name_ref; /* a static name (attr.name_static), else NULL */
     char *long_name;
-    int run_now;                /* mpd_proc_launch: hand the VP over */
-    int autofree;               /* created detached: nobody can join it */
-    int to_cache;               /* autofree, default-size region, no long
+    int run_now;    /* mpd_proc_launch: hand the VP over */
+    int autofree;   /* created detached: nobody can join it */
+    int to_cache;   /* autofree, default-size region, no long
                                    name: its exit may cache the region */
-    int std_region;             /* default-size region: goes back to a cache */
-    char name[40];              /* a copied name that fits */
+    int std_region; /* default-size region: goes back to a cache */
+    char name[40];  /* a copied name that fits */
 };
 /* A process's state is also read from other VPs by a destroy's look at
  * every process (mpd_rt_foreach_proc: is it alive?), so it is stored
@@ -121,23 +121,23 @@ struct mpd_proc {
 enum { PS_NONE, PS_UNLOCK, PS_READY, PS_EXIT, PS_IO, PS_TIMED };
 
 typedef struct mpd_vp {
-    struct mpd__vp_hot hot;     /* must be first */
-    int post_kind;              /* PS_*: what the next context must do
+    struct mpd__vp_hot hot; /* must be first */
+    int post_kind;          /* PS_*: what the next context must do
                                    (hot and post_kind: mpd/abi/handoff.h) */
     int index;
     /* Several VPs, FIFO scheduler: a process just woken by this VP's running
      * process runs next here (like Go's runnext), so a handoff stays on one
      * VP; other VPs take it only once it has waited a few microseconds. */
     _Atomic(mpd_proc *) runnext;
-    mpd_fiber loop;             /* the VP's scheduler loop on the thread stack */
+    mpd_fiber loop; /* the VP's scheduler loop on the thread stack */
     const mpd_sched_ops *sched;
     void *sched_st;
     mpd_proc *post_proc;
     mpd_spinlock *post_lock;
-    mpd_proc *stack_cache;      /* free default-size regions */
+    mpd_proc *stack_cache; /* free default-size regions */
     int stack_cached;
     void *altstack;
-    atomic_int asleep;          /* 1 while its thread waits on the idle futex (vp.c) */
+    atomic_int asleep; /* 1 while its thread waits on the idle futex (vp.c) */
     /* Quiescent states for memory reclamation (mpd_vp_quiescent): counts
      * this VP's switches, and says whether it is in its loop (no process).
      * Only its own thread writes them; the one-VP inline switches skip them. */
@@ -157,7 +157,8 @@ typedef struct mpd_vp {
 /* A switch on vp, to a process or (idle) to its loop. */
 static inline void vp_qs_note(mpd_vp *vp, int idle)
 {
-    atomic_store_explicit(&vp->qs_count, atomic_load_explicit(&vp->qs_count, memory_order_relaxed) + 1,
+    atomic_store_explicit(&vp->qs_count,
+                          atomic_load_explicit(&vp->qs_count, memory_order_relaxed) + 1,
                           memory_order_release);
     atomic_store_explicit(&vp->qs_idle, idle, memory_order_release);
 }
@@ -165,25 +166,28 @@ static inline void vp_qs_note(mpd_vp *vp, int idle)
 /* shared runtime state */
 extern mpd_vp **mpd__vps;
 extern int mpd__nvp;
-extern long mpd__slice;             /* 0 = never */
-extern long mpd__slice_fresh;       /* what a switch resets the count to */
-extern int mpd__idle_spin;          /* rounds an idle VP spins before it sleeps */
+extern long mpd__slice;       /* 0 = never */
+extern long mpd__slice_fresh; /* what a switch resets the count to */
+extern int mpd__idle_spin;    /* rounds an idle VP spins before it sleeps */
 /* Whether VP i's thread is asleep in its idle wait now (a hint: it may wake
  * or fall asleep right after). */
 int mpd__vp_asleep(int i);
 /* mpd__mode (mpd/rt.h) is set by mpd__mode_set below and lowered from
  * HANDOFF to FAST by mpd__prio_mixed_on; MPD_RT_HAND1: the inline handoff
  * is compiled to switch (inline asm contexts, no sanitizer). */
-#if defined(MPD__HANDOFF_INLINE) && defined(MPD_CSW_HAVE_INLINE) && defined(MPD_CSW_asm) && \
+#if defined(MPD__HANDOFF_INLINE) && defined(MPD_CSW_HAVE_INLINE) && defined(MPD_CSW_asm) &&        \
     !defined(MPD_CSW_NO_INLINE) && !defined(MPD_ASAN) && !defined(MPD_TSAN)
 #define MPD_RT_HAND1 1
 _Static_assert(offsetof(struct mpd_proc, link) == offsetof(struct mpd__proc_h1, link), "handoff.h");
-_Static_assert(offsetof(struct mpd_proc, state) == offsetof(struct mpd__proc_h1, state), "handoff.h");
+_Static_assert(offsetof(struct mpd_proc, state) == offsetof(struct mpd__proc_h1, state),
+               "handoff.h");
 _Static_assert(offsetof(struct mpd_proc, f.ctx) == offsetof(struct mpd__proc_h1, ctx) &&
-               sizeof(mpd_ctx) == sizeof(void *[2]), "handoff.h");
+                   sizeof(mpd_ctx) == sizeof(void *[2]),
+               "handoff.h");
 _Static_assert(offsetof(mpd_vp, post_kind) == offsetof(struct mpd__vp_h1, post_kind), "handoff.h");
 _Static_assert((int)P_READY == (int)MPD__PS_READY && (int)P_RUNNING == (int)MPD__PS_RUNNING &&
-               (int)P_BLOCKED == (int)MPD__PS_BLOCKED && PS_NONE == 0, "handoff.h");
+                   (int)P_BLOCKED == (int)MPD__PS_BLOCKED && PS_NONE == 0,
+               "handoff.h");
 #else
 #define MPD_RT_HAND1 0
 #endif
@@ -199,7 +203,7 @@ static inline void mpd__mode_set(int one_vp, int fifo)
 {
     if (!one_vp)
         mpd__mode = MPD_MODE_MULTI;
-    else if (!fifo || mpd__tl_on)   /* the timeline needs every switch and wakeup */
+    else if (!fifo || mpd__tl_on) /* the timeline needs every switch and wakeup */
         mpd__mode = MPD_MODE_ONE;
     else if (MPD_RT_HAND1 && !atomic_load_explicit(&mpd__prio_mixed, memory_order_relaxed))
         mpd__mode = MPD_MODE_HANDOFF;
@@ -210,8 +214,14 @@ extern size_t mpd__stack_default;
 extern long mpd__max_procs;
 extern int64_t mpd__start_ns;
 
-static inline mpd_vp *vp_self(void) { return (mpd_vp *)(void *)mpd__vp(); }
-static inline mpd_proc *proc_self(void) { return (mpd_proc *)(void *)vp_self()->hot.cur; }
+static inline mpd_vp *vp_self(void)
+{
+    return (mpd_vp *)(void *)mpd__vp();
+}
+static inline mpd_proc *proc_self(void)
+{
+    return (mpd_proc *)(void *)vp_self()->hot.cur;
+}
 
 /* timeline.c: the core's hooks, each called behind MPD_TL (one test of
  * mpd__tl_on) */
@@ -225,17 +235,17 @@ void mpd__tl_woken(mpd_proc *p, int by);
 
 /* vp.c */
 void mpd__switch_out(int post_kind, mpd_proc *pp, mpd_spinlock *lk);
-void mpd__ready(mpd_proc *p);            /* from a VP */
-void mpd__ready_remote(mpd_proc *p);     /* from any thread */
+void mpd__ready(mpd_proc *p);        /* from a VP */
+void mpd__ready_remote(mpd_proc *p); /* from any thread */
 void mpd__wake_idle_vp(void);
-void mpd__wake_idle_vp_sc(void);     /* after publishing with a seq_cst RMW */
-void mpd__wake_all_idle_vps(void);   /* every sleeping VP: for work pinned to one VP */
+void mpd__wake_idle_vp_sc(void);   /* after publishing with a seq_cst RMW */
+void mpd__wake_all_idle_vps(void); /* every sleeping VP: for work pinned to one VP */
 void mpd__proc_start(void *arg);
 void mpd__vp_loop_run(mpd_vp *vp);
 void mpd__post_switch(mpd_vp *vp);
 
 /* proc.c */
-void mpd__proc_exited(mpd_proc *p);      /* post-switch of an exit */
+void mpd__proc_exited(mpd_proc *p); /* post-switch of an exit */
 extern atomic_long mpd__nprocs;
 /* 1 while the program's main process runs: it does not count against
  * MPD_MAX_PROCS (checked only on the slow path, when the count is at the
@@ -246,7 +256,8 @@ extern atomic_int mpd__main_alive;
 static inline void mpd__count_procs(long d)
 {
     if (mpd__mode_one_vp())
-        atomic_store_explicit(&mpd__nprocs, atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) + d,
+        atomic_store_explicit(&mpd__nprocs,
+                              atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) + d,
                               memory_order_relaxed);
     else
         atomic_fetch_add_explicit(&mpd__nprocs, d, memory_order_relaxed);
@@ -255,8 +266,8 @@ static inline void mpd__count_procs(long d)
 /* stack.c */
 mpd_proc *mpd__region_alloc(mpd_vp *vp, size_t stack_size, const char *name);
 void mpd__region_free(mpd_vp *vp, mpd_proc *p);
-void mpd__region_reuse(mpd_proc *p);       /* sanitizers: a cached region is taken */
-#define MPD_REGION_CACHE_MAX 256            /* per VP */
+void mpd__region_reuse(mpd_proc *p); /* sanitizers: a cached region is taken */
+#define MPD_REGION_CACHE_MAX 256     /* per VP */
 /* Keep p (no long name) in vp's cache of default regions if it is one and
  * there is room: 1 if it did. */
 static inline int mpd__region_cache_put(mpd_vp *vp, mpd_proc *p)
@@ -273,7 +284,7 @@ static inline int mpd__region_cache_put(mpd_vp *vp, mpd_proc *p)
 void mpd__regions_foreach(void (*fn)(mpd_proc *p, void *arg), void *arg);
 void mpd__vp_signals_init(mpd_vp *vp);
 void mpd__vp_signals_fini(mpd_vp *vp);
-void mpd__signals_install(void);          /* signals.c */
+void mpd__signals_install(void); /* signals.c */
 /* Flushes the program's output at its end; a write error on stdout is
  * reported and turns status 0 into 1. */
 int mpd__finish_output(int status);
@@ -281,7 +292,7 @@ int mpd__finish_output(int status);
  * executable's line tables (generated code carries #line); 0 if unknown.
  * Reads the file with open/read/mmap only: it runs in a signal handler. */
 int mpd__line_of_pc(uintptr_t pc, char *file, size_t fsz, int *line);
-void mpd__lineinfo_init(void);             /* at start-up: the load address */
+void mpd__lineinfo_init(void); /* at start-up: the load address */
 size_t mpd__page_size(void);
 
 /* An exiting process born detached, whose region can go to this VP's
@@ -291,7 +302,8 @@ size_t mpd__page_size(void);
 static inline int mpd__proc_exit_early(mpd_vp *vp, mpd_proc *p)
 {
 #if defined(MPD_ASAN) || defined(MPD_TSAN)
-    (void)vp; (void)p;
+    (void)vp;
+    (void)p;
     return 0;
 #else
     if (!p->to_cache || !mpd__region_cache_put(vp, p))
@@ -305,18 +317,18 @@ static inline int mpd__proc_exit_early(mpd_vp *vp, mpd_proc *p)
 
 /* timer.c */
 extern atomic_long mpd__ntimers;
-int mpd__timers_fire(void);          /* readies expired nappers; count */
-int64_t mpd__timers_next(void);      /* earliest deadline or INT64_MAX */
-void mpd__timer_add_locked(mpd_proc *p);   /* caller holds the timer lock (if any) */
-void mpd__timer_cancel(mpd_proc *p);       /* remove p's entry if it is still there */
+int mpd__timers_fire(void);              /* readies expired nappers; count */
+int64_t mpd__timers_next(void);          /* earliest deadline or INT64_MAX */
+void mpd__timer_add_locked(mpd_proc *p); /* caller holds the timer lock (if any) */
+void mpd__timer_cancel(mpd_proc *p);     /* remove p's entry if it is still there */
 extern mpd_spinlock mpd__timer_lock;
 
 /* io.c */
 extern atomic_long mpd__io_pending;
-extern atomic_long mpd__ext_hidden;     /* ext.c */
-extern int (*mpd__idle_hook)(void);     /* ext.c */
+extern atomic_long mpd__ext_hidden; /* ext.c */
+extern int (*mpd__idle_hook)(void); /* ext.c */
 void mpd__io_submit(mpd_proc *p);
-mpd_proc *mpd__inbox_take(void);     /* all procs made ready remotely */
+mpd_proc *mpd__inbox_take(void); /* all procs made ready remotely */
 extern _Atomic(mpd_proc *) mpd__inbox;
 
 #endif

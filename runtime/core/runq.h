@@ -4,12 +4,12 @@
 #include "core/rt_internal.h"
 #include "core/plist.h"
 
-
 /* struct runq is in rt_internal.h (each VP holds one). */
 
 #if MPD_RT_HAND1
 _Static_assert(offsetof(runq, l.head) == offsetof(struct mpd__runq_h1, head) &&
-               offsetof(runq, l.tail) == offsetof(struct mpd__runq_h1, tail), "handoff.h");
+                   offsetof(runq, l.tail) == offsetof(struct mpd__runq_h1, tail),
+               "handoff.h");
 #endif
 
 void mpd__rq_insert_by_priority(runq *q, mpd_proc *p);
@@ -28,7 +28,8 @@ static inline void rq_link_tail(runq *q, mpd_proc *p)
 
 static inline void rq_put(runq *q, mpd_proc *p)
 {
-    if (!mpd__mode_one_vp()) mpd_spin_lock(&q->lk);
+    if (!mpd__mode_one_vp())
+        mpd_spin_lock(&q->lk);
     rq_link_tail(q, p);
     if (!mpd__mode_one_vp()) {
         atomic_store_explicit(&q->n, atomic_load_explicit(&q->n, memory_order_relaxed) + 1,
@@ -57,9 +58,9 @@ static inline mpd_proc *rq_get(runq *q)
 
 static inline int rq_empty(runq *q)
 {
-    return mpd__mode_one_vp() ? q->l.head == NULL : atomic_load_explicit(&q->n, memory_order_relaxed) == 0;
+    return mpd__mode_one_vp() ? q->l.head == NULL
+                              : atomic_load_explicit(&q->n, memory_order_relaxed) == 0;
 }
-
 
 /* The FIFO scheduler's queue, shared by all VPs (the fast path uses it directly). */
 extern runq mpd__fifo_q;

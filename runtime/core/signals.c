@@ -21,8 +21,8 @@
 #include "core/rt_internal.h"
 #include "mpd/err.h"
 
-static _Thread_local int in_fault;   /* this thread is reporting a fault */
-static atomic_int reporting;         /* some thread is */
+static _Thread_local int in_fault; /* this thread is reporting a fault */
+static atomic_int reporting;       /* some thread is */
 
 static uintptr_t fault_pc(void *ucv)
 {
@@ -64,17 +64,17 @@ static int ends_with(const char *s, const char *suffix)
 
 static void on_fault(int sig, siginfo_t *si, void *ucv)
 {
-    if (in_fault) {                 /* a fault while reporting one: give up */
+    if (in_fault) { /* a fault while reporting one: give up */
         signal(sig, SIG_DFL);
         return;
     }
     in_fault = 1;
     if (atomic_exchange(&reporting, 1))
-        for (;;)                    /* another thread reports and exits */
+        for (;;) /* another thread reports and exits */
             pause();
     mpd_vp *vp = (mpd_vp *)(void *)mpd__tls_vp;
     mpd_proc *p = vp ? (mpd_proc *)(void *)vp->hot.cur : NULL;
-    if (p && p->map_base == NULL)   /* the VP's loop, not a process */
+    if (p && p->map_base == NULL) /* the VP's loop, not a process */
         p = NULL;
     char *a = si->si_addr;
     int overflow = sig == SIGSEGV && p && a >= p->map_base && a < p->f.stack_lo;
@@ -87,18 +87,20 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
     if (p)
         snprintf(who, sizeof who, " in process %s", mpd_proc_name(p));
     if (overflow)
-        snprintf(what, sizeof what, "stack overflow%s (stack size %zu bytes; set a larger one "
-                 "with MPD_STACK_SIZE)", who, p->f.stack_size);
+        snprintf(what, sizeof what,
+                 "stack overflow%s (stack size %zu bytes; set a larger one "
+                 "with MPD_STACK_SIZE)",
+                 who, p->f.stack_size);
     else
         snprintf(what, sizeof what, "%s%s", fault_what(sig, si->si_code), who);
 
-    if (mpd_rts_before_exit)        /* what the program wrote comes first */
+    if (mpd_rts_before_exit) /* what the program wrote comes first */
         mpd_rts_before_exit();
     char buf[720];
     int n = snprintf(buf, sizeof buf, "RTS abort: %s%s\n", where, what);
     if (n > 0 && write(2, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1) < 0)
         _exit(1);
-    mpd_rts_exit(1);    /* _exit, or the distributed layer's exit (forwards this) */
+    mpd_rts_exit(1); /* _exit, or the distributed layer's exit (forwards this) */
 }
 
 static void on_stop_signal(int sig)
@@ -118,11 +120,11 @@ void mpd__signals_install(void)
     sa.sa_sigaction = on_fault;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
-    static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL };
+    static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
     for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
         sigaction(faults[i], &sa, NULL);
 
-    static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
+    static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
     for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++) {
         struct sigaction old;
         if (sigaction(stops[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)

@@ -18,7 +18,7 @@
 
 #define GUARD_PAGES 4
 #ifndef MADV_GUARD_INSTALL
-#define MADV_GUARD_INSTALL 102      /* Linux 6.13 */
+#define MADV_GUARD_INSTALL 102 /* Linux 6.13 */
 #endif
 
 /* 16 MiB: room for a recursion 100000 deep of a small procedure (~60-80
@@ -37,7 +37,10 @@ size_t mpd__page_size(void)
     return ps;
 }
 
-static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+static size_t round_up(size_t n, size_t a)
+{
+    return (n + a - 1) / a * a;
+}
 
 /* Guard pages.  mprotect(PROT_NONE) splits the mapping, so every process
  * costs two kernel VMAs and vm.max_map_count (65530 by default) caps a
@@ -103,8 +106,9 @@ static _Noreturn void map_failed(const char *what, size_t stack_size, const char
                       "mappings (vm.max_map_count; raise it with sysctl, or run Linux 6.13 or "
                       "later, whose guard regions take none)",
                       what, stack_size, name, live, lim);
-    mpd_rts_fatal("out of memory: cannot %s a %zu-byte stack for process %s (%ld processes live: %s)",
-                  what, stack_size, name, live, strerror(e));
+    mpd_rts_fatal(
+        "out of memory: cannot %s a %zu-byte stack for process %s (%ld processes live: %s)", what,
+        stack_size, name, live, strerror(e));
 }
 
 /* Every mapped region, so the blocked-process report can find the
@@ -170,10 +174,11 @@ mpd_proc *mpd__region_alloc(mpd_vp *vp, size_t stack_size, const char *name)
     size_t ps = mpd__page_size();
     size_t rec = round_up(sizeof(mpd_proc), 64);
     if (stack_size > SIZE_MAX / 2)
-        mpd_rts_fatal("out of memory: cannot map a %zu-byte stack for process %s", stack_size, name);
+        mpd_rts_fatal("out of memory: cannot map a %zu-byte stack for process %s", stack_size,
+                      name);
     size_t total = round_up(stack_size + rec, ps) + GUARD_PAGES * ps;
-    char *base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                      -1, 0);
+    char *base = mmap(NULL, total, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED)
         map_failed("map", stack_size, name);
     if (install_guard(base, GUARD_PAGES * ps) != 0) {
@@ -182,13 +187,13 @@ mpd_proc *mpd__region_alloc(mpd_vp *vp, size_t stack_size, const char *name)
         errno = e;
         map_failed("guard", stack_size, name);
     }
-    p = (mpd_proc *)(base + total - rec);   /* fresh pages are zero */
+    p = (mpd_proc *)(base + total - rec); /* fresh pages are zero */
     p->map_base = base;
     p->map_size = total;
     p->f.stack_lo = base + GUARD_PAGES * ps;
     p->f.stack_size = (size_t)((char *)p - p->f.stack_lo);
     p->std_region = stack_size == mpd__stack_default;
-    PSTATE_SET(p, P_DONE);                      /* not a process yet */
+    PSTATE_SET(p, P_DONE); /* not a process yet */
     regions_add(p);
     return p;
 }

@@ -28,7 +28,8 @@ static inline void slice_reset(mpd_vp *vp)
 static inline void fiber_switch(mpd_fiber *from, mpd_fiber *to, int from_dies)
 {
 #ifdef MPD_ASAN
-    __sanitizer_start_switch_fiber(from_dies ? NULL : &from->asan_fake, to->stack_lo, to->stack_size);
+    __sanitizer_start_switch_fiber(from_dies ? NULL : &from->asan_fake, to->stack_lo,
+                                   to->stack_size);
 #else
     (void)from_dies;
 #endif
@@ -36,7 +37,7 @@ static inline void fiber_switch(mpd_fiber *from, mpd_fiber *to, int from_dies)
     __tsan_switch_to_fiber(to->tsan, 0);
 #endif
 #if defined(MPD_ASAN) || defined(MPD_TSAN)
-    mpd_ctx_switch(&from->ctx, &to->ctx);       /* the sanitizers see its saves */
+    mpd_ctx_switch(&from->ctx, &to->ctx); /* the sanitizers see its saves */
 #else
     mpd_ctx_switch_fast(&from->ctx, &to->ctx);
 #endif
@@ -89,7 +90,7 @@ static inline void vp_wake(mpd_vp *vp, mpd_proc *p)
         rq_put(vp->lq, old);
         mpd__wake_idle_vp();
     } else {
-        mpd__wake_idle_vp_sc();   /* the seq_cst exchange published p */
+        mpd__wake_idle_vp_sc(); /* the seq_cst exchange published p */
     }
 }
 
@@ -114,8 +115,9 @@ static inline mpd_proc *pick_fifo_multi(mpd_vp *vp)
 static inline mpd_proc *pick_next(mpd_vp *vp)
 {
     if (__builtin_expect((int)(atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL) |
-                         (int)(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0) |
-                         (int)(vp->sched != &mpd_sched_fifo), 0))
+                             (int)(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0) |
+                             (int)(vp->sched != &mpd_sched_fifo),
+                         0))
         return mpd__pick_next_slow(vp);
     if (mpd__mode_one_vp())
         return rq_get(&mpd__fifo_q);
@@ -137,8 +139,8 @@ static inline void post_switch(mpd_vp *vp)
 
 /* Leave the running process `self` for `next` (NULL: the VP loop); the
  * post action is done by whatever runs next on this VP. */
-static inline void switch_away(mpd_vp *vp, mpd_proc *self, mpd_proc *next, int kind,
-                               mpd_proc *pp, mpd_spinlock *lk)
+static inline void switch_away(mpd_vp *vp, mpd_proc *self, mpd_proc *next, int kind, mpd_proc *pp,
+                               mpd_spinlock *lk)
 {
     vp->post_kind = kind;
     vp->post_proc = pp;
@@ -163,21 +165,22 @@ static inline void switch_away(mpd_vp *vp, mpd_proc *self, mpd_proc *next, int k
         to = &vp->loop;
     }
     fiber_switch(&self->f, to, kind == PS_EXIT);
-    post_switch(vp_self());   /* resumed, perhaps on another VP */
+    post_switch(vp_self()); /* resumed, perhaps on another VP */
 }
 
 /* The blocking switch with one VP and the FIFO scheduler, when nothing
  * (remote wakeup, timer) is pending and a process is ready: pop the head
  * of the queue and switch to it; nothing is left to do after the switch.
  * Returns 0, having done nothing, when it does not apply. */
-__attribute__((always_inline))
-static inline int block_fast1(mpd_vp *vp, mpd_proc *self)
+__attribute__((always_inline)) static inline int block_fast1(mpd_vp *vp, mpd_proc *self)
 {
     runq *q = &mpd__fifo_q;
     mpd_proc *next = q->l.head;
-    if (__builtin_expect(!mpd__mode_fast() || !next ||
-                         ((int)(atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL) |
-                          (int)(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0)), 0))
+    if (__builtin_expect(
+            !mpd__mode_fast() || !next ||
+                ((int)(atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL) |
+                 (int)(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0)),
+            0))
         return 0;
     pl_pop_head(&q->l, next, PL_RUN);
     PSTATE_SET(next, P_RUNNING);
@@ -202,13 +205,15 @@ static inline int block_fast1(mpd_vp *vp, mpd_proc *self)
  * level (block_fast1 inlined), not in a function they call.  x86-64 with
  * the inline switch only: elsewhere MPD_HAVE_SWITCH_RETURN is 0 and f
  * calls body. */
-typedef struct { void *v; long switched; } mpd_sret;
-#define MPD_SRET(v, sw) ((mpd_sret){ (void *)(v), (sw) })
-#if defined(__x86_64__) && defined(MPD_CSW_HAVE_INLINE) && defined(MPD_CSW_asm) && \
+typedef struct {
+    void *v;
+    long switched;
+} mpd_sret;
+#define MPD_SRET(v, sw) ((mpd_sret){(void *)(v), (sw)})
+#if defined(__x86_64__) && defined(MPD_CSW_HAVE_INLINE) && defined(MPD_CSW_asm) &&                 \
     !defined(MPD_ASAN) && !defined(MPD_TSAN)
 #define MPD_HAVE_SWITCH_RETURN 1
-#define MPD_SWITCH_RETURN(body) \
-    __asm__("leaq " #body "(%rip), %r11\n\tjmp mpd__switch_return")
+#define MPD_SWITCH_RETURN(body) __asm__("leaq " #body "(%rip), %r11\n\tjmp mpd__switch_return")
 #else
 #define MPD_HAVE_SWITCH_RETURN 0
 #endif
@@ -227,8 +232,8 @@ static inline mpd_proc *wq_pop(mpd_waitq *q)
 /* Block the running process: append it to q (if not NULL), then switch to
  * the next ready process, releasing lk afterwards.  Returns 1 if it took
  * block_fast1's inline switch (see MPD_SWITCH_RETURN). */
-__attribute__((always_inline))
-static inline int block_self(mpd_vp *vp, mpd_waitq *q, mpd_spinlock *lk)
+__attribute__((always_inline)) static inline int block_self(mpd_vp *vp, mpd_waitq *q,
+                                                            mpd_spinlock *lk)
 {
     mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
     if (q)

@@ -22,14 +22,14 @@
 /* mpd__tl_on, which everyone else sees as const */
 int mpd__tl_on_rw __asm__("mpd__tl_on");
 #define mpd__tl_on mpd__tl_on_rw
-int mpd__watch_on_rw __asm__("mpd__watch_on");     /* lang/trace.c sets it too */
+int mpd__watch_on_rw __asm__("mpd__watch_on"); /* lang/trace.c sets it too */
 #define MPD_TL_WRITER
 #include "core/rt_internal.h"
 #include "core/tl_write.h"
 
 _Thread_local uint64_t mpd__tl_why;
 
-#define CHUNK_EVS 32768             /* 1 MiB of records */
+#define CHUNK_EVS 32768 /* 1 MiB of records */
 typedef struct tl_chunk {
     struct tl_chunk *next;
     tl_ev ev[CHUNK_EVS];
@@ -45,23 +45,23 @@ typedef struct tl_list {
 } tl_list;
 
 typedef struct tl_buf {
-    tl_list ev;                 /* events (oldest chunk reused past the limit) */
-    tl_list keep;               /* creations and names (never reused) */
-    int vp;                     /* the VP this thread is, or -1 */
-    int idle_noted;             /* IDLE recorded since the last RUN */
-    uint32_t tid;               /* creation order of the buffer */
-    uint32_t inv_next;          /* invocation ids */
-    uint64_t reused;            /* chunks overwritten */
+    tl_list ev;        /* events (oldest chunk reused past the limit) */
+    tl_list keep;      /* creations and names (never reused) */
+    int vp;            /* the VP this thread is, or -1 */
+    int idle_noted;    /* IDLE recorded since the last RUN */
+    uint32_t tid;      /* creation order of the buffer */
+    uint32_t inv_next; /* invocation ids */
+    uint64_t reused;   /* chunks overwritten */
     struct tl_buf *next;
 } tl_buf;
 
 static _Thread_local tl_buf *my;
 static tl_buf *_Atomic all_bufs;
 static atomic_uint nbufs;
-static size_t max_chunks = 64;      /* per thread: 2M events (MPD_TIMELINE_MAX) */
+static size_t max_chunks = 64; /* per thread: 2M events (MPD_TIMELINE_MAX) */
 static const char *out_path;
 static atomic_int finished;
-static uint64_t tsc0;               /* counter and clock at the start */
+static uint64_t tsc0; /* counter and clock at the start */
 static int64_t ns0;
 
 static inline uint64_t tl_now(void)
@@ -110,7 +110,8 @@ __attribute__((constructor)) static void tl_init(void)
  * events instead of a page fault every 128 on the recording path. */
 static tl_chunk *chunk_new(void)
 {
-    tl_chunk *c = mmap(NULL, sizeof *c, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    tl_chunk *c = mmap(NULL, sizeof *c, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (c == MAP_FAILED)
         return NULL;
     c->next = NULL;
@@ -169,7 +170,8 @@ static __attribute__((noinline)) tl_buf *rec_slow(tl_list **lp, int keep)
     return b;
 }
 
-static inline void put_at(tl_list *l, uint64_t t, int kind, uint32_t pid, uint64_t a, const char *file, int line)
+static inline void put_at(tl_list *l, uint64_t t, int kind, uint32_t pid, uint64_t a,
+                          const char *file, int line)
 {
     tl_ev *e = atomic_load_explicit(&l->pos, memory_order_relaxed);
     e->t = t;
@@ -182,11 +184,13 @@ static inline void put_at(tl_list *l, uint64_t t, int kind, uint32_t pid, uint64
 
 /* One event at time t (events of one hook share a reading of the counter:
  * it is most of an event's cost). */
-static inline void rec_at(uint64_t t, int kind, uint32_t pid, uint64_t a, const char *file, int line)
+static inline void rec_at(uint64_t t, int kind, uint32_t pid, uint64_t a, const char *file,
+                          int line)
 {
     tl_buf *b = my;
     tl_list *l;
-    if (__builtin_expect(!b || atomic_load_explicit(&b->ev.pos, memory_order_relaxed) == b->ev.end, 0)) {
+    if (__builtin_expect(!b || atomic_load_explicit(&b->ev.pos, memory_order_relaxed) == b->ev.end,
+                         0)) {
         if (!rec_slow(&l, 0))
             return;
     } else {
@@ -213,7 +217,10 @@ static void rec_keep(int kind, uint32_t pid, uint64_t a, const char *file, int l
     put_at(l, tl_now(), kind, pid, a, file, line);
 }
 
-static inline uint32_t pid_of(const mpd_proc *p) { return p ? (uint32_t)p->seq + 1 : 0; }
+static inline uint32_t pid_of(const mpd_proc *p)
+{
+    return p ? (uint32_t)p->seq + 1 : 0;
+}
 
 uint32_t mpd__tl_self(void)
 {
@@ -230,7 +237,7 @@ static size_t nnames, names_cap;
 static const char *intern(const char *s)
 {
     mpd_spin_lock(&names_lk);
-    for (size_t i = nnames; i-- > 0;)       /* few distinct names: newest first */
+    for (size_t i = nnames; i-- > 0;) /* few distinct names: newest first */
         if (strcmp(names[i], s) == 0) {
             mpd_spin_unlock(&names_lk);
             return names[i];
@@ -310,12 +317,14 @@ void mpd__tl_loop_idle(void)
 
 void mpd__tl_woken(mpd_proc *p, int by)
 {
-    mpd__tl_rec(TL_WAKE, by == TL_BY_PROC ? mpd__tl_self() : 0, (uint64_t)by << 32 | pid_of(p), NULL, 0);
+    mpd__tl_rec(TL_WAKE, by == TL_BY_PROC ? mpd__tl_self() : 0, (uint64_t)by << 32 | pid_of(p),
+                NULL, 0);
 }
 
 void mpd__tl_semdecl(const char *F, int L, const void *op, uint32_t index)
 {
-    rec_keep(TL_SEMDECL, mpd__tl_self(), (uint64_t)(uintptr_t)op | (uint64_t)(index & 0xffff) << 48, F, L);
+    rec_keep(TL_SEMDECL, mpd__tl_self(), (uint64_t)(uintptr_t)op | (uint64_t)(index & 0xffff) << 48,
+             F, L);
 }
 
 /* An id for an invocation: this thread's count and its buffer's number. */
@@ -342,7 +351,7 @@ static size_t list_copy(const tl_list *l, tl_ev *pos, tl_rec *out, int vp, uint6
         const tl_ev *e = c->ev, *end = c == l->last ? pos : c->ev + CHUNK_EVS;
         for (; e < end; e++) {
             if ((e->kl >> 24) >= TL_NKINDS || e->t > tmax)
-                continue;       /* being written as we read (another VP goes on) */
+                continue; /* being written as we read (another VP goes on) */
             out[n].e = *e;
             out[n].vp = vp;
             n++;
@@ -384,11 +393,13 @@ void mpd__tl_finish(int status)
     for (tl_buf *b = atomic_load(&all_bufs); b; b = b->next) {
         int vp = b->vp;
         size_t k0 = k;
-        k += list_copy(&b->ev, atomic_load_explicit(&b->ev.pos, memory_order_acquire), v + k, vp, tsc1);
+        k += list_copy(&b->ev, atomic_load_explicit(&b->ev.pos, memory_order_acquire), v + k, vp,
+                       tsc1);
         if (b->reused && k > k0 && v[k0].e.t > from)
             from = v[k0].e.t;
         reused += b->reused;
-        k += list_copy(&b->keep, atomic_load_explicit(&b->keep.pos, memory_order_acquire), v + k, vp, tsc1);
+        k += list_copy(&b->keep, atomic_load_explicit(&b->keep.pos, memory_order_acquire), v + k,
+                       vp, tsc1);
     }
     for (size_t i = 0; i < k; i++)
         v[i].seq = i;
@@ -398,7 +409,7 @@ void mpd__tl_finish(int status)
     for (size_t i = 0; i < k; i++)
         v[i].ns = v[i].e.t >= tsc0 ? (int64_t)((double)(v[i].e.t - tsc0) * scale) : 0;
     int64_t from_ns = from > tsc0 ? (int64_t)((double)(from - tsc0) * scale) : 0;
-    tl_log log = { v, k, nvp, status, reused * CHUNK_EVS, from_ns, out_path };
+    tl_log log = {v, k, nvp, status, reused * CHUNK_EVS, from_ns, out_path};
     if (mpd__tl_write(&log) != 0)
         fprintf(stderr, "RTS warning: cannot write the timeline to %s\n", out_path);
     free(v);

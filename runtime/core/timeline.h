@@ -32,40 +32,48 @@ extern const int mpd__watch_on;
 
 /* Event kinds (the page and the JSON export name them: tl_write.c). */
 enum {
-    TL_CREATE,      /* pid: new process; a: creator pid; file/line: creator's */
-    TL_RUN,         /* pid starts running on this VP */
-    TL_BLOCK,       /* pid blocks; a: TL_WHY_* << 56 | object id; where it waits */
-    TL_YIELD,       /* pid gives up the VP, still ready (slice, yield) */
-    TL_EXIT,        /* pid ends */
-    TL_WAKE,        /* pid (or 0: a timer, an I/O helper) makes a's process ready */
-    TL_IDLE,        /* this VP has nothing to run */
-    TL_SEND,        /* pid sends invocation a (its id) at file/line */
-    TL_CALL,        /* pid calls: invocation a */
-    TL_TAKE,        /* pid takes invocation a (a receive, an in, a proc's start) */
-    TL_RESCREATE,   /* pid creates a resource: a is the pattern's name (char *) */
-    TL_RESDESTROY,  /* pid destroys a resource */
-    TL_DEADLOCK,    /* the program is quiescent with a processes blocked */
-    TL_END,         /* the program ends with status a */
-    TL_NAME,        /* process pid is named a (a char * that outlives the run) */
-    TL_ABORT,       /* pid stops the program with an RTS abort at file/line */
-    TL_P,           /* pid has passed P of semaphore a (an op's address) */
-    TL_V,           /* pid does V of semaphore a */
-    TL_SEMDECL,     /* semaphore a (address | its op index in its object << 48) declared at file/line */
+    TL_CREATE,     /* pid: new process; a: creator pid; file/line: creator's */
+    TL_RUN,        /* pid starts running on this VP */
+    TL_BLOCK,      /* pid blocks; a: TL_WHY_* << 56 | object id; where it waits */
+    TL_YIELD,      /* pid gives up the VP, still ready (slice, yield) */
+    TL_EXIT,       /* pid ends */
+    TL_WAKE,       /* pid (or 0: a timer, an I/O helper) makes a's process ready */
+    TL_IDLE,       /* this VP has nothing to run */
+    TL_SEND,       /* pid sends invocation a (its id) at file/line */
+    TL_CALL,       /* pid calls: invocation a */
+    TL_TAKE,       /* pid takes invocation a (a receive, an in, a proc's start) */
+    TL_RESCREATE,  /* pid creates a resource: a is the pattern's name (char *) */
+    TL_RESDESTROY, /* pid destroys a resource */
+    TL_DEADLOCK,   /* the program is quiescent with a processes blocked */
+    TL_END,        /* the program ends with status a */
+    TL_NAME,       /* process pid is named a (a char * that outlives the run) */
+    TL_ABORT,      /* pid stops the program with an RTS abort at file/line */
+    TL_P,          /* pid has passed P of semaphore a (an op's address) */
+    TL_V,          /* pid does V of semaphore a */
+    TL_SEMDECL, /* semaphore a (address | its op index in its object << 48) declared at file/line */
     TL_NKINDS
 };
 
 /* What a blocked process waits for (TL_BLOCK's a >> 56). */
 enum {
-    TL_WHY_PARK, TL_WHY_SEM, TL_WHY_IN, TL_WHY_RECEIVE, TL_WHY_CALL, TL_WHY_IO, TL_WHY_TIMER,
-    TL_WHY_WAIT, TL_WHY_JOIN, TL_NWHY
+    TL_WHY_PARK,
+    TL_WHY_SEM,
+    TL_WHY_IN,
+    TL_WHY_RECEIVE,
+    TL_WHY_CALL,
+    TL_WHY_IO,
+    TL_WHY_TIMER,
+    TL_WHY_WAIT,
+    TL_WHY_JOIN,
+    TL_NWHY
 };
 
 typedef struct tl_ev {
-    uint64_t t;             /* time stamp counter (or ns without one) */
-    const char *file;       /* source file (a string that outlives the run), or NULL */
-    uint64_t a;             /* per kind, above */
-    uint32_t pid;           /* process: creation number + 1 (0: none) */
-    uint32_t kl;            /* kind << 24 | line */
+    uint64_t t;       /* time stamp counter (or ns without one) */
+    const char *file; /* source file (a string that outlives the run), or NULL */
+    uint64_t a;       /* per kind, above */
+    uint32_t pid;     /* process: creation number + 1 (0: none) */
+    uint32_t kl;      /* kind << 24 | line */
 } tl_ev;
 
 /* One event in the calling thread's buffer. */
@@ -103,5 +111,10 @@ void mpd__tl_semdecl(const char *F, int L, const void *op, uint32_t index);
 /* The program ends (mpd__finish_output, aborts): write the log out.  Once. */
 void mpd__tl_finish(int status);
 
-#define MPD_TL(stmt) do { if (__builtin_expect(mpd__tl_on, 0)) { stmt; } } while (0)
+#define MPD_TL(stmt)                                                                               \
+    do {                                                                                           \
+        if (__builtin_expect(mpd__tl_on, 0)) {                                                     \
+            stmt;                                                                                  \
+        }                                                                                          \
+    } while (0)
 #endif

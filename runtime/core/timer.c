@@ -20,7 +20,10 @@ int64_t mpd_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-long mpd_rt_age_ms(void) { return (long)((mpd_now_ns() - mpd__start_ns) / 1000000); }
+long mpd_rt_age_ms(void)
+{
+    return (long)((mpd_now_ns() - mpd__start_ns) / 1000000);
+}
 
 static void heap_set(long i, mpd_proc *p)
 {
@@ -90,7 +93,10 @@ static mpd_proc *heap_pop(void)
     return top;
 }
 
-void mpd__timer_add_locked(mpd_proc *p) { heap_push(p); }
+void mpd__timer_add_locked(mpd_proc *p)
+{
+    heap_push(p);
+}
 
 void mpd__timer_cancel(mpd_proc *p)
 {
@@ -102,7 +108,10 @@ void mpd__timer_cancel(mpd_proc *p)
         mpd_spin_unlock(&tlock);
 }
 
-int64_t mpd__timers_next(void) { return atomic_load(&next_due); }
+int64_t mpd__timers_next(void)
+{
+    return atomic_load(&next_due);
+}
 
 int mpd__timers_fire(void)
 {
@@ -113,12 +122,13 @@ int mpd__timers_fire(void)
     int k = 0;
     if (!mpd__mode_one_vp())
         mpd_spin_lock(&tlock);
-    while (atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0 && heap[0]->wake_ns <= now) {
+    while (atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0 &&
+           heap[0]->wake_ns <= now) {
         mpd_proc *p = heap_pop();
         int w = CL_WAITING;
         if (atomic_load_explicit(&p->claim, memory_order_relaxed) != CL_NONE &&
             !atomic_compare_exchange_strong(&p->claim, &w, CL_TIMEDOUT))
-            continue;   /* a timed wait already ended by a wakeup */
+            continue; /* a timed wait already ended by a wakeup */
         *tail = p;
         tail = &p->io_next;
         p->io_next = NULL;

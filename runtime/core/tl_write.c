@@ -17,7 +17,7 @@
 #include "core/tl_write.h"
 #include "mpd/abi/ops.h"
 
-extern const char mpd__tl_page[];       /* tl_page.S: timeline/viewer.html */
+extern const char mpd__tl_page[]; /* tl_page.S: timeline/viewer.html */
 #define PAGE_MARKER "/*@TIMELINE-DATA@*/"
 
 /* ---- JSON strings ---- */
@@ -45,11 +45,17 @@ static void jstr(FILE *f, const char *s, size_t n)
     putc('"', f);
 }
 
-static void jcstr(FILE *f, const char *s) { jstr(f, s ? s : "", s ? strlen(s) : 0); }
+static void jcstr(FILE *f, const char *s)
+{
+    jstr(f, s ? s : "", s ? strlen(s) : 0);
+}
 
 /* ---- source files: by pointer, then by name ---- */
 
-typedef struct files { const char **v; size_t n, cap; } files;
+typedef struct files {
+    const char **v;
+    size_t n, cap;
+} files;
 
 static int file_index(files *fs, const char *p)
 {
@@ -110,7 +116,10 @@ typedef struct proc {
     uint64_t why;
 } proc;
 
-typedef struct procs { proc *v; size_t n; } procs;
+typedef struct procs {
+    proc *v;
+    size_t n;
+} procs;
 
 static proc *proc_at(procs *ps, uint32_t pid)
 {
@@ -172,7 +181,8 @@ static const char *pname(procs *ps, uint32_t pid)
 static void write_data(FILE *f, const tl_log *log, procs *ps, files *fs)
 {
     int64_t end = log->n ? log->v[log->n - 1].ns : 0;
-    fprintf(f, "{\"nvp\":%d,\"status\":%d,\"dropped\":%llu,\"from\":%lld,\"end\":%lld,\n\"files\":[",
+    fprintf(f,
+            "{\"nvp\":%d,\"status\":%d,\"dropped\":%llu,\"from\":%lld,\"end\":%lld,\n\"files\":[",
             log->nvp, log->status, (unsigned long long)log->dropped, (long long)log->complete_from,
             (long long)end);
     for (size_t i = 0; i < fs->n; i++) {
@@ -209,25 +219,28 @@ static void write_data(FILE *f, const tl_log *log, procs *ps, files *fs)
         const tl_ev *e = &log->v[i].e;
         int k = (int)(e->kl >> 24);
         if (k == TL_CREATE || k == TL_NAME)
-            continue;           /* in procs */
-        fprintf(f, "%s[%lld,%d,%d,%u,", first ? "" : ",\n", (long long)log->v[i].ns, log->v[i].vp, k, e->pid);
+            continue; /* in procs */
+        fprintf(f, "%s[%lld,%d,%d,%u,", first ? "" : ",\n", (long long)log->v[i].ns, log->v[i].vp,
+                k, e->pid);
         first = 0;
         switch (k) {
-        case TL_BLOCK:      /* why, then the object (an op's address: an id) */
-            fprintf(f, "%llu,%d,%d,%llu]", (unsigned long long)(e->a >> 56), file_index(fs, e->file),
-                    (int)(e->kl & 0xffffff), (unsigned long long)(e->a & ((1ull << 48) - 1)));
+        case TL_BLOCK: /* why, then the object (an op's address: an id) */
+            fprintf(f, "%llu,%d,%d,%llu]", (unsigned long long)(e->a >> 56),
+                    file_index(fs, e->file), (int)(e->kl & 0xffffff),
+                    (unsigned long long)(e->a & ((1ull << 48) - 1)));
             break;
-        case TL_WAKE:       /* woken pid, then by whom (TL_BY_*) */
+        case TL_WAKE: /* woken pid, then by whom (TL_BY_*) */
             fprintf(f, "%u,-1,0,%u]", (uint32_t)e->a, (uint32_t)(e->a >> 32));
             break;
         case TL_RESCREATE:
             jcstr(f, (const char *)(uintptr_t)e->a);
             fprintf(f, ",%d,%d]", file_index(fs, e->file), (int)(e->kl & 0xffffff));
             break;
-        case TL_SEMDECL: {  /* the op, its index in its object, the object's op table */
+        case TL_SEMDECL: { /* the op, its index in its object, the object's op table */
             uint64_t op = e->a & ((1ull << 48) - 1), idx = e->a >> 48;
-            fprintf(f, "%llu,%d,%d,%u,%llu]", (unsigned long long)op, file_index(fs, e->file), (int)(e->kl & 0xffffff),
-                    (unsigned)idx, (unsigned long long)(op - idx * sizeof(mpd_op)));
+            fprintf(f, "%llu,%d,%d,%u,%llu]", (unsigned long long)op, file_index(fs, e->file),
+                    (int)(e->kl & 0xffffff), (unsigned)idx,
+                    (unsigned long long)(op - idx * sizeof(mpd_op)));
             break;
         }
         default:
@@ -276,17 +289,22 @@ static void jloc(FILE *f, files *fs, const tl_ev *e)
 
 #define US(ns) ((double)(ns) / 1000.0)
 
-static void span(FILE *f, int jpid, long tid, const char *name, int64_t from, int64_t to, const char *cat)
+static void span(FILE *f, int jpid, long tid, const char *name, int64_t from, int64_t to,
+                 const char *cat)
 {
-    fprintf(f, ",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":%ld,\"ts\":%.3f,\"dur\":%.3f,\"cat\":\"%s\",\"name\":", jpid,
-            tid, US(from), US(to > from ? to - from : 0), cat);
+    fprintf(
+        f,
+        ",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":%ld,\"ts\":%.3f,\"dur\":%.3f,\"cat\":\"%s\",\"name\":",
+        jpid, tid, US(from), US(to > from ? to - from : 0), cat);
     jcstr(f, name);
     putc('}', f);
 }
 
 static void instant(FILE *f, long tid, const char *name, int64_t t, files *fs, const tl_ev *e)
 {
-    fprintf(f, ",\n{\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%ld,\"ts\":%.3f,\"name\":", JPID_PROCS, tid, US(t));
+    fprintf(f,
+            ",\n{\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%ld,\"ts\":%.3f,\"name\":", JPID_PROCS,
+            tid, US(t));
     jcstr(f, name);
     if (e)
         jloc(f, fs, e);
@@ -296,22 +314,31 @@ static void instant(FILE *f, long tid, const char *name, int64_t t, files *fs, c
 static int write_json(FILE *f, const tl_log *log, procs *ps, files *fs)
 {
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
-    fprintf(f, "{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_name\",\"args\":{\"name\":\"VPs\"}}", JPID_VPS);
-    fprintf(f, ",\n{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_name\",\"args\":{\"name\":\"MPD processes\"}}",
+    fprintf(f, "{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_name\",\"args\":{\"name\":\"VPs\"}}",
+            JPID_VPS);
+    fprintf(f,
+            ",\n{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_name\",\"args\":{\"name\":\"MPD "
+            "processes\"}}",
             JPID_PROCS);
     for (int vp = 0; vp < log->nvp; vp++)
-        fprintf(f, ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"VP %d\"}}",
+        fprintf(f,
+                ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_name\",\"args\":{"
+                "\"name\":\"VP %d\"}}",
                 JPID_VPS, vp, vp);
     for (size_t pid = 1; pid < ps->n; pid++) {
         if (!ps->v[pid].seen)
             continue;
         char buf[300];
         snprintf(buf, sizeof buf, "%s #%zu", pname(ps, (uint32_t)pid), pid);
-        fprintf(f, ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%zu,\"name\":\"thread_name\",\"args\":{\"name\":", JPID_PROCS,
-                pid);
+        fprintf(
+            f,
+            ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%zu,\"name\":\"thread_name\",\"args\":{\"name\":",
+            JPID_PROCS, pid);
         jcstr(f, buf);
         fputs("}}", f);
-        fprintf(f, ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%zu,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%zu}}",
+        fprintf(f,
+                ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%zu,\"name\":\"thread_sort_index\",\"args\":{"
+                "\"sort_index\":%zu}}",
                 JPID_PROCS, pid, pid);
     }
     int nvp = log->nvp > 0 ? log->nvp : 1;
@@ -330,7 +357,8 @@ static int write_json(FILE *f, const tl_log *log, procs *ps, files *fs)
         proc *p = e->pid < ps->n ? &ps->v[e->pid] : NULL;
         int vp_ok = vp >= 0 && vp < nvp;
         /* the VP's running span ends at whatever it does next */
-        if (vp_ok && vp_cur[vp] && (k == TL_RUN || k == TL_BLOCK || k == TL_YIELD || k == TL_EXIT || k == TL_IDLE)) {
+        if (vp_ok && vp_cur[vp] &&
+            (k == TL_RUN || k == TL_BLOCK || k == TL_YIELD || k == TL_EXIT || k == TL_IDLE)) {
             span(f, JPID_VPS, vp, pname(ps, vp_cur[vp]), vp_from[vp], t, "run");
             vp_cur[vp] = 0;
         }
@@ -349,7 +377,9 @@ static int write_json(FILE *f, const tl_log *log, procs *ps, files *fs)
                 p->running_vp = vp;
             }
             break;
-        case TL_BLOCK: case TL_YIELD: case TL_EXIT:
+        case TL_BLOCK:
+        case TL_YIELD:
+        case TL_EXIT:
             if (p && p->running_vp >= 0) {
                 span(f, JPID_PROCS, e->pid, "running", p->run_from, t, "run");
                 p->running_vp = -1;
@@ -365,14 +395,18 @@ static int write_json(FILE *f, const tl_log *log, procs *ps, files *fs)
                 instant(f, e->pid, "exit", t, NULL, NULL);
             }
             break;
-        case TL_SEND: case TL_CALL: case TL_TAKE: {
+        case TL_SEND:
+        case TL_CALL:
+        case TL_TAKE: {
             const char *nm = k == TL_SEND ? "send" : k == TL_CALL ? "call" : "receive";
             instant(f, e->pid, nm, t, fs, e);
-            if (e->a) {     /* the arrow: from the send or call to its taker */
-                fprintf(f, ",\n{\"ph\":\"%s\",%s\"pid\":%d,\"tid\":%u,\"ts\":%.3f,\"cat\":\"invocation\","
-                           "\"name\":\"invocation\",\"id\":%llu}",
-                        k == TL_TAKE ? "f" : "s", k == TL_TAKE ? "\"bp\":\"e\"," : "", JPID_PROCS, e->pid, US(t),
-                        (unsigned long long)e->a);
+            if (e->a) { /* the arrow: from the send or call to its taker */
+                fprintf(
+                    f,
+                    ",\n{\"ph\":\"%s\",%s\"pid\":%d,\"tid\":%u,\"ts\":%.3f,\"cat\":\"invocation\","
+                    "\"name\":\"invocation\",\"id\":%llu}",
+                    k == TL_TAKE ? "f" : "s", k == TL_TAKE ? "\"bp\":\"e\"," : "", JPID_PROCS,
+                    e->pid, US(t), (unsigned long long)e->a);
             }
             break;
         }
@@ -388,7 +422,8 @@ static int write_json(FILE *f, const tl_log *log, procs *ps, files *fs)
             }
             break;
         }
-        case TL_RESCREATE: case TL_RESDESTROY: {
+        case TL_RESCREATE:
+        case TL_RESDESTROY: {
             char buf[300];
             snprintf(buf, sizeof buf, k == TL_RESCREATE ? "create %s" : "destroy%s",
                      k == TL_RESCREATE ? (const char *)(uintptr_t)e->a : "");
@@ -398,13 +433,17 @@ static int write_json(FILE *f, const tl_log *log, procs *ps, files *fs)
         case TL_ABORT:
             instant(f, e->pid, "RTS abort", t, fs, e);
             break;
-        case TL_P: case TL_V:
+        case TL_P:
+        case TL_V:
             instant(f, e->pid, k == TL_P ? "P" : "V", t, fs, e);
             break;
-        case TL_DEADLOCK: case TL_END: {
-            fprintf(f, ",\n{\"ph\":\"i\",\"s\":\"g\",\"pid\":%d,\"tid\":0,\"ts\":%.3f,\"name\":", JPID_PROCS, US(t));
+        case TL_DEADLOCK:
+        case TL_END: {
+            fprintf(f, ",\n{\"ph\":\"i\",\"s\":\"g\",\"pid\":%d,\"tid\":0,\"ts\":%.3f,\"name\":",
+                    JPID_PROCS, US(t));
             char buf[64];
-            snprintf(buf, sizeof buf, k == TL_END ? "end (status %d)" : "deadlock: %d blocked", (int)e->a);
+            snprintf(buf, sizeof buf, k == TL_END ? "end (status %d)" : "deadlock: %d blocked",
+                     (int)e->a);
             jcstr(f, buf);
             putc('}', f);
             break;
@@ -435,8 +474,8 @@ int mpd__tl_write(const tl_log *log)
     FILE *f = fopen(log->path, "w");
     if (!f)
         return -1;
-    procs ps = { NULL, 0 };
-    files fs = { NULL, 0, 0 };
+    procs ps = {NULL, 0};
+    files fs = {NULL, 0, 0};
     gather_procs(log, &ps, &fs);
     int r = json ? write_json(f, log, &ps, &fs) : write_html(f, log, &ps, &fs);
     if (fclose(f) != 0)

@@ -11,18 +11,18 @@
 typedef struct tl_rec {
     tl_ev e;
     int vp;
-    size_t seq;             /* collection order: ties of time keep it */
+    size_t seq; /* collection order: ties of time keep it */
     int64_t ns;
 } tl_rec;
 
 typedef struct tl_log {
-    const tl_rec *v;        /* by time */
+    const tl_rec *v; /* by time */
     size_t n;
     int nvp;
     int status;
-    uint64_t dropped;       /* events overwritten (MPD_TIMELINE_MAX) */
-    int64_t complete_from;  /* ns: every thread's events are there from here */
-    const char *path;       /* where to write; .json: the JSON export */
+    uint64_t dropped;      /* events overwritten (MPD_TIMELINE_MAX) */
+    int64_t complete_from; /* ns: every thread's events are there from here */
+    const char *path;      /* where to write; .json: the JSON export */
 } tl_log;
 
 /* Writes the log to log->path; 0 on success. */

@@ -12,10 +12,9 @@
 #include "mpd/err.h"
 #include "core/switch.h"
 
-
 _Thread_local struct mpd__vp_hot *mpd__tls_vp;
 _Thread_local long mpd__tls_slice;
-long mpd__mode = MPD_MODE_ONE;      /* mpd/rt.h */
+long mpd__mode = MPD_MODE_ONE; /* mpd/rt.h */
 mpd_vp **mpd__vps;
 int mpd__nvp = 1;
 long mpd__slice;
@@ -40,8 +39,8 @@ int mpd__idle_spin = 100;
  * test hung).  Here a sleeper that finds the bit set clears it itself and
  * looks for work again before sleeping on the even value. */
 static atomic_int nsleep;
-static atomic_int nspin;          /* VPs looking for work before they sleep */
-static atomic_uint idle_seq;      /* bit 0: a futex wake is on its way to some VP */
+static atomic_int nspin;     /* VPs looking for work before they sleep */
+static atomic_uint idle_seq; /* bit 0: a futex wake is on its way to some VP */
 static atomic_int stopping;
 /* Held while a VP decides to sleep: a VP counted in nsleep takes no work
  * except under this lock or after it stopped counting, so "all VPs asleep,
@@ -53,8 +52,14 @@ static void *quiesce_arg;
 static int quiesce_hook_ran;
 static void (*report_fn)(void) = mpd_rt_report_blocked;
 
-__attribute__((noinline)) struct mpd__vp_hot *mpd__vp_get(void) { return mpd__tls_vp; }
-__attribute__((noinline)) long *mpd__slice_ptr(void) { return &mpd__tls_slice; }
+__attribute__((noinline)) struct mpd__vp_hot *mpd__vp_get(void)
+{
+    return mpd__tls_vp;
+}
+__attribute__((noinline)) long *mpd__slice_ptr(void)
+{
+    return &mpd__tls_slice;
+}
 
 static void futex_wait(atomic_uint *w, unsigned val, const struct timespec *rel)
 {
@@ -107,12 +112,15 @@ void mpd__wake_all_idle_vps(void)
 {
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load(&nsleep) > 0) {
-        atomic_fetch_add(&idle_seq, 2);   /* keeps the pending bit as it is */
+        atomic_fetch_add(&idle_seq, 2); /* keeps the pending bit as it is */
         futex_wake(&idle_seq, INT_MAX);
     }
 }
 
-void mpd__ready(mpd_proc *p) { vp_ready(vp_self(), p); }
+void mpd__ready(mpd_proc *p)
+{
+    vp_ready(vp_self(), p);
+}
 
 void mpd__ready_remote(mpd_proc *p)
 {
@@ -137,10 +145,16 @@ void mpd__drain_inbox(void)
 void mpd__post_switch_slow(mpd_vp *vp, int k)
 {
     switch (k) {
-    case PS_READY:  mpd__ready(vp->post_proc); break;
-    case PS_EXIT:   mpd__proc_exited(vp->post_proc); break;
-    case PS_IO:     mpd__io_submit(vp->post_proc); break;
-    case PS_TIMED:  /* a timed wait: start its timer, then free its lock */
+    case PS_READY:
+        mpd__ready(vp->post_proc);
+        break;
+    case PS_EXIT:
+        mpd__proc_exited(vp->post_proc);
+        break;
+    case PS_IO:
+        mpd__io_submit(vp->post_proc);
+        break;
+    case PS_TIMED: /* a timed wait: start its timer, then free its lock */
         mpd_spin_lock(&mpd__timer_lock);
         mpd__timer_add_locked(vp->post_proc);
         mpd_spin_unlock(&mpd__timer_lock);
@@ -150,9 +164,15 @@ void mpd__post_switch_slow(mpd_vp *vp, int k)
     }
 }
 
-void mpd__post_switch(mpd_vp *vp) { post_switch(vp); }
+void mpd__post_switch(mpd_vp *vp)
+{
+    post_switch(vp);
+}
 /* mpd/abi/handoff.h: a process resumed in generated code found a post action. */
-void mpd__post_switch_h1(void) { post_switch(vp_self()); }
+void mpd__post_switch_h1(void)
+{
+    post_switch(vp_self());
+}
 
 mpd_proc *mpd__pick_next_slow(mpd_vp *vp)
 {
@@ -241,7 +261,7 @@ void mpd__proc_start(void *arg)
 /* The general exit: switch to the next process (or the VP loop). */
 static __attribute__((noinline, noreturn)) void exit_switch(mpd_vp *vp, mpd_proc *self)
 {
-    if (mpd__proc_exit_early(vp, self))     /* its region is cached already */
+    if (mpd__proc_exit_early(vp, self)) /* its region is cached already */
         switch_away(vp, self, pick_next(vp), PS_NONE, NULL, NULL);
     else
         mpd__switch_out(PS_EXIT, self, NULL);
@@ -254,23 +274,24 @@ static __attribute__((noinline, noreturn)) void exit_switch(mpd_vp *vp, mpd_proc
  * fiber die.  exit_fast: p (just ended) may do so, with next to run. */
 #if defined(MPD_CSW_HAVE_JUMP) && !defined(MPD_ASAN) && !defined(MPD_TSAN)
 #define EXIT_JUMP 1
-__attribute__((always_inline))
-static inline int exit_fast(mpd_vp *vp, mpd_proc *p, mpd_proc *next)
+__attribute__((always_inline)) static inline int exit_fast(mpd_vp *vp, mpd_proc *p, mpd_proc *next)
 {
-    return __builtin_expect(mpd__mode_fast() && next && p->to_cache &&
-                            vp->stack_cached < MPD_REGION_CACHE_MAX &&
-                            !((int)(atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL) |
-                              (int)(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0)), 1);
+    return __builtin_expect(
+        mpd__mode_fast() && next && p->to_cache && vp->stack_cached < MPD_REGION_CACHE_MAX &&
+            !((int)(atomic_load_explicit(&mpd__inbox, memory_order_relaxed) != NULL) |
+              (int)(atomic_load_explicit(&mpd__ntimers, memory_order_relaxed) > 0)),
+        1);
 }
 
 /* Cache p's region (one VP: a plain count) and resume next. */
-__attribute__((always_inline, noreturn))
-static inline void exit_jump(mpd_vp *vp, mpd_proc *p, mpd_proc *next)
+__attribute__((always_inline, noreturn)) static inline void exit_jump(mpd_vp *vp, mpd_proc *p,
+                                                                      mpd_proc *next)
 {
     p->link = vp->stack_cache;
     vp->stack_cache = p;
     vp->stack_cached++;
-    atomic_store_explicit(&mpd__nprocs, atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) - 1,
+    atomic_store_explicit(&mpd__nprocs,
+                          atomic_load_explicit(&mpd__nprocs, memory_order_relaxed) - 1,
                           memory_order_relaxed);
     PSTATE_SET(p, P_DONE);
     p->done = 1;
@@ -446,7 +467,7 @@ static mpd_proc *steal_local(mpd_vp *vp, unsigned long *seen, int patient)
         unsigned long g = atomic_load_explicit(&q->gets, memory_order_relaxed);
         if (patient && (i >= 64 || seen[i] != g + 1)) {
             if (i < 64)
-                seen[i] = g + 1;   /* + 1: 0 means never looked */
+                seen[i] = g + 1; /* + 1: 0 means never looked */
             continue;
         }
         mpd_proc *p = rq_get(q);
@@ -469,15 +490,15 @@ static int vp_has_more(mpd_vp *vp)
 static mpd_proc *idle_wait(mpd_vp *vp)
 {
     mpd_proc *p;
-    mpd_proc *seen[64] = { 0 };
-    unsigned long seen_gets[64] = { 0 };
+    mpd_proc *seen[64] = {0};
+    unsigned long seen_gets[64] = {0};
     if (!mpd__mode_one_vp()) {
         atomic_fetch_add(&nspin, 1);
         /* by default ~10-50 us: long enough to catch a quick handoff from
          * another VP, short enough not to burn a shared core */
         for (int i = 0; i < mpd__idle_spin; i++) {
             p = pick_next(vp);
-            if (!p && (i & 7) == 7 && vp->sched == &mpd_sched_fifo) {   /* ~every 3 us */
+            if (!p && (i & 7) == 7 && vp->sched == &mpd_sched_fifo) { /* ~every 3 us */
                 p = steal_runnext(vp, seen, mpd__nvp <= 64);
                 if (!p)
                     p = steal_local(vp, seen_gets, 1);
@@ -501,16 +522,16 @@ static mpd_proc *idle_wait(mpd_vp *vp)
     mpd_spin_lock(&idle_mu);
     atomic_fetch_add(&nsleep, 1);
     if (!mpd__mode_one_vp())
-        atomic_fetch_sub(&nspin, 1);   /* after counting as asleep: see wake_idle_vp */
+        atomic_fetch_sub(&nspin, 1); /* after counting as asleep: see wake_idle_vp */
     /* the sleeper's half: both counts are ordered before the looks for
      * work below (a waker that saw either count still spinning or awake
      * published its work before it looked, with a fence or a seq_cst RMW) */
     atomic_thread_fence(memory_order_seq_cst);
     unsigned seq = take_pending_wake();
-    atomic_thread_fence(memory_order_seq_cst);   /* a waker that saw the bit set published first */
+    atomic_thread_fence(memory_order_seq_cst); /* a waker that saw the bit set published first */
     p = pick_next(vp);
     if (!p && !mpd__mode_one_vp() && vp->sched == &mpd_sched_fifo) {
-        p = steal_runnext(vp, seen, 0);   /* never sleep while one waits */
+        p = steal_runnext(vp, seen, 0); /* never sleep while one waits */
         if (!p)
             p = steal_local(vp, seen_gets, 0);
     }
@@ -551,7 +572,8 @@ static mpd_proc *idle_wait(mpd_vp *vp)
 
 int mpd__vp_asleep(int i)
 {
-    return i >= 0 && i < mpd__nvp && atomic_load_explicit(&mpd__vps[i]->asleep, memory_order_relaxed);
+    return i >= 0 && i < mpd__nvp &&
+           atomic_load_explicit(&mpd__vps[i]->asleep, memory_order_relaxed);
 }
 
 /* The loop each VP runs on its thread's own stack. */

@@ -21,8 +21,11 @@ typedef void (*mpd_ctx_entry)(void *);
 #if defined(__x86_64__)
 #define MPD_CSW_HAVE_ASM 1
 /* Resuming a context is "rsp = sp; jmp *pc" (csw_asm_x86_64.S). */
-typedef struct { void *sp; void *pc; } mpd_asm_ctx;
-void mpd_csw_asm_jump(mpd_asm_ctx *from, mpd_asm_ctx *to);     /* in csw_asm_x86_64.S */
+typedef struct {
+    void *sp;
+    void *pc;
+} mpd_asm_ctx;
+void mpd_csw_asm_jump(mpd_asm_ctx *from, mpd_asm_ctx *to); /* in csw_asm_x86_64.S */
 void mpd_asm_ctx_make(mpd_asm_ctx *c, void *lo, size_t size, mpd_ctx_entry fn, void *arg);
 void mpd_csw_asm_start(void);
 /* mpd_asm_ctx_make inline: the first switch to c jumps to
@@ -39,19 +42,21 @@ static inline void mpd_asm_ctx_make_inline(mpd_asm_ctx *c, void *lo, size_t size
     c->pc = (void *)mpd_csw_asm_start;
 }
 static inline void mpd_asm_ctx_switch(mpd_asm_ctx *from, mpd_asm_ctx *to)
-{ mpd_csw_asm_jump(from, to); }
+{
+    mpd_csw_asm_jump(from, to);
+}
 
 /* The same switch inline, without a call (mpd/abi/ctxjump.h). */
-__attribute__((always_inline))
-static inline void mpd_asm_ctx_switch_inline(mpd_asm_ctx *from, mpd_asm_ctx *to)
+__attribute__((always_inline)) static inline void mpd_asm_ctx_switch_inline(mpd_asm_ctx *from,
+                                                                            mpd_asm_ctx *to)
 {
     mpd__ctx_jump_inline(from, to);
 }
 #define MPD_CSW_HAVE_INLINE 1
 /* Resume `to` and save nothing: for a context that is never resumed (an
  * exiting process whose stack is already given back). */
-__attribute__((always_inline, noreturn))
-static inline void mpd_asm_ctx_jump_inline(const mpd_asm_ctx *to)
+__attribute__((always_inline, noreturn)) static inline void
+mpd_asm_ctx_jump_inline(const mpd_asm_ctx *to)
 {
     __asm__ volatile("movq (%0), %%rsp\n\t"
                      "jmpq *8(%0)"
@@ -62,34 +67,46 @@ static inline void mpd_asm_ctx_jump_inline(const mpd_asm_ctx *to)
 }
 #elif defined(__aarch64__)
 #define MPD_CSW_HAVE_ASM 1
-typedef struct { void *sp; } mpd_asm_ctx;
-void mpd_csw_asm_jump(void **save_sp, void *to_sp);     /* in csw_asm_aarch64.S */
+typedef struct {
+    void *sp;
+} mpd_asm_ctx;
+void mpd_csw_asm_jump(void **save_sp, void *to_sp); /* in csw_asm_aarch64.S */
 void mpd_asm_ctx_make(mpd_asm_ctx *c, void *lo, size_t size, mpd_ctx_entry fn, void *arg);
 static inline void mpd_asm_ctx_switch(mpd_asm_ctx *from, mpd_asm_ctx *to)
-{ mpd_csw_asm_jump(&from->sp, to->sp); }
+{
+    mpd_csw_asm_jump(&from->sp, to->sp);
+}
 #endif
 
 /* ucontext: getcontext/makecontext/swapcontext (saves the signal mask too). */
-typedef struct { ucontext_t uc; mpd_ctx_entry fn; void *arg; } mpd_uc_ctx;
+typedef struct {
+    ucontext_t uc;
+    mpd_ctx_entry fn;
+    void *arg;
+} mpd_uc_ctx;
 void mpd_uc_ctx_make(mpd_uc_ctx *c, void *lo, size_t size, mpd_ctx_entry fn, void *arg);
 void mpd_uc_ctx_switch(mpd_uc_ctx *from, mpd_uc_ctx *to);
 
 /* fcontext: Boost.Context's make_fcontext/jump_fcontext (link -lboost_context). */
-typedef struct { void *fctx; mpd_ctx_entry fn; void *arg; } mpd_fc_ctx;
+typedef struct {
+    void *fctx;
+    mpd_ctx_entry fn;
+    void *arg;
+} mpd_fc_ctx;
 void mpd_fc_ctx_make(mpd_fc_ctx *c, void *lo, size_t size, mpd_ctx_entry fn, void *arg);
 void mpd_fc_ctx_switch(mpd_fc_ctx *from, mpd_fc_ctx *to);
 
 /* asm where we have it; elsewhere Boost.Context if installed, else ucontext */
-#if defined(MPD_CSW_fcontext) || \
+#if defined(MPD_CSW_fcontext) ||                                                                   \
     (!defined(MPD_CSW_ucontext) && !defined(MPD_CSW_HAVE_ASM) && defined(MPD_HAVE_FCONTEXT))
 #define MPD_CSW_NAME "fcontext"
 typedef mpd_fc_ctx mpd_ctx;
-#define mpd_ctx_make   mpd_fc_ctx_make
+#define mpd_ctx_make mpd_fc_ctx_make
 #define mpd_ctx_switch mpd_fc_ctx_switch
 #elif defined(MPD_CSW_HAVE_ASM) && !defined(MPD_CSW_ucontext)
 #define MPD_CSW_NAME "asm"
 typedef mpd_asm_ctx mpd_ctx;
-#define mpd_ctx_make   mpd_asm_ctx_make
+#define mpd_ctx_make mpd_asm_ctx_make
 #define mpd_ctx_switch mpd_asm_ctx_switch
 #if defined(__x86_64__)
 #define mpd_ctx_make_fast mpd_asm_ctx_make_inline
@@ -104,7 +121,7 @@ typedef mpd_asm_ctx mpd_ctx;
 #else
 #define MPD_CSW_NAME "ucontext"
 typedef mpd_uc_ctx mpd_ctx;
-#define mpd_ctx_make   mpd_uc_ctx_make
+#define mpd_ctx_make mpd_uc_ctx_make
 #define mpd_ctx_switch mpd_uc_ctx_switch
 #endif
 #ifndef mpd_ctx_switch_fast

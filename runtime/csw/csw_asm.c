@@ -22,10 +22,10 @@ void mpd_asm_ctx_make(mpd_asm_ctx *c, void *lo, size_t size, mpd_ctx_entry fn, v
     uintptr_t *f = (uintptr_t *)(top - 160);
     for (int i = 0; i < 20; i++)
         f[i] = 0;
-    f[0] = (uintptr_t)arg;        /* x19 */
-    f[1] = (uintptr_t)fn;         /* x20 */
-    f[10] = 0;                    /* x29 (fp) */
-    f[11] = (uintptr_t)mpd_csw_asm_start;   /* x30 (lr) */
+    f[0] = (uintptr_t)arg;                /* x19 */
+    f[1] = (uintptr_t)fn;                 /* x20 */
+    f[10] = 0;                            /* x29 (fp) */
+    f[11] = (uintptr_t)mpd_csw_asm_start; /* x30 (lr) */
     c->sp = f;
 #endif
 }

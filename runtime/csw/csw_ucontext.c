@@ -9,7 +9,7 @@ static void uc_start(unsigned hi, unsigned lo)
 {
     mpd_uc_ctx *c = (mpd_uc_ctx *)(((uintptr_t)hi << 16 << 16) | (uintptr_t)lo);
     c->fn(c->arg);
-    abort();   /* entries never return */
+    abort(); /* entries never return */
 }
 
 void mpd_uc_ctx_make(mpd_uc_ctx *c, void *lo, size_t size, mpd_ctx_entry fn, void *arg)

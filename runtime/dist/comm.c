@@ -41,7 +41,7 @@ static pthread_mutex_t send_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static atomic_uint wake_word;
 static atomic_int comm_sleeping;
-static _Atomic int64_t last_activity;   /* ns: spin (not sleep) shortly after */
+static _Atomic int64_t last_activity; /* ns: spin (not sleep) shortly after */
 
 static int64_t now_ns(void)
 {
@@ -61,7 +61,10 @@ static void comm_poke(void)
 
 /* ---- interned file names ------------------------------------------------ */
 
-typedef struct istr { struct istr *next; char s[]; } istr;
+typedef struct istr {
+    struct istr *next;
+    char s[];
+} istr;
 static istr *interned;
 static pthread_mutex_t intern_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -87,7 +90,7 @@ const char *dist_intern(const char *s)
 /* ---- output of the other vms -------------------------------------------- */
 
 /* Not the main vm: fds 1 and 2 are pipes read here, forwarded to rank 0. */
-static int out_rd[3] = { -1, -1, -1 };
+static int out_rd[3] = {-1, -1, -1};
 
 static void redirect_output(void)
 {
@@ -120,7 +123,7 @@ static void direct_output(void)
         snprintf(path, sizeof path, "/proc/%s/fd/%d", pid, fd);
         int o = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
         if (o < 0)
-            continue;           /* another host: mpirun forwards it */
+            continue; /* another host: mpirun forwards it */
         dup2(o, fd);
         close(o);
     }
@@ -152,14 +155,17 @@ static void drain_output_locked(void)
 
 /* Rank 0: the lines other vms wrote, written whole: a partial line waits
  * for its end, or for the next message from its vm (its causal successor). */
-typedef struct partial { char *p; size_t n, cap; } partial;
+typedef struct partial {
+    char *p;
+    size_t n, cap;
+} partial;
 static partial (*partials)[3];
 
 static void out_write(int stream, const char *p, size_t n)
 {
     FILE *f = stream == 1 ? stdout : stderr;
     if (stream == 2)
-        fflush(stdout);         /* what stdout holds comes first (io_emit) */
+        fflush(stdout); /* what stdout holds comes first (io_emit) */
     fwrite(p, 1, n, f);
     if (stream == 2)
         fflush(stderr);
@@ -182,7 +188,7 @@ static void out_receive(dmsg *m, int src)
     const char *p = DMSG_PAYLOAD(m);
     size_t n = dmsg_plen(m);
     const char *nl = memrchr(p, '\n', n);
-    if (!nl) {                  /* keep it for its line's end */
+    if (!nl) { /* keep it for its line's end */
         if (pa->n + n > pa->cap) {
             size_t cap = (pa->n + n) * 2;
             char *q = realloc(pa->p, cap);
@@ -196,7 +202,7 @@ static void out_receive(dmsg *m, int src)
         return;
     }
     size_t whole = (size_t)(nl - p) + 1;
-    if (pa->n) {                /* one write: the line never interleaves */
+    if (pa->n) { /* one write: the line never interleaves */
         char *q = malloc(pa->n + whole);
         if (!q)
             mpd_rts_fatal("out of memory");
@@ -225,12 +231,15 @@ static void out_receive(dmsg *m, int src)
 
 /* ---- sending --------------------------------------------------------------- */
 
-static int is_basic(int type) { return type >= DM_CALL && type < DM_NBASIC; }
+static int is_basic(int type)
+{
+    return type >= DM_CALL && type < DM_NBASIC;
+}
 
 void dist_send(int rank, dmsg *m)
 {
     if (is_basic(m->type))
-        atomic_fetch_add(&dist_nsent, 1);   /* counted before it can arrive */
+        atomic_fetch_add(&dist_nsent, 1); /* counted before it can arrive */
     pthread_mutex_lock(&send_mu);
     drain_output_locked();
     send_locked(rank, m);
@@ -303,10 +312,10 @@ static void reply_arrived(dmsg *m, int src)
 
 /* ---- the exit sequence -------------------------------------------------------- */
 
-static atomic_int exit_req;         /* status + 1 */
+static atomic_int exit_req; /* status + 1 */
 static atomic_int exit_report;
-static int exit_got_exit;           /* not rank 0: EXIT from rank 0 arrived */
-static int *done_from;              /* rank 0: DONE arrived from rank i */
+static int exit_got_exit; /* not rank 0: EXIT from rank 0 arrived */
+static int *done_from;    /* rank 0: DONE arrived from rank i */
 
 _Noreturn void dist_exit_all(int status, int report)
 {
@@ -315,9 +324,10 @@ _Noreturn void dist_exit_all(int status, int report)
     atomic_compare_exchange_strong(&exit_req, &zero, status + 1);
     comm_poke();
     if (started && pthread_equal(pthread_self(), comm_thread))
-        for (;;) pause();           /* not reached: the thread's loop exits */
+        for (;;)
+            pause(); /* not reached: the thread's loop exits */
     for (;;)
-        pause();                    /* the communication thread ends the process */
+        pause(); /* the communication thread ends the process */
 }
 
 static void exit_hook(int status)
@@ -362,7 +372,7 @@ static int poll_once(void)
 
 static void wait_a_little(int64_t ns)
 {
-    struct timespec ts = { 0, ns };
+    struct timespec ts = {0, ns};
     unsigned v = atomic_load(&wake_word);
     atomic_store(&comm_sleeping, 1);
     syscall(SYS_futex, (unsigned *)&wake_word, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
@@ -410,7 +420,7 @@ static _Noreturn void exit_sequence(int status)
     if (dist_rank != 0) {
         pthread_mutex_lock(&send_mu);
         drain_output_locked();
-        if (!exit_got_exit) {           /* this vm ends the program */
+        if (!exit_got_exit) { /* this vm ends the program */
             dmsg *m = dmsg_new(DM_ABORT, 0);
             m->status = status;
             send_locked(0, m);
@@ -429,7 +439,7 @@ static _Noreturn void exit_sequence(int status)
     mpd_io_flush_all();
     int report = atomic_load(&exit_report);
     int live[4096];
-    int n = dist_vms_live(live, 4096);          /* newest first */
+    int n = dist_vms_live(live, 4096); /* newest first */
     for (int i = 0; i < n; i++)
         if (live[i] != 0)
             exit_one(live[i], report);
@@ -446,7 +456,8 @@ static void *comm_main(void *arg)
     if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &prov) != MPI_SUCCESS)
         mpd_rts_fatal("cannot start MPI");
     if (prov < MPI_THREAD_MULTIPLE)
-        mpd_rts_fatal("this MPI does not support MPI_THREAD_MULTIPLE (needed by the distributed deployment)");
+        mpd_rts_fatal(
+            "this MPI does not support MPI_THREAD_MULTIPLE (needed by the distributed deployment)");
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_rank(comm, &dist_rank);
     MPI_Comm_size(comm, &dist_size);
@@ -458,7 +469,7 @@ static void *comm_main(void *arg)
     /* the host this process is on: MPD_HOST if set (a cluster whose MPI
      * names hosts otherwise than gethostname, or hosts simulated on one
      * machine by a launcher that sets it: tests/dist-hosts) */
-    char me[64] = { 0 };
+    char me[64] = {0};
     const char *mh = getenv("MPD_HOST");
     if (mh && *mh)
         strncpy(me, mh, sizeof me - 1);
@@ -471,7 +482,7 @@ static void *comm_main(void *arg)
     if (!dist_pids || !dist_real_hosts)
         mpd_rts_fatal("out of memory");
     int pid = (int)getpid();
-    char real[64] = { 0 };
+    char real[64] = {0};
     gethostname(real, sizeof real - 1);
     MPI_Allgather(&pid, 1, MPI_INT, dist_pids, 1, MPI_INT, comm);
     MPI_Allgather(real, 64, MPI_CHAR, dist_real_hosts, 64, MPI_CHAR, comm);
@@ -532,7 +543,7 @@ static void handle(dmsg *m, int src)
     if (is_basic(m->type))
         atomic_fetch_add(&dist_nrecv, 1);
     if (dist_rank == 0 && m->type != DM_OUTPUT)
-        out_flush_partial(src);     /* its output came before this */
+        out_flush_partial(src); /* its output came before this */
     switch (m->type) {
     case DM_REPLY:
         reply_arrived(m, src);
@@ -584,7 +595,7 @@ static void handle(dmsg *m, int src)
         free(m);
         return;
     default:
-        dist_deliver_inbound(m, src);   /* requests: the listener's */
+        dist_deliver_inbound(m, src); /* requests: the listener's */
         return;
     }
 }

@@ -16,59 +16,62 @@
  * apart from the embedded default's, where vm 1 is this process -- the
  * inline call fast path (mpd/abi/ops.h) takes a capability saying 1 as local,
  * which in a distributed program holds on no process. */
-#define DVM(n)     (0x80000000u | (uint32_t)(n))
-#define DVM_NUM(v) ((uint32_t)(v) & 0x7fffffffu)
+#define DVM(n) (0x80000000u | (uint32_t)(n))
+#define DVM_NUM(v) ((uint32_t)(v)&0x7fffffffu)
 
 /* ---- wire.c: messages ------------------------------------------------- */
 
-#define DMSG_MAGIC 0x4d504431u          /* "MPD1" */
-#define DMSG_MAX   (256u << 20)         /* larger messages are refused */
+#define DMSG_MAGIC 0x4d504431u /* "MPD1" */
+#define DMSG_MAX (256u << 20)  /* larger messages are refused */
 
 enum dmsg_type {
     /* basic messages: counted by the termination detection (term.c) */
-    DM_CALL = 1,        /* invocation, a reply expected: payload FILE, block */
-    DM_SEND,            /* invocation, no reply */
-    DM_REPLY,           /* answer to a request: status, payload */
-    DM_CREATE,          /* create pat(args) on dst_vm: payload SYMBOL, block */
-    DM_DESTROY,         /* destroy resource cap on dst_vm */
-    DM_DESTROY_VM,      /* destroy dst_vm */
-    DM_PENDING,         /* ?cap */
-    DM_VM_CREATE,       /* to rank 0: a new vm; payload HOST ("" any), aux machine */
-    DM_VM_INIT,         /* rank 0 to a free rank: serve vm aux, machine line */
-    DM_VM_FREED,        /* to rank 0: this rank's vm was destroyed */
-    DM_WHERE,           /* to rank 0: the rank of vm aux */
-    DM_STOP,            /* to rank 0: stop(status) */
+    DM_CALL = 1,   /* invocation, a reply expected: payload FILE, block */
+    DM_SEND,       /* invocation, no reply */
+    DM_REPLY,      /* answer to a request: status, payload */
+    DM_CREATE,     /* create pat(args) on dst_vm: payload SYMBOL, block */
+    DM_DESTROY,    /* destroy resource cap on dst_vm */
+    DM_DESTROY_VM, /* destroy dst_vm */
+    DM_PENDING,    /* ?cap */
+    DM_VM_CREATE,  /* to rank 0: a new vm; payload HOST ("" any), aux machine */
+    DM_VM_INIT,    /* rank 0 to a free rank: serve vm aux, machine line */
+    DM_VM_FREED,   /* to rank 0: this rank's vm was destroyed */
+    DM_WHERE,      /* to rank 0: the rank of vm aux */
+    DM_STOP,       /* to rank 0: stop(status) */
     DM_NBASIC,
     /* control messages: not counted */
-    DM_OUTPUT = 32,     /* to rank 0: bytes written on stdout (aux 1) / stderr (aux 2) */
-    DM_PROBE,           /* rank 0 to all: termination wave aux */
-    DM_PROBE_ACK,       /* answer: status = idle, tag = sent << 32 | received */
-    DM_IDLE,            /* to rank 0: this process became idle */
-    DM_EXIT,            /* rank 0 to all: end (aux 1: report blocked processes first) */
-    DM_DONE,            /* answer to EXIT: all output sent, finalizing */
-    DM_ABORT,           /* to rank 0: this process ends the program with status */
+    DM_OUTPUT = 32, /* to rank 0: bytes written on stdout (aux 1) / stderr (aux 2) */
+    DM_PROBE,       /* rank 0 to all: termination wave aux */
+    DM_PROBE_ACK,   /* answer: status = idle, tag = sent << 32 | received */
+    DM_IDLE,        /* to rank 0: this process became idle */
+    DM_EXIT,        /* rank 0 to all: end (aux 1: report blocked processes first) */
+    DM_DONE,        /* answer to EXIT: all output sent, finalizing */
+    DM_ABORT,       /* to rank 0: this process ends the program with status */
     DM_TYPE_END
 };
 
 typedef struct dmsg {
     uint32_t magic;
     uint16_t type;
-    uint16_t kind;      /* invocations: MPD_INV_CALL / MPD_INV_SEND */
-    uint32_t len;       /* the whole message, header included */
-    uint32_t dst_vm;    /* the vm addressed (0: the process) */
+    uint16_t kind;   /* invocations: MPD_INV_CALL / MPD_INV_SEND */
+    uint32_t len;    /* the whole message, header included */
+    uint32_t dst_vm; /* the vm addressed (0: the process) */
     uint32_t src_vm;
-    int32_t  status;    /* replies: 0 or an error (payload: its message) */
-    uint64_t tag;       /* the request a reply answers */
-    mpd_cap  cap;       /* the capability invoked, created, destroyed */
-    int32_t  line;      /* the invoking statement's line */
-    uint32_t aux;       /* per type: offset of the block in the payload, ... */
-    int32_t  prio;      /* the sending process's priority: its remote
+    int32_t status; /* replies: 0 or an error (payload: its message) */
+    uint64_t tag;   /* the request a reply answers */
+    mpd_cap cap;    /* the capability invoked, created, destroyed */
+    int32_t line;   /* the invoking statement's line */
+    uint32_t aux;   /* per type: offset of the block in the payload, ... */
+    int32_t prio;   /* the sending process's priority: its remote
                            processes get it, as local ones would */
     uint32_t _pad;
 } dmsg;
 
 #define DMSG_PAYLOAD(m) ((char *)(m) + sizeof(dmsg))
-static inline uint32_t dmsg_plen(const dmsg *m) { return m->len - (uint32_t)sizeof(dmsg); }
+static inline uint32_t dmsg_plen(const dmsg *m)
+{
+    return m->len - (uint32_t)sizeof(dmsg);
+}
 
 /* A new message of `type` with room for plen payload bytes (zeroed). */
 dmsg *dmsg_new(int type, size_t plen);
@@ -84,9 +87,9 @@ void dmsg_reject(int src, const char *why);
 /* ---- comm.c: the communication thread, sending, requests ---------------- */
 
 extern int dist_rank, dist_size;
-extern char (*dist_hosts)[64];          /* host name of each rank */
+extern char (*dist_hosts)[64]; /* host name of each rank */
 
-void dist_comm_start(void);             /* MPI up, thread started; returns when ready */
+void dist_comm_start(void); /* MPI up, thread started; returns when ready */
 /* Sends m to rank (m is freed); counts basic messages. */
 void dist_send(int rank, dmsg *m);
 /* The communication thread's own control messages (never waits for the
@@ -108,22 +111,22 @@ _Noreturn void dist_exit_all(int status, int report);
 
 /* ---- serve.c: requests from other vms ------------------------------------ */
 
-void dist_serve_start(void);            /* the listener process */
-void dist_deliver_inbound(dmsg *m, int src);   /* comm thread: hand it over */
+void dist_serve_start(void);                 /* the listener process */
+void dist_deliver_inbound(dmsg *m, int src); /* comm thread: hand it over */
 
-extern _Atomic uint32_t dist_home_vm;   /* the vm this process serves (0: none) */
+extern _Atomic uint32_t dist_home_vm; /* the vm this process serves (0: none) */
 extern int dist_home_machine;
 
 /* ---- vms.c: vm numbers and ranks ----------------------------------------- */
 
-int  dist_rank_of_vm(uint32_t vm, const char *F, int L);     /* -1: no such vm */
+int dist_rank_of_vm(uint32_t vm, const char *F, int L); /* -1: no such vm */
 void dist_vms_note(uint32_t vm, int rank);
 /* rank 0: a free rank for a new vm on host (NULL/"" any; prefer near);
  * error message in *why when none */
-int  dist_vms_pick(const char *host, int near_rank, const char **why);
+int dist_vms_pick(const char *host, int near_rank, const char **why);
 uint32_t dist_vms_assign(int rank);     /* rank 0: the new vm's number */
 void dist_vms_freed(int rank);          /* rank 0 */
-int  dist_vms_live(int *ranks, int max);  /* rank 0: ranks with a vm, newest first */
+int dist_vms_live(int *ranks, int max); /* rank 0: ranks with a vm, newest first */
 uint32_t dist_vms_of_rank(int rank);    /* rank 0: its vm (0: none); no lock */
 
 /* ---- failure.c: a process that dies outright ------------------------------- */
@@ -135,12 +138,12 @@ void dist_failure_install(void);
 /* ---- term.c: termination detection ---------------------------------------- */
 
 void dist_term_install(void);
-void dist_term_on_probe(dmsg *m, int src);      /* comm thread */
-void dist_term_on_ack(dmsg *m, int src);        /* comm thread, rank 0 */
-void dist_term_on_idle(int src);                /* comm thread, rank 0 */
-void dist_term_poll(void);                      /* comm thread: due work */
-extern _Atomic int dist_finish;                 /* let the core end this process */
-extern _Atomic int dist_ended;      /* rank 0: the program ended (not stop, abort) */
+void dist_term_on_probe(dmsg *m, int src); /* comm thread */
+void dist_term_on_ack(dmsg *m, int src);   /* comm thread, rank 0 */
+void dist_term_on_idle(int src);           /* comm thread, rank 0 */
+void dist_term_poll(void);                 /* comm thread: due work */
+extern _Atomic int dist_finish;            /* let the core end this process */
+extern _Atomic int dist_ended;             /* rank 0: the program ended (not stop, abort) */
 
 /* ---- remote.c -------------------------------------------------------------- */
 

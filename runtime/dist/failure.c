@@ -14,8 +14,8 @@
 #include <unistd.h>
 #include "dist/dist.h"
 
-int *dist_pids;                 /* [rank] its pid (comm.c fills it) */
-char (*dist_real_hosts)[64];    /* [rank] gethostname(), for the look */
+int *dist_pids;              /* [rank] its pid (comm.c fills it) */
+char (*dist_real_hosts)[64]; /* [rank] gethostname(), for the look */
 
 static void say(const char *s)
 {
@@ -35,17 +35,20 @@ static void on_term(int sig)
         char buf[400];
         uint32_t vm = dist_vms_of_rank(r);
         if (vm)
-            snprintf(buf, sizeof buf, "%sRTS abort: virtual machine %u (host %s, process %d) ended unexpectedly\n",
+            snprintf(buf, sizeof buf,
+                     "%sRTS abort: virtual machine %u (host %s, process %d) ended unexpectedly\n",
                      mpd_rts_label, vm, dist_hosts[r], dist_pids[r]);
         else
-            snprintf(buf, sizeof buf, "%sRTS abort: the process of rank %d (host %s, process %d) ended unexpectedly\n",
-                     mpd_rts_label, r, dist_hosts[r], dist_pids[r]);
+            snprintf(
+                buf, sizeof buf,
+                "%sRTS abort: the process of rank %d (host %s, process %d) ended unexpectedly\n",
+                mpd_rts_label, r, dist_hosts[r], dist_pids[r]);
         if (!found)
             fflush(stdout);
         say(buf);
         found = 1;
     }
-    if (!found) {               /* ended from outside, as any program */
+    if (!found) { /* ended from outside, as any program */
         fflush(stdout);
         signal(SIGTERM, SIG_DFL);
         raise(SIGTERM);

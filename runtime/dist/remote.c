@@ -9,7 +9,7 @@
 #include <string.h>
 #include "dist/dist.h"
 
-void dist_answer(mpd_invb *ib);         /* serve.c */
+void dist_answer(mpd_invb *ib); /* serve.c */
 
 /* The rank serving vm, or an abort at F, L. */
 static int rank_for(uint32_t vm, const char *F, int L, const char *what)
@@ -62,8 +62,9 @@ void dist_invoke(const char *F, int L, mpd_cap c, mpd_invb *ib, int kind)
     if (dmsg_plen(rep) != n) {
         uint32_t got = dmsg_plen(rep);
         free(rep);
-        mpd_rts_abort(F, L, "malformed reply from another virtual machine (%u bytes of results, %u expected)",
-                      got, n);
+        mpd_rts_abort(
+            F, L, "malformed reply from another virtual machine (%u bytes of results, %u expected)",
+            got, n);
     }
     memcpy(ib + 1, DMSG_PAYLOAD(rep), n);
     free(rep);
@@ -76,7 +77,10 @@ static void hook_invoke(const char *F, int L, mpd_cap c, mpd_invb *ib, int kind)
 
 /* A runtime-owned block (forward, co) for another vm: a call goes out from
  * a process of its own, which answers h as its servicer would. */
-typedef struct proxy { mpd_cap c; mpd_invb *h; } proxy;
+typedef struct proxy {
+    mpd_cap c;
+    mpd_invb *h;
+} proxy;
 
 static void proxy_run(void *arg)
 {
@@ -112,7 +116,7 @@ static mpd_cap hook_vm_create(const char *F, int L, int machine, const char *hos
     if (host)
         memcpy(DMSG_PAYLOAD(m), host, hl);
     m->line = machine;
-    m->status = dist_home_machine;      /* the creator's, for machine -1 */
+    m->status = dist_home_machine; /* the creator's, for machine -1 */
     dmsg *rep;
     if (dist_rank == 0) {
         /* the manager is here: do what serve.c's vm_create_job does */
@@ -126,7 +130,7 @@ static mpd_cap hook_vm_create(const char *F, int L, int machine, const char *hos
         init->aux = vm;
         init->line = machine == -1 ? dist_home_machine : machine;
         free(dist_request(r, init, F, L));
-        mpd_cap c = { DVM(vm), MPD_CAP_VM, 3 };
+        mpd_cap c = {DVM(vm), MPD_CAP_VM, 3};
         return c;
     }
     rep = dist_request(0, m, F, L);
@@ -137,18 +141,23 @@ static mpd_cap hook_vm_create(const char *F, int L, int machine, const char *hos
     if (r <= 0 || r >= dist_size)
         mpd_rts_abort(F, L, "malformed reply from the main virtual machine");
     dist_vms_note(vm, r);
-    mpd_cap c = { DVM(vm), MPD_CAP_VM, 3 };
+    mpd_cap c = {DVM(vm), MPD_CAP_VM, 3};
     return c;
 }
 
-static mpd_cap hook_create_on(const char *F, int L, const mpd_respat *pat, mpd_invb *args, mpd_cap vm)
+static mpd_cap hook_create_on(const char *F, int L, const mpd_respat *pat, mpd_invb *args,
+                              mpd_cap vm)
 {
     int r = rank_for(vm.vm, F, L, "create");
     Dl_info info;
     if (!dladdr(pat, &info) || !info.dli_sname || info.dli_saddr != (void *)pat)
-        mpd_rts_abort(F, L, "create %s on another virtual machine: its pattern is not exported "
-                      "(link the program with mpd --mpi)", pat->name);
-    uint32_t n = args && args->size > sizeof(mpd_invb) ? args->size - (uint32_t)sizeof(mpd_invb) : 0, off;
+        mpd_rts_abort(F, L,
+                      "create %s on another virtual machine: its pattern is not exported "
+                      "(link the program with mpd --mpi)",
+                      pat->name);
+    uint32_t n = args && args->size > sizeof(mpd_invb) ? args->size - (uint32_t)sizeof(mpd_invb)
+                                                       : 0,
+             off;
     dmsg *m = with_file(DM_CREATE, F, info.dli_sname, n, &off);
     m->dst_vm = vm.vm;
     m->line = L;
@@ -210,7 +219,10 @@ static int hook_pending(const char *F, int L, mpd_cap c)
     return n;
 }
 
-static int hook_machine(void) { return dist_home_machine; }
+static int hook_machine(void)
+{
+    return dist_home_machine;
+}
 
 static void hook_stop(int status)
 {
@@ -243,7 +255,8 @@ const mpd_dist_ops dist_ops = {
 
 static int hook_main_resource(const mpd_respat *pat, mpd_invb *args)
 {
-    (void)pat; (void)args;
+    (void)pat;
+    (void)args;
     dist_comm_start();
     dist_failure_install();
     dist_term_install();
@@ -300,14 +313,14 @@ static void relaunch(void)
     argv[k] = NULL;
     setenv("MPD_DIST_LAUNCHED", "1", 1);
     char pid[24];
-    snprintf(pid, sizeof pid, "%ld", (long)getpid());     /* mpirun's, after exec */
+    snprintf(pid, sizeof pid, "%ld", (long)getpid()); /* mpirun's, after exec */
     setenv("MPD_DIST_OUT", pid, 1);
     if (geteuid() == 0) {
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
         setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
     }
     fflush(NULL);
-    execvp("mpirun", argv);     /* no mpirun: run alone */
+    execvp("mpirun", argv); /* no mpirun: run alone */
 }
 
 /* Pulled in by the linker (mpd --mpi links with -u mpd_dist_link): the

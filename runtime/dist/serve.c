@@ -19,7 +19,11 @@
 _Atomic uint32_t dist_home_vm;
 int dist_home_machine;
 
-typedef struct inbound { dmsg *m; int src; struct inbound *next; } inbound;
+typedef struct inbound {
+    dmsg *m;
+    int src;
+    struct inbound *next;
+} inbound;
 static inbound *qhead, *qtail;
 static pthread_mutex_t qmu = PTHREAD_MUTEX_INITIALIZER;
 static mpd_ext listener_ev;
@@ -77,7 +81,10 @@ static void reply_cap(int rank, const dmsg *req, mpd_cap c)
 }
 
 /* What a call from another vm carries until it is answered. */
-typedef struct remote_inv { int rank; uint64_t tag; } remote_inv;
+typedef struct remote_inv {
+    int rank;
+    uint64_t tag;
+} remote_inv;
 
 void dist_answer(mpd_invb *ib)
 {
@@ -115,7 +122,7 @@ static mpd_op *resolve(mpd_cap c, const char **why)
         case MPD_OPK_ALIAS:
             c = *(const mpd_cap *)op->q;
             if (c.vm != mpd__cap_vm)
-                return NULL;        /* not followed across vms again */
+                return NULL; /* not followed across vms again */
             continue;
         case MPD_OPK_DEAD:
             return NULL;
@@ -151,7 +158,8 @@ static void serve_invoke(dmsg *m, int src)
     const char *why;
     mpd_op *op = m->dst_vm == atomic_load(&dist_home_vm) ? resolve(m->cap, &why) : NULL;
     if (m->dst_vm != atomic_load(&dist_home_vm))
-        why = "attempting to invoke operation that no longer exists (its virtual machine was destroyed)";
+        why = "attempting to invoke operation that no longer exists (its virtual machine was "
+              "destroyed)";
     int kind = m->type == DM_CALL ? MPD_INV_CALL : MPD_INV_SEND;
     if (op && kind == MPD_INV_CALL && (op_flags(op) & MPD_OP_SENDONLY)) {
         op = NULL;
@@ -163,9 +171,9 @@ static void serve_invoke(dmsg *m, int src)
     }
     if (!op) {
         if (kind == MPD_INV_CALL)
-            reply_status(src, m, 1, why);       /* the caller aborts at its line */
+            reply_status(src, m, 1, why); /* the caller aborts at its line */
         else
-            mpd_rts_abort(F, L, "%s", why);     /* nobody waits: abort here */
+            mpd_rts_abort(F, L, "%s", why); /* nobody waits: abort here */
         return;
     }
     mpd_invb *h = block_of(m, kind);
@@ -180,7 +188,7 @@ static void serve_invoke(dmsg *m, int src)
         h->done = ri;
         h->flags |= MPD_INVF_REMOTE;
     }
-    inv_deliver(F, L, op, h);       /* never blocks; procs get a process */
+    inv_deliver(F, L, op, h); /* never blocks; procs get a process */
 }
 
 static void serve_pending(dmsg *m, int src)
@@ -203,7 +211,10 @@ static void serve_pending(dmsg *m, int src)
 
 /* ---- requests that get a process ------------------------------------------- */
 
-typedef struct job { dmsg *m; int src; } job;
+typedef struct job {
+    dmsg *m;
+    int src;
+} job;
 
 static const mpd_respat *pattern_named(const char *sym)
 {
@@ -308,7 +319,7 @@ static void stop_job(void *arg)
     int status = j->m->status;
     free(j->m);
     free(j);
-    mpd_stop(NULL, 0, status);      /* final code first when 0 */
+    mpd_stop(NULL, 0, status); /* final code first when 0 */
 }
 
 static void spawn_job(void (*fn)(void *), dmsg *m, int src, const char *name)
@@ -329,7 +340,8 @@ static void serve_one(dmsg *m, int src)
     if (mpd_proc_priority(mpd_self()) != m->prio)
         mpd_proc_set_priority(mpd_self(), m->prio);
     switch (m->type) {
-    case DM_CALL: case DM_SEND:
+    case DM_CALL:
+    case DM_SEND:
         serve_invoke(m, src);
         break;
     case DM_PENDING:
@@ -387,7 +399,7 @@ static void listener(void *arg)
     for (;;) {
         inbound *i = take();
         if (!i) {
-            mpd_ext_wait(&listener_ev, 0);      /* not the program's: hidden */
+            mpd_ext_wait(&listener_ev, 0); /* not the program's: hidden */
             continue;
         }
         dmsg *m = i->m;

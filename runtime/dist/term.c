@@ -26,10 +26,10 @@
 _Atomic int dist_finish;
 _Atomic int dist_ended;
 
-static _Atomic int decided;         /* rank 0: termination decided, not consumed */
+static _Atomic int decided; /* rank 0: termination decided, not consumed */
 static int ndecisions;
-static _Atomic int triggers;        /* rank 0: someone became idle */
-static _Atomic int idle_note;       /* others: tell rank 0 we are idle */
+static _Atomic int triggers;  /* rank 0: someone became idle */
+static _Atomic int idle_note; /* others: tell rank 0 we are idle */
 static int64_t note_since, wave_due;
 
 static int64_t now_ns(void)
@@ -51,7 +51,7 @@ static int idle_hook(void)
     if (atomic_compare_exchange_strong(&decided, &one, 0)) {
         if (++ndecisions >= 2)
             atomic_store(&dist_ended, 1);
-        return 0;                   /* let the core quiesce */
+        return 0; /* let the core quiesce */
     }
     atomic_store(&triggers, 1);
     return 1;
@@ -64,7 +64,10 @@ void dist_term_install(void)
 
 /* ---- rank 0: waves ----------------------------------------------------------- */
 
-typedef struct snap { int idle; uint64_t sent, recv; } snap;
+typedef struct snap {
+    int idle;
+    uint64_t sent, recv;
+} snap;
 static snap *cur, *prev;
 static int prev_valid, wave_active, acks_left;
 static uint32_t wave_no;
@@ -104,16 +107,16 @@ static void wave_end(void)
         if (prev_valid && !memcmp(prev, cur, (size_t)dist_size * sizeof *cur)) {
             prev_valid = 0;
             atomic_store(&decided, 1);
-            mpd_rt_wake_idle();         /* the core asks its idle hook again */
+            mpd_rt_wake_idle(); /* the core asks its idle hook again */
             return;
         }
         memcpy(prev, cur, (size_t)dist_size * sizeof *cur);
         prev_valid = 1;
-        wave_due = now_ns();            /* confirm with a second wave */
+        wave_due = now_ns(); /* confirm with a second wave */
         atomic_store(&triggers, 1);
         return;
     }
-    prev_valid = 0;                     /* someone will become idle and say so */
+    prev_valid = 0; /* someone will become idle and say so */
 }
 
 void dist_term_on_ack(dmsg *m, int src)
@@ -143,7 +146,8 @@ void dist_term_on_probe(dmsg *m, int src)
     dmsg *a = dmsg_new(DM_PROBE_ACK, 0);
     a->aux = m->aux;
     a->status = mpd_rt_idle_now();
-    a->tag = (atomic_load(&dist_nsent) & 0xffffffffu) << 32 | (atomic_load(&dist_nrecv) & 0xffffffffu);
+    a->tag =
+        (atomic_load(&dist_nsent) & 0xffffffffu) << 32 | (atomic_load(&dist_nrecv) & 0xffffffffu);
     dist_send_control(0, a);
 }
 

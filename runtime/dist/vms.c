@@ -12,10 +12,10 @@
 #include "dist/dist.h"
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static int *vm_rank;            /* [vm]: its rank, -1 destroyed, -2 unknown */
+static int *vm_rank; /* [vm]: its rank, -1 destroyed, -2 unknown */
 static uint32_t vm_cap;
-static uint32_t nvms = 1;       /* rank 0: numbers handed out */
-static uint32_t *rank_vm;       /* rank 0: [rank] its vm, 0 free */
+static uint32_t nvms = 1; /* rank 0: numbers handed out */
+static uint32_t *rank_vm; /* rank 0: [rank] its vm, 0 free */
 
 static void grow(uint32_t vm)
 {
@@ -97,11 +97,15 @@ int dist_vms_pick(const char *host, int near_rank, const char **why)
             }
         }
         if (!known)
-            snprintf(msg, sizeof msg, "create vm(): no process of this run is on host \"%s\" "
-                     "(start the program with mpirun on a hostfile that names it)", host);
+            snprintf(msg, sizeof msg,
+                     "create vm(): no process of this run is on host \"%s\" "
+                     "(start the program with mpirun on a hostfile that names it)",
+                     host);
         else if (pick < 0)
-            snprintf(msg, sizeof msg, "create vm(): every process on host \"%s\" already serves a "
-                     "virtual machine (%d processes in all: start more with mpirun -n)", host, dist_size);
+            snprintf(msg, sizeof msg,
+                     "create vm(): every process on host \"%s\" already serves a "
+                     "virtual machine (%d processes in all: start more with mpirun -n)",
+                     host, dist_size);
     } else {
         /* on the creator's host if a process there is free, else anywhere */
         for (int pass = 0; pass < 2 && pick < 0; pass++)
@@ -111,12 +115,13 @@ int dist_vms_pick(const char *host, int near_rank, const char **why)
                     break;
                 }
         if (pick < 0)
-            snprintf(msg, sizeof msg, "create vm(): every process of this run already serves a "
+            snprintf(msg, sizeof msg,
+                     "create vm(): every process of this run already serves a "
                      "virtual machine (%d process%s: start the program with more, mpirun -n N)",
                      dist_size, dist_size == 1 ? "" : "es");
     }
     if (pick >= 0)
-        rank_vm[pick] = UINT32_MAX;     /* taken; numbered by dist_vms_assign */
+        rank_vm[pick] = UINT32_MAX; /* taken; numbered by dist_vms_assign */
     pthread_mutex_unlock(&mu);
     *why = msg;
     return pick;

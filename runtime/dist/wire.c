@@ -42,7 +42,9 @@ const char *dmsg_check(const void *buf, size_t n)
         return "message of an unknown type";
     uint32_t plen = dmsg_plen(m);
     switch (m->type) {
-    case DM_CALL: case DM_SEND: case DM_CREATE:
+    case DM_CALL:
+    case DM_SEND:
+    case DM_CREATE:
         /* a string (file or pattern symbol), then a block's parameters */
         if (m->aux > plen || m->aux == 0 || (m->aux & 7))
             return "invocation with a bad block offset";
@@ -77,7 +79,8 @@ const char *dmsg_str(const dmsg *m, uint32_t limit)
 
 void dmsg_reject(int src, const char *why)
 {
-    fprintf(stderr, "%sRTS warning: dropped a malformed message from the process of rank %d (%s): %s\n",
+    fprintf(stderr,
+            "%sRTS warning: dropped a malformed message from the process of rank %d (%s): %s\n",
             mpd_rts_label, src, src >= 0 && src < dist_size ? dist_hosts[src] : "?", why);
     fflush(stderr);
 }

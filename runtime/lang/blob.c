@@ -2,8 +2,10 @@
 #include "mpd/abi/lang.h"
 #include <stdlib.h>
 
-size_t mpd_blob_size_k(const void *b, int kind) {
-    if (kind == MPD_BLOB_STR) return MPD_STR_SIZE(((const mpd_strhdr *)b)->max);
+size_t mpd_blob_size_k(const void *b, int kind)
+{
+    if (kind == MPD_BLOB_STR)
+        return MPD_STR_SIZE(((const mpd_strhdr *)b)->max);
     if (kind == MPD_BLOB_ARR) {
         const mpd_arrhdr *h = b;
         return MPD_ALIGN(mpd_arr_size(h->lb, h->ub, (size_t)h->esize));
@@ -11,14 +13,16 @@ size_t mpd_blob_size_k(const void *b, int kind) {
     return (size_t)kind;
 }
 
-void *mpd_blob_dup(mpd_tmp **t, const void *b, int kind) {
+void *mpd_blob_dup(mpd_tmp **t, const void *b, int kind)
+{
     size_t n = mpd_blob_size_k(b, kind);
     void *p = mpd_tmp_alloc(t, n);
     memcpy(p, b, n);
     return p;
 }
 
-void mpd_blob_swap(void *a, void *b, size_t n) {
+void mpd_blob_swap(void *a, void *b, size_t n)
+{
     unsigned char *x = a, *y = b;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = x[i];
@@ -27,12 +31,15 @@ void mpd_blob_swap(void *a, void *b, size_t n) {
     }
 }
 
-void mpd_str_swap(const char *f, int l, void *a, void *b) {
+void mpd_str_swap(const char *f, int l, void *a, void *b)
+{
     mpd_strhdr *ha = a, *hb = b;
     if (ha->len > hb->max)
-        mpd_rts_abort(f, l, "string of length %d is too long to assign to string[%d]", ha->len, hb->max);
+        mpd_rts_abort(f, l, "string of length %d is too long to assign to string[%d]", ha->len,
+                      hb->max);
     if (hb->len > ha->max)
-        mpd_rts_abort(f, l, "string of length %d is too long to assign to string[%d]", hb->len, ha->max);
+        mpd_rts_abort(f, l, "string of length %d is too long to assign to string[%d]", hb->len,
+                      ha->max);
     int n = ha->len > hb->len ? ha->len : hb->len;
     mpd_blob_swap(MPD_STR_CHARS(a), MPD_STR_CHARS(b), (size_t)n);
     int t = ha->len;
@@ -40,42 +47,57 @@ void mpd_str_swap(const char *f, int l, void *a, void *b) {
     hb->len = t;
 }
 
-void mpd_arr_swap(const char *f, int l, void *a, void *b) {
+void mpd_arr_swap(const char *f, int l, void *a, void *b)
+{
     mpd_arrhdr *ha = a, *hb = b;
     int na = ha->ub - ha->lb + 1, nb = hb->ub - hb->lb + 1;
     if (na != nb || ha->esize != hb->esize)
-        mpd_rts_abort(f, l, "size mismatch on array assignment:  [%d:%d] := [%d:%d]", ha->lb, ha->ub, hb->lb, hb->ub);
-    if (na > 0) mpd_blob_swap(MPD_ARR_DATA(a), MPD_ARR_DATA(b), (size_t)na * (size_t)ha->esize);
+        mpd_rts_abort(f, l, "size mismatch on array assignment:  [%d:%d] := [%d:%d]", ha->lb,
+                      ha->ub, hb->lb, hb->ub);
+    if (na > 0)
+        mpd_blob_swap(MPD_ARR_DATA(a), MPD_ARR_DATA(b), (size_t)na * (size_t)ha->esize);
 }
 
-int mpd_rep_count(const char *f, int l, int n) {
-    if (n < 0) mpd_rts_abort(f, l, "illegal repetition count %d in array constructor", n);
+int mpd_rep_count(const char *f, int l, int n)
+{
+    if (n < 0)
+        mpd_rts_abort(f, l, "illegal repetition count %d in array constructor", n);
     return n;
 }
 
 /* sem s[n][m] = (...): one initial value per element, row by row */
-static uint32_t sem_init_rec(const char *f, int l, mpd_res *self, uint32_t i, uint32_t end, const void *a, int depth) {
+static uint32_t sem_init_rec(const char *f, int l, mpd_res *self, uint32_t i, uint32_t end,
+                             const void *a, int depth)
+{
     const mpd_arrhdr *h = a;
     int n = h->ub >= h->lb ? h->ub - h->lb + 1 : 0;
     for (int k = 0; k < n && i < end; k++) {
         const char *e = (const char *)a + MPD_ARR_HDR + (size_t)k * h->esize;
-        if (depth > 1) i = sem_init_rec(f, l, self, i, end, e, depth - 1);
-        else mpd_op_sem(f, l, self, i++, 1, *(const int *)e);
+        if (depth > 1)
+            i = sem_init_rec(f, l, self, i, end, e, depth - 1);
+        else
+            mpd_op_sem(f, l, self, i++, 1, *(const int *)e);
     }
     return i;
 }
 
-void mpd_sem_init_arr(const char *f, int l, mpd_res *self, uint32_t idx, uint32_t n, const void *a, int depth) {
+void mpd_sem_init_arr(const char *f, int l, mpd_res *self, uint32_t idx, uint32_t n, const void *a,
+                      int depth)
+{
     uint32_t i = sem_init_rec(f, l, self, idx, idx + n, a, depth);
-    if (i < idx + n) mpd_op_sem(f, l, self, i, idx + n - i, 0);
+    if (i < idx + n)
+        mpd_op_sem(f, l, self, i, idx + n - i, 0);
 }
 
-int *mpd_ivec_set(int *v, int *cap, int i, int val) {
+int *mpd_ivec_set(int *v, int *cap, int i, int val)
+{
     if (i >= *cap) {
         int n = *cap ? *cap : 16;
-        while (n <= i) n *= 2;
+        while (n <= i)
+            n *= 2;
         int *w = realloc(v, sizeof(int) * (size_t)n);
-        if (!w) mpd_rts_fatal("out of memory");
+        if (!w)
+            mpd_rts_fatal("out of memory");
         v = w;
         *cap = n;
     }

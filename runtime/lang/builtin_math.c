@@ -4,13 +4,28 @@
 #include <time.h>
 #include "mpd/abi/io.h"
 
-double mpd_log(double x) { return log(x); }
-double mpd_logb(double x, double b) { return log(x) / log(b); }
-double mpd_expb(double x, double b) { return pow(b, x); }
-double mpd_atan2(double x, double y) { return atan2(x, y); }
+double mpd_log(double x)
+{
+    return log(x);
+}
+double mpd_logb(double x, double b)
+{
+    return log(x) / log(b);
+}
+double mpd_expb(double x, double b)
+{
+    return pow(b, x);
+}
+double mpd_atan2(double x, double y)
+{
+    return atan2(x, y);
+}
 
 /* Halfway cases go to the even neighbour (the default IEEE rounding mode). */
-double mpd_round(double x) { return nearbyint(x); }
+double mpd_round(double x)
+{
+    return nearbyint(x);
+}
 
 /* ---- age(): milliseconds since the program started ---- */
 static struct timespec start_time;

@@ -5,11 +5,11 @@
 #include "core/timeline.h"
 
 struct mpd_co {
-    opk_lock  lk;
-    opk_event ev;               /* one post per completion */
-    mpd_invb *dfirst;           /* completed, not yet returned by wait: newest first */
-    uint32_t  outstanding;      /* started, not yet returned by wait */
-    int       abandoned;        /* mpd_co_end ran with invocations left */
+    opk_lock lk;
+    opk_event ev;         /* one post per completion */
+    mpd_invb *dfirst;     /* completed, not yet returned by wait: newest first */
+    uint32_t outstanding; /* started, not yet returned by wait */
+    int abandoned;        /* mpd_co_end ran with invocations left */
 };
 
 mpd_co *mpd_co_begin(void)
@@ -67,12 +67,12 @@ void mpd_co_invoke_op(const char *F, int L, mpd_co *co, mpd_op *op, mpd_invb *ib
     mpd_invb *h = inv_copy(ib);
     h->kind = MPD_INV_CALL;
     h->co = co;
-    inv_deliver(F, L, op, h);   /* procs get their own process */
+    inv_deliver(F, L, op, h); /* procs get their own process */
 }
 
 void mpd_co_invoke(const char *F, int L, mpd_co *co, mpd_cap c, mpd_invb *ib, int kind)
 {
-    if (cap_is_remote(c)) {     /* an op of another vm: as above, shipped */
+    if (cap_is_remote(c)) { /* an op of another vm: as above, shipped */
         ib->file = F;
         ib->line = L;
         opk_acquire(&co->lk);

@@ -7,10 +7,18 @@
 void io_store_int(const mpd_dest *d, long long v)
 {
     switch (d->size) {
-    case 1: *(int8_t *)d->addr = (int8_t)v; break;
-    case 2: *(int16_t *)d->addr = (int16_t)v; break;
-    case 4: *(int32_t *)d->addr = (int32_t)v; break;
-    default: *(int64_t *)d->addr = (int64_t)v; break;
+    case 1:
+        *(int8_t *)d->addr = (int8_t)v;
+        break;
+    case 2:
+        *(int16_t *)d->addr = (int16_t)v;
+        break;
+    case 4:
+        *(int32_t *)d->addr = (int32_t)v;
+        break;
+    default:
+        *(int64_t *)d->addr = (int64_t)v;
+        break;
     }
 }
 

@@ -163,8 +163,8 @@ int mpd_char_of_str(const char *p, int len)
 }
 
 /* "illegal conversion: T("text")", the text cut to 20 characters as MPD did. */
-static _Noreturn void bad_conversion(const char *file, int line, const char *type,
-                                     const char *p, int len)
+static _Noreturn void bad_conversion(const char *file, int line, const char *type, const char *p,
+                                     int len)
 {
     if (len > 20)
         mpd_rts_abort(file, line, "illegal conversion: %s(\"%.20s...\")", type, p);

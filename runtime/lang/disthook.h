@@ -40,7 +40,7 @@ typedef struct mpd_dist_ops {
     int (*main_resource)(const mpd_respat *pat, mpd_invb *args);
     /* stop(n) from this vm (after the final code when this is the main
      * vm and n = 0): ends every vm's process with status n */
-    void (*stop)(int status);   /* does not return */
+    void (*stop)(int status); /* does not return */
 } mpd_dist_ops;
 
 extern const mpd_dist_ops *mpd__dist;

@@ -11,8 +11,8 @@
 
 /* One "%flags width .prec" prefix, ready to be completed by a C conversion. */
 typedef struct {
-    char c_spec[40];    /* "%" flags width [.prec] */
-    int prec;           /* -1: none */
+    char c_spec[40]; /* "%" flags width [.prec] */
+    int prec;        /* -1: none */
 } spec;
 
 static void add_formatted(io_buf *b, const char *cfmt, ...) __attribute__((format(printf, 2, 3)));
@@ -67,8 +67,9 @@ static const mpd_val *next_arg(fmt_state *st)
     return st->next < st->n ? &st->v[st->next++] : NULL;
 }
 
-#define NEED_ARG(a) \
-    if (((a) = next_arg(st)) == NULL) return "insufficient argument list for format"
+#define NEED_ARG(a)                                                                                \
+    if (((a) = next_arg(st)) == NULL)                                                              \
+    return "insufficient argument list for format"
 
 /* Formats one conversion; fmt[*i] is just past the '%'.  Returns an error
  * message or NULL. */
@@ -113,13 +114,18 @@ static const char *conversion(fmt_state *st, const char *fmt, int len, int *i)
     case '%':
         io_buf_addc(b, '%');
         return NULL;
-    case 'd': case 'i':
+    case 'd':
+    case 'i':
         NEED_ARG(a);
         if (a->kind != MPD_V_INT)
             return "format calls for an int argument";
         add_formatted(b, with_conv(&s, "ll", c, cf, sizeof cf), a->u.i);
         return NULL;
-    case 'o': case 'q': case 'x': case 'X': case 'u':
+    case 'o':
+    case 'q':
+    case 'x':
+    case 'X':
+    case 'u':
         NEED_ARG(a);
         if (a->kind != MPD_V_INT)
             return "format calls for an int argument";
@@ -131,7 +137,8 @@ static const char *conversion(fmt_state *st, const char *fmt, int len, int *i)
         else
             add_formatted(b, with_conv(&s, "ll", c, cf, sizeof cf), (unsigned long long)a->u.i);
         return NULL;
-    case 'b': case 'B':
+    case 'b':
+    case 'B':
         NEED_ARG(a);
         if (a->kind != MPD_V_BOOL)
             return "format calls for a bool argument";
@@ -146,7 +153,8 @@ static const char *conversion(fmt_state *st, const char *fmt, int len, int *i)
             return "format calls for a char argument";
         add_formatted(b, with_conv(&s, "", 'c', cf, sizeof cf), a->u.c);
         return NULL;
-    case 's': case 'r':
+    case 's':
+    case 'r':
         NEED_ARG(a);
         if (a->kind != MPD_V_STR)
             return c == 's' ? "format calls for a string argument" : "string argument expected";
@@ -159,11 +167,15 @@ static const char *conversion(fmt_state *st, const char *fmt, int len, int *i)
             add_text(b, &s, a->u.s.p, n);
         }
         return NULL;
-    case 'f': case 'e': case 'E': case 'g': case 'G':
+    case 'f':
+    case 'e':
+    case 'E':
+    case 'g':
+    case 'G':
         NEED_ARG(a);
         if (a->kind == MPD_V_REAL)
             add_formatted(b, with_conv(&s, "", c, cf, sizeof cf), a->u.r);
-        else if (a->kind == MPD_V_INT)   /* ints convert to real, as in MPD */
+        else if (a->kind == MPD_V_INT) /* ints convert to real, as in MPD */
             add_formatted(b, with_conv(&s, "", c, cf, sizeof cf), (double)a->u.i);
         else
             return "format calls for a real argument";
@@ -172,7 +184,7 @@ static const char *conversion(fmt_state *st, const char *fmt, int len, int *i)
         NEED_ARG(a);
         if (a->kind != MPD_V_PTR)
             return "format calls for a pointer argument";
-        if (!a->u.p) {   /* as write() shows it; width and precision as for %s */
+        if (!a->u.p) { /* as write() shows it; width and precision as for %s */
             add_text(b, &s, "==null==", 8);
         } else {
             char hex[MPD_FMT_MAX];
@@ -206,12 +218,12 @@ static const char *format(fmt_state *st, const char *fmt, int len)
     return NULL;
 }
 
-void mpd_printf(const char *file, int line, mpd_file f, const char *fmt, int fmtlen,
-                int n, const mpd_val *v)
+void mpd_printf(const char *file, int line, mpd_file f, const char *fmt, int fmtlen, int n,
+                const mpd_val *v)
 {
     io_buf b;
     io_buf_init(&b);
-    fmt_state st = { file, line, &b, v, n, 0 };
+    fmt_state st = {file, line, &b, v, n, 0};
     const char *err = format(&st, fmt, fmtlen);
     io_emit(file, line, f, b.p, b.len);
     io_buf_free(&b);
@@ -219,18 +231,18 @@ void mpd_printf(const char *file, int line, mpd_file f, const char *fmt, int fmt
         mpd_rts_abort(file, line, "%s", err);
 }
 
-void mpd_sprintf(const char *file, int line, char *data, int cap, int *len,
-                 const char *fmt, int fmtlen, int n, const mpd_val *v)
+void mpd_sprintf(const char *file, int line, char *data, int cap, int *len, const char *fmt,
+                 int fmtlen, int n, const mpd_val *v)
 {
     io_buf b;
     io_buf_init(&b);
-    fmt_state st = { file, line, &b, v, n, 0 };
+    fmt_state st = {file, line, &b, v, n, 0};
     const char *err = format(&st, fmt, fmtlen);
     if (err)
         mpd_rts_abort(file, line, "%s", err);
     if (b.len > (size_t)cap)
-        mpd_rts_abort(file, line, "string of length %zu is too long to assign to string[%d]",
-                      b.len, cap);
+        mpd_rts_abort(file, line, "string of length %zu is too long to assign to string[%d]", b.len,
+                      cap);
     memcpy(data, b.p, b.len);
     *len = (int)b.len;
     io_buf_free(&b);

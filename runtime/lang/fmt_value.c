@@ -82,11 +82,18 @@ int mpd_fmt_ptr(char *buf, const void *p)
 int mpd_fmt_val(char *buf, const mpd_val *v)
 {
     switch (v->kind) {
-    case MPD_V_INT:  return mpd_fmt_int(buf, v->u.i);
-    case MPD_V_REAL: return mpd_fmt_real(buf, v->u.r);
-    case MPD_V_BOOL: return mpd_fmt_bool(buf, v->u.b);
-    case MPD_V_PTR:  return mpd_fmt_ptr(buf, v->u.p);
-    case MPD_V_CHAR: buf[0] = (char)v->u.c; buf[1] = 0; return 1;
+    case MPD_V_INT:
+        return mpd_fmt_int(buf, v->u.i);
+    case MPD_V_REAL:
+        return mpd_fmt_real(buf, v->u.r);
+    case MPD_V_BOOL:
+        return mpd_fmt_bool(buf, v->u.b);
+    case MPD_V_PTR:
+        return mpd_fmt_ptr(buf, v->u.p);
+    case MPD_V_CHAR:
+        buf[0] = (char)v->u.c;
+        buf[1] = 0;
+        return 1;
     default:
         mpd_rts_fatal("mpd_fmt_val: not a scalar value (kind %d)", v->kind);
     }
@@ -97,11 +104,21 @@ void io_buf_add_val(io_buf *b, const mpd_val *v)
     char tmp[MPD_FMT_MAX];
     int n = 0;
     switch (v->kind) {
-    case MPD_V_INT:  n = mpd_fmt_int(tmp, v->u.i); break;
-    case MPD_V_REAL: n = mpd_fmt_real(tmp, v->u.r); break;
-    case MPD_V_BOOL: n = mpd_fmt_bool(tmp, v->u.b); break;
-    case MPD_V_PTR:  n = mpd_fmt_ptr(tmp, v->u.p); break;
-    case MPD_V_CHAR: io_buf_addc(b, (char)v->u.c); return;
+    case MPD_V_INT:
+        n = mpd_fmt_int(tmp, v->u.i);
+        break;
+    case MPD_V_REAL:
+        n = mpd_fmt_real(tmp, v->u.r);
+        break;
+    case MPD_V_BOOL:
+        n = mpd_fmt_bool(tmp, v->u.b);
+        break;
+    case MPD_V_PTR:
+        n = mpd_fmt_ptr(tmp, v->u.p);
+        break;
+    case MPD_V_CHAR:
+        io_buf_addc(b, (char)v->u.c);
+        return;
     case MPD_V_STR:
         if (v->u.s.len > 0)
             io_buf_add(b, v->u.s.p, (size_t)v->u.s.len);
@@ -118,8 +135,8 @@ void mpd_string_of(const char *file, int line, char *data, int cap, int *len, co
     io_buf_init(&b);
     io_buf_add_val(&b, v);
     if (b.len > (size_t)cap)
-        mpd_rts_abort(file, line, "string of length %zu is too long to assign to string[%d]",
-                      b.len, cap);
+        mpd_rts_abort(file, line, "string of length %zu is too long to assign to string[%d]", b.len,
+                      cap);
     memcpy(data, b.p, b.len);
     *len = (int)b.len;
     io_buf_free(&b);

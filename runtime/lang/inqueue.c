@@ -119,7 +119,7 @@ void inq_wake_all(wakelist *wl)
 {
     inwait *w = wl->first;
     while (w) {
-        inwait *n = w->next;    /* read before waking: w dies after */
+        inwait *n = w->next; /* read before waking: w dies after */
         mpd_unpark(w->proc);
         w = n;
     }
@@ -195,22 +195,37 @@ static mpd_invb *token_block(void)
 }
 
 /* What receive/P of a semaphore token returns: nothing to answer or free. */
-mpd_invb mpd__semblk = { sizeof(mpd_invb), MPD_INV_SEND, INV_TAKEN, 0, MPD_INVF_ANSWERED,
-                       0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, 0 };
+mpd_invb mpd__semblk = {sizeof(mpd_invb),
+                        MPD_INV_SEND,
+                        INV_TAKEN,
+                        0,
+                        MPD_INVF_ANSWERED,
+                        0,
+                        0,
+                        NULL,
+                        NULL,
+                        NULL,
+                        0,
+                        NULL,
+                        NULL,
+                        NULL,
+                        NULL,
+                        0,
+                        0};
 
 void in_token(mpd_op *op)
 {
     opq *q = op_queue(op);
-    wakelist wl = { NULL };
+    wakelist wl = {NULL};
     opcls *c = cls_lock(q->cls);
-    if (!op_counted(op)) {              /* it became a queue meanwhile */
+    if (!op_counted(op)) { /* it became a queue meanwhile */
         opk_release(&c->lk);
         in_arrive(op, token_block());
         return;
     }
     c->seq++;
     inwait *w = q->wfirst;
-    if (w && !c->wfirst) {              /* the common case: a P waits */
+    if (w && !c->wfirst) { /* the common case: a P waits */
         mpd_proc *p = w->proc;
         inq_w_unlink(c, w);
         w->got = &mpd__semblk;
@@ -263,7 +278,7 @@ void in_uncount_op(mpd_op *op)
 
 void in_arrive(mpd_op *op, mpd_invb *ib)
 {
-    wakelist wl = { NULL };
+    wakelist wl = {NULL};
     ib->op = op;
     ib->pins = 0;
     opcls *c = cls_lock(op_queue(op)->cls);
@@ -281,19 +296,19 @@ void in_arrive(mpd_op *op, mpd_invb *ib)
  * between anyway. */
 opcls *in_arrive_call(mpd_op *op, mpd_invb *ib)
 {
-    wakelist wl = { NULL };
+    wakelist wl = {NULL};
     ib->op = op;
     ib->pins = 0;
     opq *q = op_queue(op);
     opcls *c = cls_lock(q->cls);
     ib->seq = ++c->seq;
     inwait *w = q->wfirst;
-    if (w && !c->wfirst) {          /* the common case: a receiver waits */
+    if (w && !c->wfirst) { /* the common case: a receiver waits */
         ib->state = INV_TAKEN;
         inq_w_unlink(c, w);
         w->got = ib;
         w->arm = w->k = 0;
-        opk_wake(w->proc);          /* does not switch: safe here */
+        opk_wake(w->proc); /* does not switch: safe here */
     } else {
         dispatch(c, op, ib, 0, &wl);
         inq_wake_all(&wl);
@@ -338,7 +353,7 @@ void in_purge(mpd_op *op)
     for (mpd_invb *ib = q->head, *n; ib; ib = n) {
         n = ib->next;
         if (ib->pins)
-            continue;           /* a scanner holds it: leave it queued */
+            continue; /* a scanner holds it: leave it queued */
         inq_remove(q, ib);
         *tail = ib;
         tail = &ib->next;
@@ -349,7 +364,7 @@ void in_purge(mpd_op *op)
     opk_release(&c->lk);
     while (list) {
         mpd_invb *n = list->next;
-        inv_complete(list);     /* answers its invoker; frees a send */
+        inv_complete(list); /* answers its invoker; frees a send */
         list = n;
     }
 }
@@ -386,7 +401,7 @@ int in_wake_retired(mpd_res *r)
         opq *q = op_queue(&r->ops[i]);
         if (!q || op_kind(&r->ops[i]) == MPD_OPK_ALIAS)
             continue;
-        wakelist wl = { NULL };
+        wakelist wl = {NULL};
         opcls *c = cls_lock(q->cls);
         for (inwait *w = q->wfirst, *nx; w; w = nx) {
             nx = w->next;
@@ -424,20 +439,19 @@ static void retire_one(mpd_proc *p, void *arg)
     opcls *c0 = __atomic_load_n(&h->waitcls, __ATOMIC_RELAXED);
     if (!w)
         return;
-    if (!c0) {                      /* the inline P of mpd/handoff.h: one VP */
+    if (!c0) { /* the inline P of mpd/handoff.h: one VP */
         if (!mpd_rt_single() || !w->own)
             return;
         c0 = w->own->cls;
     }
-    wakelist wl = { NULL };
+    wakelist wl = {NULL};
     opcls *c = cls_lock(c0);
     /* still registered there (whoever takes it out clears `wait` under
      * this lock), and still r's (the region may serve a new process) */
     o = __atomic_load_n(&h->udata, __ATOMIC_ACQUIRE);
     if (__atomic_load_n(&h->wait, __ATOMIC_ACQUIRE) == w &&
-        (__atomic_load_n(&h->waitcls, __ATOMIC_RELAXED) == c0 || mpd_rt_single()) &&
-        o && __atomic_load_n(&o->home, __ATOMIC_RELAXED) == (mpd_res *)arg &&
-        w->proc == p)
+        (__atomic_load_n(&h->waitcls, __ATOMIC_RELAXED) == c0 || mpd_rt_single()) && o &&
+        __atomic_load_n(&o->home, __ATOMIC_RELAXED) == (mpd_res *)arg && w->proc == p)
         w_end_retired(c, w, &wl);
     opk_release(&c->lk);
     inq_wake_all(&wl);
@@ -465,8 +479,8 @@ void mpd__in_killed(mpd_op *op, mpd_invb *got)
 {
     if (!opk_self_retired())
         return;
-    if (got == &opk__killed_blk) {          /* taken out by the destroy */
-    } else if (!got || got == &mpd__semblk) {   /* a unit (NULL: own list) */
+    if (got == &opk__killed_blk) {            /* taken out by the destroy */
+    } else if (!got || got == &mpd__semblk) { /* a unit (NULL: own list) */
         if (op_kind(op) == MPD_OPK_INPUT)
             mpd__op_V_slow(NULL, 0, op);
     } else {

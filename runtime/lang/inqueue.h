@@ -8,18 +8,20 @@
 #include "opint.h"
 
 /* Waiters to wake once the class lock is released. */
-typedef struct wakelist { inwait *first; } wakelist;
+typedef struct wakelist {
+    inwait *first;
+} wakelist;
 
 /* inqueue.c */
-void inq_remove(opq *q, mpd_invb *ib);              /* out of q; TAKEN */
-void inq_w_link(opcls *c, inwait *w, opq *own);     /* own NULL: the class's list */
+void inq_remove(opq *q, mpd_invb *ib);          /* out of q; TAKEN */
+void inq_w_link(opcls *c, inwait *w, opq *own); /* own NULL: the class's list */
 void inq_w_unlink(opcls *c, inwait *w);
-void inq_w_append(opcls *c, inwait *w);             /* the list its statement belongs in */
-void inq_take(opcls *c, mpd_invb *ib, wakelist *wl);    /* out of its queue for good */
-void inq_unpin(opcls *c, mpd_invb *ib, wakelist *wl);   /* drop a scanner's pin */
-void inq_wake_all(wakelist *wl);                    /* after the lock is released */
-void inq_uncount(opcls *c, const mpd_in *in);       /* in's counted ops become queues */
-void inq_give_back(mpd_invb *got);                  /* a killed waiter's invocation */
+void inq_w_append(opcls *c, inwait *w);               /* the list its statement belongs in */
+void inq_take(opcls *c, mpd_invb *ib, wakelist *wl);  /* out of its queue for good */
+void inq_unpin(opcls *c, mpd_invb *ib, wakelist *wl); /* drop a scanner's pin */
+void inq_wake_all(wakelist *wl);                      /* after the lock is released */
+void inq_uncount(opcls *c, const mpd_in *in);         /* in's counted ops become queues */
+void inq_give_back(mpd_invb *got);                    /* a killed waiter's invocation */
 
 /* The op a statement waits on if it is one plain arm on one op, else NULL:
  * such waiters go in the op's own list, so an arrival finds them at once. */
@@ -67,7 +69,8 @@ static inline void inwait_start(inwait *w, mpd_in *in)
  * it sees the process retired here.  Otherwise it would wait for good. */
 static inline void w_retired_exit(opcls *c)
 {
-    if (__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0) && opk_self_retired()) {
+    if (__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0) &&
+        opk_self_retired()) {
         if (c)
             opk_release(&c->lk);
         opk_exit();
@@ -79,7 +82,6 @@ static inline void w_append_own(opcls *c, inwait *w, opq *q)
 {
     inq_w_link(c, w, q);
 }
-
 
 static inline void wake_add(wakelist *wl, inwait *w)
 {

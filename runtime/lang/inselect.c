@@ -22,9 +22,9 @@
  * the least by value (MPD's rule: quantified arms take the op first). */
 typedef struct cand {
     mpd_invb *ib;
-    uint64_t  order;
-    uint32_t  arm, k;
-    int       pinned;       /* we hold a pin on ib */
+    uint64_t order;
+    uint32_t arm, k;
+    int pinned; /* we hold a pin on ib */
 } cand;
 
 /* Merge class b into class a (an input statement spans both): from now on
@@ -57,7 +57,7 @@ static opcls *cls_merge(opcls *a, opcls *b)
             a->seq = b->seq;
         a->gen++;
         b->gen++;
-        a->absorbed = 1;            /* b's ops now lock a: keep a's object */
+        a->absorbed = 1; /* b's ops now lock a: keep a's object */
         atomic_store_explicit(&b->fwd, a, memory_order_release);
         opk_release(&hi->lk);
         opk_release(&lo->lk);
@@ -94,13 +94,13 @@ static void scan_arm(opcls **cp, mpd_in *in, uint32_t a, uint64_t seen, cand *be
         mpd_op *op = ar->ops[k];
         if (op_kind(op) != MPD_OPK_INPUT)
             continue;
-        uint64_t first = 0;         /* oldest acceptable of this op */
-        mpd_invb *pick = NULL;      /* pinned */
+        uint64_t first = 0;    /* oldest acceptable of this op */
+        mpd_invb *pick = NULL; /* pinned */
         double pickkey = 0;
         mpd_invb *ib = op_queue(op)->head;
         while (ib) {
             if (!first && best->ib && best->order < ib->seq)
-                break;              /* this op cannot beat the candidate */
+                break; /* this op cannot beat the candidate */
             if (ib->seq <= seen) {
                 ib = ib->next;
                 continue;
@@ -119,7 +119,7 @@ static void scan_arm(opcls **cp, mpd_in *in, uint32_t a, uint64_t seen, cand *be
                 pick = ib;
                 pickkey = key;
             }
-            mpd_invb *next = ib->next;      /* ib still queued: pinned */
+            mpd_invb *next = ib->next; /* ib still queued: pinned */
             if (!take)
                 inq_unpin(c, ib, wl);
             if (ok && !ar->has_by)
@@ -184,7 +184,7 @@ static mpd_invb *in_wait_plain(const char *F, int L, mpd_in *in, opcls *c)
     mpd_op *op0 = in->arms[0].ops[0];
     if (in->narms == 1 && in->arms[0].n == 1 && op_counted(op0)) {
         opq *q = op_queue(op0);
-        if (opq_sem_count(q)) {         /* P: take a token */
+        if (opq_sem_count(q)) { /* P: take a token */
             __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
             opk_release(&c->lk);
             in->arm = in->k = 0;
@@ -193,7 +193,7 @@ static mpd_invb *in_wait_plain(const char *F, int L, mpd_in *in, opcls *c)
     }
     mpd_invb *ib = plain_heads(in, &arm, &k);
     if (ib) {
-        wakelist wl = { NULL };
+        wakelist wl = {NULL};
         inq_take(c, ib, &wl);
         opk_release(&c->lk);
         inq_wake_all(&wl);
@@ -213,7 +213,7 @@ static mpd_invb *in_wait_plain(const char *F, int L, mpd_in *in, opcls *c)
     in_killed_check(op0, w.got);
     in->arm = w.arm;
     in->k = w.k;
-    return w.got ? w.got : &mpd__semblk;    /* NULL: a unit (own list) */
+    return w.got ? w.got : &mpd__semblk; /* NULL: a unit (own list) */
 }
 
 /* Did an invocation newer than seq0 arrive at an op of an st/by arm?
@@ -226,7 +226,8 @@ static int arrived_since(const mpd_in *in, uint64_t seq0)
             continue;
         for (uint32_t k = 0; k < ar->n; k++) {
             mpd_op *op = ar->ops[k];
-            if (op_kind(op) == MPD_OPK_INPUT && op_queue(op)->tail && op_queue(op)->tail->seq > seq0)
+            if (op_kind(op) == MPD_OPK_INPUT && op_queue(op)->tail &&
+                op_queue(op)->tail->seq > seq0)
                 return 1;
         }
     }
@@ -244,26 +245,26 @@ static int in_has_cond(const mpd_in *in)
 /* The common statement: one plain arm on one input op (receive, `in op()
  * -> ... ni`, with or without else).  The same as in_wait_plain with the
  * scans of several arms left out. */
-__attribute__((always_inline))
-static inline mpd_invb *in_wait_one(const char *F, int L, mpd_in *in, mpd_op *op, long *sw)
+__attribute__((always_inline)) static inline mpd_invb *in_wait_one(const char *F, int L, mpd_in *in,
+                                                                   mpd_op *op, long *sw)
 {
     opq *q = op_queue(op);
     opcls *c = cls_lock(q->cls);
     in->arm = in->k = 0;
-    if (op_counted(op) && opq_sem_count(q)) {   /* P: take a token */
+    if (op_counted(op) && opq_sem_count(q)) { /* P: take a token */
         __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
         opk_release(&c->lk);
         return &mpd__semblk;
     }
     mpd_invb *ib = q->head;
     if (ib && !ib->pins) {
-        wakelist wl = { NULL };
+        wakelist wl = {NULL};
         inq_take(c, ib, &wl);
         opk_release(&c->lk);
         inq_wake_all(&wl);
         return ib;
     }
-    if (ib)                             /* pinned by a scanner: wait for it */
+    if (ib) /* pinned by a scanner: wait for it */
         ib->flags |= MPD_INVF_SKIPPED;
     if (in->has_else) {
         opk_release(&c->lk);
@@ -283,7 +284,7 @@ static inline mpd_invb *in_wait_one(const char *F, int L, mpd_in *in, mpd_op *op
     in_killed_check(op, w.got);
     in->arm = w.arm;
     in->k = w.k;
-    return w.got ? w.got : &mpd__semblk;    /* NULL: a unit (own list) */
+    return w.got ? w.got : &mpd__semblk; /* NULL: a unit (own list) */
 }
 
 static mpd_invb *in_wait_general(const char *F, int L, mpd_in *in);
@@ -306,7 +307,8 @@ static __attribute__((noinline, cold)) mpd_invb *in_wait_tl(const char *F, int L
     if (!mpd__tl_why)
         mpd__tl_wait_for(TL_WHY_IN, 0);
     long sw = 0;
-    mpd_invb *ib = in_is_one(in) ? in_wait_one(F, L, in, in->arms[0].ops[0], &sw) : in_wait_general(F, L, in);
+    mpd_invb *ib =
+        in_is_one(in) ? in_wait_one(F, L, in, in->arms[0].ops[0], &sw) : in_wait_general(F, L, in);
     mpd__tl_take(F, L, ib);
     return ib;
 }
@@ -340,12 +342,12 @@ static mpd_invb *in_wait_general(const char *F, int L, mpd_in *in)
 {
 
     opcls *c = in_class(F, L, in);
-    if (!c) {                           /* only noop arms */
+    if (!c) { /* only noop arms */
         if (in->has_else)
             return NULL;
         opk_event ev;
         opk_event_init(&ev);
-        opk_event_wait(&ev, F, L);      /* forever */
+        opk_event_wait(&ev, F, L); /* forever */
         return NULL;
     }
     int one = in->narms == 1 && in->arms[0].n == 1 && !in_has_cond(in);
@@ -353,7 +355,8 @@ static mpd_invb *in_wait_general(const char *F, int L, mpd_in *in)
         int counted = 0;
         for (uint32_t a = 0; a < in->narms; a++)
             for (uint32_t k = 0; k < in->arms[a].n; k++)
-                counted |= op_kind(in->arms[a].ops[k]) == MPD_OPK_INPUT && op_counted(in->arms[a].ops[k]);
+                counted |=
+                    op_kind(in->arms[a].ops[k]) == MPD_OPK_INPUT && op_counted(in->arms[a].ops[k]);
         if (counted) {
             c = cls_lock(c);
             inq_uncount(c, in);
@@ -400,7 +403,7 @@ static mpd_invb *in_wait_cond(const char *F, int L, mpd_in *in, opcls *c)
     w.in = in;
     uint64_t seen = 0;
     int retries = 0;
-    wakelist wl = { NULL };
+    wakelist wl = {NULL};
     cand cands[8], *cv = in->narms <= 8 ? cands : malloc(in->narms * sizeof *cv);
     if (!cv)
         mpd_rts_fatal("out of memory");
@@ -446,7 +449,7 @@ static mpd_invb *in_wait_cond(const char *F, int L, mpd_in *in, opcls *c)
             if (!cv[a].pinned || &cv[a] == win)
                 continue;
             if (win && cv[a].ib == win->ib)
-                cv[a].ib->pins--;       /* still pinned or about to be taken */
+                cv[a].ib->pins--; /* still pinned or about to be taken */
             else
                 inq_unpin(c, cv[a].ib, &wl);
         }
@@ -464,15 +467,15 @@ static mpd_invb *in_wait_cond(const char *F, int L, mpd_in *in, opcls *c)
         }
         if (blocked_by_pin) {
             win->ib->flags |= MPD_INVF_SKIPPED;
-            seen = 0;                   /* look at it again when offered */
+            seen = 0; /* look at it again when offered */
         } else {
             seen = seq0;
         }
         if (in->has_else && !blocked_by_pin)
-            break;                      /* result NULL: the else arm */
+            break; /* result NULL: the else arm */
         if (arrived_since(in, seq0))
-            continue;                   /* something came while unlocked */
-        if (wl.first) {                 /* wake others first, then look again */
+            continue;   /* something came while unlocked */
+        if (wl.first) { /* wake others first, then look again */
             opk_release(&c->lk);
             inq_wake_all(&wl);
             c = cls_lock(c);
@@ -484,7 +487,7 @@ static mpd_invb *in_wait_cond(const char *F, int L, mpd_in *in, opcls *c)
         w_retired_exit(c);
         w.got = NULL;
         w.rescan = 0;
-        inq_w_append(c, &w);                /* registered and parked atomically */
+        inq_w_append(c, &w); /* registered and parked atomically */
         opk_park_waiter_nokill(&c->lk, F, L);
         in_general_killed(w.got, cv, cands);
         c = cls_lock(c);
@@ -508,7 +511,7 @@ mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
 {
     if (__builtin_expect(mpd__tl_on, 0))
         return receive_tl(F, L, op);
-    if (op_kind(op) == MPD_OPK_INPUT) {    /* fast path: the head is free */
+    if (op_kind(op) == MPD_OPK_INPUT) { /* fast path: the head is free */
         opq *q = op_queue(op);
         opcls *c = cls_lock(q->cls);
         if (op_counted(op) && opq_sem_count(q)) {
@@ -524,9 +527,9 @@ mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
         }
         opk_release(&c->lk);
     }
-    mpd_op *ops[1] = { op };
-    mpd_arm arm = { ops, 1, 0, 0, 0, 0 };
-    mpd_in in = { &arm, 1, 0, NULL, NULL, NULL, 0, 0 };
+    mpd_op *ops[1] = {op};
+    mpd_arm arm = {ops, 1, 0, 0, 0, 0};
+    mpd_in in = {&arm, 1, 0, NULL, NULL, NULL, 0, 0};
     return mpd_in_wait(F, L, &in);
 }
 
@@ -535,9 +538,9 @@ mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
 static __attribute__((noinline, cold)) mpd_invb *receive_tl(const char *F, int L, mpd_op *op)
 {
     mpd__tl_wait_for(TL_WHY_RECEIVE, (uintptr_t)op);
-    mpd_op *ops[1] = { op };
-    mpd_arm arm = { ops, 1, 0, 0, 0, 0 };
-    mpd_in in = { &arm, 1, 0, NULL, NULL, NULL, 0, 0 };
+    mpd_op *ops[1] = {op};
+    mpd_arm arm = {ops, 1, 0, 0, 0, 0};
+    mpd_in in = {&arm, 1, 0, NULL, NULL, NULL, 0, 0};
     return in_wait_tl(F, L, &in);
 }
 
@@ -554,7 +557,8 @@ mpd_op *mpd_in_cap(const char *F, int L, mpd_cap c)
  * plain arm, or NULL (woken to look again: nothing to give back). */
 static void in_general_killed(mpd_invb *got, cand *cv, cand *cands)
 {
-    if (!__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0) || !opk_self_retired())
+    if (!__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0) ||
+        !opk_self_retired())
         return;
     if (cv != cands)
         free(cv);

@@ -15,7 +15,8 @@ static void trc_invoke(const char *F, int L, int ev, mpd_invb *ib)
 
 /* An invocation leaves while MPD_TRACE or the timeline watches (one test
  * of mpd__watch_on on the call and send paths).  call: a call of op. */
-static __attribute__((noinline, cold)) void watch_invoke(const char *F, int L, int call, mpd_op *op, mpd_invb *ib)
+static __attribute__((noinline, cold)) void watch_invoke(const char *F, int L, int call, mpd_op *op,
+                                                         mpd_invb *ib)
 {
     if (mpd_trc_on)
         trc_invoke(F, L, call ? MPD_EV_CALL : MPD_EV_SEND, ib);
@@ -29,12 +30,15 @@ static __attribute__((noinline, cold)) void watch_invoke(const char *F, int L, i
 
 /* ---- invocation block memory: per-thread caches by 64-byte size class --- */
 
-#define NCLASS 4                    /* 64, 128, 192, 256 bytes */
+#define NCLASS 4 /* 64, 128, 192, 256 bytes */
 #define CACHE_MAX 64
 static _Thread_local mpd_invb *cache[NCLASS];
 static _Thread_local unsigned cachen[NCLASS];
 
-static unsigned size_class(uint32_t size) { return (size + 63) / 64 - 1; }
+static unsigned size_class(uint32_t size)
+{
+    return (size + 63) / 64 - 1;
+}
 
 mpd_invb *inv_alloc(uint32_t size)
 {
@@ -110,7 +114,7 @@ void inv_answer(mpd_invb *ib)
         return;
     ib->flags |= MPD_INVF_ANSWERED;
     if (ib->co) {
-        co_completed(ib);           /* the co statement owns it now */
+        co_completed(ib); /* the co statement owns it now */
         return;
     }
     mpd_op *parked_on = NULL;
@@ -127,7 +131,7 @@ void inv_answer(mpd_invb *ib)
         mpd_proc *p = ib->done;
         ib->done = NULL;
         if (!mpd_rt_single()) {
-            in_answer_barrier(parked_on);   /* the invoker is surely parked */
+            in_answer_barrier(parked_on); /* the invoker is surely parked */
             /* the last look at the op's object: it may be freed now */
             __atomic_fetch_sub(&res_rt(parked_on->owner)->calls_parked, 1, __ATOMIC_RELEASE);
         }
@@ -138,13 +142,13 @@ void inv_answer(mpd_invb *ib)
         opk_parker *pk = ib->done;
         ib->done = NULL;
         mpd_proc *p = pk->p;
-        opk_acquire(&pk->lk);           /* the invoker is surely parked */
+        opk_acquire(&pk->lk); /* the invoker is surely parked */
         opk_release(&pk->lk);
         mpd_unpark(p);
         return;
     }
     if (ib->flags & MPD_INVF_REMOTE) {
-        mpd__dist->answer(ib);      /* the invoker is on another vm */
+        mpd__dist->answer(ib); /* the invoker is on another vm */
         return;
     }
     void *d = ib->done;
@@ -161,11 +165,11 @@ void inv_complete(mpd_invb *ib)
     uint8_t f = ib->flags;
     if (!(f & MPD_INVF_ANSWERED)) {
         if (ib->co) {
-            inv_answer(ib);         /* ownership passes to the co */
+            inv_answer(ib); /* ownership passes to the co */
             return;
         }
-        if (ib->done || ib->orig)   /* else nobody to tell (a send) */
-            inv_answer(ib);         /* ib may be the invoker's: gone now */
+        if (ib->done || ib->orig) /* else nobody to tell (a send) */
+            inv_answer(ib);       /* ib may be the invoker's: gone now */
     }
     if ((f & (MPD_INVF_HEAP | MPD_INVF_INPROC)) == MPD_INVF_HEAP)
         inv_free(ib);
@@ -179,7 +183,7 @@ void mpd_in_done(mpd_invb *ib)
 
 /* ---- resolving capabilities ------------------------------------------- */
 
-static mpd_op noop_op = { MPD_OPK_NOOP, 0, 0, 0, 0, NULL, "noop", NULL, NULL };
+static mpd_op noop_op = {MPD_OPK_NOOP, 0, 0, 0, 0, NULL, "noop", NULL, NULL};
 
 mpd_op *inv_resolve(const char *F, int L, mpd_cap c, int for_input)
 {
@@ -201,7 +205,7 @@ mpd_op *inv_resolve(const char *F, int L, mpd_cap c, int for_input)
         mpd_rts_abort(F, L, "invalid operation capability");
     }
     mpd_op *op = &r->ops[c.idx];
-    if (op_kind(op) == MPD_OPK_ALIAS)   /* rc.f = x: x stands here (never an alias) */
+    if (op_kind(op) == MPD_OPK_ALIAS) /* rc.f = x: x stands here (never an alias) */
         return inv_resolve(F, L, *(const mpd_cap *)op->q, for_input);
     if (op_kind(op) == MPD_OPK_DEAD)
         opk_dead_op(F, L, op);
@@ -240,11 +244,11 @@ static void proc_run(void *arg)
         mpd_invb *orig = ib->orig;
         if (!ib->co) {
             if (!ib->done && !orig) {
-                opk_proc_end(o);    /* a send: nobody to tell; the block goes with us */
+                opk_proc_end(o); /* a send: nobody to tell; the block goes with us */
                 return;
             }
             if ((f & MPD_INVF_PARKER) && mpd_rt_single()) {
-                if (orig) {         /* results: as inv_answer */
+                if (orig) { /* results: as inv_answer */
                     uint32_t n = ib->size < orig->size ? ib->size : orig->size;
                     if (n > sizeof(mpd_invb))
                         copy_words(orig + 1, ib + 1, n - sizeof(mpd_invb));
@@ -256,7 +260,7 @@ static void proc_run(void *arg)
         }
         inv_answer(ib);
     }
-    opk_proc_end(o);                /* last: the instance may go now */
+    opk_proc_end(o); /* last: the instance may go now */
 }
 
 /* Start a process servicing heap block h (its invoker ties already set). */
@@ -274,8 +278,8 @@ static void proc_spawn(mpd_op *op, mpd_invb *h)
  * copy to its invoker, then launches *pp (NULL: ready already, see
  * opk_spawn_proc).  NULL when ib is too big (then: inv_copy and
  * proc_spawn). */
-__attribute__((always_inline))
-static inline mpd_invb *proc_prep(mpd_op *op, const mpd_invb *ib, mpd_proc **pp, int ready)
+__attribute__((always_inline)) static inline mpd_invb *proc_prep(mpd_op *op, const mpd_invb *ib,
+                                                                 mpd_proc **pp, int ready)
 {
     uint32_t size = ib->size < sizeof(mpd_invb) ? (uint32_t)sizeof(mpd_invb) : ib->size;
     if (size > INPROC_MAX)
@@ -296,7 +300,7 @@ static inline mpd_invb *proc_prep(mpd_op *op, const mpd_invb *ib, mpd_proc **pp,
     c->co = NULL;
     c->file = ib->file;
     c->line = ib->line;
-    c->_pad = ib->_pad;         /* MPD_TRACE: the invoker */
+    c->_pad = ib->_pad; /* MPD_TRACE: the invoker */
     if (size > sizeof(mpd_invb))
         copy_words(c + 1, ib + 1, size - sizeof(mpd_invb));
     return c;
@@ -306,11 +310,11 @@ static inline mpd_invb *proc_prep(mpd_op *op, const mpd_invb *ib, mpd_proc **pp,
 void inv_send_none(const char *F, int L, mpd_op *op)
 {
     if (op_kind(op) != MPD_OPK_PROC) {
-        mpd_invb ib = { .size = sizeof(mpd_invb), .kind = MPD_INV_SEND };
+        mpd_invb ib = {.size = sizeof(mpd_invb), .kind = MPD_INV_SEND};
         mpd_send_op(F, L, op, &ib);
         return;
     }
-    static const mpd_invb none = { .size = sizeof(mpd_invb), .kind = MPD_INV_SEND };
+    static const mpd_invb none = {.size = sizeof(mpd_invb), .kind = MPD_INV_SEND};
     mpd_proc *p;
     mpd_invb *c = proc_prep(op, &none, &p, 1);
     c->file = F;
@@ -341,12 +345,12 @@ void inv_deliver(const char *F, int L, mpd_op *op, mpd_invb *h)
         return;
     case MPD_OPK_INPUT:
         if (op_counted(op)) {
-            if (h->kind != MPD_INV_CALL) {  /* a send: just a token */
+            if (h->kind != MPD_INV_CALL) { /* a send: just a token */
                 in_token(op);
                 inv_complete(h);
                 return;
             }
-            in_uncount_op(op);              /* someone waits: a real queue */
+            in_uncount_op(op); /* someone waits: a real queue */
         }
         in_arrive(op, h);
         return;
@@ -370,8 +374,8 @@ static void check_restriction(const char *F, int L, mpd_op *op, int kind)
 
 /* call of a proc that gets a process: the caller parks until the process
  * answers (see OPK_SWITCH_RETURN for the body/entry split). */
-__attribute__((always_inline))
-static inline opk_sret call_proc(const char *F, int L, mpd_op *op, mpd_invb *ib)
+__attribute__((always_inline)) static inline opk_sret call_proc(const char *F, int L, mpd_op *op,
+                                                                mpd_invb *ib)
 {
     opk_parker pk;
     pk.p = mpd_self();
@@ -379,7 +383,7 @@ static inline opk_sret call_proc(const char *F, int L, mpd_op *op, mpd_invb *ib)
     mpd_proc *p = NULL;
     int one = mpd_rt_single();
     mpd_invb *h = proc_prep(op, ib, &p, one);
-    if (h && one) {     /* one VP: p is ready already; park as a receive does */
+    if (h && one) { /* one VP: p is ready already; park as a receive does */
         h->orig = ib;
         h->done = &pk;
         h->flags |= MPD_INVF_PARKER;
@@ -415,24 +419,24 @@ OPK_BODY opk_sret mpd__call_op_body(const char *F, int L, mpd_op *op, mpd_invb *
         watch_invoke(F, L, 1, op, ib);
     switch (op_kind(op)) {
     case MPD_OPK_PROC:
-        if ((op_flags(op) & MPD_OP_DIRECT) &&      /* the fast path, on one vm */
+        if ((op_flags(op) & MPD_OP_DIRECT) && /* the fast path, on one vm */
             (__builtin_expect(!atomic_load_explicit(&op_vms_many, memory_order_relaxed), 1) ||
              res_vm_of(op->owner) == res_vm_of(opk_cur_res()))) {
             if (op_flags(op) & MPD_OP_LEAF)
                 op->fn(op->owner, ib);
             else
-                mpd__call_held(op, ib);     /* it may switch: hold the instance */
+                mpd__call_held(op, ib); /* it may switch: hold the instance */
             return OPK_SRET(NULL, 0);
         }
-        return call_proc(F, L, op, ib);         /* the proc gets a process */
-    case MPD_OPK_INPUT: {                       /* rendezvous: no copy */
+        return call_proc(F, L, op, ib); /* the proc gets a process */
+    case MPD_OPK_INPUT: {               /* rendezvous: no copy */
         if (op_counted(op))
-            in_uncount_op(op);      /* the caller waits for its servicing */
+            in_uncount_op(op); /* the caller waits for its servicing */
         ib->flags = MPD_INVF_PARKED;
         ib->done = mpd_self();
         ib->orig = NULL;
         ib->co = NULL;
-        if (!mpd_rt_single())       /* its answer looks at op (inv_answer) */
+        if (!mpd_rt_single()) /* its answer looks at op (inv_answer) */
             __atomic_fetch_add(&res_rt(op->owner)->calls_parked, 1, __ATOMIC_RELAXED);
         opcls *c = in_arrive_call(op, ib);
         if (mpd_rt_single())
@@ -470,7 +474,8 @@ void mpd__call_proc(const char *F, int L, mpd_op *op, mpd_invb *ib)
 #endif
 
 /* always inline: mpd_send_op must stay one function on the send path */
-__attribute__((always_inline)) static inline void send_op(const char *F, int L, mpd_op *op, mpd_invb *ib);
+__attribute__((always_inline)) static inline void send_op(const char *F, int L, mpd_op *op,
+                                                          mpd_invb *ib);
 
 void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
@@ -479,7 +484,8 @@ void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
     send_op(F, L, op, ib);
 }
 
-__attribute__((always_inline)) static inline void send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
+__attribute__((always_inline)) static inline void send_op(const char *F, int L, mpd_op *op,
+                                                          mpd_invb *ib)
 {
     ib->kind = MPD_INV_SEND;
     switch (op_kind(op)) {
@@ -535,12 +541,13 @@ static mpd_invb *reply(mpd_invb *ib);
 
 mpd_invb *mpd_reply(const char *F, int L, mpd_invb *ib)
 {
-    (void)F; (void)L;
+    (void)F;
+    (void)L;
     if (__builtin_expect(mpd_trc_on, 0)) {
         mpd_trc(F, L, MPD_EV_REPLY, mpd_trc_invoker(ib));
         mpd_invb *r = reply(ib);
         if (r && r->kind == MPD_INV_CALL)
-            r->_pad = (uint32_t)mpd_trc_self();     /* ENDPROC: the caller went on */
+            r->_pad = (uint32_t)mpd_trc_self(); /* ENDPROC: the caller went on */
         return r;
     }
     return reply(ib);
@@ -550,11 +557,11 @@ static mpd_invb *reply(mpd_invb *ib)
 {
     if (!ib || (ib->flags & MPD_INVF_ANSWERED))
         return ib;
-    if (owned(ib)) {                /* results go to ib->orig; keep ib */
+    if (owned(ib)) { /* results go to ib->orig; keep ib */
         inv_answer(ib);
         return ib;
     }
-    if (ib->flags & MPD_INVF_HEAP) {    /* a co's block: the co gets a copy */
+    if (ib->flags & MPD_INVF_HEAP) { /* a co's block: the co gets a copy */
         mpd_invb *c = inv_copy(ib);
         c->co = ib->co;
         ib->co = NULL;
@@ -562,7 +569,7 @@ static mpd_invb *reply(mpd_invb *ib)
         inv_answer(c);
         return ib;
     }
-    mpd_invb *mine = inv_copy(ib);  /* ib goes back to its invoker/co */
+    mpd_invb *mine = inv_copy(ib); /* ib goes back to its invoker/co */
     mine->flags |= MPD_INVF_ANSWERED;
     inv_answer(ib);
     return mine;
@@ -570,16 +577,16 @@ static mpd_invb *reply(mpd_invb *ib)
 
 mpd_invb *mpd_forward(const char *F, int L, mpd_invb *cur, mpd_cap c, mpd_invb *nib)
 {
-    int remote = cap_is_remote(c);      /* to an op of another vm */
+    int remote = cap_is_remote(c); /* to an op of another vm */
     mpd_op *op = remote ? NULL : inv_resolve(F, L, c, 0);
     nib->file = F;
     nib->line = L;
     if (__builtin_expect(mpd_trc_on, 0)) {
         mpd_trc(F, L, MPD_EV_FORWARD, mpd_trc_invoker(cur));
-        nib->_pad = cur->_pad;              /* the new servicer answers the same invoker */
+        nib->_pad = cur->_pad; /* the new servicer answers the same invoker */
     }
-    MPD_TL(mpd__tl_invoke(TL_SEND, F, L, nib));     /* an arrow to its new servicer */
-    if (cur->flags & MPD_INVF_ANSWERED) {   /* nobody waits: a plain send */
+    MPD_TL(mpd__tl_invoke(TL_SEND, F, L, nib)); /* an arrow to its new servicer */
+    if (cur->flags & MPD_INVF_ANSWERED) {       /* nobody waits: a plain send */
         if (remote)
             mpd__dist->invoke(F, L, c, nib, MPD_INV_SEND);
         else
@@ -589,19 +596,19 @@ mpd_invb *mpd_forward(const char *F, int L, mpd_invb *cur, mpd_cap c, mpd_invb *
     mpd_invb *h = inv_copy(nib);
     h->kind = cur->kind;
     mpd_invb *keep = cur;
-    if (cur->co) {                          /* the co waits for h instead */
+    if (cur->co) { /* the co waits for h instead */
         h->co = cur->co;
         cur->co = NULL;
         cur->flags |= MPD_INVF_ANSWERED;
-    } else if (owned(cur)) {                /* proc copy or queued block */
+    } else if (owned(cur)) { /* proc copy or queued block */
         h->orig = cur->orig;
         h->done = cur->done;
-        h->flags |= cur->flags & (MPD_INVF_PARKED | MPD_INVF_PARKER | MPD_INVF_CREATE |
-                                  MPD_INVF_REMOTE);
+        h->flags |=
+            cur->flags & (MPD_INVF_PARKED | MPD_INVF_PARKER | MPD_INVF_CREATE | MPD_INVF_REMOTE);
         cur->orig = NULL;
         cur->done = NULL;
         cur->flags |= MPD_INVF_ANSWERED;
-    } else {                                /* cur is the invoker's block */
+    } else { /* cur is the invoker's block */
         keep = inv_copy(cur);
         keep->flags |= MPD_INVF_ANSWERED;
         h->orig = cur;
@@ -621,7 +628,7 @@ int mpd_pending_op(mpd_op *op)
 {
     switch (op_kind(op)) {
     case MPD_OPK_INPUT:
-        return (int)opq_sem_count(op_queue(op));    /* 0 at the waiting marker */
+        return (int)opq_sem_count(op_queue(op)); /* 0 at the waiting marker */
     default:
         return 0;
     }

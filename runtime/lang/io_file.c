@@ -12,11 +12,11 @@
 #include "io_internal.h"
 #include "mpd/rt.h"
 
-static struct mpd_file_s std_in = { .kind = FK_STREAM, .mode = MPD_READ, .may_block = 1, .std = 1 };
-static struct mpd_file_s std_out = { .kind = FK_STREAM, .mode = MPD_WRITE, .may_block = 1, .std = 1 };
-static struct mpd_file_s std_err = { .kind = FK_STREAM, .mode = MPD_WRITE, .may_block = 1,
-                                     .autoflush = 1, .std = 1 };
-static struct mpd_file_s noop_file = { .kind = FK_NOOP, .mode = MPD_READWRITE, .std = 1 };
+static struct mpd_file_s std_in = {.kind = FK_STREAM, .mode = MPD_READ, .may_block = 1, .std = 1};
+static struct mpd_file_s std_out = {.kind = FK_STREAM, .mode = MPD_WRITE, .may_block = 1, .std = 1};
+static struct mpd_file_s std_err = {
+    .kind = FK_STREAM, .mode = MPD_WRITE, .may_block = 1, .autoflush = 1, .std = 1};
+static struct mpd_file_s noop_file = {.kind = FK_NOOP, .mode = MPD_READWRITE, .std = 1};
 
 mpd_file mpd_stdin = &std_in;
 mpd_file mpd_stdout = &std_out;
@@ -88,7 +88,11 @@ void io_emit(const char *file, int line, mpd_file f, const char *p, size_t n)
 
 /* ---- waiting without stopping the other processes ---- */
 
-typedef struct { intptr_t (*fn)(void *); void *arg; intptr_t result; } hook_job;
+typedef struct {
+    intptr_t (*fn)(void *);
+    void *arg;
+    intptr_t result;
+} hook_job;
 
 static void run_hook_job(void *a)
 {
@@ -99,18 +103,18 @@ static void run_hook_job(void *a)
 intptr_t io_block(intptr_t (*fn)(void *), void *arg)
 {
     if (mpd_io_block_hook) {
-        hook_job j = { fn, arg, 0 };
+        hook_job j = {fn, arg, 0};
         mpd_io_block_hook(run_hook_job, &j);
         return j.result;
     }
     if (mpd_self())
         return mpd_blocking_call(fn, arg, NULL);
-    return fn(arg);         /* plain C caller, not an MPD process */
+    return fn(arg); /* plain C caller, not an MPD process */
 }
 
 static intptr_t poll_input(void *a)
 {
-    struct pollfd p = { *(int *)a, POLLIN, 0 };
+    struct pollfd p = {*(int *)a, POLLIN, 0};
     while (poll(&p, 1, -1) < 0 && errno == EINTR)
         ;
     return 0;
@@ -119,10 +123,10 @@ static intptr_t poll_input(void *a)
 void io_wait_readable(mpd_file f)
 {
     int fd = fileno(f->fp);
-    struct pollfd p = { fd, POLLIN, 0 };
+    struct pollfd p = {fd, POLLIN, 0};
     if (poll(&p, 1, 0) != 0)
-        return;                 /* data, end of file or an error: no wait */
-    fflush(stdout);             /* a prompt written before must be visible */
+        return;     /* data, end of file or an error: no wait */
+    fflush(stdout); /* a prompt written before must be visible */
     io_block(poll_input, &fd);
 }
 
@@ -134,7 +138,11 @@ static intptr_t wait_sem(void *a)
 }
 
 #ifndef IO_BUFFER_EMPTY
-typedef struct { void (*fn)(io_src *, void *); void *arg; io_src *in; } input_job;
+typedef struct {
+    void (*fn)(io_src *, void *);
+    void *arg;
+    io_src *in;
+} input_job;
 
 static intptr_t run_input_job(void *a)
 {
@@ -146,15 +154,15 @@ static intptr_t run_input_job(void *a)
 
 void io_input(mpd_file f, void (*fn)(io_src *in, void *arg), void *arg)
 {
-    io_src in = { f, f->fp, 0, NULL, 0, 0 };
+    io_src in = {f, f->fp, 0, NULL, 0, 0};
     if (sem_trywait(&f->in_lock) != 0)
-        io_block(wait_sem, &f->in_lock);    /* another process is reading f */
+        io_block(wait_sem, &f->in_lock); /* another process is reading f */
 #ifdef IO_BUFFER_EMPTY
     in.wait = f->may_block;
     fn(&in, arg);
 #else
     if (f->may_block) {
-        input_job j = { fn, arg, &in };
+        input_job j = {fn, arg, &in};
         fflush(stdout);
         io_block(run_input_job, &j);
     } else {
@@ -166,7 +174,7 @@ void io_input(mpd_file f, void (*fn)(io_src *in, void *arg), void *arg)
 
 mpd_file mpd_open(const char *file, int line, const char *path, int pathlen, long long mode)
 {
-    static const char *const how[] = { "r", "w", "r+" };
+    static const char *const how[] = {"r", "w", "r+"};
     if (mode < MPD_READ || mode > MPD_READWRITE)
         mpd_rts_abort(file, line, "illegal mode %lld for open", mode);
     char *name = malloc((size_t)pathlen + 1);
@@ -199,13 +207,13 @@ void mpd_close(const char *file, int line, mpd_file f)
 {
     if (!io_usable(file, line, f))
         return;
-    if (f->std) {               /* stdout and friends stay usable for RTS messages */
+    if (f->std) { /* stdout and friends stay usable for RTS messages */
         fflush(f->fp);
         return;
     }
     FILE *fp = f->fp;
     f->fp = NULL;
-    f->kind = FK_CLOSED;        /* the value may still be copied around: keep it */
+    f->kind = FK_CLOSED; /* the value may still be copied around: keep it */
     if (fclose(fp) != 0)
         mpd_rts_abort(file, line, "close failed: %s", strerror(errno));
 }
@@ -232,7 +240,7 @@ int mpd_remove(const char *path, int pathlen)
 
 long long mpd_seek(const char *file, int line, mpd_file f, long long stype, long long off)
 {
-    static const int whence[] = { SEEK_SET, SEEK_CUR, SEEK_END };
+    static const int whence[] = {SEEK_SET, SEEK_CUR, SEEK_END};
     if (!io_usable(file, line, f))
         return 0;
     if (stype < MPD_ABSOLUTE || stype > MPD_EXTEND)

@@ -17,7 +17,7 @@ typedef struct {
 
 void io_buf_init(io_buf *b);
 void io_buf_free(io_buf *b);
-void io_buf_reserve(io_buf *b, size_t more);   /* room for `more` bytes + NUL */
+void io_buf_reserve(io_buf *b, size_t more); /* room for `more` bytes + NUL */
 void io_buf_add(io_buf *b, const char *p, size_t n);
 void io_buf_addc(io_buf *b, char c);
 /* Appends the text of one value as write/string(x) print it. */
@@ -27,15 +27,15 @@ void io_buf_add_val(io_buf *b, const mpd_val *v);
 enum { FK_STREAM = 1, FK_NOOP, FK_CLOSED };
 
 struct mpd_file_s {
-    int kind;          /* FK_* */
-    FILE *fp;          /* the stdio stream (FK_STREAM) */
-    int mode;          /* MPD_READ / MPD_WRITE / MPD_READWRITE */
-    int may_block;     /* terminal, pipe, socket: input can block */
-    int autoflush;     /* terminal: flush after every output statement */
-    int std;           /* one of the three standard streams (never fclosed) */
-    sem_t in_lock;     /* one input statement at a time (not tied to a thread:
+    int kind;                /* FK_* */
+    FILE *fp;                /* the stdio stream (FK_STREAM) */
+    int mode;                /* MPD_READ / MPD_WRITE / MPD_READWRITE */
+    int may_block;           /* terminal, pipe, socket: input can block */
+    int autoflush;           /* terminal: flush after every output statement */
+    int std;                 /* one of the three standard streams (never fclosed) */
+    sem_t in_lock;           /* one input statement at a time (not tied to a thread:
                         * a process may resume on another VP after blocking) */
-    struct mpd_file_s *next;   /* every file ever opened (values outlive close) */
+    struct mpd_file_s *next; /* every file ever opened (values outlive close) */
 };
 
 /* Checks f for an operation: aborts on null/closed; returns 0 for noop. */
@@ -49,8 +49,8 @@ intptr_t io_block(intptr_t (*fn)(void *), void *arg);
 /* ---- character sources for read/scanf: a FILE or a string ---- */
 typedef struct {
     mpd_file f;
-    FILE *fp;              /* NULL: read from s */
-    int wait;              /* check for data before each refill of fp */
+    FILE *fp; /* NULL: read from s */
+    int wait; /* check for data before each refill of fp */
     const char *s;
     int slen, pos;
 } io_src;

@@ -79,7 +79,7 @@ long long mpd_read(const char *file, int line, mpd_file f, int n, const mpd_dest
 {
     if (!io_usable(file, line, f))
         return MPD_EOF;
-    read_job j = { n, d, 0 };
+    read_job j = {n, d, 0};
     io_input(f, do_read, &j);
     return j.result;
 }
@@ -103,7 +103,7 @@ long long mpd_get(const char *file, int line, mpd_file f, char *data, int cap, i
 {
     if (!io_usable(file, line, f))
         return MPD_EOF;
-    get_job j = { data, cap, 0 };
+    get_job j = {data, cap, 0};
     io_input(f, do_get, &j);
     if (len && j.result >= 0)
         *len = (int)j.result;

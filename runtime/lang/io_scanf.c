@@ -16,8 +16,8 @@
 #include <string.h>
 #include "io_internal.h"
 
-#define FIELD_MAX 512           /* MPD's (ANSI's) limit on one field */
-#define WIDTH_DIGITS_MAX 50     /* a width of this many digits is an error */
+#define FIELD_MAX 512       /* MPD's (ANSI's) limit on one field */
+#define WIDTH_DIGITS_MAX 50 /* a width of this many digits is an error */
 #define MISMATCH "arguments do not match format string"
 
 /* How a conversion ends the statement: go on, return the count, or return
@@ -27,19 +27,31 @@ enum { GO, STOP, STOP_EOF };
 typedef struct {
     io_src *in;
     const char *fmt;
-    int flen, fi;               /* the format and the position in it */
+    int flen, fi; /* the format and the position in it */
     const mpd_dest *d;
-    int n, argi;                /* destinations and the next one */
-    long long nread;            /* values stored */
-    const char *err;            /* set instead of aborting inside the input job */
+    int n, argi;     /* destinations and the next one */
+    long long nread; /* values stored */
+    const char *err; /* set instead of aborting inside the input job */
 } scan_job;
 
-static int is_digit(int c) { return c >= '0' && c <= '9'; }
-static int is_hex(int c) { return is_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'); }
+static int is_digit(int c)
+{
+    return c >= '0' && c <= '9';
+}
+static int is_hex(int c)
+{
+    return is_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
 
 /* The next format character, '\0' at the end. */
-static char fmt_next(scan_job *j) { return j->fi < j->flen ? j->fmt[j->fi++] : '\0'; }
-static char fmt_peek(const scan_job *j) { return j->fi < j->flen ? j->fmt[j->fi] : '\0'; }
+static char fmt_next(scan_job *j)
+{
+    return j->fi < j->flen ? j->fmt[j->fi++] : '\0';
+}
+static char fmt_peek(const scan_job *j)
+{
+    return j->fi < j->flen ? j->fmt[j->fi] : '\0';
+}
 
 /* MPD's letter for the type of the next destination (0: none left). */
 static char arg_type(const scan_job *j)
@@ -48,13 +60,20 @@ static char arg_type(const scan_job *j)
         return 0;
     const mpd_dest *d = &j->d[j->argi];
     switch (d->kind) {
-    case MPD_V_INT: return 'i';
-    case MPD_V_REAL: return 'r';
-    case MPD_V_CHAR: return 'c';
-    case MPD_V_BOOL: return 'b';
-    case MPD_V_PTR: return 'p';
-    case MPD_V_STR: return d->len ? 's' : 'a';   /* string, or char array */
-    default: return '?';
+    case MPD_V_INT:
+        return 'i';
+    case MPD_V_REAL:
+        return 'r';
+    case MPD_V_CHAR:
+        return 'c';
+    case MPD_V_BOOL:
+        return 'b';
+    case MPD_V_PTR:
+        return 'p';
+    case MPD_V_STR:
+        return d->len ? 's' : 'a'; /* string, or char array */
+    default:
+        return '?';
     }
 }
 
@@ -147,7 +166,7 @@ static int read_integer(io_src *in, char *buf, int len, char *type)
             break;
         }
     }
-    if (c != EOF && n >= len && need_x) {   /* the width ended the hex digits */
+    if (c != EOF && n >= len && need_x) { /* the width ended the hex digits */
         io_ungetc(in, c);
         return 0;
     }
@@ -199,7 +218,7 @@ static int read_real(io_src *in, char *buf, int len)
                 return 0;
             c = io_getc(in);
         }
-        if (!is_digit(c)) {   /* "1.5e" reads as 1.5; "1e" is no real */
+        if (!is_digit(c)) { /* "1.5e" reads as 1.5; "1e" is no real */
             if (!dot)
                 return 0;
             io_ungetc(in, c);
@@ -253,7 +272,7 @@ static int field_to_int(const char *buf, int n, char type, long long *out)
         if (mag <= UINT32_MAX)
             mag = mag * (unsigned)base + (unsigned)dv;
     }
-    *out = mpd_int_from_magnitude(mag, neg, base);     /* int(s)'s rule */
+    *out = mpd_int_from_magnitude(mag, neg, base); /* int(s)'s rule */
     return 1;
 }
 
@@ -286,7 +305,7 @@ static void store_chars(const mpd_dest *d, const char *p, int n)
 /* ---- one conversion each ---- */
 
 typedef struct {
-    char c;                     /* conversion letter */
+    char c; /* conversion letter */
     int suppress, width, has_width;
 } spec;
 
@@ -336,7 +355,7 @@ static int conv_real(scan_job *j, spec *s, char *buf)
 static int conv_bool(scan_job *j, spec *s, char *buf)
 {
     int v, n;
-    if (s->has_width) {   /* exactly width characters, a prefix of a word */
+    if (s->has_width) { /* exactly width characters, a prefix of a word */
         n = read_token(j->in, buf, s->width);
         if (n < 0)
             return STOP_EOF;
@@ -523,8 +542,8 @@ static int parse_width(scan_job *j, int *width)
 static int conversion(scan_job *j)
 {
     char buf[FIELD_MAX + 1];
-    spec s = { 0, 0, 0, 0 };
-    if (fmt_peek(j) == '%') {   /* a literal '%', no blanks skipped */
+    spec s = {0, 0, 0, 0};
+    if (fmt_peek(j) == '%') { /* a literal '%', no blanks skipped */
         j->fi++;
         int c = io_getc(j->in);
         return c == '%' ? GO : c == EOF ? STOP_EOF : STOP;
@@ -544,9 +563,16 @@ static int conversion(scan_job *j)
     case '\0':
         j->err = "premature termination of format string";
         return STOP;
-    case 'd': case 'u': case 'o': case 'q': case 'x': case 'i':
+    case 'd':
+    case 'u':
+    case 'o':
+    case 'q':
+    case 'x':
+    case 'i':
         return conv_integer(j, &s, buf);
-    case 'e': case 'f': case 'g':
+    case 'e':
+    case 'f':
+    case 'g':
         return conv_real(j, &s, buf);
     case 'b':
         return conv_bool(j, &s, buf);
@@ -573,7 +599,7 @@ static void do_scan(io_src *in, void *arg)
         char f = fmt_next(j);
         if (f == '%') {
             r = conversion(j);
-        } else if (io_getc(in) != (unsigned char)f) {   /* consumed even so */
+        } else if (io_getc(in) != (unsigned char)f) { /* consumed even so */
             r = STOP;
         }
     }
@@ -590,23 +616,23 @@ static int c_length(const char *p, int len)
     return z ? (int)(z - p) : len;
 }
 
-long long mpd_scanf(const char *file, int line, mpd_file f, const char *fmt, int fmtlen,
-                    int n, const mpd_dest *d)
+long long mpd_scanf(const char *file, int line, mpd_file f, const char *fmt, int fmtlen, int n,
+                    const mpd_dest *d)
 {
     if (!io_usable(file, line, f))
         return MPD_EOF;
-    scan_job j = { NULL, fmt, c_length(fmt, fmtlen), 0, d, n, 0, 0, NULL };
+    scan_job j = {NULL, fmt, c_length(fmt, fmtlen), 0, d, n, 0, 0, NULL};
     io_input(f, do_scan, &j);
     if (j.err)
         mpd_rts_abort(file, line, "%s", j.err);
     return j.nread;
 }
 
-long long mpd_sscanf(const char *file, int line, const char *buf, int buflen,
-                     const char *fmt, int fmtlen, int n, const mpd_dest *d)
+long long mpd_sscanf(const char *file, int line, const char *buf, int buflen, const char *fmt,
+                     int fmtlen, int n, const mpd_dest *d)
 {
-    io_src in = { NULL, NULL, 0, buf, c_length(buf, buflen), 0 };
-    scan_job j = { NULL, fmt, c_length(fmt, fmtlen), 0, d, n, 0, 0, NULL };
+    io_src in = {NULL, NULL, 0, buf, c_length(buf, buflen), 0};
+    scan_job j = {NULL, fmt, c_length(fmt, fmtlen), 0, d, n, 0, 0, NULL};
     do_scan(&in, &j);
     if (j.err)
         mpd_rts_abort(file, line, "%s", j.err);

@@ -11,19 +11,19 @@ static opcls *cls_of(mpd_res *self)
 {
     resrt *rt = res_rt(self);
     while (rt->parent)
-        rt = rt->parent;        /* local ops share their resource's class */
+        rt = rt->parent; /* local ops share their resource's class */
     return &rt->cls;
 }
 
 static void check_range(mpd_res *self, uint32_t i, uint32_t n)
 {
     if ((uint64_t)i + n > self->nops)
-        mpd_rts_fatal("op index %u..%u outside the op table of %s (compiler error)",
-                      i, i + n, self->pat->name);
+        mpd_rts_fatal("op index %u..%u outside the op table of %s (compiler error)", i, i + n,
+                      self->pat->name);
 }
 
-void mpd_op_proc(mpd_res *self, uint32_t i, uint32_t n, mpd_procfn fn,
-                 const char *name, unsigned flags)
+void mpd_op_proc(mpd_res *self, uint32_t i, uint32_t n, mpd_procfn fn, const char *name,
+                 unsigned flags)
 {
     check_range(self, i, n);
     for (uint32_t j = i; j < i + n; j++) {
@@ -38,7 +38,7 @@ void mpd_op_proc(mpd_res *self, uint32_t i, uint32_t n, mpd_procfn fn,
         if (direct)
             direct = flags & MPD_OP_LEAF ? 1 : 2;
         __atomic_store_n(&op->direct, atomic_load(&op_vms_many) ? 0 : direct, __ATOMIC_SEQ_CST);
-        if (direct && atomic_load(&op_vms_many))  /* a vm was created meanwhile */
+        if (direct && atomic_load(&op_vms_many)) /* a vm was created meanwhile */
             __atomic_store_n(&op->direct, 0, __ATOMIC_SEQ_CST);
     }
 }
@@ -51,7 +51,7 @@ void mpd_op_input(mpd_res *self, uint32_t i, uint32_t n, unsigned flags)
     if (!ch)
         mpd_rts_fatal("out of memory");
     resrt *rt = res_rt(self);
-    ch->next = rt->qchunks;     /* ops are declared by the object's own process */
+    ch->next = rt->qchunks; /* ops are declared by the object's own process */
     rt->qchunks = ch;
     opq *qs = ch->q;
     for (uint32_t j = 0; j < n; j++) {
@@ -64,7 +64,7 @@ void mpd_op_input(mpd_res *self, uint32_t i, uint32_t n, unsigned flags)
     }
 }
 
-const struct mpd__opq_hot mpd__opq_none;   /* mpd/abi/ops.h: mpd__op_hotq */
+const struct mpd__opq_hot mpd__opq_none; /* mpd/abi/ops.h: mpd__op_hotq */
 
 /* A semaphore is an input op whose queue holds no blocks, only a count of
  * pending parameterless invocations: V and P touch one counter (under the
@@ -94,7 +94,7 @@ void mpd_op_sem(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, lon
 mpd_res *mpd_ops_local(mpd_res *self, uint32_t nops)
 {
     mpd_res *blk = obj_new(sizeof(mpd_res), nops, &obj_localpat, self ? res_rt(self) : NULL);
-    res_child_link(blk);        /* dies with its resource (reclaim.c) */
+    res_child_link(blk); /* dies with its resource (reclaim.c) */
     return blk;
 }
 
@@ -120,7 +120,7 @@ static void block_retire(mpd_res *local)
 void mpd_ops_local_end(mpd_res *local)
 {
     if (!obj_kill(local))
-        return;                 /* ended already */
+        return; /* ended already */
     for (uint32_t i = 0; i < local->nops; i++)
         op_kill(&local->ops[i]);
     block_retire(local);
@@ -178,7 +178,7 @@ mpd_cap mpd_op_new(const char *F, int L, mpd_res *self, uint32_t n, unsigned fla
         self = opk_cur_res();
     mpd_res *blk = obj_new(sizeof(mpd_res), n, &obj_localpat, self ? res_rt(self) : NULL);
     res_rt(blk)->state = RES_ALIVE;
-    res_child_link(blk);        /* dies with its resource (reclaim.c) */
+    res_child_link(blk); /* dies with its resource (reclaim.c) */
     if (flags & MPD_OP_SEMAPHORE)
         mpd_op_sem(F, L, blk, 0, n, 0);
     else
@@ -204,7 +204,7 @@ void mpd_op_destroy(const char *F, int L, mpd_cap c)
     for (uint32_t i = 0; i < r->nops; i++)
         if (r->ops[i].kind != MPD_OPK_DEAD)
             return;
-    if (obj_kill(r))            /* its last op is gone (once: two destroys may race) */
+    if (obj_kill(r)) /* its last op is gone (once: two destroys may race) */
         block_retire(r);
 }
 
@@ -222,9 +222,16 @@ static void cap_arr_walk(char *a, int ndims, void (*fn)(mpd_cap *, void *), void
     }
 }
 
-static void cap_count(mpd_cap *c, void *env) { (void)c; ++*(uint32_t *)env; }
+static void cap_count(mpd_cap *c, void *env)
+{
+    (void)c;
+    ++*(uint32_t *)env;
+}
 
-struct cap_fill { mpd_cap first; uint32_t next; };
+struct cap_fill {
+    mpd_cap first;
+    uint32_t next;
+};
 static void cap_fill(mpd_cap *c, void *env)
 {
     struct cap_fill *f = env;
@@ -237,11 +244,14 @@ void mpd_op_new_arr(const char *F, int L, mpd_res *self, void *arr, int ndims, u
     cap_arr_walk(arr, ndims, cap_count, &n);
     if (n == 0)
         return;
-    struct cap_fill f = { mpd_op_new(F, L, self, n, flags), 0 };
+    struct cap_fill f = {mpd_op_new(F, L, self, n, flags), 0};
     cap_arr_walk(arr, ndims, cap_fill, &f);
 }
 
-struct cap_where { const char *F; int L; };
+struct cap_where {
+    const char *F;
+    int L;
+};
 static void cap_destroy(mpd_cap *c, void *env)
 {
     struct cap_where *w = env;
@@ -250,20 +260,24 @@ static void cap_destroy(mpd_cap *c, void *env)
 
 void mpd_op_destroy_arr(const char *F, int L, void *arr, int ndims)
 {
-    struct cap_where w = { F, L };
+    struct cap_where w = {F, L};
     cap_arr_walk(arr, ndims, cap_destroy, &w);
 }
 
 _Noreturn void mpd_op_index_error(const char *F, int L, long i, long lo, long n)
 {
-    mpd_rts_abort(F, L, "illegal subscript [%ld] of array with bounds [%ld:%ld]", i, lo, lo + n - 1);
+    mpd_rts_abort(F, L, "illegal subscript [%ld] of array with bounds [%ld:%ld]", i, lo,
+                  lo + n - 1);
 }
 
 /* ---- rc.f = c: resource capabilities with ops of their own ---------------- */
 
-typedef struct aliasobj { mpd_res h; mpd_cap base; } aliasobj;
-const mpd_respat obj_aliaspat = { "resource capability", sizeof(aliasobj), 0, 0, 0, 0, 0 };
-static resrt alias_owner;       /* not a resource: not counted, never destroyed */
+typedef struct aliasobj {
+    mpd_res h;
+    mpd_cap base;
+} aliasobj;
+const mpd_respat obj_aliaspat = {"resource capability", sizeof(aliasobj), 0, 0, 0, 0, 0};
+static resrt alias_owner; /* not a resource: not counted, never destroyed */
 
 /* What op capability c stands for: an alias op's target, else c itself. */
 static mpd_cap unalias(mpd_cap c)
@@ -278,7 +292,8 @@ static mpd_cap unalias(mpd_cap c)
 
 mpd_cap mpd_rescap_with_op(const char *F, int L, mpd_cap rc, uint32_t i, mpd_cap c)
 {
-    (void)F; (void)L;
+    (void)F;
+    (void)L;
     mpd_res *b = rc.vm == mpd__cap_vm ? obj_lookup(rc.obj) : NULL;
     uint32_t n = b && b->nops > i ? b->nops : i + 1;
     mpd_res *a = obj_new(sizeof(aliasobj), n, &obj_aliaspat, &alias_owner);

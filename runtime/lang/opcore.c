@@ -17,7 +17,7 @@
  * (reclaim.c). */
 typedef opk_proc oproc;
 
-int opk__any_killed;      /* set once a resource was destroyed: until then nobody checks */
+int opk__any_killed; /* set once a resource was destroyed: until then nobody checks */
 
 static oproc *me(void)
 {
@@ -35,7 +35,7 @@ mpd_res *opk_swap_res(mpd_res *r)
 {
     mpd_proc *p = mpd_self();
     oproc *o = p ? (oproc *)mpd_proc_udata(p) : NULL;
-    if (!o) {                   /* a process this layer did not start (the
+    if (!o) { /* a process this layer did not start (the
                                    runtime's final process): its record
                                    stays for the rest of the program */
         if (!r)
@@ -46,7 +46,7 @@ mpd_res *opk_swap_res(mpd_res *r)
         mpd_proc_set_udata(p, o);
     }
     mpd_res *old = o->res;
-    o->res = r;                 /* for myresource(); r's destroy does not
+    o->res = r; /* for myresource(); r's destroy does not
                                    retire it: its home stays */
     return old;
 }
@@ -56,12 +56,12 @@ mpd_res *opk_swap_res(mpd_res *r)
 static void leaving(oproc *o)
 {
     if (o->is_body) {
-        res_body_done(res_rt(o->home));     /* retired midway: its block */
+        res_body_done(res_rt(o->home)); /* retired midway: its block */
         __atomic_store_n(&res_rt(o->home)->body_live, 0, __ATOMIC_RELAXED);
     }
     mpd_proc_set_udata(mpd_self(), NULL);
     for (opk_held *h = o->held; h; h = h->prev)
-        res_hold(h->r, -1);             /* ended inside direct calls */
+        res_hold(h->r, -1); /* ended inside direct calls */
     o->held = NULL;
     if (o->home)
         opk__home_drop(o->home);
@@ -75,13 +75,14 @@ opk_proc *opk_self_proc(void)
 void opk__spawn_entry(void *arg)
 {
     oproc *o = arg;
-    if (__builtin_expect(!__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 1) || !opk__retired(o))
+    if (__builtin_expect(!__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 1) ||
+        !opk__retired(o))
         o->fn(o->arg);
     leaving(o);
 }
 
-void *opk_spawn_prep(void (*fn)(void *), void *arg, const char *name, int name_static,
-                     mpd_res *res, int is_body, size_t extra, mpd_proc **pp)
+void *opk_spawn_prep(void (*fn)(void *), void *arg, const char *name, int name_static, mpd_res *res,
+                     int is_body, size_t extra, mpd_proc **pp)
 {
     mpd_proc *self = mpd_self();
     int prio = self ? mpd_proc_priority(self) : 0;
@@ -129,7 +130,7 @@ int opk_kill_procs(mpd_res *r)
 {
     resrt *rt = res_rt(r);
     __atomic_store_n(&opk__any_killed, 1, __ATOMIC_RELAXED);
-    res_killed(r);              /* retires them (MPD__RES_KILLED) */
+    res_killed(r); /* retires them (MPD__RES_KILLED) */
     return __atomic_load_n(&rt->body_live, __ATOMIC_RELAXED);
 }
 
@@ -151,7 +152,7 @@ _Noreturn void opk_dead_op(const char *F, int L, const mpd_op *op)
 {
     die_if_killed();
     if (op && op->owner && op->owner == opk_cur_res())
-        opk_exit();         /* its own resource's op: that resource is gone */
+        opk_exit(); /* its own resource's op: that resource is gone */
     mpd_rts_abort(F, L, "attempting to invoke operation that no longer exists");
 }
 
@@ -208,9 +209,9 @@ static void report_one(mpd_proc *p, void *arg)
     (void)arg;
     oproc *o = mpd_proc_udata(p);
     if (o && opk__retired(o))
-        return;             /* its resource is gone: it is not "blocked" */
+        return; /* its resource is gone: it is not "blocked" */
     if (o && o->res && res_rt(o->res)->is_global)
-        return;             /* as in MPD: servers in globals wait forever */
+        return; /* as in MPD: servers in globals wait forever */
     const char *f = mpd_proc_file(p);
     /* blocked in a proc it called directly: named after that proc */
     const char *in_proc = mpd_procspan_name(f, mpd_proc_line(p));
@@ -230,7 +231,8 @@ static void report_blocked(void)
 
 static void quiesce(int all_done, void *arg)
 {
-    (void)all_done; (void)arg;
+    (void)all_done;
+    (void)arg;
     res_program_end();
 }
 
@@ -251,7 +253,10 @@ void opk_install_end(void)
 
 struct opk_grace {
     int n;
-    struct { unsigned long count; int idle; } vp[];
+    struct {
+        unsigned long count;
+        int idle;
+    } vp[];
 };
 
 opk_grace *opk_grace_begin(void)
@@ -274,13 +279,13 @@ int opk_grace_passed(opk_grace *g)
     int self = mpd_vp_index(), ok = 1;
     for (int i = 0; i < g->n; i++) {
         if (i == self)
-            continue;           /* whatever ran here before us has switched */
+            continue; /* whatever ran here before us has switched */
         int idle;
         unsigned long c = mpd_vp_quiescent(i, &idle);
         if (c - g->vp[i].count >= 2 || (idle && g->vp[i].idle && c == g->vp[i].count))
             continue;
         ok = 0;
-        if (idle) {             /* idle now: passed if it still is next time */
+        if (idle) { /* idle now: passed if it still is next time */
             g->vp[i].count = c;
             g->vp[i].idle = 1;
         }

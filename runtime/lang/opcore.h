@@ -21,21 +21,38 @@
 
 typedef mpd_spinlock opk_lock;
 #define OPK_LOCK_INIT MPD_SPINLOCK_INIT
-static inline void opk_lock_init(opk_lock *l) { mpd_spin_init(l); }
+static inline void opk_lock_init(opk_lock *l)
+{
+    mpd_spin_init(l);
+}
 /* With one VP, processes switch only when they block or yield, and this
  * layer never blocks inside a critical section: no lock is needed (and an
  * atomic exchange costs more than the rest of a send). */
-static inline void opk_acquire(opk_lock *l) { if (!mpd_rt_single()) mpd_spin_lock(l); }
-static inline void opk_release(opk_lock *l) { if (!mpd_rt_single()) mpd_spin_unlock(l); }
+static inline void opk_acquire(opk_lock *l)
+{
+    if (!mpd_rt_single())
+        mpd_spin_lock(l);
+}
+static inline void opk_release(opk_lock *l)
+{
+    if (!mpd_rt_single())
+        mpd_spin_unlock(l);
+}
 
 typedef mpd_sem opk_event;
-static inline void opk_event_init(opk_event *e) { mpd_sem_init(e, 0); }
+static inline void opk_event_init(opk_event *e)
+{
+    mpd_sem_init(e, 0);
+}
 /* Block until posted.  F/L: where the MPD program is blocked. */
 void opk_event_wait(opk_event *e, const char *F, int L);
 /* The same, returning even when the caller was retired meanwhile (it then
  * ends with opk_check_killed, after its own cleanup). */
 void opk_event_wait_nokill(opk_event *e, const char *F, int L);
-static inline void opk_event_post(opk_event *e) { mpd_sem_V(e); }
+static inline void opk_event_post(opk_event *e)
+{
+    mpd_sem_V(e);
+}
 
 /* Start a process running fn(arg).  name: "res.proc" (copied); res: the
  * instance it belongs to (its processes die with it), or NULL; is_body: it
@@ -46,21 +63,21 @@ void opk_spawn(void (*fn)(void *), void *arg, const char *name, mpd_res *res, in
  * until the process ends); fn then gets that memory instead of arg when
  * extra > 0.  name_static: name is a literal, kept by reference.  Start it
  * with mpd_proc_launch(*pp). */
-void *opk_spawn_prep(void (*fn)(void *), void *arg, const char *name, int name_static,
-                     mpd_res *res, int is_body, size_t extra, mpd_proc **pp);
+void *opk_spawn_prep(void (*fn)(void *), void *arg, const char *name, int name_static, mpd_res *res,
+                     int is_body, size_t extra, mpd_proc **pp);
 
 /* The layer's record of a process (opcore.c; here for the inline spawn
  * below).  It sits in the process's own memory (mpd_proc_spawn's extra
  * bytes), followed by the spawner's own bytes. */
 typedef struct opk_proc {
-    mpd_res *res;               /* the instance it belongs to */
-    mpd_res *home;              /* the instance whose destroy retires it
+    mpd_res *res;  /* the instance it belongs to */
+    mpd_res *home; /* the instance whose destroy retires it
                                    (res, unless opk_swap_res moved res) */
-    int is_body;                /* runs res's initial code */
-    int own_mem;                /* calloc'd by opk_swap_res, not in a region */
+    int is_body;   /* runs res's initial code */
+    int own_mem;   /* calloc'd by opk_swap_res, not in a region */
     void (*fn)(void *);
     void *arg;
-    struct opk_held *held;      /* the direct calls it is in that hold their
+    struct opk_held *held; /* the direct calls it is in that hold their
                                    instance (reclaim.c), innermost first */
 } __attribute__((aligned(16))) opk_proc;
 /* A direct call holding its instance, on the caller's stack: a process
@@ -110,7 +127,7 @@ static inline void opk__proc_init(mpd_proc *p, opk_proc *o, void (*fn)(void *), 
     o->fn = fn;
     o->arg = arg;
     o->res = res;
-    __atomic_store_n(&o->home, res, __ATOMIC_RELAXED);     /* read by retire_one */
+    __atomic_store_n(&o->home, res, __ATOMIC_RELAXED); /* read by retire_one */
     o->is_body = 0;
     o->own_mem = 0;
     o->held = NULL;
@@ -130,13 +147,14 @@ static inline void opk_proc_end(opk_proc *o)
  * caller filling the memory before it blocks; else the caller starts it
  * with mpd_proc_launch(*pp).  It runs run(o) (o + 1 is that memory), which
  * must begin with opk_proc_alive(o) (and do nothing if it is 0). */
-__attribute__((always_inline))
-static inline void *opk_spawn_proc(void (*run)(void *), const char *name, mpd_res *res,
-                                   size_t extra, mpd_proc **pp, int ready)
+__attribute__((always_inline)) static inline void *opk_spawn_proc(void (*run)(void *),
+                                                                  const char *name, mpd_res *res,
+                                                                  size_t extra, mpd_proc **pp,
+                                                                  int ready)
 {
     opk_proc *o = mpd_proc_spawn_here(run, name, sizeof(opk_proc) + extra, pp, ready);
-    o->res = res;               /* fn and arg: unused (run is not opk__spawn_entry) */
-    __atomic_store_n(&o->home, res, __ATOMIC_RELAXED);     /* read by retire_one */
+    o->res = res; /* fn and arg: unused (run is not opk__spawn_entry) */
+    __atomic_store_n(&o->home, res, __ATOMIC_RELAXED); /* read by retire_one */
     o->is_body = 0;
     o->own_mem = 0;
     o->held = NULL;
@@ -166,7 +184,10 @@ mpd_res *opk_swap_res(mpd_res *r);
 _Noreturn void opk_exit(void);
 /* End the calling process (one of opk_spawn_proc's: nothing to clean up)
  * and make p, parked, ready: p runs next when nothing else is ready. */
-static inline _Noreturn void opk_exit_to(mpd_proc *p) { mpd_proc_exit_to(p); }
+static inline _Noreturn void opk_exit_to(mpd_proc *p)
+{
+    mpd_proc_exit_to(p);
+}
 
 /* Retire the processes of destroyed instance r, those spawned later by its
  * still-running ones included: they end the next time they would block or
@@ -198,6 +219,6 @@ _Noreturn void opk_dead_op(const char *F, int L, const mpd_op *op);
  * visible.  Several VPs only. */
 typedef struct opk_grace opk_grace;
 opk_grace *opk_grace_begin(void);
-int        opk_grace_passed(opk_grace *g);     /* frees nothing */
+int opk_grace_passed(opk_grace *g); /* frees nothing */
 
 #endif

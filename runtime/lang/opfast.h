@@ -10,8 +10,7 @@
 #include "opcore.h"
 
 /* The running process and its VP. */
-__attribute__((always_inline))
-static inline mpd_proc *opk_self_on(mpd_vp **vp)
+__attribute__((always_inline)) static inline mpd_proc *opk_self_on(mpd_vp **vp)
 {
     *vp = vp_self();
     return (mpd_proc *)(void *)(*vp)->hot.cur;
@@ -23,8 +22,8 @@ static inline mpd_proc *opk_self_on(mpd_vp **vp)
  * own return may follow another process's calls: see OPK_SWITCH_RETURN).
  * A retired process does not come back from it (the _nokill variant leaves
  * that to the caller: in_killed_check). */
-__attribute__((always_inline))
-static inline int opk_park_self_nokill(mpd_vp *vp, mpd_proc *self, const char *F, int L)
+__attribute__((always_inline)) static inline int opk_park_self_nokill(mpd_vp *vp, mpd_proc *self,
+                                                                      const char *F, int L)
 {
     if (F) {
         self->hot.file = F;
@@ -36,16 +35,15 @@ static inline int opk_park_self_nokill(mpd_vp *vp, mpd_proc *self, const char *F
         mpd_park(NULL);
     return fast;
 }
-__attribute__((always_inline))
-static inline int opk_park_self(mpd_vp *vp, mpd_proc *self, const char *F, int L)
+__attribute__((always_inline)) static inline int opk_park_self(mpd_vp *vp, mpd_proc *self,
+                                                               const char *F, int L)
 {
     int fast = opk_park_self_nokill(vp, self, F, L);
     opk_check_killed_fast();
     return fast;
 }
 
-__attribute__((always_inline))
-static inline int opk_park_inline(const char *F, int L)
+__attribute__((always_inline)) static inline int opk_park_inline(const char *F, int L)
 {
     mpd_vp *vp;
     mpd_proc *self = opk_self_on(&vp);
@@ -53,8 +51,7 @@ static inline int opk_park_inline(const char *F, int L)
 }
 
 /* Make a parked process ready (mpd_unpark), inline with one VP. */
-__attribute__((always_inline))
-static inline void opk_wake(mpd_proc *p)
+__attribute__((always_inline)) static inline void opk_wake(mpd_proc *p)
 {
     if (__builtin_expect(mpd__mode_fast(), 1)) {
         PSTATE_SET(p, P_READY);

@@ -28,19 +28,19 @@
 
 /* invb flags */
 enum {
-    MPD_INVF_HEAP    = 1,   /* runtime-allocated: free on completion      */
-    MPD_INVF_SKIPPED = 2,   /* someone wanted it while it was pinned       */
-    MPD_INVF_ANSWERED= 4,   /* replied/forwarded: completion tells nobody  */
-    MPD_INVF_PARKED  = 8,   /* `done` is the invoker's process, parked with
+    MPD_INVF_HEAP = 1,     /* runtime-allocated: free on completion      */
+    MPD_INVF_SKIPPED = 2,  /* someone wanted it while it was pinned       */
+    MPD_INVF_ANSWERED = 4, /* replied/forwarded: completion tells nobody  */
+    MPD_INVF_PARKED = 8,   /* `done` is the invoker's process, parked with
                                the class lock of the invoked op (orig->op
                                when forwarded): unpark it after that lock */
-    MPD_INVF_PARKER  = 16,  /* `done` is an opk_parker: unpark its process
+    MPD_INVF_PARKER = 16,  /* `done` is an opk_parker: unpark its process
                                after taking its lock */
-    MPD_INVF_INPROC  = 32,  /* with HEAP: lives in its servicing process's
+    MPD_INVF_INPROC = 32,  /* with HEAP: lives in its servicing process's
                                own memory, which goes with the process */
-    MPD_INVF_CREATE  = 64,  /* a create block: `done` is the instance's
+    MPD_INVF_CREATE = 64,  /* a create block: `done` is the instance's
                                resrt, answered by res_answer_creator */
-    MPD_INVF_REMOTE  = 128, /* a call from another vm: `done` is the
+    MPD_INVF_REMOTE = 128, /* a call from another vm: `done` is the
                                distributed layer's (disthook.h) */
 };
 /* A process waiting for one answer: it parks holding `lk` (released by the
@@ -48,14 +48,14 @@ enum {
  * unparks a process that is not parked yet. */
 typedef struct opk_parker {
     mpd_proc *p;
-    opk_lock  lk;
+    opk_lock lk;
 } opk_parker;
 
 /* internal op flag */
 enum {
-    MPD_OPF_DYNAMIC = 0x80,     /* new(op): may be destroyed              */
+    MPD_OPF_DYNAMIC = 0x80,             /* new(op): may be destroyed              */
     MPD_OPF_COUNTED = MPD__OPF_COUNTED, /* semaphore: the queue is just a count */
-    MPD_OPF_SEM1    = MPD__OPF_SEM1,    /* ... and one VP: the inline P/V of
+    MPD_OPF_SEM1 = MPD__OPF_SEM1,       /* ... and one VP: the inline P/V of
                                            mpd/abi/ops.h may use the count */
 };
 /* An op's kind and flags change while other VPs may be using it (op_kill
@@ -77,7 +77,7 @@ static inline int op_counted(const mpd_op *op)
 /* invb state */
 enum { INV_NEW = 0, INV_QUEUED, INV_TAKEN, INV_DONE };
 
-typedef struct opcls  opcls;
+typedef struct opcls opcls;
 typedef struct inwait inwait;
 
 /* The queue of an input op. */
@@ -85,19 +85,19 @@ typedef struct opq {
     union {
         struct {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-            uint32_t  fast, count;
+            uint32_t fast, count;
 #else
-            uint32_t  count;    /* ?op (a semaphore's value)           */
-            uint32_t  fast;     /* 1 while the op is MPD_OPF_SEM1 (set and
+            uint32_t count; /* ?op (a semaphore's value)           */
+            uint32_t fast;  /* 1 while the op is MPD_OPF_SEM1 (set and
                                    cleared with the flag: op_set_sem1),
                                    0 at the marker OPQ_WAITING */
 #endif
         };
-        uint64_t  word;         /* (fast << 32) | count: mpd/abi/ops.h */
+        uint64_t word; /* (fast << 32) | count: mpd/abi/ops.h */
     };
-    inwait   *wfirst, *wlast;   /* receivers waiting on this op alone */
+    inwait *wfirst, *wlast; /* receivers waiting on this op alone */
     mpd_invb *head, *tail;
-    opcls    *cls;
+    opcls *cls;
 } opq;
 /* count, fast, word and wfirst are read by the inline P/V of mpd/abi/ops.h */
 _Static_assert(offsetof(opq, count) == offsetof(struct mpd__opq_hot, count), "opq layout");
@@ -123,7 +123,7 @@ static inline uint64_t opq_word(const opq *q)
 /* A waiter was just added to q's own list (the count is 0). */
 static inline void opq_mark_waiting(opq *q)
 {
-    if (opq_word(q) >= MPD__OPQ_FAST1)      /* SEM1 (else: no fast path) */
+    if (opq_word(q) >= MPD__OPQ_FAST1) /* SEM1 (else: no fast path) */
         __atomic_store_n(&q->word, OPQ_WAITING, __ATOMIC_RELAXED);
 }
 /* A waiter left q's own list. */
@@ -151,15 +151,15 @@ static inline void opq_sem_add1(opq *q)
 }
 
 struct opcls {
-    opk_lock  lk;
+    opk_lock lk;
     _Atomic(opcls *) fwd;   /* merged into another class (inselect.c) */
-    uint64_t  seq;          /* arrival counter */
-    uint64_t  gen;          /* availability changes (see top) */
-    inwait   *wfirst, *wlast;   /* blocked statements with several ops or
+    uint64_t seq;           /* arrival counter */
+    uint64_t gen;           /* availability changes (see top) */
+    inwait *wfirst, *wlast; /* blocked statements with several ops or
                                    st/by, FIFO (one-op plain ones wait in
                                    their op's own list) */
-    uint64_t  ticket;       /* registration order of waiters */
-    int       absorbed;     /* another class was merged into this one (its
+    uint64_t ticket;        /* registration order of waiters */
+    int absorbed;           /* another class was merged into this one (its
                                fwd points here): the object holding it is
                                never freed (reclaim.c) */
 };
@@ -186,71 +186,73 @@ static inline opcls *cls_lock(opcls *c)
 
 /* A process blocked in an input statement. */
 struct inwait {
-    inwait   *next, *prev;
-    mpd_in   *in;
-    mpd_proc *proc;         /* parked until handed an invocation or woken */
-    mpd_invb *got;          /* handed over directly by an arrival */
-    uint32_t  arm, k;
-    int       rescan;       /* woken to re-examine (st/by arms)   */
-    uint64_t  ticket;       /* FIFO among waiters of both kinds   */
-    opq      *own;          /* the op list it waits in, or NULL   */
+    inwait *next, *prev;
+    mpd_in *in;
+    mpd_proc *proc; /* parked until handed an invocation or woken */
+    mpd_invb *got;  /* handed over directly by an arrival */
+    uint32_t arm, k;
+    int rescan;      /* woken to re-examine (st/by arms)   */
+    uint64_t ticket; /* FIFO among waiters of both kinds   */
+    opq *own;        /* the op list it waits in, or NULL   */
 };
 
 #ifdef MPD__HANDOFF_INLINE
 /* mpd/abi/handoff.h mirrors these two for the inline semaphore handoff. */
 #define OPINT_SAME(a, f, b) (offsetof(a, f) == offsetof(b, f))
 _Static_assert(sizeof(inwait) == sizeof(struct mpd__inwait_h1) &&
-               OPINT_SAME(inwait, next, struct mpd__inwait_h1) &&
-               OPINT_SAME(inwait, prev, struct mpd__inwait_h1) &&
-               OPINT_SAME(inwait, proc, struct mpd__inwait_h1) &&
-               OPINT_SAME(inwait, got, struct mpd__inwait_h1) &&
-               OPINT_SAME(inwait, arm, struct mpd__inwait_h1) &&
-               OPINT_SAME(inwait, k, struct mpd__inwait_h1) &&
-               OPINT_SAME(inwait, ticket, struct mpd__inwait_h1) &&
-               OPINT_SAME(inwait, own, struct mpd__inwait_h1), "handoff.h: inwait");
+                   OPINT_SAME(inwait, next, struct mpd__inwait_h1) &&
+                   OPINT_SAME(inwait, prev, struct mpd__inwait_h1) &&
+                   OPINT_SAME(inwait, proc, struct mpd__inwait_h1) &&
+                   OPINT_SAME(inwait, got, struct mpd__inwait_h1) &&
+                   OPINT_SAME(inwait, arm, struct mpd__inwait_h1) &&
+                   OPINT_SAME(inwait, k, struct mpd__inwait_h1) &&
+                   OPINT_SAME(inwait, ticket, struct mpd__inwait_h1) &&
+                   OPINT_SAME(inwait, own, struct mpd__inwait_h1),
+               "handoff.h: inwait");
 _Static_assert(OPINT_SAME(opq, word, struct mpd__opq_h1) &&
-               OPINT_SAME(opq, wfirst, struct mpd__opq_h1) &&
-               OPINT_SAME(opq, wlast, struct mpd__opq_h1), "handoff.h: opq");
+                   OPINT_SAME(opq, wfirst, struct mpd__opq_h1) &&
+                   OPINT_SAME(opq, wlast, struct mpd__opq_h1),
+               "handoff.h: opq");
 #undef OPINT_SAME
 #endif
 
 /* Runtime state of an object (res->rt). */
 typedef struct resrt {
-    uint32_t  slot, gen;
-    int       state;        /* RES_* */
-    opcls     cls;
-    mpd_res  *res;
-    struct resrt *parent;   /* local/dynamic op blocks: their resource */
-    opk_event initdone;     /* creator waits here */
-    int       init_answered;    /* its creator was answered (res.c) */
-    int       no_creator;       /* the main resource: nobody to answer */
-    int       is_global;
-    int       is_local;
-    mpd_invb *createblk;    /* the body process's until it ends */
-    struct resrt *gnext;    /* globals, newest first */
-    uint32_t  vm;           /* virtual machine it lives on (1 = the first) */
-    struct resrt *anext, *aprev;   /* live resources, oldest first (res.c) */
-    int       body_live;    /* its initial-code process has not ended */
-    int       in_cond;      /* input statements with st/by in progress that
+    uint32_t slot, gen;
+    int state; /* RES_* */
+    opcls cls;
+    mpd_res *res;
+    struct resrt *parent; /* local/dynamic op blocks: their resource */
+    opk_event initdone;   /* creator waits here */
+    int init_answered;    /* its creator was answered (res.c) */
+    int no_creator;       /* the main resource: nobody to answer */
+    int is_global;
+    int is_local;
+    mpd_invb *createblk;         /* the body process's until it ends */
+    struct resrt *gnext;         /* globals, newest first */
+    uint32_t vm;                 /* virtual machine it lives on (1 = the first) */
+    struct resrt *anext, *aprev; /* live resources, oldest first (res.c) */
+    int body_live;               /* its initial-code process has not ended */
+    int in_cond;                 /* input statements with st/by in progress that
                                name one of its ops (inselect.c): they hold the op
                                across switches, rescanning when woken */
-    int       calls_parked; /* several VPs: callers parked on its ops not
+    int calls_parked;            /* several VPs: callers parked on its ops not
                                answered yet (the answer locks the op's class
                                through the op: in_answer_barrier) */
-    struct opq_chunk *qchunks;  /* its ops' queues (op.c), freed with it */
-    struct resrt *lnext;    /* killed objects waiting to be freed (reclaim.c) */
+    struct opq_chunk *qchunks;   /* its ops' queues (op.c), freed with it */
+    struct resrt *lnext;         /* killed objects waiting to be freed (reclaim.c) */
     opk_grace *grace;
     /* Reclamation (reclaim.c).  A destroyed instance is freed once its
      * processes (res->nproc) and its holds are gone: */
-    int       holds;        /* the instance alive (1 until the destroy ends),
+    int holds;            /* the instance alive (1 until the destroy ends),
                                a creator waiting for it, direct calls of its
                                procs that may switch (mpd__call_held), and
                                its op blocks killed but not freed yet */
-    int       reclaiming;   /* queued for freeing (once) */
-    int       revived;      /* a hold or process came after it was queued */
-    int       kept;         /* something still points into it: never freed */
-    opk_lock  klk;          /* kfirst and the children's knext/kprev */
-    struct resrt *kfirst;   /* its live op blocks (local ops, new(op)): they
+    int reclaiming;       /* queued for freeing (once) */
+    int revived;          /* a hold or process came after it was queued */
+    int kept;             /* something still points into it: never freed */
+    opk_lock klk;         /* kfirst and the children's knext/kprev */
+    struct resrt *kfirst; /* its live op blocks (local ops, new(op)): they
                                die with it (MPD kills all of a resource's
                                ops) and are freed with it */
     struct resrt *knext, *kprev;
@@ -265,8 +267,14 @@ struct opq_chunk {
 
 enum { RES_INIT = 1, RES_ALIVE, RES_FINAL, RES_DEAD };
 
-static inline resrt *res_rt(mpd_res *r) { return (resrt *)r->rt; }
-static inline opq *op_queue(mpd_op *op) { return (opq *)op->q; }
+static inline resrt *res_rt(mpd_res *r)
+{
+    return (resrt *)r->rt;
+}
+static inline opq *op_queue(mpd_op *op)
+{
+    return (opq *)op->q;
+}
 /* The inline P/V of mpd/abi/ops.h read an input op's SEM1 state from its
  * queue: every change of the flag goes through these two (and `fast` only
  * changes otherwise with the marker: opq_mark_waiting above). */
@@ -281,7 +289,7 @@ static inline void op_clear_flags(mpd_op *op, uint8_t flags)
     if ((flags & MPD_OPF_SEM1) && op_kind(op) == MPD_OPK_INPUT) {
         opq *q = op_queue(op);
         if ((old & MPD_OPF_SEM1) && opq_word(q) == OPQ_WAITING)
-            __atomic_store_n(&q->word, 0, __ATOMIC_RELAXED);   /* count 0 */
+            __atomic_store_n(&q->word, 0, __ATOMIC_RELAXED); /* count 0 */
         else
             __atomic_store_n(&q->fast, 0, __ATOMIC_RELAXED);
     }
@@ -292,13 +300,16 @@ static inline void op_clear_flags(mpd_op *op, uint8_t flags)
 typedef mpd__slotent slotent;
 
 /* The live object with this id, or NULL. */
-static inline mpd_res *obj_lookup(uint64_t id) { return mpd__obj_lookup(id); }
+static inline mpd_res *obj_lookup(uint64_t id)
+{
+    return mpd__obj_lookup(id);
+}
 
-mpd_res  *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *parent);
+mpd_res *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *parent);
 
-int       obj_kill(mpd_res *r);             /* invalidate its id; 0: already */
-void      obj_free(mpd_res *r);             /* killed, unreachable: free it */
-const char *obj_lastname(uint64_t id);     /* pattern name of a slot */
+int obj_kill(mpd_res *r);              /* invalidate its id; 0: already */
+void obj_free(mpd_res *r);             /* killed, unreachable: free it */
+const char *obj_lastname(uint64_t id); /* pattern name of a slot */
 /* More than one virtual machine exists (set once, by the first create vm()).
  * A call to a proc on another vm is a remote call in MPD 1.0.1: the caller
  * waits while the proc runs in a process of its own, and other processes
@@ -307,46 +318,46 @@ const char *obj_lastname(uint64_t id);     /* pattern name of a slot */
  * runs a direct proc on the caller's stack only when both are on one vm.
  * A program with one vm keeps the inline fast path untouched. */
 extern _Atomic int op_vms_many;
-void      obj_undirect_all(void);
-uint32_t  res_vm_of(mpd_res *r);            /* res.c: r's vm (NULL: 1) */
+void obj_undirect_all(void);
+uint32_t res_vm_of(mpd_res *r); /* res.c: r's vm (NULL: 1) */
 extern const mpd_respat obj_localpat;
-mpd_cap   op_alias_base(mpd_cap rc);       /* op.c: see mpd_rescap_with_op */
+mpd_cap op_alias_base(mpd_cap rc); /* op.c: see mpd_rescap_with_op */
 
 /* inv.c */
 mpd_invb *inv_alloc(uint32_t size);
-void      inv_free(mpd_invb *ib);
+void inv_free(mpd_invb *ib);
 mpd_invb *inv_copy(const mpd_invb *ib);
-void      inv_complete(mpd_invb *ib);       /* answer the invoker, free */
-void      inv_answer(mpd_invb *ib);         /* answer the invoker only  */
-mpd_op   *inv_resolve(const char *F, int L, mpd_cap c, int for_input);
-void      inv_deliver(const char *F, int L, mpd_op *op, mpd_invb *ib);
-void      inv_send_none(const char *F, int L, mpd_op *op);   /* send op() */
+void inv_complete(mpd_invb *ib); /* answer the invoker, free */
+void inv_answer(mpd_invb *ib);   /* answer the invoker only  */
+mpd_op *inv_resolve(const char *F, int L, mpd_cap c, int for_input);
+void inv_deliver(const char *F, int L, mpd_op *op, mpd_invb *ib);
+void inv_send_none(const char *F, int L, mpd_op *op); /* send op() */
 
-void      res_kill_ops(mpd_res *r);
+void res_kill_ops(mpd_res *r);
 
 /* reclaim.c: freeing killed objects (docs/ops.md, "Resources and globals") */
 /* Processes of destroyed instances not ended yet (a woken one may still
  * give back what it got from any op: nothing is freed while there are). */
 extern long opk__retired_live;
-void      opk__retired_add(long d);
-void      obj_retire(mpd_res *o);           /* a killed local/dynamic block */
-int       obj_block_unreachable(mpd_res *o);
-void      res_hold(mpd_res *r, int d);      /* holds of instance r */
-void      res_killed(mpd_res *r);           /* destroy: procs retired, count them */
-void      res_procs_gone(mpd_res *r);       /* its last process ended */
-void      res_child_link(mpd_res *blk);     /* a new op block of a resource */
-int       res_child_unlink(mpd_res *blk);   /* the block's owner ends it */
-void      res_kill_children(mpd_res *r);    /* r destroyed: its blocks die */
-void      op_kill(mpd_op *op);              /* op.c */
+void opk__retired_add(long d);
+void obj_retire(mpd_res *o); /* a killed local/dynamic block */
+int obj_block_unreachable(mpd_res *o);
+void res_hold(mpd_res *r, int d);   /* holds of instance r */
+void res_killed(mpd_res *r);        /* destroy: procs retired, count them */
+void res_procs_gone(mpd_res *r);    /* its last process ended */
+void res_child_link(mpd_res *blk);  /* a new op block of a resource */
+int res_child_unlink(mpd_res *blk); /* the block's owner ends it */
+void res_kill_children(mpd_res *r); /* r destroyed: its blocks die */
+void op_kill(mpd_op *op);           /* op.c */
 
 /* inqueue.c */
-void      in_arrive(mpd_op *op, mpd_invb *ib);  /* ib: stable memory */
-opcls    *in_arrive_call(mpd_op *op, mpd_invb *ib);  /* a call: the invoker parks next */
-void      in_token(mpd_op *op);                 /* V on a counted op */
-void      in_uncount_op(mpd_op *op);            /* make it a real queue */
-void      in_answer_barrier(mpd_op *op);        /* see MPD_INVF_PARKED */
-extern mpd_invb mpd__semblk;                    /* what P/receive of a token gives */
-void      mpd__in_killed(mpd_op *op, mpd_invb *got);
+void in_arrive(mpd_op *op, mpd_invb *ib);        /* ib: stable memory */
+opcls *in_arrive_call(mpd_op *op, mpd_invb *ib); /* a call: the invoker parks next */
+void in_token(mpd_op *op);                       /* V on a counted op */
+void in_uncount_op(mpd_op *op);                  /* make it a real queue */
+void in_answer_barrier(mpd_op *op);              /* see MPD_INVF_PARKED */
+extern mpd_invb mpd__semblk;                     /* what P/receive of a token gives */
+void mpd__in_killed(mpd_op *op, mpd_invb *got);
 /* After a wait in an input statement or P on op: a process whose resource
  * was destroyed meanwhile ends here, and what it was handed (got: a unit
  * of op, an invocation, or NULL) goes back, as if it had never waited. */
@@ -355,29 +366,29 @@ static inline void in_killed_check(mpd_op *op, mpd_invb *got)
     if (__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0))
         mpd__in_killed(op, got);
 }
-void      in_purge(mpd_op *op);
-int       in_wake_retired(mpd_res *r);    /* r destroyed: end its waiters */
-void      in_retire_parked(mpd_res *r);   /* ... and those on others' ops */
+void in_purge(mpd_op *op);
+int in_wake_retired(mpd_res *r);   /* r destroyed: end its waiters */
+void in_retire_parked(mpd_res *r); /* ... and those on others' ops */
 extern mpd_invb opk__killed_blk;
 
 /* opcore.c: park the caller (registered as a waiter under c->lk, which is
  * held unless single) until unparked; records F/L. */
-void      opk_park_waiter(opk_lock *held, const char *F, int L);
+void opk_park_waiter(opk_lock *held, const char *F, int L);
 /* The same without ending a retired process: the caller does that with
  * in_killed_check, giving back what it was handed. */
-void      opk_park_waiter_nokill(opk_lock *held, const char *F, int L);
-int       opk_self_retired(void);     /* its resource was destroyed */
+void opk_park_waiter_nokill(opk_lock *held, const char *F, int L);
+int opk_self_retired(void); /* its resource was destroyed */
 /* The same, launching p (mpd_proc_spawn'd) first: it may run at once. */
-void      opk_launch_park_waiter(mpd_proc *p, opk_lock *held, const char *F, int L);
+void opk_launch_park_waiter(mpd_proc *p, opk_lock *held, const char *F, int L);
 
 /* res.c / opcore.c */
-void      res_program_end(void);
-void      res_answer_creator(void *rt);     /* MPD_INVF_CREATE blocks */
-void      res_body_done(resrt *rt);         /* the body process ends */
-void      opk_install_end(void);
-void      opk_install_report(void);
+void res_program_end(void);
+void res_answer_creator(void *rt); /* MPD_INVF_CREATE blocks */
+void res_body_done(resrt *rt);     /* the body process ends */
+void opk_install_end(void);
+void opk_install_report(void);
 
 /* co.c */
-void      co_completed(mpd_invb *ib);
+void co_completed(mpd_invb *ib);
 
 #endif

@@ -5,15 +5,15 @@
 #include "disthook.h"
 
 static opk_lock tablk = OPK_LOCK_INIT;
-static uint32_t nslots = 1;         /* slot 0 unused */
-static uint32_t freelist;           /* 0 = empty */
-static unsigned live_res;           /* live resource/global instances */
+static uint32_t nslots = 1; /* slot 0 unused */
+static uint32_t freelist;   /* 0 = empty */
+static unsigned live_res;   /* live resource/global instances */
 unsigned mpd_max_resources;
 
 const mpd_cap mpd_cap_null = MPD_CAP_NULL_INIT;
 const mpd_cap mpd_cap_noop = MPD_CAP_NOOP_INIT;
 
-const mpd_respat obj_localpat = { "local ops", sizeof(mpd_res), 0, 0, 0, 0, 0 };
+const mpd_respat obj_localpat = {"local ops", sizeof(mpd_res), 0, 0, 0, 0, 0};
 
 _Atomic(slotent *) mpd__obj_tab;
 
@@ -50,7 +50,7 @@ mpd_res *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *paren
         size = sizeof(mpd_res);
     mpd_res *r = calloc(1, size);
     resrt *rt = calloc(1, sizeof *rt);
-    mpd_op *ops = calloc(nops + 1, sizeof *ops);    /* + a NONE sentinel */
+    mpd_op *ops = calloc(nops + 1, sizeof *ops); /* + a NONE sentinel */
     if (!r || !rt || !ops)
         mpd_rts_fatal("out of memory");
     r->pat = pat;
@@ -123,8 +123,10 @@ void obj_undirect_all(void)
 const char *obj_lastname(uint64_t id)
 {
     uint32_t s = (uint32_t)id;
-    slotent *e = (s && s < MPD__OBJ_MAX && atomic_load_explicit(&mpd__obj_tab, memory_order_acquire))
-                 ? slot_ent(s) : NULL;
+    slotent *e =
+        (s && s < MPD__OBJ_MAX && atomic_load_explicit(&mpd__obj_tab, memory_order_acquire))
+            ? slot_ent(s)
+            : NULL;
     return e && e->lastpat ? e->lastpat->name : "?";
 }
 
@@ -141,7 +143,8 @@ int obj_kill(mpd_res *r)
     if (atomic_load_explicit(&e->id, memory_order_relaxed) == r->id) {
         killed = 1;
         /* the next generation: no capability of r matches any more */
-        atomic_store_explicit(&e->id, ((uint64_t)(rt->gen + 1) << 32) | rt->slot, memory_order_release);
+        atomic_store_explicit(&e->id, ((uint64_t)(rt->gen + 1) << 32) | rt->slot,
+                              memory_order_release);
         e->nextfree = freelist;
         freelist = rt->slot;
         if (!rt->is_local)
@@ -172,12 +175,12 @@ const mpd_dist_ops *mpd__dist;
 
 mpd_cap mpd_cap_of(mpd_res *self, uint32_t i)
 {
-    mpd_cap c = { mpd__cap_vm, i, self->id };
+    mpd_cap c = {mpd__cap_vm, i, self->id};
     return c;
 }
 
 mpd_cap mpd_rescap_of(mpd_res *self)
 {
-    mpd_cap c = { mpd__cap_vm, MPD_CAP_RES, self->id };
+    mpd_cap c = {mpd__cap_vm, MPD_CAP_RES, self->id};
     return c;
 }

@@ -26,7 +26,7 @@ static inline int sem1(mpd_op *op, opq **qp)
 }
 
 static void op_P_general(const char *F, int L, mpd_op *op);
-void mpd_trc_P(const char *F, int L, mpd_op *op);     /* trace.c */
+void mpd_trc_P(const char *F, int L, mpd_op *op); /* trace.c */
 void mpd_trc_V(const char *F, int L, mpd_op *op);
 
 /* P while MPD_TRACE or the timeline watches: the trace's events, or the
@@ -56,14 +56,14 @@ OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
     if (__builtin_expect(sem1(op, &q), 1) && !opq_sem_count(q)) {
         mpd_vp *vp;
         w_retired_exit(NULL);
-        inwait w;                   /* in, rescan: never read for own-list waiters */
+        inwait w; /* in, rescan: never read for own-list waiters */
         w.got = NULL;
         w.proc = opk_self_on(&vp);
         inq_w_link(q->cls, &w, q);
         int sw = opk_park_self_nokill(vp, w.proc, F, L);
         in_killed_check(op, w.got);
         if (__builtin_expect(w.got != NULL, 0) && w.got != &mpd__semblk)
-            mpd_in_done(w.got);     /* the op became a queue meanwhile */
+            mpd_in_done(w.got); /* the op became a queue meanwhile */
         return OPK_SRET(NULL, sw);
     }
     op_P_general(F, L, op);
@@ -74,7 +74,7 @@ OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
 static void op_P_general(const char *F, int L, mpd_op *op)
 {
     opq *q;
-    if (op_kind(op) == MPD_OPK_INPUT && op_counted(op)) {     /* a semaphore */
+    if (op_kind(op) == MPD_OPK_INPUT && op_counted(op)) { /* a semaphore */
         q = op_queue(op);
         opcls *c = cls_lock(q->cls);
         if (op_counted(op)) {
@@ -86,7 +86,7 @@ static void op_P_general(const char *F, int L, mpd_op *op)
             /* wait in the op's own list; a V hands over its token (in_token) */
             w_retired_exit(c);
             inwait w;
-            inwait_start(&w, NULL);  /* own-list waiters are never examined */
+            inwait_start(&w, NULL); /* own-list waiters are never examined */
             w_append_own(c, &w, q);
             opk_park_waiter_nokill(&c->lk, F, L);
             in_killed_check(op, w.got);
@@ -164,4 +164,3 @@ void mpd__op_V_untraced(const char *F, int L, mpd_op *op)
     }
     inv_send_none(F, L, op);
 }
-

@@ -8,7 +8,7 @@
 #include <string.h>
 #include "opint.h"
 
-static mpd_procspans *all;  /* written by constructors, before any process */
+static mpd_procspans *all; /* written by constructors, before any process */
 
 void mpd_register_procspans(mpd_procspans *s)
 {

@@ -16,20 +16,20 @@
 #include "mpd/rt.h"
 
 enum {
-    RAND_M = 1000000000,   /* modulus */
-    RAND_K = 55,           /* long lag */
-    RAND_L = 24,           /* short lag */
-    RAND_SPREAD = 21,      /* seeding stores at index 21*i mod 55 */
+    RAND_M = 1000000000, /* modulus */
+    RAND_K = 55,         /* long lag */
+    RAND_L = 24,         /* short lag */
+    RAND_SPREAD = 21,    /* seeding stores at index 21*i mod 55 */
     RAND_WARMUP = 5 * RAND_K,
 };
 
 static struct {
     mpd_spinlock lock;
     int32_t x[RAND_K];
-    int cur, lag;          /* lag == (cur - RAND_L) mod RAND_K */
+    int cur, lag; /* lag == (cur - RAND_L) mod RAND_K */
     int seeded;
-    int32_t seed_calls;    /* for seed(0): MPD mixes in how many seeds so far */
-    int32_t pid, t0;       /* and the pid and time of the first one */
+    int32_t seed_calls; /* for seed(0): MPD mixes in how many seeds so far */
+    int32_t pid, t0;    /* and the pid and time of the first one */
 } rng;
 
 /* double -> int as MPD's C did it on i386: a value out of int's range (or
@@ -61,14 +61,14 @@ static void seed_locked(double x)
         rng.pid = (int32_t)getpid();
         rng.t0 = (int32_t)time(NULL);
     }
-    if (x == 0)   /* irreproducible; wraps as MPD's 32-bit int did */
+    if (x == 0) /* irreproducible; wraps as MPD's 32-bit int did */
         s = (int32_t)(997u * (uint32_t)rng.pid + (uint32_t)rng.t0 +
                       23347u * (uint32_t)rng.seed_calls);
-    else if (x > -1 && x < 1)   /* i386 divided in extended precision: */
-        s = to_int32_i386((double)truncl(1.0L / x));   /* 1/0.001 -> 999 */
+    else if (x > -1 && x < 1)                        /* i386 divided in extended precision: */
+        s = to_int32_i386((double)truncl(1.0L / x)); /* 1/0.001 -> 999 */
     else
         s = to_int32_i386(x);
-    if (s < 0)    /* INT_MIN stays INT_MIN, and the remainder below negative */
+    if (s < 0) /* INT_MIN stays INT_MIN, and the remainder below negative */
         s = (int32_t)(0u - (uint32_t)s);
     s %= RAND_M;
 
@@ -84,7 +84,7 @@ static void seed_locked(double x)
     }
     rng.cur = 0;
     rng.lag = RAND_K - RAND_L;
-    for (int i = 0; i < RAND_WARMUP; i++)   /* early values are poor (Knuth) */
+    for (int i = 0; i < RAND_WARMUP; i++) /* early values are poor (Knuth) */
         (void)draw_locked();
     rng.seeded = 1;
 }
@@ -102,7 +102,7 @@ void mpd_seed(double x)
 static double draw(double lo, double hi)
 {
     mpd_spin_lock(&rng.lock);
-    if (!rng.seeded)   /* MPD seeds with seed(0) at startup */
+    if (!rng.seeded) /* MPD seeds with seed(0) at startup */
         seed_locked(0);
     int32_t r = draw_locked();
     mpd_spin_unlock(&rng.lock);
@@ -111,6 +111,15 @@ static double draw(double lo, double hi)
     return (double)(lo + v);
 }
 
-double mpd_random(void) { return draw(0, 1); }
-double mpd_random_ub(double ub) { return draw(0, ub); }
-double mpd_random_range(double lb, double ub) { return draw(lb, ub); }
+double mpd_random(void)
+{
+    return draw(0, 1);
+}
+double mpd_random_ub(double ub)
+{
+    return draw(0, ub);
+}
+double mpd_random_range(double lb, double ub)
+{
+    return draw(lb, ub);
+}

@@ -30,12 +30,15 @@
 long opk__retired_live;
 
 static opk_lock rl_lk = OPK_LOCK_INIT;
-static resrt *limbo_head, *limbo_tail;  /* waiting for a grace period */
-static resrt *deferred;                 /* waiting for opk__retired_live == 0 */
+static resrt *limbo_head, *limbo_tail; /* waiting for a grace period */
+static resrt *deferred;                /* waiting for opk__retired_live == 0 */
 
 static void reclaim_pass(void);
 
-static long rl_load(void) { return __atomic_load_n(&opk__retired_live, __ATOMIC_ACQUIRE); }
+static long rl_load(void)
+{
+    return __atomic_load_n(&opk__retired_live, __ATOMIC_ACQUIRE);
+}
 
 void opk__retired_add(long d)
 {
@@ -195,12 +198,12 @@ static void instance_finish(resrt *rt)
 
 static void finish(resrt *rt)
 {
-    if (rl_load() != 0) {           /* wait for the retired processes */
+    if (rl_load() != 0) { /* wait for the retired processes */
         opk_acquire(&rl_lk);
         rt->lnext = deferred;
         __atomic_store_n(&deferred, rt, __ATOMIC_RELEASE);
         opk_release(&rl_lk);
-        if (rl_load() == 0)         /* the last one ended meanwhile */
+        if (rl_load() == 0) /* the last one ended meanwhile */
             reclaim_pass();
         return;
     }
@@ -208,7 +211,7 @@ static void finish(resrt *rt)
         if (obj_block_unreachable(rt->res))
             block_free(rt->res);
         else
-            rt->kept = 1;           /* kept, and holds its resource */
+            rt->kept = 1; /* kept, and holds its resource */
     } else {
         instance_finish(rt);
     }
@@ -268,7 +271,7 @@ void obj_retire(mpd_res *o)
 {
     resrt *p = block_owner(o);
     if (p)
-        res_hold(p->res, 1);        /* until it is freed (block_free) */
+        res_hold(p->res, 1); /* until it is freed (block_free) */
     enqueue(res_rt(o));
 }
 
@@ -281,9 +284,10 @@ static void res_try_reclaim(mpd_res *r)
         __atomic_load_n(&rt->holds, __ATOMIC_ACQUIRE) != 0)
         return;
     int zero = 0;
-    if (!__atomic_compare_exchange_n(&rt->reclaiming, &zero, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+    if (!__atomic_compare_exchange_n(&rt->reclaiming, &zero, 1, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_RELAXED))
         return;
-    res_kill_children(r);           /* blocks made after the destroy */
+    res_kill_children(r); /* blocks made after the destroy */
     enqueue(rt);
 }
 
@@ -295,7 +299,7 @@ void res_hold(mpd_res *r, int d)
         n = rt->holds += d;
     else
         n = __atomic_add_fetch(&rt->holds, d, __ATOMIC_ACQ_REL);
-    if (n == d && d > 0)        /* a call that found it before its destroy */
+    if (n == d && d > 0) /* a call that found it before its destroy */
         __atomic_store_n(&rt->revived, 1, __ATOMIC_RELEASE);
     if (n == 0)
         res_try_reclaim(r);
@@ -334,14 +338,14 @@ void mpd__call_held(mpd_op *op, mpd_invb *ib)
     resrt *rt = res_rt(r);
     mpd_proc *p = mpd_self();
     opk_proc *o = p ? mpd_proc_udata(p) : NULL;
-    opk_held h = { r, NULL };
+    opk_held h = {r, NULL};
     int single = mpd_rt_single();
     int n = single ? ++rt->holds : __atomic_add_fetch(&rt->holds, 1, __ATOMIC_ACQ_REL);
-    if (__builtin_expect(n == 1, 0))    /* found before its destroy (res_hold) */
+    if (__builtin_expect(n == 1, 0)) /* found before its destroy (res_hold) */
         __atomic_store_n(&rt->revived, 1, __ATOMIC_RELEASE);
     if (o) {
         h.prev = o->held;
-        o->held = &h;           /* a retired caller may end inside (opcore.c) */
+        o->held = &h; /* a retired caller may end inside (opcore.c) */
     }
     ib->kind = MPD_INV_CALL;
     op->fn(r, ib);

@@ -6,23 +6,27 @@
 #include "core/timeline.h"
 #include "mpd/abi/lang.h"
 
-static opk_lock reslk = OPK_LOCK_INIT;     /* globals list, main resource, vms */
-static resrt *globals;                      /* newest first */
-static resrt *alive_head, *alive_tail;      /* live resources, oldest first */
+static opk_lock reslk = OPK_LOCK_INIT; /* globals list, main resource, vms */
+static resrt *globals;                 /* newest first */
+static resrt *alive_head, *alive_tail; /* live resources, oldest first */
 static mpd_res *main_res;
 
 /* ---- virtual machines ------------------------------------------------------ */
 
-static uint32_t nvms = 1;                   /* vm 1 is the program's first */
-static unsigned char *vm_dead;              /* [vm]: destroyed (grows) */
-static int *vm_machine;                     /* [vm]: its physical machine */
+static uint32_t nvms = 1;      /* vm 1 is the program's first */
+static unsigned char *vm_dead; /* [vm]: destroyed (grows) */
+static int *vm_machine;        /* [vm]: its physical machine */
 static uint32_t vm_dead_cap;
 /* The vm of this process's own instances: 1, or in the distributed
  * deployment the one this process serves (res_set_home_vm). */
 static uint32_t home_vm = 1;
 
 /* locate(): machine numbers and the host names they stand for */
-typedef struct located { int n; char *host; struct located *next; } located;
+typedef struct located {
+    int n;
+    char *host;
+    struct located *next;
+} located;
 static located *locs;
 
 /* The virtual machine of instance r (local op blocks: their resource's). */
@@ -50,20 +54,21 @@ static int vm_alive(uint32_t vm)
 
 static mpd_cap vm_cap(uint32_t vm)
 {
-    mpd_cap c = { vm, MPD_CAP_VM, 3 };
+    mpd_cap c = {vm, MPD_CAP_VM, 3};
     return c;
 }
 
-static int machine_of_vm(uint32_t vm)      /* under reslk */
+static int machine_of_vm(uint32_t vm) /* under reslk */
 {
     return vm < vm_dead_cap ? vm_machine[vm] : 0;
 }
 
 mpd_cap mpd_vm_create(const char *F, int L, int machine, mpd_res *self)
 {
-    (void)F; (void)L;
+    (void)F;
+    (void)L;
     MPD_TRC(F, L, MPD_EV_CREATEV, 0);
-    if (mpd__dist)              /* a process of its own (disthook.h) */
+    if (mpd__dist) /* a process of its own (disthook.h) */
         return mpd__dist->vm_create(F, L, machine, machine > 0 ? res_located_host(machine) : NULL);
     uint32_t mine = res_vm(self ? self : opk_cur_res());
     opk_acquire(&reslk);
@@ -83,7 +88,7 @@ mpd_cap mpd_vm_create(const char *F, int L, int machine, mpd_res *self)
     vm_machine[vm] = machine >= 0 ? machine : machine_of_vm(mine);
     opk_release(&reslk);
     if (!atomic_exchange(&op_vms_many, 1))
-        obj_undirect_all();     /* calls may now cross vms (opint.h) */
+        obj_undirect_all(); /* calls may now cross vms (opint.h) */
     return vm_cap(vm);
 }
 
@@ -105,7 +110,7 @@ int mpd_mymachine(mpd_res *self)
 
 void mpd_vm_locate(const char *F, int L, int n, mpd_sv host, mpd_sv path)
 {
-    if (host.len > 255 || path.len > 4095)      /* HOST_NAME_MAX, PATH_MAX - 1 */
+    if (host.len > 255 || path.len > 4095) /* HOST_NAME_MAX, PATH_MAX - 1 */
         mpd_rts_abort_vm(res_vm(opk_cur_res()), F, L, "strings too long in locate call");
     located *l = malloc(sizeof *l);
     char *h = malloc((size_t)host.len + 1);
@@ -116,7 +121,7 @@ void mpd_vm_locate(const char *F, int L, int n, mpd_sv host, mpd_sv path)
     l->n = n;
     l->host = h;
     opk_acquire(&reslk);
-    l->next = locs;             /* newest first: a later locate wins */
+    l->next = locs; /* newest first: a later locate wins */
     locs = l;
     opk_release(&reslk);
 }
@@ -200,7 +205,7 @@ static const char *proc_name(char *buf, size_t n, const mpd_respat *pat, const c
     snprintf(buf, n, "%s.%s", pat->name, what);
     return buf;
 }
-#define PNAME(pat, what) proc_name((char[128]){ 0 }, 128, (pat), (what))
+#define PNAME(pat, what) proc_name((char[128]){0}, 128, (pat), (what))
 
 /* The creator of an instance is answered once: by a reply in its initial
  * code, by the end of that code, or by a destroy that comes first
@@ -245,7 +250,8 @@ void res_body_done(resrt *rt)
 static mpd_res *instantiate(const char *F, int L, const mpd_respat *pat, mpd_invb *args, int global,
                             uint32_t vm)
 {
-    (void)F; (void)L;
+    (void)F;
+    (void)L;
     mpd_res *r = obj_new(pat->size, pat->nops, pat, NULL);
     resrt *rt = res_rt(r);
     rt->state = RES_INIT;
@@ -266,7 +272,7 @@ static mpd_res *instantiate(const char *F, int L, const mpd_respat *pat, mpd_inv
     }
     blk->kind = MPD_INV_CALL;
     blk->flags |= MPD_INVF_CREATE;
-    blk->done = rt;             /* answered through res_answer_creator */
+    blk->done = rt; /* answered through res_answer_creator */
     rt->createblk = blk;
     return r;
 }
@@ -322,20 +328,23 @@ mpd_cap mpd_create(const char *F, int L, const mpd_respat *pat, mpd_invb *args)
 void mpd_main_resource(const mpd_respat *pat, mpd_invb *args)
 {
     if (mpd__dist && mpd__dist->main_resource(pat, args))
-        return;                 /* this process serves other vms */
+        return; /* this process serves other vms */
     mpd_res *r = instantiate(NULL, 0, pat, args, 0, home_vm);
     opk_acquire(&reslk);
     main_res = r;
     opk_release(&reslk);
     opk_install_end();
-    res_rt(r)->no_creator = 1;              /* nobody waits for it */
-    res_rt(r)->holds++;                     /* never freed: program end runs its final */
+    res_rt(r)->no_creator = 1; /* nobody waits for it */
+    res_rt(r)->holds++;        /* never freed: program end runs its final */
     opk_spawn(body_entry, r, PNAME(pat, "body"), r, 1);
 }
 
 /* ---- globals ------------------------------------------------------------ */
 
-typedef struct gwait { opk_event ev; struct gwait *next; } gwait;
+typedef struct gwait {
+    opk_event ev;
+    struct gwait *next;
+} gwait;
 typedef struct gent {
     const mpd_respat *pat;
     uint32_t vm;
@@ -353,7 +362,7 @@ mpd_res *mpd_global(const char *F, int L, const mpd_respat *pat)
 
 mpd_res *mpd_global_at(const char *F, int L, const mpd_respat *pat, mpd_res *self)
 {
-    MPD_TRC(F, L, MPD_EV_CREATEG, 0);      /* every import, as in MPD */
+    MPD_TRC(F, L, MPD_EV_CREATEG, 0); /* every import, as in MPD */
     uint32_t vm = res_vm(self);
     opk_acquire(&reslk);
     gent *g;
@@ -364,7 +373,7 @@ mpd_res *mpd_global_at(const char *F, int L, const mpd_respat *pat, mpd_res *sel
         opk_release(&reslk);
         return g->res;
     }
-    if (g) {                        /* being created by someone else */
+    if (g) { /* being created by someone else */
         gwait w;
         opk_event_init(&w.ev);
         w.next = g->waiters;
@@ -407,7 +416,10 @@ mpd_res *mpd_global_at(const char *F, int L, const mpd_respat *pat, mpd_res *sel
 
 /* ---- myresource, destroy, final ---------------------------------------- */
 
-mpd_res *mpd_self_res(void) { return opk_cur_res(); }
+mpd_res *mpd_self_res(void)
+{
+    return opk_cur_res();
+}
 
 mpd_cap mpd_myresource(void)
 {
@@ -415,7 +427,10 @@ mpd_cap mpd_myresource(void)
     return r ? mpd_rescap_of(r) : mpd_cap_null;
 }
 
-typedef struct finarg { mpd_res *r; opk_event done; } finarg;
+typedef struct finarg {
+    mpd_res *r;
+    opk_event done;
+} finarg;
 
 static void final_entry(void *arg)
 {
@@ -429,7 +444,7 @@ static void run_final(mpd_res *r, const char *F, int L)
 {
     if (!r->pat->final)
         return;
-    finarg fa = { r, {0} };
+    finarg fa = {r, {0}};
     opk_event_init(&fa.done);
     opk_spawn(final_entry, &fa, PNAME(r->pat, "final"), r, 0);
     opk_event_wait(&fa.done, F, L);
@@ -459,17 +474,17 @@ static void res_bury(mpd_res *r, const char *F, int L)
     int killed_body = opk_kill_procs(r);
     int woken = in_wake_retired(r) + self_inside;
     if ((__atomic_load_n(&r->nproc, __ATOMIC_ACQUIRE) & ~MPD__RES_KILLED) > (uint32_t)woken)
-        in_retire_parked(r);    /* some wait on other objects' ops */
+        in_retire_parked(r); /* some wait on other objects' ops */
     opk_acquire(&reslk);
     rt->state = RES_DEAD;
-    int waiting = !rt->init_answered;   /* its creator waits for the initial code */
+    int waiting = !rt->init_answered; /* its creator waits for the initial code */
     opk_release(&reslk);
     if (waiting) {
         if (killed_body || self_inside)
             mpd_rts_warning("body process destroyed");
         res_answer_creator(rt);
     }
-    res_hold(r, -1);            /* no longer alive: freed after its last holder */
+    res_hold(r, -1); /* no longer alive: freed after its last holder */
     if (self_inside)
         opk_exit();
 }
@@ -535,8 +550,9 @@ static void vm_destroy(const char *F, int L, uint32_t vm)
         vm_dead[vm] = 1;
     opk_release(&reslk);
     if (!ok)
-        mpd_rts_abort(F, L, vm == 1 ? "cannot destroy the main virtual machine"
-                                    : "attempting to destroy a virtual machine that no longer exists");
+        mpd_rts_abort(F, L,
+                      vm == 1 ? "cannot destroy the main virtual machine"
+                              : "attempting to destroy a virtual machine that no longer exists");
     vm_bury_all(F, L, vm);
 }
 
@@ -552,7 +568,7 @@ void mpd_destroy(const char *F, int L, mpd_cap rc)
     MPD_TRC(F, L, rc.idx == MPD_CAP_VM && rc.vm != 0 ? MPD_EV_DESTROYV : MPD_EV_DESTROYR, 0);
     MPD_TL(mpd__tl_rec(TL_RESDESTROY, mpd__tl_self(), 0, F, L));
     if (mpd__dist && rc.vm != 0 && (rc.idx == MPD_CAP_VM || rc.vm != mpd__cap_vm)) {
-        mpd__dist->destroy(F, L, rc);       /* a vm, or a resource of another vm */
+        mpd__dist->destroy(F, L, rc); /* a vm, or a resource of another vm */
         return;
     }
     if (rc.idx == MPD_CAP_VM && rc.vm != 0) {
@@ -584,8 +600,8 @@ void res_program_end(void)
     opk_release(&reslk);
     if (m && res_retire(m) && m->pat->final) {
         mpd_proc_set_name(mpd_self(), PNAME(m->pat, "final"));
-        mpd_res *old = opk_swap_res(m);     /* for mpd_myresource() */
-        m->pat->final(m);       /* this is the runtime's "final" process */
+        mpd_res *old = opk_swap_res(m); /* for mpd_myresource() */
+        m->pat->final(m);               /* this is the runtime's "final" process */
         opk_swap_res(old);
     }
     for (;;) {
@@ -607,9 +623,10 @@ void res_program_end(void)
 
 _Noreturn void mpd_stop(const char *F, int L, int status)
 {
-    (void)F; (void)L;
+    (void)F;
+    (void)L;
     if (status == 0 && (!mpd__dist || mpd__cap_vm == 1))
-        res_program_end();      /* on the main vm (others ask it: stop) */
+        res_program_end(); /* on the main vm (others ask it: stop) */
     if (mpd__dist)
         mpd__dist->stop(status);
     mpd_exit(status);

@@ -24,6 +24,6 @@ void mpd__tl_take(const char *F, int L, mpd_invb *ib)
 {
     if (ib && ib->_pad && !mpd_trc_on) {
         mpd__tl_rec(TL_TAKE, mpd__tl_self(), ib->_pad, F, L);
-        ib->_pad = 0;       /* taken once (a receive's slow path is an in) */
+        ib->_pad = 0; /* taken once (a receive's slow path is an in) */
     }
 }

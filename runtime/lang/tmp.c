@@ -4,25 +4,29 @@
 
 struct mpd_tmp {
     struct mpd_tmp *next;
-    size_t pad;             /* keeps the payload 16-byte aligned */
+    size_t pad; /* keeps the payload 16-byte aligned */
 };
 
 /* Sizes are rounded up to MPD_ALIGN: mpd_blob_size_k reports an array
  * blob's size aligned, and generated code copies that many bytes. */
-static void *zalloc(size_t n) {
+static void *zalloc(size_t n)
+{
     void *p = calloc(1, n ? MPD_ALIGN(n) : 1);
-    if (!p) mpd_rts_fatal("out of memory (%zu bytes)", n);
+    if (!p)
+        mpd_rts_fatal("out of memory (%zu bytes)", n);
     return p;
 }
 
-void *mpd_tmp_alloc(mpd_tmp **list, size_t n) {
+void *mpd_tmp_alloc(mpd_tmp **list, size_t n)
+{
     mpd_tmp *t = zalloc(sizeof(mpd_tmp) + n);
     t->next = *list;
     *list = t;
     return t + 1;
 }
 
-void mpd__tmp_free_list(mpd_tmp **list) {
+void mpd__tmp_free_list(mpd_tmp **list)
+{
     mpd_tmp *t = *list;
     while (t) {
         mpd_tmp *n = t->next;
@@ -32,20 +36,32 @@ void mpd__tmp_free_list(mpd_tmp **list) {
     *list = NULL;
 }
 
-void *mpd_blob_new(size_t n) { return zalloc(n); }
-void mpd_blob_free(void *p) { free(p); }
+void *mpd_blob_new(size_t n)
+{
+    return zalloc(n);
+}
+void mpd_blob_free(void *p)
+{
+    free(p);
+}
 
-void *mpd_new(size_t n) { return zalloc(n); }
+void *mpd_new(size_t n)
+{
+    return zalloc(n);
+}
 
-void mpd_free(const char *f, int l, void *p) {
-    (void)f; (void)l;
+void mpd_free(const char *f, int l, void *p)
+{
+    (void)f;
+    (void)l;
     free(p);
 }
 
 int mpd_lang_argc;
 char **mpd_lang_argv;
 
-void mpd_lang_start(int argc, char **argv) {
+void mpd_lang_start(int argc, char **argv)
+{
     mpd_lang_argc = argc;
     mpd_lang_argv = argv;
     mpd_args_set(argc, argv);

@@ -22,20 +22,17 @@
 /* mpd_trc_on, which everyone else sees as const */
 int mpd__trc_on_rw __asm__("mpd_trc_on");
 #define mpd_trc_on mpd__trc_on_rw
-extern int mpd__watch_on_rw __asm__("mpd__watch_on");   /* core/timeline.c */
-static int trc_fd = -1;        /* a named file; -1: stdout or stderr via stdio */
+extern int mpd__watch_on_rw __asm__("mpd__watch_on"); /* core/timeline.c */
+static int trc_fd = -1; /* a named file; -1: stdout or stderr via stdio */
 static FILE *trc_stream;
-static int trc_vms;             /* a vm was created: names get "vm(n)." */
+static int trc_vms; /* a vm was created: names get "vm(n)." */
 
 uint64_t mpd_proc_seq(const mpd_proc *p);
 
 static const char *const evnames[MPD_EV_COUNT] = {
-    "CREATER", "CREATEG", "CREATEV", "DESTROYR", "DESTROYV",
-    "CALL", "SEND", "FORWARD", "REPLY", "RETURN",
-    "BODY", "ENDBODY", "FINAL", "ENDFINAL", "PROC", "ENDPROC",
-    "IN", "ARM", "NI",
-    "CREATES", "INITS", "P", "CONTP", "V",
-    "CO", "OC",
+    "CREATER", "CREATEG", "CREATEV", "DESTROYR", "DESTROYV", "CALL", "SEND",    "FORWARD", "REPLY",
+    "RETURN",  "BODY",    "ENDBODY", "FINAL",    "ENDFINAL", "PROC", "ENDPROC", "IN",      "ARM",
+    "NI",      "CREATES", "INITS",   "P",        "CONTP",    "V",    "CO",      "OC",
 };
 
 const char *mpd_trc_evname(int ev)
@@ -138,7 +135,7 @@ void mpd_trc(const char *F, int L, int ev, uintptr_t extra)
     mpd_proc *self = mpd_self();
     const char *name = self ? mpd_proc_name(self) : "";
     if (!name || name[0] == '[')
-        return;                 /* runtime processes are not traced */
+        return; /* runtime processes are not traced */
     char buf[320], loc[160];
     if (F)
         snprintf(loc, sizeof loc, "%s, %d  ", F, L);
@@ -147,8 +144,8 @@ void mpd_trc(const char *F, int L, int ev, uintptr_t extra)
     int n;
     if (trc_vms)
         n = snprintf(buf, sizeof buf, "%-20svm(%u).%-14s  %-8s  %-8lX  %-8lX\n", loc,
-                     (unsigned)(mpd_myvm(NULL).vm & 0x7fffffffu),  /* dist: DVM */ name, mpd_trc_evname(ev),
-                     (unsigned long)proc_id(self), (unsigned long)extra);
+                     (unsigned)(mpd_myvm(NULL).vm & 0x7fffffffu), /* dist: DVM */ name,
+                     mpd_trc_evname(ev), (unsigned long)proc_id(self), (unsigned long)extra);
     else
         n = snprintf(buf, sizeof buf, "%-20s%-20s  %-8s  %-8lX  %-8lX\n", loc, name,
                      mpd_trc_evname(ev), (unsigned long)proc_id(self), (unsigned long)extra);
@@ -158,13 +155,13 @@ void mpd_trc(const char *F, int L, int ev, uintptr_t extra)
         n = sizeof buf - 1;
     emit(buf, (size_t)n);
     if (ev == MPD_EV_CREATEV)
-        trc_vms = 1;            /* as in MPD: from here on the program is distributed */
+        trc_vms = 1; /* as in MPD: from here on the program is distributed */
 }
 
 /* What a traced proc keeps between PROC and ENDPROC. */
 typedef struct trc_frame {
     uintptr_t invoker;
-    void **ibp;             /* the proc's block pointer: a reply changes it */
+    void **ibp; /* the proc's block pointer: a reply changes it */
     int renamed;
     char old[];
 } trc_frame;
@@ -182,7 +179,7 @@ void *mpd_trc_enter(const char *F, int L, const char *name, const void *ib)
     fr->renamed = old && strcmp(old, name) != 0;
     memcpy(fr->old, old ? old : "", n);
     if (fr->renamed)
-        mpd_proc_set_name(self, name);     /* as MPD: a call runs under the proc's name */
+        mpd_proc_set_name(self, name); /* as MPD: a call runs under the proc's name */
     mpd_trc(F, L, MPD_EV_PROC, fr->invoker);
     return fr;
 }
@@ -195,7 +192,7 @@ void *mpd_trc_enter_proc(const char *F, int L, const char *name, void *ibp)
         fr->ibp = bp;
         return fr;
     }
-    if (bp) {       /* a direct call: CALL where it was, by the caller */
+    if (bp) { /* a direct call: CALL where it was, by the caller */
         const mpd_trc_site *site = ibp;
         mpd_trc(site->file, site->line, MPD_EV_CALL, 0);
     }
@@ -220,7 +217,7 @@ void mpd_trc_sems(const char *F, int L, mpd_op *op, uint32_t n, int has_init)
         op[i]._pad = 1;
     mpd_trc(F, L, MPD_EV_CREATES, (uintptr_t)op);
     if (has_init && op_kind(op) == MPD_OPK_INPUT && op_counted(op))
-        mpd_trc(F, L, MPD_EV_INITS, opq_sem_count(op_queue(op)));   /* just set */
+        mpd_trc(F, L, MPD_EV_INITS, opq_sem_count(op_queue(op))); /* just set */
 }
 
 /* The traced P of opsem.c: a semaphore's P/CONTP, or a receive. */

@@ -30,14 +30,18 @@
 
 #include "mpf_internal.h"
 
-static inline uint32_t slot_of(mpf_t *m, mpf_lnvc *l) { return (uint32_t)(l - mpf_lnvc_at(m, 0)); }
+static inline uint32_t slot_of(mpf_t *m, mpf_lnvc *l)
+{
+    return (uint32_t)(l - mpf_lnvc_at(m, 0));
+}
 
 /* Wake one waiter (index + 1): mark it woken; a futex call only if it sleeps. */
 static void wake_one(mpf_t *m, uint32_t w)
 {
     mpf_waiter *x = mpf_waiter_at(m, w);
     if (atomic_exchange_explicit(&x->word, MPF_W_WOKEN, memory_order_seq_cst) == MPF_W_ASLEEP)
-        syscall(SYS_futex, (uint32_t *)&x->word, m->shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        syscall(SYS_futex, (uint32_t *)&x->word, m->shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, 1,
+                NULL, NULL, 0);
 }
 
 /* A send published a message and a waiter of the line sleeps: wake the head
@@ -54,9 +58,11 @@ void mpf_line_wake_head(mpf_t *m, mpf_lnvc *l)
 /* Receive lock held: w no longer counts as asleep in this incarnation's line. */
 static void uncount(mpf_t *m, mpf_lnvc *l, mpf_waiter *x)
 {
-    if (atomic_load_explicit(&x->counted, memory_order_relaxed) && /* a load first: no locked op when not counted */
-        atomic_exchange_explicit(&x->counted, 0, memory_order_relaxed) && l->state == LNVC_LIVE &&
-        x->lnvc == slot_of(m, l) + 1 && x->gen == l->gen && atomic_load_explicit(&l->line_asleep, memory_order_relaxed))
+    if (atomic_load_explicit(
+            &x->counted, memory_order_relaxed) && /* a load first: no locked op when not counted */
+        atomic_exchange_explicit(&x->counted, 0, memory_order_relaxed) &&
+        l->state == LNVC_LIVE && x->lnvc == slot_of(m, l) + 1 && x->gen == l->gen &&
+        atomic_load_explicit(&l->line_asleep, memory_order_relaxed))
         atomic_fetch_sub_explicit(&l->line_asleep, 1, memory_order_relaxed);
 }
 
@@ -68,7 +74,8 @@ void mpf_line_rearm(mpf_t *m, mpf_lnvc *l, uint32_t w)
      * swaps in WOKEN (or finds ASLEEP and wakes); what came before is in the
      * LNVC, which the caller looks at next. */
     atomic_store_explicit(&x->word, MPF_W_SPIN, memory_order_relaxed);
-    atomic_thread_fence(memory_order_seq_cst); /* one full fence orders the store before the looks that follow */
+    atomic_thread_fence(
+        memory_order_seq_cst); /* one full fence orders the store before the looks that follow */
 }
 
 /* Receive lock held: a message is waiting for the head of the line. */
@@ -91,7 +98,8 @@ uint32_t mpf_line_join(mpf_t *m, mpf_lnvc *l)
         mpf_waiter *x = mpf_waiter_at(m, i + 1);
         int32_t free_ = 0;
         if (atomic_load_explicit(&x->os_pid, memory_order_relaxed) != 0 ||
-            !atomic_compare_exchange_strong_explicit(&x->os_pid, &free_, me, memory_order_acquire, memory_order_relaxed))
+            !atomic_compare_exchange_strong_explicit(&x->os_pid, &free_, me, memory_order_acquire,
+                                                     memory_order_relaxed))
             continue;
         last_slot = i;
         /* Fields first, then the link: a repair relinks by (lnvc, gen, ticket). */
@@ -101,8 +109,11 @@ uint32_t mpf_line_join(mpf_t *m, mpf_lnvc *l)
         atomic_store_explicit(&x->word, MPF_W_SPIN, memory_order_relaxed);
         atomic_store_explicit(&x->counted, 0, memory_order_relaxed);
         x->lnvc = slot_of(m, l) + 1;
-        if (l->line_tail) mpf_waiter_at(m, l->line_tail)->next = i + 1;
-        else atomic_store_explicit(&l->line_head, i + 1, memory_order_relaxed); /* nobody sleeps in an empty line */
+        if (l->line_tail)
+            mpf_waiter_at(m, l->line_tail)->next = i + 1;
+        else
+            atomic_store_explicit(&l->line_head, i + 1,
+                                  memory_order_relaxed); /* nobody sleeps in an empty line */
         l->line_tail = i + 1;
         l->line_len++;
         return i + 1;
@@ -120,21 +131,31 @@ void mpf_line_leave(mpf_t *m, mpf_lnvc *l, uint32_t w)
     uncount(m, l, x);
     if (x->lnvc == slot_of(m, l) + 1 && x->gen == l->gen) {
         uint32_t prev = 0, n = atomic_load_explicit(&l->line_head, memory_order_relaxed);
-        for (uint32_t limit = m->r->n_waiters; n && n != w && limit--; n = mpf_waiter_at(m, n)->next) prev = n;
+        for (uint32_t limit = m->r->n_waiters; n && n != w && limit--;
+             n = mpf_waiter_at(m, n)->next)
+            prev = n;
         if (n == w) {
-            if (prev) mpf_waiter_at(m, prev)->next = x->next;
-            else atomic_store_explicit(&l->line_head, x->next, memory_order_relaxed); /* fence below if a new head */
-            if (l->line_tail == w) l->line_tail = prev;
-            if (l->line_len) l->line_len--;
+            if (prev)
+                mpf_waiter_at(m, prev)->next = x->next;
+            else
+                atomic_store_explicit(&l->line_head, x->next,
+                                      memory_order_relaxed); /* fence below if a new head */
+            if (l->line_tail == w)
+                l->line_tail = prev;
+            if (l->line_len)
+                l->line_len--;
             uint32_t h = atomic_load_explicit(&l->line_head, memory_order_relaxed);
             if (!prev && h && l->state == LNVC_LIVE) {
                 /* the new head published before next_seq is read: a send that
                  * advanced it later reads this head */
                 atomic_thread_fence(memory_order_seq_cst);
                 uint32_t spin_ = MPF_W_SPIN;
-                if (message_waiting(l)) wake_one(m, h);
-                else atomic_compare_exchange_strong_explicit(&mpf_waiter_at(m, h)->word, &spin_, MPF_W_WOKEN,
-                                                             memory_order_seq_cst, memory_order_relaxed);
+                if (message_waiting(l))
+                    wake_one(m, h);
+                else
+                    atomic_compare_exchange_strong_explicit(&mpf_waiter_at(m, h)->word, &spin_,
+                                                            MPF_W_WOKEN, memory_order_seq_cst,
+                                                            memory_order_relaxed);
             }
         }
     }
@@ -147,7 +168,8 @@ int mpf_line_may_take(mpf_t *m, mpf_lnvc *l, uint32_t w)
 {
     (void)m;
     uint32_t h = atomic_load_explicit(&l->line_head, memory_order_relaxed);
-    if (w) return h == w;
+    if (w)
+        return h == w;
     return atomic_load_explicit(&l->next_seq, memory_order_relaxed) - l->fcfs_seq > l->line_len;
 }
 
@@ -155,7 +177,8 @@ int mpf_line_may_take(mpf_t *m, mpf_lnvc *l, uint32_t w)
 void mpf_line_wake_all(mpf_t *m, mpf_lnvc *l)
 {
     uint32_t limit = m->r->n_waiters;
-    for (uint32_t n = atomic_load_explicit(&l->line_head, memory_order_relaxed); n && limit--; n = mpf_waiter_at(m, n)->next)
+    for (uint32_t n = atomic_load_explicit(&l->line_head, memory_order_relaxed); n && limit--;
+         n = mpf_waiter_at(m, n)->next)
         wake_one(m, n);
 }
 
@@ -174,17 +197,23 @@ void mpf_line_repair(mpf_t *m, mpf_lnvc *l)
     uint32_t me = slot_of(m, l) + 1, head = 0, len = 0, asleep = 0;
     for (uint32_t i = 1; i <= m->r->n_waiters; i++) {
         mpf_waiter *x = mpf_waiter_at(m, i);
-        if (!atomic_load_explicit(&x->os_pid, memory_order_relaxed) || x->lnvc != me || x->gen != l->gen) continue;
+        if (!atomic_load_explicit(&x->os_pid, memory_order_relaxed) || x->lnvc != me ||
+            x->gen != l->gen)
+            continue;
         asleep += atomic_load_explicit(&x->counted, memory_order_relaxed) != 0;
         uint32_t prev = 0, n = head;
-        while (n && (int32_t)(mpf_waiter_at(m, n)->ticket - x->ticket) < 0) prev = n, n = mpf_waiter_at(m, n)->next;
+        while (n && (int32_t)(mpf_waiter_at(m, n)->ticket - x->ticket) < 0)
+            prev = n, n = mpf_waiter_at(m, n)->next;
         x->next = n;
-        if (prev) mpf_waiter_at(m, prev)->next = i;
-        else head = i;
+        if (prev)
+            mpf_waiter_at(m, prev)->next = i;
+        else
+            head = i;
         len++;
     }
     uint32_t tail = head;
-    while (tail && mpf_waiter_at(m, tail)->next) tail = mpf_waiter_at(m, tail)->next;
+    while (tail && mpf_waiter_at(m, tail)->next)
+        tail = mpf_waiter_at(m, tail)->next;
     atomic_store_explicit(&l->line_head, head, memory_order_seq_cst);
     atomic_store_explicit(&l->line_asleep, asleep, memory_order_seq_cst);
     l->line_tail = tail;
@@ -198,7 +227,8 @@ void mpf_line_reap(mpf_t *m)
     for (uint32_t i = 1; i <= m->r->n_waiters; i++) {
         mpf_waiter *x = mpf_waiter_at(m, i);
         int32_t os = atomic_load_explicit(&x->os_pid, memory_order_acquire);
-        if (os == 0 || os == me || mpf_os_pid_alive(os)) continue;
+        if (os == 0 || os == me || mpf_os_pid_alive(os))
+            continue;
         uint32_t lv = x->lnvc;
         if (lv && lv <= m->r->max_lnvcs) {
             mpf_lnvc *l = mpf_lnvc_at(m, lv - 1);
@@ -252,14 +282,16 @@ void mpf_line_wait(mpf_t *m, mpf_lnvc *l, uint32_t w, int *spun, long long max_n
         for (int i = lwp ? m->spin / 8 + 1 : m->spin; i > 0; i--) {
             if (atomic_load_explicit(&x->word, memory_order_acquire) != MPF_W_SPIN ||
                 atomic_load_explicit(&l->word, memory_order_acquire) != observed ||
-                (head && atomic_load_explicit(&MPF_MSG(m, sentinel)->seq, memory_order_acquire) == seq))
+                (head &&
+                 atomic_load_explicit(&MPF_MSG(m, sentinel)->seq, memory_order_acquire) == seq))
                 return;
             if (lwp) {
                 mpd_yield();
                 continue;
             }
             relax();
-            if ((i & 255) == 0) sched_yield();
+            if ((i & 255) == 0)
+                sched_yield();
         }
         return;
     }
@@ -270,12 +302,15 @@ void mpf_line_wait(mpf_t *m, mpf_lnvc *l, uint32_t w, int *spun, long long max_n
     atomic_fetch_add_explicit(&l->line_asleep, 1, memory_order_seq_cst);
     atomic_store_explicit(&x->counted, 1, memory_order_relaxed);
     uint32_t spin_ = MPF_W_SPIN;
-    int asleep = atomic_compare_exchange_strong_explicit(&x->word, &spin_, MPF_W_ASLEEP, memory_order_seq_cst,
-                                                         memory_order_seq_cst);
+    int asleep = atomic_compare_exchange_strong_explicit(
+        &x->word, &spin_, MPF_W_ASLEEP, memory_order_seq_cst, memory_order_seq_cst);
     int avail = head && message_waiting(l);
     mpf_unlock(m, &l->rlock);
-    if (!asleep || avail || atomic_load_explicit(&l->word, memory_order_seq_cst) != observed) return;
+    if (!asleep || avail || atomic_load_explicit(&l->word, memory_order_seq_cst) != observed)
+        return;
     line_sleep a = {m, x, max_ns};
-    if (lwp) mpd_blocking_call(sleep_on_own_word, &a, NULL);
-    else sleep_on_own_word(&a);
+    if (lwp)
+        mpd_blocking_call(sleep_on_own_word, &a, NULL);
+    else
+        sleep_on_own_word(&a);
 }

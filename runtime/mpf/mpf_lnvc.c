@@ -4,7 +4,10 @@
 
 #include "mpf_internal.h"
 
-enum { ROLE_SEND = 0, ROLE_RECV = 3 }; /* roles: ROLE_SEND, MPF_FCFS, MPF_BROADCAST; ROLE_RECV = either */
+enum {
+    ROLE_SEND = 0,
+    ROLE_RECV = 3
+}; /* roles: ROLE_SEND, MPF_FCFS, MPF_BROADCAST; ROLE_RECV = either */
 
 static int check_pid(mpf_t *m, int pid)
 {
@@ -24,13 +27,16 @@ void mpf_lnvc_notify(mpf_t *m, mpf_lnvc *l)
 static void recycle(mpf_t *m, mpf_lnvc *l, uint32_t off)
 {
     l->freed[l->n_freed++] = off;
-    if (l->n_freed < MPF_BATCH) return;
+    if (l->n_freed < MPF_BATCH)
+        return;
     l->n_freed = 0;
-    if (atomic_load_explicit(&l->handed, memory_order_acquire) == 0) { /* the send side is done reading it */
+    if (atomic_load_explicit(&l->handed, memory_order_acquire) ==
+        0) { /* the send side is done reading it */
         memcpy(l->handover, l->freed, sizeof l->freed);
         atomic_store_explicit(&l->handed, 1, memory_order_release);
     } else {
-        for (uint32_t i = 0; i < MPF_BATCH; i++) mpf_msg_free(m, l->freed[i]);
+        for (uint32_t i = 0; i < MPF_BATCH; i++)
+            mpf_msg_free(m, l->freed[i]);
     }
 }
 
@@ -38,8 +44,10 @@ static void recycle(mpf_t *m, mpf_lnvc *l, uint32_t off)
 uint32_t mpf_lnvc_take_header(mpf_t *m, mpf_lnvc *l)
 {
     (void)m;
-    if (l->n_ready) return l->ready[--l->n_ready];
-    if (atomic_load_explicit(&l->handed, memory_order_acquire) == 0) return 0;
+    if (l->n_ready)
+        return l->ready[--l->n_ready];
+    if (atomic_load_explicit(&l->handed, memory_order_acquire) == 0)
+        return 0;
     memcpy(l->ready, l->handover, sizeof l->ready);
     l->n_ready = MPF_BATCH;
     atomic_store_explicit(&l->handed, 0, memory_order_release);
@@ -64,7 +72,8 @@ static void drop_front(mpf_t *m, mpf_lnvc *l)
  * receive lock suffices: the sentinel is never published, so it stops the walk. */
 void mpf_lnvc_pop_front(mpf_t *m, mpf_lnvc *l)
 {
-    while (mpf_published(m, l->front, l->front_seq) && MPF_MSG(m, l->front)->refs == 0) drop_front(m, l);
+    while (mpf_published(m, l->front, l->front_seq) && MPF_MSG(m, l->front)->refs == 0)
+        drop_front(m, l);
 }
 
 /* A reader is done with message `at`.  The usual case -- the last reader of the
@@ -73,8 +82,10 @@ void mpf_lnvc_pop_front(mpf_t *m, mpf_lnvc *l)
 void mpf_lnvc_read_done(mpf_t *m, mpf_lnvc *l, uint32_t at)
 {
     mpf_msg *g = MPF_MSG(m, at);
-    if (g->refs == 1 && at == l->front) drop_front(m, l);
-    else if (--g->refs) return;
+    if (g->refs == 1 && at == l->front)
+        drop_front(m, l);
+    else if (--g->refs)
+        return;
     mpf_lnvc_pop_front(m, l);
 }
 
@@ -83,7 +94,8 @@ static void release_backlog(mpf_t *m, mpf_lnvc *l, uint32_t head)
 {
     for (uint32_t n = head; n && n != l->tail;) {
         mpf_msg *g = MPF_MSG(m, n);
-        if (g->refs && g->refs != MPF_PENDING) g->refs--;
+        if (g->refs && g->refs != MPF_PENDING)
+            g->refs--;
         n = atomic_load_explicit(&g->next, memory_order_relaxed);
     }
 }
@@ -101,19 +113,24 @@ static void claim_pending(mpf_t *m, mpf_lnvc *l)
 static int add_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
 {
     if (role == ROLE_SEND) {
-        if (c->send) return -MPF_EALREADY;
+        if (c->send)
+            return -MPF_EALREADY;
         c->send = 1;
         l->n_send++;
         l->senders_died = 0;
         return 0;
     }
-    if (c->recv) return c->recv == role ? -MPF_EALREADY : -MPF_EPROTOCOL;
+    if (c->recv)
+        return c->recv == role ? -MPF_EALREADY : -MPF_EPROTOCOL;
     int first = l->n_fcfs + l->n_bcast == 0;
-    if (first) claim_pending(m, l);
+    if (first)
+        claim_pending(m, l);
     uint32_t start = first ? l->front : l->tail;
-    uint32_t start_seq = first ? l->front_seq : atomic_load_explicit(&l->next_seq, memory_order_relaxed);
+    uint32_t start_seq =
+        first ? l->front_seq : atomic_load_explicit(&l->next_seq, memory_order_relaxed);
     if (role == MPF_FCFS) {
-        if (l->n_fcfs++ == 0) l->fcfs_head = start, l->fcfs_seq = start_seq;
+        if (l->n_fcfs++ == 0)
+            l->fcfs_head = start, l->fcfs_seq = start_seq;
     } else {
         l->n_bcast++;
         c->head = start;
@@ -126,15 +143,19 @@ static int add_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
 static int drop_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
 {
     if (role == ROLE_SEND) {
-        if (!c->send) return -MPF_ENOTCONN;
+        if (!c->send)
+            return -MPF_ENOTCONN;
         c->send = 0;
-        if (--l->n_send == 0) mpf_lnvc_notify(m, l); /* waiting receivers look again (MPF_ENOSENDERS) */
+        if (--l->n_send == 0)
+            mpf_lnvc_notify(m, l); /* waiting receivers look again (MPF_ENOSENDERS) */
         return 0;
     }
-    if (!c->recv) return -MPF_ENOTCONN;
+    if (!c->recv)
+        return -MPF_ENOTCONN;
     if (c->holding) { /* a copy in progress (or its owner died): its reference goes too */
         mpf_msg *g = MPF_MSG(m, c->holding);
-        if (g->refs && g->refs != MPF_PENDING) g->refs--;
+        if (g->refs && g->refs != MPF_PENDING)
+            g->refs--;
         c->holding = 0;
     }
     if (c->recv == MPF_FCFS) {
@@ -156,34 +177,47 @@ static int drop_role(mpf_t *m, mpf_lnvc *l, mpf_conn *c, int role)
 /* Both locks held; the LNVC has no connection left. */
 static void delete_lnvc(mpf_t *m, mpf_lnvc *l)
 {
-    l->state = LNVC_FREE; /* first, so that a crash below leaks memory but leaves no dangling queue */
-    mpf_line_reset(l);    /* waiters still in line find the LNVC gone and only free their slots */
+    l->state =
+        LNVC_FREE;     /* first, so that a crash below leaks memory but leaves no dangling queue */
+    mpf_line_reset(l); /* waiters still in line find the LNVC gone and only free their slots */
     uint32_t n = l->front, tail = l->tail;
     l->front = l->tail = l->fcfs_head = 0;
-    for (uint32_t i = 0; i < l->n_ready; i++) mpf_msg_free(m, l->ready[i]);
-    for (uint32_t i = 0; i < l->n_freed; i++) mpf_msg_free(m, l->freed[i]);
+    for (uint32_t i = 0; i < l->n_ready; i++)
+        mpf_msg_free(m, l->ready[i]);
+    for (uint32_t i = 0; i < l->n_freed; i++)
+        mpf_msg_free(m, l->freed[i]);
     if (atomic_load_explicit(&l->handed, memory_order_relaxed))
-        for (uint32_t i = 0; i < MPF_BATCH; i++) mpf_msg_free(m, l->handover[i]);
+        for (uint32_t i = 0; i < MPF_BATCH; i++)
+            mpf_msg_free(m, l->handover[i]);
     l->n_ready = l->n_freed = 0;
     atomic_store_explicit(&l->handed, 0, memory_order_relaxed);
     while (n) { /* the sentinel's own link is stale: stop there */
-        uint32_t nx = n == tail ? 0 : atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed);
+        uint32_t nx =
+            n == tail ? 0 : atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed);
         mpf_msg_free(m, n);
         n = nx;
     }
 }
 
-static int lnvc_empty(const mpf_lnvc *l) { return l->n_send + l->n_fcfs + l->n_bcast == 0; }
+static int lnvc_empty(const mpf_lnvc *l)
+{
+    return l->n_send + l->n_fcfs + l->n_bcast == 0;
+}
 
 /* Cross-process: an id belongs to one OS process at a time.  Table lock held. */
 static int claim_pid(mpf_t *m, int pid)
 {
-    if (!m->shared) return 0;
+    if (!m->shared)
+        return 0;
     mpf_proc *p = mpf_proc_at(m, (uint32_t)pid);
-    int32_t os = atomic_load(&p->os_pid), me = (int32_t)getpid(); /* not cached: handles survive fork() */
-    if (os == me) return 0;
-    if (os != 0 && mpf_os_pid_alive(os)) return -MPF_EBUSYPID;
-    if (os != 0) mpf_reap_locked(m);
+    int32_t os = atomic_load(&p->os_pid),
+            me = (int32_t)getpid(); /* not cached: handles survive fork() */
+    if (os == me)
+        return 0;
+    if (os != 0 && mpf_os_pid_alive(os))
+        return -MPF_EBUSYPID;
+    if (os != 0)
+        mpf_reap_locked(m);
     atomic_store(&p->os_pid, me);
     return 0;
 }
@@ -191,14 +225,17 @@ static int claim_pid(mpf_t *m, int pid)
 static void release_pid(mpf_t *m, int pid)
 {
     mpf_proc *p = mpf_proc_at(m, (uint32_t)pid);
-    if (p->nconn) p->nconn--;
-    if (p->nconn == 0) atomic_store(&p->os_pid, 0);
+    if (p->nconn)
+        p->nconn--;
+    if (p->nconn == 0)
+        atomic_store(&p->os_pid, 0);
 }
 
 static int lock_table(mpf_t *m)
 {
     int rc = mpf_lock_table(m);
-    if (rc == 0 && m->shared && atomic_load(&m->r->reap_pending)) mpf_reap_locked(m);
+    if (rc == 0 && m->shared && atomic_load(&m->r->reap_pending))
+        mpf_reap_locked(m);
     return rc;
 }
 
@@ -213,12 +250,15 @@ static int find_or_create(mpf_t *m, const char *name, uint32_t *slot, int *creat
             *slot = i;
             return 0;
         }
-        if (l->state == LNVC_FREE && free_slot < 0) free_slot = (int)i;
+        if (l->state == LNVC_FREE && free_slot < 0)
+            free_slot = (int)i;
     }
-    if (free_slot < 0) return -MPF_ENOLNVC;
+    if (free_slot < 0)
+        return -MPF_ENOLNVC;
     mpf_lnvc *l = mpf_lnvc_at(m, (uint32_t)free_slot);
     uint32_t s = mpf_msg_alloc(m);
-    if (!s) return -MPF_ENOSPACE;
+    if (!s)
+        return -MPF_ENOSPACE;
     mpf_lock_lnvc(m, l);
     atomic_store_explicit(&l->next_seq, 1, memory_order_relaxed); /* the sentinel's seq is 0 */
     l->front = l->tail = s;
@@ -232,7 +272,8 @@ static int find_or_create(mpf_t *m, const char *name, uint32_t *slot, int *creat
      * A live sleeper of the old incarnation finds its flag cleared and
      * does not uncount itself. */
     for (uint32_t p = 0; p < r->max_procs; p++)
-        atomic_store_explicit(&mpf_conn_at(m, (uint32_t)free_slot, p)->asleep, 0, memory_order_relaxed);
+        atomic_store_explicit(&mpf_conn_at(m, (uint32_t)free_slot, p)->asleep, 0,
+                              memory_order_relaxed);
     atomic_store_explicit(&l->sleepers, 0, memory_order_relaxed);
     atomic_store_explicit(&l->handed, 0, memory_order_relaxed);
     mpf_line_reset(l);
@@ -248,22 +289,28 @@ static int find_or_create(mpf_t *m, const char *name, uint32_t *slot, int *creat
 
 static int open_role(mpf_t *m, int pid, const char *name, int role)
 {
-    if (!m || !name) return -MPF_EINVAL;
+    if (!m || !name)
+        return -MPF_EINVAL;
     int rc = check_pid(m, pid);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     size_t n = strlen(name);
-    if (n == 0 || n > MPF_NAME_MAX) return -MPF_ENAME;
-    if ((rc = lock_table(m))) return rc;
+    if (n == 0 || n > MPF_NAME_MAX)
+        return -MPF_ENAME;
+    if ((rc = lock_table(m)))
+        return rc;
     uint32_t slot = 0;
     int created = 0;
-    if ((rc = claim_pid(m, pid)) || (rc = find_or_create(m, name, &slot, &created))) goto out;
+    if ((rc = claim_pid(m, pid)) || (rc = find_or_create(m, name, &slot, &created)))
+        goto out;
     mpf_lnvc *l = mpf_lnvc_at(m, slot);
     mpf_lock_lnvc(m, l);
     mpf_conn *c = mpf_conn_at(m, slot, (uint32_t)pid);
     int had = c->send || c->recv;
     rc = add_role(m, l, c, role);
     if (rc == 0) {
-        if (!had) mpf_proc_at(m, (uint32_t)pid)->nconn++;
+        if (!had)
+            mpf_proc_at(m, (uint32_t)pid)->nconn++;
         rc = l->id;
     } else if (created) {
         delete_lnvc(m, l);
@@ -276,22 +323,30 @@ out:
     return rc;
 }
 
-int mpf_open_send(mpf_t *m, int pid, const char *name) { return open_role(m, pid, name, ROLE_SEND); }
+int mpf_open_send(mpf_t *m, int pid, const char *name)
+{
+    return open_role(m, pid, name, ROLE_SEND);
+}
 
 int mpf_open_receive(mpf_t *m, int pid, const char *name, int protocol)
 {
-    if (protocol != MPF_FCFS && protocol != MPF_BROADCAST) return -MPF_EINVAL;
+    if (protocol != MPF_FCFS && protocol != MPF_BROADCAST)
+        return -MPF_EINVAL;
     return open_role(m, pid, name, protocol);
 }
 
 static int close_role(mpf_t *m, int pid, int id, int role)
 {
-    if (!m) return -MPF_EINVAL;
+    if (!m)
+        return -MPF_EINVAL;
     int rc = check_pid(m, pid);
-    if (rc || (rc = mpf_check_owner(m, pid))) return rc;
-    if (id < 0) return -MPF_EBADID;
+    if (rc || (rc = mpf_check_owner(m, pid)))
+        return rc;
+    if (id < 0)
+        return -MPF_EBADID;
     uint32_t slot = mpf_id_slot(m->r, id);
-    if ((rc = lock_table(m))) return rc;
+    if ((rc = lock_table(m)))
+        return rc;
     if (slot >= m->r->max_lnvcs) {
         rc = -MPF_EBADID;
         goto out;
@@ -303,8 +358,10 @@ static int close_role(mpf_t *m, int pid, int id, int role)
     } else {
         mpf_conn *c = mpf_conn_at(m, slot, (uint32_t)pid);
         rc = drop_role(m, l, c, role);
-        if (rc == 0 && !c->send && !c->recv) release_pid(m, pid);
-        if (rc == 0 && lnvc_empty(l)) delete_lnvc(m, l);
+        if (rc == 0 && !c->send && !c->recv)
+            release_pid(m, pid);
+        if (rc == 0 && lnvc_empty(l))
+            delete_lnvc(m, l);
     }
     mpf_unlock_lnvc(m, l);
 out:
@@ -312,8 +369,14 @@ out:
     return rc;
 }
 
-int mpf_close_send(mpf_t *m, int pid, int lnvc) { return close_role(m, pid, lnvc, ROLE_SEND); }
-int mpf_close_receive(mpf_t *m, int pid, int lnvc) { return close_role(m, pid, lnvc, ROLE_RECV); }
+int mpf_close_send(mpf_t *m, int pid, int lnvc)
+{
+    return close_role(m, pid, lnvc, ROLE_SEND);
+}
+int mpf_close_receive(mpf_t *m, int pid, int lnvc)
+{
+    return close_role(m, pid, lnvc, ROLE_RECV);
+}
 
 /* ---- recovery ---- */
 
@@ -321,16 +384,20 @@ int mpf_close_receive(mpf_t *m, int pid, int lnvc) { return close_role(m, pid, l
 static int on_queue(mpf_t *m, mpf_lnvc *l, uint32_t node)
 {
     uint32_t limit = m->r->n_msgs + 1;
-    for (uint32_t n = l->front; n && limit--; n = atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed)) {
-        if (n == node) return 1;
-        if (n == l->tail) break;
+    for (uint32_t n = l->front; n && limit--;
+         n = atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed)) {
+        if (n == node)
+            return 1;
+        if (n == l->tail)
+            break;
     }
     return 0;
 }
 
 static void add_backlog_refs(mpf_t *m, mpf_lnvc *l, uint32_t head)
 {
-    for (uint32_t n = head; n && n != l->tail; n = atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed))
+    for (uint32_t n = head; n && n != l->tail;
+         n = atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed))
         MPF_MSG(m, n)->refs++;
 }
 
@@ -346,7 +413,8 @@ static uint32_t seq_at(mpf_t *m, mpf_lnvc *l, uint32_t n)
  * tail, the counters and the reference counts are derived from them again. */
 void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l)
 {
-    if (l->state != LNVC_LIVE) return;
+    if (l->state != LNVC_LIVE)
+        return;
     uint32_t slot = (uint32_t)(l - mpf_lnvc_at(m, 0));
     /* A send publishes (seq), then moves the tail, then next_seq.  A tail already
      * published was filled by a sender that died before moving it. */
@@ -355,11 +423,13 @@ void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l)
     if (atomic_load_explicit(&t->seq, memory_order_relaxed) == next_seq)
         l->tail = atomic_load_explicit(&t->next, memory_order_relaxed);
     uint32_t count = 0, last = 0, limit = m->r->n_msgs + 1;
-    for (uint32_t n = l->front; n != l->tail && limit--; n = atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed)) {
+    for (uint32_t n = l->front; n != l->tail && limit--;
+         n = atomic_load_explicit(&MPF_MSG(m, n)->next, memory_order_relaxed)) {
         last = atomic_load_explicit(&MPF_MSG(m, n)->seq, memory_order_relaxed);
         count++;
     }
-    if (count) atomic_store_explicit(&l->next_seq, last + 1, memory_order_relaxed);
+    if (count)
+        atomic_store_explicit(&l->next_seq, last + 1, memory_order_relaxed);
     l->front_seq = seq_at(m, l, l->front);
     /* Headers on their way between the sides may have been half taken: leak
      * them rather than share one (a batch handed over but not taken is kept). */
@@ -368,27 +438,37 @@ void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l)
     for (uint32_t p = 0; p < m->r->max_procs; p++) {
         mpf_conn *c = mpf_conn_at(m, slot, p);
         l->n_send += c->send;
-        if (c->recv == MPF_FCFS) l->n_fcfs++;
+        if (c->recv == MPF_FCFS)
+            l->n_fcfs++;
         if (c->recv == MPF_BROADCAST) {
             l->n_bcast++;
-            if (!on_queue(m, l, c->head)) c->head = l->tail;
+            if (!on_queue(m, l, c->head))
+                c->head = l->tail;
             c->head_seq = seq_at(m, l, c->head);
         }
     }
-    if (l->n_fcfs == 0) l->fcfs_head = 0;
-    else if (!on_queue(m, l, l->fcfs_head)) l->fcfs_head = l->tail;
-    if (l->n_fcfs) l->fcfs_seq = seq_at(m, l, l->fcfs_head);
+    if (l->n_fcfs == 0)
+        l->fcfs_head = 0;
+    else if (!on_queue(m, l, l->fcfs_head))
+        l->fcfs_head = l->tail;
+    if (l->n_fcfs)
+        l->fcfs_seq = seq_at(m, l, l->fcfs_head);
     int receivers = l->n_fcfs + l->n_bcast;
-    for (uint32_t q = l->front; q != l->tail; q = atomic_load_explicit(&MPF_MSG(m, q)->next, memory_order_relaxed)) {
+    for (uint32_t q = l->front; q != l->tail;
+         q = atomic_load_explicit(&MPF_MSG(m, q)->next, memory_order_relaxed)) {
         MPF_MSG(m, q)->refs = receivers ? 0 : MPF_PENDING;
     }
     for (uint32_t p = 0; p < m->r->max_procs; p++) {
         mpf_conn *c = mpf_conn_at(m, slot, p);
-        if (c->recv == MPF_BROADCAST) add_backlog_refs(m, l, c->head);
-        if (c->holding && c->recv && on_queue(m, l, c->holding) && c->holding != l->tail) MPF_MSG(m, c->holding)->refs++;
-        else c->holding = 0;
+        if (c->recv == MPF_BROADCAST)
+            add_backlog_refs(m, l, c->head);
+        if (c->holding && c->recv && on_queue(m, l, c->holding) && c->holding != l->tail)
+            MPF_MSG(m, c->holding)->refs++;
+        else
+            c->holding = 0;
     }
-    if (l->n_fcfs) add_backlog_refs(m, l, l->fcfs_head);
+    if (l->n_fcfs)
+        add_backlog_refs(m, l, l->fcfs_head);
     mpf_lnvc_pop_front(m, l);
     mpf_line_repair(m, l);
     mpf_lnvc_notify(m, l);
@@ -398,21 +478,25 @@ void mpf_lnvc_repair(mpf_t *m, mpf_lnvc *l)
 void mpf_table_repair(mpf_t *m)
 {
     mpf_region *r = m->r;
-    for (uint32_t p = 0; p < r->max_procs; p++) mpf_proc_at(m, p)->nconn = 0;
+    for (uint32_t p = 0; p < r->max_procs; p++)
+        mpf_proc_at(m, p)->nconn = 0;
     for (uint32_t i = 0; i < r->max_lnvcs; i++) {
         mpf_lnvc *l = mpf_lnvc_at(m, i);
         mpf_lock_lnvc(m, l);
         if (l->state == LNVC_LIVE) {
             for (uint32_t p = 0; p < r->max_procs; p++) {
                 mpf_conn *c = mpf_conn_at(m, i, p);
-                if (c->send || c->recv) mpf_proc_at(m, p)->nconn++;
+                if (c->send || c->recv)
+                    mpf_proc_at(m, p)->nconn++;
             }
-            if (lnvc_empty(l)) delete_lnvc(m, l);
+            if (lnvc_empty(l))
+                delete_lnvc(m, l);
         }
         mpf_unlock_lnvc(m, l);
     }
     for (uint32_t p = 0; p < r->max_procs; p++)
-        if (mpf_proc_at(m, p)->nconn == 0) atomic_store(&mpf_proc_at(m, p)->os_pid, 0);
+        if (mpf_proc_at(m, p)->nconn == 0)
+            atomic_store(&mpf_proc_at(m, p)->os_pid, 0);
 }
 
 /* Close every connection of ids whose OS process is gone.  Table lock held. */
@@ -421,26 +505,33 @@ int mpf_reap_locked(mpf_t *m)
     mpf_region *r = m->r;
     int closed = 0;
     atomic_store(&r->reap_pending, 0);
-    if (!m->shared) return 0;
+    if (!m->shared)
+        return 0;
     mpf_line_reap(m); /* first: a dead receive in line must not hold up the live ones */
     int32_t me = (int32_t)getpid();
     for (uint32_t p = 0; p < r->max_procs; p++) {
         mpf_proc *pr = mpf_proc_at(m, p);
         int32_t os = atomic_load(&pr->os_pid);
-        if (os == 0 || os == me || mpf_os_pid_alive(os)) continue;
-        if (atomic_exchange(&pr->space_asleep, 0)) atomic_fetch_sub(&r->space_sleepers, 1); /* died asleep */
+        if (os == 0 || os == me || mpf_os_pid_alive(os))
+            continue;
+        if (atomic_exchange(&pr->space_asleep, 0))
+            atomic_fetch_sub(&r->space_sleepers, 1); /* died asleep */
         for (uint32_t i = 0; i < r->max_lnvcs; i++) {
             mpf_lnvc *l = mpf_lnvc_at(m, i);
             mpf_lock_lnvc(m, l);
             mpf_conn *c = mpf_conn_at(m, i, p);
-            if (atomic_exchange(&c->asleep, 0)) atomic_fetch_sub(&l->sleepers, 1);   /* died asleep */
+            if (atomic_exchange(&c->asleep, 0))
+                atomic_fetch_sub(&l->sleepers, 1); /* died asleep */
             if (l->state == LNVC_LIVE && (c->send || c->recv)) {
                 if (c->send) {
                     drop_role(m, l, c, ROLE_SEND), closed++;
-                    if (l->n_send == 0) l->senders_died = 1; /* its receivers must not wait for it */
+                    if (l->n_send == 0)
+                        l->senders_died = 1; /* its receivers must not wait for it */
                 }
-                if (c->recv) drop_role(m, l, c, ROLE_RECV), closed++;
-                if (lnvc_empty(l)) delete_lnvc(m, l);
+                if (c->recv)
+                    drop_role(m, l, c, ROLE_RECV), closed++;
+                if (lnvc_empty(l))
+                    delete_lnvc(m, l);
             }
             mpf_unlock_lnvc(m, l);
         }
@@ -452,9 +543,11 @@ int mpf_reap_locked(mpf_t *m)
 
 int mpf_reap(mpf_t *m)
 {
-    if (!m) return -MPF_EINVAL;
+    if (!m)
+        return -MPF_EINVAL;
     int rc = mpf_lock_table(m);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     rc = mpf_reap_locked(m);
     mpf_unlock(m, &m->r->table_lock);
     return rc;

@@ -21,8 +21,14 @@
 _Atomic uint32_t mpf__self_pid;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
-static void forget_pid(void) { atomic_store_explicit(&mpf__self_pid, 0, memory_order_relaxed); }
-static void register_atfork(void) { pthread_atfork(NULL, NULL, forget_pid); }
+static void forget_pid(void)
+{
+    atomic_store_explicit(&mpf__self_pid, 0, memory_order_relaxed);
+}
+static void register_atfork(void)
+{
+    pthread_atfork(NULL, NULL, forget_pid);
+}
 
 /* getpid() without a system call on every lock; a forked child learns its own. */
 uint32_t mpf_self_slow(void)
@@ -48,7 +54,8 @@ int mpf_lock_slow(mpf_t *m, mpf_lock_t *l, uint32_t self)
     for (int i = 0; i < 100; i++) {
         relax();
         uint32_t cur = atomic_load_explicit(l, memory_order_relaxed);
-        if (cur == 0 && atomic_compare_exchange_weak_explicit(l, &cur, self, memory_order_acquire, memory_order_relaxed))
+        if (cur == 0 && atomic_compare_exchange_weak_explicit(l, &cur, self, memory_order_acquire,
+                                                              memory_order_relaxed))
             return 0;
     }
     int op = m->shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE;
@@ -56,30 +63,33 @@ int mpf_lock_slow(mpf_t *m, mpf_lock_t *l, uint32_t self)
         uint32_t cur = atomic_load_explicit(l, memory_order_relaxed);
         if (cur == 0) {
             /* We may not be the only sleeper, so keep the waiters bit. */
-            if (atomic_compare_exchange_weak_explicit(l, &cur, self | LOCK_WAITERS, memory_order_acquire,
-                                                      memory_order_relaxed))
+            if (atomic_compare_exchange_weak_explicit(l, &cur, self | LOCK_WAITERS,
+                                                      memory_order_acquire, memory_order_relaxed))
                 return 0;
             continue;
         }
         if (!(cur & LOCK_WAITERS)) {
-            if (!atomic_compare_exchange_weak_explicit(l, &cur, cur | LOCK_WAITERS, memory_order_relaxed,
-                                                       memory_order_relaxed))
+            if (!atomic_compare_exchange_weak_explicit(l, &cur, cur | LOCK_WAITERS,
+                                                       memory_order_relaxed, memory_order_relaxed))
                 continue;
             cur |= LOCK_WAITERS;
         }
         struct timespec ts = {0, 10 * 1000 * 1000};
         long r = syscall(SYS_futex, (uint32_t *)l, op, cur, m->shared ? &ts : NULL, NULL, 0);
-        if (r == 0 || !m->shared) continue;
-        if (atomic_load_explicit(l, memory_order_relaxed) == cur && !mpf_os_pid_alive((int32_t)(cur & ~LOCK_WAITERS)) &&
-            atomic_compare_exchange_strong_explicit(l, &cur, self | LOCK_WAITERS, memory_order_acquire,
-                                                    memory_order_relaxed))
+        if (r == 0 || !m->shared)
+            continue;
+        if (atomic_load_explicit(l, memory_order_relaxed) == cur &&
+            !mpf_os_pid_alive((int32_t)(cur & ~LOCK_WAITERS)) &&
+            atomic_compare_exchange_strong_explicit(l, &cur, self | LOCK_WAITERS,
+                                                    memory_order_acquire, memory_order_relaxed))
             return 1;
     }
 }
 
 void mpf_lock_wake(mpf_t *m, mpf_lock_t *l)
 {
-    syscall(SYS_futex, (uint32_t *)l, m->shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    syscall(SYS_futex, (uint32_t *)l, m->shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, 1, NULL, NULL,
+            0);
 }
 
 static void count_recovery(mpf_t *m)

@@ -8,18 +8,25 @@
  * again under a lock by the caller). */
 static int find_lnvc(mpf_t *m, int id, mpf_lnvc **out, uint32_t *slot)
 {
-    if (id < 0) return -MPF_EBADID;
+    if (id < 0)
+        return -MPF_EBADID;
     *slot = mpf_id_slot(m->r, id);
-    if (*slot >= m->r->max_lnvcs) return -MPF_EBADID;
+    if (*slot >= m->r->max_lnvcs)
+        return -MPF_EBADID;
     *out = mpf_lnvc_at(m, *slot);
     return 0;
 }
-static inline int is_live(const mpf_lnvc *l, int id) { return l->state == LNVC_LIVE && l->id == id; }
+static inline int is_live(const mpf_lnvc *l, int id)
+{
+    return l->state == LNVC_LIVE && l->id == id;
+}
 
 static int check_args(mpf_t *m, int pid)
 {
-    if (!m) return -MPF_EINVAL;
-    if (!(pid >= 0 && (uint32_t)pid < m->r->max_procs)) return -MPF_EBADPID;
+    if (!m)
+        return -MPF_EINVAL;
+    if (!(pid >= 0 && (uint32_t)pid < m->r->max_procs))
+        return -MPF_EBADPID;
     int rc = mpf_caller_ok(m);
     return rc ? rc : mpf_check_owner(m, pid);
 }
@@ -28,10 +35,13 @@ static int check_args(mpf_t *m, int pid)
 static int out_of_space(mpf_t *m, int pid, int *tries)
 {
     mpf_region *r = m->r;
-    if (m->shared && (*tries)++ == 0 && mpf_reap(m) > 0) return 0;
-    if (!r->send_waits) return -MPF_ENOSPACE;
+    if (m->shared && (*tries)++ == 0 && mpf_reap(m) > 0)
+        return 0;
+    if (!r->send_waits)
+        return -MPF_ENOSPACE;
     uint32_t observed = atomic_load(&r->space_word);
-    if (mpf_wait_lwp_yield(m, pid, observed)) return 0; /* an MPD process lets the receivers run instead */
+    if (mpf_wait_lwp_yield(m, pid, observed))
+        return 0; /* an MPD process lets the receivers run instead */
     mpf_space_wait(m, pid, observed);
     return 0;
 }
@@ -41,7 +51,8 @@ static int flush_freed(mpf_t *m, mpf_lnvc *l)
 {
     mpf_lock_recv(m, l);
     uint32_t n = l->n_freed;
-    for (uint32_t i = 0; i < n; i++) mpf_msg_free(m, l->freed[i]);
+    for (uint32_t i = 0; i < n; i++)
+        mpf_msg_free(m, l->freed[i]);
     l->n_freed = 0;
     mpf_unlock(m, &l->rlock);
     return n > 0;
@@ -50,7 +61,8 @@ static int flush_freed(mpf_t *m, mpf_lnvc *l)
 static void copy_to_blocks(mpf_t *m, uint32_t b, const unsigned char *src, size_t len)
 {
     uint32_t pay = mpf_block_payload(m->r);
-    for (size_t done = 0; done < len; done += pay, b = atomic_load_explicit(&MPF_BLK(m, b)->next, memory_order_relaxed))
+    for (size_t done = 0; done < len;
+         done += pay, b = atomic_load_explicit(&MPF_BLK(m, b)->next, memory_order_relaxed))
         memcpy(MPF_BLK(m, b)->bytes, src + done, len - done < pay ? len - done : pay);
 }
 
@@ -61,7 +73,8 @@ static void copy_from_msg(mpf_t *m, const mpf_msg *g, unsigned char *dst)
         return;
     }
     uint32_t pay = mpf_block_payload(m->r), b = g->data;
-    for (size_t done = 0; done < g->len; done += pay, b = atomic_load_explicit(&MPF_BLK(m, b)->next, memory_order_relaxed))
+    for (size_t done = 0; done < g->len;
+         done += pay, b = atomic_load_explicit(&MPF_BLK(m, b)->next, memory_order_relaxed))
         memcpy(dst + done, MPF_BLK(m, b)->bytes, g->len - done < pay ? g->len - done : pay);
 }
 
@@ -74,9 +87,11 @@ static void copy_from_msg(mpf_t *m, const mpf_msg *g, unsigned char *dst)
 static int solo_handoff(mpf_t *m, int pid, int id, const void *buf, size_t len)
 {
     const mpf_region *r = m->r;
-    if ((uint32_t)pid >= r->max_procs || id < 0 || len > MPF_INLINE || !mpd_self()) return 1;
+    if ((uint32_t)pid >= r->max_procs || id < 0 || len > MPF_INLINE || !mpd_self())
+        return 1;
     uint32_t slot = mpf_id_slot(r, id);
-    if (slot >= r->max_lnvcs) return 1;
+    if (slot >= r->max_lnvcs)
+        return 1;
     mpf_lnvc *l = mpf_lnvc_at(m, slot);
     if (!atomic_load_explicit(&l->parked, memory_order_relaxed) || !is_live(l, id) ||
         !mpf_conn_at(m, slot, (uint32_t)pid)->send || l->n_bcast + (l->n_fcfs > 0) != 1)
@@ -85,36 +100,49 @@ static int solo_handoff(mpf_t *m, int pid, int id, const void *buf, size_t len)
     mpf_lwpq *q = &m->lwpq[slot];
     mpf_lwp_waiter *prev = NULL, *w = q->head;
     for (; w; prev = w, w = w->next)
-        if (w->conn->recv == proto) break;
-    if (!w || len > w->cap || (proto == MPF_FCFS ? l->fcfs_head : w->conn->head) != l->tail) return 1;
-    if (prev) prev->next = w->next;
-    else q->head = w->next;
-    if (q->tail == w) q->tail = prev;
-    if (len) memcpy(w->buf, buf, len);
+        if (w->conn->recv == proto)
+            break;
+    if (!w || len > w->cap || (proto == MPF_FCFS ? l->fcfs_head : w->conn->head) != l->tail)
+        return 1;
+    if (prev)
+        prev->next = w->next;
+    else
+        q->head = w->next;
+    if (q->tail == w)
+        q->tail = prev;
+    if (len)
+        memcpy(w->buf, buf, len);
     w->got = (ssize_t)len;
-    atomic_store_explicit(&l->parked, atomic_load_explicit(&l->parked, memory_order_relaxed) - 1, memory_order_relaxed);
+    atomic_store_explicit(&l->parked, atomic_load_explicit(&l->parked, memory_order_relaxed) - 1,
+                          memory_order_relaxed);
     mpd_unpark(w->proc);
     return 0;
 }
 
 int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
 {
-    if (m && MPF_SOLO(m) && (buf || !len) && !solo_handoff(m, pid, id, buf, len)) return 0;
+    if (m && MPF_SOLO(m) && (buf || !len) && !solo_handoff(m, pid, id, buf, len))
+        return 0;
     int rc = check_args(m, pid), tries = 0;
-    if (rc) return rc;
-    if (!buf && len) return -MPF_EINVAL;
-    if (len > m->r->max_message) return -MPF_ETOOLONG;
+    if (rc)
+        return rc;
+    if (!buf && len)
+        return -MPF_EINVAL;
+    if (len > m->r->max_message)
+        return -MPF_ETOOLONG;
     /* Long payloads are copied into private blocks before locking. */
     uint32_t fresh = 0, data = 0;
     int fresh_alloc = 0;
     if (len > MPF_INLINE) {
         while (mpf_blocks_alloc(m, len, &data))
-            if ((rc = out_of_space(m, pid, &tries))) return rc;
+            if ((rc = out_of_space(m, pid, &tries)))
+                return rc;
         copy_to_blocks(m, data, buf, len);
     }
     mpf_lnvc *l;
     uint32_t slot;
-    if ((rc = find_lnvc(m, id, &l, &slot))) goto fail;
+    if ((rc = find_lnvc(m, id, &l, &slot)))
+        goto fail;
     for (;;) {
         mpf_lock_send(m, l);
         if (!is_live(l, id)) {
@@ -127,9 +155,11 @@ int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
             rc = -MPF_ENOTCONN;
             goto fail;
         }
-        if (fresh) break;
+        if (fresh)
+            break;
         /* A receive parked for exactly this message takes it directly (it uses no seq). */
-        if (m->lwpq && len <= MPF_INLINE && atomic_load_explicit(&l->parked, memory_order_relaxed)) {
+        if (m->lwpq && len <= MPF_INLINE &&
+            atomic_load_explicit(&l->parked, memory_order_relaxed)) {
             mpf_lock_acquire(m, &l->rlock); /* in-process: no dead owners */
             int done = mpf_lwp_deliver(m, l, buf, len);
             mpf_unlock(m, &l->rlock);
@@ -141,33 +171,41 @@ int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
         /* The usual case: a header freed by receives.  It is not written here:
          * its next link and seq are never read while it is the sentinel (its
          * stale seq is an older message's, never next_seq), and data is 0. */
-        if ((fresh = mpf_lnvc_take_header(m, l))) break;
+        if ((fresh = mpf_lnvc_take_header(m, l)))
+            break;
         mpf_unlock(m, &l->slock);
         /* Sends leave max_lnvcs headers in reserve so that opening a conversation
          * (which needs one sentinel) does not fail because traffic filled memory. */
         int flushed = 0;
-        while (atomic_load_explicit(&m->r->n_msg_free, memory_order_relaxed) <= (int64_t)m->r->max_lnvcs ||
+        while (atomic_load_explicit(&m->r->n_msg_free, memory_order_relaxed) <=
+                   (int64_t)m->r->max_lnvcs ||
                !(fresh = mpf_msg_alloc(m))) {
             /* Headers this LNVC's receives freed but have not handed over yet count as free. */
-            if (!flushed++ && flush_freed(m, l)) continue;
-            if ((rc = out_of_space(m, pid, &tries))) goto fail;
+            if (!flushed++ && flush_freed(m, l))
+                continue;
+            if ((rc = out_of_space(m, pid, &tries)))
+                goto fail;
         }
         fresh_alloc = 1;
     }
     mpf_msg *s = MPF_MSG(m, l->tail);
     uint32_t seq = atomic_load_explicit(&l->next_seq, memory_order_relaxed);
     /* A new header gets an old seq, like a recycled one: never next_seq, now or after this send. */
-    if (fresh_alloc) atomic_store_explicit(&MPF_MSG(m, fresh)->seq, seq - 1, memory_order_relaxed);
+    if (fresh_alloc)
+        atomic_store_explicit(&MPF_MSG(m, fresh)->seq, seq - 1, memory_order_relaxed);
     s->len = (uint32_t)len;
-    if (len <= MPF_INLINE) memcpy(s->inl, buf, len);
-    else s->data = data;
+    if (len <= MPF_INLINE)
+        memcpy(s->inl, buf, len);
+    else
+        s->data = data;
     uint32_t readers = l->n_bcast + (l->n_fcfs > 0);
     s->refs = readers ? readers : MPF_PENDING;
     atomic_store_explicit(&s->next, fresh, memory_order_relaxed);
     /* Publish: seq last (it is what a receiver looks at), then move the tail,
      * then next_seq (repair relies on this order).  next_seq against `sleepers`
      * (both sequentially consistent) keeps a sleeper from missing it. */
-    if (MPF_SOLO(m)) { /* one OS thread: no fence (spelled out: a memory order held in a variable compiles as seq_cst) */
+    if (MPF_SOLO(
+            m)) { /* one OS thread: no fence (spelled out: a memory order held in a variable compiles as seq_cst) */
         atomic_store_explicit(&s->seq, seq, memory_order_relaxed);
         l->tail = fresh;
         atomic_store_explicit(&l->next_seq, seq + 1, memory_order_relaxed);
@@ -181,7 +219,8 @@ int mpf_message_send(mpf_t *m, int pid, int id, const void *buf, size_t len)
     mpf_maybe_reap(m);
     return 0;
 fail:
-    if (fresh) mpf_msg_free(m, fresh);
+    if (fresh)
+        mpf_msg_free(m, fresh);
     mpf_blocks_free(m, data);
     return rc;
 }
@@ -217,32 +256,40 @@ static ssize_t solo_park(mpf_t *m, int pid, int id, void *buf, size_t cap, int *
 {
     const mpf_region *r = m->r;
     mpd_proc *self;
-    if ((uint32_t)pid >= r->max_procs || id < 0 || (!buf && cap) || !(self = mpd_self())) return -1;
+    if ((uint32_t)pid >= r->max_procs || id < 0 || (!buf && cap) || !(self = mpd_self()))
+        return -1;
     uint32_t slot = mpf_id_slot(r, id);
-    if (slot >= r->max_lnvcs) return -1;
+    if (slot >= r->max_lnvcs)
+        return -1;
     mpf_lnvc *l = mpf_lnvc_at(m, slot);
     mpf_conn *c = mpf_conn_at(m, slot, (uint32_t)pid);
-    if (!is_live(l, id) || !c->recv || atomic_load_explicit(&l->broken, memory_order_relaxed)) return -1;
+    if (!is_live(l, id) || !c->recv || atomic_load_explicit(&l->broken, memory_order_relaxed))
+        return -1;
     int fcfs = c->recv == MPF_FCFS;
     uint32_t *headp = fcfs ? &l->fcfs_head : &c->head, *seqp = fcfs ? &l->fcfs_seq : &c->head_seq;
     uint32_t at = *headp;
     if (mpf_published(m, at, *seqp)) {
         mpf_msg *g = MPF_MSG(m, at);
         ssize_t len = g->len;
-        if ((size_t)len > cap) return -1; /* the general path reports it */
+        if ((size_t)len > cap)
+            return -1; /* the general path reports it */
         *headp = atomic_load_explicit(&g->next, memory_order_relaxed);
         ++*seqp;
         copy_from_msg(m, g, buf);
         mpf_lnvc_read_done(m, l, at);
         return len;
     }
-    if (l->senders_died && l->n_send == 0) return -1; /* the general path says MPF_ENOSENDERS */
+    if (l->senders_died && l->n_send == 0)
+        return -1; /* the general path says MPF_ENOSENDERS */
     mpf_lwpq *q = &m->lwpq[slot];
     mpf_lwp_waiter w = {NULL, self, buf, cap, -1, c};
-    if (q->tail) q->tail->next = &w;
-    else q->head = &w;
+    if (q->tail)
+        q->tail->next = &w;
+    else
+        q->head = &w;
     q->tail = &w;
-    atomic_store_explicit(&l->parked, atomic_load_explicit(&l->parked, memory_order_relaxed) + 1, memory_order_relaxed);
+    atomic_store_explicit(&l->parked, atomic_load_explicit(&l->parked, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     mpd_park(NULL);
     *waited = 1;
     return w.got;
@@ -256,19 +303,24 @@ static long long now_ns(void)
 }
 
 /* block: 0 try, 1 wait, 2 wait until deadline (CLOCK_MONOTONIC ns). */
-static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int block, long long deadline)
+static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int block,
+                       long long deadline)
 {
     int waited = 0, idle = 0;
     if (m && MPF_SOLO(m) && block == 1) {
         ssize_t got = solo_park(m, pid, id, buf, cap, &waited);
-        if (got >= 0) return got;
+        if (got >= 0)
+            return got;
     }
     int rc = check_args(m, pid);
-    if (rc) return rc;
-    if (!buf && cap) return -MPF_EINVAL;
+    if (rc)
+        return rc;
+    if (!buf && cap)
+        return -MPF_EINVAL;
     mpf_lnvc *l;
     uint32_t slot;
-    if ((rc = find_lnvc(m, id, &l, &slot))) return rc;
+    if ((rc = find_lnvc(m, id, &l, &slot)))
+        return rc;
     mpf_lock_recv(m, l);
     if (!is_live(l, id)) {
         mpf_unlock(m, &l->rlock);
@@ -283,9 +335,11 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             break;
         }
         int fcfs = c->recv == MPF_FCFS;
-        uint32_t *headp = fcfs ? &l->fcfs_head : &c->head, *seqp = fcfs ? &l->fcfs_seq : &c->head_seq;
+        uint32_t *headp = fcfs ? &l->fcfs_head : &c->head,
+                 *seqp = fcfs ? &l->fcfs_seq : &c->head_seq;
         uint32_t at = *headp, seq = *seqp;
-        if (line) mpf_line_rearm(m, l, line);
+        if (line)
+            mpf_line_rearm(m, l, line);
         if (mpf_published(m, at, seq) && (!fcfs || mpf_line_may_take(m, l, line))) {
             mpf_msg *g = MPF_MSG(m, at);
             if (g->len > cap) {
@@ -295,8 +349,11 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             ssize_t len = g->len;
             *headp = atomic_load_explicit(&g->next, memory_order_relaxed);
             *seqp = seq + 1;
-            if (line) mpf_line_leave(m, l, line); /* served: the next in line is woken if another message waits */
-            if (len > MPF_UNLOCKED_COPY && !MPF_SOLO(m)) return copy_unlocked(m, l, c, id, at, buf);
+            if (line)
+                mpf_line_leave(
+                    m, l, line); /* served: the next in line is woken if another message waits */
+            if (len > MPF_UNLOCKED_COPY && !MPF_SOLO(m))
+                return copy_unlocked(m, l, c, id, at, buf);
             copy_from_msg(m, g, buf);
             mpf_lnvc_read_done(m, l, at);
             mpf_unlock(m, &l->rlock);
@@ -321,22 +378,28 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
         }
         ssize_t got;
         int how = block == 1 ? mpf_wait_lwp(m, l, c, at, seq, buf, cap, &got) : 0;
-        if (how == 2) return got; /* a send handed it over */
+        if (how == 2)
+            return got; /* a send handed it over */
         /* An FCFS receive (threads, processes, MPD processes on a shared
          * instance) waits in line; without a free waiter slot it waits unordered. */
         if (how == 0 && fcfs && !m->lwpq && (line || (line = mpf_line_join(m, l)))) {
             mpf_line_wait(m, l, line, &spun, left);
-            if (m->shared && !spun && ++idle % 4 == 0) mpf_reap(m);
+            if (m->shared && !spun && ++idle % 4 == 0)
+                mpf_reap(m);
             how = 1;
         }
         if (how == 0) {
             uint32_t observed = atomic_load_explicit(&l->word, memory_order_relaxed);
             mpf_unlock(m, &l->rlock);
-            if (block == 2 && m->lwpq) mpd_yield(); /* timed, MPF_WAIT_LWP: look again after the others ran */
-            else mpf_wait_change(m, l, c, observed, at, seq, left); /* not an MPD process: wait like a thread */
+            if (block == 2 && m->lwpq)
+                mpd_yield(); /* timed, MPF_WAIT_LWP: look again after the others ran */
+            else
+                mpf_wait_change(m, l, c, observed, at, seq,
+                                left); /* not an MPD process: wait like a thread */
             /* Long quiet waits look for dead participants now and then: a
              * sender that died is closed by the reap, which ends this wait. */
-            if (m->shared && ++idle % 4 == 0) mpf_reap(m);
+            if (m->shared && ++idle % 4 == 0)
+                mpf_reap(m);
         }
         waited = 1;
         mpf_lock_recv(m, l);
@@ -345,7 +408,8 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             break;
         }
     }
-    if (line) mpf_line_leave(m, l, line);
+    if (line)
+        mpf_line_leave(m, l, line);
     mpf_unlock(m, &l->rlock);
     return rc;
 }
@@ -360,19 +424,23 @@ ssize_t mpf_message_try_receive(mpf_t *m, int pid, int id, void *buf, size_t cap
     return receive(m, pid, id, buf, cap, 0, 0);
 }
 
-ssize_t mpf_message_timed_receive(mpf_t *m, int pid, int id, void *buf, size_t cap, long long timeout_ns)
+ssize_t mpf_message_timed_receive(mpf_t *m, int pid, int id, void *buf, size_t cap,
+                                  long long timeout_ns)
 {
-    if (timeout_ns < 0) return -MPF_EINVAL;
+    if (timeout_ns < 0)
+        return -MPF_EINVAL;
     return receive(m, pid, id, buf, cap, 2, now_ns() + timeout_ns);
 }
 
 int mpf_check_receive(mpf_t *m, int pid, int id, size_t *next_len)
 {
     int rc = check_args(m, pid);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     mpf_lnvc *l;
     uint32_t slot;
-    if ((rc = find_lnvc(m, id, &l, &slot))) return rc;
+    if ((rc = find_lnvc(m, id, &l, &slot)))
+        return rc;
     mpf_lock_lnvc(m, l);
     mpf_conn *c = mpf_conn_at(m, slot, (uint32_t)pid);
     if (!is_live(l, id)) {
@@ -382,9 +450,11 @@ int mpf_check_receive(mpf_t *m, int pid, int id, size_t *next_len)
     } else {
         int fcfs = c->recv == MPF_FCFS;
         uint32_t head = fcfs ? l->fcfs_head : c->head, seq = fcfs ? l->fcfs_seq : c->head_seq;
-        uint32_t n = atomic_load_explicit(&l->next_seq, memory_order_relaxed) - seq; /* modulo 2^32 */
+        uint32_t n =
+            atomic_load_explicit(&l->next_seq, memory_order_relaxed) - seq; /* modulo 2^32 */
         rc = n > 0x7fffffff ? 0x7fffffff : (int)n;
-        if (n && next_len) *next_len = MPF_MSG(m, head)->len;
+        if (n && next_len)
+            *next_len = MPF_MSG(m, head)->len;
     }
     mpf_unlock_lnvc(m, l);
     return rc;

@@ -22,7 +22,8 @@ static inline void cpu_relax(void)
  * by another receiver and refilled in between two looks, the spin misses it:
  * the check before sleeping also reads the LNVC's next_seq, so a sleep never
  * misses a message.  A stale look (the LNVC died) is only a spurious wakeup. */
-static inline int spin_changed(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel, uint32_t seq)
+static inline int spin_changed(mpf_t *m, mpf_lnvc *l, uint32_t observed, uint32_t sentinel,
+                               uint32_t seq)
 {
     return atomic_load_explicit(&MPF_MSG(m, sentinel)->seq, memory_order_acquire) == seq ||
            atomic_load_explicit(&l->word, memory_order_acquire) != observed;
@@ -64,8 +65,8 @@ static intptr_t sleep_on_word(void *arg)
  * while it looks, then sleeps through mpd_blocking_call, on a helper thread,
  * while the VP runs the other processes.  The runtime counts the call as
  * pending, so a receiver waiting for a thread is not taken for a deadlock. */
-void mpf_wait_change(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t observed, uint32_t sentinel, uint32_t seq,
-                     long long max_ns)
+void mpf_wait_change(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t observed, uint32_t sentinel,
+                     uint32_t seq, long long max_ns)
 {
     int lwp = mpd_self() != NULL;
     for (int i = lwp ? m->spin / 8 + 1 : m->spin; i > 0; i--) {
@@ -79,29 +80,38 @@ void mpf_wait_change(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t observed, uint
             continue;
         }
         cpu_relax();
-        if ((i & 255) == 0) sched_yield();
+        if ((i & 255) == 0)
+            sched_yield();
     }
     sleep_args a = {m, l, c, observed, seq, max_ns};
-    if (lwp) mpd_blocking_call(sleep_on_word, &a, NULL);
-    else sleep_on_word(&a);
+    if (lwp)
+        mpd_blocking_call(sleep_on_word, &a, NULL);
+    else
+        sleep_on_word(&a);
 }
 
-static inline mpf_lwpq *lwpq_of(mpf_t *m, mpf_lnvc *l) { return &m->lwpq[l - mpf_lnvc_at(m, 0)]; }
+static inline mpf_lwpq *lwpq_of(mpf_t *m, mpf_lnvc *l)
+{
+    return &m->lwpq[l - mpf_lnvc_at(m, 0)];
+}
 
 /* MPD processes: park only the calling process.  It registers under the LNVC
  * lock, so a sender that links afterwards finds it (directly, or through
  * `parked` once it has released the LNVC lock).  Returns 0 if the caller is
  * not to park here, 1 when woken to look again, 2 when a send delivered a
  * message into buf (its length in *got). */
-int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t head, uint32_t seq, void *buf, size_t cap, ssize_t *got)
+int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t head, uint32_t seq, void *buf,
+                 size_t cap, ssize_t *got)
 {
     mpd_proc *self;
-    if (!m->lwpq || !(self = mpd_self())) return 0;
+    if (!m->lwpq || !(self = mpd_self()))
+        return 0;
     mpf_lwpq *q = lwpq_of(m, l);
     mpf_lwp_waiter w = {NULL, self, buf, cap, -1, c};
     int solo = MPF_SOLO(m);
     if (solo) {
-        atomic_store_explicit(&l->parked, atomic_load_explicit(&l->parked, memory_order_relaxed) + 1,
+        atomic_store_explicit(&l->parked,
+                              atomic_load_explicit(&l->parked, memory_order_relaxed) + 1,
                               memory_order_relaxed);
     } else {
         /* A send holds only the send lock when it publishes, then advances
@@ -118,12 +128,15 @@ int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t head, uint32_t seq
             return 1;
         }
     }
-    if (q->tail) q->tail->next = &w;
-    else q->head = &w;
+    if (q->tail)
+        q->tail->next = &w;
+    else
+        q->head = &w;
     q->tail = &w;
     mpf_unlock(m, &l->rlock);
     mpd_park(solo ? NULL : &q->lock); /* whoever takes w off the list counts it out of `parked` */
-    if (w.got < 0) return 1;
+    if (w.got < 0)
+        return 1;
     *got = w.got;
     return 2;
 }
@@ -135,28 +148,41 @@ int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t head, uint32_t seq
  * next_seq), 0 to queue the message as usual. */
 int mpf_lwp_deliver(mpf_t *m, mpf_lnvc *l, const void *data, size_t len)
 {
-    if (l->n_bcast + (l->n_fcfs > 0) != 1) return 0;
+    if (l->n_bcast + (l->n_fcfs > 0) != 1)
+        return 0;
     int proto = l->n_fcfs ? MPF_FCFS : MPF_BROADCAST;
-    if (proto == MPF_FCFS && l->fcfs_head != l->tail) return 0;
+    if (proto == MPF_FCFS && l->fcfs_head != l->tail)
+        return 0;
     mpf_lwpq *q = lwpq_of(m, l);
     int solo = MPF_SOLO(m);
-    if (!solo) mpd_spin_lock(&q->lock);
+    if (!solo)
+        mpd_spin_lock(&q->lock);
     mpf_lwp_waiter *prev = NULL, *w = q->head;
-    for (; w; prev = w, w = w->next) /* the first parked receive of the reader due (FIFO among FCFS) */
-        if (w->conn->recv == proto) break;
+    for (; w;
+         prev = w, w = w->next) /* the first parked receive of the reader due (FIFO among FCFS) */
+        if (w->conn->recv == proto)
+            break;
     int ok = w && len <= w->cap && (proto == MPF_FCFS || w->conn->head == l->tail);
     if (ok) {
-        if (prev) prev->next = w->next;
-        else q->head = w->next;
-        if (q->tail == w) q->tail = prev;
-        if (len) memcpy(w->buf, data, len);
+        if (prev)
+            prev->next = w->next;
+        else
+            q->head = w->next;
+        if (q->tail == w)
+            q->tail = prev;
+        if (len)
+            memcpy(w->buf, data, len);
         w->got = (ssize_t)len;
-        if (solo) atomic_store_explicit(&l->parked, atomic_load_explicit(&l->parked, memory_order_relaxed) - 1,
-                                        memory_order_relaxed);
-        else atomic_fetch_sub_explicit(&l->parked, 1, memory_order_relaxed);
+        if (solo)
+            atomic_store_explicit(&l->parked,
+                                  atomic_load_explicit(&l->parked, memory_order_relaxed) - 1,
+                                  memory_order_relaxed);
+        else
+            atomic_fetch_sub_explicit(&l->parked, 1, memory_order_relaxed);
         mpd_unpark(w->proc);
     }
-    if (!solo) mpd_spin_unlock(&q->lock);
+    if (!solo)
+        mpd_spin_unlock(&q->lock);
     return ok;
 }
 
@@ -179,7 +205,8 @@ static intptr_t space_sleep(void *arg)
  * memory on a helper thread rather than stopping the VP. */
 int mpf_wait_lwp_yield(mpf_t *m, int pid, uint32_t observed)
 {
-    if (!mpd_self()) return 0;
+    if (!mpd_self())
+        return 0;
     mpd_yield();
     if (!m->lwpq && atomic_load(&m->r->space_word) == observed) {
         space_args a = {m, pid, observed};
@@ -194,28 +221,35 @@ void mpf_wake_sleepers(mpf_t *m, mpf_lnvc *l)
     if (m->lwpq && atomic_load_explicit(&l->parked, memory_order_seq_cst)) {
         mpf_lwpq *q = lwpq_of(m, l);
         int solo = MPF_SOLO(m);
-        if (!solo) mpd_spin_lock(&q->lock);
+        if (!solo)
+            mpd_spin_lock(&q->lock);
         uint32_t n = 0;
         for (mpf_lwp_waiter *w = q->head, *nx; w; w = nx, n++) {
             nx = w->next; /* w lives on a stack that may run again once unparked */
             mpd_unpark(w->proc);
         }
         q->head = q->tail = NULL;
-        if (solo) atomic_store_explicit(&l->parked, atomic_load_explicit(&l->parked, memory_order_relaxed) - n,
-                                        memory_order_relaxed);
-        else atomic_fetch_sub_explicit(&l->parked, n, memory_order_relaxed);
-        if (!solo) mpd_spin_unlock(&q->lock);
+        if (solo)
+            atomic_store_explicit(&l->parked,
+                                  atomic_load_explicit(&l->parked, memory_order_relaxed) - n,
+                                  memory_order_relaxed);
+        else
+            atomic_fetch_sub_explicit(&l->parked, n, memory_order_relaxed);
+        if (!solo)
+            mpd_spin_unlock(&q->lock);
     }
     if (atomic_load_explicit(&l->sleepers, memory_order_seq_cst)) {
         atomic_fetch_add_explicit(&l->word, 1, memory_order_seq_cst);
-        if (mpf_futex_wake_all(m, &l->word) == 0) mpf_futile_wake(m);
+        if (mpf_futex_wake_all(m, &l->word) == 0)
+            mpf_futile_wake(m);
     }
 }
 
 int mpf_lwp_setup(mpf_t *m)
 {
     m->lwpq = calloc(m->r->max_lnvcs, sizeof *m->lwpq);
-    if (!m->lwpq) return -MPF_ESYS;
+    if (!m->lwpq)
+        return -MPF_ESYS;
     for (uint32_t i = 0; i < m->r->max_lnvcs; i++) {
         mpd_spin_init(&m->lwpq[i].lock);
         m->lwpq[i].head = m->lwpq[i].tail = NULL;

@@ -18,9 +18,9 @@ typedef struct alock_waiter {
  * kept; score: moving average of log(acquisition rate while blocking / rate
  * with the rules' choice) over adjacent epochs. */
 typedef struct alock_trial {
-    unsigned long start_acq;          /* acquisitions when the epoch began */
-    long start_ns;                    /* and the clock (0: no epoch yet) */
-    double last_rate;                 /* acquisitions per ns of the last epoch */
+    unsigned long start_acq; /* acquisitions when the epoch began */
+    long start_ns;           /* and the clock (0: no epoch yet) */
+    double last_rate;        /* acquisitions per ns of the last epoch */
     double score;
     unsigned epoch, pairs;
     signed char arm, last_arm, best;
@@ -28,7 +28,8 @@ typedef struct alock_trial {
 /* One step: call at each policy call with the acquisitions so far; reads the
  * clock only when an epoch of epoch_acq acquisitions ends.  Returns the arm
  * to apply. */
-int mpd_alock__trial(alock_trial *t, unsigned long acq, long (*clock)(void), long epoch_acq, int every);
+int mpd_alock__trial(alock_trial *t, unsigned long acq, long (*clock)(void), long epoch_acq,
+                     int every);
 
 struct mpd_alock {
     /* 0 free; held: 3 + the CPU the holder took it on, or 1-2 if that is
@@ -40,13 +41,13 @@ struct mpd_alock {
      * at 2 VPs this made ~97% of the "holder off-CPU" verdicts (spin failures,
      * then blocks) while the holder was running on the other CPU. */
     atomic_int state;
-    atomic_int waiting;               /* threads in the slow path (the monitored value) */
-    atomic_int nblocked;              /* of which queued */
+    atomic_int waiting;  /* threads in the slow path (the monitored value) */
+    atomic_int nblocked; /* of which queued */
     /* the holder's OS thread (VP), or NULL: a waiter on the same VP must not
      * spin, the holder cannot run until the waiter gives the VP up */
     const void *_Atomic holder_vp;
     mpd_spinlock qlock;
-    alock_waiter *qhead, *qtail;      /* under qlock */
+    alock_waiter *qhead, *qtail; /* under qlock */
 
     /* waiting and scheduling policy */
     atomic_long spin_ns, sleep_ns;
@@ -56,17 +57,17 @@ struct mpd_alock {
 
     /* monitor: written by the lock holder */
     atomic_int sample_every;
-    int sample_left;                  /* unlocks until the next sample (holder only) */
+    int sample_left; /* unlocks until the next sample (holder only) */
     atomic_ulong acquisitions;
     double avg_waiting;
-    double avg_wait_ns;               /* EWMA of contended waits (holder only) */
-    double avg_spin_ns;               /* EWMA of waits won by spinning: what a running holder takes */
-    double spin_fail;                 /* EWMA 0..1: contended waits a spin would not have won */
-    unsigned long contended_seen;     /* st_contended at the last sample (holder only) */
-    int idle_samples;                 /* samples that saw nothing new, their decay not yet applied */
-    int busy_samples;                 /* busy samples since the default policy last ran (holder only) */
-#define POLICY_BATCH_NOW 1000         /* busy_samples value that makes the next busy sample run it */
-    unsigned long policy_runs;        /* times the monitor called the policy (holder only; for tests) */
+    double avg_wait_ns;           /* EWMA of contended waits (holder only) */
+    double avg_spin_ns;           /* EWMA of waits won by spinning: what a running holder takes */
+    double spin_fail;             /* EWMA 0..1: contended waits a spin would not have won */
+    unsigned long contended_seen; /* st_contended at the last sample (holder only) */
+    int idle_samples;             /* samples that saw nothing new, their decay not yet applied */
+    int busy_samples;             /* busy samples since the default policy last ran (holder only) */
+#define POLICY_BATCH_NOW 1000     /* busy_samples value that makes the next busy sample run it */
+    unsigned long policy_runs;    /* times the monitor called the policy (holder only; for tests) */
     /* Why a sample may not be quiet, in one word so that the quiet check tests
      * it once (MPD_ALOCK__LOUD_*): bits set and cleared with interlocked
      * instructions, and only when they change, by their one writer each. */
@@ -83,10 +84,10 @@ struct mpd_alock {
     mpd_alock_sample_t *prof;
     size_t prof_cap, prof_len;
     unsigned long prof_stride;
-    unsigned long prof_next;          /* st_samples value of the next profile sample (ULONG_MAX: none) */
+    unsigned long prof_next; /* st_samples value of the next profile sample (ULONG_MAX: none) */
     long created_ns;
-    double last_t;                    /* time of the last profile sample */
-    alock_trial trial;                /* the default policy's (holder only) */
+    double last_t;     /* time of the last profile sample */
+    alock_trial trial; /* the default policy's (holder only) */
     char name[48];
 };
 
@@ -94,25 +95,35 @@ struct mpd_alock {
  * 0 (the holder's).  POLICY: the policy is one's own, which sees every sample
  * (mpd_alock_set_policy's, under qlock). */
 enum { MPD_ALOCK__LOUD_WARM = 1, MPD_ALOCK__LOUD_POLICY = 2 };
-static inline void mpd_alock__set_loud(mpd_alock_t *l, int bit, int on) {
+static inline void mpd_alock__set_loud(mpd_alock_t *l, int bit, int on)
+{
     int v = atomic_load_explicit(&l->loud, memory_order_relaxed);
-    if (on && !(v & bit)) atomic_fetch_or_explicit(&l->loud, bit, memory_order_relaxed);
-    else if (!on && (v & bit)) atomic_fetch_and_explicit(&l->loud, ~bit, memory_order_relaxed);
+    if (on && !(v & bit))
+        atomic_fetch_or_explicit(&l->loud, bit, memory_order_relaxed);
+    else if (!on && (v & bit))
+        atomic_fetch_and_explicit(&l->loud, ~bit, memory_order_relaxed);
 }
-static inline int mpd_alock__policy_is_own(mpd_alock_policy_fn p) {
+static inline int mpd_alock__policy_is_own(mpd_alock_policy_fn p)
+{
     return p != NULL && p != mpd_alock_default_policy;
 }
 
 /* Relaxed single-writer counter bump (no interlocked instruction); INC when
  * the new value is not needed. */
-#define INC(x) atomic_store_explicit(&(x), atomic_load_explicit(&(x), memory_order_relaxed) + 1, \
-                                     memory_order_relaxed)
-#define BUMP(x) (atomic_store_explicit(&(x), atomic_load_explicit(&(x), memory_order_relaxed) + 1, \
-                 memory_order_relaxed), atomic_load_explicit(&(x), memory_order_relaxed))
+#define INC(x)                                                                                     \
+    atomic_store_explicit(&(x), atomic_load_explicit(&(x), memory_order_relaxed) + 1,              \
+                          memory_order_relaxed)
+#define BUMP(x)                                                                                    \
+    (atomic_store_explicit(&(x), atomic_load_explicit(&(x), memory_order_relaxed) + 1,             \
+                           memory_order_relaxed),                                                  \
+     atomic_load_explicit(&(x), memory_order_relaxed))
 
 /* Identity of the calling OS thread, i.e. of its VP for lightweight threads. */
 extern _Thread_local char mpd_alock__vp_tag;
-static inline const void *mpd_alock__my_vp(void) { return &mpd_alock__vp_tag; }
+static inline const void *mpd_alock__my_vp(void)
+{
+    return &mpd_alock__vp_tag;
+}
 
 /* The CPU the calling OS thread runs on, from the kernel-maintained rseq area
  * that glibc registers (one TLS load); negative when unknown (glibc stores a
@@ -120,21 +131,27 @@ static inline const void *mpd_alock__my_vp(void) { return &mpd_alock__vp_tag; }
  * valgrind). */
 #if defined(__x86_64__) && defined(__linux__) && __has_include(<sys/rseq.h>)
 #include <sys/rseq.h>
-static inline int mpd_alock__my_cpu(void) {
-    const struct rseq *rs = (const struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
+static inline int mpd_alock__my_cpu(void)
+{
+    const struct rseq *rs =
+        (const struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
     return (int)__atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED);
 }
 #else
-static inline int mpd_alock__my_cpu(void) { return -1; }
+static inline int mpd_alock__my_cpu(void)
+{
+    return -1;
+}
 #endif
 
 long mpd_alock__now_ns(void);
-int mpd_alock__usable_cpus(void);   /* CPUs this process may run on (read once) */
+int mpd_alock__usable_cpus(void); /* CPUs this process may run on (read once) */
 void mpd_alock__sample(mpd_alock_t *l);
 void mpd_alock__lock_slow(mpd_alock_t *l, int prio);
 /* Priority of the calling thread for MPD_ALOCK_WAKE_PRIORITY (threads layer). */
 extern int (*_Atomic mpd_alock__prio_hook)(void);
-static inline int mpd_alock__cur_prio(void) {
+static inline int mpd_alock__cur_prio(void)
+{
     int (*h)(void) = atomic_load_explicit(&mpd_alock__prio_hook, memory_order_relaxed);
     return h ? h() : 0;
 }

@@ -1,6 +1,6 @@
 /* adaptive_monitor.c: adaptive-lock monitor, attribute ownership, default policy, profile export. */
 #include "sync/adaptive_impl.h"
-#include "core/rt_internal.h"     /* mpd__nvp: the runtime's VPs (1 without it) */
+#include "core/rt_internal.h" /* mpd__nvp: the runtime's VPs (1 without it) */
 
 #include <errno.h>
 #include <sched.h>
@@ -12,16 +12,18 @@ int (*_Atomic mpd_alock__prio_hook)(void);
 /* ---- monitor (runs in unlock, by the holder) ---- */
 /* Append a profile sample (the clock is read only here, which keeps the
  * monitor cheap on busy uncontended locks). */
-static void profile_add(mpd_alock_t *l, mpd_alock_monitor_t *m) {
+static void profile_add(mpd_alock_t *l, mpd_alock_monitor_t *m)
+{
     mpd_spin_lock(&l->prof_lk);
-    if (l->prof_len == l->prof_cap) {          /* full: keep every other, sample half as often */
-        for (size_t i = 0; i < l->prof_cap / 2; i++) l->prof[i] = l->prof[2 * i + 1];
+    if (l->prof_len == l->prof_cap) { /* full: keep every other, sample half as often */
+        for (size_t i = 0; i < l->prof_cap / 2; i++)
+            l->prof[i] = l->prof[2 * i + 1];
         l->prof_len = l->prof_cap / 2;
         l->prof_stride *= 2;
     }
     m->t = (double)(mpd_alock__now_ns() - l->created_ns) * 1e-9;
     l->last_t = m->t;
-    mpd_alock_sample_t s = { m->t, m->waiting, m->spin_ns, m->sleep_ns };
+    mpd_alock_sample_t s = {m->t, m->waiting, m->spin_ns, m->sleep_ns};
     l->prof[l->prof_len++] = s;
     mpd_spin_unlock(&l->prof_lk);
 }
@@ -46,29 +48,43 @@ static void profile_add(mpd_alock_t *l, mpd_alock_monitor_t *m) {
  * off-CPU or a long wait still turns the lock to blocking at once.  A
  * policy of one's own still sees every sample. */
 #define POLICY_BATCH 4
-static inline int is_warm(const mpd_alock_t *l) {
+static inline int is_warm(const mpd_alock_t *l)
+{
     return atomic_load_explicit(&l->loud, memory_order_relaxed) & MPD_ALOCK__LOUD_WARM;
 }
-static void set_warm(mpd_alock_t *l) {
-    mpd_alock__set_loud(l, MPD_ALOCK__LOUD_WARM, l->avg_waiting != 0 || l->avg_wait_ns != 0 || l->spin_fail != 0);
+static void set_warm(mpd_alock_t *l)
+{
+    mpd_alock__set_loud(l, MPD_ALOCK__LOUD_WARM,
+                        l->avg_waiting != 0 || l->avg_wait_ns != 0 || l->spin_fail != 0);
 }
-static void decay(mpd_alock_t *l, int k) {
-    static const double f[IDLE_BATCH + 1] = { 1, 0.875, 0.765625, 0.669921875, 0.586181640625,
-                                              0.512908935546875, 0.448795318603515625,
-                                              0.39269590377807617, 0.34360891580581665 };
+static void decay(mpd_alock_t *l, int k)
+{
+    static const double f[IDLE_BATCH + 1] = {1,
+                                             0.875,
+                                             0.765625,
+                                             0.669921875,
+                                             0.586181640625,
+                                             0.512908935546875,
+                                             0.448795318603515625,
+                                             0.39269590377807617,
+                                             0.34360891580581665};
     double d = f[k];
     l->avg_waiting *= d;
-    if (l->avg_waiting < 1e-3) l->avg_waiting = 0;          /* settle instead of decaying forever */
+    if (l->avg_waiting < 1e-3)
+        l->avg_waiting = 0; /* settle instead of decaying forever */
     l->avg_wait_ns *= d;
-    if (l->avg_wait_ns < 1) l->avg_wait_ns = 0;
+    if (l->avg_wait_ns < 1)
+        l->avg_wait_ns = 0;
     l->spin_fail *= d;
-    if (l->spin_fail < 1e-3) l->spin_fail = 0;
+    if (l->spin_fail < 1e-3)
+        l->spin_fail = 0;
     l->idle_samples = 0;
     set_warm(l);
 }
 
 /* The rest of a sample that is not quiet (see below). */
-static __attribute__((noinline)) void sample_full(mpd_alock_t *l, unsigned long n) {
+static __attribute__((noinline)) void sample_full(mpd_alock_t *l, unsigned long n)
+{
     int prof_due = n == l->prof_next;
     mpd_alock_policy_fn p = atomic_load_explicit(&l->policy, memory_order_acquire);
     int waiting = atomic_load_explicit(&l->waiting, memory_order_relaxed);
@@ -76,33 +92,42 @@ static __attribute__((noinline)) void sample_full(mpd_alock_t *l, unsigned long 
     int lazy = !p || p == mpd_alock_default_policy;
     if (waiting == 0 && contended == l->contended_seen) {
         if (!is_warm(l)) {
-            if (lazy) p = NULL;                             /* quiet: a profile sample alone */
+            if (lazy)
+                p = NULL; /* quiet: a profile sample alone */
         } else if (lazy && ++l->idle_samples < IDLE_BATCH) {
-            if (!prof_due) return;
-            p = NULL;                                       /* decayed later, in one step */
+            if (!prof_due)
+                return;
+            p = NULL; /* decayed later, in one step */
         } else {
             decay(l, lazy ? l->idle_samples : 1);
         }
     } else {
-        if (l->idle_samples) decay(l, l->idle_samples);     /* the idle samples before this one */
+        if (l->idle_samples)
+            decay(l, l->idle_samples); /* the idle samples before this one */
         l->avg_waiting += (waiting - l->avg_waiting) * 0.125;
-        if (l->avg_waiting < 1e-3) l->avg_waiting = 0;
-        if (contended == l->contended_seen) {              /* nobody new waited: forget old waits */
+        if (l->avg_waiting < 1e-3)
+            l->avg_waiting = 0;
+        if (contended == l->contended_seen) { /* nobody new waited: forget old waits */
             l->avg_wait_ns *= 0.875;
-            if (l->avg_wait_ns < 1) l->avg_wait_ns = 0;
+            if (l->avg_wait_ns < 1)
+                l->avg_wait_ns = 0;
             l->spin_fail *= 0.875;
-            if (l->spin_fail < 1e-3) l->spin_fail = 0;
+            if (l->spin_fail < 1e-3)
+                l->spin_fail = 0;
         }
         l->contended_seen = contended;
         set_warm(l);
         /* the default policy sees every POLICY_BATCH-th busy sample (see above) */
         if (lazy && p && ++l->busy_samples < POLICY_BATCH) {
-            if (!prof_due) return;
+            if (!prof_due)
+                return;
             p = NULL;
         }
     }
-    if (p) l->busy_samples = 0;
-    if (!prof_due && !p) return;
+    if (p)
+        l->busy_samples = 0;
+    if (!prof_due && !p)
+        return;
     mpd_alock_monitor_t m;
     m.waiting = waiting;
     m.avg_waiting = l->avg_waiting;
@@ -132,7 +157,8 @@ static __attribute__((noinline)) void sample_full(mpd_alock_t *l, unsigned long 
  * and it would decide as before, so it is not called: an uncontended
  * adaptive lock costs what a static one does -- the same instructions, as
  * the policy's kind is folded into `loud` when it is set. */
-void mpd_alock__sample(mpd_alock_t *l) {
+void mpd_alock__sample(mpd_alock_t *l)
+{
     unsigned long n = atomic_load_explicit(&l->st_samples, memory_order_relaxed) + 1;
     atomic_store_explicit(&l->st_samples, n, memory_order_relaxed);
     if (n != l->prof_next && !atomic_load_explicit(&l->loud, memory_order_relaxed) &&
@@ -143,75 +169,106 @@ void mpd_alock__sample(mpd_alock_t *l) {
 }
 
 /* ---- ownership ---- */
-int mpd_alock_attr_acquire(mpd_alock_t *l, const void *owner) {
+int mpd_alock_attr_acquire(mpd_alock_t *l, const void *owner)
+{
     const void *none = NULL;
-    if (!owner) return EINVAL;
-    if (atomic_compare_exchange_strong(&l->owner, &none, owner) || none == owner) return 0;
+    if (!owner)
+        return EINVAL;
+    if (atomic_compare_exchange_strong(&l->owner, &none, owner) || none == owner)
+        return 0;
     return EBUSY;
 }
 
-int mpd_alock_attr_release(mpd_alock_t *l, const void *owner) {
+int mpd_alock_attr_release(mpd_alock_t *l, const void *owner)
+{
     const void *o = owner;
     return owner && atomic_compare_exchange_strong(&l->owner, &o, NULL) ? 0 : EPERM;
 }
 
-static int may_change(mpd_alock_t *l, const void *who) {
+static int may_change(mpd_alock_t *l, const void *who)
+{
     const void *o = atomic_load(&l->owner);
     return o == NULL || o == who;
 }
 
 /* ---- attributes ---- */
-int mpd_alock_set_waiting(mpd_alock_t *l, const void *owner, long spin_ns, long sleep_ns) {
-    if ((spin_ns < 0 && spin_ns != MPD_ALOCK_FOREVER) || (sleep_ns < 0 && sleep_ns != MPD_ALOCK_FOREVER))
+int mpd_alock_set_waiting(mpd_alock_t *l, const void *owner, long spin_ns, long sleep_ns)
+{
+    if ((spin_ns < 0 && spin_ns != MPD_ALOCK_FOREVER) ||
+        (sleep_ns < 0 && sleep_ns != MPD_ALOCK_FOREVER))
         return EINVAL;
-    if (!may_change(l, owner)) return EPERM;
+    if (!may_change(l, owner))
+        return EPERM;
     atomic_store_explicit(&l->spin_ns, spin_ns, memory_order_relaxed);
     atomic_store_explicit(&l->sleep_ns, sleep_ns, memory_order_relaxed);
     return 0;
 }
 
-int mpd_alock_set_sched(mpd_alock_t *l, const void *owner, int sched) {
-    if (sched < MPD_ALOCK_WAKE_FIFO || sched > MPD_ALOCK_WAKE_PRIORITY) return EINVAL;
-    if (!may_change(l, owner)) return EPERM;
+int mpd_alock_set_sched(mpd_alock_t *l, const void *owner, int sched)
+{
+    if (sched < MPD_ALOCK_WAKE_FIFO || sched > MPD_ALOCK_WAKE_PRIORITY)
+        return EINVAL;
+    if (!may_change(l, owner))
+        return EPERM;
     /* The queue order may only change while nobody is queued; hold the queue
      * lock so no waiter can enqueue under the old order meanwhile. */
     mpd_spin_lock(&l->qlock);
     int busy = l->qhead != NULL;
-    if (!busy) atomic_store(&l->sched, sched);
+    if (!busy)
+        atomic_store(&l->sched, sched);
     mpd_spin_unlock(&l->qlock);
     return busy ? EBUSY : 0;
 }
 
-int mpd_alock_set_policy(mpd_alock_t *l, const void *owner, mpd_alock_policy_fn p, void *arg) {
-    if (!may_change(l, owner)) return EPERM;
+int mpd_alock_set_policy(mpd_alock_t *l, const void *owner, mpd_alock_policy_fn p, void *arg)
+{
+    if (!may_change(l, owner))
+        return EPERM;
     /* `loud` must never say "default or none" while a policy of one's own is
      * installed (its samples would be skipped): the bit goes up before such a
      * policy is stored and down only after the default or none is, under the
      * queue lock so that concurrent calls cannot interleave the two steps. */
     int own = mpd_alock__policy_is_own(p);
     mpd_spin_lock(&l->qlock);
-    if (own) mpd_alock__set_loud(l, MPD_ALOCK__LOUD_POLICY, 1);
+    if (own)
+        mpd_alock__set_loud(l, MPD_ALOCK__LOUD_POLICY, 1);
     atomic_store(&l->policy_arg, arg);
     atomic_store(&l->policy, p);
-    if (!own) mpd_alock__set_loud(l, MPD_ALOCK__LOUD_POLICY, 0);
+    if (!own)
+        mpd_alock__set_loud(l, MPD_ALOCK__LOUD_POLICY, 0);
     mpd_spin_unlock(&l->qlock);
     return 0;
 }
 
-int mpd_alock_set_sample_every(mpd_alock_t *l, const void *owner, int n) {
-    if (n < 1) return EINVAL;
-    if (!may_change(l, owner)) return EPERM;
+int mpd_alock_set_sample_every(mpd_alock_t *l, const void *owner, int n)
+{
+    if (n < 1)
+        return EINVAL;
+    if (!may_change(l, owner))
+        return EPERM;
     atomic_store(&l->sample_every, n);
     return 0;
 }
 
-void mpd_alock_get_waiting(const mpd_alock_t *l, long *spin_ns, long *sleep_ns) {
-    if (spin_ns) *spin_ns = atomic_load_explicit(&l->spin_ns, memory_order_relaxed);
-    if (sleep_ns) *sleep_ns = atomic_load_explicit(&l->sleep_ns, memory_order_relaxed);
+void mpd_alock_get_waiting(const mpd_alock_t *l, long *spin_ns, long *sleep_ns)
+{
+    if (spin_ns)
+        *spin_ns = atomic_load_explicit(&l->spin_ns, memory_order_relaxed);
+    if (sleep_ns)
+        *sleep_ns = atomic_load_explicit(&l->sleep_ns, memory_order_relaxed);
 }
-int mpd_alock_get_sched(const mpd_alock_t *l) { return atomic_load(&l->sched); }
-int mpd_alock_waiting(const mpd_alock_t *l) { return atomic_load(&l->waiting); }
-const char *mpd_alock_name(const mpd_alock_t *l) { return l->name; }
+int mpd_alock_get_sched(const mpd_alock_t *l)
+{
+    return atomic_load(&l->sched);
+}
+int mpd_alock_waiting(const mpd_alock_t *l)
+{
+    return atomic_load(&l->waiting);
+}
+const char *mpd_alock_name(const mpd_alock_t *l)
+{
+    return l->name;
+}
 
 /* ---- the default policy: spin while waits are short and few, block when not ---- */
 /* How long a waiter spins when spinning pays: a few times what a spin win
@@ -222,26 +279,32 @@ const char *mpd_alock_name(const mpd_alock_t *l) { return l->name; }
  * attributes whenever the average crossed a power of two -- TSP's holds
  * average ~1 us, so T wandered around 8 us and the bound flipped between 8
  * and 16 us ~20k times per run, each time in the lock's busiest line. */
-static long spin_bound(const mpd_alock_monitor_t *m, const mpd_alock_default_params_t *p) {
+static long spin_bound(const mpd_alock_monitor_t *m, const mpd_alock_default_params_t *p)
+{
     double holds = p->spin_holds > 0 ? p->spin_holds : 8;
     long b = p->spin_floor_ns > 0 ? p->spin_floor_ns : 4000;
-    if (m->avg_spin_ns <= 0) return p->spin_max_ns;
+    if (m->avg_spin_ns <= 0)
+        return p->spin_max_ns;
     double t = holds * m->avg_spin_ns;
     long cur = m->spin_ns;
-    if (cur > 0 && cur <= p->spin_max_ns && (double)cur < 4 * t && ((double)cur >= t || cur == p->spin_max_ns))
+    if (cur > 0 && cur <= p->spin_max_ns && (double)cur < 4 * t &&
+        ((double)cur >= t || cur == p->spin_max_ns))
         return cur;
-    while ((double)b < t && b < p->spin_max_ns) b *= 2;
+    while ((double)b < t && b < p->spin_max_ns)
+        b *= 2;
     return b < p->spin_max_ns ? b : p->spin_max_ns;
 }
 
 /* CPUs this process may run on (read once). */
-int mpd_alock__usable_cpus(void) {
+int mpd_alock__usable_cpus(void)
+{
     static atomic_int n;
     int c = atomic_load_explicit(&n, memory_order_relaxed);
     if (c == 0) {
         cpu_set_t set;
         c = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-        if (c < 1) c = 1;
+        if (c < 1)
+            c = 1;
         atomic_store_explicit(&n, c, memory_order_relaxed);
     }
     return c;
@@ -253,9 +316,10 @@ int mpd_alock__usable_cpus(void) {
  * (TSP at 2 VPs: ~50-90k rewrites per run before). */
 #define BACKOFF_STEPS 8
 
-void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg) {
-    static const mpd_alock_default_params_t def = { 0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000,
-                                                    8, 4000, 0.5, 0.2, 0, 0, 0, 0 };
+void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg)
+{
+    static const mpd_alock_default_params_t def = {
+        0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000, 8, 4000, 0.5, 0.2, 0, 0, 0, 0};
     const mpd_alock_default_params_t *p = arg ? arg : &def;
     long spin, sleep;
     /* Spin failures (the holder was off-CPU, or the wait outlasted the spin):
@@ -283,26 +347,33 @@ void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void
     int oversubscribed = p->oversub_block && mpd__nvp > cpus;
     if (m->spin_fail >= (blocking ? lo : hi) ||
         (oversubscribed && (m->avg_waiting > 0 || m->avg_wait_ns > 0))) {
-        spin = p->spin_min_ns; sleep = MPD_ALOCK_FOREVER;
-    } else if (waiters <= p->low && (p->block_cost_ns <= 0 || m->avg_wait_ns <= (double)p->block_cost_ns)) {
+        spin = p->spin_min_ns;
+        sleep = MPD_ALOCK_FOREVER;
+    } else if (waiters <= p->low &&
+               (p->block_cost_ns <= 0 || m->avg_wait_ns <= (double)p->block_cost_ns)) {
         /* spin (the common, quiet case); a waiter still blocks after the
          * bound, which limits what a descheduled holder costs it */
-        spin = spin_bound(m, p); sleep = MPD_ALOCK_FOREVER;
+        spin = spin_bound(m, p);
+        sleep = MPD_ALOCK_FOREVER;
     } else {
         double f = (waiters - p->low) / (p->high - p->low);
         if (p->block_cost_ns > 0) {
             double fw = (m->avg_wait_ns - (double)p->block_cost_ns) / (double)p->block_cost_ns;
-            if (fw > f) f = fw;
+            if (fw > f)
+                f = fw;
         }
         int k = f >= 1 ? BACKOFF_STEPS : f <= 0 ? 0 : (int)(f * BACKOFF_STEPS + 0.5);
         if (k >= BACKOFF_STEPS) {
-            spin = p->spin_min_ns; sleep = MPD_ALOCK_FOREVER;      /* pure block */
+            spin = p->spin_min_ns;
+            sleep = MPD_ALOCK_FOREVER; /* pure block */
         } else if (k == 0) {
-            spin = spin_bound(m, p); sleep = MPD_ALOCK_FOREVER;    /* too close to spinning to tell */
-        } else {                                                   /* back-off in between */
+            spin = spin_bound(m, p);
+            sleep = MPD_ALOCK_FOREVER; /* too close to spinning to tell */
+        } else {                       /* back-off in between */
             f = (double)k / BACKOFF_STEPS;
             long top = spin_bound(m, p);
-            spin = p->spin_min_ns + (long)((1 - f) * (double)(top > p->spin_min_ns ? top - p->spin_min_ns : 0));
+            spin = p->spin_min_ns +
+                   (long)((1 - f) * (double)(top > p->spin_min_ns ? top - p->spin_min_ns : 0));
             sleep = 1000 + (long)(f * (double)p->sleep_max_ns);
         }
     }
@@ -311,18 +382,21 @@ void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void
      * place of the rule above it did no better against the best static
      * lock (docs/threads.md, "Results"). */
     long epoch = p->trial_acq;
-    if (epoch > 0 &&
-        mpd_alock__trial(&l->trial, m->acquisitions, mpd_alock__now_ns, epoch, p->trial_every > 0 ? p->trial_every : 8)) {
-        spin = p->spin_min_ns; sleep = MPD_ALOCK_FOREVER;
+    if (epoch > 0 && mpd_alock__trial(&l->trial, m->acquisitions, mpd_alock__now_ns, epoch,
+                                      p->trial_every > 0 ? p->trial_every : 8)) {
+        spin = p->spin_min_ns;
+        sleep = MPD_ALOCK_FOREVER;
     }
     if (spin != m->spin_ns || sleep != m->sleep_ns) {
         /* The policy acts for the lock itself: refused while an agent owns it. */
-        if (mpd_alock_set_waiting(l, l, spin, sleep) == 0) BUMP(l->st_adapt);
+        if (mpd_alock_set_waiting(l, l, spin, sleep) == 0)
+            BUMP(l->st_adapt);
     }
 }
 
 /* ---- statistics and profile ---- */
-void mpd_alock_stats(mpd_alock_t *l, mpd_alock_stats_t *s) {
+void mpd_alock_stats(mpd_alock_t *l, mpd_alock_stats_t *s)
+{
     s->acquisitions = atomic_load(&l->acquisitions);
     s->contended = atomic_load(&l->st_contended);
     s->spin_acquired = atomic_load(&l->st_spin_acq);
@@ -336,7 +410,8 @@ void mpd_alock_stats(mpd_alock_t *l, mpd_alock_stats_t *s) {
 }
 
 /* Callable from anywhere, a policy included (prof_lk, not the lock). */
-size_t mpd_alock_profile(mpd_alock_t *l, mpd_alock_sample_t *out, size_t max) {
+size_t mpd_alock_profile(mpd_alock_t *l, mpd_alock_sample_t *out, size_t max)
+{
     mpd_spin_lock(&l->prof_lk);
     size_t n = l->prof_len < max ? l->prof_len : max;
     memcpy(out, l->prof, n * sizeof *out);
@@ -344,10 +419,12 @@ size_t mpd_alock_profile(mpd_alock_t *l, mpd_alock_sample_t *out, size_t max) {
     return n;
 }
 
-int mpd_alock_profile_write(mpd_alock_t *l, FILE *f) {
-    size_t cap = l->prof_cap;          /* fixed at creation: allocate outside the spin lock */
+int mpd_alock_profile_write(mpd_alock_t *l, FILE *f)
+{
+    size_t cap = l->prof_cap; /* fixed at creation: allocate outside the spin lock */
     mpd_alock_sample_t *copy = malloc(cap ? cap * sizeof *copy : 1);
-    if (!copy) return ENOMEM;
+    if (!copy)
+        return ENOMEM;
     mpd_spin_lock(&l->prof_lk);
     size_t n = l->prof_len;
     memcpy(copy, l->prof, n * sizeof *copy);

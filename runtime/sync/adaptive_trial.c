@@ -21,29 +21,36 @@
 
 #include <math.h>
 
-#define TRIAL_MARGIN 0.03       /* |log ratio| the average must clear (3%) */
-#define TRIAL_MIN_PAIRS 4       /* comparisons before a first switch */
-#define TRIAL_WEIGHT 0.125      /* of a new comparison in the average */
+#define TRIAL_MARGIN 0.03  /* |log ratio| the average must clear (3%) */
+#define TRIAL_MIN_PAIRS 4  /* comparisons before a first switch */
+#define TRIAL_WEIGHT 0.125 /* of a new comparison in the average */
 
-int mpd_alock__trial(alock_trial *t, unsigned long acq, long (*clock)(void), long epoch_acq, int every) {
-    if (t->start_ns == 0) {                     /* first call: start an epoch */
+int mpd_alock__trial(alock_trial *t, unsigned long acq, long (*clock)(void), long epoch_acq,
+                     int every)
+{
+    if (t->start_ns == 0) { /* first call: start an epoch */
         t->start_acq = acq;
         t->start_ns = clock();
         return t->arm;
     }
-    if (acq - t->start_acq < (unsigned long)epoch_acq) return t->arm;
+    if (acq - t->start_acq < (unsigned long)epoch_acq)
+        return t->arm;
     long now = clock();
     double dt = (double)(now - t->start_ns);
     if (dt > 0) {
         double rate = (double)(acq - t->start_acq) / dt;
         if (t->last_rate > 0 && t->last_arm != t->arm) {
-            double r = log(rate / t->last_rate);   /* this arm against the other */
-            if (t->arm == 0) r = -r;               /* as log(block / rules) */
+            double r = log(rate / t->last_rate); /* this arm against the other */
+            if (t->arm == 0)
+                r = -r; /* as log(block / rules) */
             t->score += (r - t->score) * TRIAL_WEIGHT;
-            if (t->pairs < TRIAL_MIN_PAIRS) t->pairs++;
+            if (t->pairs < TRIAL_MIN_PAIRS)
+                t->pairs++;
             if (t->pairs >= TRIAL_MIN_PAIRS) {
-                if (t->score > TRIAL_MARGIN) t->best = 1;
-                else if (t->score < -TRIAL_MARGIN) t->best = 0;
+                if (t->score > TRIAL_MARGIN)
+                    t->best = 1;
+                else if (t->score < -TRIAL_MARGIN)
+                    t->best = 0;
             }
         }
         t->last_rate = rate;

@@ -17,29 +17,45 @@
 
 /* One cache line per CPU so CPUs never share a line. */
 struct mpd_pcpu_counter {
-    struct { long v; char pad[64 - sizeof(long)]; } slot[MPD_PCPU_MAX];
+    struct {
+        long v;
+        char pad[64 - sizeof(long)];
+    } slot[MPD_PCPU_MAX];
 };
 
 static atomic_int force_fallback;
 static _Thread_local unsigned long aborts;
 
-mpd_pcpu_counter_t *mpd_pcpu_counter_new(void) {
+mpd_pcpu_counter_t *mpd_pcpu_counter_new(void)
+{
     mpd_pcpu_counter_t *c = aligned_alloc(64, sizeof *c);
-    if (c) memset(c, 0, sizeof *c);
+    if (c)
+        memset(c, 0, sizeof *c);
     return c;
 }
 
-void mpd_pcpu_counter_free(mpd_pcpu_counter_t *c) { free(c); }
+void mpd_pcpu_counter_free(mpd_pcpu_counter_t *c)
+{
+    free(c);
+}
 
-void mpd_pcpu_force_fallback(int on) { atomic_store(&force_fallback, on); }
-unsigned long mpd_pcpu_aborts(void) { return aborts; }
+void mpd_pcpu_force_fallback(int on)
+{
+    atomic_store(&force_fallback, on);
+}
+unsigned long mpd_pcpu_aborts(void)
+{
+    return aborts;
+}
 
 #if HAVE_RSEQ
-static struct rseq *rseq_area(void) {
+static struct rseq *rseq_area(void)
+{
     return (struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
 }
 
-static int rseq_ready(void) {
+static int rseq_ready(void)
+{
     return __rseq_size > 0 && rseq_area()->cpu_id < MPD_PCPU_MAX;
 }
 
@@ -48,7 +64,8 @@ static int rseq_ready(void) {
  * migration or a signal inside it makes the kernel jump to 4, which is
  * preceded by the RSEQ_SIG signature the kernel checks.  Returns 0 on commit,
  * 1 on abort. */
-static int rseq_add(struct rseq *rs, mpd_pcpu_counter_t *c, long v) {
+static int rseq_add(struct rseq *rs, mpd_pcpu_counter_t *c, long v)
+{
     __asm__ goto(
         ".pushsection __rseq_cs, \"aw\"\n\t"
         ".balign 32\n\t"
@@ -72,10 +89,8 @@ static int rseq_add(struct rseq *rs, mpd_pcpu_counter_t *c, long v) {
         "jmp %l[abort]\n\t"
         ".popsection\n\t"
         :
-        : [rs] "r"(rs), [c] "r"(c), [v] "r"(v),
-          [cs_off] "i"(offsetof(struct rseq, rseq_cs)),
-          [cpu_off] "i"(offsetof(struct rseq, cpu_id)),
-          [max] "i"(MPD_PCPU_MAX)
+        : [rs] "r"(rs), [c] "r"(c), [v] "r"(v), [cs_off] "i"(offsetof(struct rseq, rseq_cs)),
+          [cpu_off] "i"(offsetof(struct rseq, cpu_id)), [max] "i"(MPD_PCPU_MAX)
         : "rax", "memory", "cc"
         : abort);
     return 0;
@@ -84,7 +99,8 @@ abort:
 }
 #endif
 
-int mpd_pcpu_uses_rseq(void) {
+int mpd_pcpu_uses_rseq(void)
+{
 #if HAVE_RSEQ
     return !atomic_load_explicit(&force_fallback, memory_order_relaxed) && rseq_ready();
 #else
@@ -92,23 +108,28 @@ int mpd_pcpu_uses_rseq(void) {
 #endif
 }
 
-void mpd_pcpu_add(mpd_pcpu_counter_t *c, long v) {
+void mpd_pcpu_add(mpd_pcpu_counter_t *c, long v)
+{
 #if HAVE_RSEQ
     if (mpd_pcpu_uses_rseq()) {
         struct rseq *rs = rseq_area();
         for (int tries = 0; tries < 100; tries++) {
-            if (!rseq_add(rs, c, v)) return;
+            if (!rseq_add(rs, c, v))
+                return;
             aborts++;
         }
     }
 #endif
     int cpu = sched_getcpu();
-    if (cpu < 0) cpu = 0;
+    if (cpu < 0)
+        cpu = 0;
     __atomic_fetch_add(&c->slot[cpu % MPD_PCPU_MAX].v, v, __ATOMIC_RELAXED);
 }
 
-long mpd_pcpu_sum(const mpd_pcpu_counter_t *c) {
+long mpd_pcpu_sum(const mpd_pcpu_counter_t *c)
+{
     long s = 0;
-    for (int i = 0; i < MPD_PCPU_MAX; i++) s += __atomic_load_n(&c->slot[i].v, __ATOMIC_RELAXED);
+    for (int i = 0; i < MPD_PCPU_MAX; i++)
+        s += __atomic_load_n(&c->slot[i].v, __ATOMIC_RELAXED);
     return s;
 }

@@ -18,8 +18,8 @@
 /* Per OS thread (per virtual processor) state. */
 typedef struct {
     int armed;
-    int off;                      /* mpd_preempt_off nesting */
-    int pending;                  /* a tick was deferred and not yet taken */
+    int off;     /* mpd_preempt_off nesting */
+    int pending; /* a tick was deferred and not yet taken */
     timer_t timer;
     mpd_preempt_hook hook;
     unsigned long ticks, taken, deferred;
@@ -29,7 +29,8 @@ static _Thread_local preempt_tls tls;
 
 /* A lightweight thread may leave the hook on one OS thread and come back on
  * another, so after the hook the TLS block must be looked up afresh. */
-__attribute__((noinline)) static preempt_tls *me(void) {
+__attribute__((noinline)) static preempt_tls *me(void)
+{
     preempt_tls *p = &tls;
     __asm__ volatile("" : "+r"(p));
     return p;
@@ -38,12 +39,16 @@ __attribute__((noinline)) static preempt_tls *me(void) {
 /* Executable segments of the main program: only code there is preempted
  * (libc and other shared objects are not reentrant across our threads). */
 #define MAX_TEXT 8
-static struct { uintptr_t lo, hi; } text[MAX_TEXT];
+static struct {
+    uintptr_t lo, hi;
+} text[MAX_TEXT];
 static int ntext;
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 
-static int collect_main_text(struct dl_phdr_info *info, size_t size, void *arg) {
-    (void)size; (void)arg;
+static int collect_main_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    (void)arg;
     for (int i = 0; i < info->dlpi_phnum && ntext < MAX_TEXT; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
@@ -52,12 +57,14 @@ static int collect_main_text(struct dl_phdr_info *info, size_t size, void *arg) 
             ntext++;
         }
     }
-    return 1;                     /* the first object reported is the main program */
+    return 1; /* the first object reported is the main program */
 }
 
-static int in_main_text(uintptr_t pc) {
+static int in_main_text(uintptr_t pc)
+{
     for (int i = 0; i < ntext; i++)
-        if (pc >= text[i].lo && pc < text[i].hi) return 1;
+        if (pc >= text[i].lo && pc < text[i].hi)
+            return 1;
     return 0;
 }
 
@@ -69,32 +76,42 @@ static int in_main_text(uintptr_t pc) {
 extern const char __start_mpd_rt_text[] __attribute__((weak, visibility("hidden")));
 extern const char __stop_mpd_rt_text[] __attribute__((weak, visibility("hidden")));
 
-static int in_runtime_text(uintptr_t pc) {
+static int in_runtime_text(uintptr_t pc)
+{
     return pc >= (uintptr_t)__start_mpd_rt_text && pc < (uintptr_t)__stop_mpd_rt_text;
 }
 
-int mpd_preempt_pc_in_runtime(const void *pc) { return in_runtime_text((uintptr_t)pc); }
+int mpd_preempt_pc_in_runtime(const void *pc)
+{
+    return in_runtime_text((uintptr_t)pc);
+}
 
 /* A tick may be taken here: a registered sequence (rewound by the hook) or the
  * program's own code outside the runtime. */
-static int preemptible_pc(uintptr_t pc) {
-    if (mpd_ras_lookup((const void *)pc)) return 1;
+static int preemptible_pc(uintptr_t pc)
+{
+    if (mpd_ras_lookup((const void *)pc))
+        return 1;
     return in_main_text(pc) && !in_runtime_text(pc);
 }
 
-static uintptr_t pc_of(void *ucontext) {
+static uintptr_t pc_of(void *ucontext)
+{
     ucontext_t *uc = ucontext;
 #if defined(__x86_64__)
     return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 #elif defined(__aarch64__)
     return (uintptr_t)uc->uc_mcontext.pc;
 #else
-    (void)uc; return 0;
+    (void)uc;
+    return 0;
 #endif
 }
 
-static void on_tick(int sig, siginfo_t *si, void *uc) {
-    (void)sig; (void)si;
+static void on_tick(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    (void)si;
     int saved = errno;
     preempt_tls *p = me();
     p->ticks++;
@@ -119,27 +136,32 @@ static void on_tick(int sig, siginfo_t *si, void *uc) {
     errno = saved;
 }
 
-static void setup(void) {
+static void setup(void)
+{
     dl_iterate_phdr(collect_main_text, NULL);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_tick;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;     /* blocked while the handler decides */
+    sa.sa_flags = SA_SIGINFO | SA_RESTART; /* blocked while the handler decides */
     sigemptyset(&sa.sa_mask);
     sigaction(MPD_PREEMPT_SIGNAL, &sa, NULL);
 }
 
-int mpd_preempt_start(long period_us, mpd_preempt_hook hook) {
-    if (period_us <= 0 || !hook) return EINVAL;
+int mpd_preempt_start(long period_us, mpd_preempt_hook hook)
+{
+    if (period_us <= 0 || !hook)
+        return EINVAL;
     pthread_once(&setup_once, setup);
     preempt_tls *p = me();
-    if (p->armed) mpd_preempt_stop();
+    if (p->armed)
+        mpd_preempt_stop();
     struct sigevent ev;
     memset(&ev, 0, sizeof ev);
     ev.sigev_notify = SIGEV_THREAD_ID;
     ev.sigev_signo = MPD_PREEMPT_SIGNAL;
     ev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
-    if (timer_create(CLOCK_MONOTONIC, &ev, &p->timer) != 0) return errno;
+    if (timer_create(CLOCK_MONOTONIC, &ev, &p->timer) != 0)
+        return errno;
     p->hook = hook;
     p->armed = 1;
     struct itimerspec its;
@@ -159,22 +181,43 @@ int mpd_preempt_start(long period_us, mpd_preempt_hook hook) {
     return 0;
 }
 
-void mpd_preempt_stop(void) {
+void mpd_preempt_stop(void)
+{
     preempt_tls *p = me();
-    if (!p->armed) return;
-    p->armed = 0;                 /* a tick already queued is now deferred */
+    if (!p->armed)
+        return;
+    p->armed = 0; /* a tick already queued is now deferred */
     timer_delete(p->timer);
 }
 
-void mpd_preempt_off(void) { me()->off++; }
-void mpd_preempt_on(void) { me()->off--; }
-int mpd_preempt_is_off(void) { return me()->off > 0; }
-int mpd_preempt_pending(void) { return me()->pending; }
-void mpd_preempt_clear_pending(void) { me()->pending = 0; }
+void mpd_preempt_off(void)
+{
+    me()->off++;
+}
+void mpd_preempt_on(void)
+{
+    me()->off--;
+}
+int mpd_preempt_is_off(void)
+{
+    return me()->off > 0;
+}
+int mpd_preempt_pending(void)
+{
+    return me()->pending;
+}
+void mpd_preempt_clear_pending(void)
+{
+    me()->pending = 0;
+}
 
-void mpd_preempt_stats(unsigned long *ticks, unsigned long *taken, unsigned long *deferred) {
+void mpd_preempt_stats(unsigned long *ticks, unsigned long *taken, unsigned long *deferred)
+{
     preempt_tls *p = me();
-    if (ticks) *ticks = p->ticks;
-    if (taken) *taken = p->taken;
-    if (deferred) *deferred = p->deferred;
+    if (ticks)
+        *ticks = p->ticks;
+    if (taken)
+        *taken = p->taken;
+    if (deferred)
+        *deferred = p->deferred;
 }

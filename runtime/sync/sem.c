@@ -15,7 +15,7 @@ void mpd_sem_init(mpd_sem *s, long n)
 MPD_SWITCH_BODY mpd_sret mpd__sem_wait_body(mpd_sem *s)
 {
     if (mpd__mode_one_vp()) {
-        if (__builtin_expect(s->wakeups > 0, 0)) {   /* left for us past a timed-out waiter */
+        if (__builtin_expect(s->wakeups > 0, 0)) { /* left for us past a timed-out waiter */
             s->wakeups--;
             return MPD_SRET(NULL, 0);
         }
@@ -66,8 +66,7 @@ void mpd__sem_wake(mpd_sem *s)
         if (__builtin_expect(p != NULL, 1)) {
             MPD_TL(mpd__tl_woken(p, TL_BY_PROC));
             vp_ready(vp_self(), p);
-        }
-        else
+        } else
             s->wakeups++;
         return;
     }
@@ -82,8 +81,16 @@ void mpd__sem_wake(mpd_sem *s)
     }
 }
 
-static inline void lock_if(mpd_spinlock *l) { if (!mpd__mode_one_vp()) mpd_spin_lock(l); }
-static inline void unlock_if(mpd_spinlock *l) { if (!mpd__mode_one_vp()) mpd_spin_unlock(l); }
+static inline void lock_if(mpd_spinlock *l)
+{
+    if (!mpd__mode_one_vp())
+        mpd_spin_lock(l);
+}
+static inline void unlock_if(mpd_spinlock *l)
+{
+    if (!mpd__mode_one_vp())
+        mpd_spin_unlock(l);
+}
 
 /* P that gives up after ms milliseconds.  Accounting: count = (V()s on
  * their way to a waiter) - (waiters not yet served), when negative.  A
@@ -114,7 +121,7 @@ int mpd_sem_P_timeout(mpd_sem *s, long ms)
         mpd__timer_add_locked(self);
         mpd__switch_out(PS_NONE, NULL, NULL);
     } else {
-        mpd__switch_out(PS_TIMED, self, &s->lock);   /* timer starts off our stack */
+        mpd__switch_out(PS_TIMED, self, &s->lock); /* timer starts off our stack */
     }
     if (atomic_load(&self->claim) == CL_WOKEN) {
         mpd__timer_cancel(self);

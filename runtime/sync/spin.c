@@ -15,7 +15,7 @@ void mpd__spin_lock_slow(mpd_spinlock *l)
             __asm__ volatile("yield");
 #endif
         } else {
-            sched_yield();   /* the holder may be preempted: 2 cores, many threads */
+            sched_yield(); /* the holder may be preempted: 2 cores, many threads */
         }
     }
 }

@@ -16,15 +16,16 @@ struct mpd_thread {
     _Atomic int64_t deadline;
     int home_vp;
     int preemptible;
-    int nopreempt;            /* > 0: the preemption hook leaves this thread alone */
-    int preempt_pending;      /* a tick found nopreempt > 0: yield when it drops to 0 */
+    int nopreempt;       /* > 0: the preemption hook leaves this thread alone */
+    int preempt_pending; /* a tick found nopreempt > 0: yield when it drops to 0 */
     unsigned long preemptions;
     atomic_int flags;
-    uint64_t seq;             /* fork order, FIFO tie-break */
+    uint64_t seq; /* fork order, FIFO tie-break */
 };
 
 /* The mpd_thread a runtime process runs, or NULL. */
-static inline mpd_thread_t *thread_of(mpd_proc *p) {
+static inline mpd_thread_t *thread_of(mpd_proc *p)
+{
     mpd_thread_t *t = p ? (mpd_thread_t *)mpd_proc_udata(p) : NULL;
     return t && t->magic == THREAD_MAGIC ? t : NULL;
 }

@@ -32,13 +32,17 @@
 
 /* Event types and button/key flags: the values of MPDWin.mpd's constants. */
 enum {
-    EV_BUTTON_DOWN = 1, EV_BUTTON_UP = 2, EV_KEY_DOWN = 4, EV_KEY_UP = 8,
-    EV_POINTER_MOVE = 16, EV_ENTER = 32, EV_EXIT = 64, EV_DELETE = 128,
+    EV_BUTTON_DOWN = 1,
+    EV_BUTTON_UP = 2,
+    EV_KEY_DOWN = 4,
+    EV_KEY_UP = 8,
+    EV_POINTER_MOVE = 16,
+    EV_ENTER = 32,
+    EV_EXIT = 64,
+    EV_DELETE = 128,
     EV_ALL = 255
 };
-enum {
-    BK_BUTTON1 = 1, BK_SHIFT = 32, BK_LOCK = 64, BK_CNTRL = 128, BK_MOD1 = 256
-};
+enum { BK_BUTTON1 = 1, BK_SHIFT = 32, BK_LOCK = 64, BK_CNTRL = 128, BK_MOD1 = 256 };
 
 typedef struct top top;
 typedef struct win win;
@@ -56,11 +60,11 @@ struct top {
     Colormap cmap;
     Atom wm_protocols, wm_delete;
     int poll_ms;
-    int output;             /* drawings go to the windows too (not only pixmaps) */
+    int output; /* drawings go to the windows too (not only pixmaps) */
     int closed;
-    XFontStruct *font;      /* the default font */
-    GC plain;               /* for clearing and repainting: no clip, copy */
-    win *wins;              /* every window of this connection */
+    XFontStruct *font; /* the default font */
+    GC plain;          /* for clearing and repainting: no clip, copy */
+    win *wins;         /* every window of this connection */
 };
 
 struct win {
@@ -68,12 +72,12 @@ struct win {
     Window xw;
     Pixmap pm;
     int w, h;
-    unsigned long bg;       /* the window background (WinClearArea) */
-    long mask;              /* MPDWin event mask */
-    int channel;            /* events are queued only for a window with a channel */
+    unsigned long bg; /* the window background (WinClearArea) */
+    long mask;        /* MPDWin event mask */
+    int channel;      /* events are queued only for a window with a channel */
     int dead;
     win *parent, *next;
-    ctx *first;             /* the winWindow given back at creation (event.window) */
+    ctx *first; /* the winWindow given back at creation (event.window) */
     event *head, *tail;
 };
 
@@ -101,11 +105,11 @@ static ctx *use(void *p, const char *what)
 }
 
 /* c = the live context p, else unlock and return r from the caller */
-#define USE(c, p, what, ...)      \
-    ctx *c = use(p, what);        \
-    if (!c) {                     \
-        UNLOCK();                 \
-        return __VA_ARGS__;       \
+#define USE(c, p, what, ...)                                                                       \
+    ctx *c = use(p, what);                                                                         \
+    if (!c) {                                                                                      \
+        UNLOCK();                                                                                  \
+        return __VA_ARGS__;                                                                        \
     }
 
 #define DPY(c) ((c)->w->t->dpy)
@@ -115,13 +119,20 @@ static ctx *use(void *p, const char *what)
 static long x_mask(long m)
 {
     long x = ExposureMask | StructureNotifyMask;
-    if (m & EV_BUTTON_DOWN) x |= ButtonPressMask;
-    if (m & EV_BUTTON_UP) x |= ButtonReleaseMask;
-    if (m & EV_KEY_DOWN) x |= KeyPressMask;
-    if (m & EV_KEY_UP) x |= KeyReleaseMask;
-    if (m & EV_POINTER_MOVE) x |= PointerMotionMask;
-    if (m & EV_ENTER) x |= EnterWindowMask;
-    if (m & EV_EXIT) x |= LeaveWindowMask;
+    if (m & EV_BUTTON_DOWN)
+        x |= ButtonPressMask;
+    if (m & EV_BUTTON_UP)
+        x |= ButtonReleaseMask;
+    if (m & EV_KEY_DOWN)
+        x |= KeyPressMask;
+    if (m & EV_KEY_UP)
+        x |= KeyReleaseMask;
+    if (m & EV_POINTER_MOVE)
+        x |= PointerMotionMask;
+    if (m & EV_ENTER)
+        x |= EnterWindowMask;
+    if (m & EV_EXIT)
+        x |= LeaveWindowMask;
     return x;
 }
 
@@ -152,15 +163,18 @@ static win *new_win(top *t, win *parent, int x, int y, int w, int h)
     if (!n)
         mpd_rts_fatal("MPDWin: out of memory");
     Display *d = t->dpy;
-    if (w < 1) w = 1;
-    if (h < 1) h = 1;
+    if (w < 1)
+        w = 1;
+    if (h < 1)
+        h = 1;
     n->t = t;
     n->w = w;
     n->h = h;
     n->bg = BlackPixel(d, t->screen);
     n->parent = parent;
     Window pw = parent ? parent->xw : RootWindow(d, t->screen);
-    n->xw = XCreateSimpleWindow(d, pw, x, y, (unsigned)w, (unsigned)h, 0, WhitePixel(d, t->screen), n->bg);
+    n->xw = XCreateSimpleWindow(d, pw, x, y, (unsigned)w, (unsigned)h, 0, WhitePixel(d, t->screen),
+                                n->bg);
     n->pm = XCreatePixmap(d, n->xw, (unsigned)w, (unsigned)h, (unsigned)DefaultDepth(d, t->screen));
     XSetForeground(d, t->plain, n->bg);
     XFillRectangle(d, n->pm, t->plain, 0, 0, (unsigned)w, (unsigned)h);
@@ -350,14 +364,14 @@ void mpdwin_set_pixel(void *p, void *pv, int background)
 /* ---- output ---- */
 
 /* Draw with `op` on the pixmap and, while output is on, on the window. */
-#define DRAW(c, op)                                                       \
-    do {                                                                  \
-        Drawable dr_ = (c)->w->pm;                                        \
-        op;                                                               \
-        if ((c)->w->t->output) {                                          \
-            dr_ = (c)->w->xw;                                             \
-            op;                                                           \
-        }                                                                 \
+#define DRAW(c, op)                                                                                \
+    do {                                                                                           \
+        Drawable dr_ = (c)->w->pm;                                                                 \
+        op;                                                                                        \
+        if ((c)->w->t->output) {                                                                   \
+            dr_ = (c)->w->xw;                                                                      \
+            op;                                                                                    \
+        }                                                                                          \
     } while (0)
 
 void mpdwin_flush(void *p)
@@ -453,8 +467,10 @@ void mpdwin_arc(void *p, int x, int y, int w, int h, int a1, int a2, int fill)
 /* A width or height of 0 reaches the window's edge, as in XClearArea. */
 static void fill_area(ctx *c, GC gc, int x, int y, int w, int h)
 {
-    if (w == 0) w = c->w->w - x;
-    if (h == 0) h = c->w->h - y;
+    if (w == 0)
+        w = c->w->w - x;
+    if (h == 0)
+        h = c->w->h - y;
     if (w > 0 && h > 0)
         DRAW(c, XFillRectangle(DPY(c), dr_, gc, x, y, (unsigned)w, (unsigned)h));
 }
@@ -492,7 +508,8 @@ void mpdwin_copy_area(void *src, void *dst, int sx, int sy, int w, int h, int dx
     if (w > 0 && h > 0) {
         XCopyArea(DPY(d), s->w->pm, d->w->pm, d->gc, sx, sy, (unsigned)w, (unsigned)h, dx, dy);
         if (d->w->t->output)
-            XCopyArea(DPY(d), d->w->pm, d->w->xw, d->w->t->plain, dx, dy, (unsigned)w, (unsigned)h, dx, dy);
+            XCopyArea(DPY(d), d->w->pm, d->w->xw, d->w->t->plain, dx, dy, (unsigned)w, (unsigned)h,
+                      dx, dy);
     }
     UNLOCK();
 }
@@ -517,7 +534,8 @@ void mpdwin_line_attr(void *p, int width, int style, int cap, int join)
     static const int styles[] = {LineSolid, LineDoubleDash, LineOnOffDash};
     LOCK();
     USE(c, p, "WinSetLineAttr")
-    XSetLineAttributes(DPY(c), c->gc, (unsigned)(width < 0 ? 0 : width), styles[style % 3], cap & 3, join % 3);
+    XSetLineAttributes(DPY(c), c->gc, (unsigned)(width < 0 ? 0 : width), styles[style % 3], cap & 3,
+                       join % 3);
     UNLOCK();
 }
 
@@ -589,12 +607,24 @@ void mpdwin_map(void *p, int what)
     Display *d = DPY(c);
     Window w = c->w->xw;
     switch (what) {
-    case 0: XMapWindow(d, w); break;
-    case 1: XUnmapWindow(d, w); break;
-    case 2: XMapSubwindows(d, w); break;
-    case 3: XUnmapSubwindows(d, w); break;
-    case 4: XRaiseWindow(d, w); break;
-    default: XLowerWindow(d, w); break;
+    case 0:
+        XMapWindow(d, w);
+        break;
+    case 1:
+        XUnmapWindow(d, w);
+        break;
+    case 2:
+        XMapSubwindows(d, w);
+        break;
+    case 3:
+        XUnmapSubwindows(d, w);
+        break;
+    case 4:
+        XRaiseWindow(d, w);
+        break;
+    default:
+        XLowerWindow(d, w);
+        break;
     }
     UNLOCK();
 }
@@ -773,7 +803,8 @@ void *mpdwin_create_image(void *p, int depth, int w, int h)
         depth = DefaultDepth(d, sc);
     XImage *im = NULL;
     if (w > 0 && h > 0) {
-        im = XCreateImage(d, DefaultVisual(d, sc), (unsigned)depth, ZPixmap, 0, NULL, (unsigned)w, (unsigned)h, 32, 0);
+        im = XCreateImage(d, DefaultVisual(d, sc), (unsigned)depth, ZPixmap, 0, NULL, (unsigned)w,
+                          (unsigned)h, 32, 0);
         if (im) {
             im->data = calloc((size_t)im->bytes_per_line, (size_t)h);
             if (!im->data) {
@@ -801,7 +832,8 @@ void mpdwin_destroy_image(void *im)
 static void inside(XImage *im, int x, int y, const char *what)
 {
     if (x < 0 || y < 0 || x >= im->width || y >= im->height)
-        mpd_rts_fatal("MPDWin: %s: point (%d,%d) outside the %dx%d image", what, x, y, im->width, im->height);
+        mpd_rts_fatal("MPDWin: %s: point (%d,%d) outside the %dx%d image", what, x, y, im->width,
+                      im->height);
 }
 
 /* Not locked: an image lives in this program only (see mpdwin.3). */
@@ -840,7 +872,8 @@ void mpdwin_get_image(void *p, void *img, int sx, int sy, int w, int h, int dx, 
     USE(c, p, "WinGetImage")
     XImage *im = image_of(img, "WinGetImage");
     if (w > 0 && h > 0)
-        XGetSubImage(DPY(c), c->w->pm, sx, sy, (unsigned)w, (unsigned)h, AllPlanes, ZPixmap, im, dx, dy);
+        XGetSubImage(DPY(c), c->w->pm, sx, sy, (unsigned)w, (unsigned)h, AllPlanes, ZPixmap, im, dx,
+                     dy);
     UNLOCK();
 }
 
@@ -849,12 +882,17 @@ void mpdwin_get_image(void *p, void *img, int sx, int sy, int w, int h, int dx, 
 static int bk_of(unsigned state)
 {
     int bk = 0;
-    if (state & ShiftMask) bk |= BK_SHIFT;
-    if (state & LockMask) bk |= BK_LOCK;
-    if (state & ControlMask) bk |= BK_CNTRL;
+    if (state & ShiftMask)
+        bk |= BK_SHIFT;
+    if (state & LockMask)
+        bk |= BK_LOCK;
+    if (state & ControlMask)
+        bk |= BK_CNTRL;
     for (int i = 0; i < 5; i++) {
-        if (state & (Mod1Mask << i)) bk |= BK_MOD1 << i;
-        if (state & (Button1Mask << i)) bk |= BK_BUTTON1 << i;
+        if (state & (Mod1Mask << i))
+            bk |= BK_MOD1 << i;
+        if (state & (Button1Mask << i))
+            bk |= BK_BUTTON1 << i;
     }
     return bk;
 }
@@ -903,7 +941,9 @@ static void pump(top *t)
             e.x = x.xbutton.x;
             e.y = x.xbutton.y;
             e.bk = bk_of(x.xbutton.state);
-            e.data = x.xbutton.button >= 1 && x.xbutton.button <= 5 ? BK_BUTTON1 << (x.xbutton.button - 1) : 0;
+            e.data = x.xbutton.button >= 1 && x.xbutton.button <= 5
+                         ? BK_BUTTON1 << (x.xbutton.button - 1)
+                         : 0;
             break;
         case KeyPress:
         case KeyRelease: {
@@ -933,7 +973,8 @@ static void pump(top *t)
             e.data = x.xcrossing.focus;
             break;
         case ClientMessage:
-            if (x.xclient.message_type != t->wm_protocols || (Atom)x.xclient.data.l[0] != t->wm_delete)
+            if (x.xclient.message_type != t->wm_protocols ||
+                (Atom)x.xclient.data.l[0] != t->wm_delete)
                 continue;
             e.type = EV_DELETE;
             break;
@@ -946,7 +987,8 @@ static void pump(top *t)
 
 /* The next event for window p: 1 (fields set), 0 none yet, -1 the window is
  * gone (its event process ends). */
-int mpdwin_next_event(void *p, int *type, void **window, int *x, int *y, int *bk, int *data, int *keysym)
+int mpdwin_next_event(void *p, int *type, void **window, int *x, int *y, int *bk, int *data,
+                      int *keysym)
 {
     LOCK();
     ctx *c = p;

@@ -15,8 +15,8 @@
 #include "team.h"
 
 static int n;
-static double *A0, *b0;      /* the system, row-major, read-only once made */
-static double *x_par;        /* the parallel solution (coordinator) */
+static double *A0, *b0; /* the system, row-major, read-only once made */
+static double *x_par;   /* the parallel solution (coordinator) */
 static int P;
 
 typedef struct cand {
@@ -50,18 +50,22 @@ static void solve_sequential(double *x)
         int r = -1;
         double best = -1;
         for (int i = 0; i < n; i++)
-            if (!used[i] && fabs(a[i * n + k]) > best) best = fabs(a[i * n + k]), r = i;
+            if (!used[i] && fabs(a[i * n + k]) > best)
+                best = fabs(a[i * n + k]), r = i;
         used[r] = 1;
         prow[k] = r;
         const double *p = &a[r * n];
         for (int i = 0; i < n; i++) {
-            if (i == r) continue;
+            if (i == r)
+                continue;
             double f = a[i * n + k] / p[k];
-            for (int j = k; j < n; j++) a[i * n + j] -= f * p[j];
+            for (int j = k; j < n; j++)
+                a[i * n + j] -= f * p[j];
             b[i] -= f * b[r];
         }
     }
-    for (int k = 0; k < n; k++) x[k] = b[prow[k]] / a[prow[k] * n + k];
+    for (int k = 0; k < n; k++)
+        x[k] = b[prow[k]] / a[prow[k] * n + k];
     free(a), free(b), free(used), free(prow);
 }
 
@@ -69,12 +73,14 @@ static void worker(int w)
 {
     mpf_t *m = team_mpf;
     int lo = (w - 1) * n / P, hi = w * n / P, rows = hi - lo;
-    double *a = malloc(sizeof(double) * (rows ? rows : 1) * n), *b = malloc(sizeof(double) * (rows ? rows : 1));
+    double *a = malloc(sizeof(double) * (rows ? rows : 1) * n),
+           *b = malloc(sizeof(double) * (rows ? rows : 1));
     double *piv = malloc(sizeof(double) * (n + 1));
     int *pcol = malloc(sizeof(int) * (rows ? rows : 1));
     memcpy(a, &A0[lo * n], sizeof(double) * rows * n);
     memcpy(b, &b0[lo], sizeof(double) * rows);
-    for (int i = 0; i < rows; i++) pcol[i] = -1;
+    for (int i = 0; i < rows; i++)
+        pcol[i] = -1;
     int cand_l = OK(mpf_open_send(m, w, "cand"));
     int choice = OK(mpf_open_receive(m, w, "choice", MPF_BROADCAST));
     int pivot_s = OK(mpf_open_send(m, w, "pivot"));
@@ -85,7 +91,8 @@ static void worker(int w)
     for (int k = 0; k < n; k++) {
         cand c = {-1, -1, w};
         for (int i = 0; i < rows; i++)
-            if (pcol[i] < 0 && fabs(a[i * n + k]) > c.mag) c.mag = fabs(a[i * n + k]), c.row = lo + i;
+            if (pcol[i] < 0 && fabs(a[i * n + k]) > c.mag)
+                c.mag = fabs(a[i * n + k]), c.row = lo + i;
         OK(mpf_message_send(m, w, cand_l, &c, sizeof c));
         cand chosen;
         OK(mpf_message_receive(m, w, choice, &chosen, sizeof chosen));
@@ -102,15 +109,18 @@ static void worker(int w)
             exit(1);
         }
         for (int i = 0; i < rows; i++) {
-            if (i == mine) continue;
+            if (i == mine)
+                continue;
             double *r = &a[i * n], f = r[k] / piv[0];
-            for (int j = k; j < n; j++) r[j] -= f * piv[j - k];
+            for (int j = k; j < n; j++)
+                r[j] -= f * piv[j - k];
             b[i] -= f * piv[n - k];
         }
     }
     /* Unknowns of my pivot rows, as (column, value) pairs in one message. */
     double *out = malloc(sizeof(double) * 2 * (rows ? rows : 1));
-    for (int i = 0; i < rows; i++) out[2 * i] = pcol[i], out[2 * i + 1] = b[i] / a[i * n + pcol[i]];
+    for (int i = 0; i < rows; i++)
+        out[2 * i] = pcol[i], out[2 * i + 1] = b[i] / a[i * n + pcol[i]];
     OK(mpf_message_send(m, w, result, out, sizeof(double) * 2 * rows));
     OK(mpf_close_send(m, w, cand_l));
     OK(mpf_close_receive(m, w, choice));
@@ -131,20 +141,23 @@ static void arbiter(void)
     int choice = OK(mpf_open_send(m, 0, "choice"));
     int result = OK(mpf_open_receive(m, 0, "result", MPF_FCFS));
     int ready = OK(mpf_open_receive(m, 0, "ready", MPF_FCFS));
-    for (int w = 0; w < P; w++) OK(mpf_message_receive(m, 0, ready, NULL, 0));
+    for (int w = 0; w < P; w++)
+        OK(mpf_message_receive(m, 0, ready, NULL, 0));
     double t0 = team_now();
     for (int k = 0; k < n; k++) {
         cand best = {-1, -1, -1}, c;
         for (int w = 0; w < P; w++) {
             OK(mpf_message_receive(m, 0, cand_l, &c, sizeof c));
-            if (c.mag > best.mag || (c.mag == best.mag && c.row >= 0 && c.row < best.row)) best = c;
+            if (c.mag > best.mag || (c.mag == best.mag && c.row >= 0 && c.row < best.row))
+                best = c;
         }
         OK(mpf_message_send(m, 0, choice, &best, sizeof best));
     }
     double *in = malloc(sizeof(double) * 2 * n);
     for (int got = 0, w = 0; w < P; w++) {
         ssize_t len = OK(mpf_message_receive(m, 0, result, in, sizeof(double) * 2 * n));
-        for (int i = 0; i < (int)(len / (ssize_t)(2 * sizeof(double))); i++, got++) x_par[(int)in[2 * i]] = in[2 * i + 1];
+        for (int i = 0; i < (int)(len / (ssize_t)(2 * sizeof(double))); i++, got++)
+            x_par[(int)in[2 * i]] = in[2 * i + 1];
     }
     t_par = team_now() - t0;
     free(in);
@@ -173,12 +186,14 @@ int main(int argc, char **argv)
     double res = 0, xmax = 0;
     for (int i = 0; i < n; i++) {
         double s = -b0[i];
-        for (int j = 0; j < n; j++) s += A0[i * n + j] * x_seq[j];
+        for (int j = 0; j < n; j++)
+            s += A0[i * n + j] * x_seq[j];
         res = fmax(res, fabs(s));
         xmax = fmax(xmax, fabs(x_seq[i]));
     }
-    printf("Gauss-Jordan with partial pivoting, n = %d, workers = %s; sequential %.3f s, residual %.1e\n", n,
-           team_procs ? "processes" : "threads", t_seq, res / (n * xmax));
+    printf("Gauss-Jordan with partial pivoting, n = %d, workers = %s; sequential %.3f s, residual "
+           "%.1e\n",
+           n, team_procs ? "processes" : "threads", t_seq, res / (n * xmax));
     printf("%4s %10s %8s %12s\n", "P", "seconds", "speedup", "max|x-xseq|");
     int bad = res / (n * xmax) > 1e-12;
     for (P = 1; P <= maxp; P++) {
@@ -190,8 +205,10 @@ int main(int argc, char **argv)
             best = fmin(best, t_par);
         }
         t_par = best;
-        for (int i = 0; i < n; i++) diff = fmax(diff, fabs(x_par[i] - x_seq[i]));
-        printf("%4d %10.3f %8.2f %12.1e%s\n", P, t_par, t_seq / t_par, diff, diff > 1e-9 * xmax ? "  WRONG" : "");
+        for (int i = 0; i < n; i++)
+            diff = fmax(diff, fabs(x_par[i] - x_seq[i]));
+        printf("%4d %10.3f %8.2f %12.1e%s\n", P, t_par, t_seq / t_par, diff,
+               diff > 1e-9 * xmax ? "  WRONG" : "");
         bad |= diff > 1e-9 * xmax;
     }
     return bad;

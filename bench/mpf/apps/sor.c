@@ -63,12 +63,14 @@ static void solve_sequential(void)
 {
     double *f = calloc((size_t)(n + 2) * (n + 2), sizeof(double));
     for (int i = 1; i <= n; i++)
-        for (int j = 1; j <= n; j++) U(f, i, j) = f_at(i, j);
+        for (int j = 1; j <= n; j++)
+            U(f, i, j) = f_at(i, j);
     sub whole = {1, n + 1, 1, n + 1, n + 2};
     for (iters_seq = 1; iters_seq <= MAXIT; iters_seq++) {
         double d = half_sweep(u_seq, f, &whole, 0);
         d = fmax(d, half_sweep(u_seq, f, &whole, 1));
-        if (d < tol) break;
+        if (d < tol)
+            break;
     }
     free(f);
 }
@@ -100,8 +102,9 @@ static void worker(int w)
     double *f = calloc((size_t)(rows + 2) * g.ld, sizeof(double));
     double *col = malloc(sizeof(double) * (size_t)(rows > cols ? rows : cols) + 2 * sizeof(double));
     for (int i = g.r0; i < g.r1; i++)
-        for (int j = g.c0; j < g.c1; j++) AT(&g, f, i - g.r0 + 1, j - g.c0 + 1) = f_at(i, j);
-    int north = pr > 0, south = pr < PR - 1, west = pc > 0, east = pc < PC - 1;
+        for (int j = g.c0; j < g.c1; j++)
+            AT(&g, f, i - g.r0 + 1, j - g.c0 + 1) = f_at(i, j);
+    int north = pr > 0, south = pr<PR - 1, west = pc> 0, east = pc < PC - 1;
     int in_n = inbox(m, w, 'N', north), in_s = inbox(m, w, 'S', south);
     int in_w = inbox(m, w, 'W', west), in_e = inbox(m, w, 'E', east);
     int to_n = outbox(m, w, w - PC, 'S', north), to_s = outbox(m, w, w + PC, 'N', south);
@@ -115,31 +118,40 @@ static void worker(int w)
         for (int colour = 0; colour < 2; colour++) {
             d = fmax(d, half_sweep(u, f, &g, colour));
             /* Exchange edges; messages are queued, so send all four, then receive. */
-            if (to_n >= 0) OK(mpf_message_send(m, w, to_n, &AT(&g, u, 1, 1), rowb));
-            if (to_s >= 0) OK(mpf_message_send(m, w, to_s, &AT(&g, u, rows, 1), rowb));
+            if (to_n >= 0)
+                OK(mpf_message_send(m, w, to_n, &AT(&g, u, 1, 1), rowb));
+            if (to_s >= 0)
+                OK(mpf_message_send(m, w, to_s, &AT(&g, u, rows, 1), rowb));
             if (to_w >= 0) {
-                for (int i = 1; i <= rows; i++) col[i - 1] = AT(&g, u, i, 1);
+                for (int i = 1; i <= rows; i++)
+                    col[i - 1] = AT(&g, u, i, 1);
                 OK(mpf_message_send(m, w, to_w, col, colb));
             }
             if (to_e >= 0) {
-                for (int i = 1; i <= rows; i++) col[i - 1] = AT(&g, u, i, cols);
+                for (int i = 1; i <= rows; i++)
+                    col[i - 1] = AT(&g, u, i, cols);
                 OK(mpf_message_send(m, w, to_e, col, colb));
             }
-            if (in_n >= 0) OK(mpf_message_receive(m, w, in_n, &AT(&g, u, 0, 1), rowb));
-            if (in_s >= 0) OK(mpf_message_receive(m, w, in_s, &AT(&g, u, rows + 1, 1), rowb));
+            if (in_n >= 0)
+                OK(mpf_message_receive(m, w, in_n, &AT(&g, u, 0, 1), rowb));
+            if (in_s >= 0)
+                OK(mpf_message_receive(m, w, in_s, &AT(&g, u, rows + 1, 1), rowb));
             if (in_w >= 0) {
                 OK(mpf_message_receive(m, w, in_w, col, colb));
-                for (int i = 1; i <= rows; i++) AT(&g, u, i, 0) = col[i - 1];
+                for (int i = 1; i <= rows; i++)
+                    AT(&g, u, i, 0) = col[i - 1];
             }
             if (in_e >= 0) {
                 OK(mpf_message_receive(m, w, in_e, col, colb));
-                for (int i = 1; i <= rows; i++) AT(&g, u, i, cols + 1) = col[i - 1];
+                for (int i = 1; i <= rows; i++)
+                    AT(&g, u, i, cols + 1) = col[i - 1];
             }
         }
         OK(mpf_message_send(m, w, conv, &d, sizeof d));
         int go;
         OK(mpf_message_receive(m, w, verdict, &go, sizeof go));
-        if (!go) break;
+        if (!go)
+            break;
     }
     /* Send my part home, one message per row: (global row, first column, values...). */
     for (int i = 1; i <= rows; i++) {
@@ -150,8 +162,10 @@ static void worker(int w)
     }
     int boxes[] = {in_n, in_s, in_w, in_e}, outs[] = {to_n, to_s, to_w, to_e};
     for (int k = 0; k < 4; k++) {
-        if (boxes[k] >= 0) OK(mpf_close_receive(m, w, boxes[k]));
-        if (outs[k] >= 0) OK(mpf_close_send(m, w, outs[k]));
+        if (boxes[k] >= 0)
+            OK(mpf_close_receive(m, w, boxes[k]));
+        if (outs[k] >= 0)
+            OK(mpf_close_send(m, w, outs[k]));
     }
     OK(mpf_close_send(m, w, conv));
     OK(mpf_close_receive(m, w, verdict));
@@ -177,7 +191,8 @@ static void monitor(void)
         }
         int go = !(dmax < tol) && iters_par < MAXIT;
         OK(mpf_message_send(m, 0, verdict, &go, sizeof go));
-        if (!go) break;
+        if (!go)
+            break;
     }
     /* Every worker sends each of its rows: n rows per column of subgrids. */
     double *row = malloc(sizeof(double) * (n + 2));
@@ -213,16 +228,21 @@ int main(int argc, char **argv)
     }
     for (int i = 1; i <= n; i++)
         for (int j = 1; j <= n; j++)
-            err = fmax(err, fabs(U(u_seq, i, j) - sin(M_PI * j / (n + 1)) * sin(M_PI * i / (n + 1))));
-    printf("SOR (red-black, omega %.4f) for Poisson, %d x %d grid, workers = %s; sequential %.3f s, %d sweeps, "
+            err =
+                fmax(err, fabs(U(u_seq, i, j) - sin(M_PI * j / (n + 1)) * sin(M_PI * i / (n + 1))));
+    printf("SOR (red-black, omega %.4f) for Poisson, %d x %d grid, workers = %s; sequential %.3f "
+           "s, %d sweeps, "
            "|u - exact| = %.1e\n",
            omega, n, n, team_procs ? "processes" : "threads", t_seq, iters_seq, err);
-    printf("%4s %6s %10s %8s %7s %12s\n", "P", "grid", "seconds", "speedup", "sweeps", "max|u-useq|");
+    printf("%4s %6s %10s %8s %7s %12s\n", "P", "grid", "seconds", "speedup", "sweeps",
+           "max|u-useq|");
     int bad = err > 10.0 / ((double)(n + 1) * (n + 1));
     for (P = 1; P <= maxp && P <= n; P++) {
         double best = 1e30, diff = 0;
-        for (PR = 1; (PR + 1) * (PR + 1) <= P; PR++) {}
-        while (P % PR) PR--; /* the largest divisor of P not above its square root */
+        for (PR = 1; (PR + 1) * (PR + 1) <= P; PR++) {
+        }
+        while (P % PR)
+            PR--; /* the largest divisor of P not above its square root */
         PC = P / PR;
         for (int r = 0; r < REPS; r++) {
             memset(u_par, 0, cells * sizeof(double));
@@ -231,12 +251,13 @@ int main(int argc, char **argv)
             best = fmin(best, t_par);
         }
         t_par = best;
-        for (size_t k = 0; k < cells; k++) diff = fmax(diff, fabs(u_par[k] - u_seq[k]));
+        for (size_t k = 0; k < cells; k++)
+            diff = fmax(diff, fabs(u_par[k] - u_seq[k]));
         int wrong = diff != 0 || iters_par != iters_seq;
         char grid[16];
         snprintf(grid, sizeof grid, "%dx%d", PR, PC);
-        printf("%4d %6s %10.3f %8.2f %7d %12.1e%s\n", P, grid, t_par, t_seq / t_par, iters_par, diff,
-               wrong ? "  WRONG" : "");
+        printf("%4d %6s %10.3f %8.2f %7d %12.1e%s\n", P, grid, t_par, t_seq / t_par, iters_par,
+               diff, wrong ? "  WRONG" : "");
         bad |= wrong;
     }
     return bad;

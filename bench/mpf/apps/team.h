@@ -12,7 +12,7 @@
 #include "mpd/mpf.h"
 
 static mpf_t *team_mpf;
-static int REPS = 3; /* -r: runs per configuration; the best time counts */
+static int REPS = 3;       /* -r: runs per configuration; the best time counts */
 static int team_procs = 1; /* 1: workers are OS processes sharing a named segment; 0: threads */
 
 static double team_now(void)
@@ -38,11 +38,17 @@ static void team_init(int workers, size_t max_message)
 {
     char seg[64];
     snprintf(seg, sizeof seg, "/mpf-app-%d", (int)getpid());
-    mpf_options o = {.shm_name = team_procs ? seg : NULL, .replace = 1, .max_lnvcs = 4 * workers + 16,
-                     .max_processes = workers + 2, .max_message = max_message < 65536 ? 65536 : max_message,
-                     .pool_bytes = 64u << 20, .max_messages = 32768, .send_waits = 1};
+    mpf_options o = {.shm_name = team_procs ? seg : NULL,
+                     .replace = 1,
+                     .max_lnvcs = 4 * workers + 16,
+                     .max_processes = workers + 2,
+                     .max_message = max_message < 65536 ? 65536 : max_message,
+                     .pool_bytes = 64u << 20,
+                     .max_messages = 32768,
+                     .send_waits = 1};
     OK(mpf_init_ex(&team_mpf, &o));
-    if (team_procs) mpf_unlink(seg);
+    if (team_procs)
+        mpf_unlink(seg);
 }
 
 typedef struct team_arg {
@@ -95,10 +101,14 @@ static void team_run(int workers, void (*fn)(int), void (*coord)(void))
 static void team_options(int argc, char **argv, int *maxp, int *n)
 {
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-p") && i + 1 < argc) *maxp = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-n") && i + 1 < argc) *n = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-t")) team_procs = 0;
-        else if (!strcmp(argv[i], "-r") && i + 1 < argc) REPS = atoi(argv[++i]);
+        if (!strcmp(argv[i], "-p") && i + 1 < argc)
+            *maxp = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-n") && i + 1 < argc)
+            *n = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-t"))
+            team_procs = 0;
+        else if (!strcmp(argv[i], "-r") && i + 1 < argc)
+            REPS = atoi(argv[++i]);
         else {
             fprintf(stderr, "usage: %s [-p max_processes] [-n size] [-r repeats] [-t]\n", argv[0]);
             exit(2);

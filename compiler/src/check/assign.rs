@@ -21,10 +21,21 @@ impl<'a> Checker<'a> {
             // conversion here: a string into an array slice is an error)
             let ok = match &lhs.ty {
                 Ty::Str(_) => rhs.ty.is_string() || rhs.ty == Ty::Char || rhs.ty.is_char_array(),
-                _ => matches!(rhs.ty, Ty::Arr(..)) && self.types.assignable(&lhs.ty, &rhs.ty) && self.same_rank(&lhs.ty, &rhs.ty),
+                _ => {
+                    matches!(rhs.ty, Ty::Arr(..))
+                        && self.types.assignable(&lhs.ty, &rhs.ty)
+                        && self.same_rank(&lhs.ty, &rhs.ty)
+                }
             };
             if !ok {
-                self.error(span, format!("incompatible assignment: cannot assign a {} to a slice of type {}", self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
+                self.error(
+                    span,
+                    format!(
+                        "incompatible assignment: cannot assign a {} to a slice of type {}",
+                        self.types.show(&rhs.ty),
+                        self.types.show(&lhs.ty)
+                    ),
+                );
                 return;
             }
             if lo == "#sec" {
@@ -47,7 +58,15 @@ impl<'a> Checker<'a> {
         match &lhs.ty {
             Ty::Str(_) => {
                 if !(rhs.ty.is_string() || rhs.ty == Ty::Char || rhs.ty.is_char_array()) {
-                    self.error(span, format!("{} (cannot assign a {} to a {})", self.mismatch_what(), self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
+                    self.error(
+                        span,
+                        format!(
+                            "{} (cannot assign a {} to a {})",
+                            self.mismatch_what(),
+                            self.types.show(&rhs.ty),
+                            self.types.show(&lhs.ty)
+                        ),
+                    );
                     return;
                 }
                 if rhs.ty.is_char_array() {
@@ -64,7 +83,15 @@ impl<'a> Checker<'a> {
             Ty::Arr(e, _, _) => {
                 let e = (**e).clone();
                 if !(rhs.ty.is_string() && e == Ty::Char) && !self.types.assignable(&lhs.ty, &rhs.ty) {
-                    self.error(span, format!("{} (cannot assign a {} to an {})", self.mismatch_what(), self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
+                    self.error(
+                        span,
+                        format!(
+                            "{} (cannot assign a {} to an {})",
+                            self.mismatch_what(),
+                            self.types.show(&rhs.ty),
+                            self.types.show(&lhs.ty)
+                        ),
+                    );
                     return;
                 }
                 let r = self.array_value(&rhs, e, span);
@@ -76,12 +103,27 @@ impl<'a> Checker<'a> {
                 if depth == 1 && !t.is_string() {
                     self.f.code.put(&format!("mpd_arr_assign({}, {}, {});", p, lhs.c, r));
                 } else {
-                    self.f.code.put(&format!("mpd_arr_assign_d({}, {}, {}, {}, {});", p, lhs.c, r, depth, t.is_string() as i32));
+                    self.f.code.put(&format!(
+                        "mpd_arr_assign_d({}, {}, {}, {}, {});",
+                        p,
+                        lhs.c,
+                        r,
+                        depth,
+                        t.is_string() as i32
+                    ));
                 }
             }
             Ty::Rec(_) => {
                 if !self.types.assignable(&lhs.ty, &rhs.ty) {
-                    self.error(span, format!("{} (cannot assign a {} to a {})", self.mismatch_what(), self.types.show(&rhs.ty), self.types.show(&lhs.ty)));
+                    self.error(
+                        span,
+                        format!(
+                            "{} (cannot assign a {} to a {})",
+                            self.mismatch_what(),
+                            self.types.show(&rhs.ty),
+                            self.types.show(&lhs.ty)
+                        ),
+                    );
                     return;
                 }
                 let n = self.types.size_of(&lhs.ty).unwrap_or(16);
@@ -130,7 +172,14 @@ impl<'a> Checker<'a> {
         let c = self.scalar_for(&fty, v, span);
         let t = self.tmp();
         let p = self.pos(span);
-        self.f.code.put(&format!("mpd_cap {t} = {c}; {b} = mpd_rescap_with_op({p}, {b}, {i}, {t});", t = t, c = c, b = b.c, p = p, i = r.idx));
+        self.f.code.put(&format!(
+            "mpd_cap {t} = {c}; {b} = mpd_rescap_with_op({p}, {b}, {i}, {t});",
+            t = t,
+            c = c,
+            b = b.c,
+            p = p,
+            i = r.idx
+        ));
         Some(V::scalar(t, fty))
     }
 
@@ -159,10 +208,26 @@ impl<'a> Checker<'a> {
         }
         if !self.types.assignable(to, &v.ty) {
             if let (Ty::Cap(_), Ty::Cap(_)) = (to, &v.ty) {
-                self.error(span, format!("{}: a {} cannot hold a {}", self.mismatch_what(), self.types.show(to), self.types.show(&v.ty)));
+                self.error(
+                    span,
+                    format!(
+                        "{}: a {} cannot hold a {}",
+                        self.mismatch_what(),
+                        self.types.show(to),
+                        self.types.show(&v.ty)
+                    ),
+                );
                 return "0".into();
             }
-            self.error(span, format!("{} (expected a value of type {}, found {})", self.mismatch_what(), self.types.show(to), self.types.show(&v.ty)));
+            self.error(
+                span,
+                format!(
+                    "{} (expected a value of type {}, found {})",
+                    self.mismatch_what(),
+                    self.types.show(to),
+                    self.types.show(&v.ty)
+                ),
+            );
             return "0".into();
         }
         if matches!(to, Ty::Cap(_)) && v.ty == Ty::Null {
@@ -196,7 +261,14 @@ impl<'a> Checker<'a> {
 
     /// Stores `rhs` as the op capability in slot `slot` (a C expression) of
     /// the resource capability variable `rc` (C lvalue); the value is the cap.
-    pub(super) fn store_op_cap(&mut self, sig: &super::scope::ProcSig, rc: &str, slot: &str, rhs: &Expr, span: Span) -> V {
+    pub(super) fn store_op_cap(
+        &mut self,
+        sig: &super::scope::ProcSig,
+        rc: &str,
+        slot: &str,
+        rhs: &Expr,
+        span: Span,
+    ) -> V {
         let r = sig.op.as_ref().unwrap();
         let k = self.op_sig(&sig);
         let fty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
@@ -253,7 +325,14 @@ impl<'a> Checker<'a> {
         }
         // MPD 1.0.1's order: types, then slices, then variables
         if !self.types.assignable(&a.ty, &b.ty) || !self.types.assignable(&b.ty, &a.ty) {
-            self.error(span, format!("incompatible swap (cannot swap a {} with a {})", self.types.show(&a.ty), self.types.show(&b.ty)));
+            self.error(
+                span,
+                format!(
+                    "incompatible swap (cannot swap a {} with a {})",
+                    self.types.show(&a.ty),
+                    self.types.show(&b.ty)
+                ),
+            );
             return None;
         }
         if a.slice.is_some() || b.slice.is_some() {

@@ -77,10 +77,14 @@ impl<'a> Checker<'a> {
             self.error(span, super::msg::arity(&sig.name, sig.params.len(), args.len()));
             return V::err();
         }
-        let mut cargs = vec![sig.selfc.clone(), {
-            self.f.used_tmp = true;
-            "&_t".to_string()
-        }, "NULL".to_string()];
+        let mut cargs = vec![
+            sig.selfc.clone(),
+            {
+                self.f.used_tmp = true;
+                "&_t".to_string()
+            },
+            "NULL".to_string(),
+        ];
         if sig.external {
             cargs.clear();
         }
@@ -112,7 +116,14 @@ impl<'a> Checker<'a> {
                 let c = match &p.ty {
                     Ty::Str(_) => {
                         if !(v.ty.is_string() || v.ty == Ty::Char || v.ty.is_char_array()) {
-                            self.error(a.span, format!("{} (expected a string, found {})", self.mismatch_what(), self.types.show(&v.ty)));
+                            self.error(
+                                a.span,
+                                format!(
+                                    "{} (expected a string, found {})",
+                                    self.mismatch_what(),
+                                    self.types.show(&v.ty)
+                                ),
+                            );
                         }
                         if byref {
                             if !v.lv || v.form != Form::Blob {
@@ -129,7 +140,15 @@ impl<'a> Checker<'a> {
                     }
                     _ => {
                         if !self.types.assignable(&p.ty, &v.ty) && !(v.ty.is_string() && p.ty.is_char_array()) {
-                            self.error(a.span, format!("{} (expected a {}, found {})", self.mismatch_what(), self.types.show(&p.ty), self.types.show(&v.ty)));
+                            self.error(
+                                a.span,
+                                format!(
+                                    "{} (expected a {}, found {})",
+                                    self.mismatch_what(),
+                                    self.types.show(&p.ty),
+                                    self.types.show(&v.ty)
+                                ),
+                            );
                         }
                         if byref && !v.lv {
                             self.error(a.span, "var/res/ref parameter is not a variable");
@@ -173,7 +192,15 @@ impl<'a> Checker<'a> {
                     continue;
                 }
                 if !self.types.same(&p.ty, &v.ty) {
-                    self.error(a.span, format!("{} (expected a {} variable, found {})", self.mismatch_what(), self.types.show(&p.ty), self.types.show(&v.ty)));
+                    self.error(
+                        a.span,
+                        format!(
+                            "{} (expected a {} variable, found {})",
+                            self.mismatch_what(),
+                            self.types.show(&p.ty),
+                            self.types.show(&v.ty)
+                        ),
+                    );
                 }
                 if sig.external && p.mode != ParamMode::Ref {
                     // an external's var/res scalar: C gets the value (MPD 1.0.1)
@@ -210,7 +237,14 @@ impl<'a> Checker<'a> {
                     }
                 })
                 .collect();
-            call = crate::emit::trace::direct_call(&sig.cname, &cargs[0], &cargs[1], &crate::emit::trace::call_site_arg(&var), &types, &cargs[3..]);
+            call = crate::emit::trace::direct_call(
+                &sig.cname,
+                &cargs[0],
+                &cargs[1],
+                &crate::emit::trace::call_site_arg(&var),
+                &types,
+                &cargs[3..],
+            );
         }
         if sig.external && sig.ret.is_string() && !writeback.is_empty() {
             let t = self.tmp();
@@ -300,7 +334,15 @@ impl<'a> Checker<'a> {
         let Ty::Rec(r) = ty else { return V::err() };
         let fields = self.types.recs[r].fields.clone();
         if fields.len() != args.len() {
-            self.error(span, format!("wrong number of items for rec constructor ({} has {} fields, not {})", self.types.recs[r].name, fields.len(), args.len()));
+            self.error(
+                span,
+                format!(
+                    "wrong number of items for rec constructor ({} has {} fields, not {})",
+                    self.types.recs[r].name,
+                    fields.len(),
+                    args.len()
+                ),
+            );
             return V::err();
         }
         let size = self.types.recs[r].size;
@@ -315,9 +357,18 @@ impl<'a> Checker<'a> {
                 V { c: format!("({} + {})", b, off), ty: fty.clone(), form: Form::Blob, k: None, lv: true, slice: None }
             } else {
                 let ct = self.ctype(fty);
-                V { c: format!("(*({} *)({} + {}))", ct, b, off), ty: fty.clone(), form: Form::Scalar, k: None, lv: true, slice: None }
+                V {
+                    c: format!("(*({} *)({} + {}))", ct, b, off),
+                    ty: fty.clone(),
+                    form: Form::Scalar,
+                    k: None,
+                    lv: true,
+                    slice: None,
+                }
             };
-            self.with_mismatch(format!("item {} of rec constructor is incompatible", n + 1), |c| c.assign_into(&dst, v, a.span));
+            self.with_mismatch(format!("item {} of rec constructor is incompatible", n + 1), |c| {
+                c.assign_into(&dst, v, a.span)
+            });
         }
         V { c: b, ty, form: Form::Blob, k: None, lv: false, slice: None }
     }
@@ -388,18 +439,25 @@ impl<'a> Checker<'a> {
                 _ => V::scalar(format!("((double)({}))", v.c), Ty::Real),
             },
             // a pointer's address as a number (null is 0)
-            (Ty::Real, Ty::Ptr(_) | Ty::PtrAny | Ty::Null) => V::scalar(format!("((double)(intptr_t)({}))", v.c), Ty::Real),
+            (Ty::Real, Ty::Ptr(_) | Ty::PtrAny | Ty::Null) => {
+                V::scalar(format!("((double)(intptr_t)({}))", v.c), Ty::Real)
+            }
             (Ty::Real, _) if stringy => V::scalar(strconv("mpd_real_of_str"), Ty::Real),
             (Ty::Char, Ty::Int) => match v.k {
                 Some(KV::Int(n)) if (0..=255).contains(&n) => self.konst(KV::Char(n as u8), Ty::Char),
                 _ => V::scalar(format!("mpd_char_of_int({}, {})", p, v.c), Ty::Char),
             },
             (Ty::Char, Ty::Char) => v,
-            (Ty::Char, Ty::Bool) | (Ty::Char, Ty::Enum(_)) => V::scalar(format!("mpd_char_of_int({}, (int)({}))", p, v.c), Ty::Char),
-            (Ty::Char, Ty::Real) => V::scalar(format!("mpd_char_of_int({}, (int)mpd_int_of_real({}, {}))", p, p, v.c), Ty::Char),
-            (Ty::Char, _) if stringy => {
-                V::scalar(format!("((unsigned char)({{ mpd_sv _s = {}; mpd_char_of_str(_s.p, _s.len); }}))", sv), Ty::Char)
+            (Ty::Char, Ty::Bool) | (Ty::Char, Ty::Enum(_)) => {
+                V::scalar(format!("mpd_char_of_int({}, (int)({}))", p, v.c), Ty::Char)
             }
+            (Ty::Char, Ty::Real) => {
+                V::scalar(format!("mpd_char_of_int({}, (int)mpd_int_of_real({}, {}))", p, p, v.c), Ty::Char)
+            }
+            (Ty::Char, _) if stringy => V::scalar(
+                format!("((unsigned char)({{ mpd_sv _s = {}; mpd_char_of_str(_s.p, _s.len); }}))", sv),
+                Ty::Char,
+            ),
             (Ty::Bool, Ty::Bool) => v,
             // bool of a number, character or pointer: true when not zero (null)
             (Ty::Bool, Ty::Int | Ty::Char | Ty::Real | Ty::Enum(_) | Ty::Ptr(_) | Ty::PtrAny | Ty::Null) => match v.k {
@@ -420,7 +478,14 @@ impl<'a> Checker<'a> {
                 Ty::Str(_) => v,
                 t if t.is_char_array() => {
                     let t = self.t();
-                    V { c: format!("mpd_string_of_chars({}, {})", t, v.c), ty: Ty::Str(None), form: Form::View, k: None, lv: false, slice: None }
+                    V {
+                        c: format!("mpd_string_of_chars({}, {})", t, v.c),
+                        ty: Ty::Str(None),
+                        form: Form::View,
+                        k: None,
+                        lv: false,
+                        slice: None,
+                    }
                 }
                 Ty::Char => {
                     let s = self.sv(&v);
@@ -439,7 +504,10 @@ impl<'a> Checker<'a> {
                     }
                 }
                 _ => {
-                    self.error(span, format!("illegal conversion: cannot convert a {} to a string", self.types.show(&v.ty)));
+                    self.error(
+                        span,
+                        format!("illegal conversion: cannot convert a {} to a string", self.types.show(&v.ty)),
+                    );
                     V::err()
                 }
             },
@@ -447,7 +515,14 @@ impl<'a> Checker<'a> {
             (Ty::Ptr(_) | Ty::PtrAny, Ty::Int) => V::scalar(format!("((void *)(intptr_t)({}))", v.c), to.clone()),
             (Ty::Ptr(_) | Ty::PtrAny, _) if stringy => V::scalar(strconv("mpd_ptr_of_str"), to.clone()),
             _ => {
-                self.error(span, format!("illegal conversion: cannot convert a {} to {}", self.types.show(&v.ty), self.types.show(&to)));
+                self.error(
+                    span,
+                    format!(
+                        "illegal conversion: cannot convert a {} to {}",
+                        self.types.show(&v.ty),
+                        self.types.show(&to)
+                    ),
+                );
                 V::err()
             }
         }
@@ -458,7 +533,17 @@ impl<'a> Checker<'a> {
             let (a, b) = (n.start(), n.end());
             let how = if a == b { format!("{}", a) } else { format!("{} to {}", a, b) };
             let few = args.len() < *a;
-            self.error(span, format!("{}(): too {} arguments ({} takes {}, not {})", name, if few { "few" } else { "many" }, name, how, args.len()));
+            self.error(
+                span,
+                format!(
+                    "{}(): too {} arguments ({} takes {}, not {})",
+                    name,
+                    if few { "few" } else { "many" },
+                    name,
+                    how,
+                    args.len()
+                ),
+            );
             return false;
         }
         true

@@ -14,7 +14,9 @@
 //! (emit/inop.rs `p_chunked`), which on that path alone takes up what the
 //! countdown became after the wait (putting it back first where the wait
 //! might not switch), so the yields stay exact (mpd/abi/ops.h).
-use crate::syntax::ast::{ArrayElem, Block, Bound, DeclKind, Expr, ExprKind, Range, Stmt, StmtKind, Subscript, Type, TypeKind};
+use crate::syntax::ast::{
+    ArrayElem, Block, Bound, DeclKind, Expr, ExprKind, Range, Stmt, StmtKind, Subscript, Type, TypeKind,
+};
 
 /// The C names of a loop taking its slice in chunks: `sl` is the countdown
 /// as it will be after the chunk's last iteration, `unrun` the iterations
@@ -83,7 +85,9 @@ fn expr(e: &Expr) -> bool {
         // a conversion (`int(x)`) is inline; any other call may switch
         ExprKind::Call { callee, args } => matches!(callee.kind, ExprKind::Type(_)) && args.iter().all(expr),
         ExprKind::Unary { operand, .. } => expr(operand),
-        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Assign { lhs, rhs, .. } | ExprKind::Swap { lhs, rhs } => expr(lhs) && expr(rhs),
+        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Assign { lhs, rhs, .. } | ExprKind::Swap { lhs, rhs } => {
+            expr(lhs) && expr(rhs)
+        }
         ExprKind::ArrayCons(elems) => elems.iter().all(elem),
         ExprKind::Paren(e) => expr(e),
         ExprKind::Type(t) => ty(t),

@@ -2,11 +2,11 @@
 use super::konst::KV;
 use super::scope::{PSig, ProcSig, Sym};
 use super::types::Ty;
+use super::typexpr::Tyx;
 use super::{Checker, Form, RetInfo, V};
 use crate::emit::{component, names, var, Code};
 use crate::syntax::ast::{self, DeclKind, ParamMode, TypeKind};
 use std::rc::Rc;
-use super::typexpr::Tyx;
 
 impl<'a> Checker<'a> {
     // ---- declarations --------------------------------------------------------
@@ -49,12 +49,21 @@ impl<'a> Checker<'a> {
                                 for (k, s) in &syms {
                                     if let Sym::Proc(sig) = s {
                                         if let Some(r) = &sig.op {
-                                            if r.local.is_none() && !r.sem && self.scopes.last().unwrap().map.contains_key(k) {
+                                            if r.local.is_none()
+                                                && !r.sem
+                                                && self.scopes.last().unwrap().map.contains_key(k)
+                                            {
                                                 // an op of that name is already here (declared, or from another extend)
                                                 self.error(n.span, format!("duplicate identifier: {} (extending {} brings a second op of that name)", k, n.name));
                                             } else if r.local.is_none() && !r.sem {
                                                 let ident = ast::Ident { name: k.clone(), span: n.span };
-                                                self.own_op(&ident, sig.params.clone(), sig.ret.clone(), sig.ret_name.clone(), r.inv.clone());
+                                                self.own_op(
+                                                    &ident,
+                                                    sig.params.clone(),
+                                                    sig.ret.clone(),
+                                                    sig.ret_name.clone(),
+                                                    r.inv.clone(),
+                                                );
                                             }
                                         }
                                     }
@@ -66,9 +75,14 @@ impl<'a> Checker<'a> {
                             match self.lookup(&n.name) {
                                 None => self.declare(n, Sym::Comp(n.name.clone())),
                                 // a procedure declared after the import clashes with it
-                                Some(Sym::PendingProc(p)) if p.name.span.file == n.span.file && p.name.span.lo > n.span.lo => {
+                                Some(Sym::PendingProc(p))
+                                    if p.name.span.file == n.span.file && p.name.span.lo > n.span.lo =>
+                                {
                                     let at = p.name.span;
-                                    self.error(at, format!("`{}` is already declared in this scope (imported above)", n.name));
+                                    self.error(
+                                        at,
+                                        format!("`{}` is already declared in this scope (imported above)", n.name),
+                                    );
                                 }
                                 Some(_) => {}
                             }
@@ -104,7 +118,10 @@ impl<'a> Checker<'a> {
                                 }
                             }
                         }
-                        None => self.error(n.span, format!("can't open spec file for `{}`: no such component compiled", n.name)),
+                        None => self.error(
+                            n.span,
+                            format!("can't open spec file for `{}`: no such component compiled", n.name),
+                        ),
                     }
                 }
             }
@@ -134,7 +151,9 @@ impl<'a> Checker<'a> {
                 };
                 self.declare(name, Sym::Type(t));
             }
-            DeclKind::Op(op) | DeclKind::External(op) => self.op_decl(op, d.span, matches!(d.kind, DeclKind::External(_))),
+            DeclKind::Op(op) | DeclKind::External(op) => {
+                self.op_decl(op, d.span, matches!(d.kind, DeclKind::External(_)))
+            }
             DeclKind::Proc(p) => self.proc_decl(p),
             DeclKind::Sem(items) => self.sem_decl(items),
             DeclKind::Optype { name, sig } => {
@@ -238,7 +257,14 @@ impl<'a> Checker<'a> {
                                 (_, k) => k,
                             };
                             if !self.types.assignable(&ty2, &iv.ty) && !(ty2 == Ty::Real && iv.ty == Ty::Int) {
-                                self.error(*sp, format!("cannot initialize a {} with a {}", self.types.show(&ty2), self.types.show(&iv.ty)));
+                                self.error(
+                                    *sp,
+                                    format!(
+                                        "cannot initialize a {} with a {}",
+                                        self.types.show(&ty2),
+                                        self.types.show(&iv.ty)
+                                    ),
+                                );
                             }
                             self.declare(&item.name, Sym::Const { v: k, ty: ty2 });
                             continue;
@@ -308,7 +334,14 @@ impl<'a> Checker<'a> {
                 let c2 = c.clone();
                 self.init_blob(&c2, &ty, &dims, &strlen);
             }
-            let var = V { c: c.clone(), ty: ty.clone(), form: if ty.is_blob() { Form::Blob } else { Form::Scalar }, k: None, lv: true, slice: None };
+            let var = V {
+                c: c.clone(),
+                ty: ty.clone(),
+                form: if ty.is_blob() { Form::Blob } else { Form::Scalar },
+                k: None,
+                lv: true,
+                slice: None,
+            };
             if let Some((iv, sp)) = init {
                 self.with_mismatch("incompatible initialization".into(), |c| c.assign_into(&var, iv, sp));
                 self.flush_tmps();
@@ -331,7 +364,9 @@ impl<'a> Checker<'a> {
                 let reserved: Vec<usize> = op
                     .names
                     .iter()
-                    .map(|n| self.register_sig_r(&[], &Ty::Void, &format!("inv_{}_{}", self.comp, n.name.name), *restriction))
+                    .map(|n| {
+                        self.register_sig_r(&[], &Ty::Void, &format!("inv_{}_{}", self.comp, n.name.name), *restriction)
+                    })
                     .collect();
                 self.push();
                 for (n, k) in op.names.iter().zip(&reserved) {
@@ -401,18 +436,45 @@ impl<'a> Checker<'a> {
         }
         let mut ok = true;
         for (i, p) in params.iter().enumerate() {
-            let scalar_c = matches!(p.ty, Ty::Bool | Ty::Char | Ty::Int | Ty::Enum(_) | Ty::Real | Ty::Ptr(_) | Ty::PtrAny | Ty::File);
+            let scalar_c = matches!(
+                p.ty,
+                Ty::Bool | Ty::Char | Ty::Int | Ty::Enum(_) | Ty::Real | Ty::Ptr(_) | Ty::PtrAny | Ty::File
+            );
             let fits = scalar_c || matches!(p.ty, Ty::Str(_) | Ty::Arr(..) | Ty::Rec(_) | Ty::Error);
             if !fits {
-                self.error(span, format!("illegal parameter type for external: {}(), parameter {} is a {}", name, i + 1, self.types.show(&p.ty)));
+                self.error(
+                    span,
+                    format!(
+                        "illegal parameter type for external: {}(), parameter {} is a {}",
+                        name,
+                        i + 1,
+                        self.types.show(&p.ty)
+                    ),
+                );
                 ok = false;
             } else if scalar_c && matches!(p.mode, ParamMode::Var | ParamMode::Res) {
                 self.diags.warning(span, format!("{}(), parameter {}: type precludes returning a result", name, i + 1));
             }
         }
-        let ret_ok = matches!(ret, Ty::Void | Ty::Bool | Ty::Char | Ty::Int | Ty::Enum(_) | Ty::Real | Ty::Ptr(_) | Ty::PtrAny | Ty::Str(_) | Ty::File | Ty::Error);
+        let ret_ok = matches!(
+            ret,
+            Ty::Void
+                | Ty::Bool
+                | Ty::Char
+                | Ty::Int
+                | Ty::Enum(_)
+                | Ty::Real
+                | Ty::Ptr(_)
+                | Ty::PtrAny
+                | Ty::Str(_)
+                | Ty::File
+                | Ty::Error
+        );
         if !ret_ok {
-            self.error(span, format!("illegal return type for external: {}() cannot return a {}", name, self.types.show(ret)));
+            self.error(
+                span,
+                format!("illegal return type for external: {}() cannot return a {}", name, self.types.show(ret)),
+            );
             ok = false;
         }
         ok
@@ -421,7 +483,8 @@ impl<'a> Checker<'a> {
     /// The C prototype of an external op (emit::component::external_proto).
     pub(crate) fn external_proto(&self, s: &ProcSig) -> String {
         // only `ref` passes a scalar's address (var/res pass its value)
-        let ps: Vec<component::CParam> = s.params.iter().map(|p| component::CParam { ty: &p.ty, byref: p.mode == ParamMode::Ref }).collect();
+        let ps: Vec<component::CParam> =
+            s.params.iter().map(|p| component::CParam { ty: &p.ty, byref: p.mode == ParamMode::Ref }).collect();
         component::external_proto(&s.cname, &s.name, &s.ret, &ps)
     }
 }

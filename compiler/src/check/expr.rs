@@ -27,7 +27,13 @@ impl<'a> Checker<'a> {
         let c = match &k {
             KV::Int(n) => lit::c_int(*n),
             KV::Real(x) => lit::c_real(*x),
-            KV::Bool(b) => if *b { "1".into() } else { "0".into() },
+            KV::Bool(b) => {
+                if *b {
+                    "1".into()
+                } else {
+                    "0".into()
+                }
+            }
             KV::Char(c) => format!("{}", c),
             KV::Str(s) => format!("mpd_sv_lit({}, {})", lit::c_string(s), s.len()),
         };
@@ -82,7 +88,11 @@ impl<'a> Checker<'a> {
                                 Some((sig, super::ops::Target::Op(op))) => {
                                     let r = sig.op.clone().unwrap();
                                     let k = self.op_sig(&sig);
-                                    let ty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
+                                    let ty = if r.sem {
+                                        Ty::Cap(super::types::CapTy::Sem)
+                                    } else {
+                                        Ty::Cap(super::types::CapTy::Op(k))
+                                    };
                                     V::scalar(format!("mpd_cap_of_op({})", op), ty)
                                 }
                                 _ => V::err(),
@@ -94,7 +104,8 @@ impl<'a> Checker<'a> {
                 if let Some((sig, rc, ix)) = self.rescap_elem(e) {
                     let r = sig.op.clone().unwrap();
                     let k = self.op_sig(&sig);
-                    let ty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
+                    let ty =
+                        if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
                     return V::scalar(format!("mpd_rescap_op({}, {} + {})", rc.c, r.idx, ix), ty);
                 }
                 let b = self.expr(base);
@@ -102,7 +113,9 @@ impl<'a> Checker<'a> {
             }
             ExprKind::Call { callee, args } => self.call_expr(callee, args, e.span),
             ExprKind::Unary { op, operand } => self.unary(*op, operand, e.span),
-            ExprKind::Binary { op: op @ (BinaryOp::And | BinaryOp::Or), lhs, rhs } => self.and_or(*op, lhs, rhs, e.span),
+            ExprKind::Binary { op: op @ (BinaryOp::And | BinaryOp::Or), lhs, rhs } => {
+                self.and_or(*op, lhs, rhs, e.span)
+            }
             ExprKind::Binary { op, lhs, rhs } => {
                 let a = self.expr(lhs);
                 let b = self.expr(rhs);
@@ -233,7 +246,11 @@ impl<'a> Checker<'a> {
                 v
             }
             Some(Sym::Proc(s)) if s.op.is_some() => self.op_cap_value(&s, id.span),
-            Some(Sym::Proc(_)) | Some(Sym::PendingProc(_)) | Some(Sym::Comp(_)) | Some(Sym::Type(_)) | Some(Sym::Optype(_)) => {
+            Some(Sym::Proc(_))
+            | Some(Sym::PendingProc(_))
+            | Some(Sym::Comp(_))
+            | Some(Sym::Type(_))
+            | Some(Sym::Optype(_)) => {
                 self.error(id.span, format!("`{}` is not a value", id.name));
                 V::err()
             }
@@ -319,7 +336,13 @@ impl<'a> Checker<'a> {
                     }
                     None => {
                         // MPD 1.0.1's words: only the spec's names are qualified
-                        self.error(name.span, format!("undefined identifier: {} (`{}` has no member of that name in its spec)", name.name, b.name));
+                        self.error(
+                            name.span,
+                            format!(
+                                "undefined identifier: {} (`{}` has no member of that name in its spec)",
+                                name.name, b.name
+                            ),
+                        );
                         V::err()
                     }
                 };
@@ -333,7 +356,8 @@ impl<'a> Checker<'a> {
                 Some(Sym::Proc(sig)) if sig.op.is_some() => {
                     let r = sig.op.clone().unwrap();
                     let k = self.op_sig(&sig);
-                    let ty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
+                    let ty =
+                        if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
                     // as a value, rc.f is the op it names (rc.f = x may have changed it)
                     V::scalar(format!("mpd_rescap_op({}, {})", b.c, r.idx), ty)
                 }
@@ -354,7 +378,14 @@ impl<'a> Checker<'a> {
                             V { c: addr, ty: fty, form: Form::Blob, k: None, lv: b.lv, slice: None }
                         } else {
                             let ct = self.ctype(&fty);
-                            V { c: format!("(*({} *){})", ct, addr), ty: fty, form: Form::Scalar, k: None, lv: b.lv, slice: None }
+                            V {
+                                c: format!("(*({} *){})", ct, addr),
+                                ty: fty,
+                                form: Form::Scalar,
+                                k: None,
+                                lv: b.lv,
+                                slice: None,
+                            }
                         }
                     }
                     None => {
@@ -377,8 +408,11 @@ impl<'a> Checker<'a> {
         if let Some(i) = self.types.enums.iter().position(|e| e.name == name) {
             return i;
         }
-        let lits = if name == "accessmode" { ["READ", "WRITE", "READWRITE"] } else { ["ABSOLUTE", "RELATIVE", "EXTEND"] };
-        self.types.enums.push(super::types::EnumInfo { name: name.into(), lits: lits.iter().map(|s| s.to_string()).collect() });
+        let lits =
+            if name == "accessmode" { ["READ", "WRITE", "READWRITE"] } else { ["ABSOLUTE", "RELATIVE", "EXTEND"] };
+        self.types
+            .enums
+            .push(super::types::EnumInfo { name: name.into(), lits: lits.iter().map(|s| s.to_string()).collect() });
         self.types.enums.len() - 1
     }
 
@@ -400,7 +434,11 @@ impl<'a> Checker<'a> {
                 list.len() - 1
             }
         };
-        if ty.is_blob() { format!("_env->c{}", k) } else { format!("(*_env->c{})", k) }
+        if ty.is_blob() {
+            format!("_env->c{}", k)
+        } else {
+            format!("(*_env->c{})", k)
+        }
     }
 
     /// MPD lets `p.f` mean `p^.f` for pointers to records.
@@ -435,12 +473,26 @@ impl<'a> Checker<'a> {
                     V { c: format!("((char *){})", pc), ty: inner, form: Form::Blob, k: None, lv: true, slice: None }
                 } else {
                     let ct = self.ctype(&inner);
-                    V { c: format!("(*({} *){})", ct, pc), ty: inner, form: Form::Scalar, k: None, lv: true, slice: None }
+                    V {
+                        c: format!("(*({} *){})", ct, pc),
+                        ty: inner,
+                        form: Form::Scalar,
+                        k: None,
+                        lv: true,
+                        slice: None,
+                    }
                 }
             }
             Ty::Error => V::err(),
             _ => {
-                self.error(span, if p.ty == Ty::PtrAny { "cannot dereference a `ptr any'".to_string() } else { format!("dereference object is not a pointer ({})", self.types.show(&p.ty)) });
+                self.error(
+                    span,
+                    if p.ty == Ty::PtrAny {
+                        "cannot dereference a `ptr any'".to_string()
+                    } else {
+                        format!("dereference object is not a pointer ({})", self.types.show(&p.ty))
+                    },
+                );
                 V::err()
             }
         }
@@ -450,7 +502,10 @@ impl<'a> Checker<'a> {
     /// `what` is MPD 1.0.1's message for a value of another type.
     pub fn ordinal_value(&mut self, v: V, span: Span, what: &str) -> V {
         if !v.ty.is_ordinal() {
-            self.error(span, format!("{} (expected an int, char, bool or enum value, found {})", what, self.types.show(&v.ty)));
+            self.error(
+                span,
+                format!("{} (expected an int, char, bool or enum value, found {})", what, self.types.show(&v.ty)),
+            );
             return V::err();
         }
         v
@@ -516,7 +571,14 @@ impl<'a> Checker<'a> {
             if ety.is_string() {
                 // MPD: "element N of constructor is incompatible"
                 if !(v.ty.is_string() || v.ty == Ty::Char || v.ty.is_char_array() || v.ty == Ty::Error) {
-                    self.error(sp, format!("array constructor elements must have one type ({} and {})", self.types.show(&ety), self.types.show(&v.ty)));
+                    self.error(
+                        sp,
+                        format!(
+                            "array constructor elements must have one type ({} and {})",
+                            self.types.show(&ety),
+                            self.types.show(&v.ty)
+                        ),
+                    );
                     continue;
                 }
                 let s = self.sv(&v);
@@ -524,7 +586,15 @@ impl<'a> Checker<'a> {
                 held.push((V { c: h, ty: Ty::Str(None), form: Form::View, k: None, lv: false, slice: None }, sp));
             } else if ety.is_scalar() {
                 if !self.types.assignable(&ety, &v.ty) && !(ety == Ty::Real && v.ty == Ty::Int) {
-                    self.error(sp, format!("element {} of constructor is incompatible ({} and {})", n + 1, self.types.show(&ety), self.types.show(&v.ty)));
+                    self.error(
+                        sp,
+                        format!(
+                            "element {} of constructor is incompatible ({} and {})",
+                            n + 1,
+                            self.types.show(&ety),
+                            self.types.show(&v.ty)
+                        ),
+                    );
                 }
                 let v = self.coerce(v, &ety);
                 let ct = self.ctype(&ety);
@@ -557,7 +627,14 @@ impl<'a> Checker<'a> {
                 None => {
                     let e = self.tmp();
                     let first = held[0].0.c.clone();
-                    self.f.code.put(&format!("int {} = 0; if ({}) {} = (int)mpd_blob_size_k({}, {});", e, first, e, first, self.blob_kind(t)));
+                    self.f.code.put(&format!(
+                        "int {} = 0; if ({}) {} = (int)mpd_blob_size_k({}, {});",
+                        e,
+                        first,
+                        e,
+                        first,
+                        self.blob_kind(t)
+                    ));
                     e
                 }
             },
@@ -580,7 +657,14 @@ impl<'a> Checker<'a> {
                 self.f.code.put(&format!("memcpy({}, {}, {});", dst_addr, val.c, esize));
             } else {
                 let ct = self.ctype(&ety);
-                let dst = V { c: format!("(*({} *){})", ct, dst_addr), ty: ety.clone(), form: Form::Scalar, k: None, lv: true, slice: None };
+                let dst = V {
+                    c: format!("(*({} *){})", ct, dst_addr),
+                    ty: ety.clone(),
+                    form: Form::Scalar,
+                    k: None,
+                    lv: true,
+                    slice: None,
+                };
                 self.assign_into(&dst, val, sp);
             }
             self.f.code.close("}");

@@ -17,7 +17,8 @@ impl<'a> Checker<'a> {
         };
         // ops of a statement that picks the oldest among several ops, or looks
         // at the invocations (st/by), need their queues
-        let several = ins.arms.len() > 1 || ins.arms.iter().any(|a| !a.quants.is_empty() || a.st.is_some() || a.by.is_some());
+        let several =
+            ins.arms.len() > 1 || ins.arms.iter().any(|a| !a.quants.is_empty() || a.st.is_some() || a.by.is_some());
         if several {
             for a in &arms {
                 match a.sig.op.as_ref() {
@@ -33,14 +34,19 @@ impl<'a> Checker<'a> {
         let has_st = ins.arms.iter().any(|a| a.st.is_some());
         let has_by = ins.arms.iter().any(|a| a.by.is_some());
         let (env_fields, cb_funcs) = self.in_callbacks(ins, &arms, id);
-        let quant_arms: Vec<usize> = arms.iter().enumerate().filter(|(_, a)| a.qv.is_some()).map(|(ai, _)| ai).collect();
+        let quant_arms: Vec<usize> =
+            arms.iter().enumerate().filter(|(_, a)| a.qv.is_some()).map(|(ai, _)| ai).collect();
         let env_def = emit::in_stmt::env_struct(id, &self.self_type(), &env_fields, &quant_arms);
         self.out.protos.push_str(&env_def);
         self.out.funcs.push_str(&cb_funcs);
         let qvs: Vec<&str> = arms.iter().filter_map(|a| a.qv.as_ref().map(|(q, _, _)| q.as_str())).collect();
         self.f.code.put(&emit::in_stmt::env_init(id, &env_fields, &qvs));
-        let arm_inits: Vec<emit::in_stmt::ArmInit> =
-            ins.arms.iter().zip(&arms).map(|(a, i)| emit::in_stmt::ArmInit { ops: &i.ops, n: &i.n, st: a.st.is_some(), by: a.by.is_some() }).collect();
+        let arm_inits: Vec<emit::in_stmt::ArmInit> = ins
+            .arms
+            .iter()
+            .zip(&arms)
+            .map(|(a, i)| emit::in_stmt::ArmInit { ops: &i.ops, n: &i.n, st: a.st.is_some(), by: a.by.is_some() })
+            .collect();
         for l in emit::in_stmt::in_struct(id, &arm_inits, ins.else_block.is_some(), has_st, has_by) {
             self.f.code.put(&l);
         }
@@ -122,7 +128,15 @@ impl<'a> Checker<'a> {
             }
             let last = arms.last().unwrap();
             if arm.formals.len() != last.sig.params.len() {
-                self.error(arm.span, format!("wrong number of arguments (`{}` has {} parameters, not {})", last.sig.name, last.sig.params.len(), arm.formals.len()));
+                self.error(
+                    arm.span,
+                    format!(
+                        "wrong number of arguments (`{}` has {} parameters, not {})",
+                        last.sig.name,
+                        last.sig.params.len(),
+                        arm.formals.len()
+                    ),
+                );
             }
         }
         (arms.len() == ins.arms.len()).then_some(arms)
@@ -147,7 +161,10 @@ impl<'a> Checker<'a> {
                 let Some(e) = e else { continue };
                 self.f.code.open(&emit::in_stmt::cb_case(ai));
                 self.push();
-                let qv = arms[ai].qv.as_ref().map(|(q, id, t)| (emit::in_stmt::cb_quant_value(ai), id.clone(), t.clone(), q.clone()));
+                let qv = arms[ai]
+                    .qv
+                    .as_ref()
+                    .map(|(q, id, t)| (emit::in_stmt::cb_quant_value(ai), id.clone(), t.clone(), q.clone()));
                 self.bind_formals(arm, &arms[ai].sig, emit::in_stmt::CB_INVB, &qv);
                 let v = self.expr(e);
                 if kind == "st" && v.ty != Ty::Bool && v.ty != Ty::Error {
@@ -178,7 +195,9 @@ impl<'a> Checker<'a> {
         // st, by or quantifier (else allowed) in its runtime, at the arm's op;
         // any other `in` in generated code, at the first statement of the arm
         let simple = ins.arms.len() == 1
-            && ins.arms.iter().all(|a| a.st.is_none() && a.by.is_none() && a.quants.is_empty() && !matches!(a.op.kind, ExprKind::Index { .. }));
+            && ins.arms.iter().all(|a| {
+                a.st.is_none() && a.by.is_none() && a.quants.is_empty() && !matches!(a.op.kind, ExprKind::Index { .. })
+            });
         let arm_pos = |c: &Self, b: &ast::Block, fallback: ast::Span| {
             if simple {
                 c.pos(ins.arms[0].op.span)
@@ -206,7 +225,13 @@ impl<'a> Checker<'a> {
                 .zip(qlocals[ai].as_ref())
                 .map(|((q, id2, t), l)| (l.clone(), id2.clone(), t.clone(), q.clone()));
             self.bind_formals(arm, &arms[ai].sig, &ib, &qv);
-            self.f.in_stack.push(super::InArm { ib: ib.clone(), loops: self.f.loop_labels.len(), end: end.clone(), scopes, sig: arms[ai].sig.clone() });
+            self.f.in_stack.push(super::InArm {
+                ib: ib.clone(),
+                loops: self.f.loop_labels.len(),
+                end: end.clone(),
+                scopes,
+                sig: arms[ai].sig.clone(),
+            });
             // traced: ARM at the arm's first statement, NI at the `in`
             let ap = arm_pos(self, &arm.body, arm.span);
             self.f.code.put(&emit::trace::event_invoker(&ap, "ARM", &ib));
@@ -255,7 +280,10 @@ impl<'a> Checker<'a> {
             };
             if predefined {
                 // a predefined function or conversion is no op: nothing to wait for
-                self.error(arm.inv.span, "invalid co-invocation (a co arm must invoke an op, not a predefined function)");
+                self.error(
+                    arm.inv.span,
+                    "invalid co-invocation (a co arm must invoke an op, not a predefined function)",
+                );
                 continue;
             }
             self.f.code.open("{");
@@ -279,7 +307,10 @@ impl<'a> Checker<'a> {
                 if let Some(Sym::Var { c, ty, .. }) = self.lookup(&q.var.name).cloned() {
                     if ty == Ty::Real {
                         // the values are kept in an int vector
-                        self.error(q.span, "a real quantifier is not supported in a co arm (use an int quantifier and convert)");
+                        self.error(
+                            q.span,
+                            "a real quantifier is not supported in a co arm (use an int quantifier and convert)",
+                        );
                     }
                     self.f.code.put(&emit::co_stmt::quant_store(&qv, &qcap, &qbase, j, &c));
                     tys.push(ty);
@@ -331,7 +362,14 @@ impl<'a> Checker<'a> {
                     }
                     let v = self.expr(a);
                     let src = if ps.ty.is_blob() {
-                        V { c: self.blk_param(&blk, i, &ps.ty), ty: ps.ty.clone(), form: Form::Blob, k: None, lv: false, slice: None }
+                        V {
+                            c: self.blk_param(&blk, i, &ps.ty),
+                            ty: ps.ty.clone(),
+                            form: Form::Blob,
+                            k: None,
+                            lv: false,
+                            slice: None,
+                        }
                     } else {
                         V::scalar(emit::co_stmt::block_param(&blk, i), ps.ty.clone())
                     };
@@ -340,7 +378,14 @@ impl<'a> Checker<'a> {
                 if let Some(l) = &lhs {
                     let lv = self.expr(l);
                     let src = if sig.ret.is_blob() {
-                        V { c: emit::co_stmt::block_result(&blk), ty: sig.ret.clone(), form: Form::Blob, k: None, lv: false, slice: None }
+                        V {
+                            c: emit::co_stmt::block_result(&blk),
+                            ty: sig.ret.clone(),
+                            form: Form::Blob,
+                            k: None,
+                            lv: false,
+                            slice: None,
+                        }
                     } else {
                         V::scalar(emit::co_stmt::block_result(&blk), sig.ret.clone())
                     };
@@ -364,7 +409,13 @@ impl<'a> Checker<'a> {
     }
 
     /// Declares an in arm's formals (and quantifier variable) as views of block `ib`.
-    fn bind_formals(&mut self, arm: &ast::InArm, sig: &super::scope::ProcSig, ib: &str, qv: &Option<(String, ast::Ident, Ty, String)>) {
+    fn bind_formals(
+        &mut self,
+        arm: &ast::InArm,
+        sig: &super::scope::ProcSig,
+        ib: &str,
+        qv: &Option<(String, ast::Ident, Ty, String)>,
+    ) {
         let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
         for (i, (f, ps)) in arm.formals.iter().zip(sig.params.iter()).enumerate() {
             let c = self.blk_param_of(&emit::in_stmt::inv_block(&inv, ib), i, ps);

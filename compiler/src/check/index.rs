@@ -2,8 +2,8 @@
 //! and strings.
 use super::konst::KV;
 use super::types::Ty;
-use crate::emit::data as ed;
 use super::{Checker, Form, V};
+use crate::emit::data as ed;
 use crate::syntax::ast::{self, Span, Subscript};
 
 impl<'a> Checker<'a> {
@@ -15,7 +15,10 @@ impl<'a> Checker<'a> {
         if subs.iter().any(|s| matches!(s, Subscript::Slice { .. })) {
             let rank = slice_rank(&b.ty);
             if rank > 0 && subs.len() > rank {
-                self.error(span, format!("too many subscripts (a {} takes {} in a slice)", self.types.show(&b.ty), rank));
+                self.error(
+                    span,
+                    format!("too many subscripts (a {} takes {} in a slice)", self.types.show(&b.ty), rank),
+                );
                 return V::err();
             }
         }
@@ -30,7 +33,14 @@ impl<'a> Checker<'a> {
                     let i = self.ordinal_value(i, ie.span, "wrong subscript type");
                     if let (Some(want), Ty::Arr(..)) = (ixty.get(k), &b.ty) {
                         if !self.types.same(want, &i.ty) {
-                            self.error(ie.span, format!("wrong subscript type: this array is indexed by {}, not {}", self.types.show(want), self.types.show(&i.ty)));
+                            self.error(
+                                ie.span,
+                                format!(
+                                    "wrong subscript type: this array is indexed by {}, not {}",
+                                    self.types.show(want),
+                                    self.types.show(&i.ty)
+                                ),
+                            );
                         }
                     }
                     self.subscript(b, i, ie.span)
@@ -84,14 +94,7 @@ impl<'a> Checker<'a> {
         let subs_c = ed::section_subs(&parts);
         let p = self.pos(span);
         let t = self.t();
-        let v = V {
-            c: ed::arr_section(&p, t, &b.c, &subs_c),
-            ty,
-            form: Form::Blob,
-            k: None,
-            lv: false,
-            slice: None,
-        };
+        let v = V { c: ed::arr_section(&p, t, &b.c, &subs_c), ty, form: Form::Blob, k: None, lv: false, slice: None };
         v.with_slice_of(b.c.clone(), "#sec".into(), subs_c, b.lv)
     }
 
@@ -164,14 +167,24 @@ impl<'a> Checker<'a> {
         let (l, h) = (ty_of(self, lo), ty_of(self, Some(hi)));
         if let (Some((x, _)), Some((y, sp))) = (&l, &h) {
             if x.is_ordinal() && y.is_ordinal() && !self.types.same(x, y) {
-                self.error(*sp, format!("incompatible slice indices (a {} and a {})", self.types.show(x), self.types.show(y)));
+                self.error(
+                    *sp,
+                    format!("incompatible slice indices (a {} and a {})", self.types.show(x), self.types.show(y)),
+                );
                 return;
             }
         }
         if let Some(want) = want {
             for (t, sp) in [l, h].into_iter().flatten() {
                 if t.is_ordinal() && !self.types.same(want, &t) {
-                    self.error(sp, format!("wrong subscript type: this dimension is indexed by {}, not {}", self.types.show(want), self.types.show(&t)));
+                    self.error(
+                        sp,
+                        format!(
+                            "wrong subscript type: this dimension is indexed by {}, not {}",
+                            self.types.show(want),
+                            self.types.show(&t)
+                        ),
+                    );
                     return;
                 }
             }
@@ -214,7 +227,10 @@ impl<'a> Checker<'a> {
             }
             Ty::Error => V::err(),
             _ => {
-                self.error(span, format!("subscripted object is not an array (cannot slice a {})", self.types.show(&b.ty)));
+                self.error(
+                    span,
+                    format!("subscripted object is not an array (cannot slice a {})", self.types.show(&b.ty)),
+                );
                 V::err()
             }
         }
@@ -236,10 +252,12 @@ impl V {
 /// array dimension, one for a string (0: not sliceable).
 pub(super) fn slice_rank(t: &Ty) -> usize {
     match t {
-        Ty::Arr(e, ..) => 1 + match &**e {
-            Ty::Arr(..) => slice_rank(e),
-            _ => 0,
-        },
+        Ty::Arr(e, ..) => {
+            1 + match &**e {
+                Ty::Arr(..) => slice_rank(e),
+                _ => 0,
+            }
+        }
         Ty::Str(_) => 1,
         Ty::Ptr(t) => slice_rank(t),
         _ => 0,

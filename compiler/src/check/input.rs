@@ -18,7 +18,14 @@ impl<'a> Checker<'a> {
         let r = sig.op.clone().unwrap();
         let p = self.pos(e.span);
         if sig.ret != Ty::Void {
-            self.error(e.span, format!("cannot receive an op that returns a value (`{}` returns {})", sig.name, self.types.show(&sig.ret)));
+            self.error(
+                e.span,
+                format!(
+                    "cannot receive an op that returns a value (`{}` returns {})",
+                    sig.name,
+                    self.types.show(&sig.ret)
+                ),
+            );
             return;
         }
         if sig.params.iter().any(|p| matches!(p.mode, ast::ParamMode::Var | ast::ParamMode::Res)) {
@@ -30,7 +37,15 @@ impl<'a> Checker<'a> {
             Target::Cap(c) => inop::in_cap(&p, &c.to_string()),
         };
         if args.len() != sig.params.len() {
-            self.error(e.span, format!("receive: wrong number of arguments (`{}` has {} parameters, not {})", sig.name, sig.params.len(), args.len()));
+            self.error(
+                e.span,
+                format!(
+                    "receive: wrong number of arguments (`{}` has {} parameters, not {})",
+                    sig.name,
+                    sig.params.len(),
+                    args.len()
+                ),
+            );
             return;
         }
         // receive of a parameterless op is P (the runtime's P receives and
@@ -56,7 +71,9 @@ impl<'a> Checker<'a> {
             } else {
                 V::scalar(c, ps.ty.clone())
             };
-            self.with_mismatch(format!("receive: argument {} is incompatible", i + 1), |c| c.assign_into(&v, src, a.span));
+            self.with_mismatch(format!("receive: argument {} is incompatible", i + 1), |c| {
+                c.assign_into(&v, src, a.span)
+            });
         }
         self.f.code.put(&crate::emit::trace::event_invoker(&p, "NI", &inop::block_hdr(&ib)));
         self.f.code.put(&inop::in_done(&ib));

@@ -42,7 +42,13 @@ impl<'a> Checker<'a> {
         let same = self.types.cap_compat(&CapTy::Op(n - 2), &CapTy::Op(n - 1));
         self.types.sigs.truncate(n - 2);
         if !same {
-            self.error(span, format!("forward to incompatible op: `{}` does not have the signature of the op being serviced", to.name));
+            self.error(
+                span,
+                format!(
+                    "forward to incompatible op: `{}` does not have the signature of the op being serviced",
+                    to.name
+                ),
+            );
             return false;
         }
         if to.op.as_ref().map_or(false, |r| r.no_send) {
@@ -60,7 +66,13 @@ impl<'a> Checker<'a> {
             return V::err();
         }
         if sig.ret.is_blob() && self.types.size_of(&sig.ret).is_none() {
-            self.error(span, format!("`{}` returns a value whose size is known only at run time; this invocation is not supported yet", sig.name));
+            self.error(
+                span,
+                format!(
+                    "`{}` returns a value whose size is known only at run time; this invocation is not supported yet",
+                    sig.name
+                ),
+            );
             return V::err();
         }
         let r = sig.op.clone().unwrap();
@@ -126,7 +138,13 @@ impl<'a> Checker<'a> {
     /// arrays of unknown size): each is stored after the struct, at an offset
     /// `sz` grows by.  Returns (parameter, offset, string view if copied
     /// from one), or None after an error.
-    fn dynamic_params(&mut self, sig: &ProcSig, args: &[Expr], vals: &[V], sz: &str) -> Option<Vec<(usize, String, Option<String>)>> {
+    fn dynamic_params(
+        &mut self,
+        sig: &ProcSig,
+        args: &[Expr],
+        vals: &[V],
+        sz: &str,
+    ) -> Option<Vec<(usize, String, Option<String>)>> {
         let mut offs = Vec::new();
         for (i, (v, p)) in vals.iter().zip(sig.params.iter()).enumerate() {
             if p.ty.is_blob() && self.types.size_of(&p.ty).is_none() && p.mode != ParamMode::Ref {
@@ -134,10 +152,22 @@ impl<'a> Checker<'a> {
                 // be a blob of the parameter's kind (a scalar has no size)
                 let fits = match &p.ty {
                     Ty::Str(_) => v.ty.is_string() || v.ty == Ty::Char || v.ty.is_char_array(),
-                    _ => matches!(v.ty, Ty::Arr(..)) && self.types.assignable(&p.ty, &v.ty) || v.ty.is_string() && p.ty.is_char_array(),
+                    _ => {
+                        matches!(v.ty, Ty::Arr(..)) && self.types.assignable(&p.ty, &v.ty)
+                            || v.ty.is_string() && p.ty.is_char_array()
+                    }
                 };
                 if !fits && v.ty != Ty::Error {
-                    self.error(args[i].span, format!("`{}`, argument {}: incompatible (a {} for a {})", sig.name, i + 1, self.types.show(&v.ty), self.types.show(&p.ty)));
+                    self.error(
+                        args[i].span,
+                        format!(
+                            "`{}`, argument {}: incompatible (a {} for a {})",
+                            sig.name,
+                            i + 1,
+                            self.types.show(&v.ty),
+                            self.types.show(&p.ty)
+                        ),
+                    );
                     return None;
                 }
                 let o = self.tmp();
@@ -168,15 +198,27 @@ impl<'a> Checker<'a> {
 
     /// Allocates block `b` of struct `inv` and size `sz`, and copies the
     /// dynamic parameters `offs` into it.
-    fn block_alloc(&mut self, sig: &ProcSig, inv: &str, b: &str, sz: &str, offs: &[(usize, String, Option<String>)], vals: &[V]) {
+    fn block_alloc(
+        &mut self,
+        sig: &ProcSig,
+        inv: &str,
+        b: &str,
+        sz: &str,
+        offs: &[(usize, String, Option<String>)],
+        vals: &[V],
+    ) {
         // A block of static size lives on the invoker's stack: the runtime copies
         // it whenever it must outlive the statement (send, co, forward, create,
         // a proc that gets a process), so only its size is a concern.
         let static_size: Option<usize> = if offs.is_empty() {
-            sig.params.iter().map(|p| self.types.size_of(&p.ty)).chain(std::iter::once(match sig.ret {
-                Ty::Void => Some(0),
-                ref t => self.types.size_of(t),
-            })).sum()
+            sig.params
+                .iter()
+                .map(|p| self.types.size_of(&p.ty))
+                .chain(std::iter::once(match sig.ret {
+                    Ty::Void => Some(0),
+                    ref t => self.types.size_of(t),
+                }))
+                .sum()
         } else {
             None
         };
@@ -267,7 +309,10 @@ impl<'a> Checker<'a> {
             self.types.same(&p.ty, &v.ty)
         };
         if !fits {
-            self.error(span, format!("expected a {} variable, found {}", self.types.show(&p.ty), self.types.show(&v.ty)));
+            self.error(
+                span,
+                format!("expected a {} variable, found {}", self.types.show(&p.ty), self.types.show(&v.ty)),
+            );
             return;
         }
         if p.ty.is_blob() {
@@ -353,7 +398,10 @@ impl<'a> Checker<'a> {
                         eops::machine_named(&self.sv(&v))
                     } else {
                         if v.ty != Ty::Error {
-                            self.error(o.span, format!("vm location is neither integer nor string ({})", self.types.show(&v.ty)));
+                            self.error(
+                                o.span,
+                                format!("vm location is neither integer nor string ({})", self.types.show(&v.ty)),
+                            );
                         }
                         eops::MACHINE_HERE.to_string()
                     }
@@ -385,7 +433,10 @@ impl<'a> Checker<'a> {
             if name == self.comp {
                 return self.create_self(args, span);
             }
-            self.error(q.span, format!("undefined identifier: {} (no resource of that name compiled before this one)", name));
+            self.error(
+                q.span,
+                format!("undefined identifier: {} (no resource of that name compiled before this one)", name),
+            );
             return V::err();
         };
         if iface.global {

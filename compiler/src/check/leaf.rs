@@ -14,9 +14,33 @@ use crate::syntax::ast::{Bound, DeclKind, Expr, ExprKind, Stmt, StmtKind, Subscr
 fn pure_predefined(name: &str) -> bool {
     matches!(
         name,
-        "sqrt" | "ceil" | "floor" | "round" | "sin" | "cos" | "tan" | "asin" | "acos" | "log" | "exp" | "atan"
-            | "abs" | "min" | "max" | "pred" | "succ" | "lb" | "ub" | "length" | "maxlength" | "age"
-            | "mypriority" | "myresource" | "myvm" | "mymachine" | "numargs"
+        "sqrt"
+            | "ceil"
+            | "floor"
+            | "round"
+            | "sin"
+            | "cos"
+            | "tan"
+            | "asin"
+            | "acos"
+            | "log"
+            | "exp"
+            | "atan"
+            | "abs"
+            | "min"
+            | "max"
+            | "pred"
+            | "succ"
+            | "lb"
+            | "ub"
+            | "length"
+            | "maxlength"
+            | "age"
+            | "mypriority"
+            | "myresource"
+            | "myvm"
+            | "mymachine"
+            | "numargs"
     ) || {
         let b = name.as_bytes();
         b.len() == 3 && (b[0] == b'l' || b[0] == b'u') && b[1] == b'b' && (b'1'..=b'9').contains(&b[2])
@@ -40,7 +64,9 @@ impl<'a> Checker<'a> {
             }
             StmtKind::Begin(b) => self.is_leaf_body(&b.stmts),
             StmtKind::Decl(d) => match &d.kind {
-                DeclKind::Var(v) => v.vars.iter().all(|it| it.dims.is_empty() && it.init.as_ref().map_or(true, |e| self.leaf_expr(e))),
+                DeclKind::Var(v) => {
+                    v.vars.iter().all(|it| it.dims.is_empty() && it.init.as_ref().map_or(true, |e| self.leaf_expr(e)))
+                }
                 DeclKind::Type { .. } | DeclKind::Optype { .. } => true,
                 _ => false,
             },
@@ -50,8 +76,16 @@ impl<'a> Checker<'a> {
 
     fn leaf_expr(&self, e: &Expr) -> bool {
         match &e.kind {
-            ExprKind::Int(_) | ExprKind::Real(_) | ExprKind::Char(_) | ExprKind::Str(_) | ExprKind::Bool(_)
-            | ExprKind::Null | ExprKind::Noop | ExprKind::StdFile(_) | ExprKind::Ident(_) | ExprKind::Low(_)
+            ExprKind::Int(_)
+            | ExprKind::Real(_)
+            | ExprKind::Char(_)
+            | ExprKind::Str(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Null
+            | ExprKind::Noop
+            | ExprKind::StdFile(_)
+            | ExprKind::Ident(_)
+            | ExprKind::Low(_)
             | ExprKind::High(_) => true,
             ExprKind::Field { base, .. } => self.leaf_expr(base),
             ExprKind::Index { base, subs } => {
@@ -67,7 +101,9 @@ impl<'a> Checker<'a> {
             ExprKind::Binary { lhs, rhs, .. } | ExprKind::Assign { lhs, rhs, .. } | ExprKind::Swap { lhs, rhs } => {
                 self.leaf_expr(lhs) && self.leaf_expr(rhs)
             }
-            ExprKind::ArrayCons(es) => es.iter().all(|a| a.count.as_ref().map_or(true, |c| self.leaf_expr(c)) && self.leaf_expr(&a.value)),
+            ExprKind::ArrayCons(es) => {
+                es.iter().all(|a| a.count.as_ref().map_or(true, |c| self.leaf_expr(c)) && self.leaf_expr(&a.value))
+            }
             ExprKind::Paren(e) => self.leaf_expr(e),
             ExprKind::Call { callee, args } => {
                 let callee_ok = match &callee.kind {

@@ -12,7 +12,8 @@ use crate::syntax::ast::{ArrayElem, Block, DeclKind, Expr, ExprKind, Stmt, StmtK
 
 /// Predefined functions whose arguments are never assigned.
 const BY_VALUE: &[&str] = &[
-    "write", "writes", "printf", "fprintf", "abs", "min", "max", "int", "char", "bool", "real", "string", "sqrt", "pred", "succ",
+    "write", "writes", "printf", "fprintf", "abs", "min", "max", "int", "char", "bool", "real", "string", "sqrt",
+    "pred", "succ",
 ];
 
 /// Whether `stmts` may assign the variable `name`.
@@ -35,7 +36,8 @@ fn stmt(s: &Stmt, n: &str) -> bool {
         StmtKind::Stop(e) | StmtKind::Return(e) => e.as_ref().map_or(false, |e| expr(e, n)),
         StmtKind::P(e) | StmtKind::V(e) | StmtKind::Destroy(e) => expr(e, n),
         StmtKind::If { arms, else_block } => {
-            arms.iter().any(|a| expr(&a.cond, n) || block(&a.body, n)) || else_block.as_ref().map_or(false, |b| block(b, n))
+            arms.iter().any(|a| expr(&a.cond, n) || block(&a.body, n))
+                || else_block.as_ref().map_or(false, |b| block(b, n))
         }
         StmtKind::While { cond, body } => expr(cond, n) || block(body, n),
         StmtKind::For { body, .. } | StmtKind::Begin(body) => block(body, n),
@@ -46,7 +48,9 @@ fn stmt(s: &Stmt, n: &str) -> bool {
         // an initializer may call with the name as an argument; bounds of
         // declared arrays are conservatively taken to assign
         StmtKind::Decl(d) => match &d.kind {
-            DeclKind::Var(v) => v.vars.iter().any(|x| !x.dims.is_empty() || x.init.as_ref().map_or(false, |e| expr(e, n))),
+            DeclKind::Var(v) => {
+                v.vars.iter().any(|x| !x.dims.is_empty() || x.init.as_ref().map_or(false, |e| expr(e, n)))
+            }
             _ => false,
         },
         StmtKind::Skip | StmtKind::Exit | StmtKind::Next | StmtKind::Reply | StmtKind::Empty => false,
@@ -67,7 +71,8 @@ fn expr(e: &Expr, n: &str) -> bool {
         ExprKind::Assign { lhs, rhs, .. } => is_name(lhs, n) || expr(lhs, n) || expr(rhs, n),
         ExprKind::Swap { lhs, rhs } => is_name(lhs, n) || is_name(rhs, n) || expr(lhs, n) || expr(rhs, n),
         ExprKind::Unary { op, operand } => {
-            (matches!(op, UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec) && is_name(operand, n))
+            (matches!(op, UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec)
+                && is_name(operand, n))
                 || expr(operand, n)
         }
         ExprKind::Call { callee, args } => {
@@ -79,7 +84,9 @@ fn expr(e: &Expr, n: &str) -> bool {
             };
             expr(callee, n) || args.iter().any(|a| (!by_value && is_name(a, n)) || expr(a, n))
         }
-        ExprKind::Create { args, on, .. } => args.iter().any(|a| is_name(a, n) || expr(a, n)) || on.as_ref().map_or(false, |o| expr(o, n)),
+        ExprKind::Create { args, on, .. } => {
+            args.iter().any(|a| is_name(a, n) || expr(a, n)) || on.as_ref().map_or(false, |o| expr(o, n))
+        }
         ExprKind::Binary { lhs, rhs, .. } => expr(lhs, n) || expr(rhs, n),
         ExprKind::Field { base, .. } => expr(base, n),
         ExprKind::Paren(x) => expr(x, n),
@@ -92,7 +99,9 @@ fn expr(e: &Expr, n: &str) -> bool {
                     Subscript::Slice { .. } => true,
                 })
         }
-        ExprKind::ArrayCons(els) => els.iter().any(|ArrayElem { count, value, .. }| count.as_ref().map_or(false, |c| expr(c, n)) || expr(value, n)),
+        ExprKind::ArrayCons(els) => els
+            .iter()
+            .any(|ArrayElem { count, value, .. }| count.as_ref().map_or(false, |c| expr(c, n)) || expr(value, n)),
         // types, literals and names assign nothing (a type's bounds could call
         // a procedure: be conservative)
         ExprKind::New(_) | ExprKind::Low(_) | ExprKind::High(_) | ExprKind::Type(_) => true,

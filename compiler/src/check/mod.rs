@@ -6,35 +6,35 @@
 //! parser drives lcode.c).  A checked expression is a [`V`]: its C text, its type,
 //! its form (scalar value, blob address or string view) and its constant value.
 //! If any error is reported the C is discarded, so no C is produced from bad input.
-pub mod types;
-mod scope;
-mod expr;
 mod assign;
-mod index;
-mod operator;
-mod stmt;
-mod in_co;
-mod decl;
-mod procs;
-mod typexpr;
 mod builtin;
-mod konst;
-mod msg;
 mod chunk;
-mod ops;
-mod op_target;
-mod invoke;
+mod decl;
+mod expr;
+mod in_co;
+mod index;
 mod input;
-mod process;
-mod quant;
+mod invoke;
+mod konst;
+mod leaf;
+mod loop_var;
+mod msg;
+mod op_target;
+mod operator;
+mod ops;
 mod predef;
 mod predef_args;
 mod predef_io;
-mod leaf;
-mod star_bounds;
-mod type_of;
+mod process;
+mod procs;
+mod quant;
+mod scope;
 mod spec_order;
-mod loop_var;
+mod star_bounds;
+mod stmt;
+mod type_of;
+pub mod types;
+mod typexpr;
 
 use crate::emit::{component, names, Code};
 use crate::syntax::ast::{self, Span};
@@ -269,7 +269,12 @@ pub(crate) struct RetInfo {
 }
 
 impl<'a> Checker<'a> {
-    pub fn new(map: &'a SourceMap, diags: &'a mut Diagnostics, opts: Opts, ifaces: &'a BTreeMap<String, Iface>) -> Self {
+    pub fn new(
+        map: &'a SourceMap,
+        diags: &'a mut Diagnostics,
+        opts: Opts,
+        ifaces: &'a BTreeMap<String, Iface>,
+    ) -> Self {
         Checker {
             map,
             diags,
@@ -377,17 +382,22 @@ impl<'a> Checker<'a> {
         }
     }
     pub fn lookup(&self, name: &str) -> Option<&Sym> {
-        self.scopes.iter().rev().find_map(|s| s.map.get(name)).or_else(|| self.comp_sym.as_ref().filter(|_| name == self.comp)).or_else(|| match self.imports_of(name).as_slice() {
-            [(c, s)] => {
-                // a component's name passed along by an import is not a
-                // declaration of that spec
-                if !matches!(s, Sym::Comp(_)) {
-                    self.note_spec_use(c, name, false);
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.map.get(name))
+            .or_else(|| self.comp_sym.as_ref().filter(|_| name == self.comp))
+            .or_else(|| match self.imports_of(name).as_slice() {
+                [(c, s)] => {
+                    // a component's name passed along by an import is not a
+                    // declaration of that spec
+                    if !matches!(s, Sym::Comp(_)) {
+                        self.note_spec_use(c, name, false);
+                    }
+                    Some(*s)
                 }
-                Some(*s)
-            }
-            _ => None,
-        })
+                _ => None,
+            })
     }
 
     /// Records a use of `name` of the imported component `comp` by the spec
@@ -404,7 +414,10 @@ impl<'a> Checker<'a> {
         // a variable there has no instance to live in (a global's may)
         if let ast::StmtKind::Decl(d) = &s.kind {
             if matches!(&d.kind, ast::DeclKind::Var(v) if !v.constant) && !self.global {
-                self.error(s.span, "var decl in spec part of resource: only constants, types and ops may be declared there");
+                self.error(
+                    s.span,
+                    "var decl in spec part of resource: only constants, types and ops may be declared there",
+                );
                 return;
             }
         }
@@ -448,11 +461,7 @@ impl<'a> Checker<'a> {
         self.push();
         self.spec_depth = self.scopes.len();
         self.comp_sym = Some(Sym::Comp(self.comp.clone()));
-        let self_c = if self.global {
-            names::global_inst(&self.comp)
-        } else {
-            "(*self)".to_string()
-        };
+        let self_c = if self.global { names::global_inst(&self.comp) } else { "(*self)".to_string() };
         let _ = self_c;
         // names of procs in the body: the ops they implement are procs
         if let Some(body) = &c.body {
@@ -544,18 +553,29 @@ impl<'a> Checker<'a> {
             .spec
             .iter()
             .flat_map(|st| match &st.kind {
-                ast::StmtKind::Decl(ast::Decl { kind: ast::DeclKind::Import { names, .. }, .. }) => names.iter().map(|n| n.name.clone()).collect(),
+                ast::StmtKind::Decl(ast::Decl { kind: ast::DeclKind::Import { names, .. }, .. }) => {
+                    names.iter().map(|n| n.name.clone()).collect()
+                }
                 _ => vec![],
             })
             .collect();
-        let iface = Iface { syms: self.exports.clone(), global: self.global, header, params: self.res_params.clone(), consts, imports, order };
+        let iface = Iface {
+            syms: self.exports.clone(),
+            global: self.global,
+            header,
+            params: self.res_params.clone(),
+            consts,
+            imports,
+            order,
+        };
         Some((CompOut { name: self.comp.clone(), global: self.global, c: c_text }, iface))
     }
 
     /// `ptr T` where T is never declared (MPD 1.0.1: "T: type never defined").
     fn undefined_fwd_types(&mut self) {
         for id in std::mem::take(&mut self.fwd_types) {
-            let imported = self.ifaces.values().any(|i| i.syms.iter().any(|(n, s)| *n == id.name && matches!(s, Sym::Type(_))));
+            let imported =
+                self.ifaces.values().any(|i| i.syms.iter().any(|(n, s)| *n == id.name && matches!(s, Sym::Type(_))));
             if !self.type_names.contains(&id.name) && !imported {
                 self.error(id.span, format!("{}: type never defined", id.name));
             }
@@ -609,7 +629,12 @@ impl<'a> Checker<'a> {
                 } else {
                     self.f.code.put(&component::res_param_scalar(&c, i));
                 }
-                self.res_params.push(scope::PSig { mode: p.mode, ty: ty.clone(), name: n.name.name.clone(), ixty: vec![] });
+                self.res_params.push(scope::PSig {
+                    mode: p.mode,
+                    ty: ty.clone(),
+                    name: n.name.name.clone(),
+                    ixty: vec![],
+                });
                 self.declare_named(&n.name, Sym::Var { c, ty, assignable: true }, true);
             }
         }
@@ -648,7 +673,8 @@ impl<'a> Checker<'a> {
         }
         let fin = self.out.final_body.take().unwrap_or_default();
         let ops = self
-            .out.ops
+            .out
+            .ops
             .iter()
             .filter(|o| !o.sem)
             .map(|o| component::OpInit {
@@ -756,7 +782,13 @@ pub fn check_files(
                         &joined
                     }
                     None => {
-                        diags.error(c.name.span, format!("can't open spec file of {}: compile the spec of {} first", c.name.name, c.name.name));
+                        diags.error(
+                            c.name.span,
+                            format!(
+                                "can't open spec file of {}: compile the spec of {} first",
+                                c.name.name, c.name.name
+                            ),
+                        );
                         continue;
                     }
                 }
@@ -809,7 +841,13 @@ fn duplicate_components(files: &[(ast::SourceFile, String)], diags: &mut Diagnos
             Some(prev) => matches!((prev, c.form), (F::SeparateSpec | F::SpecOnly, F::SeparateBody)),
         };
         if !ok {
-            diags.error(c.name.span, format!("resource duplicated ({}): a component of that name is already defined in this run", c.name.name));
+            diags.error(
+                c.name.span,
+                format!(
+                    "resource duplicated ({}): a component of that name is already defined in this run",
+                    c.name.name
+                ),
+            );
         }
         seen.insert(&c.name.name, c.form);
     }
@@ -842,10 +880,11 @@ fn import_order(files: &[(ast::SourceFile, String)]) -> Vec<(&ast::Component, &S
                 continue;
             }
             let (c, _) = all[i];
-            let ready = deps(c).iter().all(|d| {
-                all.iter().enumerate().all(|(j, (o, _))| o.name.name != *d || done[j] || j == i)
-            }) && (c.form != ast::ComponentForm::SeparateBody
-                || all.iter().enumerate().all(|(j, (o, _))| o.name.name != c.name.name || j >= i || done[j]));
+            let ready = deps(c)
+                .iter()
+                .all(|d| all.iter().enumerate().all(|(j, (o, _))| o.name.name != *d || done[j] || j == i))
+                && (c.form != ast::ComponentForm::SeparateBody
+                    || all.iter().enumerate().all(|(j, (o, _))| o.name.name != c.name.name || j >= i || done[j]));
             if ready {
                 done[i] = true;
                 order.push(all[i]);

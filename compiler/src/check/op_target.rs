@@ -35,8 +35,12 @@ impl<'a> Checker<'a> {
                 Some(Sym::Proc(sig)) if sig.op.is_none() => {
                     // an external: a C function, called in place
                     match how {
-                        OpUse::Input => self.error(e.span, format!("duplicate implementation of {} (it is an external, implemented in C)", id.name)),
-                        _ => self.error(e.span, format!("{} is an external (a C function): it can only be called", id.name)),
+                        OpUse::Input => self.error(
+                            e.span,
+                            format!("duplicate implementation of {} (it is an external, implemented in C)", id.name),
+                        ),
+                        _ => self
+                            .error(e.span, format!("{} is an external (a C function): it can only be called", id.name)),
                     }
                     None
                 }
@@ -160,13 +164,19 @@ impl<'a> Checker<'a> {
         let dims = if r.dims.is_empty() { vec![(r.lo.clone(), r.n.clone())] } else { r.dims.clone() };
         // a[i][j] and a[i, j] both list the subscripts in order
         if subs.len() != dims.len() {
-            self.error(span, format!("incorrect subscripting of {} (it has {} dimensions, not {})", name, dims.len(), subs.len()));
+            self.error(
+                span,
+                format!("incorrect subscripting of {} (it has {} dimensions, not {})", name, dims.len(), subs.len()),
+            );
             return None;
         }
         let mut acc = String::from("0");
         for (k, (s, (lo, n))) in subs.iter().zip(&dims).enumerate() {
             let ast::Subscript::Index(ie) = s else {
-                self.error(span, format!("incorrect subscripting of {} (an operation array takes subscripts, not slices)", name));
+                self.error(
+                    span,
+                    format!("incorrect subscripting of {} (an operation array takes subscripts, not slices)", name),
+                );
                 return None;
             };
             let i = self.expr(ie);
@@ -184,7 +194,14 @@ impl<'a> Checker<'a> {
     fn check_op_subscript(&mut self, want: &Ty, i: &V, span: Span) {
         let want = if want.is_ordinal() { want.clone() } else { Ty::Int };
         if !self.types.same(&want, &i.ty) {
-            self.error(span, format!("wrong subscript type: this operation array is indexed by {}, not {}", self.types.show(&want), self.types.show(&i.ty)));
+            self.error(
+                span,
+                format!(
+                    "wrong subscript type: this operation array is indexed by {}, not {}",
+                    self.types.show(&want),
+                    self.types.show(&i.ty)
+                ),
+            );
         }
     }
 
@@ -249,7 +266,11 @@ impl<'a> Checker<'a> {
                     ret_name: None,
                     selfc: String::new(),
                     external: false,
-                    op: Some(OpRef { no_send: si.no_send, no_call: si.no_call, ..OpRef::scalar(String::new(), 0, si.inv) }),
+                    op: Some(OpRef {
+                        no_send: si.no_send,
+                        no_call: si.no_call,
+                        ..OpRef::scalar(String::new(), 0, si.inv)
+                    }),
                 };
                 Some((Rc::new(sig), Target::Cap(v.c.into())))
             }

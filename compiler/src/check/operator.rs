@@ -2,8 +2,8 @@
 //! concatenation, unary operators -- with constant folding and int/real promotion.
 use super::konst::{fold, wrap, KV};
 use super::types::Ty;
-use crate::emit::expr as ee;
 use super::{Checker, Form, V};
+use crate::emit::expr as ee;
 use crate::syntax::ast::{BinaryOp, Expr, Span, UnaryOp};
 
 impl<'a> Checker<'a> {
@@ -85,7 +85,10 @@ impl<'a> Checker<'a> {
                         _ => 1,
                     };
                     let o = if op == Add { "+" } else { "-" };
-                    return V::scalar(format!("((void *)((char *){} {} (ptrdiff_t)({}) * {}))", a.c, o, b.c, sz), a.ty.clone());
+                    return V::scalar(
+                        format!("((void *)((char *){} {} (ptrdiff_t)({}) * {}))", a.c, o, b.c, sz),
+                        a.ty.clone(),
+                    );
                 }
                 if matches!(b.ty, Ty::Ptr(_)) && a.ty == Ty::Int && op == Add {
                     return self.binary(op, b, a, span);
@@ -101,11 +104,20 @@ impl<'a> Checker<'a> {
                 if !a.ty.is_numeric() || !b.ty.is_numeric() {
                     self.error(
                         span,
-                        format!("{}: operator {} needs int or real operands, not {} and {}", match op {
-                            BinaryOp::Pow => "non-numeric exponentiation operand",
-                            BinaryOp::Sub if matches!(a.ty, Ty::Ptr(_) | Ty::PtrAny) || matches!(b.ty, Ty::Ptr(_) | Ty::PtrAny) => "incompatible pointer subtraction",
-                            _ => "non-numeric operand or incompatible assignment",
-                        }, op.as_str(), self.types.show(&a.ty), self.types.show(&b.ty)),
+                        format!(
+                            "{}: operator {} needs int or real operands, not {} and {}",
+                            match op {
+                                BinaryOp::Pow => "non-numeric exponentiation operand",
+                                BinaryOp::Sub
+                                    if matches!(a.ty, Ty::Ptr(_) | Ty::PtrAny)
+                                        || matches!(b.ty, Ty::Ptr(_) | Ty::PtrAny) =>
+                                    "incompatible pointer subtraction",
+                                _ => "non-numeric operand or incompatible assignment",
+                            },
+                            op.as_str(),
+                            self.types.show(&a.ty),
+                            self.types.show(&b.ty)
+                        ),
                     );
                     return V::err();
                 }
@@ -125,7 +137,10 @@ impl<'a> Checker<'a> {
             Concat => {
                 let ok = |t: &Ty| t.is_string() || *t == Ty::Char || t.is_char_array();
                 if !ok(&a.ty) || !ok(&b.ty) {
-                    self.error(span, format!("non-string concatenation ({} || {})", self.types.show(&a.ty), self.types.show(&b.ty)));
+                    self.error(
+                        span,
+                        format!("non-string concatenation ({} || {})", self.types.show(&a.ty), self.types.show(&b.ty)),
+                    );
                     return V::err();
                 }
                 let x = self.sv(&a);
@@ -161,7 +176,14 @@ impl<'a> Checker<'a> {
                     };
                     V::scalar(format!("(({}) {} ({}))", a.c, o, b.c), Ty::Int)
                 } else {
-                    self.error(span, format!("illegal or mismatched and/or/xor operands ({} and {})", self.types.show(&a.ty), self.types.show(&b.ty)));
+                    self.error(
+                        span,
+                        format!(
+                            "illegal or mismatched and/or/xor operands ({} and {})",
+                            self.types.show(&a.ty),
+                            self.types.show(&b.ty)
+                        ),
+                    );
                     V::err()
                 }
             }
@@ -181,7 +203,14 @@ impl<'a> Checker<'a> {
         };
         // arrays (char arrays too) and records are not compared (MPD 1.0.1)
         if matches!(a.ty, Ty::Arr(..) | Ty::Rec(_)) || matches!(b.ty, Ty::Arr(..) | Ty::Rec(_)) {
-            self.error(span, format!("illegal type for comparison: cannot compare {} with {} (compare elements or fields)", self.types.show(&a.ty), self.types.show(&b.ty)));
+            self.error(
+                span,
+                format!(
+                    "illegal type for comparison: cannot compare {} with {} (compare elements or fields)",
+                    self.types.show(&a.ty),
+                    self.types.show(&b.ty)
+                ),
+            );
             return V::err();
         }
         let stringy = |t: &Ty| t.is_string();
@@ -204,7 +233,9 @@ impl<'a> Checker<'a> {
                 V::scalar(format!("(({}) {} ({}))", a.c, o, b.c), Ty::Bool)
             }
             // pointers and files are equal or not; they have no order
-            (Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File, Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File) if matches!(op, Eq | Ne) => {
+            (Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File, Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File)
+                if matches!(op, Eq | Ne) =>
+            {
                 V::scalar(format!("((void *)({}) {} (void *)({}))", a.c, o, b.c), Ty::Bool)
             }
             (Ty::Cap(_) | Ty::Null, Ty::Cap(_) | Ty::Null) if matches!(op, Eq | Ne) => {
@@ -213,8 +244,21 @@ impl<'a> Checker<'a> {
                 V::scalar(ee::cap_eq(&x, &y, o), Ty::Bool)
             }
             _ => {
-                let what = if self.types.same(&a.ty, &b.ty) { "illegal comparison for unordered type" } else { "incompatible comparison" };
-                self.error(span, format!("{}: cannot compare {} with {} using {}", what, self.types.show(&a.ty), self.types.show(&b.ty), op.as_str()));
+                let what = if self.types.same(&a.ty, &b.ty) {
+                    "illegal comparison for unordered type"
+                } else {
+                    "incompatible comparison"
+                };
+                self.error(
+                    span,
+                    format!(
+                        "{}: cannot compare {} with {} using {}",
+                        what,
+                        self.types.show(&a.ty),
+                        self.types.show(&b.ty),
+                        op.as_str()
+                    ),
+                );
                 V::err()
             }
         }
@@ -281,7 +325,13 @@ impl<'a> Checker<'a> {
                             format!("({} = (char *){} {} {})", v.c, v.c, sign, sz)
                         } else {
                             let tmp = self.tmp();
-                            format!("({{ void *{t} = {v}; {v} = (char *){v} {s} {z}; {t}; }})", t = tmp, v = v.c, s = sign, z = sz)
+                            format!(
+                                "({{ void *{t} = {v}; {v} = (char *){v} {s} {z}; {t}; }})",
+                                t = tmp,
+                                v = v.c,
+                                s = sign,
+                                z = sz
+                            )
                         };
                         V::scalar(c, v.ty.clone())
                     }

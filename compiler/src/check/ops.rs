@@ -79,7 +79,13 @@ impl<'a> Checker<'a> {
         if self.ifaces.get(&r.owner).map(|i| i.global).unwrap_or(false) {
             return true;
         }
-        self.error(span, format!("imported op must be referenced via a capability (an op of resource {} needs a `cap {}`)", r.owner, r.owner));
+        self.error(
+            span,
+            format!(
+                "imported op must be referenced via a capability (an op of resource {} needs a `cap {}`)",
+                r.owner, r.owner
+            ),
+        );
         false
     }
 
@@ -103,7 +109,10 @@ impl<'a> Checker<'a> {
             if sem {
                 self.error(name.span, format!("semaphore {} never implemented by P()", name.name));
             } else {
-                self.error(name.span, format!("op {} declared but not implemented (no proc, in or receive services it)", name.name));
+                self.error(
+                    name.span,
+                    format!("op {} declared but not implemented (no proc, in or receive services it)", name.name),
+                );
             }
         }
     }
@@ -113,7 +122,12 @@ impl<'a> Checker<'a> {
     /// invocations the proc takes (MPD: "duplicate implementation").
     pub fn input_impl_check(&mut self, sig: &ProcSig, target: &Target, span: Span) {
         let Some(r) = &sig.op else { return };
-        if matches!(target, Target::Op(_)) && r.local.is_none() && !r.sem && r.owner == self.comp && self.proc_names.contains(&sig.name) {
+        if matches!(target, Target::Op(_))
+            && r.local.is_none()
+            && !r.sem
+            && r.owner == self.comp
+            && self.proc_names.contains(&sig.name)
+        {
             self.error(span, format!("duplicate implementation of {}: it is implemented by a proc, so in, receive and P cannot service it", sig.name));
         }
     }
@@ -140,7 +154,13 @@ impl<'a> Checker<'a> {
     /// Registers a signature with the restriction written in it.
     pub fn register_sig_r(&mut self, params: &[PSig], ret: &Ty, inv: &str, r: Option<ast::OpRestriction>) -> usize {
         let (no_send, no_call) = r.map_or((false, false), |r| (!r.send, !r.call));
-        self.types.sigs.push(SigInfo { params: params.to_vec(), ret: ret.clone(), inv: inv.to_string(), no_send, no_call });
+        self.types.sigs.push(SigInfo {
+            params: params.to_vec(),
+            ret: ret.clone(),
+            inv: inv.to_string(),
+            no_send,
+            no_call,
+        });
         self.types.sigs.len() - 1
     }
 
@@ -197,7 +217,15 @@ impl<'a> Checker<'a> {
     }
 
     /// Declares the ops `op a, b[1:3](...)` of this component.
-    pub fn declare_ops(&mut self, op: &ast::OpDecl, params: Vec<PSig>, ret: Ty, ret_name: Option<String>, sig_idx: Option<usize>, span: Span) {
+    pub fn declare_ops(
+        &mut self,
+        op: &ast::OpDecl,
+        params: Vec<PSig>,
+        ret: Ty,
+        ret_name: Option<String>,
+        sig_idx: Option<usize>,
+        span: Span,
+    ) {
         // `op T f`: the restriction is the optype's
         let (no_send, no_call) = match sig_idx {
             Some(k) => (self.types.sigs[k].no_send, self.types.sigs[k].no_call),
@@ -228,7 +256,14 @@ impl<'a> Checker<'a> {
             self.out.nops += cnt;
             self.note_op_decl(&n.name, format!("{}#{}", self.comp, idx), false);
             let proc_impl = self.proc_names.contains(&n.name.name);
-            self.out.ops.push(OpEntry { name: n.name.name.clone(), idx, n: cnt, procfn: None, sem: false, flags: String::new() });
+            self.out.ops.push(OpEntry {
+                name: n.name.name.clone(),
+                idx,
+                n: cnt,
+                procfn: None,
+                sem: false,
+                flags: String::new(),
+            });
             if params.is_empty() && ret == Ty::Void {
                 self.plain_ops.insert(idx);
             }
@@ -265,7 +300,14 @@ impl<'a> Checker<'a> {
         let idx = self.out.nops;
         self.out.nops += 1;
         let proc_impl = self.proc_names.contains(&name.name) && !self.replying.contains(&name.name);
-        self.out.ops.push(OpEntry { name: name.name.clone(), idx, n: 1, procfn: None, sem: false, flags: String::new() });
+        self.out.ops.push(OpEntry {
+            name: name.name.clone(),
+            idx,
+            n: 1,
+            procfn: None,
+            sem: false,
+            flags: String::new(),
+        });
         let sig = ProcSig {
             name: name.name.clone(),
             cname: names::proc_fn(&self.comp, &name.name),
@@ -281,7 +323,15 @@ impl<'a> Checker<'a> {
     }
 
     /// Ops declared in a block: a local op object, killed when the block ends.
-    fn declare_local_ops(&mut self, op: &ast::OpDecl, params: Vec<PSig>, ret: Ty, ret_name: Option<String>, sig_idx: Option<usize>, span: Span) {
+    fn declare_local_ops(
+        &mut self,
+        op: &ast::OpDecl,
+        params: Vec<PSig>,
+        ret: Ty,
+        ret_name: Option<String>,
+        sig_idx: Option<usize>,
+        span: Span,
+    ) {
         // `op T f`: the restriction is the optype's
         let (no_send, no_call) = match sig_idx {
             Some(k) => (self.types.sigs[k].no_send, self.types.sigs[k].no_call),
@@ -537,7 +587,14 @@ impl<'a> Checker<'a> {
                 }
             }
             self.flush_tmps();
-            self.out.ops.push(OpEntry { name: it.name.name.clone(), idx, n: cnt, procfn: None, sem: true, flags: String::new() });
+            self.out.ops.push(OpEntry {
+                name: it.name.name.clone(),
+                idx,
+                n: cnt,
+                procfn: None,
+                sem: true,
+                flags: String::new(),
+            });
             let sig = ProcSig {
                 name: it.name.name.clone(),
                 cname: String::new(),
@@ -565,7 +622,6 @@ impl<'a> Checker<'a> {
             self.declare(&it.name, Sym::Proc(Rc::new(sig)));
         }
     }
-
 }
 
 /// The `{call}` / `{send}` restriction written in an op declaration.

@@ -93,7 +93,12 @@ pub static PREDEFS: &[Predef] = &[
     Predef { names: &["seek"], args: Some((3, 3, &[File, Seek, Int])), result: Res::Int, handler: h!(pd_seek) },
     Predef { names: &["remove"], args: Some((1, 1, &[Str])), result: Res::Bool, handler: h!(pd_remove) },
     Predef { names: &["getarg"], args: Some((2, 2, &[Int, Dest])), result: Res::Int, handler: h!(pd_getarg) },
-    Predef { names: &["numargs", "age", "mymachine", "mypriority"], args: Some((0, 0, NONE)), result: Res::Int, handler: h!(pd_system) },
+    Predef {
+        names: &["numargs", "age", "mymachine", "mypriority"],
+        args: Some((0, 0, NONE)),
+        result: Res::Int,
+        handler: h!(pd_system),
+    },
     Predef { names: &["myvm"], args: Some((0, 0, NONE)), result: Res::Vm, handler: h!(pd_system) },
     Predef { names: &["myresource"], args: Some((0, 0, NONE)), result: Res::Resource, handler: h!(pd_system) },
     Predef { names: &["random"], args: Some((0, 2, REAL2)), result: Res::Real, handler: h!(pd_random) },
@@ -110,7 +115,10 @@ pub static PREDEFS: &[Predef] = &[
     Predef { names: &["pred", "succ"], args: None, result: Res::ArgType, handler: h!(pd_pred_succ) },
     Predef { names: &["lb", "ub"], args: None, result: Res::IndexType, handler: h!(pd_bound) },
     Predef {
-        names: &["lb1", "lb2", "lb3", "lb4", "lb5", "lb6", "lb7", "lb8", "lb9", "ub1", "ub2", "ub3", "ub4", "ub5", "ub6", "ub7", "ub8", "ub9"],
+        names: &[
+            "lb1", "lb2", "lb3", "lb4", "lb5", "lb6", "lb7", "lb8", "lb9", "ub1", "ub2", "ub3", "ub4", "ub5", "ub6",
+            "ub7", "ub8", "ub9",
+        ],
         args: None,
         result: Res::IndexType,
         handler: h!(pd_bound_n),
@@ -252,7 +260,10 @@ impl<'a> Checker<'a> {
         let Some(v) = self.one_arg(args, span, name) else { return V::err() };
         if !v.ty.is_ordinal() {
             if v.ty != Ty::Error {
-                self.error(args[0].span, format!("{}(), argument 1: invalid type ({} is not an ordered type)", name, self.types.show(&v.ty)));
+                self.error(
+                    args[0].span,
+                    format!("{}(), argument 1: invalid type ({} is not an ordered type)", name, self.types.show(&v.ty)),
+                );
             }
             return V::err();
         }
@@ -277,7 +288,10 @@ impl<'a> Checker<'a> {
         let dim = match args.get(1) {
             // MPD 1.0.1 takes an integer literal only (not a constant's name)
             Some(d) if !is_int_literal(d) => {
-                self.error(d.span, format!("{}(), argument 2: not integer literal (write the dimension as a number)", name));
+                self.error(
+                    d.span,
+                    format!("{}(), argument 2: not integer literal (write the dimension as a number)", name),
+                );
                 1
             }
             Some(d) => match self.expr(d).k {
@@ -287,7 +301,10 @@ impl<'a> Checker<'a> {
                     1
                 }
                 _ => {
-                    self.error(d.span, format!("{}(), argument 2: not integer literal (a positive int constant)", name));
+                    self.error(
+                        d.span,
+                        format!("{}(), argument 2: not integer literal (a positive int constant)", name),
+                    );
                     1
                 }
             },
@@ -334,13 +351,26 @@ impl<'a> Checker<'a> {
         let Some(v) = self.one_arg(args, span, "chars") else { return V::err() };
         if !(v.ty.is_string() || v.ty == Ty::Char) {
             if v.ty != Ty::Error {
-                self.error(args[0].span, format!("chars(), argument 1: illegal type for conversion ({}; chars takes a string)", self.types.show(&v.ty)));
+                self.error(
+                    args[0].span,
+                    format!(
+                        "chars(), argument 1: illegal type for conversion ({}; chars takes a string)",
+                        self.types.show(&v.ty)
+                    ),
+                );
             }
             return V::err();
         }
         let s = self.sv(&v);
         let t = self.t();
-        V { c: eb::chars(t, &s), ty: Ty::Arr(Box::new(Ty::Char), None, None), form: Form::Blob, k: None, lv: false, slice: None }
+        V {
+            c: eb::chars(t, &s),
+            ty: Ty::Arr(Box::new(Ty::Char), None, None),
+            form: Form::Blob,
+            k: None,
+            lv: false,
+            slice: None,
+        }
     }
 
     /// `free(p)`.

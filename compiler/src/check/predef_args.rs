@@ -90,7 +90,10 @@ impl<'a> Checker<'a> {
             Arg::Ptr => format!("not a pointer ({})", self.types.show(t)),
             Arg::Seek => "seektype argument is wrong type (ABSOLUTE, RELATIVE or EXTEND)".into(),
             Arg::Mode => "accessmode argument is wrong type (READ, WRITE or READWRITE)".into(),
-            Arg::Dest if matches!(t, Ty::Ptr(_)) => format!("invalid type: cannot read into a {} (an address read from text is only a ptr any)", self.types.show(t)),
+            Arg::Dest if matches!(t, Ty::Ptr(_)) => format!(
+                "invalid type: cannot read into a {} (an address read from text is only a ptr any)",
+                self.types.show(t)
+            ),
             Arg::Dest => format!("invalid type: cannot read into a {}", self.types.show(t)),
         })
     }
@@ -100,7 +103,8 @@ impl<'a> Checker<'a> {
 /// only as `ptr any`: an address read from text is opaque (it can be written
 /// and compared); as a `ptr int` it would be dereferenced, and crash.
 pub fn input_type(t: &Ty) -> bool {
-    matches!(t, Ty::Int | Ty::Real | Ty::Char | Ty::Bool | Ty::Enum(_) | Ty::Str(_) | Ty::PtrAny | Ty::Error) || t.is_char_array()
+    matches!(t, Ty::Int | Ty::Real | Ty::Char | Ty::Bool | Ty::Enum(_) | Ty::Str(_) | Ty::PtrAny | Ty::Error)
+        || t.is_char_array()
 }
 
 fn count(least: usize, most: usize) -> String {

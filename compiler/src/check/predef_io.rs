@@ -71,7 +71,10 @@ impl<'a> Checker<'a> {
         }
         let v = self.expr(&args[skip]);
         if (!v.lv || v.slice.is_some()) && v.ty != Ty::Error {
-            self.error(args[skip].span, "result arg must be a variable (get reads into a string or char array variable)");
+            self.error(
+                args[skip].span,
+                "result arg must be a variable (get reads into a string or char array variable)",
+            );
             return V::err();
         }
         let d = self.dest(&v, args[skip].span, &format!("get(), argument {}", skip + 1));
@@ -187,7 +190,9 @@ impl<'a> Checker<'a> {
     /// `what`: MPD 1.0.1's name of the argument (`write(), argument 2`).
     fn printable(&mut self, v: &V, span: Span, what: &str) -> bool {
         // not null or noop: MPD has no text for them
-        let ok = v.ty.is_scalar() && !matches!(v.ty, Ty::File | Ty::Cap(_) | Ty::Void | Ty::Null) || v.ty.is_string() || v.ty.is_char_array();
+        let ok = v.ty.is_scalar() && !matches!(v.ty, Ty::File | Ty::Cap(_) | Ty::Void | Ty::Null)
+            || v.ty.is_string()
+            || v.ty.is_char_array();
         if !ok && v.ty != Ty::Error {
             self.error(span, format!("{}: invalid type (cannot write a {})", what, self.types.show(&v.ty)));
         }

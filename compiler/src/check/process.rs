@@ -22,8 +22,11 @@ impl<'a> Checker<'a> {
         // quantifier ranges over, as in MPD 1.0.1: `process p[c = 'a' to 'b']`
         // sees c as 97 and 98 in its body (a real quantifier is truncated);
         // the `st` condition still sees the quantifier's own type
-        let params: Vec<PSig> =
-            p.quants.iter().map(|q| PSig { mode: ParamMode::Default, ty: Ty::Int, name: q.var.name.clone(), ixty: vec![] }).collect();
+        let params: Vec<PSig> = p
+            .quants
+            .iter()
+            .map(|q| PSig { mode: ParamMode::Default, ty: Ty::Int, name: q.var.name.clone(), ixty: vec![] })
+            .collect();
         self.inv_struct(&inv, &params, &Ty::Void, p.name.span);
         let sig = ProcSig {
             name: p.name.name.clone(),
@@ -33,7 +36,11 @@ impl<'a> Checker<'a> {
             ret_name: None,
             selfc: self.self_arg(),
             external: false,
-            op: Some(OpRef { global_owner: self.global, no_call: true, ..OpRef::scalar(self.comp.clone(), idx, inv.clone()) }),
+            op: Some(OpRef {
+                global_owner: self.global,
+                no_call: true,
+                ..OpRef::scalar(self.comp.clone(), idx, inv.clone())
+            }),
         };
         self.declare(&p.name, Sym::Proc(Rc::new(sig)));
         self.out.ops.push(OpEntry {
@@ -92,7 +99,10 @@ impl<'a> Checker<'a> {
             self.f.code.put(&line);
         }
         for (i, ps) in params.iter().enumerate() {
-            self.declare(&p.quants[i].var, Sym::Var { c: eops::process_param(i), ty: ps.ty.clone(), assignable: false });
+            self.declare(
+                &p.quants[i].var,
+                Sym::Var { c: eops::process_param(i), ty: ps.ty.clone(), assignable: false },
+            );
         }
         // tracing: a process is traced as a proc (after the SEND that
         // started it), by a traced copy chosen when its op is declared

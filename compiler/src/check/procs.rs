@@ -72,7 +72,14 @@ impl<'a> Checker<'a> {
         // the signature is elaborated on first use, when the types it names exist
         let idx = self.out.nops;
         self.out.nops += 1;
-        self.out.ops.push(super::ops::OpEntry { name: p.name.name.clone(), idx, n: 1, procfn: None, sem: false, flags: String::new() });
+        self.out.ops.push(super::ops::OpEntry {
+            name: p.name.name.clone(),
+            idx,
+            n: 1,
+            procfn: None,
+            sem: false,
+            flags: String::new(),
+        });
         self.declare(&p.name, Sym::PendingProc(Rc::new(p.clone())));
     }
 
@@ -123,8 +130,11 @@ impl<'a> Checker<'a> {
 
     /// The C prototype of a procedure.
     pub fn proc_proto(&self, s: &ProcSig) -> String {
-        let ps: Vec<component::CParam> =
-            s.params.iter().map(|p| component::CParam { ty: &p.ty, byref: !matches!(p.mode, ParamMode::Default | ParamMode::Val) }).collect();
+        let ps: Vec<component::CParam> = s
+            .params
+            .iter()
+            .map(|p| component::CParam { ty: &p.ty, byref: !matches!(p.mode, ParamMode::Default | ParamMode::Val) })
+            .collect();
         component::proc_proto(&self.self_type(), &s.cname, &s.ret, &ps)
     }
 
@@ -135,7 +145,10 @@ impl<'a> Checker<'a> {
         let r = sig.op.as_ref().unwrap();
         let name = &p.name.name;
         if r.owner != self.comp {
-            self.error(p.name.span, format!("a proc cannot implement an imported op ({} is an op of {})", name, r.owner));
+            self.error(
+                p.name.span,
+                format!("a proc cannot implement an imported op ({} is an op of {})", name, r.owner),
+            );
             return false;
         }
         if !r.dims.is_empty() {
@@ -143,13 +156,23 @@ impl<'a> Checker<'a> {
             return false;
         }
         if r.sem || r.local.is_some() {
-            self.error(p.name.span, format!("a proc cannot implement {}: it is a {}", name, if r.sem { "semaphore" } else { "local op" }));
+            self.error(
+                p.name.span,
+                format!("a proc cannot implement {}: it is a {}", name, if r.sem { "semaphore" } else { "local op" }),
+            );
             return false;
         }
         if p.kind == ProcKind::Proc {
             let named = p.returns.as_ref().map_or(false, |r| r.name.is_some());
             if sig.ret != Ty::Void && !named {
-                self.error(p.name.span, format!("missing return parameter (op {} returns {}: name its result in `returns`)", name, self.types.show(&sig.ret)));
+                self.error(
+                    p.name.span,
+                    format!(
+                        "missing return parameter (op {} returns {}: name its result in `returns`)",
+                        name,
+                        self.types.show(&sig.ret)
+                    ),
+                );
                 return false;
             }
             if sig.ret == Ty::Void && named {
@@ -195,7 +218,15 @@ impl<'a> Checker<'a> {
             p.formals.iter().map(|f| (f.name.clone(), f.span)).collect()
         };
         if formal_names.len() != sig.params.len() {
-            self.error(p.name.span, format!("wrong number of arguments (`{}` has {} parameters but its op has {})", p.name.name, formal_names.len(), sig.params.len()));
+            self.error(
+                p.name.span,
+                format!(
+                    "wrong number of arguments (`{}` has {} parameters but its op has {})",
+                    p.name.name,
+                    formal_names.len(),
+                    sig.params.len()
+                ),
+            );
             return;
         }
         let last = ast::Span { lo: p.body.span.hi.saturating_sub(1), ..p.body.span };
@@ -263,14 +294,21 @@ impl<'a> Checker<'a> {
                     let pos = self.pos(*sp);
                     let n = n.to_string();
                     self.f.code.put(&var::str_param_alloc(&c, &n));
-                    self.f.code.put(&format!("{} {}", var::str_init(&c, &n), var::str_set_blob(&pos, &c, &var::param(i))));
+                    self.f.code.put(&format!(
+                        "{} {}",
+                        var::str_init(&c, &n),
+                        var::str_set_blob(&pos, &c, &var::param(i))
+                    ));
                 } else {
                     // value parameter: a private copy
                     self.f.code.put(&var::blob_param_copy(&c, i, &self.blob_kind(&ps.ty)));
                 }
             } else if ps.mode == ParamMode::Ref {
                 let c2 = format!("(*{})", var::param(i));
-                self.declare(&ast::Ident { name: n.clone(), span: *sp }, Sym::Var { c: c2, ty: ps.ty.clone(), assignable: true });
+                self.declare(
+                    &ast::Ident { name: n.clone(), span: *sp },
+                    Sym::Var { c: c2, ty: ps.ty.clone(), assignable: true },
+                );
                 continue;
             } else if byref {
                 // var and res are value-result: a local copy, copied back (left to
@@ -283,7 +321,10 @@ impl<'a> Checker<'a> {
             if !ps.ixty.is_empty() {
                 self.index_types.insert(c.clone(), ps.ixty.clone());
             }
-            self.declare(&ast::Ident { name: n.clone(), span: *sp }, Sym::Var { c, ty: ps.ty.clone(), assignable: true });
+            self.declare(
+                &ast::Ident { name: n.clone(), span: *sp },
+                Sym::Var { c, ty: ps.ty.clone(), assignable: true },
+            );
         }
         // the result variable
         let rname = p.returns.as_ref().and_then(|r| r.name.as_ref()).map(|n| n.name.clone()).or(sig.ret_name.clone());
@@ -321,7 +362,10 @@ impl<'a> Checker<'a> {
             }
             if let Some(rn) = &rname {
                 let sp = p.returns.as_ref().map(|r| r.span).unwrap_or(p.name.span);
-                self.declare(&ast::Ident { name: rn.clone(), span: sp }, Sym::Var { c: c.clone(), ty: rty.clone(), assignable: true });
+                self.declare(
+                    &ast::Ident { name: rn.clone(), span: sp },
+                    Sym::Var { c: c.clone(), ty: rty.clone(), assignable: true },
+                );
             }
             // reply: the result goes into the invoker's block first
             let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
@@ -361,7 +405,14 @@ impl<'a> Checker<'a> {
         // (and leaves its proc with one caller, the op's wrapper, to inline into)
         let proto_tr = format!("{}{}", if self.global { "" } else { "static " }, self.proc_proto(&twin_sig));
         self.out.protos.push_str(&component::proto_line(&proto_tr));
-        self.out.funcs.push_str(&crate::emit::trace::twin(&proto_tr, &sig.cname, &tpos, &format!("{}.{}", self.comp, p.name.name), sig.ret != Ty::Void, sig.params.len()));
+        self.out.funcs.push_str(&crate::emit::trace::twin(
+            &proto_tr,
+            &sig.cname,
+            &tpos,
+            &format!("{}.{}", self.comp, p.name.name),
+            sig.ret != Ty::Void,
+            sig.params.len(),
+        ));
         // the op's entry: invocations by block run the proc through a wrapper
         if let Some(r) = &sig.op {
             if r.owner == self.comp && !self.block_dyn_ret(&sig) {

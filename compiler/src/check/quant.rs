@@ -37,13 +37,20 @@ impl<'a> Checker<'a> {
         if !real && !ty.is_ordinal() {
             self.error(
                 q.start.span,
-                format!("illegal quantifier type: a quantifier ranges over int, char, bool, enum or real values, not {}", self.types.show(&ty)),
+                format!(
+                    "illegal quantifier type: a quantifier ranges over int, char, bool, enum or real values, not {}",
+                    self.types.show(&ty)
+                ),
             );
             ty = Ty::Error;
         } else if !(numeric(&ty) && numeric(&end.ty)) && !self.types.same(&ty, &end.ty) {
             self.error(
                 q.end.span,
-                format!("incompatible quantifier limit: the bounds have different types ({} and {})", self.types.show(&ty), self.types.show(&end.ty)),
+                format!(
+                    "incompatible quantifier limit: the bounds have different types ({} and {})",
+                    self.types.show(&ty),
+                    self.types.show(&end.ty)
+                ),
             );
         }
         let step = match &q.step {
@@ -52,7 +59,13 @@ impl<'a> Checker<'a> {
                 if v.ty == Ty::Real && !real {
                     self.error(s.span, "incompatible quantifier increment: a real step needs a real quantifier");
                 } else if !matches!(v.ty, Ty::Int | Ty::Real | Ty::Error) {
-                    self.error(s.span, format!("illegal quantifier increment: the step must be an int, not {}", self.types.show(&v.ty)));
+                    self.error(
+                        s.span,
+                        format!(
+                            "illegal quantifier increment: the step must be an int, not {}",
+                            self.types.show(&v.ty)
+                        ),
+                    );
                 }
                 if matches!(v.k, Some(KV::Int(0))) {
                     self.error(s.span, "a quantifier step cannot be zero");
@@ -78,7 +91,10 @@ impl<'a> Checker<'a> {
     /// an ordered type is required there.
     pub fn quant_ordinal_only(&mut self, q: &ast::Quantifier, qt: &Quant, what: &str) {
         if qt.real {
-            self.error(q.span, format!("a real quantifier is not supported in {} (use an int quantifier and convert)", what));
+            self.error(
+                q.span,
+                format!("a real quantifier is not supported in {} (use an int quantifier and convert)", what),
+            );
         }
     }
 }

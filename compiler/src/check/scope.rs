@@ -86,12 +86,22 @@ impl OpRef {
 #[derive(Clone, Debug)]
 pub enum Sym {
     /// `c` is a C lvalue (scalars) or a `char *` address (blobs).
-    Var { c: String, ty: Ty, assignable: bool },
-    Const { v: KV, ty: Ty },
+    Var {
+        c: String,
+        ty: Ty,
+        assignable: bool,
+    },
+    Const {
+        v: KV,
+        ty: Ty,
+    },
     Type(Ty),
     /// An optype (by signature index): names op signatures, not a type of values.
     Optype(usize),
-    EnumLit { e: usize, i: i64 },
+    EnumLit {
+        e: usize,
+        i: i64,
+    },
     Proc(Rc<ProcSig>),
     /// A `procedure` whose signature is elaborated on first use.
     PendingProc(Rc<crate::syntax::ast::ProcDecl>),

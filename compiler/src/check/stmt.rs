@@ -328,7 +328,12 @@ impl<'a> Checker<'a> {
     /// by one may count its slice per chunk of iterations (see chunk.rs).
     /// `steered[i]`: the body may assign quantifier i's variable, so the loop
     /// steps from the variable's value (MPD 1.0.1's loop variable).
-    pub(crate) fn quantifiers(&mut self, qs: &[ast::Quantifier], chunk: bool, steered: &[bool]) -> (usize, Option<String>) {
+    pub(crate) fn quantifiers(
+        &mut self,
+        qs: &[ast::Quantifier],
+        chunk: bool,
+        steered: &[bool],
+    ) -> (usize, Option<String>) {
         let mut opened = 0;
         let mut slice_var = None;
         for (qi, q) in qs.iter().enumerate() {
@@ -437,12 +442,16 @@ pub fn has_reply(stmts: &[Stmt]) -> bool {
     fn block(b: &ast::Block) -> bool {
         has_reply(&b.stmts)
     }
-    let setpriority = |e: &ast::Expr| matches!(&e.kind, ExprKind::Call { callee, .. }
-        if matches!(&callee.kind, ExprKind::Ident(id) if id.name == "setpriority"));
+    let setpriority = |e: &ast::Expr| {
+        matches!(&e.kind, ExprKind::Call { callee, .. }
+        if matches!(&callee.kind, ExprKind::Ident(id) if id.name == "setpriority"))
+    };
     stmts.iter().any(|s| match &s.kind {
         StmtKind::Reply | StmtKind::Forward(_) => true,
         StmtKind::Expr(e) | StmtKind::Call(e) => setpriority(e),
-        StmtKind::If { arms, else_block } => arms.iter().any(|a| block(&a.body)) || else_block.as_ref().map(block).unwrap_or(false),
+        StmtKind::If { arms, else_block } => {
+            arms.iter().any(|a| block(&a.body)) || else_block.as_ref().map(block).unwrap_or(false)
+        }
         StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => block(body),
         StmtKind::In(i) => i.arms.iter().any(|a| block(&a.body)) || i.else_block.as_ref().map(block).unwrap_or(false),
         StmtKind::Co(c) => c.arms.iter().any(|a| a.post.as_ref().map(block).unwrap_or(false)),

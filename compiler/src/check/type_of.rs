@@ -127,7 +127,9 @@ impl<'a> Checker<'a> {
             root = b2;
         }
         match &root.kind {
-            ExprKind::Ident(id) if matches!(self.lookup(&id.name), Some(Sym::Proc(s)) if s.op.is_some()) => return None,
+            ExprKind::Ident(id) if matches!(self.lookup(&id.name), Some(Sym::Proc(s)) if s.op.is_some()) => {
+                return None
+            }
             ExprKind::Field { base: rb, .. } if !self.names_component(rb) => {
                 if matches!(self.type_of(rb), Ty::Cap(CapTy::Resource(_))) {
                     return None;

@@ -221,7 +221,10 @@ impl Types {
                     return true;
                 }
                 match (self.res_ops.get(x), self.res_ops.get(y)) {
-                    (Some(a), Some(b)) => a.len() == b.len() && a.iter().zip(b).all(|(p, q)| self.cap_compat(&CapTy::Op(*p), &CapTy::Op(*q))),
+                    (Some(a), Some(b)) => {
+                        a.len() == b.len()
+                            && a.iter().zip(b).all(|(p, q)| self.cap_compat(&CapTy::Op(*p), &CapTy::Op(*q)))
+                    }
                     _ => true,
                 }
             }
@@ -250,7 +253,11 @@ impl Types {
 
     fn sig_compat(&self, x: &SigInfo, y: &SigInfo) -> bool {
         x.params.len() == y.params.len()
-            && x.params.iter().zip(&y.params).all(|(p, q)| by_value(p.mode) == by_value(q.mode) && (by_value(p.mode) || p.mode == q.mode) && self.same_exact(&p.ty, &q.ty))
+            && x.params.iter().zip(&y.params).all(|(p, q)| {
+                by_value(p.mode) == by_value(q.mode)
+                    && (by_value(p.mode) || p.mode == q.mode)
+                    && self.same_exact(&p.ty, &q.ty)
+            })
             && self.same_exact(&x.ret, &y.ret)
     }
 
@@ -260,7 +267,9 @@ impl Types {
         match (a, b) {
             (Ty::Str(Some(x)), Ty::Str(Some(y))) => x == y,
             (Ty::Arr(x, l1, h1), Ty::Arr(y, l2, h2)) => {
-                (l1.is_none() || l2.is_none() || l1 == l2) && (h1.is_none() || h2.is_none() || h1 == h2) && self.same_exact(x, y)
+                (l1.is_none() || l2.is_none() || l1 == l2)
+                    && (h1.is_none() || h2.is_none() || h1 == h2)
+                    && self.same_exact(x, y)
             }
             _ => self.same(a, b),
         }
@@ -336,9 +345,7 @@ mod tests {
     #[test]
     fn record_layout() {
         let t = Types::default();
-        let (f, size) = t
-            .layout(&[("c".into(), Ty::Char), ("i".into(), Ty::Int), ("r".into(), Ty::Real)])
-            .unwrap();
+        let (f, size) = t.layout(&[("c".into(), Ty::Char), ("i".into(), Ty::Int), ("r".into(), Ty::Real)]).unwrap();
         assert_eq!(f[1].2, 4);
         assert_eq!(f[2].2, 8);
         assert_eq!(size, 16);

@@ -26,7 +26,11 @@ impl<'a> Checker<'a> {
             Bound::Star(_) => (None, "0".into()),
             Bound::Expr(e) => {
                 let v = self.expr(e);
-                let v = self.ordinal_value(v, e.span, if string { "maxlength is not an integer" } else { "illegal bounds type" });
+                let v = self.ordinal_value(
+                    v,
+                    e.span,
+                    if string { "maxlength is not an integer" } else { "illegal bounds type" },
+                );
                 match v.k {
                     Some(KV::Int(n)) => (Some(n), n.to_string()),
                     Some(KV::Char(n)) => (Some(n as i64), n.to_string()),
@@ -84,14 +88,27 @@ impl<'a> Checker<'a> {
             (Some(Bound::Expr(a)), Bound::Expr(b)) => {
                 let (x, y) = (self.probe(a).ty, self.probe(b).ty);
                 if x != Ty::Error && y != Ty::Error && !self.types.same(&x, &y) {
-                    self.error(b.span, format!("incompatible bounds: the lower bound is {}, the upper {}", self.types.show(&x), self.types.show(&y)));
+                    self.error(
+                        b.span,
+                        format!(
+                            "incompatible bounds: the lower bound is {}, the upper {}",
+                            self.types.show(&x),
+                            self.types.show(&y)
+                        ),
+                    );
                     return false;
                 }
             }
             (None, Bound::Expr(b)) => {
                 let y = self.probe(b).ty;
                 if y != Ty::Int && y != Ty::Error {
-                    self.error(b.span, format!("single bound is not integer: [n] means 1 to n, so n is an int, not {}", self.types.show(&y)));
+                    self.error(
+                        b.span,
+                        format!(
+                            "single bound is not integer: [n] means 1 to n, so n is an int, not {}",
+                            self.types.show(&y)
+                        ),
+                    );
                     return false;
                 }
             }
@@ -175,7 +192,10 @@ impl<'a> Checker<'a> {
                 // `ptr T` may name T before it is complete (linked lists): resolve lazily
                 // by using the named type if known, else any.
                 if let TypeKind::Named(q) = &inner.kind {
-                    if q.parts.len() == 1 && self.lookup(&q.parts[0].name).is_none() && !self.names_a_component(&q.parts[0].name) {
+                    if q.parts.len() == 1
+                        && self.lookup(&q.parts[0].name).is_none()
+                        && !self.names_a_component(&q.parts[0].name)
+                    {
                         self.fwd_types.push(q.parts[0].clone());
                         return Tyx { ty: Ty::Ptr(Box::new(Ty::Fwd(q.parts[0].name.clone()))), dims, strlen };
                     }
@@ -300,7 +320,10 @@ impl<'a> Checker<'a> {
                 Ty::Error
             }
             _ if q.parts.len() == 1 && self.ifaces.get(&last.name).map_or(false, |i| i.global) => {
-                self.error(last.span, format!("illegal object of capability: {} is a global (it has no instances)", last.name));
+                self.error(
+                    last.span,
+                    format!("illegal object of capability: {} is a global (it has no instances)", last.name),
+                );
                 Ty::Error
             }
             _ if q.parts.len() == 1 && (self.ifaces.contains_key(&last.name) || last.name == self.comp) => {
@@ -315,7 +338,10 @@ impl<'a> Checker<'a> {
                 Ty::Error
             }
             _ => {
-                self.error(last.span, format!("illegal object of capability: `{}` is not a resource, optype or operation", last.name));
+                self.error(
+                    last.span,
+                    format!("illegal object of capability: `{}` is not a resource, optype or operation", last.name),
+                );
                 Ty::Error
             }
         }
@@ -324,7 +350,11 @@ impl<'a> Checker<'a> {
     /// The signature an optype name stands for, as an op capability type.
     pub(crate) fn optype_named(&mut self, q: &ast::QualName) -> Ty {
         let last = q.parts.last().unwrap();
-        let sym = if q.parts.len() == 2 { self.qualified(&q.parts[0], &q.parts[1]) } else { self.lookup(&last.name).cloned() };
+        let sym = if q.parts.len() == 2 {
+            self.qualified(&q.parts[0], &q.parts[1])
+        } else {
+            self.lookup(&last.name).cloned()
+        };
         match sym {
             Some(Sym::Optype(k)) => Ty::Cap(super::types::CapTy::Op(k)),
             _ => self.named_type(q),
@@ -384,7 +414,13 @@ impl<'a> Checker<'a> {
             seen.push(c);
         }
         for k in clashes {
-            self.error(n.span, format!("enum literal duplicates id `{}' (importing {} brings an enumeration literal of that name)", k, n.name));
+            self.error(
+                n.span,
+                format!(
+                    "enum literal duplicates id `{}' (importing {} brings an enumeration literal of that name)",
+                    k, n.name
+                ),
+            );
         }
     }
 
@@ -498,7 +534,10 @@ impl<'a> Checker<'a> {
                 if h < l - 1 {
                     // MPD compiles it and aborts when the declaration runs
                     // (suite diag/runtime); warn now, and check even under -O
-                    self.diags.warning(span, format!("illegal bounds [{}:{}] for array: creating it aborts the program", l, h));
+                    self.diags.warning(
+                        span,
+                        format!("illegal bounds [{}:{}] for array: creating it aborts the program", l, h),
+                    );
                     let p = self.pos(span);
                     self.f.code.put(&var::arr_check_bounds(&p, &l.to_string(), &h.to_string()));
                 }

@@ -80,7 +80,10 @@ pub fn link(objs: &[std::path::PathBuf], extra: &[String], out: &Path, o: &CcOpt
         // exported so another process finds them by name (runtime/dist/)
         let dist = paths::dist_lib();
         if !dist.exists() {
-            return Err(format!("distributed runtime {} not found (build it where mpicc is installed)", dist.display()));
+            return Err(format!(
+                "distributed runtime {} not found (build it where mpicc is installed)",
+                dist.display()
+            ));
         }
         cmd.arg("-rdynamic").arg("-Wl,-u,mpd_dist_link").arg(dist);
     }
@@ -104,6 +107,9 @@ fn mpi_link_flags() -> Result<Vec<String>, String> {
         Ok(out) if out.status.success() => {
             Ok(String::from_utf8_lossy(&out.stdout).split_whitespace().map(String::from).collect())
         }
-        _ => Err(format!("cannot run {} --showme:link: the distributed deployment needs Open MPI (Debian: libopenmpi-dev)", mpicc)),
+        _ => Err(format!(
+            "cannot run {} --showme:link: the distributed deployment needs Open MPI (Debian: libopenmpi-dev)",
+            mpicc
+        )),
     }
 }

@@ -58,12 +58,12 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
             continue;
         }
         looked.push(name.clone());
-        let separate_body_here = files
-            .iter()
-            .any(|(f, _)| f.components.iter().any(|c| c.name.name == name && c.form == ast::ComponentForm::SeparateBody));
-        let spec_here = files
-            .iter()
-            .any(|(f, _)| f.components.iter().any(|c| c.name.name == name && c.form != ast::ComponentForm::SeparateBody));
+        let separate_body_here = files.iter().any(|(f, _)| {
+            f.components.iter().any(|c| c.name.name == name && c.form == ast::ComponentForm::SeparateBody)
+        });
+        let spec_here = files.iter().any(|(f, _)| {
+            f.components.iter().any(|c| c.name.name == name && c.form != ast::ComponentForm::SeparateBody)
+        });
         if spec_here || (here.contains(&name) && !separate_body_here) {
             continue;
         }
@@ -94,10 +94,8 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
     let outs = check::check_files(&map, &all, &mut diags, &opts, &mut ifaces, &mut types, &mut specs);
     let imported_names: Vec<String> =
         all[..n_imported].iter().flat_map(|(f, _)| f.components.iter().map(|c| c.name.name.clone())).collect();
-    let outs: Vec<_> = outs
-        .into_iter()
-        .filter(|o| here.contains(&o.name) || !imported_names.contains(&o.name))
-        .collect();
+    let outs: Vec<_> =
+        outs.into_iter().filter(|o| here.contains(&o.name) || !imported_names.contains(&o.name)).collect();
     if diags.has_errors() {
         diags.emit_stderr(&map);
         return Err(error_status(&diags));
@@ -144,7 +142,8 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
     // mpd -c runs, the MPD library) are linked too, before this run's ones
     let mut names: Vec<String> = imported_names.iter().filter(|n| !here.contains(n)).cloned().collect();
     // their bodies' imports too (the checker needs only specs, the link all)
-    let bodies: Vec<String> = files.iter().flat_map(|(f, _)| f.components.iter().flat_map(|c| imports_of(c, true))).collect();
+    let bodies: Vec<String> =
+        files.iter().flat_map(|(f, _)| f.components.iter().flat_map(|c| imports_of(c, true))).collect();
     for n in linked_imports(&inter, &names, &bodies) {
         if !here.contains(&n) && !names.contains(&n) {
             names.push(n);

@@ -22,7 +22,14 @@ pub fn link(o: &MpdlOpts, optimize: bool) -> i32 {
     let mut main: Option<String> = None;
     for c in &o.components {
         let Some(obj) = inter.find_object(c) else {
-            eprintln!("{}: component {} not found (no {}/{}.o); compile it with {} first", me, c, inter.dir.display(), c, o.lang.compiler());
+            eprintln!(
+                "{}: component {} not found (no {}/{}.o); compile it with {} first",
+                me,
+                c,
+                inter.dir.display(),
+                c,
+                o.lang.compiler()
+            );
             return 1;
         };
         // a library component's C part and system libraries (MPDWin: X11),
@@ -95,7 +102,14 @@ fn extra_files(inter: &Inter, others: &[String], lang: super::Lang) -> Option<Ve
         match inter.find_extra(a, &lib_dir) {
             Some(p) => out.push(p.to_string_lossy().into_owned()),
             None => {
-                eprintln!("{}: cannot find {} (looked in {}, ., {} and {})", lang.linker(), a, lang.path_var(), inter.dir.display(), lib_dir.display());
+                eprintln!(
+                    "{}: cannot find {} (looked in {}, ., {} and {})",
+                    lang.linker(),
+                    a,
+                    lang.path_var(),
+                    inter.dir.display(),
+                    lib_dir.display()
+                );
                 return None;
             }
         }

@@ -12,19 +12,19 @@ pub use lang::Lang;
 /// Options of one `mpd` run.
 #[derive(Clone, Debug, Default)]
 pub struct MpdOpts {
-    pub specs_only: bool,   // -s
-    pub bodies_only: bool,  // -b
-    pub no_link: bool,      // -c
-    pub quiet: bool,        // -q
-    pub no_warn: bool,      // -w
-    pub debug: bool,        // -g
-    pub verbose: bool,      // -v
-    pub optimize: bool,     // -O: omit runtime checks, optimize C
-    pub no_slice: bool,     // -T: no loop-top yield
-    pub deps_only: bool,    // -M
-    pub keep_c: bool,       // -C: stop after .c files
-    pub no_fold: bool,      // -F
-    pub no_opt: bool,       // -P
+    pub specs_only: bool,  // -s
+    pub bodies_only: bool, // -b
+    pub no_link: bool,     // -c
+    pub quiet: bool,       // -q
+    pub no_warn: bool,     // -w
+    pub debug: bool,       // -g
+    pub verbose: bool,     // -v
+    pub optimize: bool,    // -O: omit runtime checks, optimize C
+    pub no_slice: bool,    // -T: no loop-top yield
+    pub deps_only: bool,   // -M
+    pub keep_c: bool,      // -C: stop after .c files
+    pub no_fold: bool,     // -F
+    pub no_opt: bool,      // -P
     pub inter: Option<String>,
     pub output: Option<String>,
     pub sources: Vec<String>,
@@ -216,8 +216,14 @@ fn compiler_main(lang: Lang) -> i32 {
     }
     if args.len() == 2 && (args[1] == "--version" || args[1] == "-V") {
         match lang {
-            Lang::Mpd => println!("mpd {} (MPD language compiler, command-line compatible with MPD 1.0.1)", env!("CARGO_PKG_VERSION")),
-            Lang::Sr => println!("sr {} (SR language compiler, command-line compatible with SR 2.3.3)", env!("CARGO_PKG_VERSION")),
+            Lang::Mpd => println!(
+                "mpd {} (MPD language compiler, command-line compatible with MPD 1.0.1)",
+                env!("CARGO_PKG_VERSION")
+            ),
+            Lang::Sr => println!(
+                "sr {} (SR language compiler, command-line compatible with SR 2.3.3)",
+                env!("CARGO_PKG_VERSION")
+            ),
         }
         return 0;
     }
@@ -233,7 +239,11 @@ fn compiler_main(lang: Lang) -> i32 {
         return crate::mpdm::deps::print_report(&o.sources);
     }
     if o.sources.is_empty() {
-        eprintln!("{me}: no {} files given\nusage: {me} [-sbcqwgvOTMCFP] [-I dir] [-o file] file{} ... other.o -lxx", lang.suffix(), lang.suffix());
+        eprintln!(
+            "{me}: no {} files given\nusage: {me} [-sbcqwgvOTMCFP] [-I dir] [-o file] file{} ... other.o -lxx",
+            lang.suffix(),
+            lang.suffix()
+        );
         return 1;
     }
     let comps = match compile::compile(&o) {
@@ -256,7 +266,6 @@ fn compiler_main(lang: Lang) -> i32 {
     };
     link::link(&lo, o.optimize)
 }
-
 
 fn mpdl_command(lang: Lang) -> Command {
     let mut c = Command::new(lang.linker())

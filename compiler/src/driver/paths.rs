@@ -15,10 +15,7 @@ pub fn root() -> PathBuf {
         .ok()
         .and_then(|p| p.canonicalize().ok())
         .unwrap_or_else(|| PathBuf::from("/usr/local/bin/mpd"));
-    exe.parent()
-        .and_then(|b| b.parent())
-        .map(|p| p.to_path_buf())
-        .unwrap_or_else(|| PathBuf::from("/usr/local"))
+    exe.parent().and_then(|b| b.parent()).map(|p| p.to_path_buf()).unwrap_or_else(|| PathBuf::from("/usr/local"))
 }
 
 pub fn include_dir() -> PathBuf {

@@ -146,7 +146,11 @@ fn run_options(args: &[String]) -> Result<(Vec<(&'static str, String)>, usize, &
             i += 1;
             match args.get(i) {
                 Some(f) if !f.is_empty() => f.clone(),
-                _ => return Err("mpd run: --timeline needs a file name (out.html, or out.json for Chrome/Perfetto)".into()),
+                _ => {
+                    return Err(
+                        "mpd run: --timeline needs a file name (out.html, or out.json for Chrome/Perfetto)".into()
+                    )
+                }
             }
         } else if let Some(f) = a.strip_prefix("--timeline=") {
             if f.is_empty() {

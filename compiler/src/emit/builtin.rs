@@ -49,7 +49,11 @@ pub fn math12(name: &str, a: &[String]) -> String {
 
 /// `abs(x)` of an int (wrapping) or a real.
 pub fn abs(c: &str, real: bool) -> String {
-    if real { format!("fabs({})", c) } else { format!("mpd_int_abs({})", c) }
+    if real {
+        format!("fabs({})", c)
+    } else {
+        format!("mpd_int_abs({})", c)
+    }
 }
 
 /// One step of min/max over values of C type `ct`: `a` and `b` are evaluated once.
@@ -69,7 +73,11 @@ pub fn ord_step(p: &str, c: &str, succ: bool, max: usize, name: &str, cast: &str
     let d = if succ { "+" } else { "-" };
     let nm = lit::c_string(name.as_bytes());
     let call = format!("mpd_ord_step({}, (int)({}) {} 1, 0, {}, {})", p, c, d, max, nm);
-    if cast.is_empty() { call } else { format!("(({}){})", cast, call) }
+    if cast.is_empty() {
+        call
+    } else {
+        format!("(({}){})", cast, call)
+    }
 }
 
 pub use crate::emit::data::{str_max, sv_len};

@@ -56,7 +56,12 @@ pub fn blob_kind(t: &Ty) -> Option<&'static str> {
 /// Resource parameter `i` of blob type: a private copy of the blob in the
 /// creation block (`src`), of size kind `kind`, into field `field`.
 pub fn res_param_blob(field: &str, src: &str, kind: &str) -> String {
-    format!("{c} = mpd_blob_new(mpd_blob_size_k({s}, {k})); memcpy({c}, {s}, mpd_blob_size_k({s}, {k}));", c = field, s = src, k = kind)
+    format!(
+        "{c} = mpd_blob_new(mpd_blob_size_k({s}, {k})); memcpy({c}, {s}, mpd_blob_size_k({s}, {k}));",
+        c = field,
+        s = src,
+        k = kind
+    )
 }
 
 /// Resource parameter `i` of scalar type: read from the creation block.
@@ -99,12 +104,18 @@ fn op_inits(comp: &str, ops: &[OpInit]) -> String {
                 "    mpd_op_proc(&self->h, {}, {}, {}, \"{}.{}\", {});\n",
                 o.idx,
                 o.n,
-                if f.ends_with("_ib") || f.ends_with("_proc") { format!("mpd_trc_on ? {f}_tr : {f}", f = f) } else { f.to_string() },
+                if f.ends_with("_ib") || f.ends_with("_proc") {
+                    format!("mpd_trc_on ? {f}_tr : {f}", f = f)
+                } else {
+                    f.to_string()
+                },
                 comp,
                 o.name,
                 if o.flags.is_empty() { "0" } else { o.flags }
             )),
-            None if o.as_sem => decls.push_str(&format!("    mpd_op_sem(mpd_F, 0, &self->h, {}, {}, 0);\n", o.idx, o.n)),
+            None if o.as_sem => {
+                decls.push_str(&format!("    mpd_op_sem(mpd_F, 0, &self->h, {}, {}, 0);\n", o.idx, o.n))
+            }
             None => decls.push_str(&format!("    mpd_op_input(&self->h, {}, {}, 0);\n", o.idx, o.n)),
         }
     }
@@ -153,9 +164,23 @@ pub fn header(u: &Unit) -> String {
     header.push_str(&format!("struct {}_args {{ mpd_invb h;{} }};\n", st, u.args));
     header.push_str(&format!("extern const mpd_respat {}_pat;\n", st));
     // externals declared in the spec are callable by importers
-    header.push_str(&u.protos.lines().filter(|l| l.starts_with("extern ") && l.contains("__asm__")).map(|l| format!("{}\n", l)).collect::<String>());
+    header.push_str(
+        &u.protos
+            .lines()
+            .filter(|l| l.starts_with("extern ") && l.contains("__asm__"))
+            .map(|l| format!("{}\n", l))
+            .collect::<String>(),
+    );
     if u.global {
-        header.push_str(&u.protos.lines().filter(|l| l.starts_with("char *mpdp_") || !l.starts_with("static") && l.contains(&format!("mpdp_{}_", comp))).map(|l| format!("{}\n", l)).collect::<String>());
+        header.push_str(
+            &u.protos
+                .lines()
+                .filter(|l| {
+                    l.starts_with("char *mpdp_") || !l.starts_with("static") && l.contains(&format!("mpdp_{}_", comp))
+                })
+                .map(|l| format!("{}\n", l))
+                .collect::<String>(),
+        );
     }
     header.push_str("#endif\n");
     header
@@ -167,7 +192,8 @@ fn proc_span_table(spans: &[(u32, u32, String)]) -> String {
     if spans.is_empty() {
         return String::new();
     }
-    let spans: Vec<String> = spans.iter().map(|(lo, hi, n)| format!("{{ {}, {}, {} }}", lo, hi, lit::c_string(n.as_bytes()))).collect();
+    let spans: Vec<String> =
+        spans.iter().map(|(lo, hi, n)| format!("{{ {}, {}, {} }}", lo, hi, lit::c_string(n.as_bytes()))).collect();
     format!(
         "static const mpd_procspan mpd_spans_[] = {{ {} }};
 static mpd_procspans mpd_spanlist_ = {{ mpd_F, mpd_spans_, {}, 0 }};
@@ -204,7 +230,12 @@ pub fn unit(u: &Unit) -> (String, String) {
     }
     for (n, _, g) in &u.imports {
         if *n != comp && *g {
-            out.push_str(&format!("#define {} ((struct {} *)self->{})\n", names::global_inst(n), names::global_struct(n), names::global_field(n)));
+            out.push_str(&format!(
+                "#define {} ((struct {} *)self->{})\n",
+                names::global_inst(n),
+                names::global_struct(n),
+                names::global_field(n)
+            ));
         }
     }
     out.push_str(u.protos);
@@ -239,7 +270,11 @@ pub fn unit(u: &Unit) -> (String, String) {
         file = lit::c_string(u.file_name.as_bytes())
     ));
     if !u.global {
-        out.push_str(&format!("void {}(void *arg) {{\n    (void)arg;\n    mpd_main_resource(&{}, NULL);\n}}\n", names::res_main(comp), pat));
+        out.push_str(&format!(
+            "void {}(void *arg) {{\n    (void)arg;\n    mpd_main_resource(&{}, NULL);\n}}\n",
+            names::res_main(comp),
+            pat
+        ));
     }
     (out, header)
 }
@@ -315,7 +350,13 @@ pub fn external_proto(cname: &str, c_symbol: &str, ret: &Ty, params: &[CParam]) 
         })
         .collect();
     let r = if ret.is_blob() { "char *".to_string() } else { ctype(ret) };
-    format!("extern {} {}({}) __asm__(\"{}\");\n", r, cname, if ps.is_empty() { "void".into() } else { ps.join(", ") }, c_symbol)
+    format!(
+        "extern {} {}({}) __asm__(\"{}\");\n",
+        r,
+        cname,
+        if ps.is_empty() { "void".into() } else { ps.join(", ") },
+        c_symbol
+    )
 }
 
 /// A procedure's invocation block, or none when called directly (for traces).

@@ -6,7 +6,11 @@
 
 /// The address of element `i` of array blob `a` (bounds-checked unless `nc`).
 pub fn arr_elem(p: &str, a: &str, i: &str, nc: bool) -> String {
-    if nc { format!("mpd_arr_elem_nc({}, {})", a, i) } else { format!("mpd_arr_elem({}, {}, {})", p, a, i) }
+    if nc {
+        format!("mpd_arr_elem_nc({}, {})", a, i)
+    } else {
+        format!("mpd_arr_elem({}, {}, {})", p, a, i)
+    }
 }
 
 /// The scalar of C type `ct` at address `addr`.

@@ -57,5 +57,9 @@ pub const NOOP: &str = "mpd_noop";
 
 /// `null` (C `c`) or `noop` as a capability value.
 pub fn null_cap(c: &str) -> String {
-    if c == NOOP { "mpd_cap_noop".into() } else { "mpd_cap_null".into() }
+    if c == NOOP {
+        "mpd_cap_noop".into()
+    } else {
+        "mpd_cap_null".into()
+    }
 }

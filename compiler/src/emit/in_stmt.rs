@@ -14,12 +14,26 @@ pub fn ops_name(id: u32, ai: usize) -> String {
 /// A quantified arm: the count of quantifier values (`n`, 0 at first), and the
 /// op vector `ops` and value vector `qv` sized for that many, in the
 /// statement's pool (`t1`, `t2`: the pool, one per allocation).
-pub fn quant_vectors(n: &str, qv: &str, ops: &str, t1: &str, t2: &str, start: &str, end: &str, step: &str) -> Vec<String> {
+pub fn quant_vectors(
+    n: &str,
+    qv: &str,
+    ops: &str,
+    t1: &str,
+    t2: &str,
+    start: &str,
+    end: &str,
+    step: &str,
+) -> Vec<String> {
     let cnt = format!("(({e}) - ({s})) / ({st}) + 1", e = end, s = start, st = step);
     vec![
         format!("int {n} = 0;"),
         format!("int _cap{qv} = {cnt} > 0 ? {cnt} : 0;", qv = qv, cnt = cnt),
-        format!("mpd_op **{ops} = mpd_tmp_alloc({t}, sizeof(mpd_op *) * (size_t)(_cap{qv} + 1));", ops = ops, t = t1, qv = qv),
+        format!(
+            "mpd_op **{ops} = mpd_tmp_alloc({t}, sizeof(mpd_op *) * (size_t)(_cap{qv} + 1));",
+            ops = ops,
+            t = t1,
+            qv = qv
+        ),
         format!("int *{qv} = mpd_tmp_alloc({t}, sizeof(int) * (size_t)(_cap{qv} + 1));", qv = qv, t = t2),
     ]
 }
@@ -28,7 +42,16 @@ pub fn quant_vectors(n: &str, qv: &str, ops: &str, t1: &str, t2: &str, start: &s
 /// (a step away from the end never ends).
 pub fn quant_loop(var: &str, start: &str, end: &str, downto: bool, n: &str, qv: &str, step: &str) -> String {
     let cmp = if downto { ">=" } else { "<=" };
-    format!("for (int {v} = {s}; {v} {cmp} {e} && {n} < _cap{qv}; {v} += {st}) {{", v = var, s = start, e = end, cmp = cmp, st = step, n = n, qv = qv)
+    format!(
+        "for (int {v} = {s}; {v} {cmp} {e} && {n} < _cap{qv}; {v} += {st}) {{",
+        v = var,
+        s = start,
+        e = end,
+        cmp = cmp,
+        st = step,
+        n = n,
+        qv = qv
+    )
 }
 
 /// A quantifier value that fails the quantifier's `st` is skipped.
@@ -125,7 +148,10 @@ pub struct ArmInit<'a> {
 
 /// The arm table and the statement struct of input statement `id`.
 pub fn in_struct(id: u32, arms: &[ArmInit], has_else: bool, has_st: bool, has_by: bool) -> Vec<String> {
-    let arm_inits: Vec<String> = arms.iter().map(|a| format!("{{ {}, (uint32_t)({}), {}, {}, 0, 0 }}", a.ops, a.n, a.st as i32, a.by as i32)).collect();
+    let arm_inits: Vec<String> = arms
+        .iter()
+        .map(|a| format!("{{ {}, (uint32_t)({}), {}, {}, 0, 0 }}", a.ops, a.n, a.st as i32, a.by as i32))
+        .collect();
     vec![
         format!("mpd_arm _arms{}[{}] = {{ {} }};", id, arms.len(), arm_inits.join(", ")),
         format!(

@@ -104,7 +104,13 @@ pub fn sem_own_first(idx: u32) -> String {
 /// (scalar) initial value, which the runtime reads back (so the initial
 /// expression is evaluated once).
 pub fn trace_sems(pos: &str, op: &str, n: &str, init: bool) -> String {
-    format!("if (__builtin_expect(mpd_trc_on, 0)) mpd_trc_sems({}, {}, (uint32_t)({}), {});", pos, op, n, if init { "1" } else { "0" })
+    format!(
+        "if (__builtin_expect(mpd_trc_on, 0)) mpd_trc_sems({}, {}, (uint32_t)({}), {});",
+        pos,
+        op,
+        n,
+        if init { "1" } else { "0" }
+    )
 }
 
 #[cfg(test)]

@@ -14,7 +14,11 @@ pub const NO_DEST: &str = "MPD_DI(&(int){0})";
 
 /// A file value as C: `null` is a NULL file; `noop` stays as it is (and is an error elsewhere).
 pub fn file(c: String, is_null: bool) -> String {
-    if is_null && c != "mpd_noop" { "NULL".to_string() } else { c }
+    if is_null && c != "mpd_noop" {
+        "NULL".to_string()
+    } else {
+        c
+    }
 }
 
 /// Kinds of values output can print (see `val`).
@@ -120,7 +124,10 @@ pub fn scanf(p: &str, f: &str, fmt: &str, n: usize, ds: &str) -> String {
 
 /// `sscanf(s, fmt, ...)`.
 pub fn sscanf(p: &str, s: &str, fmt: &str, n: usize, ds: &str) -> String {
-    format!("({{ mpd_sv _s = {}, _f = {}; (int)mpd_sscanf({}, _s.p, _s.len, _f.p, _f.len, {}, {}); }})", s, fmt, p, n, ds)
+    format!(
+        "({{ mpd_sv _s = {}, _f = {}; (int)mpd_sscanf({}, _s.p, _s.len, _f.p, _f.len, {}, {}); }})",
+        s, fmt, p, n, ds
+    )
 }
 
 /// `open(path, mode)`: a file, or null.

@@ -22,10 +22,18 @@ pub fn c_real(x: f64) -> String {
     if x.is_nan() {
         "(0.0/0.0)".into()
     } else if x.is_infinite() {
-        if x > 0.0 { "(1.0/0.0)".into() } else { "(-1.0/0.0)".into() }
+        if x > 0.0 {
+            "(1.0/0.0)".into()
+        } else {
+            "(-1.0/0.0)".into()
+        }
     } else {
         let s = format!("{:?}", x);
-        if s.contains('.') || s.contains('e') || s.contains("inf") { s } else { format!("{}.0", s) }
+        if s.contains('.') || s.contains('e') || s.contains("inf") {
+            s
+        } else {
+            format!("{}.0", s)
+        }
     }
 }
 

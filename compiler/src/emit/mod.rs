@@ -4,13 +4,13 @@
 //! types each construct and asks this module to write the C for it.
 pub mod builtin;
 pub mod co;
-pub mod data;
-pub mod expr;
-pub mod inop;
-pub mod io;
 pub mod co_stmt;
 pub mod component;
+pub mod data;
+pub mod expr;
 pub mod in_stmt;
+pub mod inop;
+pub mod io;
 pub mod lit;
 pub mod names;
 pub mod ops;

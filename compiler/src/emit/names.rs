@@ -61,7 +61,13 @@ pub fn start_file(main: &str, stack: Option<&str>, slice: Option<&str>, max_res:
 
 /// `start_file` whose program reads its settings as `env_prefix`X before MPD_X
 /// (srl: "SR_", so SR_PARALLEL works as SR's documentation says).
-pub fn start_file_env(main: &str, stack: Option<&str>, slice: Option<&str>, max_res: Option<&str>, env_prefix: Option<&str>) -> String {
+pub fn start_file_env(
+    main: &str,
+    stack: Option<&str>,
+    slice: Option<&str>,
+    max_res: Option<&str>,
+    env_prefix: Option<&str>,
+) -> String {
     let mut stack_line = match stack.and_then(|s| s.trim().parse::<u64>().ok()) {
         Some(n) => format!("    mpd_rt_set_stack_size({});\n", n),
         None => String::new(),

@@ -265,7 +265,13 @@ pub fn block_on_stack(inv: &str, b: &str, sz: &str) -> String {
 
 /// Block `b` on the heap, freed with the statement's temporaries `t`.
 pub fn block_on_heap(inv: &str, b: &str, t: &str, sz: &str) -> String {
-    format!("struct {inv} *{b} = mpd_tmp_alloc({t}, {sz}); {b}->h.size = (uint32_t){sz};", inv = inv, b = b, t = t, sz = sz)
+    format!(
+        "struct {inv} *{b} = mpd_tmp_alloc({t}, {sz}); {b}->h.size = (uint32_t){sz};",
+        inv = inv,
+        b = b,
+        t = t,
+        sz = sz
+    )
 }
 
 /// Records dynamic parameter `i`'s offset `o` in block `b`.
@@ -301,7 +307,9 @@ pub fn invoke(pos: &str, target: Target, b: &str, send: bool) -> String {
     let kind = if send { "send" } else { "call" };
     match target {
         Target::Op(op) => format!("mpd_{}_op({}, {}, &{}->h);", kind, pos, op, b),
-        Target::Cap(CapC { rc_op: Some((rc, i)), .. }) if !send => format!("mpd_call_rc({}, {}, {}, &{}->h);", pos, rc, i, b),
+        Target::Cap(CapC { rc_op: Some((rc, i)), .. }) if !send => {
+            format!("mpd_call_rc({}, {}, {}, &{}->h);", pos, rc, i, b)
+        }
         Target::Cap(c) => format!("mpd_{}({}, {}, &{}->h);", kind, pos, c, b),
     }
 }
@@ -315,7 +323,15 @@ pub fn forward(pos: &str, cur: &str, cap: &str, b: &str) -> String {
 /// `create res(...)`: the creation block `b`, on vm capability `vm` (C, or
 /// `NULL`), by the instance `self_arg`; the new capability in `t`.
 pub fn create(t: &str, pos: &str, res: &str, b: &str, vm: &str, self_arg: &str) -> String {
-    format!("mpd_cap {} = mpd_create_on({}, &{}_pat, &{}->h, {}, &{}->h);", t, pos, names::res_struct(res), b, vm, self_arg)
+    format!(
+        "mpd_cap {} = mpd_create_on({}, &{}_pat, &{}->h, {}, &{}->h);",
+        t,
+        pos,
+        names::res_struct(res),
+        b,
+        vm,
+        self_arg
+    )
 }
 
 /// Where `create ... on c` creates: the address of vm capability `c`.
@@ -461,7 +477,15 @@ pub const PROCESS_FLAGS: &str = "MPD_OP_SENDONLY";
 pub fn process_quant_loop(v: &str, real: bool, downto: bool, start: &str, end: &str, st: &str) -> String {
     let cmp = if downto { ">=" } else { "<=" };
     let lt = if real { "double" } else { "long long" };
-    format!("for ({lt} {v}_l = {s}; {v}_l {cmp} {e}; {v}_l += {st}) {{", lt = lt, v = v, s = start, e = end, cmp = cmp, st = st)
+    format!(
+        "for ({lt} {v}_l = {s}; {v}_l {cmp} {e}; {v}_l += {st}) {{",
+        lt = lt,
+        v = v,
+        s = start,
+        e = end,
+        cmp = cmp,
+        st = st
+    )
 }
 
 /// The quantifier variable `v` of C type `ct`, from its wide counter.

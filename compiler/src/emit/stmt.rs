@@ -151,7 +151,13 @@ pub fn chunk_loop(n: u32, v: &str, start: &str, cmp: &str, e: &str, left: &str, 
         open: format!("while ({} {} {}) {{", v, cmp, e),
         body: vec![
             format!("long long {k} = {sl} > 1; if (!{k}) {sl} = mpd_slice_renew();", k = k, sl = sl),
-            format!("long long {m} = ({left}) + 1; if ({m} > {sl} - {k}) {m} = {sl} - {k};", m = m, left = left, sl = sl, k = k),
+            format!(
+                "long long {m} = ({left}) + 1; if ({m} > {sl} - {k}) {m} = {sl} - {k};",
+                m = m,
+                left = left,
+                sl = sl,
+                k = k
+            ),
             format!("{sl} -= {m} - 1 + {k};", sl = sl, m = m, k = k),
         ],
         inner: format!("for (long long {su} = {m}; {su} > 0; {su}--, {v} += {st}) {{", su = su, m = m, v = v, st = st),
@@ -165,16 +171,40 @@ pub fn chunk_unrun(n: u32) -> String {
 
 /// A plain quantifier loop over `<var>_l` (of C type `lt`).
 pub fn quant_loop(lt: &str, var: &str, start: &str, cmp: &str, e: &str, st: &str) -> String {
-    format!("for ({lt} {v}_l = {s}; {v}_l {cmp} {e}; {v}_l += {st}) {{", lt = lt, v = var, s = start, cmp = cmp, e = e, st = st)
+    format!(
+        "for ({lt} {v}_l = {s}; {v}_l {cmp} {e}; {v}_l += {st}) {{",
+        lt = lt,
+        v = var,
+        s = start,
+        cmp = cmp,
+        e = e,
+        st = st
+    )
 }
 
 /// A quantifier loop whose body may assign the variable (MPD 1.0.1's loop
 /// variable steers the loop): the variable is declared outside the C loop
 /// and each step starts from its value.
-pub fn steered_quant_loop(ct: &str, lt: &str, var: &str, start: &str, cmp: &str, e: &str, st: &str) -> (String, String) {
+pub fn steered_quant_loop(
+    ct: &str,
+    lt: &str,
+    var: &str,
+    start: &str,
+    cmp: &str,
+    e: &str,
+    st: &str,
+) -> (String, String) {
     (
         format!("{} {};", ct, var),
-        format!("for ({lt} {v}_l = {s}; {v}_l {cmp} {e}; {v}_l = ({lt}){v} + {st}) {{", lt = lt, v = var, s = start, cmp = cmp, e = e, st = st),
+        format!(
+            "for ({lt} {v}_l = {s}; {v}_l {cmp} {e}; {v}_l = ({lt}){v} + {st}) {{",
+            lt = lt,
+            v = var,
+            s = start,
+            cmp = cmp,
+            e = e,
+            st = st
+        ),
     )
 }
 

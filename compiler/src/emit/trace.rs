@@ -27,7 +27,11 @@ pub fn call_site_arg(var: &str) -> String {
 
 /// `return` in a proc: RETURN, with the invoker of block `ib` as its extra field.
 pub fn proc_return(pos: &str, ib: &str) -> String {
-    format!("if (__builtin_expect(mpd_trc_on, 0)) mpd_trc({p}, MPD_EV_RETURN, mpd_trc_invoker({ib}));", p = pos, ib = ib)
+    format!(
+        "if (__builtin_expect(mpd_trc_on, 0)) mpd_trc({p}, MPD_EV_RETURN, mpd_trc_invoker({ib}));",
+        p = pos,
+        ib = ib
+    )
 }
 
 /// The traced twin of proc `cname`: same prototype `proto_tr` (named
@@ -41,7 +45,8 @@ pub fn twin(proto_tr: &str, cname: &str, pos: &str, name: &str, returns: bool, n
         args.push(format!("p{}", i));
     }
     let call = format!("{}({})", cname, args.join(", "));
-    let (keep, give) = if returns { (format!("__typeof__({}) _r = {};", call, call), " _r") } else { (format!("{};", call), "") };
+    let (keep, give) =
+        if returns { (format!("__typeof__({}) _r = {};", call, call), " _r") } else { (format!("{};", call), "") };
     format!(
         "{proto} {{\n    void *{f} = mpd_trc_enter_proc({p}, {n}, (void *)_ibp);\n    {keep}\n    mpd_trc_leave({p}, {f});\n    return{give};\n}}\n",
         proto = proto_tr,

@@ -106,7 +106,13 @@ pub fn param(i: usize) -> String {
 pub fn arr_param_copy(c: &str, i: usize, lbs: &[String], ubs: &[String]) -> Vec<String> {
     vec![
         format!("char *{} = mpd_blob_dup(&_f, p{}, MPD_BLOB_ARR);", c, i),
-        format!("mpd_arr_rebase({}, {}, (const int[]){{{}}}, (const int[]){{{}}});", c, lbs.len(), lbs.join(", "), ubs.join(", ")),
+        format!(
+            "mpd_arr_rebase({}, {}, (const int[]){{{}}}, (const int[]){{{}}});",
+            c,
+            lbs.len(),
+            lbs.join(", "),
+            ubs.join(", ")
+        ),
     ]
 }
 

@@ -10,8 +10,8 @@
 //!           others name files beside X.o (MPDWin: `mpdwin.a -lX11`).
 //! Specs and objects are searched in MPD_PATH, `.`, MPDinter, then the MPD
 //! library (`<root>/lib/mpd`, see driver::paths::library_dir).
-use std::fs;
 use crate::driver::paths::library_dir;
+use std::fs;
 use std::path::{Path, PathBuf};
 
 pub struct Inter {

@@ -99,7 +99,12 @@ pub fn scan(paths: &[String]) -> Option<Vec<FileDeps>> {
         diags.emit_stderr(&map);
         return None;
     }
-    Some(parsed.into_iter().map(|(path, f)| FileDeps { path, comps: f.components.iter().map(component).collect() }).collect())
+    Some(
+        parsed
+            .into_iter()
+            .map(|(path, f)| FileDeps { path, comps: f.components.iter().map(component).collect() })
+            .collect(),
+    )
 }
 
 fn component(c: &ast::Component) -> CompDeps {
@@ -253,7 +258,9 @@ mod tests {
 
     #[test]
     fn forms() {
-        let c = scan_text("global g\n int x\nend\nresource r\nbody r() separate\nbody r\nend\nresource s()\n import r\nend\n");
+        let c = scan_text(
+            "global g\n int x\nend\nresource r\nbody r() separate\nbody r\nend\nresource s()\n import r\nend\n",
+        );
         let forms: Vec<Form> = c.iter().map(|c| c.form).collect();
         assert_eq!(forms, vec![Form::SpecOnly, Form::SeparateSpec, Form::SeparateBody, Form::Simple]);
         assert_eq!(c[0].kind, Kind::Global);

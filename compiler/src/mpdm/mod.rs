@@ -60,7 +60,11 @@ pub fn parse_args_for(args: &[String], lang: Lang) -> Result<Opts, String> {
             } else if [".c", ".o", ".a", ".so"].iter().any(|s| a.ends_with(s)) {
                 o.extras.push(a.clone());
             } else {
-                return Err(format!("don't know what to do with {} (expected {}, .c, .o, .a files or -lxx)", a, lang.suffix()));
+                return Err(format!(
+                    "don't know what to do with {} (expected {}, .c, .o, .a files or -lxx)",
+                    a,
+                    lang.suffix()
+                ));
             }
             continue;
         }

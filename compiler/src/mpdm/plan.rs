@@ -108,7 +108,9 @@ pub fn plan(files: &[FileDeps], main: Option<&str>, search: &[PathBuf], notes: &
                 let what = kind_word(c.kind);
                 match (&c.spec_file, &c.body_file) {
                     (None, Some(b)) => notes.errors.push(format!("spec for {} not found (its body is in {})", name, b)),
-                    (Some(_), None) => notes.warnings.push(format!("body for {} {} missing; it is not compiled to an object", what, name)),
+                    (Some(_), None) => notes
+                        .warnings
+                        .push(format!("body for {} {} missing; it is not compiled to an object", what, name)),
                     _ => {}
                 }
                 comps.push(c.clone());

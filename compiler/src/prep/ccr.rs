@@ -27,16 +27,11 @@ fn subs(idx: &[String]) -> String {
 /// Declarations of resource `name` with bounds `b` (pairs lo, hi).
 fn resource(name: &str, b: &[String]) -> String {
     if b.is_empty() {
-        return format!(
-            "global {n}; sem ccr_mx_{n} := 1; sem ccr_dl_{n} := 0; var ccr_nd_{n} := 0;",
-            n = name
-        );
+        return format!("global {n}; sem ccr_mx_{n} := 1; sem ccr_dl_{n} := 0; var ccr_nd_{n} := 0;", n = name);
     }
     let dims: Vec<String> = b.chunks(2).map(|p| format!("{}:{}", p[0], p[1])).collect();
     // ([n1] ([n2] v)): one initial value per element
-    let fill = |v: &str| {
-        b.chunks(2).rev().fold(v.to_string(), |acc, p| format!("([({})-({})+1] {})", p[1], p[0], acc))
-    };
+    let fill = |v: &str| b.chunks(2).rev().fold(v.to_string(), |acc, p| format!("([({})-({})+1] {})", p[1], p[0], acc));
     format!(
         "global {n}; sem ccr_mx_{n}[{d}] := {one}; sem ccr_dl_{n}[{d}] := {zero}; var ccr_nd_{n}[{d}] := {zero};",
         n = name,

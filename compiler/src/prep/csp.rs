@@ -144,7 +144,14 @@ impl Csp {
     }
 
     /// A guard of the innermost _if/_do: closes the previous arm, opens its own.
-    fn guard(&self, st: &mut State, io: Option<bool>, q: Quant, g: &str, rest: Option<(&str, &str, &str)>) -> Result<String, String> {
+    fn guard(
+        &self,
+        st: &mut State,
+        io: Option<bool>,
+        q: Quant,
+        g: &str,
+        rest: Option<(&str, &str, &str)>,
+    ) -> Result<String, String> {
         let n = match st.open.last() {
             Some((n, _)) => n.to_string(),
             None => return Err("a guard outside _if ... _fi or _do ... _od".into()),
@@ -161,7 +168,8 @@ impl Csp {
                 (first, transfer(out, o, &n, args))
             }
             _ => {
-                let chosen = format!("csp_arm{n} := csp_narm{n}; csp_q1{n} := {q1}; csp_q2{n} := {q2}", n = n, q1 = q1, q2 = q2);
+                let chosen =
+                    format!("csp_arm{n} := csp_narm{n}; csp_q1{n} := {q1}; csp_q2{n} := {q2}", n = n, q1 = q1, q2 = q2);
                 let first = match fa_head(&q, g) {
                     Some(h) => format!("{} {}; exit af", h, chosen),
                     None => format!("if {} -> {} fi", g, chosen),
@@ -197,9 +205,15 @@ impl Csp {
     }
 
     fn close(&self, st: &mut State, is_do: bool) -> Result<String, String> {
-        let (n, was_do) = st.open.pop().ok_or_else(|| format!("{} without {}", if is_do { "_od" } else { "_fi" }, if is_do { "_do" } else { "_if" }))?;
+        let (n, was_do) = st.open.pop().ok_or_else(|| {
+            format!("{} without {}", if is_do { "_od" } else { "_fi" }, if is_do { "_do" } else { "_if" })
+        })?;
         if was_do != is_do {
-            return Err(format!("{} closes {}", if is_do { "_od" } else { "_fi" }, if was_do { "a _do" } else { "an _if" }));
+            return Err(format!(
+                "{} closes {}",
+                if is_do { "_od" } else { "_fi" },
+                if was_do { "a _do" } else { "an _if" }
+            ));
         }
         let n = n.to_string();
         // pass 1 chose nothing: the house matches the offers, if any; a true
@@ -229,7 +243,11 @@ impl Csp {
         let r = match name {
             "" => {
                 if let Some((_, is_do)) = st.open.last() {
-                    Err(format!("{} is not closed by {}", if *is_do { "a _do" } else { "an _if" }, if *is_do { "_od" } else { "_fi" }))
+                    Err(format!(
+                        "{} is not closed by {}",
+                        if *is_do { "a _do" } else { "an _if" },
+                        if *is_do { "_od" } else { "_fi" }
+                    ))
                 } else if st.in_process {
                     Err("a process body is not closed by _process_end".into())
                 } else if st.in_program {
@@ -278,12 +296,19 @@ impl Csp {
                     };
                     s.push_str(&format!(
                         "; fa csp_i := {} to {}, csp_j := {} to {} -> csp_ix1[{el}] := csp_i; csp_ix2[{el}] := {i2} af",
-                        b[0], b[1], b[2], b[3], el = el, i2 = i2
+                        b[0],
+                        b[1],
+                        b[2],
+                        b[3],
+                        el = el,
+                        i2 = i2
                     ));
                 }
                 Ok(s)
             }
-            "_dump_pidx" if bare(st) => Ok("fa csp_i := 1 to csp_np-1 -> write(csp_i, csp_ix1[csp_i], csp_ix2[csp_i]) af".into()),
+            "_dump_pidx" if bare(st) => {
+                Ok("fa csp_i := 1 to csp_np-1 -> write(csp_i, csp_ix1[csp_i], csp_ix2[csp_i]) af".into())
+            }
             "_process_spec" | "_process_spec1" | "_process_spec2" => {
                 let dims = match name {
                     "_process_spec" => 0,
@@ -321,7 +346,11 @@ impl Csp {
                 if !st.in_specs {
                     return Err("_port outside _specs ... _specs_end".into());
                 }
-                let b = st.procs.get(&a[0]).ok_or_else(|| format!("_port of {}, which no _process_spec declares", a[0]))?.clone();
+                let b = st
+                    .procs
+                    .get(&a[0])
+                    .ok_or_else(|| format!("_port of {}, which no _process_spec declares", a[0]))?
+                    .clone();
                 let ty = st.ports.len() + 1;
                 if st.ports.insert(a[1].clone(), (a[0].clone(), ty)).is_some() {
                     return Err(format!("port {} declared twice (port names are global)", a[1]));
@@ -342,10 +371,22 @@ impl Csp {
                     st.in_process = true;
                     Ok(match dims {
                         0 => format!("process csp_{p}; var csp_me := {p}", p = a[0]),
-                        1 => format!("process csp_{p}({v} := {} to {}); var csp_me := {p}[{v}]", b[0], b[1], p = a[0], v = a[1]),
+                        1 => format!(
+                            "process csp_{p}({v} := {} to {}); var csp_me := {p}[{v}]",
+                            b[0],
+                            b[1],
+                            p = a[0],
+                            v = a[1]
+                        ),
                         _ => format!(
                             "process csp_{p}({v} := {} to {}, {w} := {} to {}); var csp_me := {p}[{v}, {w}]",
-                            b[0], b[1], b[2], b[3], p = a[0], v = a[1], w = a[2]
+                            b[0],
+                            b[1],
+                            b[2],
+                            b[3],
+                            p = a[0],
+                            v = a[1],
+                            w = a[2]
                         ),
                     })
                 })
@@ -357,10 +398,17 @@ impl Csp {
                 st.in_process = false;
                 Ok("send csp_die(csp_me) end".into())
             }
-            "_stmt_i" | "_stmt_o" => args(3).and_then(|a| self.stmt(st, name == "_stmt_o", [None, None], &a[0], &a[1], &a[2])),
-            "_stmt_iq1" | "_stmt_oq1" => args(6).and_then(|a| self.stmt(st, name == "_stmt_oq1", q1(a), &a[3], &a[4], &a[5])),
+            "_stmt_i" | "_stmt_o" => {
+                args(3).and_then(|a| self.stmt(st, name == "_stmt_o", [None, None], &a[0], &a[1], &a[2]))
+            }
+            "_stmt_iq1" | "_stmt_oq1" => {
+                args(6).and_then(|a| self.stmt(st, name == "_stmt_oq1", q1(a), &a[3], &a[4], &a[5]))
+            }
             "_stmt_iq2" | "_stmt_oq2" => args(9).and_then(|a| {
-                let q = [Some((a[0].as_str(), a[1].as_str(), a[2].as_str())), Some((a[3].as_str(), a[4].as_str(), a[5].as_str()))];
+                let q = [
+                    Some((a[0].as_str(), a[1].as_str(), a[2].as_str())),
+                    Some((a[3].as_str(), a[4].as_str(), a[5].as_str())),
+                ];
                 self.stmt(st, name == "_stmt_oq2", q, &a[6], &a[7], &a[8])
             }),
             "_if" if bare(st) => self.open(st, false),
@@ -370,17 +418,22 @@ impl Csp {
             "_guard" => args(1).and_then(|a| self.guard(st, None, [None, None], &a[0], None)),
             "_guard_q1" => args(4).and_then(|a| self.guard(st, None, q1(a), &a[3], None)),
             "_guard_q2" => args(7).and_then(|a| {
-                let q = [Some((a[0].as_str(), a[1].as_str(), a[2].as_str())), Some((a[3].as_str(), a[4].as_str(), a[5].as_str()))];
+                let q = [
+                    Some((a[0].as_str(), a[1].as_str(), a[2].as_str())),
+                    Some((a[3].as_str(), a[4].as_str(), a[5].as_str())),
+                ];
                 self.guard(st, None, q, &a[6], None)
             }),
-            "_guard_i" | "_guard_o" => {
-                args(4).and_then(|a| self.guard(st, Some(name == "_guard_o"), [None, None], &a[0], Some((&a[1], &a[2], &a[3]))))
-            }
-            "_guard_iq1" | "_guard_oq1" => {
-                args(7).and_then(|a| self.guard(st, Some(name == "_guard_oq1"), q1(a), &a[3], Some((&a[4], &a[5], &a[6]))))
-            }
+            "_guard_i" | "_guard_o" => args(4).and_then(|a| {
+                self.guard(st, Some(name == "_guard_o"), [None, None], &a[0], Some((&a[1], &a[2], &a[3])))
+            }),
+            "_guard_iq1" | "_guard_oq1" => args(7)
+                .and_then(|a| self.guard(st, Some(name == "_guard_oq1"), q1(a), &a[3], Some((&a[4], &a[5], &a[6])))),
             "_guard_iq2" | "_guard_oq2" => args(10).and_then(|a| {
-                let q = [Some((a[0].as_str(), a[1].as_str(), a[2].as_str())), Some((a[3].as_str(), a[4].as_str(), a[5].as_str()))];
+                let q = [
+                    Some((a[0].as_str(), a[1].as_str(), a[2].as_str())),
+                    Some((a[3].as_str(), a[4].as_str(), a[5].as_str())),
+                ];
                 self.guard(st, Some(name == "_guard_oq2"), q, &a[6], Some((&a[7], &a[8], &a[9])))
             }),
             _ => return None,

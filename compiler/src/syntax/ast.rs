@@ -324,7 +324,10 @@ pub enum TypeKind {
     /// `cap ...` — see [`CapTarget`].
     Cap(CapTarget),
     /// `[ranges] T`: array type with prefix ranges, e.g. `[1:10, *] int`.
-    Array { ranges: Vec<Range>, elem: Box<Type> },
+    Array {
+        ranges: Vec<Range>,
+        elem: Box<Type>,
+    },
     /// `sem` as a type: only in `new(sem)` (allocates a semaphore, yields `cap sem`).
     Sem,
     /// `op (params) returns ...` as a type: only in `new(op (int))` (allocates an
@@ -528,19 +531,42 @@ pub enum ExprKind {
     /// A name.
     Ident(Ident),
     /// `base.name`: record/union field, or qualified name (`res.op`, `glob.var`).
-    Field { base: Box<Expr>, name: Ident },
+    Field {
+        base: Box<Expr>,
+        name: Ident,
+    },
     /// `base[s1, s2]`, `base[i][j]` (nested), slices `a[i:j]`, `a[*]`, `a[2:*]`.
-    Index { base: Box<Expr>, subs: Vec<Subscript> },
+    Index {
+        base: Box<Expr>,
+        subs: Vec<Subscript>,
+    },
     /// `callee(args)`: op/procedure invocation, predefined function, record constructor
     /// (`T(a, b)`) or conversion (`int(x)`, `T(x)` — callee is [`ExprKind::Type`] for
     /// keyword types).
-    Call { callee: Box<Expr>, args: Vec<Expr> },
-    Unary { op: UnaryOp, operand: Box<Expr> },
-    Binary { op: BinaryOp, lhs: Box<Expr>, rhs: Box<Expr> },
+    Call {
+        callee: Box<Expr>,
+        args: Vec<Expr>,
+    },
+    Unary {
+        op: UnaryOp,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `lhs = rhs`, `lhs += rhs`, ... (right associative, lowest precedence).
-    Assign { op: AssignOp, lhs: Box<Expr>, rhs: Box<Expr> },
+    Assign {
+        op: AssignOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `lhs :=: rhs`.
-    Swap { lhs: Box<Expr>, rhs: Box<Expr> },
+    Swap {
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `(e1, [n] e2, ...)`: array constructor (also nested `((1,2),(3,4))`). A single
     /// parenthesised expression without `[n]` is [`ExprKind::Paren`], not a constructor.
     ArrayCons(Vec<ArrayElem>),
@@ -556,7 +582,11 @@ pub enum ExprKind {
     /// `high(T)`.
     High(Box<Type>),
     /// `create res(args) on vm_expr` or `create vm() on machine`.
-    Create { target: CreateTarget, args: Vec<Expr>, on: Option<Box<Expr>> },
+    Create {
+        target: CreateTarget,
+        args: Vec<Expr>,
+        on: Option<Box<Expr>>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -124,7 +124,9 @@ impl Diagnostics {
     pub fn error(&mut self, span: Span, message: impl Into<String>) -> &mut Diag {
         let message = message.into();
         let recent = self.list.len().saturating_sub(16);
-        if let Some(i) = self.list[recent..].iter().position(|d| d.level == Level::Error && d.span == span && d.message == message) {
+        if let Some(i) =
+            self.list[recent..].iter().position(|d| d.level == Level::Error && d.span == span && d.message == message)
+        {
             return &mut self.list[recent + i];
         }
         self.errors += 1;

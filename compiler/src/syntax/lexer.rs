@@ -196,7 +196,14 @@ impl<'a, 'd> Scanner<'a, 'd> {
     /// Does the text at the current position start no token, blank or comment?
     fn is_illegal_here(&self) -> bool {
         let c = self.peek(0);
-        if c.is_ascii_alphanumeric() || c == b'_' || c == b'\'' || c == b'"' || c == b'#' || c.is_ascii_whitespace() || c == b'\\' {
+        if c.is_ascii_alphanumeric()
+            || c == b'_'
+            || c == b'\''
+            || c == b'"'
+            || c == b'#'
+            || c.is_ascii_whitespace()
+            || c == b'\\'
+        {
             return false;
         }
         let rest = &self.src[self.pos..];
@@ -238,7 +245,10 @@ impl<'a, 'd> Scanner<'a, 'd> {
             while self.peek(0).is_ascii_digit() {
                 self.pos += 1;
             }
-        } else if self.peek(0) == b'.' && (self.peek(1) == b'e' || self.peek(1) == b'E') && self.exponent_at(self.pos + 1) {
+        } else if self.peek(0) == b'.'
+            && (self.peek(1) == b'e' || self.peek(1) == b'E')
+            && self.exponent_at(self.pos + 1)
+        {
             // `8.e-10`
             is_real = true;
             self.pos += 1;
@@ -451,10 +461,33 @@ fn can_end(k: &TokKind) -> bool {
         ),
         TokKind::Kw(k) => matches!(
             k,
-            Kw::Skip | Kw::Exit | Kw::Next | Kw::Return | Kw::Reply | Kw::Stop | Kw::End | Kw::Ni
-                | Kw::Oc | Kw::True | Kw::False | Kw::Null | Kw::Noop | Kw::Stdin | Kw::Stdout
-                | Kw::Stderr | Kw::Int | Kw::Bool | Kw::Char | Kw::Real | Kw::Double | Kw::File
-                | Kw::String | Kw::Any | Kw::Vm | Kw::Sem | Kw::Separate
+            Kw::Skip
+                | Kw::Exit
+                | Kw::Next
+                | Kw::Return
+                | Kw::Reply
+                | Kw::Stop
+                | Kw::End
+                | Kw::Ni
+                | Kw::Oc
+                | Kw::True
+                | Kw::False
+                | Kw::Null
+                | Kw::Noop
+                | Kw::Stdin
+                | Kw::Stdout
+                | Kw::Stderr
+                | Kw::Int
+                | Kw::Bool
+                | Kw::Char
+                | Kw::Real
+                | Kw::Double
+                | Kw::File
+                | Kw::String
+                | Kw::Any
+                | Kw::Vm
+                | Kw::Sem
+                | Kw::Separate
         ),
         TokKind::Newline | TokKind::Eof => false,
     }
@@ -465,18 +498,58 @@ fn continues(k: &TokKind) -> bool {
     match k {
         TokKind::Punct(p) => matches!(
             p,
-            Punct::Comma | Punct::RParen | Punct::RBracket | Punct::LBrace | Punct::Dot | Punct::Colon
-                | Punct::Arrow | Punct::Star | Punct::Slash | Punct::Percent
-                | Punct::StarStar | Punct::Concat | Punct::Shl | Punct::Shr | Punct::Eq | Punct::EqEq
-                | Punct::Ne | Punct::TildeEq | Punct::Lt | Punct::Le | Punct::Gt | Punct::Ge | Punct::Amp
-                | Punct::Bar | Punct::Swap | Punct::PlusEq | Punct::MinusEq | Punct::StarEq
-                | Punct::SlashEq | Punct::PercentEq | Punct::StarStarEq | Punct::BarEq | Punct::AmpEq
-                | Punct::ConcatEq | Punct::ShlEq | Punct::ShrEq | Punct::Caret
+            Punct::Comma
+                | Punct::RParen
+                | Punct::RBracket
+                | Punct::LBrace
+                | Punct::Dot
+                | Punct::Colon
+                | Punct::Arrow
+                | Punct::Star
+                | Punct::Slash
+                | Punct::Percent
+                | Punct::StarStar
+                | Punct::Concat
+                | Punct::Shl
+                | Punct::Shr
+                | Punct::Eq
+                | Punct::EqEq
+                | Punct::Ne
+                | Punct::TildeEq
+                | Punct::Lt
+                | Punct::Le
+                | Punct::Gt
+                | Punct::Ge
+                | Punct::Amp
+                | Punct::Bar
+                | Punct::Swap
+                | Punct::PlusEq
+                | Punct::MinusEq
+                | Punct::StarEq
+                | Punct::SlashEq
+                | Punct::PercentEq
+                | Punct::StarStarEq
+                | Punct::BarEq
+                | Punct::AmpEq
+                | Punct::ConcatEq
+                | Punct::ShlEq
+                | Punct::ShrEq
+                | Punct::Caret
         ),
         TokKind::Kw(k) => matches!(
             k,
-            Kw::Else | Kw::To | Kw::Downto | Kw::By | Kw::St | Kw::Returns | Kw::On | Kw::Separate
-                | Kw::And | Kw::Or | Kw::Xor | Kw::Mod
+            Kw::Else
+                | Kw::To
+                | Kw::Downto
+                | Kw::By
+                | Kw::St
+                | Kw::Returns
+                | Kw::On
+                | Kw::Separate
+                | Kw::And
+                | Kw::Or
+                | Kw::Xor
+                | Kw::Mod
         ),
         _ => false,
     }
@@ -488,11 +561,39 @@ fn starts_statement_only(k: &TokKind) -> bool {
     matches!(
         k,
         TokKind::Kw(
-            Kw::If | Kw::While | Kw::For | Kw::In | Kw::Co | Kw::End | Kw::Ni | Kw::Oc | Kw::Resource
-                | Kw::Global | Kw::Body | Kw::Proc | Kw::Procedure | Kw::Process | Kw::Begin | Kw::Skip
-                | Kw::Exit | Kw::Next | Kw::Stop | Kw::Return | Kw::Reply | Kw::Send | Kw::Receive
-                | Kw::Forward | Kw::Destroy | Kw::Fork | Kw::Import | Kw::Extend | Kw::Final | Kw::Type
-                | Kw::Const | Kw::Optype | Kw::External
+            Kw::If
+                | Kw::While
+                | Kw::For
+                | Kw::In
+                | Kw::Co
+                | Kw::End
+                | Kw::Ni
+                | Kw::Oc
+                | Kw::Resource
+                | Kw::Global
+                | Kw::Body
+                | Kw::Proc
+                | Kw::Procedure
+                | Kw::Process
+                | Kw::Begin
+                | Kw::Skip
+                | Kw::Exit
+                | Kw::Next
+                | Kw::Stop
+                | Kw::Return
+                | Kw::Reply
+                | Kw::Send
+                | Kw::Receive
+                | Kw::Forward
+                | Kw::Destroy
+                | Kw::Fork
+                | Kw::Import
+                | Kw::Extend
+                | Kw::Final
+                | Kw::Type
+                | Kw::Const
+                | Kw::Optype
+                | Kw::External
         )
     )
 }

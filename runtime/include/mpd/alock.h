@@ -52,7 +52,7 @@ extern "C" {
 #endif
 
 #define MPD_ALOCK_FOREVER (-1L)
-#define MPD_ALOCK_DEFAULT_SPIN_MAX_NS 20000L   /* the default policy's spin limit */
+#define MPD_ALOCK_DEFAULT_SPIN_MAX_NS 20000L /* the default policy's spin limit */
 
 typedef struct mpd_alock mpd_alock_t;
 
@@ -62,14 +62,14 @@ enum mpd_alock_sched { MPD_ALOCK_WAKE_FIFO, MPD_ALOCK_WAKE_LIFO, MPD_ALOCK_WAKE_
 
 /* What the monitor hands to the adaptation policy. */
 typedef struct {
-    double t;                 /* seconds since creation, at the latest profile sample */
-    int waiting;              /* threads waiting at this sample */
-    double avg_waiting;       /* exponential moving average of the samples */
+    double t;           /* seconds since creation, at the latest profile sample */
+    int waiting;        /* threads waiting at this sample */
+    double avg_waiting; /* exponential moving average of the samples */
     unsigned long acquisitions, contended, blocks, samples;
-    long spin_ns, sleep_ns;   /* current waiting policy */
-    double avg_wait_ns;       /* moving average of how long contended acquisitions waited */
-    double avg_spin_ns;       /* moving average of the waits won by spinning (a running holder's hold) */
-    double spin_fail;         /* moving average 0..1 of contended waits a spin did not win: the
+    long spin_ns, sleep_ns; /* current waiting policy */
+    double avg_wait_ns;     /* moving average of how long contended acquisitions waited */
+    double avg_spin_ns; /* moving average of the waits won by spinning (a running holder's hold) */
+    double spin_fail;   /* moving average 0..1 of contended waits a spin did not win: the
                                * holder was seen off-CPU, or the wait outlasted the spin bound */
 } mpd_alock_monitor_t;
 
@@ -77,36 +77,37 @@ typedef void (*mpd_alock_policy_fn)(mpd_alock_t *l, const mpd_alock_monitor_t *m
 
 /* Creation attributes.  Initialise with mpd_alock_attr_init(). */
 typedef struct {
-    const char *name;            /* for profiles (copied) */
-    long spin_ns, sleep_ns;      /* initial waiting policy */
-    int sched;                   /* enum mpd_alock_sched */
-    int sample_every;            /* monitor period in unlocks (>= 1; default 2) */
-    size_t profile_cap;          /* samples kept (0: no profile; default 4096) */
-    mpd_alock_policy_fn policy;  /* adaptation policy; NULL = static lock */
+    const char *name;           /* for profiles (copied) */
+    long spin_ns, sleep_ns;     /* initial waiting policy */
+    int sched;                  /* enum mpd_alock_sched */
+    int sample_every;           /* monitor period in unlocks (>= 1; default 2) */
+    size_t profile_cap;         /* samples kept (0: no profile; default 4096) */
+    mpd_alock_policy_fn policy; /* adaptation policy; NULL = static lock */
     void *policy_arg;
 } mpd_alock_attr_t;
 
 void mpd_alock_attr_init(mpd_alock_attr_t *a, enum mpd_alock_kind kind);
 
-mpd_alock_t *mpd_alock_create(const mpd_alock_attr_t *a);   /* NULL attr: ADAPTIVE */
+mpd_alock_t *mpd_alock_create(const mpd_alock_attr_t *a); /* NULL attr: ADAPTIVE */
 void mpd_alock_destroy(mpd_alock_t *l);
 
 void mpd_alock_lock(mpd_alock_t *l);
-int  mpd_alock_trylock(mpd_alock_t *l);                     /* 0 or EBUSY */
+int mpd_alock_trylock(mpd_alock_t *l); /* 0 or EBUSY */
 void mpd_alock_unlock(mpd_alock_t *l);
 
 /* ---- attributes ---- */
-int  mpd_alock_attr_acquire(mpd_alock_t *l, const void *owner);  /* 0, EBUSY if owned by another */
-int  mpd_alock_attr_release(mpd_alock_t *l, const void *owner);  /* 0, EPERM if not the owner */
+int mpd_alock_attr_acquire(mpd_alock_t *l, const void *owner); /* 0, EBUSY if owned by another */
+int mpd_alock_attr_release(mpd_alock_t *l, const void *owner); /* 0, EPERM if not the owner */
 /* owner may be NULL when nobody owns the attributes. Negative values other
  * than MPD_ALOCK_FOREVER give EINVAL. */
-int  mpd_alock_set_waiting(mpd_alock_t *l, const void *owner, long spin_ns, long sleep_ns);
-int  mpd_alock_set_sched(mpd_alock_t *l, const void *owner, int sched);  /* EBUSY while waiters block */
-int  mpd_alock_set_policy(mpd_alock_t *l, const void *owner, mpd_alock_policy_fn p, void *arg);
-int  mpd_alock_set_sample_every(mpd_alock_t *l, const void *owner, int n);
+int mpd_alock_set_waiting(mpd_alock_t *l, const void *owner, long spin_ns, long sleep_ns);
+int mpd_alock_set_sched(mpd_alock_t *l, const void *owner,
+                        int sched); /* EBUSY while waiters block */
+int mpd_alock_set_policy(mpd_alock_t *l, const void *owner, mpd_alock_policy_fn p, void *arg);
+int mpd_alock_set_sample_every(mpd_alock_t *l, const void *owner, int n);
 void mpd_alock_get_waiting(const mpd_alock_t *l, long *spin_ns, long *sleep_ns);
-int  mpd_alock_get_sched(const mpd_alock_t *l);
-int  mpd_alock_waiting(const mpd_alock_t *l);    /* threads waiting right now */
+int mpd_alock_get_sched(const mpd_alock_t *l);
+int mpd_alock_waiting(const mpd_alock_t *l); /* threads waiting right now */
 const char *mpd_alock_name(const mpd_alock_t *l);
 
 /* ---- the default adaptation policy ----
@@ -180,7 +181,8 @@ void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void
 
 /* ---- statistics and contention profile ---- */
 typedef struct {
-    unsigned long acquisitions, contended, spin_acquired, blocks, sleep_timeouts, samples, adaptations;
+    unsigned long acquisitions, contended, spin_acquired, blocks, sleep_timeouts, samples,
+        adaptations;
     /* spins that ended without the lock (then the waiter blocked), and of
      * those, the ones cut short because the holder was seen off-CPU */
     unsigned long spin_failed, holder_off_cpu;
@@ -190,14 +192,18 @@ typedef struct {
 } mpd_alock_stats_t;
 void mpd_alock_stats(mpd_alock_t *l, mpd_alock_stats_t *s);
 
-typedef struct { double t; int waiting; long spin_ns, sleep_ns; } mpd_alock_sample_t;
+typedef struct {
+    double t;
+    int waiting;
+    long spin_ns, sleep_ns;
+} mpd_alock_sample_t;
 /* Copy up to max samples (oldest first); returns the number copied.  When
  * the profile fills up it keeps every other sample and samples half as often,
  * so it always spans the whole run. */
 size_t mpd_alock_profile(mpd_alock_t *l, mpd_alock_sample_t *out, size_t max);
 /* Write the profile as text: a "# lock NAME" header, then lines
  * "t_seconds waiting spin_us sleep_us" (sleep -1 = until woken). */
-int  mpd_alock_profile_write(mpd_alock_t *l, FILE *f);
+int mpd_alock_profile_write(mpd_alock_t *l, FILE *f);
 
 /* ---- for thread packages: how waiters spin and block ----
  * mpd/threads.h installs a backend so lightweight threads block in the

@@ -61,46 +61,47 @@ enum {
 /* Error codes (returned negated). */
 enum {
     MPF_OK = 0,
-    MPF_EINVAL = 1,     /* bad argument (NULL pointer, bad protocol, bad option) */
-    MPF_EBADPID = 2,    /* process id outside 0..max_processes-1 */
-    MPF_EBADID = 3,     /* no such conversation id (never opened, or already gone) */
-    MPF_ENOTCONN = 4,   /* the process has no connection of that kind to the conversation */
-    MPF_EALREADY = 5,   /* the process already has that connection */
-    MPF_EPROTOCOL = 6,  /* already a receiver with the other protocol on this conversation */
-    MPF_ENAME = 7,      /* conversation name empty or longer than MPF_NAME_MAX */
-    MPF_ENOLNVC = 8,    /* all max_lnvcs conversation slots are in use */
-    MPF_ENOSPACE = 9,   /* message memory exhausted (send again after receivers catch up) */
-    MPF_ETOOLONG = 10,  /* message longer than the segment's max_message */
-    MPF_EMSGSIZE = 11,  /* receive buffer shorter than the next message (it stays queued) */
-    MPF_EAGAIN = 12,    /* nothing to receive (mpf_message_try_receive only) */
-    MPF_ECLOSED = 13,   /* the connection was closed while this call waited */
-    MPF_EBUSYPID = 14,  /* process id in use by another live OS process */
-    MPF_EEXIST = 15,    /* shared segment name already exists (create) */
-    MPF_ENOENT = 16,    /* shared segment does not exist (attach) */
-    MPF_EFORMAT = 17,   /* shared segment is not an MPF segment of this version */
-    MPF_ESYS = 18,      /* a system call failed (errno is kept) */
-    MPF_ENOTSUP = 19,   /* operation not available in this deployment (e.g. a thread on an MPF_WAIT_LWP instance) */
-    MPF_ECORRUPT = 20,  /* a dead participant left state that could not be recovered */
+    MPF_EINVAL = 1,    /* bad argument (NULL pointer, bad protocol, bad option) */
+    MPF_EBADPID = 2,   /* process id outside 0..max_processes-1 */
+    MPF_EBADID = 3,    /* no such conversation id (never opened, or already gone) */
+    MPF_ENOTCONN = 4,  /* the process has no connection of that kind to the conversation */
+    MPF_EALREADY = 5,  /* the process already has that connection */
+    MPF_EPROTOCOL = 6, /* already a receiver with the other protocol on this conversation */
+    MPF_ENAME = 7,     /* conversation name empty or longer than MPF_NAME_MAX */
+    MPF_ENOLNVC = 8,   /* all max_lnvcs conversation slots are in use */
+    MPF_ENOSPACE = 9,  /* message memory exhausted (send again after receivers catch up) */
+    MPF_ETOOLONG = 10, /* message longer than the segment's max_message */
+    MPF_EMSGSIZE = 11, /* receive buffer shorter than the next message (it stays queued) */
+    MPF_EAGAIN = 12,   /* nothing to receive (mpf_message_try_receive only) */
+    MPF_ECLOSED = 13,  /* the connection was closed while this call waited */
+    MPF_EBUSYPID = 14, /* process id in use by another live OS process */
+    MPF_EEXIST = 15,   /* shared segment name already exists (create) */
+    MPF_ENOENT = 16,   /* shared segment does not exist (attach) */
+    MPF_EFORMAT = 17,  /* shared segment is not an MPF segment of this version */
+    MPF_ESYS = 18,     /* a system call failed (errno is kept) */
+    MPF_ENOTSUP =
+        19, /* operation not available in this deployment (e.g. a thread on an MPF_WAIT_LWP instance) */
+    MPF_ECORRUPT = 20,   /* a dead participant left state that could not be recovered */
     MPF_ENOSENDERS = 21, /* receive: nothing to read, no sender connected, and the last one to
                             leave died (its connection closed by the reaper) */
-    MPF_ETIMEDOUT = 22  /* mpf_message_timed_receive: nothing arrived in time */
+    MPF_ETIMEDOUT = 22   /* mpf_message_timed_receive: nothing arrived in time */
 };
 
 #define MPF_NAME_MAX 63 /* longest conversation name, in bytes */
 
 /* Segment shape.  Zero fields take the defaults shown. */
 typedef struct mpf_options {
-    const char *shm_name;     /* NULL: in-process; else "/name" or "name" of a new shm segment */
-    int max_lnvcs;            /* conversations alive at once (64) */
-    int max_processes;        /* process ids 0..max_processes-1 (64) */
-    size_t max_message;       /* longest message, bytes (65536); pool_bytes must hold one */
-    size_t pool_bytes;        /* memory for queued message data (16 MiB) */
-    int max_messages;         /* messages queued at once over all conversations (16384) */
-    size_t data_block;        /* size of one data block, bytes (4096) */
-    int spin;                 /* spins before sleeping in a blocked receive (env MPF_SPIN; 2000, about 60 us here) */
-    int wait;                 /* MPF_WAIT_THREADS or MPF_WAIT_LWP */
-    int replace;              /* shm: remove an existing segment of that name first */
-    int send_waits;           /* nonzero: a send that finds memory exhausted waits instead of
+    const char *shm_name; /* NULL: in-process; else "/name" or "name" of a new shm segment */
+    int max_lnvcs;        /* conversations alive at once (64) */
+    int max_processes;    /* process ids 0..max_processes-1 (64) */
+    size_t max_message;   /* longest message, bytes (65536); pool_bytes must hold one */
+    size_t pool_bytes;    /* memory for queued message data (16 MiB) */
+    int max_messages;     /* messages queued at once over all conversations (16384) */
+    size_t data_block;    /* size of one data block, bytes (4096) */
+    int spin; /* spins before sleeping in a blocked receive (env MPF_SPIN; 2000, about 60 us here) */
+    int wait;       /* MPF_WAIT_THREADS or MPF_WAIT_LWP */
+    int replace;    /* shm: remove an existing segment of that name first */
+    int send_waits; /* nonzero: a send that finds memory exhausted waits instead of
                                  failing with MPF_ENOSPACE */
 } mpf_options;
 
@@ -137,7 +138,8 @@ ssize_t mpf_message_receive(mpf_t *m, int pid, int lnvc, void *buf, size_t cap);
 /* Same, but returns -MPF_EAGAIN instead of waiting. */
 ssize_t mpf_message_try_receive(mpf_t *m, int pid, int lnvc, void *buf, size_t cap);
 /* Same, waiting at most timeout_ns nanoseconds: -MPF_ETIMEDOUT when nothing came. */
-ssize_t mpf_message_timed_receive(mpf_t *m, int pid, int lnvc, void *buf, size_t cap, long long timeout_ns);
+ssize_t mpf_message_timed_receive(mpf_t *m, int pid, int lnvc, void *buf, size_t cap,
+                                  long long timeout_ns);
 /* A receive that finds nothing to read while the conversation has no sender
  * and the last one to leave died (reaped: a waiting receive in a shared
  * segment looks for dead participants about once a second) returns
@@ -158,10 +160,10 @@ int mpf_reap(mpf_t *m);
 
 /* Statistics, for tests and tools. */
 typedef struct mpf_stats {
-    int lnvcs;            /* conversations alive */
-    int messages_queued;  /* messages not yet freed */
-    size_t free_messages; /* free message headers */
-    size_t free_blocks;   /* free data blocks */
+    int lnvcs;                /* conversations alive */
+    int messages_queued;      /* messages not yet freed */
+    size_t free_messages;     /* free message headers */
+    size_t free_blocks;       /* free data blocks */
     unsigned long recoveries; /* locks recovered from a dead owner */
 } mpf_stats;
 int mpf_stats_get(mpf_t *m, mpf_stats *st);

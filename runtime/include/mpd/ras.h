@@ -43,8 +43,8 @@ extern "C" {
 /* ---- registry -------------------------------------------------------- */
 enum { MPD_RAS_INSTALL = 0, MPD_RAS_PURGE = 1, MPD_RAS_PURGE_ALL = 2 };
 
-#define MPD_RAS_DEFAULT_LIMIT 16   /* per-process limit, as in NetBSD */
-#define MPD_RAS_HARD_LIMIT    256  /* largest limit mpd_ras_set_limit accepts */
+#define MPD_RAS_DEFAULT_LIMIT 16 /* per-process limit, as in NetBSD */
+#define MPD_RAS_HARD_LIMIT 256   /* largest limit mpd_ras_set_limit accepts */
 
 int mpd_rasctl(void *addr, size_t len, int op);
 
@@ -52,7 +52,7 @@ int mpd_rasctl(void *addr, size_t len, int op);
  * number currently registered).  Returns 0 or -1 with errno = EINVAL. */
 int mpd_ras_set_limit(int limit);
 int mpd_ras_limit(void);
-int mpd_ras_count(void);            /* sequences currently registered */
+int mpd_ras_count(void); /* sequences currently registered */
 
 /* Start of the registered sequence containing pc, or NULL.  Async-signal-safe;
  * a linear scan, like NetBSD's ras_lookup(). */
@@ -91,13 +91,13 @@ unsigned long mpd_ras_restarts_total(void);
 #else
 #define MPD_RAS_NATIVE 0
 #endif
-int  mpd_ras_init(void);
-int  mpd_ras_builtin_purge(void);
-int  mpd_ras_set_uniprocessor(int on);
-int  mpd_ras_uniprocessor(void);
+int mpd_ras_init(void);
+int mpd_ras_builtin_purge(void);
+int mpd_ras_set_uniprocessor(int on);
+int mpd_ras_uniprocessor(void);
 
-int  mpd_ras_tas(volatile int *p);                 /* old = *p; *p = 1 */
-long mpd_ras_fetch_add(volatile long *p, long v);  /* old = *p; *p += v */
+int mpd_ras_tas(volatile int *p);                 /* old = *p; *p = 1 */
+long mpd_ras_fetch_add(volatile long *p, long v); /* old = *p; *p += v */
 extern const char mpd_ras_tas_begin[], mpd_ras_tas_end[];
 extern const char mpd_ras_fetch_add_begin[], mpd_ras_fetch_add_end[];
 
@@ -106,15 +106,20 @@ extern const char mpd_ras_fetch_add_begin[], mpd_ras_fetch_add_end[];
  * test-and-set, see above).  A waiter calls the yield hook between attempts:
  * mpd_threads_main installs mpd_thread_yield (so a holder on the waiter's own
  * VP gets to run); the default, for OS threads, is sched_yield(). */
-typedef struct { volatile int word; } mpd_ras_mutex_t;
-#define MPD_RAS_MUTEX_INIT { 0 }
+typedef struct {
+    volatile int word;
+} mpd_ras_mutex_t;
+#define MPD_RAS_MUTEX_INIT                                                                         \
+    {                                                                                              \
+        0                                                                                          \
+    }
 void mpd_ras_mutex_lock(mpd_ras_mutex_t *m);
-int  mpd_ras_mutex_trylock(mpd_ras_mutex_t *m);    /* 0 or EBUSY */
+int mpd_ras_mutex_trylock(mpd_ras_mutex_t *m); /* 0 or EBUSY */
 void mpd_ras_mutex_unlock(mpd_ras_mutex_t *m);
 void mpd_ras_set_yield(void (*yield)(void));
 
 /* ---- preemption timer -------------------------------------------------- */
-#define MPD_PREEMPT_SIGNAL SIGURG  /* ignored by default if it ever strays */
+#define MPD_PREEMPT_SIGNAL SIGURG /* ignored by default if it ever strays */
 
 /* Called in signal context when the calling OS thread's timer fires and the
  * interrupted code may be preempted (see mpd_preempt_off). */
@@ -122,8 +127,8 @@ typedef void (*mpd_preempt_hook)(void *ucontext);
 
 /* Arm a timer for the calling OS thread that fires every period_us of
  * CLOCK_MONOTONIC time and calls hook.  Returns 0 or an errno value. */
-int  mpd_preempt_start(long period_us, mpd_preempt_hook hook);
-void mpd_preempt_stop(void);        /* disarm the calling thread's timer */
+int mpd_preempt_start(long period_us, mpd_preempt_hook hook);
+void mpd_preempt_stop(void); /* disarm the calling thread's timer */
 
 /* Code that must not be interrupted by the hook runs between
  * mpd_preempt_off() and mpd_preempt_on(); they nest.  The hook is never
@@ -137,11 +142,11 @@ void mpd_preempt_stop(void);        /* disarm the calling thread's timer */
  * safe points (mpd_threads: when preemption is turned back on). */
 void mpd_preempt_off(void);
 void mpd_preempt_on(void);
-int  mpd_preempt_is_off(void);
-int  mpd_preempt_pending(void);
+int mpd_preempt_is_off(void);
+int mpd_preempt_pending(void);
 void mpd_preempt_clear_pending(void);
 /* 1 if pc lies in the runtime library's code (section mpd_rt_text). */
-int  mpd_preempt_pc_in_runtime(const void *pc);
+int mpd_preempt_pc_in_runtime(const void *pc);
 /* Ticks seen / ticks passed to the hook / ticks deferred, for this thread. */
 void mpd_preempt_stats(unsigned long *ticks, unsigned long *taken, unsigned long *deferred);
 
@@ -150,11 +155,11 @@ void mpd_preempt_stats(unsigned long *ticks, unsigned long *taken, unsigned long
 typedef struct mpd_pcpu_counter mpd_pcpu_counter_t;
 mpd_pcpu_counter_t *mpd_pcpu_counter_new(void);
 void mpd_pcpu_counter_free(mpd_pcpu_counter_t *c);
-void mpd_pcpu_add(mpd_pcpu_counter_t *c, long v);   /* no interlocked insn with rseq */
+void mpd_pcpu_add(mpd_pcpu_counter_t *c, long v); /* no interlocked insn with rseq */
 long mpd_pcpu_sum(const mpd_pcpu_counter_t *c);
 /* 1 if this thread's adds go through rseq, 0 if through the fallback.
  * mpd_pcpu_force_fallback(1) selects the fallback (for tests/benchmarks). */
-int  mpd_pcpu_uses_rseq(void);
+int mpd_pcpu_uses_rseq(void);
 void mpd_pcpu_force_fallback(int on);
 /* Number of rseq aborts this thread has taken in mpd_pcpu_add. */
 unsigned long mpd_pcpu_aborts(void);

@@ -122,27 +122,30 @@ void mpd_rt_foreach_proc(void (*fn)(mpd_proc *p, void *arg), void *arg);
 /* ------------------------------------------------------------------ */
 
 typedef struct mpd_proc_attr {
-    const char *name;      /* copied; NULL = "proc" */
-    int priority;          /* larger runs first under the priority scheduler */
-    size_t stack_size;     /* bytes; 0 = default */
-    int detached;          /* 1: resources freed at exit, cannot be joined */
-    int run_now;           /* 1: the new process runs at once and the creator
+    const char *name;  /* copied; NULL = "proc" */
+    int priority;      /* larger runs first under the priority scheduler */
+    size_t stack_size; /* bytes; 0 = default */
+    int detached;      /* 1: resources freed at exit, cannot be joined */
+    int run_now;       /* 1: the new process runs at once and the creator
                               becomes ready (behind the ones already ready),
                               as when MPD's send starts a proc */
-    int name_static;       /* 1: name outlives the process (a literal): it is
+    int name_static;   /* 1: name outlives the process (a literal): it is
                               kept by reference, not copied */
-    size_t extra;          /* mpd_proc_prepare: bytes of the process's own
+    size_t extra;      /* mpd_proc_prepare: bytes of the process's own
                               memory reserved for its creator (0 = none) */
 } mpd_proc_attr;
-#define MPD_PROC_ATTR_INIT { 0, 0, 0, 0, 0, 0, 0 }
+#define MPD_PROC_ATTR_INIT                                                                         \
+    {                                                                                              \
+        0, 0, 0, 0, 0, 0, 0                                                                        \
+    }
 
 /* The part of a process the inline fast paths use; the rest is private. */
 struct mpd__proc_hot {
-    const char *file;      /* current MPD source position, for diagnostics */
+    const char *file; /* current MPD source position, for diagnostics */
     int line;
     int priority;
-    void *udata;           /* owned by the language layer */
-    void *wait, *waitcls;  /* the language layer's: the wait record a blocked
+    void *udata;          /* owned by the language layer */
+    void *wait, *waitcls; /* the language layer's: the wait record a blocked
                               process is registered with, and the lock of its
                               list (so a destroy can end a process of its
                               resource blocked on another object's op) */
@@ -168,14 +171,16 @@ void mpd_proc_set_arg(mpd_proc *p, void *arg);
  * process with a static name, default stack and `extra` bytes for the
  * creator (*mem); fn gets *mem as its argument.  Start it with
  * mpd_proc_launch. */
-mpd_proc *mpd_proc_spawn(void (*fn)(void *), const char *name, int priority, size_t extra, void **mem);
+mpd_proc *mpd_proc_spawn(void (*fn)(void *), const char *name, int priority, size_t extra,
+                         void **mem);
 /* mpd_proc_spawn for the running process (or, outside one, priority 0):
  * the new process gets the caller's priority, its udata is the returned
  * memory (the `extra` bytes), and *pp is the process.  ready: make it ready
  * at once when nothing can run it before the caller's next switch (one VP:
  * the caller must fill the memory before it blocks or yields); then *pp is
  * NULL, else the caller launches *pp. */
-void *mpd_proc_spawn_here(void (*fn)(void *), const char *name, size_t extra, mpd_proc **pp, int ready);
+void *mpd_proc_spawn_here(void (*fn)(void *), const char *name, size_t extra, mpd_proc **pp,
+                          int ready);
 /* Ends the calling process; result is what mpd_proc_join() returns. */
 _Noreturn void mpd_proc_exit(void *result);
 /* mpd_unpark(p), then mpd_proc_exit(NULL), in one step: when p is what
@@ -192,24 +197,34 @@ int mpd_proc_detach(mpd_proc *p);
 
 static inline mpd_proc *mpd_self(void);
 const char *mpd_proc_name(const mpd_proc *p);
-void mpd_proc_set_name(mpd_proc *p, const char *name);   /* copied */
+void mpd_proc_set_name(mpd_proc *p, const char *name); /* copied */
 static inline int mpd_proc_priority(const mpd_proc *p)
-{ return ((const struct mpd__proc_hot *)(const void *)p)->priority; }
+{
+    return ((const struct mpd__proc_hot *)(const void *)p)->priority;
+}
 /* Takes effect the next time p is made ready (ready processes run higher
  * priority first, FIFO among equals).  A process that lowers its own
  * priority yields to every ready process whose priority is now >= its own
  * (MPD's setpriority). */
 void mpd_proc_set_priority(mpd_proc *p, int priority);
 static inline void *mpd_proc_udata(const mpd_proc *p)
-{ return ((const struct mpd__proc_hot *)(const void *)p)->udata; }
+{
+    return ((const struct mpd__proc_hot *)(const void *)p)->udata;
+}
 /* atomic: a destroy's look at every process reads it from any VP */
 static inline void mpd_proc_set_udata(mpd_proc *p, void *u)
-{ __atomic_store_n(&((struct mpd__proc_hot *)(void *)p)->udata, u, __ATOMIC_RELEASE); }
+{
+    __atomic_store_n(&((struct mpd__proc_hot *)(void *)p)->udata, u, __ATOMIC_RELEASE);
+}
 /* The process's current source position (file may be NULL). */
 static inline const char *mpd_proc_file(const mpd_proc *p)
-{ return ((const struct mpd__proc_hot *)(const void *)p)->file; }
+{
+    return ((const struct mpd__proc_hot *)(const void *)p)->file;
+}
 static inline int mpd_proc_line(const mpd_proc *p)
-{ return ((const struct mpd__proc_hot *)(const void *)p)->line; }
+{
+    return ((const struct mpd__proc_hot *)(const void *)p)->line;
+}
 /* Records the caller's MPD source position: two stores.  Generated code
  * does this only before an operation that may block. */
 static inline void mpd_set_loc(const char *file, int line);
@@ -218,9 +233,17 @@ static inline void mpd_set_loc(const char *file, int line);
 /* Spin locks (usable between VPs; never block the process)            */
 /* ------------------------------------------------------------------ */
 
-typedef struct mpd_spinlock { atomic_int v; } mpd_spinlock;
-#define MPD_SPINLOCK_INIT { 0 }
-static inline void mpd_spin_init(mpd_spinlock *l) { atomic_init(&l->v, 0); }
+typedef struct mpd_spinlock {
+    atomic_int v;
+} mpd_spinlock;
+#define MPD_SPINLOCK_INIT                                                                          \
+    {                                                                                              \
+        0                                                                                          \
+    }
+static inline void mpd_spin_init(mpd_spinlock *l)
+{
+    atomic_init(&l->v, 0);
+}
 static inline int mpd_spin_trylock(mpd_spinlock *l)
 {
     return atomic_load_explicit(&l->v, memory_order_relaxed) == 0 &&
@@ -233,7 +256,9 @@ static inline void mpd_spin_lock(mpd_spinlock *l)
         mpd__spin_lock_slow(l);
 }
 static inline void mpd_spin_unlock(mpd_spinlock *l)
-{ atomic_store_explicit(&l->v, 0, memory_order_release); }
+{
+    atomic_store_explicit(&l->v, 0, memory_order_release);
+}
 
 /* ------------------------------------------------------------------ */
 /* Park / unpark: the primitive every blocking construct is built on   */
@@ -257,17 +282,28 @@ void mpd_proc_launch_park(mpd_proc *p, mpd_spinlock *lock);
 /* An intrusive FIFO of processes: every process queue of the runtime (the
  * ready queues, the wait queues, the blocking calls' queue) is one, each
  * through a link of its own in the process (core/plist.h). */
-typedef struct mpd_plist { mpd_proc *head, *tail; } mpd_plist;
+typedef struct mpd_plist {
+    mpd_proc *head, *tail;
+} mpd_plist;
 
 /* Wait queues: FIFO lists of parked processes.  The caller protects each
  * queue with a lock of its own (or none when mpd_rt_single()). */
 typedef mpd_plist mpd_waitq;
-#define MPD_WAITQ_INIT { 0, 0 }
-static inline void mpd_waitq_init(mpd_waitq *q) { q->head = q->tail = 0; }
-static inline int mpd_waitq_empty(const mpd_waitq *q) { return q->head == 0; }
+#define MPD_WAITQ_INIT                                                                             \
+    {                                                                                              \
+        0, 0                                                                                       \
+    }
+static inline void mpd_waitq_init(mpd_waitq *q)
+{
+    q->head = q->tail = 0;
+}
+static inline int mpd_waitq_empty(const mpd_waitq *q)
+{
+    return q->head == 0;
+}
 void mpd_waitq_push(mpd_waitq *q, mpd_proc *p);
-mpd_proc *mpd_waitq_pop(mpd_waitq *q);              /* NULL if empty */
-int mpd_waitq_remove(mpd_waitq *q, mpd_proc *p);    /* 1 if it was there */
+mpd_proc *mpd_waitq_pop(mpd_waitq *q);           /* NULL if empty */
+int mpd_waitq_remove(mpd_waitq *q, mpd_proc *p); /* 1 if it was there */
 /* Appends the caller to q and parks it, releasing lock (may be NULL). */
 void mpd_waitq_wait(mpd_waitq *q, mpd_spinlock *lock);
 /* Like mpd_waitq_wait, but gives up after ms milliseconds.  Returns 0 when
@@ -309,12 +345,21 @@ enum { MPD_MODE_HANDOFF = 0, MPD_MODE_FAST = 1, MPD_MODE_ONE = 2, MPD_MODE_MULTI
 extern long mpd__mode;
 /* One VP (HANDOFF, FAST, ONE): no other OS thread touches processes, and
  * locks protecting process-level data may be skipped. */
-static inline int mpd__mode_one_vp(void) { return mpd__mode != MPD_MODE_MULTI; }
+static inline int mpd__mode_one_vp(void)
+{
+    return mpd__mode != MPD_MODE_MULTI;
+}
 /* One VP and the FIFO scheduler (HANDOFF, FAST): the core's inline fast
  * paths may be taken, with plain loads and stores on the ready queue. */
-static inline int mpd__mode_fast(void) { return mpd__mode <= MPD_MODE_FAST; }
+static inline int mpd__mode_fast(void)
+{
+    return mpd__mode <= MPD_MODE_FAST;
+}
 /* 1 when the runtime has a single VP (public name of mpd__mode_one_vp). */
-static inline int mpd_rt_single(void) { return mpd__mode_one_vp(); }
+static inline int mpd_rt_single(void)
+{
+    return mpd__mode_one_vp();
+}
 
 /* ------------------------------------------------------------------ */
 /* Semaphores                                                          */
@@ -328,7 +373,10 @@ typedef struct mpd_sem {
     long wakeups;
     mpd_waitq q;
 } mpd_sem;
-#define MPD_SEM_INIT(n) { (n), MPD_SPINLOCK_INIT, 0, MPD_WAITQ_INIT }
+#define MPD_SEM_INIT(n)                                                                            \
+    {                                                                                              \
+        (n), MPD_SPINLOCK_INIT, 0, MPD_WAITQ_INIT                                                  \
+    }
 void mpd_sem_init(mpd_sem *s, long n);
 void mpd__sem_wait(mpd_sem *s);
 void mpd__sem_wake(mpd_sem *s);
@@ -373,7 +421,9 @@ int mpd_sem_tryP(mpd_sem *s);
 int mpd_sem_P_timeout(mpd_sem *s, long ms);
 /* Current count (negative: number of waiters). */
 static inline long mpd_sem_value(mpd_sem *s)
-{ return atomic_load_explicit(&s->count, memory_order_relaxed); }
+{
+    return atomic_load_explicit(&s->count, memory_order_relaxed);
+}
 
 /* ------------------------------------------------------------------ */
 /* Time                                                                */
@@ -460,9 +510,9 @@ typedef struct mpd_sched_ops {
     int (*empty)(void *st);
     mpd_proc *(*idle)(void *st);
 } mpd_sched_ops;
-extern const mpd_sched_ops mpd_sched_fifo;    /* one FIFO shared by the VPs */
-extern const mpd_sched_ops mpd_sched_prio;    /* highest priority first, FIFO among equals */
-extern const mpd_sched_ops mpd_sched_steal;   /* per-VP queues, idle VPs steal */
+extern const mpd_sched_ops mpd_sched_fifo;  /* one FIFO shared by the VPs */
+extern const mpd_sched_ops mpd_sched_prio;  /* highest priority first, FIFO among equals */
+extern const mpd_sched_ops mpd_sched_steal; /* per-VP queues, idle VPs steal */
 /* Installs ops on VP vp (-1 = every VP).  Before mpd_rt_main(), or later
  * while only one VP exists (ready processes move over).  0 or -1. */
 int mpd_vp_set_sched(int vp, const mpd_sched_ops *ops);
@@ -475,7 +525,7 @@ mpd_proc **mpd_proc_link(mpd_proc *p);
 /* ------------------------------------------------------------------ */
 
 struct mpd__vp_hot {
-    struct mpd__proc_hot *cur;   /* running process (NULL in the VP loop) */
+    struct mpd__proc_hot *cur; /* running process (NULL in the VP loop) */
 };
 extern _Thread_local struct mpd__vp_hot *mpd__tls_vp;
 /* mpd_maybe_yield() calls left before this VP switches (set by every
@@ -492,7 +542,8 @@ static inline struct mpd__vp_hot *mpd__vp(void)
 #if defined(__x86_64__) && !defined(MPD_NO_TLS_ASM)
     struct mpd__vp_hot *v;
     __asm__ volatile("movq mpd__tls_vp@gottpoff(%%rip), %0\n\t"
-                     "movq %%fs:(%0), %0" : "=r"(v));
+                     "movq %%fs:(%0), %0"
+                     : "=r"(v));
     return v;
 #elif defined(__aarch64__) && !defined(MPD_NO_TLS_ASM)
     struct mpd__vp_hot *v;
@@ -500,7 +551,8 @@ static inline struct mpd__vp_hot *mpd__vp(void)
     __asm__ volatile("mrs %0, tpidr_el0\n\t"
                      "adrp %1, :gottprel:mpd__tls_vp\n\t"
                      "ldr %1, [%1, #:gottprel_lo12:mpd__tls_vp]\n\t"
-                     "ldr %0, [%0, %1]" : "=&r"(v), "=&r"(off));
+                     "ldr %0, [%0, %1]"
+                     : "=&r"(v), "=&r"(off));
     return v;
 #else
     extern struct mpd__vp_hot *mpd__vp_get(void);
@@ -534,7 +586,7 @@ static inline long mpd__slice_off(void)
     return off;
 }
 #else
-long *mpd__slice_ptr(void);     /* the countdown's address (core/vp.c) */
+long *mpd__slice_ptr(void); /* the countdown's address (core/vp.c) */
 #endif
 
 static inline void mpd_maybe_yield(void)
@@ -542,7 +594,11 @@ static inline void mpd_maybe_yield(void)
 #if defined(__x86_64__) && !defined(MPD_NO_TLS_ASM)
     long off = mpd__slice_off();
     __asm__ goto("subq $1, %%fs:(%0)\n\t"
-                 "jle %l[expired]" : : "r"(off) : "cc" : expired);
+                 "jle %l[expired]"
+                 :
+                 : "r"(off)
+                 : "cc"
+                 : expired);
     return;
 expired:
     mpd__slice_expired();
@@ -550,11 +606,14 @@ expired:
     unsigned long off, tp;
     long left;
     __asm__("adrp %0, :gottprel:mpd__tls_slice\n\t"
-            "ldr %0, [%0, #:gottprel_lo12:mpd__tls_slice]" : "=r"(off));
+            "ldr %0, [%0, #:gottprel_lo12:mpd__tls_slice]"
+            : "=r"(off));
     __asm__ volatile("mrs %0, tpidr_el0\n\t"
                      "ldr %1, [%0, %2]\n\t"
                      "sub %1, %1, #1\n\t"
-                     "str %1, [%0, %2]" : "=&r"(tp), "=&r"(left) : "r"(off));
+                     "str %1, [%0, %2]"
+                     : "=&r"(tp), "=&r"(left)
+                     : "r"(off));
     if (__builtin_expect(left <= 0, 0))
         mpd__slice_expired();
 #else

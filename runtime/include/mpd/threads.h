@@ -66,13 +66,13 @@ extern "C" {
 typedef struct mpd_thread mpd_thread_t;
 
 typedef struct {
-    const char *name;       /* copied; NULL = "thread" */
-    size_t stack_size;      /* 0 = runtime default */
-    int priority;           /* PRIORITY policy: larger runs first */
-    int64_t deadline_ns;    /* EDF: absolute, on mpd_now_ns()'s clock; 0 = none */
-    int vp;                 /* home VP; -1 = the VP that forks it */
-    int detached;           /* 1: cannot be joined, freed at exit */
-    int preemptible;        /* 1: may be preempted when the VP has preempt_us > 0 */
+    const char *name;    /* copied; NULL = "thread" */
+    size_t stack_size;   /* 0 = runtime default */
+    int priority;        /* PRIORITY policy: larger runs first */
+    int64_t deadline_ns; /* EDF: absolute, on mpd_now_ns()'s clock; 0 = none */
+    int vp;              /* home VP; -1 = the VP that forks it */
+    int detached;        /* 1: cannot be joined, freed at exit */
+    int preemptible;     /* 1: may be preempted when the VP has preempt_us > 0 */
 } mpd_thread_attr_t;
 
 void mpd_thread_attr_init(mpd_thread_attr_t *a);
@@ -81,16 +81,16 @@ void mpd_thread_attr_init(mpd_thread_attr_t *a);
  * returns when every thread has finished (status of the runtime). */
 int mpd_threads_main(int nvp, void (*main_fn)(void *), void *arg);
 
-int  mpd_thread_fork(mpd_thread_t **t, const mpd_thread_attr_t *a, void *(*fn)(void *), void *arg);
-int  mpd_thread_join(mpd_thread_t *t, void **result);   /* EINVAL if detached, EDEADLK if self */
-int  mpd_thread_detach(mpd_thread_t *t);
+int mpd_thread_fork(mpd_thread_t **t, const mpd_thread_attr_t *a, void *(*fn)(void *), void *arg);
+int mpd_thread_join(mpd_thread_t *t, void **result); /* EINVAL if detached, EDEADLK if self */
+int mpd_thread_detach(mpd_thread_t *t);
 void mpd_thread_yield(void);
 _Noreturn void mpd_thread_exit(void *result);
-mpd_thread_t *mpd_thread_self(void);                      /* NULL outside a thread */
+mpd_thread_t *mpd_thread_self(void); /* NULL outside a thread */
 const char *mpd_thread_name(const mpd_thread_t *t);
-int  mpd_thread_home_vp(const mpd_thread_t *t);
-int  mpd_thread_set_priority(mpd_thread_t *t, int priority);      /* from the next wakeup */
-int  mpd_thread_set_deadline(mpd_thread_t *t, int64_t deadline_ns);
+int mpd_thread_home_vp(const mpd_thread_t *t);
+int mpd_thread_set_priority(mpd_thread_t *t, int priority); /* from the next wakeup */
+int mpd_thread_set_deadline(mpd_thread_t *t, int64_t deadline_ns);
 int64_t mpd_thread_deadline(const mpd_thread_t *t);
 /* Preemption guard for the calling thread (nests). */
 void mpd_thread_preempt_off(void);
@@ -101,25 +101,43 @@ unsigned long mpd_thread_preemptions(void);
 /* ---- mutex: blocks the lightweight thread; ownership is handed to the
  * first waiter on unlock (FIFO among waiters).  Uncontended lock and unlock
  * are one compare-and-swap each.  locked: 0 free, 1 held, 2 held + waiters ---- */
-typedef struct { mpd_spinlock lk; atomic_int locked; mpd_waitq q; } mpd_mutex_t;
-#define MPD_MUTEX_INIT { MPD_SPINLOCK_INIT, 0, MPD_WAITQ_INIT }
+typedef struct {
+    mpd_spinlock lk;
+    atomic_int locked;
+    mpd_waitq q;
+} mpd_mutex_t;
+#define MPD_MUTEX_INIT                                                                             \
+    {                                                                                              \
+        MPD_SPINLOCK_INIT, 0, MPD_WAITQ_INIT                                                       \
+    }
 void mpd_mutex_init(mpd_mutex_t *m);
 void mpd_mutex_lock(mpd_mutex_t *m);
-int  mpd_mutex_trylock(mpd_mutex_t *m);                  /* 0 or EBUSY */
+int mpd_mutex_trylock(mpd_mutex_t *m); /* 0 or EBUSY */
 void mpd_mutex_unlock(mpd_mutex_t *m);
 
 /* ---- spin lock: busy-waits, yielding the VP now and then so a holder on
  * the same VP can run ---- */
-typedef struct { mpd_spinlock s; } mpd_tspin_t;
-#define MPD_TSPIN_INIT { MPD_SPINLOCK_INIT }
+typedef struct {
+    mpd_spinlock s;
+} mpd_tspin_t;
+#define MPD_TSPIN_INIT                                                                             \
+    {                                                                                              \
+        MPD_SPINLOCK_INIT                                                                          \
+    }
 void mpd_tspin_init(mpd_tspin_t *s);
 void mpd_tspin_lock(mpd_tspin_t *s);
-int  mpd_tspin_trylock(mpd_tspin_t *s);
+int mpd_tspin_trylock(mpd_tspin_t *s);
 void mpd_tspin_unlock(mpd_tspin_t *s);
 
 /* ---- condition variable (Mesa semantics: re-check after waking) ---- */
-typedef struct { mpd_spinlock lk; mpd_waitq q; } mpd_cond_t;
-#define MPD_COND_INIT { MPD_SPINLOCK_INIT, MPD_WAITQ_INIT }
+typedef struct {
+    mpd_spinlock lk;
+    mpd_waitq q;
+} mpd_cond_t;
+#define MPD_COND_INIT                                                                              \
+    {                                                                                              \
+        MPD_SPINLOCK_INIT, MPD_WAITQ_INIT                                                          \
+    }
 void mpd_cond_init(mpd_cond_t *c);
 void mpd_cond_wait(mpd_cond_t *c, mpd_mutex_t *m);
 void mpd_cond_signal(mpd_cond_t *c);
@@ -134,24 +152,24 @@ typedef struct mpd_throttle_info mpd_throttle_info_t;
 typedef int (*mpd_throttle_policy_fn)(int vp, const mpd_throttle_info_t *info, void *arg);
 
 typedef struct {
-    int policy;            /* enum mpd_sched_policy */
-    int locality;          /* enum mpd_sched_locality */
-    int migrate;           /* 0/1 */
-    long preempt_us;       /* 0 = non-preemptive */
-    int throttle;          /* 0 = off, else initial window */
-    int throttle_ms;       /* feedback interval (default 10) */
-    mpd_throttle_policy_fn throttle_policy;   /* NULL = default */
+    int policy;                             /* enum mpd_sched_policy */
+    int locality;                           /* enum mpd_sched_locality */
+    int migrate;                            /* 0/1 */
+    long preempt_us;                        /* 0 = non-preemptive */
+    int throttle;                           /* 0 = off, else initial window */
+    int throttle_ms;                        /* feedback interval (default 10) */
+    mpd_throttle_policy_fn throttle_policy; /* NULL = default */
     void *throttle_arg;
 } mpd_sched_attr_t;
 
 struct mpd_throttle_info {
-    int window;                       /* current */
-    long uncommitted;                 /* processed, not yet committed or rolled back */
-    long committed_last, committed_prev;     /* commits in the last / previous interval */
+    int window;                          /* current */
+    long uncommitted;                    /* processed, not yet committed or rolled back */
+    long committed_last, committed_prev; /* commits in the last / previous interval */
     long rolled_back_last;
 };
 
-void mpd_sched_attr_init(mpd_sched_attr_t *a);   /* FIFO, LOCAL, migrate 1, no preemption/throttle */
+void mpd_sched_attr_init(mpd_sched_attr_t *a); /* FIFO, LOCAL, migrate 1, no preemption/throttle */
 /* Install a scheduler object of one's own (mpd/rt.h's mpd_sched_ops: init,
  * put, get, empty, idle) on VP vp (-1 = all) in place of the configurable
  * one -- the paper's install_scheduler(processor, scheduler).  Before start,
@@ -163,21 +181,22 @@ void mpd_sched_attr_init(mpd_sched_attr_t *a);   /* FIFO, LOCAL, migrate 1, no p
  * VPs.  The object's functions run with preemption off.  EINVAL for a NULL
  * ops or a bad vp; EBUSY if the runtime was started without mpd_threads_main. */
 extern const mpd_sched_ops mpd_sched_configurable;
-int  mpd_sched_install_ops(int vp, const mpd_sched_ops *ops);
+int mpd_sched_install_ops(int vp, const mpd_sched_ops *ops);
 /* Swaps of VP vp's scheduler object done so far. */
 unsigned long mpd_sched_object_swaps(int vp);
-int  mpd_sched_install(int vp, const mpd_sched_attr_t *a);   /* before start; vp -1 = all.  EBUSY after */
-int  mpd_sched_set_attr(int vp, const mpd_sched_attr_t *a);  /* at run time; vp -1 = all */
-int  mpd_sched_get_attr(int vp, mpd_sched_attr_t *a);
+int mpd_sched_install(int vp,
+                      const mpd_sched_attr_t *a); /* before start; vp -1 = all.  EBUSY after */
+int mpd_sched_set_attr(int vp, const mpd_sched_attr_t *a); /* at run time; vp -1 = all */
+int mpd_sched_get_attr(int vp, mpd_sched_attr_t *a);
 /* Scheduling decisions and migrations made by VP vp so far. */
 void mpd_sched_stats(int vp, unsigned long *picks, unsigned long *migrations, unsigned long *swaps);
 
-int  mpd_throttle_ok(void);                 /* 1 if the caller's VP is under its window */
+int mpd_throttle_ok(void); /* 1 if the caller's VP is under its window */
 void mpd_throttle_processed(long n);
 void mpd_throttle_committed(long n);
 void mpd_throttle_rolled_back(long n);
-int  mpd_throttle_window(int vp);
-int  mpd_throttle_default_policy(int vp, const mpd_throttle_info_t *info, void *arg);
+int mpd_throttle_window(int vp);
+int mpd_throttle_default_policy(int vp, const mpd_throttle_info_t *info, void *arg);
 
 #ifdef __cplusplus
 }

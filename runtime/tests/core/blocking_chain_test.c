@@ -46,7 +46,10 @@ static void caller(void *a)
     mpd_sem_V(&done);
 }
 
-static intptr_t nothing(void *a) { return (intptr_t)a; }
+static intptr_t nothing(void *a)
+{
+    return (intptr_t)a;
+}
 
 static void body(void *a)
 {
@@ -58,7 +61,8 @@ static void body(void *a)
     pause_ms(20);
     for (int k = 0; k < CHAIN; k++) {
         atomic_store(&ran[k], 0);
-        mpd_proc_create(caller, (void *)(intptr_t)k, NULL);   /* submitted in this order, back to back */
+        mpd_proc_create(caller, (void *)(intptr_t)k,
+                        NULL); /* submitted in this order, back to back */
     }
     for (int k = 0; k < CHAIN; k++)
         mpd_sem_P(&done);
@@ -66,7 +70,10 @@ static void body(void *a)
     mpd_rt_set_exit_status(t_failures ? 1 : 0);
 }
 
-static int nvp_of(int r) { return r % 2 ? 2 : 1; }
+static int nvp_of(int r)
+{
+    return r % 2 ? 2 : 1;
+}
 
 int main(void)
 {

@@ -18,7 +18,7 @@ static long calls;
 static intptr_t quick(void *a)
 {
     if (((intptr_t)a & 7) == 0)
-        sched_yield();   /* widen the window between a completion and its wake */
+        sched_yield(); /* widen the window between a completion and its wake */
     return (intptr_t)a;
 }
 
@@ -42,7 +42,10 @@ static void body(void *a)
         mpd_sem_P(&done);
 }
 
-static int nvp_of(int r) { return r < ROUNDS_1VP ? 1 : 2; }
+static int nvp_of(int r)
+{
+    return r < ROUNDS_1VP ? 1 : 2;
+}
 
 int main(void)
 {

@@ -12,16 +12,41 @@ static int *volatile nowhere;
  * or -1 without a signal, so there the SIGFPE is raised */
 #if defined(__x86_64__)
 static volatile int zero;
-static void divide(void *a) { (void)a; printf("%d\n", 7 / zero); }
+static void divide(void *a)
+{
+    (void)a;
+    printf("%d\n", 7 / zero);
+}
 #define DIVIDE_MSG "RTS abort: integer division by zero in process r.divider"
 #else
-static void divide(void *a) { (void)a; raise(SIGFPE); }
+static void divide(void *a)
+{
+    (void)a;
+    raise(SIGFPE);
+}
 #define DIVIDE_MSG "RTS abort: arithmetic exception in process r.divider"
 #endif
-static void deref(void *a) { (void)a; printf("%d\n", *nowhere); }
-static void bus(void *a) { (void)a; raise(SIGBUS); }
-static void ill(void *a) { (void)a; raise(SIGILL); }
-static void term(void *a) { (void)a; raise(SIGTERM); printf("not reached\n"); }
+static void deref(void *a)
+{
+    (void)a;
+    printf("%d\n", *nowhere);
+}
+static void bus(void *a)
+{
+    (void)a;
+    raise(SIGBUS);
+}
+static void ill(void *a)
+{
+    (void)a;
+    raise(SIGILL);
+}
+static void term(void *a)
+{
+    (void)a;
+    raise(SIGTERM);
+    printf("not reached\n");
+}
 
 static void (*which)(void *);
 static const char *which_name;
@@ -29,7 +54,7 @@ static const char *which_name;
 static void body(void *arg)
 {
     (void)arg;
-    printf("written first");             /* no newline: still buffered */
+    printf("written first"); /* no newline: still buffered */
     mpd_proc_attr at = MPD_PROC_ATTR_INIT;
     at.name = which_name;
     mpd_proc_create(which, NULL, &at);
@@ -56,7 +81,8 @@ int main(void)
         expect(divide, "r.divider", nvp, 1, DIVIDE_MSG);
         expect(deref, "r.reader", nvp, 1,
                "RTS abort: segmentation fault (invalid memory reference) in process r.reader");
-        expect(bus, "r.bus", nvp, 1, "RTS abort: bus error (invalid memory access) in process r.bus");
+        expect(bus, "r.bus", nvp, 1,
+               "RTS abort: bus error (invalid memory access) in process r.bus");
         expect(ill, "r.ill", nvp, 1, "RTS abort: illegal instruction in process r.ill");
         expect(term, "r.term", nvp, 256 + SIGTERM, "written first");
     }

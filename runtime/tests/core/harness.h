@@ -11,9 +11,22 @@
 #include "mpd/rt.h"
 
 static int t_failures;
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); t_failures++; } } while (0)
-#define CHECK_EQ(a, b) do { long long _a = (long long)(a), _b = (long long)(b); if (_a != _b) { \
-    fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld != %lld)\n", __FILE__, __LINE__, #a, #b, _a, _b); t_failures++; } } while (0)
+#define CHECK(c)                                                                                   \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);                  \
+            t_failures++;                                                                          \
+        }                                                                                          \
+    } while (0)
+#define CHECK_EQ(a, b)                                                                             \
+    do {                                                                                           \
+        long long _a = (long long)(a), _b = (long long)(b);                                        \
+        if (_a != _b) {                                                                            \
+            fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld != %lld)\n", __FILE__, __LINE__,  \
+                    #a, #b, _a, _b);                                                               \
+            t_failures++;                                                                          \
+        }                                                                                          \
+    } while (0)
 
 /* n divided by $MPD_TEST_DIV (default 1): slow builds (sanitizers, qemu)
  * run the long loops shorter. */
@@ -31,14 +44,17 @@ __attribute__((unused)) static int run_child(void (*body)(void *), void *arg, in
 {
     char path[] = "/tmp/mpdrt-test-XXXXXX";
     int fd = mkstemp(path);
-    if (fd < 0) { perror("mkstemp"); exit(2); }
+    if (fd < 0) {
+        perror("mkstemp");
+        exit(2);
+    }
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
         dup2(fd, 1);
         dup2(fd, 2);
         mpd_rt_set_nvp(nvp);
-        char *argv[] = { (char *)"child", NULL };
+        char *argv[] = {(char *)"child", NULL};
         int rc = mpd_rt_main(1, argv, body, arg);
         fflush(NULL);
         _exit(rc);
@@ -52,10 +68,12 @@ __attribute__((unused)) static int run_child(void (*body)(void *), void *arg, in
         size_t k;
         while (f && (k = fread(b + n, 1, cap - n - 1, f)) > 0) {
             n += k;
-            if (n + 1 == cap) b = realloc(b, cap *= 2);
+            if (n + 1 == cap)
+                b = realloc(b, cap *= 2);
         }
         b[n] = 0;
-        if (f) fclose(f);
+        if (f)
+            fclose(f);
         *out = b;
     }
     close(fd);
@@ -67,8 +85,8 @@ __attribute__((unused)) static int run_child(void (*body)(void *), void *arg, in
  * run_child), with nvp_of(round) VPs; a round that does not exit 0 is a
  * failed check, reported with its output (SIGALRM: the body's alarm went
  * off, i.e. it hung: `hung` says what that means). */
-__attribute__((unused)) static void t_run_rounds(void (*body)(void *), int rounds, int (*nvp_of)(int),
-                                             const char *hung)
+__attribute__((unused)) static void t_run_rounds(void (*body)(void *), int rounds,
+                                                 int (*nvp_of)(int), const char *hung)
 {
     for (int r = 0; r < rounds; r++) {
         char *out = NULL;
@@ -76,7 +94,8 @@ __attribute__((unused)) static void t_run_rounds(void (*body)(void *), int round
         int rc = run_child(body, NULL, nvp, &out);
         if (rc != 0)
             fprintf(stderr, "round %d (%d VPs): status %d%s%s\n%s", r, nvp, rc,
-                    rc == 256 + SIGALRM ? " " : "", rc == 256 + SIGALRM ? hung : "", out ? out : "");
+                    rc == 256 + SIGALRM ? " " : "", rc == 256 + SIGALRM ? hung : "",
+                    out ? out : "");
         CHECK_EQ(rc, 0);
         free(out);
     }

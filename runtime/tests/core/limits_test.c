@@ -14,7 +14,11 @@ static int deep(int n)
     sink = pad[0];
     return deep(n + 1) + pad[0];
 }
-static void overflow_proc(void *a) { (void)a; sink = deep(0); }
+static void overflow_proc(void *a)
+{
+    (void)a;
+    sink = deep(0);
+}
 __attribute__((unused)) static void body_overflow(void *arg)
 {
     (void)arg;
@@ -26,7 +30,11 @@ __attribute__((unused)) static void body_overflow(void *arg)
 }
 
 static mpd_sem never;
-static void sleeper(void *a) { (void)a; mpd_sem_P(&never); }
+static void sleeper(void *a)
+{
+    (void)a;
+    mpd_sem_P(&never);
+}
 static void body_many(void *arg)
 {
     (void)arg;
@@ -38,7 +46,11 @@ static void body_many(void *arg)
 /* Exactly MPD_MAX_PROCS processes besides main: the main process does not
  * count, on any number of VPs. */
 static mpd_sem exact_go;
-static void exact_proc(void *a) { (void)a; mpd_sem_P(&exact_go); }
+static void exact_proc(void *a)
+{
+    (void)a;
+    mpd_sem_P(&exact_go);
+}
 static void body_exact(void *arg)
 {
     long n = (long)(intptr_t)arg;
@@ -64,7 +76,7 @@ __attribute__((unused)) static void body_nomem(void *arg)
     (void)arg;
     mpd_proc_attr at = MPD_PROC_ATTR_INIT;
     at.name = "res.big";
-    at.stack_size = (size_t)1 << 60;      /* more than any address space */
+    at.stack_size = (size_t)1 << 60; /* more than any address space */
     mpd_proc_create(overflow_proc, NULL, &at);
     printf("not reached\n");
 }
@@ -73,7 +85,12 @@ __attribute__((unused)) static void body_nomem(void *arg)
  * guard pages (two kernel mappings per stack) that is past the kernel's
  * limit and must be a clear error; with Linux 6.13 guard regions it works. */
 static mpd_sem live_go, live_done;
-static void live_proc(void *a) { (void)a; mpd_sem_P(&live_go); mpd_sem_V(&live_done); }
+static void live_proc(void *a)
+{
+    (void)a;
+    mpd_sem_P(&live_go);
+    mpd_sem_V(&live_done);
+}
 __attribute__((unused)) static void body_live(void *arg)
 {
     long n = (long)(intptr_t)arg;
@@ -83,7 +100,7 @@ __attribute__((unused)) static void body_live(void *arg)
     at.name = "res.many";
     at.stack_size = 16384;
     at.detached = 1;
-    for (long i = 0; i < n; i++)       /* one VP: all exist before any runs */
+    for (long i = 0; i < n; i++) /* one VP: all exist before any runs */
         mpd_proc_create(live_proc, NULL, &at);
     for (long i = 0; i < n; i++)
         mpd_sem_V(&live_go);
@@ -110,7 +127,8 @@ __attribute__((unused)) static int have_guard_regions(void)
     long ps = sysconf(_SC_PAGESIZE);
     char *g = mmap(NULL, (size_t)ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     int fd[2], ok = 0;
-    if (g != MAP_FAILED && madvise(g, (size_t)ps, 102 /* MADV_GUARD_INSTALL */) == 0 && pipe(fd) == 0) {
+    if (g != MAP_FAILED && madvise(g, (size_t)ps, 102 /* MADV_GUARD_INSTALL */) == 0 &&
+        pipe(fd) == 0) {
         ok = write(fd[1], g, 1) < 0 && errno == EFAULT;
         close(fd[0]);
         close(fd[1]);
@@ -124,10 +142,11 @@ static void check_env_error(const char *var, const char *val, const char *msg)
 {
     char *out;
     setenv(var, val, 1);
-    int rc = run_child(body_many, NULL, 0, &out);   /* 0: VPs from the environment */
+    int rc = run_child(body_many, NULL, 0, &out); /* 0: VPs from the environment */
     CHECK_EQ(rc, 1);
     CHECK(strstr(out, msg) != NULL);
-    if (!strstr(out, msg)) fprintf(stderr, "%s=%s gave:\n%s\n", var, val, out);
+    if (!strstr(out, msg))
+        fprintf(stderr, "%s=%s gave:\n%s\n", var, val, out);
     free(out);
     unsetenv(var);
 }
@@ -136,7 +155,7 @@ static void check_env_error(const char *var, const char *val, const char *msg)
 static void check_nvp_runs(const char *want)
 {
     char *out;
-    int rc = run_child(body_nvp, NULL, 0, &out);    /* 0: VPs from the environment */
+    int rc = run_child(body_nvp, NULL, 0, &out); /* 0: VPs from the environment */
     CHECK_EQ(rc, 0);
     CHECK(strstr(out, want) != NULL);
     free(out);
@@ -150,7 +169,8 @@ int main(void)
     CHECK_EQ(rc, 1);
     CHECK(strstr(out, "start\n") == out);
     CHECK(strstr(out, "RTS abort: stack overflow in process res.deep") != NULL);
-    if (t_failures) fprintf(stderr, "got:\n%s", out);
+    if (t_failures)
+        fprintf(stderr, "got:\n%s", out);
     free(out);
     rc = run_child(body_overflow, NULL, 2, &out);
     CHECK_EQ(rc, 1);
@@ -174,17 +194,19 @@ int main(void)
     }
     unsetenv("MPD_MAX_PROCS");
 
-    check_env_error("MPD_PARALLEL", "zero", "RTS abort: bad MPD_PARALLEL=\"zero\": expected a number from 0 to");
+    check_env_error("MPD_PARALLEL", "zero",
+                    "RTS abort: bad MPD_PARALLEL=\"zero\": expected a number from 0 to");
     check_env_error("MPD_PARALLEL", "-1", "bad MPD_PARALLEL=\"-1\"");
-    setenv("MPD_PARALLEL", "0", 1);          /* 0 is the default: one VP */
+    setenv("MPD_PARALLEL", "0", 1); /* 0 is the default: one VP */
     check_nvp_runs("nvp 1\n");
     unsetenv("MPD_PARALLEL");
-    check_env_error("MPD_SCHED", "lottery", "bad MPD_SCHED=\"lottery\": expected fifo, prio or steal");
+    check_env_error("MPD_SCHED", "lottery",
+                    "bad MPD_SCHED=\"lottery\": expected fifo, prio or steal");
     check_env_error("MPD_STACK_SIZE", "12", "bad MPD_STACK_SIZE=\"12\"");
     check_env_error("MPD_SLICE", "-3", "bad MPD_SLICE=\"-3\"");
     check_env_error("MPD_IDLE_SPIN", "-1", "bad MPD_IDLE_SPIN=\"-1\": expected a number from 0 to");
     check_env_error("MPD_IDLE_SPIN", "often", "bad MPD_IDLE_SPIN=\"often\"");
-    setenv("MPD_PARALLEL", "3", 1);          /* idle VPs that never spin still start and stop */
+    setenv("MPD_PARALLEL", "3", 1); /* idle VPs that never spin still start and stop */
     setenv("MPD_IDLE_SPIN", "0", 1);
     check_nvp_runs("nvp 3\n");
     unsetenv("MPD_IDLE_SPIN");
@@ -192,8 +214,10 @@ int main(void)
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
     rc2 = run_child(body_nomem, NULL, 1, &out);
     CHECK_EQ(rc2, 1);
-    CHECK(strstr(out, "RTS abort: out of memory: cannot map a 1152921504606846976-byte stack for process res.big") != NULL);
-    if (rc2 != 1) fprintf(stderr, "nomem gave:\n%s\n", out);
+    CHECK(strstr(out, "RTS abort: out of memory: cannot map a 1152921504606846976-byte stack for "
+                      "process res.big") != NULL);
+    if (rc2 != 1)
+        fprintf(stderr, "nomem gave:\n%s\n", out);
     free(out);
 #endif
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
@@ -212,7 +236,9 @@ int main(void)
             CHECK(strstr(out, "stack for process res.many") != NULL);
             CHECK(strstr(out, "vm.max_map_count") != NULL);
         }
-        if (t_failures) fprintf(stderr, "%ld live processes (max_map_count %ld) gave %d:\n%.2000s\n", n, lim, rc2, out);
+        if (t_failures)
+            fprintf(stderr, "%ld live processes (max_map_count %ld) gave %d:\n%.2000s\n", n, lim,
+                    rc2, out);
         free(out);
     }
 #endif

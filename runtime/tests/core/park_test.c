@@ -16,7 +16,7 @@ static void put(long v)
 {
     mpd_spin_lock(&lk);
     while (count == CAP) {
-        mpd_waitq_wait(&not_full, &lk);   /* releases lk once switched out */
+        mpd_waitq_wait(&not_full, &lk); /* releases lk once switched out */
         mpd_spin_lock(&lk);
     }
     buf[(head + count++) % CAP] = v;
@@ -91,9 +91,9 @@ static void body(void *arg)
 
     if (mpd_nvp() == 1) {
         sleeper_p = mpd_proc_create(sleeper, NULL, NULL);
-        mpd_yield();                      /* let it park */
+        mpd_yield(); /* let it park */
         trace[tl++] = 'm';
-        mpd_unpark_handoff(sleeper_p);    /* runs now: 's' before the next 'm' */
+        mpd_unpark_handoff(sleeper_p); /* runs now: 's' before the next 'm' */
         trace[tl++] = 'm';
         CHECK(!strcmp(trace, "msm"));
         CHECK_EQ(mpd_proc_join(sleeper_p, NULL), 0);
@@ -119,11 +119,12 @@ static void body(void *arg)
 
 int main(void)
 {
-    int vps[] = { 1, 3 };
+    int vps[] = {1, 3};
     for (unsigned i = 0; i < 2; i++) {
         char *out;
         int rc = run_child(body, NULL, vps[i], &out);
-        if (rc) fprintf(stderr, "with %d VPs: status %d, output:\n%s\n", vps[i], rc, out);
+        if (rc)
+            fprintf(stderr, "with %d VPs: status %d, output:\n%s\n", vps[i], rc, out);
         CHECK_EQ(rc, 0);
         free(out);
     }

@@ -7,8 +7,15 @@
 
 static char order[64];
 static int olen;
-static void note(char c) { order[olen++] = c; order[olen] = 0; }
-static void noter(void *a) { note((char)(intptr_t)a); }
+static void note(char c)
+{
+    order[olen++] = c;
+    order[olen] = 0;
+}
+static void noter(void *a)
+{
+    note((char)(intptr_t)a);
+}
 
 static void spawn(char c, int prio)
 {
@@ -29,15 +36,19 @@ static void main_one(void *arg)
 {
     (void)arg;
     mpd_proc_set_priority(mpd_self(), 10);
-    spawn('a', 1); spawn('b', 5); spawn('c', 3); spawn('d', 5); spawn('e', 10);
-    mpd_proc_set_priority(mpd_self(), 20);    /* raising: no yield */
+    spawn('a', 1);
+    spawn('b', 5);
+    spawn('c', 3);
+    spawn('d', 5);
+    spawn('e', 10);
+    mpd_proc_set_priority(mpd_self(), 20); /* raising: no yield */
     CHECK(!strcmp(order, ""));
-    mpd_proc_set_priority(mpd_self(), 4);     /* e (10), b, d (5) go first */
+    mpd_proc_set_priority(mpd_self(), 4); /* e (10), b, d (5) go first */
     CHECK(!strcmp(order, "ebd"));
     note('M');
-    mpd_proc_set_priority(mpd_self(), 3);     /* c, equal now, goes first */
+    mpd_proc_set_priority(mpd_self(), 3); /* c, equal now, goes first */
     CHECK(!strcmp(order, "ebdMc"));
-    mpd_proc_set_priority(mpd_self(), 3);     /* unchanged: no yield */
+    mpd_proc_set_priority(mpd_self(), 3); /* unchanged: no yield */
     mpd_yield();
     CHECK(!strcmp(order, "ebdMca"));
 
@@ -45,14 +56,14 @@ static void main_one(void *arg)
     olen = 0;
     order[0] = 0;
     mpd_sem_init(&gate, 0);
-    static const int prios[] = { 2, 7, 2, 9 };
+    static const int prios[] = {2, 7, 2, 9};
     for (int i = 0; i < 4; i++) {
         mpd_proc_attr at = MPD_PROC_ATTR_INIT;
         at.detached = 1;
         at.priority = prios[i];
         mpd_proc_create(waiter, (void *)(intptr_t)('p' + i), &at);
     }
-    mpd_proc_set_priority(mpd_self(), 0);     /* let them all block */
+    mpd_proc_set_priority(mpd_self(), 0); /* let them all block */
     for (int i = 0; i < 4; i++)
         mpd_sem_V(&gate);
     CHECK(!strcmp(order, ""));
@@ -98,12 +109,14 @@ int main(void)
 {
     char *out;
     int rc = run_child(main_one, NULL, 1, &out);
-    if (rc) fprintf(stderr, "child output:\n%s\n", out);
+    if (rc)
+        fprintf(stderr, "child output:\n%s\n", out);
     CHECK_EQ(rc, 0);
     free(out);
     for (int nvp = 2; nvp <= 4; nvp += 2) {
         rc = run_child(main_mvp, NULL, nvp, &out);
-        if (rc) fprintf(stderr, "child output (%d VPs):\n%s\n", nvp, out);
+        if (rc)
+            fprintf(stderr, "child output (%d VPs):\n%s\n", nvp, out);
         CHECK_EQ(rc, 0);
         free(out);
     }

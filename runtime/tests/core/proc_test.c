@@ -3,7 +3,11 @@
 
 static char order[64];
 static int olen;
-static void note(char c) { order[olen++] = c; order[olen] = 0; }
+static void note(char c)
+{
+    order[olen++] = c;
+    order[olen] = 0;
+}
 
 static void letter(void *a)
 {
@@ -13,8 +17,14 @@ static void letter(void *a)
     note((char)(c - 'a' + 'A'));
 }
 
-static void *ret_val(void *a) { return a; }
-static void joined(void *a) { mpd_proc_exit(ret_val(a)); }
+static void *ret_val(void *a)
+{
+    return a;
+}
+static void joined(void *a)
+{
+    mpd_proc_exit(ret_val(a));
+}
 
 static void loc_proc(void *a)
 {
@@ -78,10 +88,10 @@ static void main_one(void *arg)
      * creator queues behind processes that were already ready */
     olen = 0;
     order[0] = 0;
-    mpd_proc_create(letter, (void *)(intptr_t)'a', &at);    /* ready, not running */
+    mpd_proc_create(letter, (void *)(intptr_t)'a', &at); /* ready, not running */
     mpd_proc_attr rn = at;
     rn.run_now = 1;
-    mpd_proc_create(letter, (void *)(intptr_t)'b', &rn);    /* b runs now, yields */
+    mpd_proc_create(letter, (void *)(intptr_t)'b', &rn); /* b runs now, yields */
     note('m');
     mpd_yield();
     mpd_yield();
@@ -153,7 +163,11 @@ static void main_join_mvp(void *arg)
  * priority and the memory as udata, and hands the VP back to its parked
  * creator as it ends (with another process of its priority ready first:
  * FIFO order among equals). */
-typedef struct sh_mem { mpd_proc *creator; int value; char tag; } sh_mem;
+typedef struct sh_mem {
+    mpd_proc *creator;
+    int value;
+    char tag;
+} sh_mem;
 static mpd_spinlock sh_lk = MPD_SPINLOCK_INIT;
 static void sh_child(void *arg)
 {
@@ -164,12 +178,16 @@ static void sh_child(void *arg)
     if (mpd_nvp() == 1) {
         note(m->tag);
     } else {
-        mpd_spin_lock(&sh_lk);      /* the creator is parked */
+        mpd_spin_lock(&sh_lk); /* the creator is parked */
         mpd_spin_unlock(&sh_lk);
     }
     mpd_proc_exit_to(m->creator);
 }
-static void sh_other(void *a) { (void)a; note('x'); }
+static void sh_other(void *a)
+{
+    (void)a;
+    note('x');
+}
 static void main_spawn_here(void *arg)
 {
     (void)arg;
@@ -189,10 +207,10 @@ static void main_spawn_here(void *arg)
         m->tag = 'c';
         if (p)
             mpd_proc_launch(p);
-        if (one && k % 3 == 0) {    /* another ready process: exit_to queues us */
+        if (one && k % 3 == 0) { /* another ready process: exit_to queues us */
             mpd_proc_attr at = MPD_PROC_ATTR_INIT;
             at.detached = 1;
-            at.priority = 3;        /* FIFO among equals; a lower one would go after us */
+            at.priority = 3; /* FIFO among equals; a lower one would go after us */
             mpd_proc_create(sh_other, NULL, &at);
         }
         mpd_park(one ? NULL : &sh_lk);
@@ -204,30 +222,38 @@ static void main_spawn_here(void *arg)
     mpd_rt_set_exit_status(t_failures ? 3 : 0);
 }
 
-static void main_exit(void *a) { (void)a; printf("before"); mpd_exit(7); }
+static void main_exit(void *a)
+{
+    (void)a;
+    printf("before");
+    mpd_exit(7);
+}
 
 int main(void)
 {
     char *out;
     int rc = run_child(main_one, NULL, 1, &out);
-    if (rc) fprintf(stderr, "child output:\n%s\n", out);
+    if (rc)
+        fprintf(stderr, "child output:\n%s\n", out);
     CHECK_EQ(rc, 0);
     free(out);
     for (int nvp = 2; nvp <= 4; nvp += 2) {
         rc = run_child(main_join_mvp, NULL, nvp, &out);
-        if (rc) fprintf(stderr, "child output (%d VPs):\n%s\n", nvp, out);
+        if (rc)
+            fprintf(stderr, "child output (%d VPs):\n%s\n", nvp, out);
         CHECK_EQ(rc, 0);
         free(out);
     }
     for (int nvp = 1; nvp <= 2; nvp++) {
         rc = run_child(main_spawn_here, NULL, nvp, &out);
-        if (rc) fprintf(stderr, "child output (spawn_here, %d VPs):\n%s\n", nvp, out);
+        if (rc)
+            fprintf(stderr, "child output (spawn_here, %d VPs):\n%s\n", nvp, out);
         CHECK_EQ(rc, 0);
         free(out);
     }
     rc = run_child(main_exit, NULL, 1, &out);
     CHECK_EQ(rc, 7);
-    CHECK(!strcmp(out, "before"));   /* stdout flushed by mpd_exit */
+    CHECK(!strcmp(out, "before")); /* stdout flushed by mpd_exit */
     free(out);
     return t_done("proc_test");
 }

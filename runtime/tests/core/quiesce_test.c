@@ -15,7 +15,7 @@ static void body_deadlock(void *arg)
 {
     (void)arg;
     mpd_sem_init(&never, 0);
-    const char *names[] = { "deadlock.a", "deadlock.b", "deadlock.c" };
+    const char *names[] = {"deadlock.a", "deadlock.b", "deadlock.c"};
     for (int i = 0; i < 3; i++) {
         mpd_proc_attr at = MPD_PROC_ATTR_INIT;
         at.name = names[i];
@@ -45,12 +45,17 @@ static void body_with_hook(void *arg)
         body_deadlock(NULL);
 }
 
-static void napper(void *a) { (void)a; mpd_nap(30); printf("napped\n"); }
+static void napper(void *a)
+{
+    (void)a;
+    mpd_nap(30);
+    printf("napped\n");
+}
 static void body_nap(void *arg)
 {
     (void)arg;
     mpd_rt_set_quiesce_hook(final_hook, NULL);
-    mpd_proc_create(napper, NULL, NULL);  /* a pending timer is no deadlock */
+    mpd_proc_create(napper, NULL, NULL); /* a pending timer is no deadlock */
 }
 
 int main(void)
@@ -62,7 +67,8 @@ int main(void)
                        "RTS warning: blocked process: deadlock.c : file deadlock.mpd, line 28\n"
                        "RTS warning: blocked process: deadlock.b : file deadlock.mpd, line 27\n"
                        "RTS warning: blocked process: deadlock.a : file deadlock.mpd, line 26\n"));
-    if (t_failures) fprintf(stderr, "got:\n%s", out);
+    if (t_failures)
+        fprintf(stderr, "got:\n%s", out);
     free(out);
 
     rc = run_child(body_with_hook, NULL, 2, &out);
@@ -72,7 +78,8 @@ int main(void)
 
     rc = run_child(body_with_hook, (void *)1, 2, &out);
     CHECK_EQ(rc, 5);
-    const char *want = "main done\nfinal all_done=0\nfinal done\nRTS warning: blocked process: deadlock.c";
+    const char *want =
+        "main done\nfinal all_done=0\nfinal done\nRTS warning: blocked process: deadlock.c";
     CHECK(!strncmp(out, want, strlen(want)));
     free(out);
 
@@ -83,7 +90,8 @@ int main(void)
                        "RTS warning: blocked process: deadlock.c : file deadlock.mpd, line 28\n"
                        "RTS warning: blocked process: deadlock.b : file deadlock.mpd, line 27\n"
                        "RTS warning: blocked process: deadlock.a : file deadlock.mpd, line 26\n"));
-    if (t_failures) fprintf(stderr, "got:\n%s", out);
+    if (t_failures)
+        fprintf(stderr, "got:\n%s", out);
     free(out);
     unsetenv("HANG_FINAL");
 

@@ -5,14 +5,21 @@
 static char order[32];
 static int olen;
 static mpd_sem done;
-static void mark(void *a) { order[olen++] = (char)(intptr_t)a; mpd_sem_V(&done); }
+static void mark(void *a)
+{
+    order[olen++] = (char)(intptr_t)a;
+    mpd_sem_V(&done);
+}
 
 static void body_prio(void *arg)
 {
     (void)arg;
     mpd_sem_init(&done, 0);
     CHECK_EQ(mpd_vp_set_sched(0, &mpd_sched_prio), 0);
-    struct { char c; int pr; } ps[] = { { 'a', 1 }, { 'b', 5 }, { 'c', 1 }, { 'd', 9 }, { 'e', 5 } };
+    struct {
+        char c;
+        int pr;
+    } ps[] = {{'a', 1}, {'b', 5}, {'c', 1}, {'d', 9}, {'e', 5}};
     for (int i = 0; i < 5; i++) {
         mpd_proc_attr at = MPD_PROC_ATTR_INIT;
         at.detached = 1;
@@ -83,13 +90,15 @@ int main(void)
 {
     char *out;
     int rc = run_child(body_prio, NULL, 1, &out);
-    if (rc) fprintf(stderr, "prio: %s\n", out);
+    if (rc)
+        fprintf(stderr, "prio: %s\n", out);
     CHECK_EQ(rc, 0);
     free(out);
 
     setenv("MPD_SCHED", "steal", 1);
     rc = run_child(body_steal, NULL, 2, &out);
-    if (rc) fprintf(stderr, "steal: %s\n", out);
+    if (rc)
+        fprintf(stderr, "steal: %s\n", out);
     CHECK_EQ(rc, 0);
     free(out);
     unsetenv("MPD_SCHED");
@@ -97,7 +106,8 @@ int main(void)
     rc = run_child(body_slice, (void *)(intptr_t)2, 1, &out);
     CHECK_EQ(rc, 0);
     CHECK(!strcmp(out, "xxyyxxyyxxyy"));
-    if (t_failures) fprintf(stderr, "slice 2: %s\n", out);
+    if (t_failures)
+        fprintf(stderr, "slice 2: %s\n", out);
     free(out);
     rc = run_child(body_slice, (void *)(intptr_t)0, 1, &out);
     CHECK(!strcmp(out, "xxxxxxyyyyyy"));

@@ -4,7 +4,7 @@
 
 #define NWORK 4
 static mpd_sem mutex, done, ping, pong;
-static long counter;          /* protected by mutex */
+static long counter; /* protected by mutex */
 static long iters;
 
 static void worker(void *a)
@@ -12,7 +12,7 @@ static void worker(void *a)
     (void)a;
     for (long i = 0; i < iters; i++) {
         mpd_sem_P(&mutex);
-        long c = counter;     /* a lost update shows up as a wrong total */
+        long c = counter; /* a lost update shows up as a wrong total */
         if ((i & 63) == 0)
             mpd_yield();
         counter = c + 1;
@@ -90,7 +90,7 @@ static void body(void *arg)
     CHECK(!mpd_sem_tryP(&s));
     CHECK_EQ(mpd_sem_value(&s), 0);
 
-    if (nvp == 1) {   /* waiters are released first come, first served */
+    if (nvp == 1) { /* waiters are released first come, first served */
         mpd_sem_init(&gate, 0);
         for (char c = 'a'; c <= 'e'; c++)
             mpd_proc_create(waiter, (void *)(intptr_t)c, &at);
@@ -107,11 +107,12 @@ static void body(void *arg)
 
 int main(void)
 {
-    int vps[] = { 1, 2, 4 };
+    int vps[] = {1, 2, 4};
     for (unsigned i = 0; i < sizeof vps / sizeof *vps; i++) {
         char *out;
         int rc = run_child(body, NULL, vps[i], &out);
-        if (rc) fprintf(stderr, "with %d VPs: status %d, output:\n%s\n", vps[i], rc, out);
+        if (rc)
+            fprintf(stderr, "with %d VPs: status %d, output:\n%s\n", vps[i], rc, out);
         CHECK_EQ(rc, 0);
         free(out);
     }

@@ -32,15 +32,29 @@ static void right(void *arg)
 /* Many producers V one semaphore that many consumers P. */
 static mpd_sem shared;
 static atomic_long consumed;
-static void producer(void *arg) { long n = (long)(intptr_t)arg; for (long k = 0; k < n; k++) mpd_sem_V(&shared); mpd_sem_V(&done); }
-static void consumer(void *arg) { long n = (long)(intptr_t)arg; for (long k = 0; k < n; k++) { mpd_sem_P(&shared); atomic_fetch_add_explicit(&consumed, 1, memory_order_relaxed); } mpd_sem_V(&done); }
+static void producer(void *arg)
+{
+    long n = (long)(intptr_t)arg;
+    for (long k = 0; k < n; k++)
+        mpd_sem_V(&shared);
+    mpd_sem_V(&done);
+}
+static void consumer(void *arg)
+{
+    long n = (long)(intptr_t)arg;
+    for (long k = 0; k < n; k++) {
+        mpd_sem_P(&shared);
+        atomic_fetch_add_explicit(&consumed, 1, memory_order_relaxed);
+    }
+    mpd_sem_V(&done);
+}
 
 static void body(void *arg)
 {
     (void)arg;
     mpd_proc_attr at = MPD_PROC_ATTR_INIT;
     at.detached = 1;
-    per_pair = t_scaled(250000);      /* 8 pairs x 2 handoffs x 250000 = 4M P/V pairs */
+    per_pair = t_scaled(250000); /* 8 pairs x 2 handoffs x 250000 = 4M P/V pairs */
     mpd_sem_init(&done, 0);
     for (int i = 0; i < NPAIRS; i++) {
         mpd_sem_init(&a[i], 0);
@@ -71,11 +85,12 @@ static void body(void *arg)
 
 int main(void)
 {
-    int vps[] = { 2, 4 };
+    int vps[] = {2, 4};
     for (unsigned i = 0; i < sizeof vps / sizeof *vps; i++) {
         char *out;
         int rc = run_child(body, NULL, vps[i], &out);
-        if (rc) fprintf(stderr, "with %d VPs: status %d, output:\n%s\n", vps[i], rc, out);
+        if (rc)
+            fprintf(stderr, "with %d VPs: status %d, output:\n%s\n", vps[i], rc, out);
         CHECK_EQ(rc, 0);
         free(out);
     }

@@ -9,7 +9,7 @@
 static char order[16];
 static atomic_int olen;
 static mpd_sem done;
-static int64_t due[8];          /* each napper's deadline, by ms / 10 */
+static int64_t due[8]; /* each napper's deadline, by ms / 10 */
 
 static void napper(void *a)
 {
@@ -32,10 +32,27 @@ static int in_deadline_order(void)
 }
 
 static int pfd[2];
-static intptr_t do_read(void *buf) { return read(pfd[0], buf, 5); }
-static intptr_t do_fail(void *a) { (void)a; errno = EBADF; return -1; }
+static intptr_t do_read(void *buf)
+{
+    return read(pfd[0], buf, 5);
+}
+static intptr_t do_fail(void *a)
+{
+    (void)a;
+    errno = EBADF;
+    return -1;
+}
 static volatile int others_ran;
-static void other(void *a) { (void)a; for (int i = 0; i < 5; i++) { mpd_nap(5); others_ran++; } if (write(pfd[1], "hello", 5) != 5) abort(); }
+static void other(void *a)
+{
+    (void)a;
+    for (int i = 0; i < 5; i++) {
+        mpd_nap(5);
+        others_ran++;
+    }
+    if (write(pfd[1], "hello", 5) != 5)
+        abort();
+}
 
 static void body(void *arg)
 {
@@ -44,14 +61,14 @@ static void body(void *arg)
     at.detached = 1;
     mpd_sem_init(&done, 0);
     long t0 = mpd_rt_age_ms();
-    int ms[] = { 50, 10, 30, 20, 40 };
+    int ms[] = {50, 10, 30, 20, 40};
     for (int i = 0; i < 5; i++)
         mpd_proc_create(napper, (void *)(intptr_t)ms[i], &at);
     for (int i = 0; i < 5; i++)
         mpd_sem_P(&done);
     long dt = mpd_rt_age_ms() - t0;
     CHECK_EQ(atomic_load(&olen), 5);
-    if (mpd_nvp() == 1)   /* several VPs may run two due nappers at once */
+    if (mpd_nvp() == 1) /* several VPs may run two due nappers at once */
         CHECK(in_deadline_order());
     CHECK(dt >= 50);
     CHECK(dt < 5000);
@@ -59,7 +76,7 @@ static void body(void *arg)
     /* the reader waits on a helper thread while `other` keeps running */
     CHECK(pipe(pfd) == 0);
     mpd_proc_create(other, NULL, &at);
-    char buf[8] = { 0 };
+    char buf[8] = {0};
     intptr_t n = mpd_blocking_call(do_read, buf, NULL);
     CHECK_EQ(n, 5);
     CHECK(!memcmp(buf, "hello", 5));
@@ -75,7 +92,11 @@ static void body(void *arg)
  * switch, and picking the next process fires due timers under that lock:
  * the VP deadlocked on itself. */
 static atomic_int b_running;
-static void overdue_napper(void *a) { (void)a; mpd_nap(1); }
+static void overdue_napper(void *a)
+{
+    (void)a;
+    mpd_nap(1);
+}
 static void busy_ms(void *a)
 {
     atomic_store(&b_running, 1);
@@ -86,17 +107,17 @@ static void busy_ms(void *a)
 static void body_overdue(void *arg)
 {
     (void)arg;
-    alarm(20);                                /* a hang fails the test */
+    alarm(20); /* a hang fails the test */
     mpd_proc_attr at = MPD_PROC_ATTR_INIT;
     at.detached = 1;
     for (int round = 0; round < 3; round++) {
         atomic_store(&b_running, 0);
-        mpd_proc_create(busy_ms, (void *)(intptr_t)40, &at);   /* the other VP: busy */
+        mpd_proc_create(busy_ms, (void *)(intptr_t)40, &at); /* the other VP: busy */
         while (!atomic_load(&b_running))
             ;
         mpd_proc_create(overdue_napper, NULL, &at);
-        mpd_yield();                          /* it runs here and naps 1 ms */
-        busy_ms((void *)(intptr_t)20);        /* ... which passes unnoticed */
+        mpd_yield();                   /* it runs here and naps 1 ms */
+        busy_ms((void *)(intptr_t)20); /* ... which passes unnoticed */
         mpd_nap(1);
     }
     mpd_rt_set_exit_status(t_failures ? 3 : 0);
@@ -115,7 +136,7 @@ static int64_t cpu_ns(void)
 static void body_idle(void *arg)
 {
     (void)arg;
-    mpd_nap(20);                   /* let the VPs settle */
+    mpd_nap(20); /* let the VPs settle */
     int64_t c0 = cpu_ns(), w0 = mpd_now_ns();
     mpd_nap(500);
     int64_t cpu = cpu_ns() - c0, wall = mpd_now_ns() - w0;
@@ -132,19 +153,24 @@ int main(void)
     {
         char *out;
         int rc = run_child(body_idle, NULL, 4, &out);
-        if (rc) fprintf(stderr, "idle VPs: status %d, output:\n%s\n", rc, out);
+        if (rc)
+            fprintf(stderr, "idle VPs: status %d, output:\n%s\n", rc, out);
         CHECK_EQ(rc, 0);
         free(out);
         rc = run_child(body_overdue, NULL, 2, &out);
-        if (rc) fprintf(stderr, "nap with an overdue timer: status %d (%d: killed by SIGALRM, a hang), output:\n%s\n",
-                        rc, 256 + SIGALRM, out);
+        if (rc)
+            fprintf(stderr,
+                    "nap with an overdue timer: status %d (%d: killed by SIGALRM, a hang), "
+                    "output:\n%s\n",
+                    rc, 256 + SIGALRM, out);
         CHECK_EQ(rc, 0);
         free(out);
     }
     for (int nvp = 1; nvp <= 2; nvp++) {
         char *out;
         int rc = run_child(body, NULL, nvp, &out);
-        if (rc) fprintf(stderr, "with %d VPs: status %d, output:\n%s\n", nvp, rc, out);
+        if (rc)
+            fprintf(stderr, "with %d VPs: status %d, output:\n%s\n", nvp, rc, out);
         CHECK_EQ(rc, 0);
         free(out);
     }

@@ -71,7 +71,7 @@ static void body(void *arg)
     atomic_store(&stop_wakers, 1);
     mpd_sem_P(&done);
     CHECK_EQ(atomic_load(&n_woken) + atomic_load(&n_timeout), 4 * rounds);
-    CHECK_EQ(atomic_load(&n_woken), atomic_load(&n_wakes));   /* no wakeup lost or doubled */
+    CHECK_EQ(atomic_load(&n_woken), atomic_load(&n_wakes)); /* no wakeup lost or doubled */
     CHECK(mpd_waitq_empty(&q));
     mpd_rt_set_exit_status(t_failures ? 3 : 0);
 }
@@ -83,7 +83,7 @@ static mpd_sem tsem, tdone;
 static atomic_long t_given, t_got_timed, t_timeouts, t_got_untimed;
 static atomic_int t_stop;
 static long t_rounds;
-static int t_fixed_ms;           /* > 0: every timed P waits this long */
+static int t_fixed_ms; /* > 0: every timed P waits this long */
 static void timed_taker(void *a)
 {
     long t = (long)(intptr_t)a;
@@ -112,9 +112,9 @@ static void giver(void *a)
         mpd_sem_V(&tsem);
         atomic_fetch_add(&t_given, 1);
         if (t_fixed_ms)
-            mpd_nap(t_fixed_ms);   /* V()s as the timers fire */
+            mpd_nap(t_fixed_ms); /* V()s as the timers fire */
         else if (++k % 7 == 0)
-            mpd_nap(k % 2);        /* let timers fire now and then */
+            mpd_nap(k % 2); /* let timers fire now and then */
         else
             mpd_yield();
     }
@@ -145,10 +145,10 @@ static void timed_race(int ntimed, int nuntimed, int fixed_ms, long n)
     for (int i = 0; i < 2; i++)
         mpd_proc_create(giver, NULL, &at);
     for (int i = 0; i < ntimed + nuntimed; i++)
-        mpd_sem_P(&tdone);            /* all takers */
+        mpd_sem_P(&tdone); /* all takers */
     atomic_store(&t_stop, 1);
     for (int i = 0; i < 2; i++)
-        mpd_sem_P(&tdone);            /* the givers */
+        mpd_sem_P(&tdone); /* the givers */
     CHECK_EQ(atomic_load(&t_got_timed) + atomic_load(&t_timeouts), ntimed * n);
     CHECK_EQ(atomic_load(&t_got_untimed), nuntimed * n);
     CHECK(mpd_sem_value(&tsem) >= 0);
@@ -201,21 +201,23 @@ static void body_sem(void *arg)
 
 int main(void)
 {
-    int vps[] = { 1, 3 };
+    int vps[] = {1, 3};
     for (unsigned i = 0; i < 2; i++) {
         char *out;
         long t0 = time(NULL);
         int rc = run_child(body, NULL, vps[i], &out);
-        if (rc) fprintf(stderr, "with %d VPs: status %d, output:\n%s\n", vps[i], rc, out);
+        if (rc)
+            fprintf(stderr, "with %d VPs: status %d, output:\n%s\n", vps[i], rc, out);
         CHECK_EQ(rc, 0);
-        CHECK(time(NULL) - t0 < 60);   /* the cancelled 10 s timer did not hold the end */
+        CHECK(time(NULL) - t0 < 60); /* the cancelled 10 s timer did not hold the end */
         free(out);
     }
-    int svps[] = { 1, 2, 4 };
+    int svps[] = {1, 2, 4};
     for (unsigned i = 0; i < 3; i++) {
         char *out;
         int rc = run_child(body_sem, NULL, svps[i], &out);
-        if (rc) fprintf(stderr, "timed P with %d VPs: status %d, output:\n%s\n", svps[i], rc, out);
+        if (rc)
+            fprintf(stderr, "timed P with %d VPs: status %d, output:\n%s\n", svps[i], rc, out);
         CHECK_EQ(rc, 0);
         free(out);
     }

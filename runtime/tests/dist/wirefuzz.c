@@ -11,7 +11,7 @@
 
 _Atomic uint32_t dist_home_vm;
 int dist_rank, dist_size = 1;
-static char hosts[1][64] = { "here" };
+static char hosts[1][64] = {"here"};
 char (*dist_hosts)[64] = hosts;
 
 static unsigned long long rng = 88172645463325252ull;
@@ -24,7 +24,14 @@ static unsigned rnd(void)
 }
 
 static int failures;
-#define CHECK(c, ...) do { if (!(c)) { failures++; fprintf(stderr, "wirefuzz: " __VA_ARGS__); fputc('\n', stderr); } } while (0)
+#define CHECK(c, ...)                                                                              \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            failures++;                                                                            \
+            fprintf(stderr, "wirefuzz: " __VA_ARGS__);                                             \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
+    } while (0)
 
 /* What serve.c relies on once dmsg_check said yes. */
 static void usable(const dmsg *m, size_t n)
@@ -46,7 +53,9 @@ static dmsg *sample(int type, size_t *n)
     size_t off = (fl + el + 7) & ~(size_t)7, blk = rnd() % 200;
     dmsg *m;
     switch (type) {
-    case DM_CALL: case DM_SEND: case DM_CREATE:
+    case DM_CALL:
+    case DM_SEND:
+    case DM_CREATE:
         m = dmsg_new(type, off + blk);
         memcpy(DMSG_PAYLOAD(m), file, fl);
         if (extra)
@@ -73,10 +82,10 @@ static dmsg *sample(int type, size_t *n)
 
 int main(void)
 {
-    static const int types[] = { DM_CALL, DM_SEND, DM_REPLY, DM_CREATE, DM_DESTROY, DM_DESTROY_VM,
-                                 DM_PENDING, DM_VM_CREATE, DM_VM_INIT, DM_VM_FREED, DM_WHERE,
-                                 DM_STOP, DM_OUTPUT, DM_PROBE, DM_PROBE_ACK, DM_IDLE, DM_EXIT,
-                                 DM_DONE, DM_ABORT };
+    static const int types[] = {DM_CALL,       DM_SEND,    DM_REPLY,     DM_CREATE,  DM_DESTROY,
+                                DM_DESTROY_VM, DM_PENDING, DM_VM_CREATE, DM_VM_INIT, DM_VM_FREED,
+                                DM_WHERE,      DM_STOP,    DM_OUTPUT,    DM_PROBE,   DM_PROBE_ACK,
+                                DM_IDLE,       DM_EXIT,    DM_DONE,      DM_ABORT};
     int ntypes = (int)(sizeof types / sizeof types[0]), accepted = 0, rejected = 0;
     for (int round = 0; round < 2000; round++) {
         size_t n;
@@ -87,7 +96,8 @@ int main(void)
         for (size_t k = 0; k < n; k += 1 + rnd() % 8) {
             char *t = malloc(k ? k : 1);
             memcpy(t, m, k);
-            CHECK(dmsg_check(t, k) != NULL, "accepted a message truncated to %zu of %zu bytes", k, n);
+            CHECK(dmsg_check(t, k) != NULL, "accepted a message truncated to %zu of %zu bytes", k,
+                  n);
             free(t);
         }
         /* flipped bytes: refused, or usable as it is */

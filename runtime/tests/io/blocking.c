@@ -9,13 +9,13 @@
 
 #define F "b.mpd"
 
-static int wfd;                 /* write end of the pipe that is stdin */
-static int got[2] = { -1, -1 };
+static int wfd; /* write end of the pipe that is stdin */
+static int got[2] = {-1, -1};
 
 static void reader(void *arg)
 {
     int *slot = arg;
-    long long n = mpd_read(F, 1, mpd_stdin, 1, (mpd_dest[]){ MPD_DI(slot) });
+    long long n = mpd_read(F, 1, mpd_stdin, 1, (mpd_dest[]){MPD_DI(slot)});
     if (n != 1)
         *slot = -100;
 }
@@ -53,7 +53,7 @@ static void main_proc(void *arg)
 
     /* the rest is still there for the next read */
     int x = 0;
-    CHECK_INT(mpd_read(F, 2, mpd_stdin, 1, (mpd_dest[]){ MPD_DI(&x) }), 1);
+    CHECK_INT(mpd_read(F, 2, mpd_stdin, 1, (mpd_dest[]){MPD_DI(&x)}), 1);
     CHECK_INT(x, 3000);
 
     /* getarg without mpd_args_set: the runtime's command line */
@@ -73,9 +73,9 @@ int main(int argc, char **argv)
     dup2(fds[0], 0);
     close(fds[0]);
     wfd = fds[1];
-    alarm(20);                  /* a blocked VP would hang: fail instead */
+    alarm(20); /* a blocked VP would hang: fail instead */
     mpd_rt_set_nvp(1);
-    char *args[] = { argv[0], "word", NULL };
+    char *args[] = {argv[0], "word", NULL};
     int rc = mpd_rt_main(2, args, main_proc, NULL);
     CHECK_INT(rc, 0);
     return report("io/blocking");

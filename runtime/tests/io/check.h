@@ -21,30 +21,45 @@ static void run_child(const char *self, const char *name)
 {
     execl(self, self, name, (char *)NULL);
     mpd_io_std_reset();
-    char *args[] = { (char *)self, (char *)name, NULL };
+    char *args[] = {(char *)self, (char *)name, NULL};
     exit(main(2, args));
 }
 
-#define CHECK(cond) do { if (!(cond)) { failures++; \
-    fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
+    } while (0)
 
-#define CHECK_STR(got, want) do { const char *g_ = (got), *w_ = (want); \
-    if (strcmp(g_, w_) != 0) { failures++; \
-        fprintf(stderr, "%s:%d: got  [%s]\n%*s  want [%s]\n", __FILE__, __LINE__, g_, \
-                (int)strlen(__FILE__) + 6, "", w_); } } while (0)
+#define CHECK_STR(got, want)                                                                       \
+    do {                                                                                           \
+        const char *g_ = (got), *w_ = (want);                                                      \
+        if (strcmp(g_, w_) != 0) {                                                                 \
+            failures++;                                                                            \
+            fprintf(stderr, "%s:%d: got  [%s]\n%*s  want [%s]\n", __FILE__, __LINE__, g_,          \
+                    (int)strlen(__FILE__) + 6, "", w_);                                            \
+        }                                                                                          \
+    } while (0)
 
-#define CHECK_INT(got, want) do { long long g_ = (got), w_ = (want); \
-    if (g_ != w_) { failures++; \
-        fprintf(stderr, "%s:%d: got %lld, want %lld (%s)\n", __FILE__, __LINE__, g_, w_, #got); } \
+#define CHECK_INT(got, want)                                                                       \
+    do {                                                                                           \
+        long long g_ = (got), w_ = (want);                                                         \
+        if (g_ != w_) {                                                                            \
+            failures++;                                                                            \
+            fprintf(stderr, "%s:%d: got %lld, want %lld (%s)\n", __FILE__, __LINE__, g_, w_,       \
+                    #got);                                                                         \
+        }                                                                                          \
     } while (0)
 
 /* Runs `self case` with `input` on stdin (through a pipe, or a regular temp
  * file when as_file) and stdout+stderr into one pipe.  Returns the exit
  * status; the output goes to out (NUL-terminated). */
-__attribute__((unused)) static int run_case(const char *self, const char *name, const char *input, int as_file,
-                    char *out, size_t outsz)
+__attribute__((unused)) static int run_case(const char *self, const char *name, const char *input,
+                                            int as_file, char *out, size_t outsz)
 {
-    int op[2], ip[2] = { -1, -1 };
+    int op[2], ip[2] = {-1, -1};
     char tmpl[] = "/tmp/mpd-io-test-XXXXXX";
     int infd = -1;
     if (pipe(op) != 0)
@@ -58,7 +73,7 @@ __attribute__((unused)) static int run_case(const char *self, const char *name, 
     } else if (pipe(ip) != 0) {
         exit(2);
     }
-    fflush(NULL);           /* a forked child must not repeat our output */
+    fflush(NULL); /* a forked child must not repeat our output */
     pid_t pid = fork();
     if (pid == 0) {
         dup2(as_file ? infd : ip[0], 0);
@@ -92,14 +107,15 @@ __attribute__((unused)) static int run_case(const char *self, const char *name, 
 
 /* Like run_case, but stdout and stderr go to one regular file, as in the
  * suite's `a.out >>Errors.out 2>&1`. */
-__attribute__((unused)) static int run_case_to_file(const char *self, const char *name, char *out, size_t outsz)
+__attribute__((unused)) static int run_case_to_file(const char *self, const char *name, char *out,
+                                                    size_t outsz)
 {
     char tmpl[] = "/tmp/mpd-io-out-XXXXXX";
     int fd = mkstemp(tmpl);
     if (fd < 0)
         exit(2);
     unlink(tmpl);
-    fflush(NULL);           /* a forked child must not repeat our output */
+    fflush(NULL); /* a forked child must not repeat our output */
     pid_t pid = fork();
     if (pid == 0) {
         int nul = open("/dev/null", O_RDONLY);
@@ -118,9 +134,13 @@ __attribute__((unused)) static int run_case_to_file(const char *self, const char
 }
 
 /* Checks that case `name` exits with `code` and prints exactly `want`. */
-#define CHECK_CASE(self, name, input, as_file, code, want) do { char o_[8192]; \
-    int c_ = run_case((self), (name), (input), (as_file), o_, sizeof o_); \
-    CHECK_INT(c_, (code)); CHECK_STR(o_, (want)); } while (0)
+#define CHECK_CASE(self, name, input, as_file, code, want)                                         \
+    do {                                                                                           \
+        char o_[8192];                                                                             \
+        int c_ = run_case((self), (name), (input), (as_file), o_, sizeof o_);                      \
+        CHECK_INT(c_, (code));                                                                     \
+        CHECK_STR(o_, (want));                                                                     \
+    } while (0)
 
 static int report(const char *what)
 {

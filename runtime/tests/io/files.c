@@ -16,25 +16,29 @@ static void seek_where(void)
 {
     mpd_file f = mpd_open(F, 1, tmpname, (int)strlen(tmpname), MPD_WRITE);
     CHECK(f != NULL);
-    mpd_write(F, 2, f, 1, (mpd_val[]){ VS("123456789") });
-    mpd_write(F, 3, f, 1, (mpd_val[]){ VS("abcdef") });
-    mpd_write(F, 4, f, 1, (mpd_val[]){ VS("ghij") });
+    mpd_write(F, 2, f, 1, (mpd_val[]){VS("123456789")});
+    mpd_write(F, 3, f, 1, (mpd_val[]){VS("abcdef")});
+    mpd_write(F, 4, f, 1, (mpd_val[]){VS("ghij")});
     mpd_close(F, 5, f);
     f = mpd_open(F, 6, tmpname, (int)strlen(tmpname), MPD_READ);
     CHECK(f != NULL);
     char a[5];
     /* read into char[5]: a line that fits takes its newline along */
-    static const struct { int at; const char *a; int where; } steps[] = {
-        { 0, "12345", 5 }, { 4, "56789", 10 }, { 5, "6789 ", 10 }, { 9, "     ", 10 },
-        { 10, "abcde", 15 }, { 11, "bcdef", 17 }, { 12, "cdef ", 17 }, { 17, "ghij ", 22 },
+    static const struct {
+        int at;
+        const char *a;
+        int where;
+    } steps[] = {
+        {0, "12345", 5},   {4, "56789", 10},  {5, "6789 ", 10},  {9, "     ", 10},
+        {10, "abcde", 15}, {11, "bcdef", 17}, {12, "cdef ", 17}, {17, "ghij ", 22},
     };
     for (size_t k = 0; k < sizeof steps / sizeof *steps; k++) {
         CHECK_INT(mpd_seek(F, 7, f, MPD_ABSOLUTE, steps[k].at), steps[k].at);
-        CHECK_INT(mpd_read(F, 8, f, 1, (mpd_dest[]){ MPD_DA(a, 5) }), 1);
+        CHECK_INT(mpd_read(F, 8, f, 1, (mpd_dest[]){MPD_DA(a, 5)}), 1);
         CHECK(memcmp(a, steps[k].a, 5) == 0);
         CHECK_INT(mpd_where(F, 9, f), steps[k].where);
     }
-    CHECK_INT(mpd_read(F, 10, f, 1, (mpd_dest[]){ MPD_DA(a, 5) }), MPD_EOF);
+    CHECK_INT(mpd_read(F, 10, f, 1, (mpd_dest[]){MPD_DA(a, 5)}), MPD_EOF);
     mpd_seek(F, 11, f, MPD_ABSOLUTE, 12);
     CHECK_INT(mpd_seek(F, 12, f, MPD_RELATIVE, 3), 15);
     CHECK_INT(mpd_seek(F, 13, f, MPD_EXTEND, -2), 20);
@@ -45,12 +49,12 @@ static void seek_where(void)
     /* READWRITE: overwrite in place after a seek */
     f = mpd_open(F, 16, tmpname, (int)strlen(tmpname), MPD_READWRITE);
     mpd_seek(F, 17, f, MPD_ABSOLUTE, 3);
-    mpd_writes(F, 18, f, 1, (mpd_val[]){ VS("DEF") });
+    mpd_writes(F, 18, f, 1, (mpd_val[]){VS("DEF")});
     CHECK_INT(mpd_where(F, 19, f), 6);
     mpd_seek(F, 20, f, MPD_ABSOLUTE, 0);
     char s[20];
     int len = 0;
-    CHECK_INT(mpd_read(F, 21, f, 1, (mpd_dest[]){ MPD_DS(s, 20, &len) }), 1);
+    CHECK_INT(mpd_read(F, 21, f, 1, (mpd_dest[]){MPD_DS(s, 20, &len)}), 1);
     CHECK(len == 9 && memcmp(s, "123DEF789", 9) == 0);
     mpd_close(F, 22, f);
 
@@ -64,14 +68,14 @@ static void seek_where(void)
 static void flush_visible(void)
 {
     mpd_file w = mpd_open(F, 1, tmpname, (int)strlen(tmpname), MPD_WRITE);
-    mpd_write(F, 2, w, 1, (mpd_val[]){ VS("'Twas bryllig") });
+    mpd_write(F, 2, w, 1, (mpd_val[]){VS("'Twas bryllig")});
     mpd_flush(F, 3, w);
     mpd_file r = mpd_open(F, 4, tmpname, (int)strlen(tmpname), MPD_READ);
     char s[40];
     int len = 0;
-    CHECK_INT(mpd_read(F, 5, r, 1, (mpd_dest[]){ MPD_DS(s, 40, &len) }), 1);
+    CHECK_INT(mpd_read(F, 5, r, 1, (mpd_dest[]){MPD_DS(s, 40, &len)}), 1);
     CHECK(len == 13 && memcmp(s, "'Twas bryllig", 13) == 0);
-    CHECK_INT(mpd_read(F, 6, r, 1, (mpd_dest[]){ MPD_DS(s, 40, &len) }), MPD_EOF);
+    CHECK_INT(mpd_read(F, 6, r, 1, (mpd_dest[]){MPD_DS(s, 40, &len)}), MPD_EOF);
     mpd_close(F, 7, r);
     mpd_close(F, 8, w);
     mpd_remove(tmpname, (int)strlen(tmpname));
@@ -91,7 +95,7 @@ static void noop_file(void)
 
 static void args(void)
 {
-    char *argv[] = { "a.out", "TrUe", "  xy", "0", "1", "4.5 e7", "refrigerator", NULL };
+    char *argv[] = {"a.out", "TrUe", "  xy", "0", "1", "4.5 e7", "refrigerator", NULL};
     mpd_args_set(7, argv);
     CHECK_INT(mpd_numargs(), 6);
     _Bool b = 0;
@@ -117,7 +121,7 @@ static void args(void)
     CHECK(len == 5 && memcmp(s, "a.out", 5) == 0);
     CHECK_INT(mpd_getarg(F, 1, 6, &MPD_DS(s, 7, &len)), 7);
     CHECK(len == 7 && memcmp(s, "refrige", 7) == 0);
-    char arr[4] = { '-', '-', '-', '-' };
+    char arr[4] = {'-', '-', '-', '-'};
     CHECK_INT(mpd_getarg(F, 1, 3, &MPD_DA(arr, 4)), 1);
     CHECK(memcmp(arr, "0---", 4) == 0);
     CHECK_INT(mpd_getarg(F, 1, 7, &MPD_DI(&n)), MPD_EOF);
@@ -163,7 +167,7 @@ static void *blocked_reader(void *arg)
 {
     int i;
     (void)arg;
-    mpd_read("r.mpd", 1, mpd_stdin, 1, (mpd_dest[]){ MPD_DI(&i) });
+    mpd_read("r.mpd", 1, mpd_stdin, 1, (mpd_dest[]){MPD_DI(&i)});
     return NULL;
 }
 
@@ -174,12 +178,12 @@ static void abort_while_reading(void)
     int fds[2];
     if (pipe(fds) != 0)
         exit(2);
-    dup2(fds[0], 0);              /* input that never comes: the writer stays open */
-    alarm(10);                    /* a hang fails the test instead of blocking it */
+    dup2(fds[0], 0); /* input that never comes: the writer stays open */
+    alarm(10);       /* a hang fails the test instead of blocking it */
     pthread_t t;
     pthread_create(&t, NULL, blocked_reader, NULL);
     usleep(100000);
-    mpd_writes("r.mpd", 2, mpd_stdout, 1, (mpd_val[]){ VS("pending output ") });
+    mpd_writes("r.mpd", 2, mpd_stdout, 1, (mpd_val[]){VS("pending output ")});
     mpd_rts_abort("r.mpd", 3, "something went wrong");
 }
 
@@ -187,16 +191,18 @@ static void null_file_op(const char *which)
 {
     if (!strcmp(which, "abort-reading"))
         abort_while_reading();
-    if (!strcmp(which, "close-null")) mpd_close("n.mpd", 1, NULL);
-    else if (!strcmp(which, "seek-null")) mpd_seek("n.mpd", 2, NULL, MPD_ABSOLUTE, 0);
+    if (!strcmp(which, "close-null"))
+        mpd_close("n.mpd", 1, NULL);
+    else if (!strcmp(which, "seek-null"))
+        mpd_seek("n.mpd", 2, NULL, MPD_ABSOLUTE, 0);
     else if (!strcmp(which, "closed")) {
         mpd_file f = mpd_open("n.mpd", 3, S("/dev/null"), MPD_WRITE);
         mpd_close("n.mpd", 4, f);
         mpd_write("n.mpd", 5, f, 0, NULL);
     } else if (!strcmp(which, "close-stdout")) {
-        mpd_write("n.mpd", 6, mpd_stdout, 1, (mpd_val[]){ VS("before") });
+        mpd_write("n.mpd", 6, mpd_stdout, 1, (mpd_val[]){VS("before")});
         mpd_close("n.mpd", 7, mpd_stdout);
-        mpd_write("n.mpd", 8, mpd_stdout, 1, (mpd_val[]){ VS("after") });
+        mpd_write("n.mpd", 8, mpd_stdout, 1, (mpd_val[]){VS("after")});
     }
 }
 

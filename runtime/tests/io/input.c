@@ -27,28 +27,37 @@ static void reads(void)
     char a[10], s[10] = "--", l[100];
     int slen = 2, llen = 0;
     memset(a, 'z', 10);
-    n = (int)mpd_read(F, 1, mpd_stdin, 1, (mpd_dest[]){ MPD_DS(l, 100, &llen) });
-    mpd_writes(F, 2, mpd_stdout, 3, (mpd_val[]){ MPD_VI(n), VS(":  "), MPD_VS(l, llen), });
-    mpd_writes(F, 2, mpd_stdout, 1, (mpd_val[]){ VS("\n") });
-    n = (int)mpd_read(F, 3, mpd_stdin, 5, (mpd_dest[]){ MPD_DI(&i), MPD_DC(&c), MPD_DB(&b),
-                                                       MPD_DA(a, 10), MPD_DS(s, 10, &slen) });
+    n = (int)mpd_read(F, 1, mpd_stdin, 1, (mpd_dest[]){MPD_DS(l, 100, &llen)});
+    mpd_writes(F, 2, mpd_stdout, 3,
+               (mpd_val[]){
+                   MPD_VI(n),
+                   VS(":  "),
+                   MPD_VS(l, llen),
+               });
+    mpd_writes(F, 2, mpd_stdout, 1, (mpd_val[]){VS("\n")});
+    n = (int)mpd_read(
+        F, 3, mpd_stdin, 5,
+        (mpd_dest[]){MPD_DI(&i), MPD_DC(&c), MPD_DB(&b), MPD_DA(a, 10), MPD_DS(s, 10, &slen)});
     edit(a, 10), edit(s, slen);
-    mpd_writes(F, 4, mpd_stdout, 12, (mpd_val[]){ MPD_VI(n), VS(":  "), MPD_VI(i), VS(" '"),
-        MPD_VC(c), VS("' "), MPD_VB(b), VS(" '"), MPD_VS(a, 10), VS("'"), VS(" \""),
-        MPD_VS(s, slen) });
-    mpd_writes(F, 4, mpd_stdout, 1, (mpd_val[]){ VS("\"\n") });
-    n = (int)mpd_read(F, 5, mpd_stdin, 1, (mpd_dest[]){ MPD_DA(a, 10) });
+    mpd_writes(F, 4, mpd_stdout, 12,
+               (mpd_val[]){MPD_VI(n), VS(":  "), MPD_VI(i), VS(" '"), MPD_VC(c), VS("' "),
+                           MPD_VB(b), VS(" '"), MPD_VS(a, 10), VS("'"), VS(" \""),
+                           MPD_VS(s, slen)});
+    mpd_writes(F, 4, mpd_stdout, 1, (mpd_val[]){VS("\"\n")});
+    n = (int)mpd_read(F, 5, mpd_stdin, 1, (mpd_dest[]){MPD_DA(a, 10)});
     edit(a, 10);
-    mpd_writes(F, 6, mpd_stdout, 4, (mpd_val[]){ MPD_VI(n), VS(":  '"), MPD_VS(a, 10), VS("'\n") });
-    n = (int)mpd_read(F, 7, mpd_stdin, 1, (mpd_dest[]){ MPD_DS(s, 10, &slen) });
+    mpd_writes(F, 6, mpd_stdout, 4, (mpd_val[]){MPD_VI(n), VS(":  '"), MPD_VS(a, 10), VS("'\n")});
+    n = (int)mpd_read(F, 7, mpd_stdin, 1, (mpd_dest[]){MPD_DS(s, 10, &slen)});
     edit(s, slen);
-    mpd_writes(F, 8, mpd_stdout, 4, (mpd_val[]){ MPD_VI(n), VS(":  \""), MPD_VS(s, slen), VS("\"\n") });
+    mpd_writes(F, 8, mpd_stdout, 4,
+               (mpd_val[]){MPD_VI(n), VS(":  \""), MPD_VS(s, slen), VS("\"\n")});
     n = (int)mpd_get(F, 9, mpd_stdin, a, 10, NULL);
     edit(a, 10);
-    mpd_writes(F, 10, mpd_stdout, 4, (mpd_val[]){ MPD_VI(n), VS(":  '"), MPD_VS(a, 10), VS("'\n") });
+    mpd_writes(F, 10, mpd_stdout, 4, (mpd_val[]){MPD_VI(n), VS(":  '"), MPD_VS(a, 10), VS("'\n")});
     n = (int)mpd_get(F, 11, mpd_stdin, s, 10, &slen);
     edit(s, slen);
-    mpd_writes(F, 12, mpd_stdout, 4, (mpd_val[]){ MPD_VI(n), VS(":  \""), MPD_VS(s, slen), VS("\"\n") });
+    mpd_writes(F, 12, mpd_stdout, 4,
+               (mpd_val[]){MPD_VI(n), VS(":  \""), MPD_VS(s, slen), VS("\"\n")});
 }
 
 /* the suite's io/read/read.mpd loop, reading stdin instead of a named file */
@@ -60,18 +69,18 @@ static void read_types(void)
     void *p = NULL;
     double r = 0;
     for (;;) {
-        long long rc = mpd_read(F, 1, mpd_stdin, 1, (mpd_dest[]){ MPD_DB(&b) });
-        mpd_write(F, 1, mpd_stdout, 2, (mpd_val[]){ MPD_VI(rc), MPD_VB(b) });
+        long long rc = mpd_read(F, 1, mpd_stdin, 1, (mpd_dest[]){MPD_DB(&b)});
+        mpd_write(F, 1, mpd_stdout, 2, (mpd_val[]){MPD_VI(rc), MPD_VB(b)});
         if (rc == MPD_EOF)
             return;
-        rc = mpd_read(F, 2, mpd_stdin, 1, (mpd_dest[]){ MPD_DC(&c) });
-        mpd_write(F, 2, mpd_stdout, 2, (mpd_val[]){ MPD_VI(rc), MPD_VC(c) });
-        rc = mpd_read(F, 3, mpd_stdin, 1, (mpd_dest[]){ MPD_DI(&n) });
-        mpd_write(F, 3, mpd_stdout, 2, (mpd_val[]){ MPD_VI(rc), MPD_VI(n) });
-        rc = mpd_read(F, 4, mpd_stdin, 1, (mpd_dest[]){ MPD_DP(&p) });
-        mpd_write(F, 4, mpd_stdout, 2, (mpd_val[]){ MPD_VI(rc), MPD_VP(p) });
-        rc = mpd_read(F, 5, mpd_stdin, 1, (mpd_dest[]){ MPD_DR(&r) });
-        mpd_write(F, 5, mpd_stdout, 2, (mpd_val[]){ MPD_VI(rc), MPD_VR(r) });
+        rc = mpd_read(F, 2, mpd_stdin, 1, (mpd_dest[]){MPD_DC(&c)});
+        mpd_write(F, 2, mpd_stdout, 2, (mpd_val[]){MPD_VI(rc), MPD_VC(c)});
+        rc = mpd_read(F, 3, mpd_stdin, 1, (mpd_dest[]){MPD_DI(&n)});
+        mpd_write(F, 3, mpd_stdout, 2, (mpd_val[]){MPD_VI(rc), MPD_VI(n)});
+        rc = mpd_read(F, 4, mpd_stdin, 1, (mpd_dest[]){MPD_DP(&p)});
+        mpd_write(F, 4, mpd_stdout, 2, (mpd_val[]){MPD_VI(rc), MPD_VP(p)});
+        rc = mpd_read(F, 5, mpd_stdin, 1, (mpd_dest[]){MPD_DR(&r)});
+        mpd_write(F, 5, mpd_stdout, 2, (mpd_val[]){MPD_VI(rc), MPD_VR(r)});
         mpd_write(F, 6, mpd_stdout, 0, NULL);
     }
 }
@@ -82,12 +91,13 @@ static void scan_stdin(void)
     int i = 7, j = 0;
     char rest[20];
     int rlen = 0;
-    long long n = mpd_scanf(F, 1, mpd_stdin, S("%i"), 1, (mpd_dest[]){ MPD_DI(&i) });
-    mpd_write(F, 2, mpd_stdout, 2, (mpd_val[]){ MPD_VI(n), MPD_VI(i) });
-    n = mpd_scanf(F, 3, mpd_stdin, S("%s %d"), 2, (mpd_dest[]){ MPD_DS(rest, 20, &rlen), MPD_DI(&j) });
-    mpd_write(F, 4, mpd_stdout, 3, (mpd_val[]){ MPD_VI(n), MPD_VS(rest, rlen), MPD_VI(j) });
-    n = mpd_scanf(F, 5, mpd_stdin, S("%d"), 1, (mpd_dest[]){ MPD_DI(&j) });
-    mpd_write(F, 6, mpd_stdout, 2, (mpd_val[]){ MPD_VI(n), MPD_VI(j) });
+    long long n = mpd_scanf(F, 1, mpd_stdin, S("%i"), 1, (mpd_dest[]){MPD_DI(&i)});
+    mpd_write(F, 2, mpd_stdout, 2, (mpd_val[]){MPD_VI(n), MPD_VI(i)});
+    n = mpd_scanf(F, 3, mpd_stdin, S("%s %d"), 2,
+                  (mpd_dest[]){MPD_DS(rest, 20, &rlen), MPD_DI(&j)});
+    mpd_write(F, 4, mpd_stdout, 3, (mpd_val[]){MPD_VI(n), MPD_VS(rest, rlen), MPD_VI(j)});
+    n = mpd_scanf(F, 5, mpd_stdin, S("%d"), 1, (mpd_dest[]){MPD_DI(&j)});
+    mpd_write(F, 6, mpd_stdout, 2, (mpd_val[]){MPD_VI(n), MPD_VI(j)});
 }
 
 static void own_read_cases(const char *self)
@@ -125,18 +135,20 @@ static void sscanf_cases(void)
     int slen = 0;
     double x = 0;
     CHECK_INT(mpd_sscanf(F, 1, S("d 64 100 100 100.000000 144 144"), S("d %d %7s %f"), 3,
-                         (mpd_dest[]){ MPD_DI(&n), MPD_DS(s, 12, &slen), MPD_DR(&x) }), 3);
+                         (mpd_dest[]){MPD_DI(&n), MPD_DS(s, 12, &slen), MPD_DR(&x)}),
+              3);
     CHECK_INT(n, 64);
     CHECK_INT(slen, 3);
     CHECK(memcmp(s, "100", 3) == 0);
     CHECK(x == 100.0);
     /* field widths cut strings; the rest is left for the next field */
     CHECK_INT(mpd_sscanf(F, 2, S("abraham"), S("%6s%c"), 2,
-                         (mpd_dest[]){ MPD_DS(s, 12, &slen), MPD_DS(s + 8, 1, &k) }), 2);
+                         (mpd_dest[]){MPD_DS(s, 12, &slen), MPD_DS(s + 8, 1, &k)}),
+              2);
     CHECK(slen == 6 && memcmp(s, "abraha", 6) == 0 && s[8] == 'm');
     /* a string longer than the variable is cut silently */
-    CHECK_INT(mpd_sscanf(F, 3, S("  verylongword"), S("%s"), 1,
-                         (mpd_dest[]){ MPD_DS(s, 4, &slen) }), 1);
+    CHECK_INT(mpd_sscanf(F, 3, S("  verylongword"), S("%s"), 1, (mpd_dest[]){MPD_DS(s, 4, &slen)}),
+              1);
     CHECK(slen == 4 && memcmp(s, "very", 4) == 0);
     /* octal and hex with their MPD suffixes, bools, pointers, suppression */
     int o = 0, h = 0;
@@ -144,23 +156,25 @@ static void sscanf_cases(void)
     void *p = (void *)1, *q = NULL;
     CHECK_INT(mpd_sscanf(F, 4, S("17q ffX TRUE false ==null== 803344ff 99"),
                          S("%o %x %b %b %p %p %*d"), 6,
-                         (mpd_dest[]){ MPD_DI(&o), MPD_DI(&h), MPD_DB(&b1), MPD_DB(&b2),
-                                       MPD_DP(&p), MPD_DP(&q) }), 6);
+                         (mpd_dest[]){MPD_DI(&o), MPD_DI(&h), MPD_DB(&b1), MPD_DB(&b2), MPD_DP(&p),
+                                      MPD_DP(&q)}),
+              6);
     CHECK(o == 15 && h == 255 && b1 == 1 && b2 == 0 && p == NULL && (uintptr_t)q == 0x803344ffu);
     /* %c into a char, %[...] scansets, literal characters and %% */
     unsigned char c1 = 0;
     char set[10];
     int setlen = 0;
     CHECK_INT(mpd_sscanf(F, 5, S("x=aabbcz 50%"), S("%c=%[abc]z %d%%"), 3,
-                         (mpd_dest[]){ MPD_DC(&c1), MPD_DS(set, 10, &setlen), MPD_DI(&k) }), 3);
+                         (mpd_dest[]){MPD_DC(&c1), MPD_DS(set, 10, &setlen), MPD_DI(&k)}),
+              3);
     CHECK(c1 == 'x' && setlen == 5 && memcmp(set, "aabbc", 5) == 0 && k == 50);
-    CHECK_INT(mpd_sscanf(F, 6, S("ab"), S("%[^b]"), 1, (mpd_dest[]){ MPD_DS(set, 10, &setlen) }), 1);
+    CHECK_INT(mpd_sscanf(F, 6, S("ab"), S("%[^b]"), 1, (mpd_dest[]){MPD_DS(set, 10, &setlen)}), 1);
     CHECK(setlen == 1 && set[0] == 'a');
     /* EOF before any conversion; a mismatch after one */
-    CHECK_INT(mpd_sscanf(F, 7, S("   "), S("%d"), 1, (mpd_dest[]){ MPD_DI(&k) }), MPD_EOF);
-    CHECK_INT(mpd_sscanf(F, 8, S("5 x"), S("%d %d"), 2, (mpd_dest[]){ MPD_DI(&n), MPD_DI(&k) }), 1);
-    CHECK_INT(mpd_sscanf(F, 9, S("5"), S("%d %d"), 2, (mpd_dest[]){ MPD_DI(&n), MPD_DI(&k) }), 1);
-    CHECK_INT(mpd_sscanf(F, 10, S("-2.5e+3x"), S("%f"), 1, (mpd_dest[]){ MPD_DR(&x) }), 1);
+    CHECK_INT(mpd_sscanf(F, 7, S("   "), S("%d"), 1, (mpd_dest[]){MPD_DI(&k)}), MPD_EOF);
+    CHECK_INT(mpd_sscanf(F, 8, S("5 x"), S("%d %d"), 2, (mpd_dest[]){MPD_DI(&n), MPD_DI(&k)}), 1);
+    CHECK_INT(mpd_sscanf(F, 9, S("5"), S("%d %d"), 2, (mpd_dest[]){MPD_DI(&n), MPD_DI(&k)}), 1);
+    CHECK_INT(mpd_sscanf(F, 10, S("-2.5e+3x"), S("%f"), 1, (mpd_dest[]){MPD_DR(&x)}), 1);
     CHECK(x == -2500.0);
 }
 
@@ -169,13 +183,13 @@ static int scan_error(const char *which)
     int i;
     double r;
     if (!strcmp(which, "scan-type"))
-        mpd_sscanf("s.mpd", 4, S("12"), S("%f"), 1, (mpd_dest[]){ MPD_DI(&i) });
+        mpd_sscanf("s.mpd", 4, S("12"), S("%f"), 1, (mpd_dest[]){MPD_DI(&i)});
     else if (!strcmp(which, "scan-few"))
-        mpd_sscanf("s.mpd", 5, S("12 13"), S("%d %d"), 1, (mpd_dest[]){ MPD_DI(&i) });
+        mpd_sscanf("s.mpd", 5, S("12 13"), S("%d %d"), 1, (mpd_dest[]){MPD_DI(&i)});
     else if (!strcmp(which, "scan-many"))
-        mpd_sscanf("s.mpd", 6, S("12"), S("%d"), 2, (mpd_dest[]){ MPD_DI(&i), MPD_DR(&r) });
+        mpd_sscanf("s.mpd", 6, S("12"), S("%d"), 2, (mpd_dest[]){MPD_DI(&i), MPD_DR(&r)});
     else if (!strcmp(which, "read-null"))
-        mpd_read("s.mpd", 7, NULL, 1, (mpd_dest[]){ MPD_DI(&i) });
+        mpd_read("s.mpd", 7, NULL, 1, (mpd_dest[]){MPD_DI(&i)});
     return 0;
 }
 
@@ -184,9 +198,9 @@ static void noop_cases(void)
     int i = 3;
     char s[10];
     int slen = 0;
-    CHECK_INT(mpd_read(F, 1, mpd_noop, 2, (mpd_dest[]){ MPD_DI(&i), MPD_DS(s, 10, &slen) }), MPD_EOF);
+    CHECK_INT(mpd_read(F, 1, mpd_noop, 2, (mpd_dest[]){MPD_DI(&i), MPD_DS(s, 10, &slen)}), MPD_EOF);
     CHECK_INT(mpd_get(F, 2, mpd_noop, s, 10, &slen), MPD_EOF);
-    CHECK_INT(mpd_scanf(F, 3, mpd_noop, S("%d"), 1, (mpd_dest[]){ MPD_DI(&i) }), MPD_EOF);
+    CHECK_INT(mpd_scanf(F, 3, mpd_noop, S("%d"), 1, (mpd_dest[]){MPD_DI(&i)}), MPD_EOF);
     CHECK_INT(i, 3);
 }
 
@@ -206,8 +220,8 @@ static char *slurp(const char *path)
 
 static void suite_cases(const char *self)
 {
-    const char *dirs[] = { getenv("MPD_VSUITE"), "../../shared/mpd-vsuite", "../shared/mpd-vsuite",
-                           "/work/shared/mpd-vsuite" };
+    const char *dirs[] = {getenv("MPD_VSUITE"), "../../shared/mpd-vsuite", "../shared/mpd-vsuite",
+                          "/work/shared/mpd-vsuite"};
     const char *suite = NULL;
     char path[512];
     for (size_t k = 0; k < sizeof dirs / sizeof *dirs && !suite; k++) {
@@ -244,10 +258,14 @@ static void suite_cases(const char *self)
 int main(int argc, char **argv)
 {
     if (argc > 1) {
-        if (!strcmp(argv[1], "reads")) reads();
-        else if (!strcmp(argv[1], "types")) read_types();
-        else if (!strcmp(argv[1], "scan")) scan_stdin();
-        else return scan_error(argv[1]);
+        if (!strcmp(argv[1], "reads"))
+            reads();
+        else if (!strcmp(argv[1], "types"))
+            read_types();
+        else if (!strcmp(argv[1], "scan"))
+            scan_stdin();
+        else
+            return scan_error(argv[1]);
         return 0;
     }
     own_read_cases(argv[0]);

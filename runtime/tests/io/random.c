@@ -26,7 +26,7 @@ static void check_val(int line, double got, double want)
 
 static void known_values(void)
 {
-    mpd_seed(42);   /* the suite's quick/jumble */
+    mpd_seed(42); /* the suite's quick/jumble */
     CHECK_VAL(mpd_random_ub(10), 1.4709184700000002);
     CHECK_VAL(mpd_random_ub(22), 8.1707283240000006);
     CHECK_VAL(mpd_random_ub(34), 2.3894792680000001);
@@ -36,12 +36,12 @@ static void known_values(void)
     /* fractional seeds use 1/x truncated, computed in extended precision
      * (1/0.001 is 999.99..., so 999); negative seeds their magnitude;
      * seeds out of int's range all become INT_MIN */
-    static const struct { double seed, first; } firsts[] = {
-        { 0.001, 0.31497181200000002 }, { 999, 0.31497181200000002 },
-        { -0.3, 0.93335379200000002 },  { 1e10, 0.40235279700000004 },
-        { -3e9, 0.40235279700000004 },  { 1e-12, 0.40235279700000004 },
-        { -7, 0.083480772000000009 },   { 2.5, 0.64582204700000001 },
-        { 0.5, 0.64582204700000001 },
+    static const struct {
+        double seed, first;
+    } firsts[] = {
+        {0.001, 0.31497181200000002}, {999, 0.31497181200000002},  {-0.3, 0.93335379200000002},
+        {1e10, 0.40235279700000004},  {-3e9, 0.40235279700000004}, {1e-12, 0.40235279700000004},
+        {-7, 0.083480772000000009},   {2.5, 0.64582204700000001},  {0.5, 0.64582204700000001},
     };
     for (size_t k = 0; k < sizeof firsts / sizeof *firsts; k++) {
         mpd_seed(firsts[k].seed);
@@ -105,7 +105,8 @@ static void shared_by_threads(void)
 
 int main(int argc, char **argv)
 {
-    (void)argc; (void)argv;
+    (void)argc;
+    (void)argv;
     known_values();
     shared_by_threads();
     return report("random");

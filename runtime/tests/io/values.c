@@ -143,8 +143,9 @@ int main(int argc, char **argv)
     /* failures carry MPD's message and position */
     CHECK_CASE(argv[0], "int", "", 0, 1,
                "RTS abort: file runerrs.mpd, line 90:\n   illegal conversion: int(\"twelve\")\n");
-    CHECK_CASE(argv[0], "bool", "", 0, 1,
-               "RTS abort: file runerrs.mpd, line 89:\n   illegal conversion: bool(\"uncertain\")\n");
+    CHECK_CASE(
+        argv[0], "bool", "", 0, 1,
+        "RTS abort: file runerrs.mpd, line 89:\n   illegal conversion: bool(\"uncertain\")\n");
     CHECK_CASE(argv[0], "real", "", 0, 1,
                "RTS abort: file runerrs.mpd, line 91:\n"
                "   illegal conversion: real(\"********************...\")\n");

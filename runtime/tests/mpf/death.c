@@ -21,20 +21,23 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mpf/mpf_internal.h"   /* the sleeper counts, to check their repair */
+#include "mpf/mpf_internal.h" /* the sleeper counts, to check their repair */
 #include "mpf_check.h"
 
-static long long mono_ns(void) {
+static long long mono_ns(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static uint32_t sleepers_of(mpf_t *m, int id) {
+static uint32_t sleepers_of(mpf_t *m, int id)
+{
     return atomic_load(&mpf_lnvc_at(m, mpf_id_slot(m->r, id))->sleepers);
 }
 
-static void test_contracts(void) {
+static void test_contracts(void)
+{
     CHECK(mpf_strerror(INT_MIN) != NULL);
     CHECK(strcmp(mpf_strerror(INT_MIN), "unknown MPF error") == 0);
     CHECK(strcmp(mpf_strerror(INT_MAX), "unknown MPF error") == 0);
@@ -47,15 +50,21 @@ static void test_contracts(void) {
     CHECK_RC(mpf_init_ex(&m, &o), -MPF_EINVAL);
 }
 
-struct waiter { mpf_t *m; int pid, id; ssize_t rc; };
-static void *blocked_receive(void *arg) {
+struct waiter {
+    mpf_t *m;
+    int pid, id;
+    ssize_t rc;
+};
+static void *blocked_receive(void *arg)
+{
     struct waiter *w = arg;
     char buf[64];
     w->rc = mpf_message_receive(w->m, w->pid, w->id, buf, sizeof buf);
     return NULL;
 }
 
-static void test_nosenders_and_timeout(void) {
+static void test_nosenders_and_timeout(void)
+{
     mpf_t *m;
     MUST(mpf_init(&m, 8, 8));
     char buf[64];
@@ -70,7 +79,7 @@ static void test_nosenders_and_timeout(void) {
     CHECK_RC(mpf_message_timed_receive(m, 0, r, buf, sizeof buf, 1000000000LL), 4);
     MUST(mpf_message_send(m, 1, s, "tail", 4));
     MUST(mpf_close_send(m, 1, s));
-    CHECK_RC(mpf_message_receive(m, 0, r, buf, sizeof buf), 4);   /* queued messages first */
+    CHECK_RC(mpf_message_receive(m, 0, r, buf, sizeof buf), 4); /* queued messages first */
     /* a sender that closed normally may be followed by another: no MPF_ENOSENDERS */
     CHECK_RC(mpf_message_timed_receive(m, 0, r, buf, sizeof buf, 20000000), -MPF_ETIMEDOUT);
     /* a receiver blocked across the last close keeps waiting; a sender joining serves it */
@@ -89,96 +98,124 @@ static void test_nosenders_and_timeout(void) {
 }
 
 /* A pipe byte says "the child is about to block / is ready". */
-static void wait_byte(int fd) { char c; if (read(fd, &c, 1) != 1) exit(3); }
+static void wait_byte(int fd)
+{
+    char c;
+    if (read(fd, &c, 1) != 1)
+        exit(3);
+}
 
-static void test_foreign_pid(mpf_t *m) {
+static void test_foreign_pid(mpf_t *m)
+{
     int s = MUST(mpf_open_send(m, 1, "owned"));
     int fd[2];
-    if (pipe(fd)) exit(3);
+    if (pipe(fd))
+        exit(3);
     pid_t p = fork();
     if (p == 0) {
         char buf[8];
         int bad = 0;
-        bad += mpf_message_send(m, 1, s, "x", 1) != -MPF_EBUSYPID;     /* pid 1 is the parent's */
+        bad += mpf_message_send(m, 1, s, "x", 1) != -MPF_EBUSYPID; /* pid 1 is the parent's */
         bad += mpf_close_send(m, 1, s) != -MPF_EBUSYPID;
         bad += mpf_check_receive(m, 1, s, NULL) != -MPF_EBUSYPID;
         bad += mpf_message_try_receive(m, 1, s, buf, sizeof buf) != -MPF_EBUSYPID;
-        bad += mpf_message_send(m, 5, s, "x", 1) != -MPF_ENOTCONN;     /* nobody's: never opened */
+        bad += mpf_message_send(m, 5, s, "x", 1) != -MPF_ENOTCONN; /* nobody's: never opened */
         _exit(bad);
     }
     int st;
     waitpid(p, &st, 0);
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    MUST(mpf_close_send(m, 1, s));                                     /* still the parent's */
-    close(fd[0]); close(fd[1]);
+    MUST(mpf_close_send(m, 1, s)); /* still the parent's */
+    close(fd[0]);
+    close(fd[1]);
 }
 
 /* One iteration: a child receiver sleeps in receive and is killed; sends that
  * follow repair the count.  Then a child sender is killed while the parent
  * waits: the parent gets MPF_ENOSENDERS. */
-static int kill_iteration(mpf_t *m, int i) {
+static int kill_iteration(mpf_t *m, int i)
+{
     int bad = 0, fd[2];
     char name[32], buf[64];
-    snprintf(name, sizeof name, "k%d", i % 3);         /* slots get reused */
-    if (pipe(fd)) exit(3);
+    snprintf(name, sizeof name, "k%d", i % 3); /* slots get reused */
+    if (pipe(fd))
+        exit(3);
     pid_t p = fork();
     if (p == 0) {
         int r = mpf_open_receive(m, 2, name, MPF_BROADCAST);
-        if (write(fd[1], "r", 1) != 1) _exit(3);
-        mpf_message_receive(m, 2, r, buf, sizeof buf);   /* killed while asleep here */
+        if (write(fd[1], "r", 1) != 1)
+            _exit(3);
+        mpf_message_receive(m, 2, r, buf, sizeof buf); /* killed while asleep here */
         _exit(0);
     }
     wait_byte(fd[0]);
     int s = MUST(mpf_open_send(m, 1, name));
     long long until = mono_ns() + 2000000000LL;
-    while (sleepers_of(m, s) == 0 && mono_ns() < until) usleep(200);   /* asleep (or about to be) */
+    while (sleepers_of(m, s) == 0 && mono_ns() < until)
+        usleep(200); /* asleep (or about to be) */
     usleep(i % 5 * 100);
     kill(p, SIGKILL);
     waitpid(p, NULL, 0);
     /* the dead receiver's count: gone after enough sends to notice it */
-    for (int k = 0; k < 400 && sleepers_of(m, s) != 0; k++) MUST(mpf_message_send(m, 1, s, "ping", 4));
-    if (sleepers_of(m, s) != 0) { fprintf(stderr, "iteration %d: sleepers stuck at %u\n", i, sleepers_of(m, s)); bad++; }
+    for (int k = 0; k < 400 && sleepers_of(m, s) != 0; k++)
+        MUST(mpf_message_send(m, 1, s, "ping", 4));
+    if (sleepers_of(m, s) != 0) {
+        fprintf(stderr, "iteration %d: sleepers stuck at %u\n", i, sleepers_of(m, s));
+        bad++;
+    }
     MUST(mpf_reap(m));
     MUST(mpf_close_send(m, 1, s));
     /* now a dead sender: the parent, blocked, learns it (~1 s: the waiting
      * receive reaps every few of its 200 ms sleeps, so every 10th iteration) */
     if (i % 10 == 0) {
-    p = fork();
-    if (p == 0) {
-        mpf_open_send(m, 3, name);
-        if (write(fd[1], "s", 1) != 1) _exit(3);
-        pause();
-        _exit(0);
-    }
-    int r = MUST(mpf_open_receive(m, 0, name, MPF_FCFS));
-    wait_byte(fd[0]);
-    kill(p, SIGKILL);
-    waitpid(p, NULL, 0);
-    ssize_t got = mpf_message_timed_receive(m, 0, r, buf, sizeof buf, 10000000000LL);
-    if (got != -MPF_ENOSENDERS) { fprintf(stderr, "iteration %d: receive gave %zd, not ENOSENDERS\n", i, got); bad++; }
-    MUST(mpf_close_receive(m, 0, r));
+        p = fork();
+        if (p == 0) {
+            mpf_open_send(m, 3, name);
+            if (write(fd[1], "s", 1) != 1)
+                _exit(3);
+            pause();
+            _exit(0);
+        }
+        int r = MUST(mpf_open_receive(m, 0, name, MPF_FCFS));
+        wait_byte(fd[0]);
+        kill(p, SIGKILL);
+        waitpid(p, NULL, 0);
+        ssize_t got = mpf_message_timed_receive(m, 0, r, buf, sizeof buf, 10000000000LL);
+        if (got != -MPF_ENOSENDERS) {
+            fprintf(stderr, "iteration %d: receive gave %zd, not ENOSENDERS\n", i, got);
+            bad++;
+        }
+        MUST(mpf_close_receive(m, 0, r));
     }
     /* the slot is free again; a new conversation there starts with no sleeper */
     int again = MUST(mpf_open_send(m, 1, name));
-    if (sleepers_of(m, again) != 0) bad++;
+    if (sleepers_of(m, again) != 0)
+        bad++;
     MUST(mpf_close_send(m, 1, again));
-    close(fd[0]); close(fd[1]);
+    close(fd[0]);
+    close(fd[1]);
     return bad;
 }
 
-int main(void) {
+int main(void)
+{
     test_contracts();
     test_nosenders_and_timeout();
     char seg[64];
     snprintf(seg, sizeof seg, "/mpf-death-%d", (int)getpid());
-    mpf_options o = {.shm_name = seg, .replace = 1, .max_lnvcs = 8, .max_processes = 8, .max_messages = 1024,
+    mpf_options o = {.shm_name = seg,
+                     .replace = 1,
+                     .max_lnvcs = 8,
+                     .max_processes = 8,
+                     .max_messages = 1024,
                      .pool_bytes = 1 << 20};
     mpf_t *m;
     MUST(mpf_init_ex(&m, &o));
     test_foreign_pid(m);
     const char *e = getenv("MPF_DEATH_LOOPS");
     int loops = e && *e ? atoi(e) : 100, bad = 0;
-    for (int i = 0; i < loops; i++) bad += kill_iteration(m, i);
+    for (int i = 0; i < loops; i++)
+        bad += kill_iteration(m, i);
     CHECK(bad == 0);
     mpf_stats st;
     MUST(mpf_stats_get(m, &st));
@@ -187,7 +224,10 @@ int main(void) {
     printf("%d kill iterations, %d bad; %zu free headers\n", loops, bad, st.free_messages);
     MUST(mpf_finish(m));
     MUST(mpf_unlink(seg));
-    if (mpf_check_failures) { fprintf(stderr, "%d check(s) failed\n", mpf_check_failures); return 1; }
+    if (mpf_check_failures) {
+        fprintf(stderr, "%d check(s) failed\n", mpf_check_failures);
+        return 1;
+    }
     printf("ok\n");
     return 0;
 }

@@ -59,7 +59,8 @@ static uint32_t asleep_count(void)
 static uint32_t waiter_slots_used(void)
 {
     uint32_t n = 0;
-    for (uint32_t i = 1; i <= m->r->n_waiters; i++) n += atomic_load(&mpf_waiter_at(m, i)->os_pid) != 0;
+    for (uint32_t i = 1; i <= m->r->n_waiters; i++)
+        n += atomic_load(&mpf_waiter_at(m, i)->os_pid) != 0;
     return n;
 }
 
@@ -67,8 +68,9 @@ static void *receiver(void *arg)
 {
     int k = (int)(long)arg;
     memset(got[k], 0, sizeof got[k]);
-    rc[k] = timeout_of[k] ? mpf_message_timed_receive(m, k, rid[k], got[k], sizeof got[k] - 1, timeout_of[k])
-                          : mpf_message_receive(m, k, rid[k], got[k], sizeof got[k] - 1);
+    rc[k] = timeout_of[k]
+                ? mpf_message_timed_receive(m, k, rid[k], got[k], sizeof got[k] - 1, timeout_of[k])
+                : mpf_message_receive(m, k, rid[k], got[k], sizeof got[k] - 1);
     return NULL;
 }
 
@@ -89,7 +91,8 @@ static void start_line(pthread_t *th)
     uint32_t base = joined();
     for (int k = 0; k < NR; k++) {
         pthread_create(&th[k], NULL, receiver, (void *)(long)k);
-        while (joined() - base != (uint32_t)k + 1) usleep(100);
+        while (joined() - base != (uint32_t)k + 1)
+            usleep(100);
     }
 }
 
@@ -102,20 +105,24 @@ static void send_digit(int k)
 static void threads_in_order(void)
 {
     MUST(mpf_init(&m, 4, 8));
-    for (int k = 0; k < NR; k++) rid[k] = MUST(mpf_open_receive(m, k, "line", MPF_FCFS));
+    for (int k = 0; k < NR; k++)
+        rid[k] = MUST(mpf_open_receive(m, k, "line", MPF_FCFS));
     sid = MUST(mpf_open_send(m, 7, "line"));
     int misordered = 0;
     for (int round = 0; round < ROUNDS; round++) {
         pthread_t th[NR];
         start_line(th);
-        for (int k = 0; k < NR; k++) send_digit(k);
+        for (int k = 0; k < NR; k++)
+            send_digit(k);
         for (int k = 0; k < NR; k++) {
             pthread_join(th[k], NULL);
             CHECK_RC(rc[k], 1);
-            if (got[k][0] != '0' + k) misordered++;
+            if (got[k][0] != '0' + k)
+                misordered++;
         }
     }
-    printf("threads: %d rounds of %d: %d receivers served out of arrival order\n", ROUNDS, NR, misordered);
+    printf("threads: %d rounds of %d: %d receivers served out of arrival order\n", ROUNDS, NR,
+           misordered);
     CHECK(misordered == 0);
 
     /* receiver 1 gives up (timeout) while in line: 0, 2, 3 get messages 0, 1, 2 */
@@ -149,9 +156,11 @@ static void threads_in_order(void)
 static int child_receive(int k, const char *shm)
 {
     mpf_t *cm;
-    if (mpf_attach(&cm, shm) < 0) return 100;
+    if (mpf_attach(&cm, shm) < 0)
+        return 100;
     int id = (int)mpf_open_receive(cm, k, "line", MPF_FCFS);
-    if (id < 0) return 101;
+    if (id < 0)
+        return 101;
     char b[8] = {0};
     ssize_t n = mpf_message_receive(cm, k, id, b, sizeof b - 1);
     return n == 1 ? 10 + b[0] - '0' : 102;
@@ -161,7 +170,8 @@ static void processes_with_a_death(void)
 {
     char shm[64];
     snprintf(shm, sizeof shm, "/mpf-fcfs-order-%d", (int)getpid());
-    mpf_options o = {.max_lnvcs = 4, .max_processes = 8, .shm_name = shm, .replace = 1, .spin = 200};
+    mpf_options o = {
+        .max_lnvcs = 4, .max_processes = 8, .shm_name = shm, .replace = 1, .spin = 200};
     MUST(mpf_init_ex(&m, &o));
     sid = MUST(mpf_open_send(m, 7, "line"));
     int served_wrong = 0;
@@ -169,8 +179,10 @@ static void processes_with_a_death(void)
         pid_t ch[3];
         for (int k = 0; k < 3; k++) {
             fflush(stdout);
-            if ((ch[k] = fork()) == 0) _exit(child_receive(k, shm));
-            while (in_line() != (uint32_t)k + 1) usleep(200);
+            if ((ch[k] = fork()) == 0)
+                _exit(child_receive(k, shm));
+            while (in_line() != (uint32_t)k + 1)
+                usleep(200);
         }
         int victim = round % 3; /* killed while queued: first, middle or last in line */
         kill(ch[victim], SIGKILL);
@@ -179,10 +191,12 @@ static void processes_with_a_death(void)
         send_digit(1);
         int want = 0;
         for (int k = 0; k < 3; k++) {
-            if (k == victim) continue;
+            if (k == victim)
+                continue;
             int st = 0;
             waitpid(ch[k], &st, 0);
-            if (!WIFEXITED(st) || WEXITSTATUS(st) != 10 + want) served_wrong++;
+            if (!WIFEXITED(st) || WEXITSTATUS(st) != 10 + want)
+                served_wrong++;
             want++;
         }
         mpf_reap(m); /* a victim last in line had nobody behind it to reap it */
@@ -190,20 +204,25 @@ static void processes_with_a_death(void)
         CHECK(waiter_slots_used() == 0);
         CHECK(asleep_count() == 0); /* the victim died counted asleep: the reaper uncounted it */
     }
-    printf("processes: 6 rounds, a receiver killed in line each: %d live receivers served wrongly\n", served_wrong);
+    printf(
+        "processes: 6 rounds, a receiver killed in line each: %d live receivers served wrongly\n",
+        served_wrong);
     CHECK(served_wrong == 0);
 
     /* 4: the head stopped, a message waiting: a newcomer's try_receive must not take it */
     int mine = MUST(mpf_open_receive(m, 6, "line", MPF_FCFS));
     pid_t head;
     fflush(stdout);
-    if ((head = fork()) == 0) _exit(child_receive(0, shm));
-    while (in_line() != 1) usleep(200);
+    if ((head = fork()) == 0)
+        _exit(child_receive(0, shm));
+    while (in_line() != 1)
+        usleep(200);
     mpf_lnvc *l = mpf_lnvc_at(m, mpf_id_slot(m->r, sid));
     mpf_lock_acquire(m, &l->rlock);
     uint32_t w = atomic_load(&l->line_head);
     mpf_unlock(m, &l->rlock);
-    while (atomic_load(&mpf_waiter_at(m, w)->word) != MPF_W_ASLEEP) usleep(200);
+    while (atomic_load(&mpf_waiter_at(m, w)->word) != MPF_W_ASLEEP)
+        usleep(200);
     kill(head, SIGSTOP);
     send_digit(0);
     char b[8];
@@ -240,8 +259,10 @@ static void table_full(void)
     rid[0] = MUST(mpf_open_receive(m, 0, "full", MPF_FCFS));
     sid = MUST(mpf_open_send(m, 1, "full"));
     pthread_t th[NOVER];
-    for (int k = 0; k < NOVER; k++) pthread_create(&th[k], NULL, over_receiver, (void *)(long)k);
-    for (int i = 0; i < 2000 && in_line() < m->r->n_waiters; i++) usleep(1000); /* the table fills up */
+    for (int k = 0; k < NOVER; k++)
+        pthread_create(&th[k], NULL, over_receiver, (void *)(long)k);
+    for (int i = 0; i < 2000 && in_line() < m->r->n_waiters; i++)
+        usleep(1000); /* the table fills up */
     for (int k = 0; k < NOVER; k++) {
         char c = (char)('A' + k);
         MUST(mpf_message_send(m, 1, sid, &c, 1));
@@ -250,9 +271,11 @@ static void table_full(void)
     for (int k = 0; k < NOVER; k++) {
         pthread_join(th[k], NULL);
         int v = over_got[k] - 'A';
-        if (v < 0 || v >= NOVER || seen[v]++) bad++;
+        if (v < 0 || v >= NOVER || seen[v]++)
+            bad++;
     }
-    printf("table full: %d receivers for %u slots, %d served wrongly\n", NOVER, m->r->n_waiters, bad);
+    printf("table full: %d receivers for %u slots, %d served wrongly\n", NOVER, m->r->n_waiters,
+           bad);
     CHECK(bad == 0);
     CHECK(in_line() == 0);
     CHECK(waiter_slots_used() == 0);
@@ -275,7 +298,8 @@ static void proc_receiver(void *arg)
 static void *thread_sends(void *arg)
 {
     (void)arg;
-    for (int k = 0; k < NR; k++) send_digit(k);
+    for (int k = 0; k < NR; k++)
+        send_digit(k);
     return NULL;
 }
 
@@ -286,28 +310,33 @@ static void procs_body(void *arg)
     mpd_rt_set_exit_status(1);
     mpd_sem_init(&proc_done, 0);
     MUST(mpf_init(&m, 4, 8));
-    for (int k = 0; k < NR; k++) rid[k] = MUST(mpf_open_receive(m, k, "line", MPF_FCFS));
+    for (int k = 0; k < NR; k++)
+        rid[k] = MUST(mpf_open_receive(m, k, "line", MPF_FCFS));
     sid = MUST(mpf_open_send(m, 7, "line"));
     int misordered = 0;
     for (int round = 0; round < 20; round++) {
         uint32_t base = joined();
         for (int k = 0; k < NR; k++) {
             mpd_proc_create(proc_receiver, (void *)(intptr_t)k, NULL);
-            while (joined() - base != (uint32_t)k + 1) mpd_yield();
+            while (joined() - base != (uint32_t)k + 1)
+                mpd_yield();
         }
         pthread_t t;
         pthread_create(&t, NULL, thread_sends, NULL);
-        for (int k = 0; k < NR; k++) mpd_sem_P(&proc_done);
+        for (int k = 0; k < NR; k++)
+            mpd_sem_P(&proc_done);
         pthread_join(t, NULL);
         for (int k = 0; k < NR; k++) {
             CHECK_RC(rc[k], 1);
-            if (got[k][0] != '0' + k) misordered++;
+            if (got[k][0] != '0' + k)
+                misordered++;
         }
     }
     CHECK(misordered == 0);
     CHECK(in_line() == 0 && waiter_slots_used() == 0 && asleep_count() == 0);
     MUST(mpf_finish(m));
-    printf("MPD processes on %d VP(s): 20 rounds of %d: %d served out of arrival order\n", proc_nvp, NR, misordered);
+    printf("MPD processes on %d VP(s): 20 rounds of %d: %d served out of arrival order\n", proc_nvp,
+           NR, misordered);
     mpd_rt_set_exit_status(mpf_check_failures ? 1 : 0);
 }
 
@@ -325,7 +354,8 @@ static void mpd_processes_in_order(void)
         waitpid(p, &st, 0);
         if (!WIFEXITED(st) || WEXITSTATUS(st)) {
             fprintf(stderr, "MPD processes on %d VP(s) failed (%s %d)\n", proc_nvp,
-                    WIFSIGNALED(st) ? "signal" : "status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+                    WIFSIGNALED(st) ? "signal" : "status",
+                    WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
             mpf_check_failures++;
         }
     }

@@ -33,7 +33,8 @@ static mpf_stats base;
 static void wait_byte(int fd)
 {
     char c;
-    if (read(fd, &c, 1) != 1) exit(3);
+    if (read(fd, &c, 1) != 1)
+        exit(3);
 }
 
 static void pool_is_whole(const char *what)
@@ -42,11 +43,14 @@ static void pool_is_whole(const char *what)
     MUST(mpf_stats_get(m, &st));
     if (st.lnvcs != 0 || st.messages_queued != 0 || st.free_messages != base.free_messages ||
         st.free_blocks != base.free_blocks) {
-        fprintf(stderr, "%s: lnvcs %d, queued %d, free headers %zu of %zu, free blocks %zu of %zu\n", what, st.lnvcs,
-                st.messages_queued, st.free_messages, base.free_messages, st.free_blocks, base.free_blocks);
+        fprintf(stderr,
+                "%s: lnvcs %d, queued %d, free headers %zu of %zu, free blocks %zu of %zu\n", what,
+                st.lnvcs, st.messages_queued, st.free_messages, base.free_messages, st.free_blocks,
+                base.free_blocks);
         mpf_check_failures++;
     } else {
-        printf("%s: pool whole (%zu headers, %zu blocks free)\n", what, st.free_messages, st.free_blocks);
+        printf("%s: pool whole (%zu headers, %zu blocks free)\n", what, st.free_messages,
+               st.free_blocks);
     }
 }
 
@@ -57,8 +61,9 @@ static void nothing_queued(const char *what)
     mpf_stats st;
     MUST(mpf_stats_get(m, &st));
     if (st.lnvcs != 1 || st.messages_queued != 0) {
-        fprintf(stderr, "%s: with the conversation alive, %d conversation(s), %d message(s) still queued\n", what,
-                st.lnvcs, st.messages_queued);
+        fprintf(stderr,
+                "%s: with the conversation alive, %d conversation(s), %d message(s) still queued\n",
+                what, st.lnvcs, st.messages_queued);
         mpf_check_failures++;
     }
 }
@@ -73,24 +78,30 @@ static void die_in_copy(int sig)
 
 static void fill(char *b, size_t n, int seed)
 {
-    for (size_t i = 0; i < n; i++) b[i] = (char)(i * 7 + seed);
+    for (size_t i = 0; i < n; i++)
+        b[i] = (char)(i * 7 + seed);
 }
 
 /* 1: the receiver's copy faults half way through a BIG message. */
 static void dies_mid_copy(int protocol, const char *what)
 {
     int fd[2];
-    if (pipe(fd)) exit(3);
+    if (pipe(fd))
+        exit(3);
     pid_t p = fork();
     if (p == 0) {
         long pg = sysconf(_SC_PAGESIZE);
-        size_t room = ((size_t)BIG / 2 + (size_t)pg - 1) / (size_t)pg * (size_t)pg; /* half the message fits */
-        char *buf = mmap(NULL, room + (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (buf == MAP_FAILED || mprotect(buf + room, (size_t)pg, PROT_NONE)) _exit(3);
+        size_t room = ((size_t)BIG / 2 + (size_t)pg - 1) / (size_t)pg *
+                      (size_t)pg; /* half the message fits */
+        char *buf = mmap(NULL, room + (size_t)pg, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (buf == MAP_FAILED || mprotect(buf + room, (size_t)pg, PROT_NONE))
+            _exit(3);
         struct sigaction sa = {.sa_handler = die_in_copy};
         sigaction(SIGSEGV, &sa, NULL);
         int r = mpf_open_receive(m, 2, "copy", protocol);
-        if (r < 0 || write(fd[1], "r", 1) != 1) _exit(3);
+        if (r < 0 || write(fd[1], "r", 1) != 1)
+            _exit(3);
         mpf_message_receive(m, 2, r, buf, BIG); /* SIGSEGV inside the copy */
         _exit(4);
     }
@@ -114,17 +125,22 @@ static void dies_mid_copy(int protocol, const char *what)
 static void dies_with_backlog(int how)
 {
     int fd[2];
-    if (pipe(fd)) exit(3);
+    if (pipe(fd))
+        exit(3);
     pid_t p = fork();
     if (p == 0) {
         int r = mpf_open_receive(m, 2, "backlog", MPF_BROADCAST);
-        if (r < 0 || write(fd[1], "r", 1) != 1) _exit(3);
+        if (r < 0 || write(fd[1], "r", 1) != 1)
+            _exit(3);
         static char b[BIG];
         for (int k = 0; k < 3; k++)
-            if (mpf_message_receive(m, 2, r, b, sizeof b) < 0) _exit(5);
-        if (write(fd[1], "3", 1) != 1) _exit(3);
-        if (how == 0) pause(); /* killed with the rest unread */
-        _exit(0);              /* or exits without closing */
+            if (mpf_message_receive(m, 2, r, b, sizeof b) < 0)
+                _exit(5);
+        if (write(fd[1], "3", 1) != 1)
+            _exit(3);
+        if (how == 0)
+            pause(); /* killed with the rest unread */
+        _exit(0);    /* or exits without closing */
     }
     wait_byte(fd[0]);
     int f = MUST(mpf_open_receive(m, 0, "backlog", MPF_FCFS));
@@ -136,7 +152,8 @@ static void dies_with_backlog(int how)
         CHECK_RC(mpf_message_send(m, 1, s, msg, len), 0);
     }
     wait_byte(fd[0]);
-    if (how == 0) kill(p, SIGKILL);
+    if (how == 0)
+        kill(p, SIGKILL);
     waitpid(p, NULL, 0);
     CHECK(mpf_reap(m) >= 1);
     for (int k = 0; k < 10; k++) { /* the live FCFS reader still gets every message, intact */
@@ -148,7 +165,8 @@ static void dies_with_backlog(int how)
     nothing_queued("broadcast receiver died with a backlog");
     MUST(mpf_close_receive(m, 0, f));
     MUST(mpf_close_send(m, 1, s));
-    pool_is_whole(how == 0 ? "broadcast receiver killed with 7 unread" : "broadcast receiver exited with 7 unread");
+    pool_is_whole(how == 0 ? "broadcast receiver killed with 7 unread"
+                           : "broadcast receiver exited with 7 unread");
     close(fd[0]);
     close(fd[1]);
 }
@@ -157,14 +175,17 @@ static void dies_with_backlog(int how)
 static void sender_dies_pending(void)
 {
     int fd[2];
-    if (pipe(fd)) exit(3);
+    if (pipe(fd))
+        exit(3);
     pid_t p = fork();
     if (p == 0) {
         int s = mpf_open_send(m, 1, "pending");
         static char msg[BIG];
         for (int k = 0; k < 6; k++)
-            if (s < 0 || mpf_message_send(m, 1, s, msg, k % 2 ? BIG : 10) < 0) _exit(5);
-        if (write(fd[1], "s", 1) != 1) _exit(3);
+            if (s < 0 || mpf_message_send(m, 1, s, msg, k % 2 ? BIG : 10) < 0)
+                _exit(5);
+        if (write(fd[1], "s", 1) != 1)
+            _exit(3);
         pause();
         _exit(0);
     }
@@ -184,7 +205,11 @@ int main(void)
 {
     char seg[64];
     snprintf(seg, sizeof seg, "/mpf-held-%d", (int)getpid());
-    mpf_options o = {.shm_name = seg, .replace = 1, .max_lnvcs = 4, .max_processes = 4, .max_messages = 256,
+    mpf_options o = {.shm_name = seg,
+                     .replace = 1,
+                     .max_lnvcs = 4,
+                     .max_processes = 4,
+                     .max_messages = 256,
                      .pool_bytes = 1 << 20};
     MUST(mpf_init_ex(&m, &o));
     MUST(mpf_stats_get(m, &base));

@@ -23,10 +23,13 @@ static void receiver(void *arg)
     for (;;) {
         int v;
         CHECK_RC(mpf_message_receive(m, pid, id, &v, sizeof v), sizeof v);
-        if (v < 0) break;
+        if (v < 0)
+            break;
         CHECK(v > last);
-        if (proto == MPF_BROADCAST) CHECK(v == last + 1);
-        else CHECK(atomic_fetch_add(&seen[v], 1) == 0);
+        if (proto == MPF_BROADCAST)
+            CHECK(v == last + 1);
+        else
+            CHECK(atomic_fetch_add(&seen[v], 1) == 0);
         last = v;
         n++;
     }
@@ -41,15 +44,20 @@ static void run_stream(int p)
     memset(seen, 0, sizeof seen);
     atomic_store(&got_total, 0);
     int s = MUST(mpf_open_send(m, 0, "lwp"));
-    for (int r = 0; r < RECV; r++) mpd_proc_create(receiver, (void *)(intptr_t)(1 + r), NULL);
-    for (int r = 0; r < RECV; r++) mpd_sem_P(&done);
+    for (int r = 0; r < RECV; r++)
+        mpd_proc_create(receiver, (void *)(intptr_t)(1 + r), NULL);
+    for (int r = 0; r < RECV; r++)
+        mpd_sem_P(&done);
     for (int i = 0; i < MSGS; i++) {
         CHECK_RC(mpf_message_send(m, 0, s, &i, sizeof i), 0);
-        if (i % 100 == 0) mpd_yield(); /* let receivers drain and park again */
+        if (i % 100 == 0)
+            mpd_yield(); /* let receivers drain and park again */
     }
     int end = -1;
-    for (int r = 0; r < (p == MPF_FCFS ? RECV : 1); r++) CHECK_RC(mpf_message_send(m, 0, s, &end, sizeof end), 0);
-    for (int r = 0; r < RECV; r++) mpd_sem_P(&done);
+    for (int r = 0; r < (p == MPF_FCFS ? RECV : 1); r++)
+        CHECK_RC(mpf_message_send(m, 0, s, &end, sizeof end), 0);
+    for (int r = 0; r < RECV; r++)
+        mpd_sem_P(&done);
     CHECK(atomic_load(&got_total) == (p == MPF_FCFS ? MSGS : RECV * MSGS));
     MUST(mpf_close_send(m, 0, s));
 }
@@ -59,12 +67,14 @@ static void run_stream(int p)
 static void ponger(void *arg)
 {
     (void)arg;
-    int in = MUST(mpf_open_receive(m, 5, "ping", MPF_FCFS)), out = MUST(mpf_open_send(m, 5, "pong"));
+    int in = MUST(mpf_open_receive(m, 5, "ping", MPF_FCFS)),
+        out = MUST(mpf_open_send(m, 5, "pong"));
     mpd_sem_V(&done);
     for (;;) {
         int v;
         CHECK_RC(mpf_message_receive(m, 5, in, &v, sizeof v), sizeof v);
-        if (v < 0) break;
+        if (v < 0)
+            break;
         v++;
         CHECK_RC(mpf_message_send(m, 5, out, &v, sizeof v), 0);
     }
@@ -75,7 +85,8 @@ static void ponger(void *arg)
 
 static void pingpong(void)
 {
-    int out = MUST(mpf_open_send(m, 4, "ping")), in = MUST(mpf_open_receive(m, 4, "pong", MPF_FCFS));
+    int out = MUST(mpf_open_send(m, 4, "ping")),
+        in = MUST(mpf_open_receive(m, 4, "pong", MPF_FCFS));
     mpd_proc_create(ponger, NULL, NULL);
     mpd_sem_P(&done);
     int ok = 1;
@@ -126,7 +137,8 @@ static void small_buffer(void *arg)
 {
     (void)arg;
     char b[4];
-    atomic_store(&small_rc, (long)mpf_message_receive(m, 6, direct_id, b, sizeof b)); /* parks; 8 B do not fit */
+    atomic_store(&small_rc, (long)mpf_message_receive(m, 6, direct_id, b,
+                                                      sizeof b)); /* parks; 8 B do not fit */
     char big[16];
     CHECK_RC(mpf_message_receive(m, 6, direct_id, big, sizeof big), 8); /* still first in line */
     CHECK(memcmp(big, "12345678", 8) == 0);
@@ -160,13 +172,18 @@ static void direct_delivery(void)
     s = MUST(mpf_open_send(m, 7, "direct2"));
     fcfs_id = MUST(mpf_open_receive(m, 1, "direct2", MPF_FCFS));
     CHECK(MUST(mpf_open_receive(m, 2, "direct2", MPF_FCFS)) == fcfs_id);
-    for (int k = 0; k < 2; k++) mpd_proc_create(fcfs_parker, (void *)(intptr_t)k, NULL);
+    for (int k = 0; k < 2; k++)
+        mpd_proc_create(fcfs_parker, (void *)(intptr_t)k, NULL);
     mpd_yield();
     mpd_yield();
-    for (int v = 10; v < 12; v++) CHECK_RC(mpf_message_send(m, 7, s, &v, sizeof v), 0);
-    for (int k = 0; k < 2; k++) mpd_sem_P(&done);
-    CHECK(atomic_load(&fcfs_got[0]) + atomic_load(&fcfs_got[1]) == 21 && atomic_load(&fcfs_got[0]) != atomic_load(&fcfs_got[1]));
-    if (mpd_nvp() == 1) CHECK(atomic_load(&fcfs_got[0]) == 10); /* FIFO among parked receives */
+    for (int v = 10; v < 12; v++)
+        CHECK_RC(mpf_message_send(m, 7, s, &v, sizeof v), 0);
+    for (int k = 0; k < 2; k++)
+        mpd_sem_P(&done);
+    CHECK(atomic_load(&fcfs_got[0]) + atomic_load(&fcfs_got[1]) == 21 &&
+          atomic_load(&fcfs_got[0]) != atomic_load(&fcfs_got[1]));
+    if (mpd_nvp() == 1)
+        CHECK(atomic_load(&fcfs_got[0]) == 10); /* FIFO among parked receives */
     mpf_stats st;
     MUST(mpf_stats_get(m, &st));
     CHECK(st.messages_queued == 0);
@@ -181,7 +198,11 @@ static void body(void *arg)
     (void)arg;
     mpd_rt_set_exit_status(1); /* until every step has run */
     mpd_sem_init(&done, 0);
-    mpf_options o = {.wait = MPF_WAIT_LWP, .max_lnvcs = 8, .max_processes = 8, .max_messages = 1000, .send_waits = 1};
+    mpf_options o = {.wait = MPF_WAIT_LWP,
+                     .max_lnvcs = 8,
+                     .max_processes = 8,
+                     .max_messages = 1000,
+                     .send_waits = 1};
     MUST(mpf_init_ex(&m, &o));
     run_stream(MPF_FCFS);
     run_stream(MPF_BROADCAST);

@@ -37,7 +37,8 @@ static void *thread_sender(void *arg)
     for (int i = 0; i < PER; i++) {
         int v[2] = {k, i};
         CHECK_RC(mpf_message_send(m, pid, s, v, sizeof v), 0);
-        if (i % 64 == 0) sched_yield(); /* let the receivers catch up and wait again */
+        if (i % 64 == 0)
+            sched_yield(); /* let the receivers catch up and wait again */
     }
     MUST(mpf_close_send(m, pid, s));
     return NULL;
@@ -51,7 +52,8 @@ static void fcfs_proc(void *arg)
     for (;;) {
         int v[2];
         CHECK_RC(mpf_message_receive(m, pid, id, v, sizeof v), sizeof v);
-        if (v[0] < 0) break;
+        if (v[0] < 0)
+            break;
         CHECK(v[1] > last[v[0]]);
         CHECK(atomic_fetch_add(&seen[v[0]][v[1]], 1) == 0);
         last[v[0]] = v[1];
@@ -70,7 +72,8 @@ static void bcast_proc(void *arg)
     while (n < TSEND * PER) {
         int v[2];
         CHECK_RC(mpf_message_receive(m, pid, id, v, sizeof v), sizeof v);
-        if (v[0] < 0) continue; /* an end mark for the FCFS group */
+        if (v[0] < 0)
+            continue; /* an end mark for the FCFS group */
         CHECK(v[1] == next[v[0]]);
         next[v[0]] = v[1] + 1;
         n++;
@@ -79,25 +82,38 @@ static void bcast_proc(void *arg)
     mpd_sem_V(&done);
 }
 
-static intptr_t join_thread(void *t) { return pthread_join(*(pthread_t *)t, NULL); }
+static intptr_t join_thread(void *t)
+{
+    return pthread_join(*(pthread_t *)t, NULL);
+}
 
 /* Joining a thread would stop the VP, and the thread may need this VP's processes. */
-static void join(pthread_t t) { CHECK(mpd_blocking_call(join_thread, &t, NULL) == 0); }
+static void join(pthread_t t)
+{
+    CHECK(mpd_blocking_call(join_thread, &t, NULL) == 0);
+}
 
 static void threads_to_procs(void)
 {
     memset(seen, 0, sizeof seen);
     atomic_store(&fcfs_got, 0);
-    int ctl = MUST(mpf_open_send(m, 0, "t2p")); /* keeps the conversation while senders come and go */
-    for (int r = 0; r < FRECV; r++) mpd_proc_create(fcfs_proc, (void *)(intptr_t)(1 + r), NULL);
+    int ctl =
+        MUST(mpf_open_send(m, 0, "t2p")); /* keeps the conversation while senders come and go */
+    for (int r = 0; r < FRECV; r++)
+        mpd_proc_create(fcfs_proc, (void *)(intptr_t)(1 + r), NULL);
     mpd_proc_create(bcast_proc, (void *)(intptr_t)(1 + FRECV), NULL);
-    for (int r = 0; r <= FRECV; r++) mpd_sem_P(&done);
+    for (int r = 0; r <= FRECV; r++)
+        mpd_sem_P(&done);
     pthread_t t[TSEND];
-    for (int k = 0; k < TSEND; k++) pthread_create(&t[k], NULL, thread_sender, (void *)(intptr_t)k);
-    for (int k = 0; k < TSEND; k++) join(t[k]);
+    for (int k = 0; k < TSEND; k++)
+        pthread_create(&t[k], NULL, thread_sender, (void *)(intptr_t)k);
+    for (int k = 0; k < TSEND; k++)
+        join(t[k]);
     int end[2] = {-1, -1};
-    for (int r = 0; r < FRECV; r++) CHECK_RC(mpf_message_send(m, 0, ctl, end, sizeof end), 0);
-    for (int r = 0; r <= FRECV; r++) mpd_sem_P(&done);
+    for (int r = 0; r < FRECV; r++)
+        CHECK_RC(mpf_message_send(m, 0, ctl, end, sizeof end), 0);
+    for (int r = 0; r <= FRECV; r++)
+        mpd_sem_P(&done);
     CHECK(atomic_load(&fcfs_got) == TSEND * PER);
     MUST(mpf_close_send(m, 0, ctl));
 }
@@ -122,12 +138,14 @@ static void *thread_receiver(void *arg)
     int id = (int)(intptr_t)arg, next[2] = {0, 0}, ok = 1;
     for (int n = 0; n < 2 * PER; n++) {
         int v[2];
-        if (mpf_message_receive(m, 30, id, v, sizeof v) != sizeof v || v[0] < 0 || v[0] > 1 || v[1] != next[v[0]]) {
+        if (mpf_message_receive(m, 30, id, v, sizeof v) != sizeof v || v[0] < 0 || v[0] > 1 ||
+            v[1] != next[v[0]]) {
             ok = 0;
             break;
         }
         next[v[0]]++;
-        if (n % 500 == 0) usleep(100); /* let the pool fill up */
+        if (n % 500 == 0)
+            usleep(100); /* let the pool fill up */
     }
     atomic_store(&thread_recv_ok, ok);
     return NULL;
@@ -138,8 +156,10 @@ static void procs_to_thread(void)
     int id = MUST(mpf_open_receive(m, 30, "p2t", MPF_FCFS));
     pthread_t t;
     pthread_create(&t, NULL, thread_receiver, (void *)(intptr_t)id);
-    for (int k = 0; k < 2; k++) mpd_proc_create(proc_sender, (void *)(intptr_t)k, NULL);
-    for (int k = 0; k < 2; k++) mpd_sem_P(&done);
+    for (int k = 0; k < 2; k++)
+        mpd_proc_create(proc_sender, (void *)(intptr_t)k, NULL);
+    for (int k = 0; k < 2; k++)
+        mpd_sem_P(&done);
     join(t);
     CHECK(atomic_load(&thread_recv_ok) == 1);
     MUST(mpf_close_receive(m, 30, id));
@@ -150,11 +170,13 @@ static void procs_to_thread(void)
 static void *thread_pong(void *arg)
 {
     (void)arg;
-    int in = MUST(mpf_open_receive(m, 41, "ping", MPF_FCFS)), out = MUST(mpf_open_send(m, 41, "pong"));
+    int in = MUST(mpf_open_receive(m, 41, "ping", MPF_FCFS)),
+        out = MUST(mpf_open_send(m, 41, "pong"));
     for (;;) {
         int v;
         CHECK_RC(mpf_message_receive(m, 41, in, &v, sizeof v), sizeof v);
-        if (v < 0) break;
+        if (v < 0)
+            break;
         v++;
         CHECK_RC(mpf_message_send(m, 41, out, &v, sizeof v), 0);
     }
@@ -165,7 +187,8 @@ static void *thread_pong(void *arg)
 
 static void pingpong(void)
 {
-    int out = MUST(mpf_open_send(m, 40, "ping")), in = MUST(mpf_open_receive(m, 40, "pong", MPF_FCFS));
+    int out = MUST(mpf_open_send(m, 40, "ping")),
+        in = MUST(mpf_open_receive(m, 40, "pong", MPF_FCFS));
     pthread_t t;
     pthread_create(&t, NULL, thread_pong, NULL);
     int ok = 1;
@@ -207,7 +230,7 @@ static void lwp_instance_refuses_threads(void)
 static void body(void *arg)
 {
     (void)arg;
-    alarm(60); /* a lost wakeup ends the child with SIGALRM */
+    alarm(60);                 /* a lost wakeup ends the child with SIGALRM */
     mpd_rt_set_exit_status(1); /* until every step has run */
     mpd_sem_init(&done, 0);
     mpf_options o = {.max_lnvcs = 8, .max_processes = 64, .max_messages = 200, .send_waits = 1};
@@ -238,7 +261,8 @@ int main(void)
         waitpid(p, &st, 0);
         if (!WIFEXITED(st) || WEXITSTATUS(st)) {
             fprintf(stderr, "mixed round %d (%d VPs) failed: %s %d\n", r, nvp,
-                    WIFSIGNALED(st) ? (WTERMSIG(st) == SIGALRM ? "hung, signal" : "signal") : "status",
+                    WIFSIGNALED(st) ? (WTERMSIG(st) == SIGALRM ? "hung, signal" : "signal")
+                                    : "status",
                     WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
             mpf_check_failures++;
         }

@@ -9,12 +9,12 @@
 static int mpf_check_failures;
 
 /* CHECK(cond): report and count a failure, keep going. */
-#define CHECK(c)                                                                   \
-    do {                                                                           \
-        if (!(c)) {                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            mpf_check_failures++;                                                  \
-        }                                                                          \
+#define CHECK(c)                                                                                   \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                  \
+            mpf_check_failures++;                                                                  \
+        }                                                                                          \
     } while (0)
 
 /* CHECK_RC(expr, want): an MPF call returns exactly `want`. */
@@ -22,8 +22,8 @@ static int mpf_check_failures;
     do {                                                                                           \
         long long got_ = (long long)(e), want_ = (long long)(want);                                \
         if (got_ != want_) {                                                                       \
-            fprintf(stderr, "%s:%d: %s returned %lld (%s), wanted %lld (%s)\n", __FILE__, __LINE__, \
-                    #e, got_, got_ < 0 ? mpf_strerror((int)got_) : "ok", want_,                    \
+            fprintf(stderr, "%s:%d: %s returned %lld (%s), wanted %lld (%s)\n", __FILE__,          \
+                    __LINE__, #e, got_, got_ < 0 ? mpf_strerror((int)got_) : "ok", want_,          \
                     want_ < 0 ? mpf_strerror((int)want_) : "ok");                                  \
             mpf_check_failures++;                                                                  \
         }                                                                                          \
@@ -34,7 +34,8 @@ static int mpf_check_failures;
     ({                                                                                             \
         long long r_ = (long long)(e);                                                             \
         if (r_ < 0) {                                                                              \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #e, mpf_strerror((int)r_)); \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #e,                      \
+                    mpf_strerror((int)r_));                                                        \
             exit(2);                                                                               \
         }                                                                                          \
         r_;                                                                                        \

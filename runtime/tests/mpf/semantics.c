@@ -18,7 +18,10 @@ static int lnvcs(void)
     return st.lnvcs;
 }
 
-static void send_int(int pid, int id, int v) { CHECK_RC(mpf_message_send(m, pid, id, &v, sizeof v), 0); }
+static void send_int(int pid, int id, int v)
+{
+    CHECK_RC(mpf_message_send(m, pid, id, &v, sizeof v), 0);
+}
 static int recv_int(int pid, int id)
 {
     int v = -1;
@@ -48,7 +51,7 @@ static void test_errors(void)
     int s = MUST(mpf_open_send(m, 0, "err"));
     CHECK_RC(mpf_open_send(m, 0, "err"), -MPF_EALREADY);
     CHECK_RC(mpf_message_receive(m, 0, s, buf, sizeof buf), -MPF_ENOTCONN); /* sender only */
-    CHECK_RC(mpf_message_send(m, 1, s, "x", 1), -MPF_ENOTCONN);              /* pid 1 not connected */
+    CHECK_RC(mpf_message_send(m, 1, s, "x", 1), -MPF_ENOTCONN); /* pid 1 not connected */
     CHECK_RC(mpf_close_receive(m, 0, s), -MPF_ENOTCONN);
     int r = MUST(mpf_open_receive(m, 1, "err", MPF_FCFS));
     CHECK(r == s); /* one conversation, one id */
@@ -77,7 +80,8 @@ static void test_errors(void)
 
     CHECK_RC(mpf_close_send(m, 0, s), 0);
     CHECK_RC(mpf_close_send(m, 0, s), -MPF_ENOTCONN);
-    CHECK_RC(mpf_message_send(m, 0, s, "x", 1), -MPF_ENOTCONN); /* closed sender; the receiver keeps it alive */
+    CHECK_RC(mpf_message_send(m, 0, s, "x", 1),
+             -MPF_ENOTCONN); /* closed sender; the receiver keeps it alive */
     CHECK_RC(mpf_close_receive(m, 1, r), 0);
     CHECK_RC(mpf_close_receive(m, 1, r), -MPF_EBADID); /* the conversation is gone */
     CHECK_RC(mpf_message_send(m, 0, s, "x", 1), -MPF_EBADID);
@@ -93,11 +97,13 @@ static void test_order_and_fcfs(void)
     int s = MUST(mpf_open_send(m, 0, "fcfs"));
     int a = MUST(mpf_open_receive(m, 1, "fcfs", MPF_FCFS));
     int b = MUST(mpf_open_receive(m, 2, "fcfs", MPF_FCFS));
-    for (int i = 0; i < 10; i++) send_int(0, s, i);
+    for (int i = 0; i < 10; i++)
+        send_int(0, s, i);
     CHECK_RC(mpf_check_receive(m, 1, a, NULL), 10);
     /* One shared head: whoever reads takes the next message in time order. */
     int want = 0;
-    for (int i = 0; i < 10; i++) CHECK(recv_int(1 + i % 2, i % 2 ? b : a) == want++);
+    for (int i = 0; i < 10; i++)
+        CHECK(recv_int(1 + i % 2, i % 2 ? b : a) == want++);
     CHECK_RC(mpf_check_receive(m, 2, b, NULL), 0);
     CHECK(queued() == 0); /* each message was delivered once, then freed */
     MUST(mpf_close_receive(m, 1, a));
@@ -112,18 +118,22 @@ static void test_broadcast(void)
     int b = MUST(mpf_open_receive(m, 2, "bc", MPF_BROADCAST));
     int f = MUST(mpf_open_receive(m, 3, "bc", MPF_FCFS));
     int g = MUST(mpf_open_receive(m, 4, "bc", MPF_FCFS));
-    for (int i = 0; i < 5; i++) send_int(0, s, i);
+    for (int i = 0; i < 5; i++)
+        send_int(0, s, i);
     /* A broadcast receiver that joins now sees only later messages. */
     int c = MUST(mpf_open_receive(m, 5, "bc", MPF_BROADCAST));
     send_int(0, s, 5);
     CHECK_RC(mpf_check_receive(m, 5, c, NULL), 1);
     CHECK(recv_int(5, c) == 5);
-    for (int i = 0; i < 6; i++) CHECK(recv_int(1, a) == i);
+    for (int i = 0; i < 6; i++)
+        CHECK(recv_int(1, a) == i);
     CHECK(queued() == 6); /* b and the FCFS group still need them */
-    for (int i = 0; i < 6; i++) CHECK(recv_int(2, b) == i);
+    for (int i = 0; i < 6; i++)
+        CHECK(recv_int(2, b) == i);
     CHECK(queued() == 6);
     /* The FCFS group gets each message once, split between its members. */
-    for (int i = 0; i < 6; i++) CHECK(recv_int(i < 3 ? 3 : 4, i < 3 ? f : g) == i);
+    for (int i = 0; i < 6; i++)
+        CHECK(recv_int(i < 3 ? 3 : 4, i < 3 ? f : g) == i);
     CHECK(queued() == 0);
     MUST(mpf_close_receive(m, 1, a));
     MUST(mpf_close_receive(m, 2, b));
@@ -141,10 +151,13 @@ static void test_close_receive(void)
     int a = MUST(mpf_open_receive(m, 1, "cr", MPF_BROADCAST));
     int b = MUST(mpf_open_receive(m, 2, "cr", MPF_BROADCAST));
     int f = MUST(mpf_open_receive(m, 3, "cr", MPF_FCFS));
-    for (int i = 0; i < 8; i++) send_int(0, s, i);
-    for (int i = 0; i < 6; i++) recv_int(1, a); /* a read 0..5 */
-    for (int i = 0; i < 3; i++) recv_int(3, f); /* FCFS group read 0..2 */
-    CHECK(queued() == 8);                       /* b read nothing */
+    for (int i = 0; i < 8; i++)
+        send_int(0, s, i);
+    for (int i = 0; i < 6; i++)
+        recv_int(1, a); /* a read 0..5 */
+    for (int i = 0; i < 3; i++)
+        recv_int(3, f);   /* FCFS group read 0..2 */
+    CHECK(queued() == 8); /* b read nothing */
     MUST(mpf_close_receive(m, 2, b));
     CHECK(queued() == 5); /* 0..2 were read by a and the FCFS group */
     MUST(mpf_close_receive(m, 3, f));
@@ -179,7 +192,8 @@ static void test_lifetime(void)
     int s = MUST(mpf_open_send(m, 0, "life"));
     int r = MUST(mpf_open_receive(m, 1, "life", MPF_FCFS));
     static char big[20000];
-    for (int i = 0; i < 4; i++) CHECK_RC(mpf_message_send(m, 0, s, big, sizeof big), 0);
+    for (int i = 0; i < 4; i++)
+        CHECK_RC(mpf_message_send(m, 0, s, big, sizeof big), 0);
     MUST(mpf_close_send(m, 0, s));
     CHECK(lnvcs() == 1); /* the receiver still holds it, messages readable */
     CHECK_RC(mpf_check_receive(m, 1, r, NULL), 4);
@@ -204,14 +218,16 @@ static void test_large_messages(void)
     static unsigned char out[65536], in[65536];
     size_t sizes[] = {1, 235, 236, 237, 4088, 4089, 8176, 8177, 65535, 65536};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
-        for (size_t i = 0; i < sizes[k]; i++) out[i] = (unsigned char)(i * 7 + k);
+        for (size_t i = 0; i < sizes[k]; i++)
+            out[i] = (unsigned char)(i * 7 + k);
         CHECK_RC(mpf_message_send(m, 0, s, out, sizes[k]), 0);
     }
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
         memset(in, 0, sizeof in);
         CHECK_RC(mpf_message_receive(m, 1, r, in, sizeof in), sizes[k]);
         int same = 1;
-        for (size_t i = 0; i < sizes[k]; i++) same &= in[i] == (unsigned char)(i * 7 + k);
+        for (size_t i = 0; i < sizes[k]; i++)
+            same &= in[i] == (unsigned char)(i * 7 + k);
         CHECK(same);
     }
     MUST(mpf_close_receive(m, 1, r));
@@ -222,7 +238,10 @@ static void test_large_messages(void)
 static void test_limits(void)
 {
     mpf_t *small;
-    mpf_options o = {.max_lnvcs = 2, .max_processes = 2, .max_messages = 8, .pool_bytes = 2 * 4096,
+    mpf_options o = {.max_lnvcs = 2,
+                     .max_processes = 2,
+                     .max_messages = 8,
+                     .pool_bytes = 2 * 4096,
                      .max_message = 8000};
     MUST(mpf_init_ex(&small, &o));
     int a = MUST(mpf_open_send(small, 0, "a"));
@@ -236,7 +255,8 @@ static void test_limits(void)
     CHECK_RC(mpf_message_send(small, 0, a, big, 8001), -MPF_ETOOLONG);
     CHECK_RC(mpf_message_send(small, 0, a, big, 5000), -MPF_ENOSPACE);
     int n = 0;
-    while (mpf_message_send(small, 0, a, "x", 1) == 0) n++;
+    while (mpf_message_send(small, 0, a, "x", 1) == 0)
+        n++;
     CHECK_RC(mpf_message_send(small, 0, a, "x", 1), -MPF_ENOSPACE);
     CHECK(n > 0);
     CHECK_RC(mpf_check_receive(small, 1, a, NULL), 2 + n); /* nothing lost */
@@ -246,11 +266,13 @@ static void test_limits(void)
     mpf_t *bad;
     mpf_options o2 = {.data_block = 10};
     CHECK_RC(mpf_init_ex(&bad, &o2), -MPF_EINVAL);
-    mpf_options o3 = {.max_message = 10000, .pool_bytes = 2 * 4096}; /* the pool cannot hold one longest message */
+    mpf_options o3 = {.max_message = 10000,
+                      .pool_bytes = 2 * 4096}; /* the pool cannot hold one longest message */
     CHECK_RC(mpf_init_ex(&bad, &o3), -MPF_EINVAL);
     mpf_options o4 = {.wait = 7};
     CHECK_RC(mpf_init_ex(&bad, &o4), -MPF_EINVAL);
-    mpf_options o5 = {.shm_name = "/mpf-test-lwp-shm", .wait = MPF_WAIT_LWP}; /* LWP waiting is in-process only */
+    mpf_options o5 = {.shm_name = "/mpf-test-lwp-shm",
+                      .wait = MPF_WAIT_LWP}; /* LWP waiting is in-process only */
     CHECK_RC(mpf_init_ex(&bad, &o5), -MPF_EINVAL);
     CHECK_RC(mpf_init(NULL, 4, 4), -MPF_EINVAL);
     CHECK_RC(mpf_finish(NULL), -MPF_EINVAL);

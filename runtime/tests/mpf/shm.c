@@ -17,7 +17,10 @@ typedef struct msg {
     char pad[52];
 } msg;
 
-static unsigned sum(const msg *x) { return (unsigned)x->from * 2654435761u ^ (unsigned)x->seq * 40503u; }
+static unsigned sum(const msg *x)
+{
+    return (unsigned)x->from * 2654435761u ^ (unsigned)x->seq * 40503u;
+}
 
 static mpf_t *attach(void)
 {
@@ -46,7 +49,8 @@ static pid_t spawn(int (*fn)(mpf_t *, int), int arg)
 static int exit_ok(pid_t p)
 {
     int st;
-    if (waitpid(p, &st, 0) != p) return 0;
+    if (waitpid(p, &st, 0) != p)
+        return 0;
     return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
@@ -111,17 +115,21 @@ static void test_broadcast(mpf_t *m)
     int s = MUST(mpf_open_send(m, 0, "bc"));
     int ready = MUST(mpf_open_receive(m, 0, "bc-ready", MPF_FCFS));
     pid_t kids[N];
-    for (int i = 0; i < N; i++) kids[i] = spawn(bc_receiver, 1 + i);
+    for (int i = 0; i < N; i++)
+        kids[i] = spawn(bc_receiver, 1 + i);
     char r;
-    for (int i = 0; i < N; i++) CHECK_RC(mpf_message_receive(m, 0, ready, &r, 1), 1);
+    for (int i = 0; i < N; i++)
+        CHECK_RC(mpf_message_receive(m, 0, ready, &r, 1), 1);
     for (int i = 0; i < BC_MSGS; i++) {
         msg x = {.from = 0, .seq = i};
         x.check = sum(&x);
         int rc;
-        while ((rc = mpf_message_send(m, 0, s, &x, sizeof x)) == -MPF_ENOSPACE) usleep(100);
+        while ((rc = mpf_message_send(m, 0, s, &x, sizeof x)) == -MPF_ENOSPACE)
+            usleep(100);
         CHECK_RC(rc, 0);
     }
-    for (int i = 0; i < N; i++) CHECK(exit_ok(kids[i]));
+    for (int i = 0; i < N; i++)
+        CHECK(exit_ok(kids[i]));
     MUST(mpf_close_send(m, 0, s));
     MUST(mpf_close_receive(m, 0, ready));
 }
@@ -148,8 +156,10 @@ static int die_in_send(mpf_t *c, int pid)
     memcpy(t->inl, "half", 4);
     t->refs = 99; /* garbage the repair must recompute */
     atomic_store(&t->next, fresh);
-    if (crash_stage >= 1) atomic_store(&t->seq, seq);
-    if (crash_stage >= 2) l->tail = fresh;
+    if (crash_stage >= 1)
+        atomic_store(&t->seq, seq);
+    if (crash_stage >= 2)
+        l->tail = fresh;
     raise(SIGKILL);
     return 1;
 }
@@ -216,7 +226,8 @@ static void test_death_in_lock(mpf_t *m)
         CHECK_RC(mpf_message_receive(m, 0, r, buf, sizeof buf), 6);
         CHECK(memcmp(buf, "before", 6) == 0);
         /* The dead sender's message counts as sent once it was published. */
-        if (crash_stage >= 1) CHECK_RC(mpf_message_receive(m, 0, r, buf, sizeof buf), 4);
+        if (crash_stage >= 1)
+            CHECK_RC(mpf_message_receive(m, 0, r, buf, sizeof buf), 4);
         CHECK_RC(mpf_check_receive(m, 0, r, NULL), 0);
         CHECK_RC(mpf_message_send(m, 0, s, "after", 5), 0);
         CHECK_RC(mpf_check_receive(m, 0, r, NULL), 1);
@@ -268,7 +279,8 @@ static void test_dead_receiver(mpf_t *m)
         char b[8];
         MUST(mpf_message_receive(m, 0, r, b, sizeof b));
         MUST(mpf_stats_get(m, &st));
-        if (st.messages_queued > 0) break;
+        if (st.messages_queued > 0)
+            break;
         usleep(1000);
     }
     kill(p, SIGKILL);
@@ -311,7 +323,8 @@ static void test_random_kills(mpf_t *m)
     int intact = 1, got = 0;
     for (int round = 0; round < 30; round++) {
         pid_t kids[3];
-        for (int k = 0; k < 3; k++) kids[k] = spawn(streamer, 10 + k);
+        for (int k = 0; k < 3; k++)
+            kids[k] = spawn(streamer, 10 + k);
         seed = seed * 1103515245u + 12345u;
         long until = 2000 + (long)(seed >> 16) % 8000; /* microseconds */
         for (long t = 0; t < until; t += 200) {
@@ -322,14 +335,17 @@ static void test_random_kills(mpf_t *m)
             }
             usleep(200);
         }
-        for (int k = 0; k < 3; k++) kill(kids[k], SIGKILL);
-        for (int k = 0; k < 3; k++) waitpid(kids[k], NULL, 0);
+        for (int k = 0; k < 3; k++)
+            kill(kids[k], SIGKILL);
+        for (int k = 0; k < 3; k++)
+            waitpid(kids[k], NULL, 0);
         CHECK(mpf_reap(m) >= 0);
     }
     CHECK(intact);
     CHECK(got > 0);
     msg x;
-    while (mpf_message_try_receive(m, 0, r, &x, sizeof x) == sizeof x) intact &= x.check == sum(&x);
+    while (mpf_message_try_receive(m, 0, r, &x, sizeof x) == sizeof x)
+        intact &= x.check == sum(&x);
     /* After all that, a clean stream still works exactly. */
     int s = MUST(mpf_open_send(m, 0, "busy"));
     for (int i = 0; i < 100; i++) {
@@ -345,7 +361,8 @@ static void test_random_kills(mpf_t *m)
     mpf_stats st;
     MUST(mpf_stats_get(m, &st));
     CHECK(st.lnvcs == 0);
-    fprintf(stderr, "random kills: %d messages received, %lu lock recoveries\n", got, st.recoveries);
+    fprintf(stderr, "random kills: %d messages received, %lu lock recoveries\n", got,
+            st.recoveries);
 }
 
 static int busy_pid(mpf_t *c, int pid)
@@ -404,7 +421,11 @@ int main(void)
 {
     snprintf(seg, sizeof seg, "/mpf-test-%d", (int)getpid());
     mpf_t *m;
-    mpf_options o = {.shm_name = seg, .replace = 1, .max_lnvcs = 16, .max_processes = 16, .max_messages = 2048,
+    mpf_options o = {.shm_name = seg,
+                     .replace = 1,
+                     .max_lnvcs = 16,
+                     .max_processes = 16,
+                     .max_messages = 2048,
                      .pool_bytes = 4 << 20};
     MUST(mpf_init_ex(&m, &o));
     test_pingpong(m);

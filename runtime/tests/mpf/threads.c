@@ -21,7 +21,10 @@ static _Atomic unsigned char seen[SENDERS][PER_SENDER];
 static _Atomic int senders_done, churn_stop;
 static pthread_barrier_t start;
 
-static unsigned sum(const msg *x) { return (unsigned)x->sender * 2654435761u ^ (unsigned)x->seq * 40503u; }
+static unsigned sum(const msg *x)
+{
+    return (unsigned)x->sender * 2654435761u ^ (unsigned)x->seq * 40503u;
+}
 
 /* ---- one-shot FCFS and BROADCAST delivery ---- */
 
@@ -34,7 +37,8 @@ static void *sender(void *arg)
         msg x = {.sender = pid, .seq = i};
         x.check = sum(&x);
         int rc;
-        while ((rc = mpf_message_send(m, pid, id, &x, sizeof x)) == -MPF_ENOSPACE) sched_yield();
+        while ((rc = mpf_message_send(m, pid, id, &x, sizeof x)) == -MPF_ENOSPACE)
+            sched_yield();
         CHECK_RC(rc, 0);
     }
     atomic_fetch_add(&senders_done, 1);
@@ -52,7 +56,8 @@ static void *receiver(void *arg)
     rarg *a = arg;
     int id = MUST(mpf_open_receive(m, a->pid, "stream", a->proto));
     int last[SENDERS], ends = 0;
-    for (int s = 0; s < SENDERS; s++) last[s] = -1;
+    for (int s = 0; s < SENDERS; s++)
+        last[s] = -1;
     pthread_barrier_wait(&start);
     while (ends < (a->proto == MPF_BROADCAST ? SENDERS : 1)) {
         msg x;
@@ -64,9 +69,11 @@ static void *receiver(void *arg)
         }
         CHECK(x.check == sum(&x) && x.sender >= 0 && x.sender < SENDERS);
         CHECK(x.seq > last[x.sender]); /* time order holds on every substream */
-        if (a->proto == MPF_BROADCAST) CHECK(x.seq == last[x.sender] + 1);
+        if (a->proto == MPF_BROADCAST)
+            CHECK(x.seq == last[x.sender] + 1);
         last[x.sender] = x.seq;
-        if (a->proto == MPF_FCFS) CHECK(atomic_fetch_add(&seen[x.sender][x.seq], 1) == 0);
+        if (a->proto == MPF_FCFS)
+            CHECK(atomic_fetch_add(&seen[x.sender][x.seq], 1) == 0);
         a->got++;
     }
     MUST(mpf_close_receive(m, a->pid, id));
@@ -79,7 +86,8 @@ static void test_delivery(int proto, int nrecv)
     pthread_t t[SENDERS + 8];
     rarg ra[8];
     pthread_barrier_init(&start, NULL, SENDERS + nrecv + 1);
-    for (int s = 0; s < SENDERS; s++) pthread_create(&t[s], NULL, sender, (void *)(long)s);
+    for (int s = 0; s < SENDERS; s++)
+        pthread_create(&t[s], NULL, sender, (void *)(long)s);
     for (int r = 0; r < nrecv; r++) {
         ra[r] = (rarg){.pid = 10 + r, .proto = proto};
         pthread_create(&t[SENDERS + r], NULL, receiver, &ra[r]);
@@ -88,21 +96,26 @@ static void test_delivery(int proto, int nrecv)
     atomic_store(&senders_done, 0);
     int id = MUST(mpf_open_send(m, 20, "stream"));
     pthread_barrier_wait(&start);
-    while (atomic_load(&senders_done) < SENDERS) usleep(1000);
+    while (atomic_load(&senders_done) < SENDERS)
+        usleep(1000);
     int ends = proto == MPF_FCFS ? nrecv : SENDERS;
     for (int i = 0; i < ends; i++) {
         msg x = {.sender = i % SENDERS, .seq = -1};
-        while (mpf_message_send(m, 20, id, &x, sizeof x) == -MPF_ENOSPACE) sched_yield();
+        while (mpf_message_send(m, 20, id, &x, sizeof x) == -MPF_ENOSPACE)
+            sched_yield();
     }
-    for (int i = 0; i < SENDERS + nrecv; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < SENDERS + nrecv; i++)
+        pthread_join(t[i], NULL);
     MUST(mpf_close_send(m, 20, id));
     int total = 0;
-    for (int r = 0; r < nrecv; r++) total += ra[r].got;
+    for (int r = 0; r < nrecv; r++)
+        total += ra[r].got;
     if (proto == MPF_FCFS) {
         CHECK(total == SENDERS * PER_SENDER);
         int all = 1;
         for (int s = 0; s < SENDERS; s++)
-            for (int i = 0; i < PER_SENDER; i++) all &= atomic_load(&seen[s][i]) == 1;
+            for (int i = 0; i < PER_SENDER; i++)
+                all &= atomic_load(&seen[s][i]) == 1;
         CHECK(all);
     } else {
         CHECK(total == nrecv * SENDERS * PER_SENDER);
@@ -154,8 +167,10 @@ static void *churn_sender(void *arg)
     for (int i = 0; i < PER_SENDER; i++) {
         msg x = {.sender = pid, .seq = i};
         x.check = sum(&x);
-        while (mpf_message_send(m, pid, f, &x, sizeof x) == -MPF_ENOSPACE) sched_yield();
-        while (mpf_message_send(m, pid, b, &x, sizeof x) == -MPF_ENOSPACE) sched_yield();
+        while (mpf_message_send(m, pid, f, &x, sizeof x) == -MPF_ENOSPACE)
+            sched_yield();
+        while (mpf_message_send(m, pid, b, &x, sizeof x) == -MPF_ENOSPACE)
+            sched_yield();
     }
     atomic_fetch_add(&senders_done, 1);
     MUST(mpf_close_send(m, pid, f));
@@ -172,7 +187,8 @@ static void *churner(void *arg)
     while (!atomic_load(&churn_stop)) {
         seed = seed * 1103515245u + 12345u;
         int fcfs = (seed >> 16) & 1;
-        int id = MUST(mpf_open_receive(m, pid, fcfs ? "churn-f" : "churn-b", fcfs ? MPF_FCFS : MPF_BROADCAST));
+        int id = MUST(mpf_open_receive(m, pid, fcfs ? "churn-f" : "churn-b",
+                                       fcfs ? MPF_FCFS : MPF_BROADCAST));
         int last[SENDERS] = {-1, -1};
         for (int k = (int)((seed >> 8) % 50); k > 0; k--) {
             msg x;
@@ -184,7 +200,8 @@ static void *churner(void *arg)
             CHECK_RC(n, sizeof x);
             CHECK(x.check == sum(&x));
             CHECK(x.seq > last[x.sender]);
-            if (!fcfs && last[x.sender] >= 0) CHECK(x.seq == last[x.sender] + 1);
+            if (!fcfs && last[x.sender] >= 0)
+                CHECK(x.seq == last[x.sender] + 1);
             last[x.sender] = x.seq;
             if (fcfs) {
                 CHECK(atomic_fetch_add(&seen[x.sender][x.seq], 1) == 0);
@@ -209,8 +226,10 @@ static void test_churn(void)
     int anchor_b = MUST(mpf_open_receive(m, 31, "churn-b", MPF_BROADCAST));
     pthread_barrier_init(&start, NULL, SENDERS + CHURNERS + 1);
     pthread_t t[SENDERS + CHURNERS];
-    for (int s = 0; s < SENDERS; s++) pthread_create(&t[s], NULL, churn_sender, (void *)(long)s);
-    for (int c = 0; c < CHURNERS; c++) pthread_create(&t[SENDERS + c], NULL, churner, (void *)(long)(40 + c));
+    for (int s = 0; s < SENDERS; s++)
+        pthread_create(&t[s], NULL, churn_sender, (void *)(long)s);
+    for (int c = 0; c < CHURNERS; c++)
+        pthread_create(&t[SENDERS + c], NULL, churner, (void *)(long)(40 + c));
     pthread_barrier_wait(&start);
     int got_b = 0, last_b[SENDERS] = {-1, -1};
     /* The anchors drain while the others churn. */
@@ -229,10 +248,12 @@ static void test_churn(void)
             got_b++;
             idle = 0;
         }
-        if (idle) sched_yield();
+        if (idle)
+            sched_yield();
     }
     atomic_store(&churn_stop, 1);
-    for (int i = 0; i < SENDERS + CHURNERS; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < SENDERS + CHURNERS; i++)
+        pthread_join(t[i], NULL);
     msg x;
     while (mpf_message_try_receive(m, 30, anchor_f, &x, sizeof x) == sizeof x) {
         CHECK(atomic_fetch_add(&seen[x.sender][x.seq], 1) == 0);
@@ -252,8 +273,14 @@ static void test_churn(void)
 
 enum { BIG_MSGS = 1500, BIG_MAX = 16384 };
 
-static size_t big_len(int i) { return 2049 + (size_t)(i * 7919) % (BIG_MAX - 2049); }
-static unsigned char big_byte(int i, size_t k) { return (unsigned char)(i * 31 + k * 7); }
+static size_t big_len(int i)
+{
+    return 2049 + (size_t)(i * 7919) % (BIG_MAX - 2049);
+}
+static unsigned char big_byte(int i, size_t k)
+{
+    return (unsigned char)(i * 31 + k * 7);
+}
 
 typedef struct bigarg {
     int pid, proto, got, bad;
@@ -267,16 +294,19 @@ static void *big_receiver(void *arg)
     pthread_barrier_wait(&start);
     for (;;) {
         ssize_t n = mpf_message_receive(m, a->pid, id, buf, sizeof buf);
-        if (n == 4) break; /* end marker */
+        if (n == 4)
+            break; /* end marker */
         int i;
         memcpy(&i, buf, sizeof i);
-        if (n != (ssize_t)big_len(i) || i <= last || (a->proto == MPF_BROADCAST && i != last + 1)) a->bad++;
+        if (n != (ssize_t)big_len(i) || i <= last || (a->proto == MPF_BROADCAST && i != last + 1))
+            a->bad++;
         for (size_t k = sizeof i; k < (size_t)n; k++)
             if (buf[k] != big_byte(i, k)) {
                 a->bad++;
                 break;
             }
-        if (a->proto == MPF_FCFS) CHECK(atomic_fetch_add(&seen[0][i], 1) == 0);
+        if (a->proto == MPF_FCFS)
+            CHECK(atomic_fetch_add(&seen[0][i], 1) == 0);
         last = i;
         a->got++;
     }
@@ -301,18 +331,24 @@ static void test_big_concurrent(void)
     for (int i = 0; i < BIG_MSGS; i++) {
         size_t len = big_len(i);
         memcpy(out, &i, sizeof i);
-        for (size_t k = sizeof i; k < len; k++) out[k] = big_byte(i, k);
+        for (size_t k = sizeof i; k < len; k++)
+            out[k] = big_byte(i, k);
         int rc;
-        while ((rc = mpf_message_send(m, 49, s, out, len)) == -MPF_ENOSPACE) sched_yield();
+        while ((rc = mpf_message_send(m, 49, s, out, len)) == -MPF_ENOSPACE)
+            sched_yield();
         CHECK_RC(rc, 0);
     }
-    for (int e = 0; e < NF; e++) CHECK_RC(mpf_message_send(m, 49, s, "end!", 4), 0); /* FCFS: one each; BROADCAST: all */
-    for (int r = 0; r < NB + NF; r++) pthread_join(t[r], NULL);
+    for (int e = 0; e < NF; e++)
+        CHECK_RC(mpf_message_send(m, 49, s, "end!", 4), 0); /* FCFS: one each; BROADCAST: all */
+    for (int r = 0; r < NB + NF; r++)
+        pthread_join(t[r], NULL);
     int fcfs_got = 0;
     for (int r = 0; r < NB + NF; r++) {
         CHECK(a[r].bad == 0);
-        if (r < NB) CHECK(a[r].got == BIG_MSGS);
-        else fcfs_got += a[r].got;
+        if (r < NB)
+            CHECK(a[r].got == BIG_MSGS);
+        else
+            fcfs_got += a[r].got;
     }
     CHECK(fcfs_got == BIG_MSGS);
     MUST(mpf_close_send(m, 49, s));
@@ -336,16 +372,19 @@ static void *sender_churner(void *arg)
             msg x = {.sender = pid, .seq = seq};
             x.check = sum(&x);
             int rc;
-            while ((rc = mpf_message_send(m, pid, id, &x, sizeof x)) == -MPF_ENOSPACE) sched_yield();
+            while ((rc = mpf_message_send(m, pid, id, &x, sizeof x)) == -MPF_ENOSPACE)
+                sched_yield();
             CHECK_RC(rc, 0);
         }
         MUST(mpf_close_send(m, pid, id));
-        CHECK_RC(mpf_message_send(m, pid, id, "x", 1), -MPF_ENOTCONN); /* the receiver keeps "sc" alive */
+        CHECK_RC(mpf_message_send(m, pid, id, "x", 1),
+                 -MPF_ENOTCONN); /* the receiver keeps "sc" alive */
         /* A private conversation: created, used, deleted by its last close. */
         int g = MUST(mpf_open_send(m, pid, name));
         CHECK(MUST(mpf_open_receive(m, pid, name, round & 1 ? MPF_FCFS : MPF_BROADCAST)) == g);
         int rc;
-        while ((rc = mpf_message_send(m, pid, g, &round, sizeof round)) == -MPF_ENOSPACE) sched_yield(); /* the stream may fill memory */
+        while ((rc = mpf_message_send(m, pid, g, &round, sizeof round)) == -MPF_ENOSPACE)
+            sched_yield(); /* the stream may fill memory */
         CHECK_RC(rc, 0);
         MUST(mpf_close_send(m, pid, g));
         if (round % 3 == 0) {
@@ -368,7 +407,8 @@ static void test_sender_churn(void)
     int r = MUST(mpf_open_receive(m, 60, "sc", MPF_FCFS));
     pthread_barrier_init(&start, NULL, SC_SENDERS + 1);
     pthread_t t[SC_SENDERS];
-    for (int i = 0; i < SC_SENDERS; i++) pthread_create(&t[i], NULL, sender_churner, (void *)(long)(61 + i));
+    for (int i = 0; i < SC_SENDERS; i++)
+        pthread_create(&t[i], NULL, sender_churner, (void *)(long)(61 + i));
     pthread_barrier_wait(&start);
     int next[SC_SENDERS] = {0};
     for (int got = 0; got < SC_SENDERS * SC_ROUNDS * SC_BURST; got++) {
@@ -381,7 +421,8 @@ static void test_sender_churn(void)
             next[i] = x.seq + 1;
         }
     }
-    for (int i = 0; i < SC_SENDERS; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < SC_SENDERS; i++)
+        pthread_join(t[i], NULL);
     CHECK_RC(mpf_check_receive(m, 60, r, NULL), 0);
     MUST(mpf_close_receive(m, 60, r));
     MUST(mpf_stats_get(m, &st));

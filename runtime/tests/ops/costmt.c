@@ -3,10 +3,20 @@
 
 #define F "co.mpd"
 enum { PV, LOGP, SLOWOP, SERVER, REPLIER, NOPS };
-typedef struct C { mpd_res h; } C;
-struct inv_pv { mpd_invb h; long a, b, t; };
-struct inv_int { mpd_invb h; long a; };
-struct inv_none { mpd_invb h; };
+typedef struct C {
+    mpd_res h;
+} C;
+struct inv_pv {
+    mpd_invb h;
+    long a, b, t;
+};
+struct inv_int {
+    mpd_invb h;
+    long a;
+};
+struct inv_none {
+    mpd_invb h;
+};
 
 /* op p(var int a, var int b) returns int t: t = a+b; a += 10; b *= 3 */
 static void pv_proc(mpd_res *self, mpd_invb *ib_)
@@ -55,7 +65,7 @@ static void C_init(mpd_res *self, mpd_invb *args)
     mpd_op_proc(self, SERVER, 1, server_proc, "C.server", 0);
     mpd_op_proc(self, REPLIER, 1, replier_proc, "C.replier", 0);
 }
-static const mpd_respat C_pat = { "C", sizeof(C), NOPS, 0, C_init, NULL, F };
+static const mpd_respat C_pat = {"C", sizeof(C), NOPS, 0, C_init, NULL, F};
 
 static void scenario(void *arg)
 {
@@ -67,15 +77,18 @@ static void scenario(void *arg)
     {
         long x = 743, y = 0, i = 7;
         mpd_co *co = mpd_co_begin();
-        struct inv_pv b = { .h.size = sizeof b, .a = i, .b = x };
-        b.h.co_arm = 0; b.h.co_idx = 0;
+        struct inv_pv b = {.h.size = sizeof b, .a = i, .b = x};
+        b.h.co_arm = 0;
+        b.h.co_idx = 0;
         mpd_co_invoke_op(F, 2, co, &self->ops[PV], &b.h, MPD_INV_CALL);
-        b.a = b.b = -1;                 /* the block was copied */
+        b.a = b.b = -1; /* the block was copied */
         mpd_invb *d;
         int n = 0;
         while ((d = mpd_co_wait(F, 3, co))) {
             struct inv_pv *r = (void *)d;
-            i = r->a; x = r->b; y = r->t;
+            i = r->a;
+            x = r->b;
+            y = r->t;
             mpd_co_release(d);
             n++;
         }
@@ -90,29 +103,33 @@ static void scenario(void *arg)
      * every arm completes exactly once, the procs really ran */
     {
         log_reset();
-        struct inv_none v = { .h.size = sizeof v };
-        struct inv_int srv = { .h.size = sizeof srv, .a = 2 };
+        struct inv_none v = {.h.size = sizeof v};
+        struct inv_int srv = {.h.size = sizeof srv, .a = 2};
         mpd_send_op(F, 4, &self->ops[SERVER], &srv.h);
         mpd_co *co = mpd_co_begin();
-        int seen[5] = { 0 };
+        int seen[5] = {0};
         long got = 0;
         for (uint32_t i = 0; i < 8; i++) {
-            struct inv_int b = { .h.size = sizeof b, .a = 100 + i };
-            b.h.co_arm = 0; b.h.co_idx = i;
+            struct inv_int b = {.h.size = sizeof b, .a = 100 + i};
+            b.h.co_arm = 0;
+            b.h.co_idx = i;
             mpd_co_invoke_op(F, 5, co, &self->ops[LOGP], &b.h, MPD_INV_CALL);
         }
         for (uint32_t i = 0; i < 3; i++) {
-            struct inv_int b = { .h.size = sizeof b, .a = 200 + i };
-            b.h.co_arm = 1; b.h.co_idx = i;
+            struct inv_int b = {.h.size = sizeof b, .a = 200 + i};
+            b.h.co_arm = 1;
+            b.h.co_idx = i;
             mpd_co_invoke(F, 6, co, mpd_cap_of(self, LOGP), &b.h, MPD_INV_SEND);
         }
         for (uint32_t i = 0; i < 2; i++) {
-            v.h.co_arm = 2; v.h.co_idx = i;
+            v.h.co_arm = 2;
+            v.h.co_idx = i;
             mpd_co_invoke(F, 7, co, mpd_cap_noop, &v.h, MPD_INV_CALL);
         }
         for (uint32_t i = 0; i < 2; i++) {
-            struct inv_int b = { .h.size = sizeof b, .a = 5 + i };
-            b.h.co_arm = 3; b.h.co_idx = i;
+            struct inv_int b = {.h.size = sizeof b, .a = 5 + i};
+            b.h.co_arm = 3;
+            b.h.co_idx = i;
             mpd_co_invoke_op(F, 8, co, &self->ops[SLOWOP], &b.h, MPD_INV_CALL);
         }
         mpd_invb *d;
@@ -128,7 +145,7 @@ static void scenario(void *arg)
         CHECK_EQ(seen[2], 2);
         CHECK_EQ(seen[3], 2);
         CHECK_EQ(got, 22);
-        mpd_nap(10);                    /* let the sent procs finish */
+        mpd_nap(10); /* let the sent procs finish */
         CHECK_EQ(log_count(), 11);
         CHECK_EQ(log_sum(), 8 * 100 + 28 + 3 * 200 + 3);
     }
@@ -138,7 +155,7 @@ static void scenario(void *arg)
         log_reset();
         logv(0);
         mpd_co *co = mpd_co_begin();
-        struct inv_int b = { .h.size = sizeof b, .a = 1 };
+        struct inv_int b = {.h.size = sizeof b, .a = 1};
         mpd_co_invoke_op(F, 10, co, &self->ops[LOGP], &b.h, MPD_INV_CALL);
         mpd_invb *d;
         while ((d = mpd_co_wait(F, 11, co))) {
@@ -163,11 +180,11 @@ static void scenario(void *arg)
     /* exit from a post-processing block: the co ends with calls pending;
      * they complete later on their own */
     {
-        struct inv_int srv = { .h.size = sizeof srv, .a = 3 };
+        struct inv_int srv = {.h.size = sizeof srv, .a = 3};
         mpd_send_op(F, 14, &self->ops[SERVER], &srv.h);
         mpd_co *co = mpd_co_begin();
         for (uint32_t i = 0; i < 3; i++) {
-            struct inv_int b = { .h.size = sizeof b, .a = i };
+            struct inv_int b = {.h.size = sizeof b, .a = i};
             b.h.co_idx = i;
             mpd_co_invoke_op(F, 15, co, &self->ops[SLOWOP], &b.h, MPD_INV_CALL);
         }
@@ -175,8 +192,8 @@ static void scenario(void *arg)
         CHECK(d != NULL);
         CHECK_EQ(((struct inv_int *)d)->a, 2 * (long)d->co_idx);
         mpd_co_release(d);
-        mpd_co_end(co);                 /* "exit" */
-        mpd_nap(40);                    /* the other two are answered */
+        mpd_co_end(co); /* "exit" */
+        mpd_nap(40);    /* the other two are answered */
         CHECK_EQ(mpd_pending_op(&self->ops[SLOWOP]), 0);
     }
 
@@ -184,11 +201,11 @@ static void scenario(void *arg)
     {
         log_reset();
         mpd_co *co = mpd_co_begin();
-        struct inv_int b = { .h.size = sizeof b, .a = 0 };
+        struct inv_int b = {.h.size = sizeof b, .a = 0};
         mpd_co_invoke_op(F, 17, co, &self->ops[REPLIER], &b.h, MPD_INV_CALL);
         mpd_invb *d = mpd_co_wait(F, 18, co);
         CHECK_EQ(((struct inv_int *)d)->a, 77);
-        CHECK_EQ(log_count(), 0);            /* the replier is still napping */
+        CHECK_EQ(log_count(), 0); /* the replier is still napping */
         mpd_co_release(d);
         CHECK(mpd_co_wait(F, 19, co) == NULL);
         mpd_co_end(co);

@@ -18,9 +18,18 @@
  *   op server2()                       proc: in prime() returns j -> j = 3; forward seven(); j = 11 ni
  */
 enum { DBL, SLOW, Q, RR, DONE, SERVER, P1, P2, P2WAIT, PRIME, SEVEN, SERVER2, SERVER3, NOPS };
-typedef struct R { mpd_res h; int counter; } R;
-struct inv_int { mpd_invb h; int a; int ret; };
-struct inv_none { mpd_invb h; };
+typedef struct R {
+    mpd_res h;
+    int counter;
+} R;
+struct inv_int {
+    mpd_invb h;
+    int a;
+    int ret;
+};
+struct inv_none {
+    mpd_invb h;
+};
 
 static void dbl_proc(mpd_res *self, mpd_invb *ib_)
 {
@@ -34,7 +43,7 @@ static void slow_proc(mpd_res *self, mpd_invb *ib_)
     struct inv_int *ib = (void *)ib_;
     ib->ret = ib->a + 1;
     ib = (void *)mpd_reply(F, 10, &ib->h);
-    ib->ret = 999;                       /* not seen by the caller */
+    ib->ret = 999; /* not seen by the caller */
     logv(100 + ib->a);
     mpd_op_V(F, 11, &self->ops[DONE]);
 }
@@ -52,7 +61,7 @@ static void server_proc(mpd_res *self, mpd_invb *ib)
 static void p1_proc(mpd_res *self, mpd_invb *ib_)
 {
     struct inv_int *ib = (void *)ib_;
-    struct inv_int n = { .h.size = sizeof n, .a = ib->a };
+    struct inv_int n = {.h.size = sizeof n, .a = ib->a};
     ib = (void *)mpd_forward(F, 30, &ib->h, mpd_cap_of(self, P2), &n.h);
     ib->a = 1111;
     ib->ret = 1000;
@@ -78,7 +87,7 @@ static void server2_proc(mpd_res *self, mpd_invb *ib)
     (void)ib;
     struct inv_int *x = (void *)mpd_receive_op(F, 50, &self->ops[PRIME]);
     x->ret = 3;
-    struct inv_int n = { .h.size = sizeof n };
+    struct inv_int n = {.h.size = sizeof n};
     x = (void *)mpd_forward(F, 51, &x->h, mpd_cap_of(self, SEVEN), &n.h);
     x->ret = 11;
     mpd_in_done(&x->h);
@@ -113,7 +122,7 @@ static void R_init(mpd_res *self, mpd_invb *args)
     mpd_op_proc(self, SERVER2, 1, server2_proc, "R.server2", 0);
     mpd_op_proc(self, SERVER3, 1, server3_proc, "R.server3", 0);
 }
-static const mpd_respat R_pat = { "R", sizeof(R), NOPS, 0, R_init, NULL, F };
+static const mpd_respat R_pat = {"R", sizeof(R), NOPS, 0, R_init, NULL, F};
 
 static void scenario(void *arg)
 {
@@ -122,7 +131,8 @@ static void scenario(void *arg)
     struct inv_int x;
 
     /* direct call through a capability */
-    x.h.size = sizeof x; x.a = 21;
+    x.h.size = sizeof x;
+    x.a = 21;
     mpd_call(F, 61, mpd_cap_op_of(rc, DBL), &x.h);
     CHECK_EQ(x.ret, 42);
 
@@ -132,7 +142,7 @@ static void scenario(void *arg)
     CHECK_EQ(x.ret, 6);
     mpd_res *r = NULL;
     (void)r;
-    struct inv_none v = { .h.size = sizeof v };
+    struct inv_none v = {.h.size = sizeof v};
     /* P(done) via receive on the sem op's capability */
     mpd_op *done = mpd_in_cap(F, 63, mpd_cap_op_of(rc, DONE));
     mpd_in_done(mpd_receive_op(F, 63, done));
@@ -161,7 +171,8 @@ static void scenario(void *arg)
     }
 
     /* forward from a proc: the result and res parameter come from p2 */
-    x.a = 0; x.ret = 0;
+    x.a = 0;
+    x.ret = 0;
     mpd_call(F, 70, mpd_cap_op_of(rc, P1), &x.h);
     CHECK_EQ(x.ret, 2000);
     CHECK_EQ(x.a, 2222);
@@ -192,22 +203,45 @@ static void scenario(void *arg)
 
 /* ---- runtime errors ------------------------------------------------------ */
 
-static void err_call_null(void *a) { (void)a; struct inv_none v = { .h.size = sizeof v }; mpd_call("e.mpd", 7, mpd_cap_null, &v.h); }
-static void err_call_uninit(void *a) { (void)a; struct inv_none v = { .h.size = sizeof v }; mpd_cap c = MPD_CAP_INVALID_INIT; mpd_call("e.mpd", 8, c, &v.h); }
-static void err_recv_null(void *a) { (void)a; mpd_in_cap("e.mpd", 9, mpd_cap_null); }
-static void err_query_null(void *a) { (void)a; mpd_pending("e.mpd", 10, mpd_cap_null); }
+static void err_call_null(void *a)
+{
+    (void)a;
+    struct inv_none v = {.h.size = sizeof v};
+    mpd_call("e.mpd", 7, mpd_cap_null, &v.h);
+}
+static void err_call_uninit(void *a)
+{
+    (void)a;
+    struct inv_none v = {.h.size = sizeof v};
+    mpd_cap c = MPD_CAP_INVALID_INIT;
+    mpd_call("e.mpd", 8, c, &v.h);
+}
+static void err_recv_null(void *a)
+{
+    (void)a;
+    mpd_in_cap("e.mpd", 9, mpd_cap_null);
+}
+static void err_query_null(void *a)
+{
+    (void)a;
+    mpd_pending("e.mpd", 10, mpd_cap_null);
+}
 static void err_in_proc(void *a)
 {
     (void)a;
     mpd_cap rc = mpd_create(F, 1, &R_pat, NULL);
     mpd_in_cap("e.mpd", 11, mpd_cap_op_of(rc, DBL));
 }
-static void err_noop_recv(void *a) { (void)a; mpd_receive_op("e.mpd", 12, mpd_in_cap("e.mpd", 12, mpd_cap_noop)); }
+static void err_noop_recv(void *a)
+{
+    (void)a;
+    mpd_receive_op("e.mpd", 12, mpd_in_cap("e.mpd", 12, mpd_cap_noop));
+}
 static void err_sendonly(void *a)
 {
     (void)a;
     mpd_cap rc = mpd_create(F, 1, &R_pat, NULL);
-    struct inv_none v = { .h.size = sizeof v };
+    struct inv_none v = {.h.size = sizeof v};
     mpd_call("e.mpd", 13, mpd_cap_op_of(rc, SERVER), &v.h);
 }
 
@@ -221,13 +255,19 @@ static void err_op_index(void *a)
 int main(void)
 {
     int bad = t_run_both("invoke", scenario);
-    bad += t_expect_err("call null", err_call_null, 1, "RTS abort: file e.mpd, line 7:\n   invalid operation capability");
-    bad += t_expect_err("call uninitialised", err_call_uninit, 1, "line 8:\n   invalid operation capability");
+    bad += t_expect_err("call null", err_call_null, 1,
+                        "RTS abort: file e.mpd, line 7:\n   invalid operation capability");
+    bad += t_expect_err("call uninitialised", err_call_uninit, 1,
+                        "line 8:\n   invalid operation capability");
     bad += t_expect_err("receive null", err_recv_null, 1, "line 9:\n   null operation capability");
     bad += t_expect_err("?null", err_query_null, 1, "line 10:\n   null operation capability");
-    bad += t_expect_err("receive from proc", err_in_proc, 1, "line 11:\n   cannot input from a proc operation");
-    bad += t_expect_err("receive from noop blocks", err_noop_recv, 0, "RTS warning: blocked process: main : file e.mpd, line 12");
-    bad += t_expect_err("call a send-only op", err_sendonly, 1, "line 13:\n   cannot call a send-only operation");
-    bad += t_expect_err("op array subscript", err_op_index, 1, "line 14:\n   illegal subscript [5] of array with bounds [1:3]");
+    bad += t_expect_err("receive from proc", err_in_proc, 1,
+                        "line 11:\n   cannot input from a proc operation");
+    bad += t_expect_err("receive from noop blocks", err_noop_recv, 0,
+                        "RTS warning: blocked process: main : file e.mpd, line 12");
+    bad += t_expect_err("call a send-only op", err_sendonly, 1,
+                        "line 13:\n   cannot call a send-only operation");
+    bad += t_expect_err("op array subscript", err_op_index, 1,
+                        "line 14:\n   illegal subscript [5] of array with bounds [1:3]");
     return bad != 0;
 }

@@ -4,11 +4,15 @@
 #define F "localfree.mpd"
 #define NBLOCKS 3000
 enum { PROBER, OWNER, NOPS };
-typedef struct S { mpd_res h; } S;
-struct inv_none { mpd_invb h; };
+typedef struct S {
+    mpd_res h;
+} S;
+struct inv_none {
+    mpd_invb h;
+};
 static mpd_res *sres;
 
-static _Atomic uint64_t published;     /* the id of the owner's current block */
+static _Atomic uint64_t published; /* the id of the owner's current block */
 static atomic_int stop;
 static atomic_long seen_live, probes;
 
@@ -16,7 +20,8 @@ static atomic_long seen_live, probes;
  * op and its queue (inv_resolve, then a send's delivery). */
 static void prober(mpd_res *self, mpd_invb *ib)
 {
-    (void)self; (void)ib;
+    (void)self;
+    (void)ib;
     while (!atomic_load(&stop)) {
         uint64_t id = atomic_load_explicit(&published, memory_order_relaxed);
         mpd_res *r = id ? mpd__obj_lookup(id) : NULL;
@@ -24,11 +29,12 @@ static void prober(mpd_res *self, mpd_invb *ib)
             mpd_op *op = &r->ops[0];
             volatile uint8_t k = __atomic_load_n(&op->kind, __ATOMIC_RELAXED);
             volatile void *q = op->q;
-            (void)k; (void)q;
+            (void)k;
+            (void)q;
             atomic_fetch_add_explicit(&seen_live, 1, memory_order_relaxed);
         }
         atomic_fetch_add_explicit(&probes, 1, memory_order_relaxed);
-        mpd_yield();        /* a switch: nothing looked up is kept past it */
+        mpd_yield(); /* a switch: nothing looked up is kept past it */
     }
 }
 
@@ -53,7 +59,7 @@ static void S_init(mpd_res *self, mpd_invb *args)
     mpd_op_proc(self, OWNER, 1, owner, "S.owner", MPD_OP_SENDONLY);
     sres = self;
 }
-static const mpd_respat S_pat = { "S", sizeof(S), NOPS, 0, S_init, NULL, F };
+static const mpd_respat S_pat = {"S", sizeof(S), NOPS, 0, S_init, NULL, F};
 
 static void scenario(void *arg)
 {
@@ -61,14 +67,14 @@ static void scenario(void *arg)
     mpd_create(F, 1, &S_pat, NULL);
     int n = mpd_nvp() > 1 ? mpd_nvp() : 2;
     for (int i = 0; i < n; i++) {
-        struct inv_none b = { .h.size = sizeof b };
+        struct inv_none b = {.h.size = sizeof b};
         mpd_send_op(F, 2, &sres->ops[PROBER], &b.h);
     }
-    struct inv_none b = { .h.size = sizeof b };
+    struct inv_none b = {.h.size = sizeof b};
     mpd_send_op(F, 3, &sres->ops[OWNER], &b.h);
     while (!atomic_load(&stop))
         mpd_yield();
-    mpd_nap(20);            /* the probers see stop and end */
+    mpd_nap(20); /* the probers see stop and end */
     CHECK(atomic_load(&probes) > 0);
     CHECK(atomic_load(&seen_live) > 0);
     mpd_rt_set_exit_status(t_fail ? 1 : 0);

@@ -11,9 +11,21 @@
 #include "mpd/abi/ops.h"
 
 static int t_fail;
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); t_fail++; } } while (0)
-#define CHECK_EQ(a, b) do { long _a = (long)(a), _b = (long)(b); if (_a != _b) { \
-    fprintf(stderr, "%s:%d: %s == %ld, expected %ld\n", __FILE__, __LINE__, #a, _a, _b); t_fail++; } } while (0)
+#define CHECK(c)                                                                                   \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                  \
+            t_fail++;                                                                              \
+        }                                                                                          \
+    } while (0)
+#define CHECK_EQ(a, b)                                                                             \
+    do {                                                                                           \
+        long _a = (long)(a), _b = (long)(b);                                                       \
+        if (_a != _b) {                                                                            \
+            fprintf(stderr, "%s:%d: %s == %ld, expected %ld\n", __FILE__, __LINE__, #a, _a, _b);   \
+            t_fail++;                                                                              \
+        }                                                                                          \
+    } while (0)
 
 /* An event log shared by processes (any VP). */
 static mpd_spinlock t_loglk = MPD_SPINLOCK_INIT;
@@ -26,8 +38,19 @@ static inline void logv(long v)
         t_log[t_nlog++] = v;
     mpd_spin_unlock(&t_loglk);
 }
-static inline void log_reset(void) { mpd_spin_lock(&t_loglk); t_nlog = 0; mpd_spin_unlock(&t_loglk); }
-static inline int log_count(void) { mpd_spin_lock(&t_loglk); int n = t_nlog; mpd_spin_unlock(&t_loglk); return n; }
+static inline void log_reset(void)
+{
+    mpd_spin_lock(&t_loglk);
+    t_nlog = 0;
+    mpd_spin_unlock(&t_loglk);
+}
+static inline int log_count(void)
+{
+    mpd_spin_lock(&t_loglk);
+    int n = t_nlog;
+    mpd_spin_unlock(&t_loglk);
+    return n;
+}
 /* The log equals the n values given. */
 static inline int log_is(const long *want, int n)
 {
@@ -47,7 +70,11 @@ static inline int log_is(const long *want, int n)
     mpd_spin_unlock(&t_loglk);
     return ok;
 }
-#define LOG_IS(...) do { long _w[] = { __VA_ARGS__ }; CHECK(log_is(_w, (int)(sizeof _w / sizeof _w[0]))); } while (0)
+#define LOG_IS(...)                                                                                \
+    do {                                                                                           \
+        long _w[] = {__VA_ARGS__};                                                                 \
+        CHECK(log_is(_w, (int)(sizeof _w / sizeof _w[0])));                                        \
+    } while (0)
 /* Sum / count of the log. */
 static inline long log_sum(void)
 {
@@ -90,7 +117,8 @@ static inline int t_run_both(const char *name, void (*scenario)(void *))
 
 /* Runs scenario on 1 VP with stderr captured; checks the exit status and
  * that stderr contains want. */
-static inline int t_expect_err(const char *name, void (*scenario)(void *), int want_status, const char *want)
+static inline int t_expect_err(const char *name, void (*scenario)(void *), int want_status,
+                               const char *want)
 {
     char path[] = "/tmp/optestXXXXXX";
     int fd = mkstemp(path);
@@ -114,7 +142,8 @@ static inline int t_expect_err(const char *name, void (*scenario)(void *), int w
     int ok = st == want_status && strstr(buf, want);
     printf("%s: %s\n", name, ok ? "ok" : "FAIL");
     if (!ok)
-        fprintf(stderr, "  status %d (want %d), stderr:\n%s  want: %s\n", st, want_status, buf, want);
+        fprintf(stderr, "  status %d (want %d), stderr:\n%s  want: %s\n", st, want_status, buf,
+                want);
     return !ok;
 }
 

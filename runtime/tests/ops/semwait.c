@@ -12,12 +12,19 @@
 #define F "semwait.mpd"
 enum { S, DONE, PW, PWSLOW, X, NOPS };
 enum { BX, BPW, BRX, BNOPS };
-typedef struct T { mpd_res h; } T;
-struct inv_id { mpd_invb h; long id; };
-struct inv_none { mpd_invb h; };
+typedef struct T {
+    mpd_res h;
+} T;
+struct inv_id {
+    mpd_invb h;
+    long id;
+};
+struct inv_none {
+    mpd_invb h;
+};
 
-static mpd_res *ares;       /* resource A: S, DONE, the waiters */
-static mpd_op *sop;         /* A's S, for B's waiter */
+static mpd_res *ares; /* resource A: S, DONE, the waiters */
+static mpd_op *sop;   /* A's S, for B's waiter */
 
 static uint64_t word(mpd_op *op)
 {
@@ -26,8 +33,15 @@ static uint64_t word(mpd_op *op)
 #define ONE_VP (mpd_nvp() == 1)
 /* what the word must be with one VP; with several, that fast is 0 and the
  * marker never shows */
-#define CHECK_WORD(op, w1) do { if (ONE_VP) CHECK_EQ(word(op), (w1)); \
-    else { CHECK(word(op) < MPD__OPQ_FAST1); CHECK(word(op) != MPD__OPQ_WAITING); } } while (0)
+#define CHECK_WORD(op, w1)                                                                         \
+    do {                                                                                           \
+        if (ONE_VP)                                                                                \
+            CHECK_EQ(word(op), (w1));                                                              \
+        else {                                                                                     \
+            CHECK(word(op) < MPD__OPQ_FAST1);                                                      \
+            CHECK(word(op) != MPD__OPQ_WAITING);                                                   \
+        }                                                                                          \
+    } while (0)
 #define FAST1 MPD__OPQ_FAST1
 #define WAITING MPD__OPQ_WAITING
 
@@ -55,21 +69,23 @@ static void A_init(mpd_res *self, mpd_invb *args)
     mpd_op_input(self, X, 1, 0);
     ares = self;
 }
-static const mpd_respat A_pat = { "A", sizeof(T), NOPS, 0, A_init, NULL, F };
+static const mpd_respat A_pat = {"A", sizeof(T), NOPS, 0, A_init, NULL, F};
 
 /* B: a process that waits on A's S (and is killed with B) */
 static void bpw_proc(mpd_res *self, mpd_invb *ib)
 {
-    (void)self; (void)ib;
+    (void)self;
+    (void)ib;
     mpd_op_P(F, 20, sop);
-    logv(99);               /* never: it is killed while waiting */
+    logv(99); /* never: it is killed while waiting */
 }
 /* B: a process that receives from A's X (killed with B) */
 static void brx_proc(mpd_res *self, mpd_invb *ib)
 {
-    (void)self; (void)ib;
+    (void)self;
+    (void)ib;
     mpd_in_done(mpd_receive_op(F, 21, &ares->ops[X]));
-    logv(98);               /* never */
+    logv(98); /* never */
 }
 static void B_init(mpd_res *self, mpd_invb *args)
 {
@@ -78,20 +94,20 @@ static void B_init(mpd_res *self, mpd_invb *args)
     mpd_op_proc(self, BPW, 1, bpw_proc, "B.pw", 0);
     mpd_op_proc(self, BRX, 1, brx_proc, "B.rx", 0);
 }
-static const mpd_respat B_pat = { "B", sizeof(T), BNOPS, 0, B_init, NULL, F };
+static const mpd_respat B_pat = {"B", sizeof(T), BNOPS, 0, B_init, NULL, F};
 
 /* Let the processes just started run until they block. */
 static void settle(void)
 {
     if (ONE_VP)
-        mpd_yield();        /* no nap: a pending timer keeps P off the inline path */
+        mpd_yield(); /* no nap: a pending timer keeps P off the inline path */
     else
         mpd_nap(30);
 }
 
 static void start_waiter(mpd_res *a, int op, long id)
 {
-    struct inv_id m = { .h.size = sizeof m, .id = id };
+    struct inv_id m = {.h.size = sizeof m, .id = id};
     mpd_send_op(F, 30, &a->ops[op], &m.h);
 }
 
@@ -146,7 +162,7 @@ static void scenario(void *arg)
         LOG_IS(1, 2, 3);
     else
         CHECK_EQ(log_sum(), 6);
-    mpd__op_V_slow(F, 54, s);           /* nobody waits: a unit */
+    mpd__op_V_slow(F, 54, s); /* nobody waits: a unit */
     CHECK_WORD(s, FAST1 + 1);
     mpd__op_P_slow(F, 55, s);
     CHECK_WORD(s, FAST1);
@@ -155,7 +171,7 @@ static void scenario(void *arg)
      * of later V's are all still there for P */
     log_reset();
     mpd_cap bc = mpd_create(F, 60, &B_pat, NULL);
-    struct inv_none v = { .h.size = sizeof v };
+    struct inv_none v = {.h.size = sizeof v};
     mpd_send(F, 61, mpd_cap_op_of(bc, BPW), &v.h);
     settle();
     CHECK_WORD(s, WAITING);
@@ -177,7 +193,7 @@ static void scenario(void *arg)
         mpd_send(F, 68, mpd_cap_op_of(b3, BRX), &v.h);
         settle();
         mpd_destroy(F, 69, b3);
-        struct inv_id m = { .h.size = sizeof m, .id = 42 };
+        struct inv_id m = {.h.size = sizeof m, .id = 42};
         mpd_send_op(F, 69, &a->ops[X], &m.h);
         settle();
         CHECK_EQ(mpd_pending_op(&a->ops[X]), 1);
@@ -193,9 +209,9 @@ static void scenario(void *arg)
         mpd_cap b2 = mpd_create(F, 70, &B_pat, NULL);
         mpd_send(F, 71, mpd_cap_op_of(b2, BX), &v.h);
         mpd_op *o1 = &a->ops[X], *o2 = mpd_in_cap(F, 72, mpd_cap_op_of(b2, BX));
-        mpd_op *a0[1] = { o1 }, *a1[1] = { o2 };
-        mpd_arm arms[2] = { { a0, 1, 0, 0, 0, 0 }, { a1, 1, 0, 0, 0, 0 } };
-        mpd_in in = { arms, 2, 0, NULL, NULL, NULL, 0, 0 };
+        mpd_op *a0[1] = {o1}, *a1[1] = {o2};
+        mpd_arm arms[2] = {{a0, 1, 0, 0, 0, 0}, {a1, 1, 0, 0, 0, 0}};
+        mpd_in in = {arms, 2, 0, NULL, NULL, NULL, 0, 0};
         mpd_in_done(mpd_in_wait(F, 73, &in));
         CHECK_EQ(in.arm, 1);
         log_reset();
@@ -225,12 +241,12 @@ static void scenario(void *arg)
         start_waiter(a, PW, 7);
         settle();
         CHECK_WORD(s, WAITING);
-        mpd_op *c0[1] = { s }, *c1[1] = { &a->ops[X] };
-        mpd_arm arms[2] = { { c0, 1, 0, 0, 0, 0 }, { c1, 1, 0, 0, 0, 0 } };
-        mpd_in in = { arms, 2, 1, NULL, NULL, NULL, 0, 0 };   /* with else */
-        CHECK(mpd_in_wait(F, 80, &in) == NULL);             /* uncounts S */
+        mpd_op *c0[1] = {s}, *c1[1] = {&a->ops[X]};
+        mpd_arm arms[2] = {{c0, 1, 0, 0, 0, 0}, {c1, 1, 0, 0, 0, 0}};
+        mpd_in in = {arms, 2, 1, NULL, NULL, NULL, 0, 0}; /* with else */
+        CHECK(mpd_in_wait(F, 80, &in) == NULL);           /* uncounts S */
         CHECK_EQ(word(s), 0);
-        mpd_op_V(F, 81, s);                                 /* to the waiter */
+        mpd_op_V(F, 81, s); /* to the waiter */
         mpd_op_P(F, 82, done);
         LOG_IS(7);
         CHECK_EQ(mpd_pending_op(s), 0);

@@ -3,16 +3,38 @@
 
 #define F "stress.mpd"
 #define NGO 64
-enum { CH, REQ, QUIT, DONE, PRODUCER, CONSUMER, SERVER, CLIENT, ADD1, GOWAIT, NEVER, GO, NOPS = GO + NGO };
+enum {
+    CH,
+    REQ,
+    QUIT,
+    DONE,
+    PRODUCER,
+    CONSUMER,
+    SERVER,
+    CLIENT,
+    ADD1,
+    GOWAIT,
+    NEVER,
+    GO,
+    NOPS = GO + NGO
+};
 #define NPROD 4
 #define NCONS 3
 #define NMSG 400
 #define NSERV 3
 #define NCLI 4
 #define NCALL 300
-typedef struct S { mpd_res h; } S;
-struct inv_int { mpd_invb h; long a; long who; };
-struct inv_none { mpd_invb h; };
+typedef struct S {
+    mpd_res h;
+} S;
+struct inv_int {
+    mpd_invb h;
+    long a;
+    long who;
+};
+struct inv_none {
+    mpd_invb h;
+};
 
 static mpd_spinlock sumlk = MPD_SPINLOCK_INIT;
 static long cons_sum[NCONS], cons_n[NCONS], served[NSERV];
@@ -21,7 +43,7 @@ static void producer(mpd_res *self, mpd_invb *ib)
 {
     long me = ((struct inv_int *)ib)->a;
     for (long i = 0; i < NMSG; i++) {
-        struct inv_int x = { .h.size = sizeof x, .a = me * NMSG + i };
+        struct inv_int x = {.h.size = sizeof x, .a = me * NMSG + i};
         mpd_send_op(F, 1, &self->ops[CH], &x.h);
         if (i % 50 == 0)
             mpd_yield();
@@ -31,20 +53,21 @@ static void producer(mpd_res *self, mpd_invb *ib)
 
 static int st_mine(void *env, uint32_t arm, uint32_t k, mpd_invb *ib)
 {
-    (void)arm; (void)k;
+    (void)arm;
+    (void)k;
     return ((struct inv_int *)ib)->a % NCONS == *(long *)env;
 }
 
 static void consumer(mpd_res *self, mpd_invb *ib)
 {
     long me = ((struct inv_int *)ib)->a;
-    mpd_op *ops[1] = { &self->ops[CH] };
-    mpd_arm arm = { ops, 1, 1, 0, 1, 0 };
+    mpd_op *ops[1] = {&self->ops[CH]};
+    mpd_arm arm = {ops, 1, 1, 0, 1, 0};
     long want = 0;
     for (long v = 0; v < NPROD * NMSG; v++)
         want += v % NCONS == me;
     for (long i = 0; i < want; i++) {
-        mpd_in in = { &arm, 1, 0, st_mine, NULL, &me, 0, 0 };
+        mpd_in in = {&arm, 1, 0, st_mine, NULL, &me, 0, 0};
         struct inv_int *g = (void *)mpd_in_wait(F, 3, &in);
         mpd_spin_lock(&sumlk);
         cons_sum[me] += g->a;
@@ -59,10 +82,10 @@ static void consumer(mpd_res *self, mpd_invb *ib)
 static void server(mpd_res *self, mpd_invb *ib)
 {
     long me = ((struct inv_int *)ib)->a;
-    mpd_op *r[1] = { &self->ops[REQ] }, *q[1] = { &self->ops[QUIT] };
-    mpd_arm arms[2] = { { r, 1, 0, 0, 0, 0 }, { q, 1, 0, 0, 0, 0 } };
+    mpd_op *r[1] = {&self->ops[REQ]}, *q[1] = {&self->ops[QUIT]};
+    mpd_arm arms[2] = {{r, 1, 0, 0, 0, 0}, {q, 1, 0, 0, 0, 0}};
     for (;;) {
-        mpd_in in = { arms, 2, 0, NULL, NULL, NULL, 0, 0 };
+        mpd_in in = {arms, 2, 0, NULL, NULL, NULL, 0, 0};
         struct inv_int *g = (void *)mpd_in_wait(F, 5, &in);
         if (in.arm == 1) {
             mpd_in_done(&g->h);
@@ -80,7 +103,7 @@ static void client(mpd_res *self, mpd_invb *ib)
 {
     long me = ((struct inv_int *)ib)->a;
     for (long i = 0; i < NCALL; i++) {
-        struct inv_int x = { .h.size = sizeof x, .a = me * 100000 + i };
+        struct inv_int x = {.h.size = sizeof x, .a = me * 100000 + i};
         mpd_call_op(F, 7, &self->ops[REQ], &x.h);
         if (x.a != me * 100000 + i + 1) {
             fprintf(stderr, "client %ld: wrong answer %ld\n", me, x.a);
@@ -105,9 +128,9 @@ static void gowait(mpd_res *self, mpd_invb *ib)
     struct inv_int *g = (void *)mpd_receive_op(F, 20, &self->ops[GO + i]);
     long v = g->a;
     mpd_in_done(&g->h);
-    mpd_op *a0[1] = { &self->ops[GO + i] }, *a1[1] = { &self->ops[NEVER] };
-    mpd_arm arms[2] = { { a0, 1, 0, 0, 0, 0 }, { a1, 1, 0, 0, 0, 0 } };
-    mpd_in in = { arms, 2, 0, NULL, NULL, NULL, 0, 0 };
+    mpd_op *a0[1] = {&self->ops[GO + i]}, *a1[1] = {&self->ops[NEVER]};
+    mpd_arm arms[2] = {{a0, 1, 0, 0, 0, 0}, {a1, 1, 0, 0, 0, 0}};
+    mpd_in in = {arms, 2, 0, NULL, NULL, NULL, 0, 0};
     g = (void *)mpd_in_wait(F, 21, &in);
     v += g->a;
     mpd_in_done(&g->h);
@@ -133,11 +156,11 @@ static void S_init(mpd_res *self, mpd_invb *args)
     mpd_op_input(self, GO, NGO, 0);
     mpd_op_input(self, NEVER, 1, 0);
 }
-static const mpd_respat S_pat = { "S", sizeof(S), NOPS, 0, S_init, NULL, F };
+static const mpd_respat S_pat = {"S", sizeof(S), NOPS, 0, S_init, NULL, F};
 
 static void start(mpd_res *self, int op, long a)
 {
-    struct inv_int x = { .h.size = sizeof x, .a = a };
+    struct inv_int x = {.h.size = sizeof x, .a = a};
     mpd_send_op(F, 10, &self->ops[op], &x.h);
 }
 
@@ -158,7 +181,7 @@ static void scenario(void *arg)
     for (int round = 0; round < 5; round++) {
         mpd_co *co = mpd_co_begin();
         for (uint32_t i = 0; i < 40; i++) {
-            struct inv_int x = { .h.size = sizeof x, .a = i };
+            struct inv_int x = {.h.size = sizeof x, .a = i};
             x.h.co_idx = i;
             mpd_co_invoke_op(F, 12, co, &self->ops[ADD1], &x.h, MPD_INV_CALL);
         }
@@ -183,13 +206,13 @@ static void scenario(void *arg)
     mpd_yield();
     for (long r = 0; r < 2; r++)
         for (long i = NGO - 1; i >= 0; i--) {
-            struct inv_int x = { .h.size = sizeof x, .a = 1 + i };
+            struct inv_int x = {.h.size = sizeof x, .a = 1 + i};
             mpd_send_op(F, 17, &self->ops[GO + i], &x.h);
         }
     for (int i = 0; i < NGO; i++)
         mpd_op_P(F, 18, &self->ops[DONE]);
     CHECK_EQ(gosum, 2 * NGO * (NGO + 1) / 2);
-    struct inv_none q = { .h.size = sizeof q };
+    struct inv_none q = {.h.size = sizeof q};
     for (int i = 0; i < NSERV; i++)
         mpd_send_op(F, 15, &self->ops[QUIT], &q.h);
     for (int i = 0; i < NSERV; i++)

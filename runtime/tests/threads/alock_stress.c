@@ -12,12 +12,14 @@ static mpd_alock_t *L;
 static long counter, shadow;
 static atomic_int stop_agent;
 
-static void *worker(void *arg) {
+static void *worker(void *arg)
+{
     int work = (int)(long)arg;
     for (int i = 0; i < ITERS; i++) {
         mpd_alock_lock(L);
         long c = counter;
-        for (volatile int d = 0; d < work; d++) {}
+        for (volatile int d = 0; d < work; d++) {
+        }
         counter = c + 1;
         shadow++;
         mpd_alock_unlock(L);
@@ -26,33 +28,45 @@ static void *worker(void *arg) {
 }
 
 /* An external agent that keeps flipping the waiting policy. */
-static void *agent(void *arg) {
+static void *agent(void *arg)
+{
     (void)arg;
     unsigned k = 0;
     while (!atomic_load(&stop_agent)) {
         switch (k++ % 3) {
-        case 0: mpd_alock_set_waiting(L, NULL, MPD_ALOCK_FOREVER, 0); break;
-        case 1: mpd_alock_set_waiting(L, NULL, 0, MPD_ALOCK_FOREVER); break;
-        default: mpd_alock_set_waiting(L, NULL, 2000, 5000); break;
+        case 0:
+            mpd_alock_set_waiting(L, NULL, MPD_ALOCK_FOREVER, 0);
+            break;
+        case 1:
+            mpd_alock_set_waiting(L, NULL, 0, MPD_ALOCK_FOREVER);
+            break;
+        default:
+            mpd_alock_set_waiting(L, NULL, 2000, 5000);
+            break;
         }
-        struct timespec ts = { 0, 200000 };
+        struct timespec ts = {0, 200000};
         nanosleep(&ts, NULL);
     }
     return NULL;
 }
 
-static void run(enum mpd_alock_kind kind, int nth, int work, int with_agent, const char *what) {
+static void run(enum mpd_alock_kind kind, int nth, int work, int with_agent, const char *what)
+{
     mpd_alock_attr_t a;
     mpd_alock_attr_init(&a, kind);
     L = mpd_alock_create(&a);
     counter = shadow = 0;
     pthread_t t[NTH], ag;
     atomic_store(&stop_agent, 0);
-    if (with_agent) pthread_create(&ag, NULL, agent, NULL);
-    for (int i = 0; i < nth; i++) pthread_create(&t[i], NULL, worker, (void *)(long)work);
-    for (int i = 0; i < nth; i++) pthread_join(t[i], NULL);
+    if (with_agent)
+        pthread_create(&ag, NULL, agent, NULL);
+    for (int i = 0; i < nth; i++)
+        pthread_create(&t[i], NULL, worker, (void *)(long)work);
+    for (int i = 0; i < nth; i++)
+        pthread_join(t[i], NULL);
     atomic_store(&stop_agent, 1);
-    if (with_agent) pthread_join(ag, NULL);
+    if (with_agent)
+        pthread_join(ag, NULL);
     mpd_alock_stats_t s;
     mpd_alock_stats(L, &s);
     printf("%-22s count %ld/%d contended %lu blocks %lu adapt %lu\n", what, counter, nth * ITERS,
@@ -62,7 +76,8 @@ static void run(enum mpd_alock_kind kind, int nth, int work, int with_agent, con
     CHECK_EQ_L(mpd_alock_waiting(L), 0);
 }
 
-int main(void) {
+int main(void)
+{
     run(MPD_ALOCK_SPIN, 3, 50, 0, "spin");
     mpd_alock_destroy(L);
     run(MPD_ALOCK_BLOCK, NTH, 50, 0, "block");
@@ -77,10 +92,13 @@ int main(void) {
     size_t n = mpd_alock_profile(L, s, 4096);
     int saw_block = 0, max_wait = 0;
     for (size_t i = 0; i < n; i++) {
-        if (s[i].spin_ns == 0 && s[i].sleep_ns == MPD_ALOCK_FOREVER) saw_block = 1;   /* pure block */
-        if (s[i].waiting > max_wait) max_wait = s[i].waiting;
+        if (s[i].spin_ns == 0 && s[i].sleep_ns == MPD_ALOCK_FOREVER)
+            saw_block = 1; /* pure block */
+        if (s[i].waiting > max_wait)
+            max_wait = s[i].waiting;
     }
-    printf("  profile: %zu samples, max waiting %d, blocked mode seen %d\n", n, max_wait, saw_block);
+    printf("  profile: %zu samples, max waiting %d, blocked mode seen %d\n", n, max_wait,
+           saw_block);
     CHECK(n > 100);
     CHECK(max_wait >= 2);
     CHECK(saw_block);

@@ -5,11 +5,29 @@
 #include <stdlib.h>
 
 static int check_failures;
-#define CHECK(cond) do { if (!(cond)) { \
-    fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); check_failures++; } } while (0)
-#define CHECK_EQ_L(a, b) do { long _a = (long)(a), _b = (long)(b); if (_a != _b) { \
-    fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%ld != %ld)\n", __FILE__, __LINE__, #a, #b, _a, _b); \
-    check_failures++; } } while (0)
-#define CHECK_DONE() do { if (check_failures) { fprintf(stderr, "%d check(s) failed\n", check_failures); \
-    return 1; } printf("ok\n"); return 0; } while (0)
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
+            check_failures++;                                                                      \
+        }                                                                                          \
+    } while (0)
+#define CHECK_EQ_L(a, b)                                                                           \
+    do {                                                                                           \
+        long _a = (long)(a), _b = (long)(b);                                                       \
+        if (_a != _b) {                                                                            \
+            fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%ld != %ld)\n", __FILE__, __LINE__,    \
+                    #a, #b, _a, _b);                                                               \
+            check_failures++;                                                                      \
+        }                                                                                          \
+    } while (0)
+#define CHECK_DONE()                                                                               \
+    do {                                                                                           \
+        if (check_failures) {                                                                      \
+            fprintf(stderr, "%d check(s) failed\n", check_failures);                               \
+            return 1;                                                                              \
+        }                                                                                          \
+        printf("ok\n");                                                                            \
+        return 0;                                                                                  \
+    } while (0)
 #endif

@@ -25,7 +25,7 @@
 #include "check.h"
 
 #define NT 6
-static long iters = 1500;   /* per thread and kind; 52-libs-stress passes 2000 */
+static long iters = 1500; /* per thread and kind; 52-libs-stress passes 2000 */
 static volatile long count;
 static int kind;
 static mpd_mutex_t mx = MPD_MUTEX_INIT;
@@ -33,49 +33,73 @@ static mpd_tspin_t ts = MPD_TSPIN_INIT;
 static mpd_ras_mutex_t rm = MPD_RAS_MUTEX_INIT;
 static mpd_alock_t *al;
 static mpd_cond_t cv = MPD_COND_INIT;
-static volatile long turn;                 /* cond: whose turn (count % NT) */
+static volatile long turn; /* cond: whose turn (count % NT) */
 static atomic_ulong preemptions;
 
 enum { K_MUTEX, K_TSPIN, K_RAS, K_ALOCK_SPIN, K_ALOCK_BLOCK, K_ALOCK_ADAPTIVE, K_COND, NKINDS };
-static const char *names[NKINDS] = { "mutex", "tspin", "ras_mutex", "alock spin", "alock block",
-                                     "alock adaptive", "cond" };
+static const char *names[NKINDS] = {"mutex",       "tspin",          "ras_mutex", "alock spin",
+                                    "alock block", "alock adaptive", "cond"};
 
-static void bump(void) {
+static void bump(void)
+{
     long v = count;
-    for (volatile int d = 0; d < 20; d++) {}   /* ticks land inside the critical section too */
+    for (volatile int d = 0; d < 20; d++) {
+    } /* ticks land inside the critical section too */
     count = v + 1;
 }
 
-static void *worker(void *arg) {
+static void *worker(void *arg)
+{
     long id = (long)arg;
     long n = kind == K_COND ? iters / 8 : iters;
     for (long i = 0; i < n; i++) {
         switch (kind) {
-        case K_MUTEX: mpd_mutex_lock(&mx); bump(); mpd_mutex_unlock(&mx); break;
-        case K_TSPIN: mpd_tspin_lock(&ts); bump(); mpd_tspin_unlock(&ts); break;
-        case K_RAS: mpd_ras_mutex_lock(&rm); bump(); mpd_ras_mutex_unlock(&rm); break;
-        case K_COND:                            /* strict round robin through one condition */
+        case K_MUTEX:
             mpd_mutex_lock(&mx);
-            while (turn % NT != id) mpd_cond_wait(&cv, &mx);
-            bump(); turn++;
+            bump();
+            mpd_mutex_unlock(&mx);
+            break;
+        case K_TSPIN:
+            mpd_tspin_lock(&ts);
+            bump();
+            mpd_tspin_unlock(&ts);
+            break;
+        case K_RAS:
+            mpd_ras_mutex_lock(&rm);
+            bump();
+            mpd_ras_mutex_unlock(&rm);
+            break;
+        case K_COND: /* strict round robin through one condition */
+            mpd_mutex_lock(&mx);
+            while (turn % NT != id)
+                mpd_cond_wait(&cv, &mx);
+            bump();
+            turn++;
             mpd_cond_broadcast(&cv);
             mpd_mutex_unlock(&mx);
             break;
-        default: mpd_alock_lock(al); bump(); mpd_alock_unlock(al); break;
+        default:
+            mpd_alock_lock(al);
+            bump();
+            mpd_alock_unlock(al);
+            break;
         }
     }
     atomic_fetch_add(&preemptions, mpd_thread_preemptions());
     return NULL;
 }
 
-static void main_fn(void *arg) {
+static void main_fn(void *arg)
+{
     (void)arg;
     for (kind = 0; kind < NKINDS; kind++) {
-        count = 0; turn = 0;
+        count = 0;
+        turn = 0;
         if (kind >= K_ALOCK_SPIN && kind <= K_ALOCK_ADAPTIVE) {
             mpd_alock_attr_t a;
-            mpd_alock_attr_init(&a, kind == K_ALOCK_SPIN ? MPD_ALOCK_SPIN
-                                    : kind == K_ALOCK_BLOCK ? MPD_ALOCK_BLOCK : MPD_ALOCK_ADAPTIVE);
+            mpd_alock_attr_init(&a, kind == K_ALOCK_SPIN    ? MPD_ALOCK_SPIN
+                                    : kind == K_ALOCK_BLOCK ? MPD_ALOCK_BLOCK
+                                                            : MPD_ALOCK_ADAPTIVE);
             al = mpd_alock_create(&a);
         }
         mpd_thread_t *t[NT];
@@ -86,17 +110,24 @@ static void main_fn(void *arg) {
             a.vp = (int)(i % mpd_nvp());
             CHECK_EQ_L(mpd_thread_fork(&t[i], &a, worker, (void *)i), 0);
         }
-        for (int i = 0; i < NT; i++) mpd_thread_join(t[i], NULL);
+        for (int i = 0; i < NT; i++)
+            mpd_thread_join(t[i], NULL);
         long want = NT * (kind == K_COND ? iters / 8 : iters);
-        if (count != want) fprintf(stderr, "%s on %d VP(s): %ld of %ld\n", names[kind], mpd_nvp(), count, want);
+        if (count != want)
+            fprintf(stderr, "%s on %d VP(s): %ld of %ld\n", names[kind], mpd_nvp(), count, want);
         CHECK_EQ_L(count, want);
-        if (al) { mpd_alock_destroy(al); al = NULL; }
+        if (al) {
+            mpd_alock_destroy(al);
+            al = NULL;
+        }
     }
-    printf("%d VP(s): counts exact, workers preempted %lu times\n", mpd_nvp(), atomic_load(&preemptions));
+    printf("%d VP(s): counts exact, workers preempted %lu times\n", mpd_nvp(),
+           atomic_load(&preemptions));
     CHECK(atomic_load(&preemptions) > 0);
 }
 
-static int run(int nvp) {
+static int run(int nvp)
+{
     mpd_sched_attr_t s;
     mpd_sched_attr_init(&s);
     s.preempt_us = 40;
@@ -105,13 +136,19 @@ static int run(int nvp) {
     CHECK_DONE();
 }
 
-int main(int argc, char **argv) {
-    if (argc > 2) iters = atol(argv[2]);
-    if (argc < 2) {   /* one runtime per process: a forked child per VP count (no exec: qemu-user) */
+int main(int argc, char **argv)
+{
+    if (argc > 2)
+        iters = atol(argv[2]);
+    if (argc < 2) { /* one runtime per process: a forked child per VP count (no exec: qemu-user) */
         for (int nvp = 1; nvp <= 3; nvp++) {
             fflush(stdout);
             pid_t p = fork();
-            if (p == 0) { int rc = run(nvp); fflush(stdout); _exit(rc); }
+            if (p == 0) {
+                int rc = run(nvp);
+                fflush(stdout);
+                _exit(rc);
+            }
             int st = 1;
             waitpid(p, &st, 0);
             CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);

@@ -35,7 +35,7 @@ __asm__(".text\n"
         "slow_inc_end:\n"
         "  ret\n"
 #endif
-        );
+);
 extern void slow_inc(volatile long *p);
 extern const char slow_inc_begin[], slow_inc_end[];
 
@@ -46,22 +46,36 @@ static volatile long pair_a, pair_b;
 static mpd_ras_mutex_t mtx = MPD_RAS_MUTEX_INIT;
 static long torn;
 
-static void body_slow(int i) { (void)i; for (int k = 0; k < ITERS; k++) slow_inc(&counter); }
-static void body_fa(int i) { (void)i; for (int k = 0; k < ITERS * 4; k++) mpd_ras_fetch_add(&fa_counter, 1); }
-static void body_mutex(int i) {
+static void body_slow(int i)
+{
+    (void)i;
+    for (int k = 0; k < ITERS; k++)
+        slow_inc(&counter);
+}
+static void body_fa(int i)
+{
+    (void)i;
+    for (int k = 0; k < ITERS * 4; k++)
+        mpd_ras_fetch_add(&fa_counter, 1);
+}
+static void body_mutex(int i)
+{
     (void)i;
     for (int k = 0; k < ITERS / 4; k++) {
         mpd_ras_mutex_lock(&mtx);
         long a = pair_a;
-        for (volatile int d = 0; d < 20; d++) {}
+        for (volatile int d = 0; d < 20; d++) {
+        }
         pair_a = a + 1;
-        if (pair_b + 1 != pair_a) torn++;
+        if (pair_b + 1 != pair_a)
+            torn++;
         pair_b = pair_b + 1;
         mpd_ras_mutex_unlock(&mtx);
     }
 }
 
-int main(void) {
+int main(void)
+{
     size_t len = (size_t)(slow_inc_end - slow_inc_begin);
     CHECK_EQ_L(mpd_ras_init(), 0);
     mpd_ras_set_yield(ut_yield);
@@ -74,8 +88,8 @@ int main(void) {
     CHECK_EQ_L(mpd_rasctl((void *)slow_inc_begin, len, MPD_RAS_INSTALL), 0);
     ut_run(NT, body_slow, 50);
     unsigned long r1 = mpd_ras_restarts(slow_inc_begin);
-    printf("registered: count %ld of %d, preemptions %lu, restarts %lu\n",
-           counter, NT * ITERS, ut_preemptions, r1);
+    printf("registered: count %ld of %d, preemptions %lu, restarts %lu\n", counter, NT * ITERS,
+           ut_preemptions, r1);
     CHECK_EQ_L(counter, (long)NT * ITERS);
     CHECK(ut_preemptions > 20);
     CHECK(r1 > 0);
@@ -96,11 +110,13 @@ int main(void) {
     unsigned long total_before = mpd_ras_restarts_total();
     CHECK_EQ_L(mpd_rasctl((void *)slow_inc_begin, len, MPD_RAS_PURGE), 0);
     CHECK(mpd_ras_lookup(slow_inc_begin + 1) == NULL);
-    counter = 0; ut_preemptions = 0; ut_rewinds = 0;
+    counter = 0;
+    ut_preemptions = 0;
+    ut_rewinds = 0;
     ut_run(NT, body_slow, 50);
     unsigned long lost = (unsigned long)((long)NT * ITERS - counter);
-    printf("purged: count %ld of %d (lost %lu), preemptions %lu, rewinds %lu\n",
-           counter, NT * ITERS, lost, ut_preemptions, ut_rewinds);
+    printf("purged: count %ld of %d (lost %lu), preemptions %lu, rewinds %lu\n", counter,
+           NT * ITERS, lost, ut_preemptions, ut_rewinds);
     CHECK(ut_preemptions > 20);
     CHECK_EQ_L(ut_rewinds, 0);
     CHECK_EQ_L(mpd_ras_restarts_total(), total_before);

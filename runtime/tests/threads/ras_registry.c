@@ -14,39 +14,50 @@ extern const char t_code[];
 
 static int data_word;
 
-static void set_pc(ucontext_t *uc, const void *pc) {
+static void set_pc(ucontext_t *uc, const void *pc)
+{
 #if defined(__x86_64__)
     uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)pc;
 #elif defined(__aarch64__)
     uc->uc_mcontext.pc = (uintptr_t)pc;
 #endif
 }
-static const void *get_pc(ucontext_t *uc) {
+static const void *get_pc(ucontext_t *uc)
+{
 #if defined(__x86_64__)
     return (const void *)(uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 #elif defined(__aarch64__)
     return (const void *)(uintptr_t)uc->uc_mcontext.pc;
 #else
-    (void)uc; return NULL;
+    (void)uc;
+    return NULL;
 #endif
 }
 
-int main(void) {
+int main(void)
+{
     char *a = (char *)(uintptr_t)t_code;
     CHECK_EQ_L(mpd_ras_count(), 0);
     CHECK_EQ_L(mpd_ras_limit(), MPD_RAS_DEFAULT_LIMIT);
 
     /* EINVAL cases */
-    errno = 0; CHECK(mpd_rasctl(a, 8, 42) == -1 && errno == EINVAL);
-    errno = 0; CHECK(mpd_rasctl(NULL, 8, MPD_RAS_INSTALL) == -1 && errno == EINVAL);
-    errno = 0; CHECK(mpd_rasctl(a, 0, MPD_RAS_INSTALL) == -1 && errno == EINVAL);
-    errno = 0; CHECK(mpd_rasctl((void *)~(uintptr_t)7, 64, MPD_RAS_INSTALL) == -1 && errno == EINVAL);
-    errno = 0; CHECK(mpd_rasctl(&data_word, 4, MPD_RAS_INSTALL) == -1 && errno == EINVAL);  /* not code */
+    errno = 0;
+    CHECK(mpd_rasctl(a, 8, 42) == -1 && errno == EINVAL);
+    errno = 0;
+    CHECK(mpd_rasctl(NULL, 8, MPD_RAS_INSTALL) == -1 && errno == EINVAL);
+    errno = 0;
+    CHECK(mpd_rasctl(a, 0, MPD_RAS_INSTALL) == -1 && errno == EINVAL);
+    errno = 0;
+    CHECK(mpd_rasctl((void *)~(uintptr_t)7, 64, MPD_RAS_INSTALL) == -1 && errno == EINVAL);
+    errno = 0;
+    CHECK(mpd_rasctl(&data_word, 4, MPD_RAS_INSTALL) == -1 && errno == EINVAL); /* not code */
 
     /* install, duplicate/overlap rejected, lookup */
     CHECK_EQ_L(mpd_rasctl(a, 8, MPD_RAS_INSTALL), 0);
-    errno = 0; CHECK(mpd_rasctl(a, 8, MPD_RAS_INSTALL) == -1 && errno == EINVAL);
-    errno = 0; CHECK(mpd_rasctl((char *)a + 4, 8, MPD_RAS_INSTALL) == -1 && errno == EINVAL);
+    errno = 0;
+    CHECK(mpd_rasctl(a, 8, MPD_RAS_INSTALL) == -1 && errno == EINVAL);
+    errno = 0;
+    CHECK(mpd_rasctl((char *)a + 4, 8, MPD_RAS_INSTALL) == -1 && errno == EINVAL);
     CHECK(mpd_ras_lookup((char *)a + 3) == a);
     CHECK(mpd_ras_lookup((char *)a + 8) == NULL);
     CHECK(mpd_ras_lookup((void *)((uintptr_t)a - 1)) == NULL);
@@ -58,17 +69,20 @@ int main(void) {
     CHECK_EQ_L(mpd_ras_fixup(&uc), 1);
     CHECK(get_pc(&uc) == a);
     CHECK_EQ_L(mpd_ras_restarts(a), 1);
-    CHECK_EQ_L(mpd_ras_fixup(&uc), 1);          /* at the start: inside, no restart counted */
+    CHECK_EQ_L(mpd_ras_fixup(&uc), 1); /* at the start: inside, no restart counted */
     CHECK_EQ_L(mpd_ras_restarts(a), 1);
     set_pc(&uc, (char *)a + 100);
     CHECK_EQ_L(mpd_ras_fixup(&uc), 0);
     CHECK(get_pc(&uc) == (char *)a + 100);
 
     /* purge: ESRCH for wrong length / unknown, then success stops rewinds */
-    errno = 0; CHECK(mpd_rasctl(a, 9, MPD_RAS_PURGE) == -1 && errno == ESRCH);
-    errno = 0; CHECK(mpd_rasctl((char *)a + 16, 8, MPD_RAS_PURGE) == -1 && errno == ESRCH);
+    errno = 0;
+    CHECK(mpd_rasctl(a, 9, MPD_RAS_PURGE) == -1 && errno == ESRCH);
+    errno = 0;
+    CHECK(mpd_rasctl((char *)a + 16, 8, MPD_RAS_PURGE) == -1 && errno == ESRCH);
     CHECK_EQ_L(mpd_rasctl(a, 8, MPD_RAS_PURGE), 0);
-    errno = 0; CHECK(mpd_rasctl(a, 8, MPD_RAS_PURGE) == -1 && errno == ESRCH);
+    errno = 0;
+    CHECK(mpd_rasctl(a, 8, MPD_RAS_PURGE) == -1 && errno == ESRCH);
     set_pc(&uc, (char *)a + 5);
     CHECK_EQ_L(mpd_ras_fixup(&uc), 0);
     CHECK(get_pc(&uc) == (char *)a + 5);
@@ -78,9 +92,12 @@ int main(void) {
     for (int i = 0; i < MPD_RAS_DEFAULT_LIMIT; i++)
         CHECK_EQ_L(mpd_rasctl((char *)a + 8 * i, 8, MPD_RAS_INSTALL), 0);
     errno = 0;
-    CHECK(mpd_rasctl((char *)a + 8 * MPD_RAS_DEFAULT_LIMIT, 8, MPD_RAS_INSTALL) == -1 && errno == EINVAL);
-    errno = 0; CHECK(mpd_ras_set_limit(MPD_RAS_DEFAULT_LIMIT - 1) == -1 && errno == EINVAL);
-    errno = 0; CHECK(mpd_ras_set_limit(MPD_RAS_HARD_LIMIT + 1) == -1 && errno == EINVAL);
+    CHECK(mpd_rasctl((char *)a + 8 * MPD_RAS_DEFAULT_LIMIT, 8, MPD_RAS_INSTALL) == -1 &&
+          errno == EINVAL);
+    errno = 0;
+    CHECK(mpd_ras_set_limit(MPD_RAS_DEFAULT_LIMIT - 1) == -1 && errno == EINVAL);
+    errno = 0;
+    CHECK(mpd_ras_set_limit(MPD_RAS_HARD_LIMIT + 1) == -1 && errno == EINVAL);
     CHECK_EQ_L(mpd_ras_set_limit(64), 0);
     CHECK_EQ_L(mpd_rasctl((char *)a + 8 * MPD_RAS_DEFAULT_LIMIT, 8, MPD_RAS_INSTALL), 0);
     CHECK_EQ_L(mpd_ras_count(), MPD_RAS_DEFAULT_LIMIT + 1);
@@ -98,11 +115,12 @@ int main(void) {
 
     /* built-in sequences */
     CHECK_EQ_L(mpd_ras_init(), 0);
-    CHECK_EQ_L(mpd_ras_init(), 0);                 /* idempotent */
+    CHECK_EQ_L(mpd_ras_init(), 0); /* idempotent */
 #if MPD_RAS_NATIVE
     CHECK_EQ_L(mpd_ras_count(), 2);
     CHECK(mpd_ras_lookup(mpd_ras_tas_begin) == mpd_ras_tas_begin);
-    CHECK(mpd_ras_lookup((void *)((uintptr_t)mpd_ras_fetch_add_end - 1)) == mpd_ras_fetch_add_begin);
+    CHECK(mpd_ras_lookup((void *)((uintptr_t)mpd_ras_fetch_add_end - 1)) ==
+          mpd_ras_fetch_add_begin);
 #endif
     volatile int w = 0;
     CHECK_EQ_L(mpd_ras_tas(&w), 0);

@@ -11,22 +11,31 @@
 static atomic_int arrived, gen;
 static int wrong_vp;
 
-static void spin_barrier(void) {
+static void spin_barrier(void)
+{
     int g = atomic_load(&gen);
-    if (atomic_fetch_add(&arrived, 1) == NVP - 1) { atomic_store(&arrived, 0); atomic_fetch_add(&gen, 1); return; }
-    while (atomic_load(&gen) == g) sched_yield();     /* spins: never lets its VP go idle */
+    if (atomic_fetch_add(&arrived, 1) == NVP - 1) {
+        atomic_store(&arrived, 0);
+        atomic_fetch_add(&gen, 1);
+        return;
+    }
+    while (atomic_load(&gen) == g)
+        sched_yield(); /* spins: never lets its VP go idle */
 }
 
-static void *worker(void *arg) {
+static void *worker(void *arg)
+{
     int vp = (int)(long)arg;
     for (int i = 0; i < ROUNDS; i++) {
-        if (mpd_vp_index() != vp) wrong_vp++;
+        if (mpd_vp_index() != vp)
+            wrong_vp++;
         spin_barrier();
     }
     return NULL;
 }
 
-static void main_fn(void *arg) {
+static void main_fn(void *arg)
+{
     (void)arg;
     for (int rep = 0; rep < 20; rep++) {
         mpd_thread_t *t[NVP];
@@ -36,11 +45,13 @@ static void main_fn(void *arg) {
             a.vp = i;
             mpd_thread_fork(&t[i], &a, worker, (void *)(long)i);
         }
-        for (int i = 0; i < NVP; i++) mpd_thread_join(t[i], NULL);
+        for (int i = 0; i < NVP; i++)
+            mpd_thread_join(t[i], NULL);
     }
 }
 
-int main(void) {
+int main(void)
+{
     mpd_sched_attr_t s;
     mpd_sched_attr_init(&s);
     s.migrate = 0;

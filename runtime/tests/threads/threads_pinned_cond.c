@@ -32,7 +32,8 @@ static atomic_int bar_count, bar_gen;
 static mpd_mutex_t mu = MPD_MUTEX_INIT;
 static mpd_cond_t cv = MPD_COND_INIT;
 
-static void barrier(void) {
+static void barrier(void)
+{
     int g = atomic_load(&bar_gen);
     if (atomic_fetch_add(&bar_count, 1) == nvp - 1) {
         atomic_store(&bar_count, 0);
@@ -43,21 +44,25 @@ static void barrier(void) {
         return;
     }
     mpd_mutex_lock(&mu);
-    while (atomic_load(&bar_gen) == g) mpd_cond_wait(&cv, &mu);
+    while (atomic_load(&bar_gen) == g)
+        mpd_cond_wait(&cv, &mu);
     mpd_mutex_unlock(&mu);
 }
 
 /* Re-armed by every finished round: SIGALRM kills the child only after 60 s without one. */
-static void *worker(void *arg) {
+static void *worker(void *arg)
+{
     int first = arg != NULL;
     for (int i = 0; i < rounds; i++) {
         barrier();
-        if (first) alarm(60);
+        if (first)
+            alarm(60);
     }
     return NULL;
 }
 
-static void main_fn(void *arg) {
+static void main_fn(void *arg)
+{
     (void)arg;
     mpd_thread_t *t[8];
     for (int i = 0; i < nvp; i++) {
@@ -66,14 +71,17 @@ static void main_fn(void *arg) {
         a.vp = i;
         mpd_thread_fork(&t[i], &a, worker, i == 0 ? (void *)1 : NULL);
     }
-    for (int i = 0; i < nvp; i++) mpd_thread_join(t[i], NULL);
+    for (int i = 0; i < nvp; i++)
+        mpd_thread_join(t[i], NULL);
     printf("rounds %d\n", atomic_load(&bar_gen));
 }
 
 /* One configuration in a child; its output (stdout and stderr) comes back in out. */
-static int run(int n, int r, char *out, size_t cap) {
+static int run(int n, int r, char *out, size_t cap)
+{
     int fd[2];
-    if (pipe(fd) != 0) return -1;
+    if (pipe(fd) != 0)
+        return -1;
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
@@ -95,14 +103,19 @@ static int run(int n, int r, char *out, size_t cap) {
     /* the livelock bound: ends the child if the run as a whole takes too long */
     pid_t guard = fork();
     if (guard == 0) {
-        unsigned left = (unsigned)(r / 100 * 40 + 60);   /* ROUNDS * 400 ms, at least 60 s */
-        while (left > 0 && kill(pid, 0) == 0) { sleep(1); left--; }
-        if (left == 0) kill(pid, SIGKILL);
+        unsigned left = (unsigned)(r / 100 * 40 + 60); /* ROUNDS * 400 ms, at least 60 s */
+        while (left > 0 && kill(pid, 0) == 0) {
+            sleep(1);
+            left--;
+        }
+        if (left == 0)
+            kill(pid, SIGKILL);
         _exit(0);
     }
     size_t len = 0;
     ssize_t k;
-    while (len + 1 < cap && (k = read(fd[0], out + len, cap - 1 - len)) > 0) len += (size_t)k;
+    while (len + 1 < cap && (k = read(fd[0], out + len, cap - 1 - len)) > 0)
+        len += (size_t)k;
     out[len] = 0;
     close(fd[0]);
     int st = 0;
@@ -112,8 +125,9 @@ static int run(int n, int r, char *out, size_t cap) {
     return WIFEXITED(st) ? WEXITSTATUS(st) : 256 + WTERMSIG(st);
 }
 
-int main(void) {
-    const char *div = getenv("MPD_TEST_DIV");          /* slow builds (sanitizers, qemu) run fewer rounds */
+int main(void)
+{
+    const char *div = getenv("MPD_TEST_DIV"); /* slow builds (sanitizers, qemu) run fewer rounds */
     int r = ROUNDS / (div && atoi(div) > 1 ? atoi(div) : 1);
     for (int n = 3; n <= 4; n++) {
         char out[4096], want[64];

@@ -15,25 +15,44 @@
 
 /* LIFO for one VP.  empty() is also called by other VPs (quiescence check):
  * the stack is guarded by a spin lock. */
-typedef struct { mpd_spinlock lk; mpd_proc *top; atomic_long n, gets; } lifo_t;
+typedef struct {
+    mpd_spinlock lk;
+    mpd_proc *top;
+    atomic_long n, gets;
+} lifo_t;
 static lifo_t lifo_st[4];
-static void *lifo_init(int vp, int nvp) { (void)nvp; return &lifo_st[vp]; }
-static void lifo_put(void *st, mpd_proc *p) {
+static void *lifo_init(int vp, int nvp)
+{
+    (void)nvp;
+    return &lifo_st[vp];
+}
+static void lifo_put(void *st, mpd_proc *p)
+{
     lifo_t *l = st;
     mpd_spin_lock(&l->lk);
-    *mpd_proc_link(p) = l->top; l->top = p; atomic_fetch_add(&l->n, 1);
+    *mpd_proc_link(p) = l->top;
+    l->top = p;
+    atomic_fetch_add(&l->n, 1);
     mpd_spin_unlock(&l->lk);
 }
-static mpd_proc *lifo_get(void *st) {
+static mpd_proc *lifo_get(void *st)
+{
     lifo_t *l = st;
     mpd_spin_lock(&l->lk);
     mpd_proc *p = l->top;
-    if (p) { l->top = *mpd_proc_link(p); atomic_fetch_sub(&l->n, 1); atomic_fetch_add(&l->gets, 1); }
+    if (p) {
+        l->top = *mpd_proc_link(p);
+        atomic_fetch_sub(&l->n, 1);
+        atomic_fetch_add(&l->gets, 1);
+    }
     mpd_spin_unlock(&l->lk);
     return p;
 }
-static int lifo_empty(void *st) { return atomic_load(&((lifo_t *)st)->n) == 0; }
-static const mpd_sched_ops lifo = { "lifo", lifo_init, lifo_put, lifo_get, lifo_empty, NULL };
+static int lifo_empty(void *st)
+{
+    return atomic_load(&((lifo_t *)st)->n) == 0;
+}
+static const mpd_sched_ops lifo = {"lifo", lifo_init, lifo_put, lifo_get, lifo_empty, NULL};
 
 #define NT 12
 #define SWAPS 60
@@ -42,19 +61,22 @@ static long total;
 static atomic_int stop;
 
 /* Works until told to stop; returns how many increments it made. */
-static void *worker(void *arg) {
+static void *worker(void *arg)
+{
     (void)arg;
     long mine = 0;
     while (!atomic_load(&stop)) {
         mpd_mutex_lock(&mx);
         total++;
         mpd_mutex_unlock(&mx);
-        if (++mine % 4 == 0) mpd_thread_yield();
+        if (++mine % 4 == 0)
+            mpd_thread_yield();
     }
     return (void *)mine;
 }
 
-static void main_fn(void *arg) {
+static void main_fn(void *arg)
+{
     (void)arg;
     mpd_thread_t *t[NT];
     for (int i = 0; i < NT; i++) {
@@ -69,8 +91,10 @@ static void main_fn(void *arg) {
         unsigned long before = mpd_sched_object_swaps(1);
         CHECK_EQ_L(mpd_sched_install_ops(1, swaps % 2 ? &mpd_sched_configurable : &lifo), 0);
         swaps++;
-        while (mpd_sched_object_swaps(1) == before) mpd_thread_yield();   /* VP 1 swaps at its next decision */
-        for (int k = 0; k < 10; k++) mpd_thread_yield();
+        while (mpd_sched_object_swaps(1) == before)
+            mpd_thread_yield(); /* VP 1 swaps at its next decision */
+        for (int k = 0; k < 10; k++)
+            mpd_thread_yield();
     }
     atomic_store(&stop, 1);
     long sum = 0;
@@ -84,10 +108,11 @@ static void main_fn(void *arg) {
            atomic_load(&lifo_st[1].gets));
     CHECK_EQ_L(mpd_sched_object_swaps(1), swaps);
     CHECK(atomic_load(&lifo_st[1].gets) > 0);
-    CHECK(atomic_load(&lifo_st[0].gets) == 0);   /* VP 0 kept the configurable object */
+    CHECK(atomic_load(&lifo_st[0].gets) == 0); /* VP 0 kept the configurable object */
 }
 
-int main(void) {
+int main(void)
+{
     mpd_sched_attr_t s;
     mpd_sched_attr_init(&s);
     s.migrate = 0;

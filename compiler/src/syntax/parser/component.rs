@@ -4,7 +4,6 @@ use super::{PResult, Parser, Reported};
 use crate::syntax::ast::*;
 use crate::syntax::token::{Kw, Punct, TokKind};
 
-
 impl<'a, 'd> Parser<'a, 'd> {
     // ───────────── files and components ─────────────
 
@@ -74,7 +73,8 @@ impl<'a, 'd> Parser<'a, 'd> {
             let body_start = name.span;
             let items = self.item_list();
             let end_name = self.component_end(&name)?;
-            let body = Body { name: name.clone(), params, items, separate: false, span: body_start.to(self.prev_span()) };
+            let body =
+                Body { name: name.clone(), params, items, separate: false, span: body_start.to(self.prev_span()) };
             return Ok(Component {
                 kind,
                 form: ComponentForm::SeparateBody,
@@ -117,12 +117,15 @@ impl<'a, 'd> Parser<'a, 'd> {
         }
         let params = self.opt_params()?;
         match (kind, &params) {
-            (ComponentKind::Global, Some(p)) if !p.is_empty() => self.error(body_name.span, "a global cannot have a parameter list"),
+            (ComponentKind::Global, Some(p)) if !p.is_empty() => {
+                self.error(body_name.span, "a global cannot have a parameter list")
+            }
             (ComponentKind::Resource, None) => self.error(body_name.span, "missing parameter list for resource"),
             _ => {}
         }
         if self.eat_kw(Kw::Separate) {
-            let body = Body { name: body_name, params, items: Vec::new(), separate: true, span: body_kw.to(self.prev_span()) };
+            let body =
+                Body { name: body_name, params, items: Vec::new(), separate: true, span: body_kw.to(self.prev_span()) };
             return Ok(Component {
                 kind,
                 form: ComponentForm::SeparateSpec,

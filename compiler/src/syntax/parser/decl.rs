@@ -1,9 +1,9 @@
 //! Parser: declarations — variables, constants, types, ops, semaphores, procs, imports.
 
+use super::steal_result_name;
 use super::{PResult, Parser};
 use crate::syntax::ast::*;
 use crate::syntax::token::{Kw, Punct, TokKind};
-use super::steal_result_name;
 
 impl<'a, 'd> Parser<'a, 'd> {
     // ───────────── declarations ─────────────

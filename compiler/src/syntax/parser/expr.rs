@@ -1,9 +1,9 @@
 //! Parser: expressions by precedence climbing, with bounded tree height.
 
+use super::{assign_op, binary_op, is_simple_type_kw, MAX_HEIGHT};
 use super::{PResult, Parser, Reported};
 use crate::syntax::ast::*;
 use crate::syntax::token::{Kw, Punct, TokKind};
-use super::{assign_op, binary_op, is_simple_type_kw, MAX_HEIGHT};
 
 impl<'a, 'd> Parser<'a, 'd> {
     // ───────────── expressions ─────────────

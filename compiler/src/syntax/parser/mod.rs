@@ -35,7 +35,18 @@ pub(crate) fn parse(file: FileId, src: &str, diags: &mut Diagnostics) -> SourceF
     // Lexical and syntax errors are collected apart, then reported in source order.
     let mut local = Diagnostics::new();
     let toks = lexer::lex(file, src, &mut local);
-    let mut p = Parser { toks, pos: 0, file, src, diags: &mut local, depth: 0, last_error: usize::MAX, h: 0, peak: 0, extra: Vec::new() };
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        file,
+        src,
+        diags: &mut local,
+        depth: 0,
+        last_error: usize::MAX,
+        h: 0,
+        peak: 0,
+        extra: Vec::new(),
+    };
     let tree = p.source_file();
     local.sort_by_position();
     diags.extend(local);

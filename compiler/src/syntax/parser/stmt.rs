@@ -1,9 +1,9 @@
 //! Parser: statement lists, blocks and statements (including `in` and `co`).
 
+use super::{ends_list, is_simple_type_kw};
 use super::{PResult, Parser, Reported};
 use crate::syntax::ast::*;
 use crate::syntax::token::{Kw, Punct, TokKind};
-use super::{ends_list, is_simple_type_kw};
 
 impl<'a, 'd> Parser<'a, 'd> {
     // ───────────── statement lists and blocks ─────────────
@@ -48,7 +48,6 @@ impl<'a, 'd> Parser<'a, 'd> {
         Ok(Block { stmts, span: lo.to(hi) })
     }
 
-
     // ───────────── statements ─────────────
 
     /// stmt = decl | simple_stmt | compound_stmt | expr
@@ -63,8 +62,18 @@ impl<'a, 'd> Parser<'a, 'd> {
         let lo = self.span();
         let kind = match self.kind().clone() {
             TokKind::Kw(k) => match k {
-                Kw::Import | Kw::Extend | Kw::Const | Kw::Type | Kw::Op | Kw::External | Kw::Sem
-                | Kw::Optype | Kw::Proc | Kw::Procedure | Kw::Process | Kw::Final => StmtKind::Decl(self.decl()?),
+                Kw::Import
+                | Kw::Extend
+                | Kw::Const
+                | Kw::Type
+                | Kw::Op
+                | Kw::External
+                | Kw::Sem
+                | Kw::Optype
+                | Kw::Proc
+                | Kw::Procedure
+                | Kw::Process
+                | Kw::Final => StmtKind::Decl(self.decl()?),
                 Kw::Enum | Kw::Rec | Kw::Union | Kw::Ptr | Kw::Cap => StmtKind::Decl(self.var_decl(false)?),
                 k if is_simple_type_kw(k) && *self.nth(1) != TokKind::Punct(Punct::LParen) => {
                     StmtKind::Decl(self.var_decl(false)?)

@@ -114,7 +114,11 @@ impl<'a, 'd> Parser<'a, 'd> {
             }
             let lo = self.span();
             let mut ty = self.type_()?;
-            let first = if self.at_ident() { self.param_name()? } else { steal_result_name(&mut ty).ok_or_else(|| self.unexpected("a field name"))? };
+            let first = if self.at_ident() {
+                self.param_name()?
+            } else {
+                steal_result_name(&mut ty).ok_or_else(|| self.unexpected("a field name"))?
+            };
             let mut names = vec![first];
             while self.at(Punct::Comma) && self.continues_group() {
                 self.bump();

@@ -165,7 +165,9 @@ impl<'d> Parser<'d> {
                         } else {
                             match a {
                                 Bound::Expr(x) => subs.push(Subscript::Index(x)),
-                                Bound::Star(sp) => subs.push(Subscript::Slice { lo: None, hi: Bound::Star(sp), span: sp }),
+                                Bound::Star(sp) => {
+                                    subs.push(Subscript::Slice { lo: None, hi: Bound::Star(sp), span: sp })
+                                }
                             }
                         }
                         if !self.eat_op(",") {

@@ -42,14 +42,88 @@ pub struct Tok {
 }
 
 pub const KEYWORDS: &[&str] = &[
-    "P", "V", "af", "and", "any", "begin", "body", "bool", "by", "call", "cap", "char", "co",
-    "const", "create", "destroy", "do", "downto", "else", "end", "enum", "exit", "extend",
-    "external", "fa", "false", "fi", "file", "final", "forward", "global", "high", "if",
-    "import", "in", "initial", "int", "low", "mod", "new", "next", "ni", "noop", "not", "null",
-    "oc", "od", "on", "op", "optype", "or", "proc", "procedure", "process", "ptr", "real",
-    "rec", "receive", "ref", "reply", "res", "resource", "return", "returns", "sem", "send",
-    "separate", "skip", "st", "stderr", "stdin", "stdout", "stop", "string", "to", "true",
-    "type", "union", "val", "var", "vm", "xor",
+    "P",
+    "V",
+    "af",
+    "and",
+    "any",
+    "begin",
+    "body",
+    "bool",
+    "by",
+    "call",
+    "cap",
+    "char",
+    "co",
+    "const",
+    "create",
+    "destroy",
+    "do",
+    "downto",
+    "else",
+    "end",
+    "enum",
+    "exit",
+    "extend",
+    "external",
+    "fa",
+    "false",
+    "fi",
+    "file",
+    "final",
+    "forward",
+    "global",
+    "high",
+    "if",
+    "import",
+    "in",
+    "initial",
+    "int",
+    "low",
+    "mod",
+    "new",
+    "next",
+    "ni",
+    "noop",
+    "not",
+    "null",
+    "oc",
+    "od",
+    "on",
+    "op",
+    "optype",
+    "or",
+    "proc",
+    "procedure",
+    "process",
+    "ptr",
+    "real",
+    "rec",
+    "receive",
+    "ref",
+    "reply",
+    "res",
+    "resource",
+    "return",
+    "returns",
+    "sem",
+    "send",
+    "separate",
+    "skip",
+    "st",
+    "stderr",
+    "stdin",
+    "stdout",
+    "stop",
+    "string",
+    "to",
+    "true",
+    "type",
+    "union",
+    "val",
+    "var",
+    "vm",
+    "xor",
 ];
 
 fn keyword(w: &str) -> Option<&'static str> {
@@ -186,9 +260,32 @@ fn can_end(t: &T) -> bool {
         T::Id(_) | T::Int(_) | T::Real(_) | T::Char(_) | T::Str(_) => true,
         T::Kw(k) => matches!(
             *k,
-            "af" | "any" | "bool" | "char" | "end" | "exit" | "fi" | "false" | "file" | "int"
-                | "next" | "ni" | "noop" | "null" | "oc" | "od" | "real" | "reply" | "return"
-                | "sem" | "separate" | "skip" | "stop" | "true" | "vm" | "stdin" | "stdout"
+            "af" | "any"
+                | "bool"
+                | "char"
+                | "end"
+                | "exit"
+                | "fi"
+                | "false"
+                | "file"
+                | "int"
+                | "next"
+                | "ni"
+                | "noop"
+                | "null"
+                | "oc"
+                | "od"
+                | "real"
+                | "reply"
+                | "return"
+                | "sem"
+                | "separate"
+                | "skip"
+                | "stop"
+                | "true"
+                | "vm"
+                | "stdin"
+                | "stdout"
                 | "stderr"
         ),
         T::Op(o) => matches!(*o, ")" | "]" | "++" | "--" | "^" | "->" | "}"),
@@ -202,13 +299,62 @@ fn can_begin(t: &T) -> bool {
         T::Id(_) | T::Int(_) | T::Real(_) | T::Char(_) | T::Str(_) => true,
         T::Kw(k) => matches!(
             *k,
-            "P" | "V" | "begin" | "body" | "bool" | "call" | "char" | "co" | "const" | "create"
-                | "destroy" | "do" | "end" | "exit" | "extend" | "external" | "fa" | "false"
-                | "file" | "final" | "forward" | "global" | "high" | "if" | "import" | "in"
-                | "initial" | "int" | "low" | "new" | "next" | "noop" | "null" | "op" | "optype"
-                | "proc" | "procedure" | "process" | "real" | "receive" | "ref" | "reply" | "res"
-                | "resource" | "return" | "sem" | "send" | "skip" | "stop" | "string" | "type"
-                | "val" | "var" | "true" | "stdin" | "stdout" | "stderr"
+            "P" | "V"
+                | "begin"
+                | "body"
+                | "bool"
+                | "call"
+                | "char"
+                | "co"
+                | "const"
+                | "create"
+                | "destroy"
+                | "do"
+                | "end"
+                | "exit"
+                | "extend"
+                | "external"
+                | "fa"
+                | "false"
+                | "file"
+                | "final"
+                | "forward"
+                | "global"
+                | "high"
+                | "if"
+                | "import"
+                | "in"
+                | "initial"
+                | "int"
+                | "low"
+                | "new"
+                | "next"
+                | "noop"
+                | "null"
+                | "op"
+                | "optype"
+                | "proc"
+                | "procedure"
+                | "process"
+                | "real"
+                | "receive"
+                | "ref"
+                | "reply"
+                | "res"
+                | "resource"
+                | "return"
+                | "sem"
+                | "send"
+                | "skip"
+                | "stop"
+                | "string"
+                | "type"
+                | "val"
+                | "var"
+                | "true"
+                | "stdin"
+                | "stdout"
+                | "stderr"
         ),
         T::Op(o) => matches!(*o, "(" | "~" | "@" | "?" | "++" | "--" | "+" | "-" | "[]"),
         T::Eof => true,

@@ -5,8 +5,8 @@
 //! parser.rs: components, declarations, types; stmt.rs: statements; expr.rs:
 //! expressions. How SR's constructs map onto the AST is in docs/sr.md.
 
-pub mod lexer;
 mod expr;
+pub mod lexer;
 mod parser;
 mod stmt;
 
@@ -103,7 +103,9 @@ mod tests {
         // `var a, b[1:2] : int := 0, c := 'x'`: two declarations
         assert!(matches!(&items[0].kind, StmtKind::Decl(Decl { kind: DeclKind::Var(v), .. }) if v.vars.len() == 2));
         assert!(matches!(&items[1].kind, StmtKind::Decl(Decl { kind: DeclKind::Var(v), .. }) if v.ty.is_none()));
-        assert!(matches!(&items[2].kind, StmtKind::Decl(Decl { kind: DeclKind::Proc(p), .. }) if p.kind == ProcKind::Proc));
+        assert!(
+            matches!(&items[2].kind, StmtKind::Decl(Decl { kind: DeclKind::Proc(p), .. }) if p.kind == ProcKind::Proc)
+        );
         assert!(matches!(&items[3].kind, StmtKind::Decl(Decl { kind: DeclKind::Proc(p), .. }) if p.quants.len() == 1));
     }
 
@@ -111,7 +113,12 @@ mod tests {
     fn procedure_is_a_call_op_and_its_proc() {
         let mut map = SourceMap::new();
         let mut d = Diagnostics::new();
-        let f = crate::syntax::parse_source(&mut map, "t.sr", "resource r()\n procedure p(real; x : int)\n end\nend\n", &mut d);
+        let f = crate::syntax::parse_source(
+            &mut map,
+            "t.sr",
+            "resource r()\n procedure p(real; x : int)\n end\nend\n",
+            &mut d,
+        );
         assert!(!d.has_errors());
         assert!(d.render(&map).contains("unnamed parameter is inaccessible"));
         let items = body_items(&f);

@@ -26,10 +26,7 @@ pub(super) struct Parser<'d> {
 
 /// Words and operators that close a statement list; its owner takes the one it wants.
 pub(super) fn ends_list(t: &T) -> bool {
-    matches!(
-        t,
-        T::Kw("end" | "fi" | "od" | "af" | "ni" | "oc" | "body") | T::Op("[]" | "//") | T::Eof
-    )
+    matches!(t, T::Kw("end" | "fi" | "od" | "af" | "ni" | "oc" | "body") | T::Op("[]" | "//") | T::Eof)
 }
 
 impl<'d> Parser<'d> {
@@ -252,13 +249,35 @@ impl<'d> Parser<'d> {
             }
             let items = self.list();
             let end_name = self.end_id()?;
-            let body = Body { name: name.clone(), params: Some(params), items, separate: false, span: bl.to(self.prev_span()) };
-            return Ok(Component { kind, form: ComponentForm::Simple, name, spec: vec![], body: Some(body), end_name, span: lo.to(self.prev_span()) });
+            let body = Body {
+                name: name.clone(),
+                params: Some(params),
+                items,
+                separate: false,
+                span: bl.to(self.prev_span()),
+            };
+            return Ok(Component {
+                kind,
+                form: ComponentForm::Simple,
+                name,
+                spec: vec![],
+                body: Some(body),
+                end_name,
+                span: lo.to(self.prev_span()),
+            });
         }
         let spec = self.list();
         if self.at_kw("end") {
             let end_name = self.end_id()?;
-            return Ok(Component { kind, form: ComponentForm::SpecOnly, name, spec, body: None, end_name, span: lo.to(self.prev_span()) });
+            return Ok(Component {
+                kind,
+                form: ComponentForm::SpecOnly,
+                name,
+                spec,
+                body: None,
+                end_name,
+                span: lo.to(self.prev_span()),
+            });
         }
         let bl = self.expect_kw("body")?;
         let bname = self.ident()?;
@@ -272,12 +291,28 @@ impl<'d> Parser<'d> {
         };
         if self.eat_kw("separate") {
             let body = Body { name: bname, params, items: vec![], separate: true, span: bl.to(self.prev_span()) };
-            return Ok(Component { kind, form: ComponentForm::SeparateSpec, name, spec, body: Some(body), end_name: None, span: lo.to(self.prev_span()) });
+            return Ok(Component {
+                kind,
+                form: ComponentForm::SeparateSpec,
+                name,
+                spec,
+                body: Some(body),
+                end_name: None,
+                span: lo.to(self.prev_span()),
+            });
         }
         let items = self.list();
         let end_name = self.end_id()?;
         let body = Body { name: bname, params, items, separate: false, span: bl.to(self.prev_span()) };
-        Ok(Component { kind, form: ComponentForm::Combined, name, spec, body: Some(body), end_name, span: lo.to(self.prev_span()) })
+        Ok(Component {
+            kind,
+            form: ComponentForm::Combined,
+            name,
+            spec,
+            body: Some(body),
+            end_name,
+            span: lo.to(self.prev_span()),
+        })
     }
 
     /// `end [ID]`
@@ -345,7 +380,10 @@ impl<'d> Parser<'d> {
                     self.extra.push(s);
                 }
                 // the first declarator group keeps the statement's own span
-                let s = decl(self, DeclKind::Var(std::mem::replace(&mut first, VarDecl { constant, ty: None, vars: vec![] })));
+                let s = decl(
+                    self,
+                    DeclKind::Var(std::mem::replace(&mut first, VarDecl { constant, ty: None, vars: vec![] })),
+                );
                 Ok(s)
             }
             T::Kw("type") => {
@@ -450,7 +488,16 @@ impl<'d> Parser<'d> {
                 };
                 let body = self.block()?;
                 self.end_id()?;
-                let pd = ProcDecl { kind: ProcKind::Proc, name, subscripts: vec![], quants: vec![], formals, params: vec![], returns, body };
+                let pd = ProcDecl {
+                    kind: ProcKind::Proc,
+                    name,
+                    subscripts: vec![],
+                    quants: vec![],
+                    formals,
+                    params: vec![],
+                    returns,
+                    body,
+                };
                 Ok(decl(self, DeclKind::Proc(pd)))
             }
             T::Kw("procedure") => {
@@ -472,11 +519,25 @@ impl<'d> Parser<'d> {
                     }
                     formals.extend(p.names.iter().map(|n| n.name.clone()));
                 }
-                let proc_returns = returns.as_ref().and_then(|r| r.name.clone()).map(|n| ReturnSpec { ty: None, span: n.span, name: Some(n), dims: vec![] });
+                let proc_returns = returns.as_ref().and_then(|r| r.name.clone()).map(|n| ReturnSpec {
+                    ty: None,
+                    span: n.span,
+                    name: Some(n),
+                    dims: vec![],
+                });
                 let restriction = Some(OpRestriction { call: true, send: false, span: name.span });
                 let sig = OpSig::Explicit { params, returns, restriction, span: sp };
                 let op = OpDecl { names: vec![OpName { name: name.clone(), dims: vec![], span: name.span }], sig };
-                let pd = ProcDecl { kind: ProcKind::Proc, name, subscripts: vec![], quants: vec![], formals, params: vec![], returns: proc_returns, body };
+                let pd = ProcDecl {
+                    kind: ProcKind::Proc,
+                    name,
+                    subscripts: vec![],
+                    quants: vec![],
+                    formals,
+                    params: vec![],
+                    returns: proc_returns,
+                    body,
+                };
                 let s = decl(self, DeclKind::Proc(pd));
                 self.extra.push(s);
                 Ok(decl(self, DeclKind::Op(op)))
@@ -487,7 +548,16 @@ impl<'d> Parser<'d> {
                 let quants = self.quantifiers_opt()?;
                 let body = self.block()?;
                 self.end_id()?;
-                let pd = ProcDecl { kind: ProcKind::Process, name, subscripts: vec![], quants, formals: vec![], params: vec![], returns: None, body };
+                let pd = ProcDecl {
+                    kind: ProcKind::Process,
+                    name,
+                    subscripts: vec![],
+                    quants,
+                    formals: vec![],
+                    params: vec![],
+                    returns: None,
+                    body,
+                };
                 Ok(decl(self, DeclKind::Proc(pd)))
             }
             T::Kw("initial") => {
@@ -534,7 +604,8 @@ impl<'d> Parser<'d> {
             }
             None
         };
-        let vars = names.into_iter().map(|(name, dims, span)| VarItem { name, dims, init: init.clone(), span }).collect();
+        let vars =
+            names.into_iter().map(|(name, dims, span)| VarItem { name, dims, init: init.clone(), span }).collect();
         Ok(VarDecl { constant, ty, vars })
     }
 

@@ -19,7 +19,7 @@
 #ifndef MPD_HANDOFF_H
 #define MPD_HANDOFF_H
 
-#if defined(__x86_64__) && !defined(MPD_NO_INLINE_HANDOFF) && !defined(MPD_NO_TLS_ASM) && \
+#if defined(__x86_64__) && !defined(MPD_NO_INLINE_HANDOFF) && !defined(MPD_NO_TLS_ASM) &&          \
     !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #if defined(__has_feature)
 #if !__has_feature(address_sanitizer) && !__has_feature(thread_sanitizer)
@@ -36,15 +36,15 @@
 /* The start of a process (core: struct mpd_proc). */
 struct mpd__proc_h1 {
     struct mpd__proc_hot hot;
-    struct mpd__proc_h1 *link;      /* ready queue */
-    int state;                      /* MPD__PS_* */
-    void *ctx[2];                   /* saved {sp, pc} */
+    struct mpd__proc_h1 *link; /* ready queue */
+    int state;                 /* MPD__PS_* */
+    void *ctx[2];              /* saved {sp, pc} */
 };
 enum { MPD__PS_READY, MPD__PS_RUNNING, MPD__PS_BLOCKED };
 /* The start of a VP (core: struct mpd_vp). */
 struct mpd__vp_h1 {
     struct mpd__vp_hot hot;
-    int post_kind;                  /* 0: nothing left for the next context */
+    int post_kind; /* 0: nothing left for the next context */
 };
 /* The FIFO scheduler's ready queue (core: runq). */
 struct mpd__runq_h1 {
@@ -64,20 +64,20 @@ struct mpd__inwait_h1 {
 };
 /* An input op's queue (lang: opq). */
 struct mpd__opq_h1 {
-    uint64_t word;                  /* mpd/abi/ops.h: (fast << 32) | count */
+    uint64_t word; /* mpd/abi/ops.h: (fast << 32) | count */
     struct mpd__inwait_h1 *wfirst, *wlast;
 };
 
-extern struct mpd__runq_h1 mpd__rq_h1;  /* the ready queue */
-extern void *_Atomic mpd__inbox_h1;     /* remote wakeups pending */
-extern atomic_long mpd__ntimers;        /* timers pending */
-extern long mpd__slice_fresh;           /* a fresh slice (loop tops) */
+extern struct mpd__runq_h1 mpd__rq_h1; /* the ready queue */
+extern void *_Atomic mpd__inbox_h1;    /* remote wakeups pending */
+extern atomic_long mpd__ntimers;       /* timers pending */
+extern long mpd__slice_fresh;          /* a fresh slice (loop tops) */
 extern _Thread_local long mpd__tls_slice;
 extern int opk__any_killed;
-extern mpd_invb mpd__semblk;            /* the token a V hands a P */
+extern mpd_invb mpd__semblk; /* the token a V hands a P */
 void mpd__post_switch_h1(void);
-void mpd__in_killed(mpd_op *op, mpd_invb *got);   /* lang/inqueue.c */
-int mpd__self_retired(void);                      /* lang/opcore.c */
+void mpd__in_killed(mpd_op *op, mpd_invb *got); /* lang/inqueue.c */
+int mpd__self_retired(void);                    /* lang/opcore.c */
 
 /* Neither touches the op's class: a SEM1 op is never in a class-wide
  * waiter's statement (those turn their ops into queues first), and a unit
@@ -90,8 +90,7 @@ int mpd__self_retired(void);                      /* lang/opcore.c */
  * q->wfirst is set): hand the unit to the oldest and make it ready; the
  * last one leaves the word at count 0.  0: not done (another scheduler),
  * take the general path. */
-__attribute__((always_inline))
-static inline int mpd__v_handoff(struct mpd__opq_h1 *q)
+__attribute__((always_inline)) static inline int mpd__v_handoff(struct mpd__opq_h1 *q)
 {
     if (__builtin_expect(mpd__mode != MPD_MODE_HANDOFF, 0))
         return 0;
@@ -104,7 +103,7 @@ static inline int mpd__v_handoff(struct mpd__opq_h1 *q)
         q->word = MPD__OPQ_FAST1;
     }
     struct mpd__proc_h1 *p = w->proc;
-    p->hot.wait = 0;                /* in no list now (lang/inqueue.c, inq_w_unlink) */
+    p->hot.wait = 0; /* in no list now (lang/inqueue.c, inq_w_unlink) */
     p->state = MPD__PS_READY;
     p->link = 0;
     struct mpd__runq_h1 *rq = &mpd__rq_h1;
@@ -122,22 +121,23 @@ static inline int mpd__v_handoff(struct mpd__opq_h1 *q)
  * ticket is 0: it is older than any class-wide waiter that may come to
  * cover the op (that one turns the op into a queue first).  0: not done
  * (nothing ready, something pending, ...), take the general path. */
-__attribute__((always_inline))
-static inline int mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__opq_h1 *q,
-                                 uint64_t word)
+__attribute__((always_inline)) static inline int
+mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__opq_h1 *q, uint64_t word)
 {
     struct mpd__runq_h1 *rq = &mpd__rq_h1;
     struct mpd__proc_h1 *next = rq->head;
     /* one test for "mode not HANDOFF (which is 0), a remote wakeup or a
      * timer pending" (the timer count is never negative) */
-    if (__builtin_expect(!next ||
-                         ((uintptr_t)mpd__mode |
-                          (uintptr_t)atomic_load_explicit(&mpd__inbox_h1, memory_order_relaxed) |
-                          (uintptr_t)atomic_load_explicit(&mpd__ntimers, memory_order_relaxed)) != 0, 0))
+    if (__builtin_expect(
+            !next || ((uintptr_t)mpd__mode |
+                      (uintptr_t)atomic_load_explicit(&mpd__inbox_h1, memory_order_relaxed) |
+                      (uintptr_t)atomic_load_explicit(&mpd__ntimers, memory_order_relaxed)) != 0,
+            0))
         return 0;
     /* a process of a destroyed resource does not wait: the out-of-line P
      * ends it (lang/inqueue.h, w_retired_exit) */
-    if (__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0) && mpd__self_retired())
+    if (__builtin_expect(__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0) &&
+        mpd__self_retired())
         return 0;
     struct mpd__vp_h1 *vp = (struct mpd__vp_h1 *)(void *)mpd__vp();
     struct mpd__proc_h1 *self = (struct mpd__proc_h1 *)(void *)vp->hot.cur;
@@ -147,7 +147,7 @@ static inline int mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__o
     w.own = q;
     w.ticket = 0;
     w.next = 0;
-    if (__builtin_expect(word == MPD__OPQ_FAST1, 1)) {  /* the first waiter */
+    if (__builtin_expect(word == MPD__OPQ_FAST1, 1)) { /* the first waiter */
         w.prev = 0;
         q->wfirst = &w;
     } else {
@@ -159,8 +159,8 @@ static inline int mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__o
     }
     q->wlast = &w;
     q->word = MPD__OPQ_WAITING;
-    self->hot.wait = &w;            /* registered (lang/inqueue.c, inq_w_link): */
-    self->hot.waitcls = 0;          /* in q's own list, one VP */
+    self->hot.wait = &w;   /* registered (lang/inqueue.c, inq_w_link): */
+    self->hot.waitcls = 0; /* in q's own list, one VP */
     if (F) {
         self->hot.file = F;
         self->hot.line = L;
@@ -179,7 +179,7 @@ static inline int mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__o
         if (vp->post_kind)
             mpd__post_switch_h1();
         if (__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED))
-            mpd__in_killed(op, w.got);  /* retired: give the unit back, end */
+            mpd__in_killed(op, w.got); /* retired: give the unit back, end */
     }
     if (__builtin_expect(w.got != 0, 0) && w.got != &mpd__semblk)
         mpd_in_done(w.got);

@@ -43,15 +43,15 @@ extern "C" {
 typedef struct mpd_file_s *mpd_file;
 extern mpd_file mpd_stdin, mpd_stdout, mpd_stderr, mpd_noop;
 
-#define MPD_EOF (-1)                       /* MPD's predefined EOF */
-enum { MPD_READ = 0, MPD_WRITE = 1, MPD_READWRITE = 2 };        /* open modes */
-enum { MPD_ABSOLUTE = 0, MPD_RELATIVE = 1, MPD_EXTEND = 2 };    /* seek types */
+#define MPD_EOF (-1)                                         /* MPD's predefined EOF */
+enum { MPD_READ = 0, MPD_WRITE = 1, MPD_READWRITE = 2 };     /* open modes */
+enum { MPD_ABSOLUTE = 0, MPD_RELATIVE = 1, MPD_EXTEND = 2 }; /* seek types */
 
 /* open(pathname, mode): NULL (MPD null) if the file cannot be opened. */
 mpd_file mpd_open(const char *file, int line, const char *path, int pathlen, long long mode);
-void mpd_close(const char *file, int line, mpd_file f);   /* close(f) */
-void mpd_flush(const char *file, int line, mpd_file f);   /* flush(f) */
-int mpd_remove(const char *path, int pathlen);            /* remove(): 1 ok, 0 failed */
+void mpd_close(const char *file, int line, mpd_file f); /* close(f) */
+void mpd_flush(const char *file, int line, mpd_file f); /* flush(f) */
+int mpd_remove(const char *path, int pathlen);          /* remove(): 1 ok, 0 failed */
 long long mpd_seek(const char *file, int line, mpd_file f, long long stype, long long off);
 long long mpd_where(const char *file, int line, mpd_file f);
 
@@ -74,34 +74,37 @@ extern void (*mpd_io_block_hook)(void (*fn)(void *arg), void *arg);
 /* ---- values for output ------------------------------------------------- */
 
 typedef enum {
-    MPD_V_INT = 1,   /* u.i  (also enum) */
-    MPD_V_REAL,      /* u.r */
-    MPD_V_CHAR,      /* u.c  0..255 */
-    MPD_V_BOOL,      /* u.b  0/1 */
-    MPD_V_STR,       /* u.s  string or char array */
-    MPD_V_PTR        /* u.p  pointer (NULL prints ==null==) */
+    MPD_V_INT = 1, /* u.i  (also enum) */
+    MPD_V_REAL,    /* u.r */
+    MPD_V_CHAR,    /* u.c  0..255 */
+    MPD_V_BOOL,    /* u.b  0/1 */
+    MPD_V_STR,     /* u.s  string or char array */
+    MPD_V_PTR      /* u.p  pointer (NULL prints ==null==) */
 } mpd_kind;
 
 typedef struct {
-    int kind;                                   /* an mpd_kind */
+    int kind; /* an mpd_kind */
     union {
         long long i;
         double r;
         int c;
         int b;
-        struct { const char *p; int len; } s;
+        struct {
+            const char *p;
+            int len;
+        } s;
         const void *p;
     } u;
 } mpd_val;
 
 /* Constructors for the generated code: e.g. mpd_write(F, L, mpd_stdout, 2,
  * (mpd_val[]){ MPD_VI(x), MPD_VS(p, n) }). */
-#define MPD_VI(x)    ((mpd_val){ .kind = MPD_V_INT,  .u.i = (long long)(x) })
-#define MPD_VR(x)    ((mpd_val){ .kind = MPD_V_REAL, .u.r = (double)(x) })
-#define MPD_VC(x)    ((mpd_val){ .kind = MPD_V_CHAR, .u.c = (unsigned char)(x) })
-#define MPD_VB(x)    ((mpd_val){ .kind = MPD_V_BOOL, .u.b = !!(x) })
-#define MPD_VS(p, n) ((mpd_val){ .kind = MPD_V_STR,  .u.s = { (p), (n) } })
-#define MPD_VP(x)    ((mpd_val){ .kind = MPD_V_PTR,  .u.p = (const void *)(x) })
+#define MPD_VI(x) ((mpd_val){.kind = MPD_V_INT, .u.i = (long long)(x)})
+#define MPD_VR(x) ((mpd_val){.kind = MPD_V_REAL, .u.r = (double)(x)})
+#define MPD_VC(x) ((mpd_val){.kind = MPD_V_CHAR, .u.c = (unsigned char)(x)})
+#define MPD_VB(x) ((mpd_val){.kind = MPD_V_BOOL, .u.b = !!(x)})
+#define MPD_VS(p, n) ((mpd_val){.kind = MPD_V_STR, .u.s = {(p), (n)}})
+#define MPD_VP(x) ((mpd_val){.kind = MPD_V_PTR, .u.p = (const void *)(x)})
 
 /* write(f, v...): string(v) of each value, one blank between values, then a
  * newline.  writes(f, v...): the same with no blanks and no newline. */
@@ -115,10 +118,10 @@ void mpd_put(const char *file, int line, mpd_file f, const char *p, int len);
  * %f %e %E %g %G (real or int), %p (pointer, %08X style), %% — flags "-+ 0#",
  * width and precision; no h/l/L, no '*', no %n.  Errors abort with MPD's
  * messages; text formatted before the bad spec is written first, as in MPD. */
-void mpd_printf(const char *file, int line, mpd_file f, const char *fmt, int fmtlen,
-                int n, const mpd_val *v);
-void mpd_sprintf(const char *file, int line, char *data, int cap, int *len,
-                 const char *fmt, int fmtlen, int n, const mpd_val *v);
+void mpd_printf(const char *file, int line, mpd_file f, const char *fmt, int fmtlen, int n,
+                const mpd_val *v);
+void mpd_sprintf(const char *file, int line, char *data, int cap, int *len, const char *fmt,
+                 int fmtlen, int n, const mpd_val *v);
 
 /* ---- destinations for input -------------------------------------------- */
 
@@ -133,19 +136,19 @@ void mpd_sprintf(const char *file, int line, char *data, int cap, int *len,
  *               a char array.
  * A destination is left unchanged when its conversion fails. */
 typedef struct {
-    int kind;       /* an mpd_kind */
+    int kind; /* an mpd_kind */
     void *addr;
     int size;
     int *len;
 } mpd_dest;
 
-#define MPD_DI(a)       ((mpd_dest){ MPD_V_INT,  (void *)(a), (int)sizeof *(a), 0 })
-#define MPD_DB(a)       ((mpd_dest){ MPD_V_BOOL, (void *)(a), (int)sizeof *(a), 0 })
-#define MPD_DC(a)       ((mpd_dest){ MPD_V_CHAR, (void *)(a), 1, 0 })
-#define MPD_DR(a)       ((mpd_dest){ MPD_V_REAL, (void *)(a), (int)sizeof(double), 0 })
-#define MPD_DP(a)       ((mpd_dest){ MPD_V_PTR,  (void *)(a), (int)sizeof(void *), 0 })
-#define MPD_DS(d, cap, lenp) ((mpd_dest){ MPD_V_STR, (void *)(d), (cap), (lenp) })
-#define MPD_DA(d, n)    ((mpd_dest){ MPD_V_STR, (void *)(d), (n), 0 })
+#define MPD_DI(a) ((mpd_dest){MPD_V_INT, (void *)(a), (int)sizeof *(a), 0})
+#define MPD_DB(a) ((mpd_dest){MPD_V_BOOL, (void *)(a), (int)sizeof *(a), 0})
+#define MPD_DC(a) ((mpd_dest){MPD_V_CHAR, (void *)(a), 1, 0})
+#define MPD_DR(a) ((mpd_dest){MPD_V_REAL, (void *)(a), (int)sizeof(double), 0})
+#define MPD_DP(a) ((mpd_dest){MPD_V_PTR, (void *)(a), (int)sizeof(void *), 0})
+#define MPD_DS(d, cap, lenp) ((mpd_dest){MPD_V_STR, (void *)(d), (cap), (lenp)})
+#define MPD_DA(d, n) ((mpd_dest){MPD_V_STR, (void *)(d), (n), 0})
 
 /* read(f, x...): returns the number of values read, MPD_EOF if end of file
  * comes before the first one, 0 if the first value is malformed.  Strings
@@ -155,14 +158,14 @@ long long mpd_read(const char *file, int line, mpd_file f, int n, const mpd_dest
 /* get(f, s): up to maxlength(s) raw characters; count or MPD_EOF. */
 long long mpd_get(const char *file, int line, mpd_file f, char *data, int cap, int *len);
 /* scanf(f, fmt, x...) / sscanf(buf, fmt, x...): items assigned, or MPD_EOF. */
-long long mpd_scanf(const char *file, int line, mpd_file f, const char *fmt, int fmtlen,
-                    int n, const mpd_dest *d);
-long long mpd_sscanf(const char *file, int line, const char *buf, int buflen,
-                     const char *fmt, int fmtlen, int n, const mpd_dest *d);
+long long mpd_scanf(const char *file, int line, mpd_file f, const char *fmt, int fmtlen, int n,
+                    const mpd_dest *d);
+long long mpd_sscanf(const char *file, int line, const char *buf, int buflen, const char *fmt,
+                     int fmtlen, int n, const mpd_dest *d);
 
 /* ---- command-line arguments --------------------------------------------- */
 
-void mpd_args_set(int argc, char **argv);        /* called once by main() */
+void mpd_args_set(int argc, char **argv); /* called once by main() */
 long long mpd_numargs(void);
 /* getarg(n, x): MPD_EOF if argument n does not exist; for strings and char
  * arrays the number of characters copied; otherwise 1 if the argument
@@ -195,7 +198,7 @@ void mpd_string_of(const char *file, int line, char *data, int cap, int *len, co
 long long mpd_int_of_str(const char *file, int line, const char *p, int len);
 double mpd_real_of_str(const char *file, int line, const char *p, int len);
 int mpd_bool_of_str(const char *file, int line, const char *p, int len);
-int mpd_char_of_str(const char *p, int len);     /* first non-blank char or 0 */
+int mpd_char_of_str(const char *p, int len); /* first non-blank char or 0 */
 void *mpd_ptr_of_str(const char *file, int line, const char *p, int len);
 /* The same parses without aborting: return 1 and store on success, else 0. */
 int mpd_parse_int(const char *p, int len, long long *out);
@@ -215,22 +218,22 @@ long long mpd_int_of_real(const char *file, int line, double r);
 
 /* ---- math ---------------------------------------------------------------- */
 
-double mpd_log(double x);                    /* log(x) */
-double mpd_logb(double x, double b);         /* log(x, b) */
-double mpd_expb(double x, double b);         /* exp(x, b) = b**x */
-double mpd_round(double x);                  /* halves go to even */
-double mpd_atan2(double x, double y);        /* atan(x, y) */
+double mpd_log(double x);             /* log(x) */
+double mpd_logb(double x, double b);  /* log(x, b) */
+double mpd_expb(double x, double b);  /* exp(x, b) = b**x */
+double mpd_round(double x);           /* halves go to even */
+double mpd_atan2(double x, double y); /* atan(x, y) */
 
 /* ---- random numbers ------------------------------------------------------ */
 
-double mpd_random(void);                     /* [0, 1) */
-double mpd_random_ub(double ub);             /* [0, ub) */
+double mpd_random(void);                       /* [0, 1) */
+double mpd_random_ub(double ub);               /* [0, ub) */
 double mpd_random_range(double lb, double ub); /* [lb, ub) */
-void mpd_seed(double x);                     /* 0: irreproducible seed */
+void mpd_seed(double x);                       /* 0: irreproducible seed */
 
 /* ---- time ----------------------------------------------------------------- */
 
-long long mpd_age(void);                     /* ms since the program started */
+long long mpd_age(void); /* ms since the program started */
 
 #ifdef __cplusplus
 }

@@ -33,7 +33,7 @@ extern "C" {
 
 /* ---- temporaries ---------------------------------------------------- */
 typedef struct mpd_tmp mpd_tmp;
-void *mpd_tmp_alloc(mpd_tmp **list, size_t n);      /* zeroed, 16-aligned */
+void *mpd_tmp_alloc(mpd_tmp **list, size_t n); /* zeroed, 16-aligned */
 void mpd__tmp_free_list(mpd_tmp **list);
 /* Frees the statement's temporaries; inline because most statements made none. */
 static inline void mpd_tmp_free(mpd_tmp **list)
@@ -41,28 +41,40 @@ static inline void mpd_tmp_free(mpd_tmp **list)
     if (__builtin_expect(*list != 0, 0))
         mpd__tmp_free_list(list);
 }
-void *mpd_blob_new(size_t n);                       /* zeroed heap blob */
+void *mpd_blob_new(size_t n); /* zeroed heap blob */
 void mpd_blob_free(void *p);
 
 #define MPD_ALIGN(n) (((size_t)(n) + 15) & ~(size_t)15)
 
 /* ---- strings ---------------------------------------------------------- */
-typedef struct { int len; int max; } mpd_strhdr;
-typedef struct { const char *p; int len; } mpd_sv;
+typedef struct {
+    int len;
+    int max;
+} mpd_strhdr;
+typedef struct {
+    const char *p;
+    int len;
+} mpd_sv;
 
 #define MPD_STR_SIZE(max) MPD_ALIGN(sizeof(mpd_strhdr) + (size_t)(max) + 1)
-#define MPD_STR_LEN(b)  (((mpd_strhdr *)(b))->len)
-#define MPD_STR_MAX(b)  (((mpd_strhdr *)(b))->max)
+#define MPD_STR_LEN(b) (((mpd_strhdr *)(b))->len)
+#define MPD_STR_MAX(b) (((mpd_strhdr *)(b))->max)
 #define MPD_STR_CHARS(b) ((char *)(b) + sizeof(mpd_strhdr))
 
-static inline mpd_sv mpd_sv_of(const void *blob) {
-    mpd_sv v = { (const char *)blob + sizeof(mpd_strhdr), ((const mpd_strhdr *)blob)->len };
+static inline mpd_sv mpd_sv_of(const void *blob)
+{
+    mpd_sv v = {(const char *)blob + sizeof(mpd_strhdr), ((const mpd_strhdr *)blob)->len};
     return v;
 }
-static inline mpd_sv mpd_sv_lit(const char *p, int len) { mpd_sv v = { p, len }; return v; }
+static inline mpd_sv mpd_sv_lit(const char *p, int len)
+{
+    mpd_sv v = {p, len};
+    return v;
+}
 void mpd_str_init(void *blob, int max);
 /* the characters of a string blob, NUL-terminated (for external C functions) */
-static inline char *mpd_str_cstr(void *blob) {
+static inline char *mpd_str_cstr(void *blob)
+{
     char *c = MPD_STR_CHARS(blob);
     c[MPD_STR_LEN(blob)] = 0;
     return c;
@@ -71,7 +83,7 @@ static inline char *mpd_str_cstr(void *blob) {
 mpd_sv mpd_sv_cstr(const char *p, int max);
 /* after an external stored into a var/res string: length up to its NUL */
 void mpd_str_sync_cstr(void *blob);
-void mpd_str_set(const char *f, int l, void *blob, mpd_sv v);   /* length-checked */
+void mpd_str_set(const char *f, int l, void *blob, mpd_sv v); /* length-checked */
 /* s = s || v, in place (the compiler's form of that assignment): linear in
  * v, where set(cat(s, v)) copies s twice; same check and message as set */
 void mpd_str_append(const char *f, int l, void *blob, mpd_sv v);
@@ -88,31 +100,36 @@ mpd_sv mpd_str_cat(mpd_tmp **t, mpd_sv a, mpd_sv b);
 mpd_sv mpd_str_char(mpd_tmp **t, unsigned char c);
 int mpd_str_cmp(mpd_sv a, mpd_sv b);
 unsigned char mpd_str_get(const char *f, int l, const void *blob, int i);
-char *mpd_str_at(const char *f, int l, void *blob, int i);      /* lvalue s[i] */
+char *mpd_str_at(const char *f, int l, void *blob, int i); /* lvalue s[i] */
 mpd_sv mpd_str_slice(const char *f, int l, mpd_sv s, int smax, int lo, int hi);
 void mpd_str_slice_set(const char *f, int l, void *blob, int lo, int hi, mpd_sv v);
-mpd_sv mpd_str_copy(mpd_tmp **t, mpd_sv v);           /* detach from its source */
+mpd_sv mpd_str_copy(mpd_tmp **t, mpd_sv v); /* detach from its source */
 /* blob of string[max] holding v (for passing values to procedures) */
 void *mpd_str_blob(mpd_tmp **t, mpd_sv v, int max);
 
 /* ---- arrays ----------------------------------------------------------- */
-typedef struct { int lb, ub, esize, pad; } mpd_arrhdr;
+typedef struct {
+    int lb, ub, esize, pad;
+} mpd_arrhdr;
 #define MPD_ARR_HDR ((size_t)sizeof(mpd_arrhdr))
 #define MPD_ARR_LB(b) (((mpd_arrhdr *)(b))->lb)
 #define MPD_ARR_UB(b) (((mpd_arrhdr *)(b))->ub)
 #define MPD_ARR_ES(b) (((mpd_arrhdr *)(b))->esize)
 #define MPD_ARR_DATA(b) ((char *)(b) + MPD_ARR_HDR)
-static inline size_t mpd_arr_size(int lb, int ub, size_t esize) {
+static inline size_t mpd_arr_size(int lb, int ub, size_t esize)
+{
     return MPD_ARR_HDR + (ub >= lb ? (size_t)(ub - lb + 1) * esize : 0);
 }
 /* element address with bounds check */
-static inline char *mpd_arr_elem(const char *f, int l, void *b, int i) {
+static inline char *mpd_arr_elem(const char *f, int l, void *b, int i)
+{
     mpd_arrhdr *h = (mpd_arrhdr *)b;
     if (__builtin_expect(i < h->lb || i > h->ub, 0))
         mpd_rts_abort(f, l, "illegal subscript [%d] of array with bounds [%d:%d]", i, h->lb, h->ub);
     return (char *)b + MPD_ARR_HDR + (size_t)(i - h->lb) * (size_t)h->esize;
 }
-static inline char *mpd_arr_elem_nc(void *b, int i) {
+static inline char *mpd_arr_elem_nc(void *b, int i)
+{
     mpd_arrhdr *h = (mpd_arrhdr *)b;
     return (char *)b + MPD_ARR_HDR + (size_t)(i - h->lb) * (size_t)h->esize;
 }
@@ -138,7 +155,9 @@ void mpd_arr_rebase(void *b, int depth, const int *lbs, const int *ubs);
 void mpd_arr_copyback(void *dst, const void *src, int depth);
 /* sections: several subscripts, some of them ranges (a[*, 2] is column 2).
  * A range with lo INT_MIN / hi INT_MAX means the bound of that dimension. */
-typedef struct { int slice, lo, hi; } mpd_sub;
+typedef struct {
+    int slice, lo, hi;
+} mpd_sub;
 void *mpd_arr_section(const char *f, int l, mpd_tmp **t, const void *b, int n, const mpd_sub *s);
 void mpd_arr_section_set(const char *f, int l, void *b, int n, const mpd_sub *s, const void *src);
 /* chars(s) and string(a) conversions */
@@ -148,8 +167,10 @@ mpd_sv mpd_string_of_chars(mpd_tmp **t, const void *a);
 void mpd_str_set_chars(const char *f, int l, void *blob, const void *a);
 
 /* ---- blobs in general ------------------------------------------------- */
-static inline void mpd_blob_copy(void *dst, const void *src, size_t n) {
-    if (dst != src) memmove(dst, src, n);
+static inline void mpd_blob_copy(void *dst, const void *src, size_t n)
+{
+    if (dst != src)
+        memmove(dst, src, n);
 }
 
 /* ---- arithmetic and conversions --------------------------------------- */
@@ -181,33 +202,48 @@ int mpd_rep_count(const char *f, int l, int n);
 #define mpd_blob_size(b) mpd_arr_size(MPD_ARR_LB(b), MPD_ARR_UB(b), MPD_ARR_ES(b))
 
 /* ---- checks and small operators ---------------------------------------- */
-static inline void *mpd_ptr_check(const char *f, int l, void *p) {
-    if (__builtin_expect(p == NULL, 0)) mpd_rts_abort(f, l, "null pointer dereference");
+static inline void *mpd_ptr_check(const char *f, int l, void *p)
+{
+    if (__builtin_expect(p == NULL, 0))
+        mpd_rts_abort(f, l, "null pointer dereference");
     return p;
 }
 int mpd_int_rem(const char *f, int l, int i, int j);
-static inline int mpd_int_abs(int i) { return i < 0 ? (int)(0u - (unsigned)i) : i; }
+static inline int mpd_int_abs(int i)
+{
+    return i < 0 ? (int)(0u - (unsigned)i) : i;
+}
 int mpd_ord_step(const char *f, int l, int v, int lo, int hi, const char *what);
 
 /* v[i] = val in a realloc'ed vector of capacity *cap (co quantifier values) */
 int *mpd_ivec_set(int *v, int *cap, int i, int val);
 
 /* sem s[...] = array: element k of the array (row by row) initialises sem idx+k */
-void mpd_sem_init_arr(const char *f, int l, mpd_res *self, uint32_t idx, uint32_t n, const void *a, int depth);
+void mpd_sem_init_arr(const char *f, int l, mpd_res *self, uint32_t idx, uint32_t n, const void *a,
+                      int depth);
 
 /* the capability of an op known by pointer (an element of an op array) */
-static inline mpd_cap mpd_cap_of_op(mpd_op *op) { return mpd_cap_of(op->owner, op->idx); }
+static inline mpd_cap mpd_cap_of_op(mpd_op *op)
+{
+    return mpd_cap_of(op->owner, op->idx);
+}
 
 /* ---- glue to mpd/abi/io.h --------------------------------------------------- */
-static inline mpd_val mpd_v_sv(mpd_sv s) { return MPD_VS(s.p, s.len); }
-static inline mpd_val mpd_v_chars(const void *a) {
+static inline mpd_val mpd_v_sv(mpd_sv s)
+{
+    return MPD_VS(s.p, s.len);
+}
+static inline mpd_val mpd_v_chars(const void *a)
+{
     int n = MPD_ARR_UB(a) - MPD_ARR_LB(a) + 1;
     return MPD_VS((const char *)a + MPD_ARR_HDR, n < 0 ? 0 : n);
 }
-static inline mpd_dest mpd_d_str(void *b) {
+static inline mpd_dest mpd_d_str(void *b)
+{
     return MPD_DS(MPD_STR_CHARS(b), MPD_STR_MAX(b), &MPD_STR_LEN(b));
 }
-static inline mpd_dest mpd_d_chars(void *a) {
+static inline mpd_dest mpd_d_chars(void *a)
+{
     int n = MPD_ARR_UB(a) - MPD_ARR_LB(a) + 1;
     return MPD_DA(MPD_ARR_DATA(a), n < 0 ? 0 : n);
 }

@@ -60,27 +60,42 @@ extern "C" {
 /* ---------------------------------------------------------------------- */
 
 typedef struct mpd_cap {
-    uint32_t vm;    /* virtual machine number (1 = this one); 0 = special */
-    uint32_t idx;   /* op index in the object, or MPD_CAP_RES             */
-    uint64_t obj;   /* (generation << 32) | slot; 0/1/2 = invalid/null/noop */
+    uint32_t vm;  /* virtual machine number (1 = this one); 0 = special */
+    uint32_t idx; /* op index in the object, or MPD_CAP_RES             */
+    uint64_t obj; /* (generation << 32) | slot; 0/1/2 = invalid/null/noop */
 } mpd_cap;
 
-#define MPD_CAP_RES       0xffffffffu   /* idx of a resource capability */
-#define MPD_CAP_VM        0xfffffffeu   /* idx of a virtual machine capability */
-#define MPD_CAP_OBJ_NULL  1u
-#define MPD_CAP_OBJ_NOOP  2u
+#define MPD_CAP_RES 0xffffffffu /* idx of a resource capability */
+#define MPD_CAP_VM 0xfffffffeu  /* idx of a virtual machine capability */
+#define MPD_CAP_OBJ_NULL 1u
+#define MPD_CAP_OBJ_NOOP 2u
 
-#define MPD_CAP_INVALID_INIT { 0, 0, 0 }
-#define MPD_CAP_NULL_INIT    { 0, 0, MPD_CAP_OBJ_NULL }
-#define MPD_CAP_NOOP_INIT    { 0, 0, MPD_CAP_OBJ_NOOP }
+#define MPD_CAP_INVALID_INIT                                                                       \
+    {                                                                                              \
+        0, 0, 0                                                                                    \
+    }
+#define MPD_CAP_NULL_INIT                                                                          \
+    {                                                                                              \
+        0, 0, MPD_CAP_OBJ_NULL                                                                     \
+    }
+#define MPD_CAP_NOOP_INIT                                                                          \
+    {                                                                                              \
+        0, 0, MPD_CAP_OBJ_NOOP                                                                     \
+    }
 extern const mpd_cap mpd_cap_null, mpd_cap_noop;
 
 static inline int mpd_cap_eq(mpd_cap a, mpd_cap b)
 {
     return a.vm == b.vm && a.idx == b.idx && a.obj == b.obj;
 }
-static inline int mpd_cap_is_null(mpd_cap c) { return c.vm == 0 && c.obj == MPD_CAP_OBJ_NULL; }
-static inline int mpd_cap_is_noop(mpd_cap c) { return c.vm == 0 && c.obj == MPD_CAP_OBJ_NOOP; }
+static inline int mpd_cap_is_null(mpd_cap c)
+{
+    return c.vm == 0 && c.obj == MPD_CAP_OBJ_NULL;
+}
+static inline int mpd_cap_is_noop(mpd_cap c)
+{
+    return c.vm == 0 && c.obj == MPD_CAP_OBJ_NOOP;
+}
 
 /* The capability for op `i` of resource capability `rc` (rc.foo, rc.a[i]).
  * Null/noop resource capabilities give null/noop op capabilities. */
@@ -102,21 +117,21 @@ typedef struct mpd_co mpd_co;
 /* Header of every invocation block.  Generated code sets `size` (and
  * `co_arm`/`co_idx` for co); every other field belongs to the runtime. */
 typedef struct mpd_invb {
-    uint32_t size;              /* whole block in bytes, header included */
-    uint8_t  kind;              /* MPD_INV_CALL / MPD_INV_SEND            */
-    uint8_t  state;             /* runtime bookkeeping                    */
-    uint8_t  pins;              /* in-statement scanners inspecting it    */
-    uint8_t  flags;             /* MPD_INVF_*                             */
-    uint32_t co_arm;            /* co: arm number (set by generated code) */
-    uint32_t co_idx;            /* co: quantifier instance (generated)    */
-    mpd_op  *op;                /* the op it was delivered to             */
-    struct mpd_invb *next, *prev;   /* op queue links                     */
-    uint64_t seq;               /* arrival order (FIFO across arms)       */
-    void    *done;              /* who to tell on completion              */
-    struct mpd_invb *orig;      /* forward: the block to copy results to  */
-    mpd_co  *co;                /* co statement it belongs to, if any     */
-    const char *file;           /* invoking statement (for errors)        */
-    int      line;
+    uint32_t size;                /* whole block in bytes, header included */
+    uint8_t kind;                 /* MPD_INV_CALL / MPD_INV_SEND            */
+    uint8_t state;                /* runtime bookkeeping                    */
+    uint8_t pins;                 /* in-statement scanners inspecting it    */
+    uint8_t flags;                /* MPD_INVF_*                             */
+    uint32_t co_arm;              /* co: arm number (set by generated code) */
+    uint32_t co_idx;              /* co: quantifier instance (generated)    */
+    mpd_op *op;                   /* the op it was delivered to             */
+    struct mpd_invb *next, *prev; /* op queue links                     */
+    uint64_t seq;                 /* arrival order (FIFO across arms)       */
+    void *done;                   /* who to tell on completion              */
+    struct mpd_invb *orig;        /* forward: the block to copy results to  */
+    mpd_co *co;                   /* co statement it belongs to, if any     */
+    const char *file;             /* invoking statement (for errors)        */
+    int line;
     uint32_t _pad;
 } mpd_invb;
 
@@ -125,7 +140,9 @@ enum { MPD_INV_CALL = 1, MPD_INV_SEND = 2 };
 /* The block of an op without parameters or result. */
 #ifndef MPD_INV_mpd_inv_none
 #define MPD_INV_mpd_inv_none
-struct mpd_inv_none { mpd_invb h; };
+struct mpd_inv_none {
+    mpd_invb h;
+};
 #endif
 
 /* Start of the parameters of block `ib` (they follow the header). */
@@ -144,38 +161,38 @@ typedef void (*mpd_procfn)(mpd_res *self, mpd_invb *ib);
 
 /* Resource pattern: one static const per resource or global. */
 typedef struct mpd_respat {
-    const char *name;           /* "server"                                  */
-    size_t      size;           /* sizeof the instance struct; it begins
+    const char *name; /* "server"                                  */
+    size_t size;      /* sizeof the instance struct; it begins
                                    with an mpd_res                           */
-    uint32_t    nops;           /* ops in its table: spec ops first, in spec
+    uint32_t nops;    /* ops in its table: spec ops first, in spec
                                    order, so that capabilities work across
                                    separately compiled bodies                */
-    unsigned    flags;          /* MPD_RES_GLOBAL | MPD_RES_SPEC_OPS(n)      */
+    unsigned flags;   /* MPD_RES_GLOBAL | MPD_RES_SPEC_OPS(n)      */
     /* Initial code.  Runs as a new process named "<name>.body".  `args` is
      * the creation block (resource parameters after the header).  It
      * declares the ops (mpd_op_proc/input/sem), runs the body, starts the
      * `process`es (mpd_send to their ops) and returns. */
     void (*init)(mpd_res *self, mpd_invb *args);
     void (*final)(mpd_res *self); /* final code, or NULL                     */
-    const char *file;           /* source file, for messages                 */
+    const char *file;             /* source file, for messages                 */
 } mpd_respat;
 
 enum { MPD_RES_GLOBAL = 1 };
 /* The first n ops of the table are the spec's (exported).  destroy warns
  * about processes blocked on the body's semaphores only, as MPD 1.0.1 did:
  * it implemented exported semaphores as general ops. */
-#define MPD_RES_SPEC_OPS(n)     ((unsigned)(n) << 8)
+#define MPD_RES_SPEC_OPS(n) ((unsigned)(n) << 8)
 #define MPD_RES_SPEC_NOPS(flags) ((uint32_t)((flags) >> 8))
 
 /* Runtime header at the start of every instance.  Generated code only reads
  * `ops` (its op table) and passes the instance around. */
 struct mpd_res {
     const mpd_respat *pat;
-    mpd_op   *ops;              /* nops entries                             */
-    uint64_t  id;               /* object id (generation << 32 | slot)      */
-    void     *rt;               /* runtime-private state                    */
-    uint32_t  nops;
-    uint32_t  nproc;            /* runtime-private: its live processes, and
+    mpd_op *ops; /* nops entries                             */
+    uint64_t id; /* object id (generation << 32 | slot)      */
+    void *rt;    /* runtime-private state                    */
+    uint32_t nops;
+    uint32_t nproc; /* runtime-private: its live processes, and
                                    MPD__RES_KILLED once destroyed (lang/
                                    reclaim.c)                               */
 };
@@ -184,12 +201,12 @@ struct mpd_res {
 /* create r(args): runs r's initial code in a new process and waits until it
  * ends or replies; returns the resource capability.  `args` is copied (may be
  * NULL if there are no parameters). */
-mpd_cap  mpd_create(const char *F, int L, const mpd_respat *pat, mpd_invb *args);
+mpd_cap mpd_create(const char *F, int L, const mpd_respat *pat, mpd_invb *args);
 
 /* destroy rc: runs the final code (in a new process, "<name>.final"), kills
  * the processes of the instance, purges its ops.  Never returns when a
  * process destroys its own resource.  Null and noop capabilities: no-op. */
-void     mpd_destroy(const char *F, int L, mpd_cap rc);
+void mpd_destroy(const char *F, int L, mpd_cap rc);
 
 /* import g: creates the global on first import (and waits for its initial
  * code to end or reply); returns the instance, for access to its variables.
@@ -205,16 +222,16 @@ mpd_res *mpd_global(const char *F, int L, const mpd_respat *pat);
  * create vm() [on machine]: a new, empty virtual machine, said to be on
  * physical machine `machine` (-1: the one `self`'s vm is on; the program
  * starts on machine 0).  Machine numbers are only names here. */
-mpd_cap  mpd_vm_create(const char *F, int L, int machine, mpd_res *self);
+mpd_cap mpd_vm_create(const char *F, int L, int machine, mpd_res *self);
 /* myvm(), mymachine(): the virtual machine instance `self` lives on, and
  * the number of the physical machine that vm was created on. */
-mpd_cap  mpd_myvm(mpd_res *self);
-int      mpd_mymachine(mpd_res *self);
+mpd_cap mpd_myvm(mpd_res *self);
+int mpd_mymachine(mpd_res *self);
 /* locate(n, host) and create vm() on "host": mpd/abi/lang.h. */
 /* create r(args) [on vm]: as mpd_create, on virtual machine *vm, or (vm
  * NULL) on the one `self` (the creating instance) lives on. */
-mpd_cap  mpd_create_on(const char *F, int L, const mpd_respat *pat, mpd_invb *args,
-                       const mpd_cap *vm, mpd_res *self);
+mpd_cap mpd_create_on(const char *F, int L, const mpd_respat *pat, mpd_invb *args,
+                      const mpd_cap *vm, mpd_res *self);
 /* import g from instance `self`: the instance of g on self's virtual
  * machine, created by the first importer there. */
 mpd_res *mpd_global_at(const char *F, int L, const mpd_respat *pat, mpd_res *self);
@@ -223,14 +240,14 @@ mpd_res *mpd_global_at(const char *F, int L, const mpd_respat *pat, mpd_res *sel
  * importers first.  `destroy v` of an expression of type `cap vm` is
  * mpd_vm_destroy: a null one aborts ("attempting to destroy null vm"),
  * where a null resource capability is ignored. */
-void     mpd_vm_destroy(const char *F, int L, mpd_cap vm);
+void mpd_vm_destroy(const char *F, int L, mpd_cap vm);
 
 /* myresource(): generated code should use mpd_rescap_of(self) -- self is
  * always at hand and is right even in a proc called directly (on the
  * caller's stack, from another resource's process).  mpd_myresource()
  * answers for the running *process* (its body, procs run as processes,
  * final code), for C code that has no self. */
-mpd_cap  mpd_myresource(void);
+mpd_cap mpd_myresource(void);
 /* The instance the running process belongs to (NULL outside any). */
 mpd_res *mpd_self_res(void);
 
@@ -240,11 +257,11 @@ mpd_res *mpd_self_res(void);
  * MPD 1.0.1 names it then: "R.f").  Generated code registers one list per
  * component from a constructor; nothing is done per call. */
 typedef struct mpd_procspan {
-    int lo, hi;                 /* first and last line                      */
-    const char *name;           /* "R.f"                                    */
+    int lo, hi;       /* first and last line                      */
+    const char *name; /* "R.f"                                    */
 } mpd_procspan;
 typedef struct mpd_procspans {
-    const char *file;           /* the component's source file (mpd_F)      */
+    const char *file; /* the component's source file (mpd_F)      */
     const mpd_procspan *spans;
     unsigned n;
     struct mpd_procspans *next; /* the runtime's                            */
@@ -258,7 +275,7 @@ const char *mpd_procspan_name(const char *file, int line);
  * function should then return.  At program end (every
  * process finished or blocked) the runtime runs the main resource's final
  * code, then the globals' final code, then reports blocked processes. */
-void     mpd_main_resource(const mpd_respat *pat, mpd_invb *args);
+void mpd_main_resource(const mpd_respat *pat, mpd_invb *args);
 
 /* stop(n): with n == 0 the main resource's final code and then the globals'
  * run first (in the calling process), as at a normal end; then the program
@@ -274,12 +291,12 @@ extern unsigned mpd_max_resources;
 /* ---------------------------------------------------------------------- */
 
 enum {
-    MPD_OP_CALLONLY = 1,        /* {call}                                    */
-    MPD_OP_SENDONLY = 2,        /* {send}                                    */
-    MPD_OP_DIRECT   = 4,        /* proc has no reply/forward: a call may run
+    MPD_OP_CALLONLY = 1,  /* {call}                                    */
+    MPD_OP_SENDONLY = 2,  /* {send}                                    */
+    MPD_OP_DIRECT = 4,    /* proc has no reply/forward: a call may run
                                    it on the caller's stack (the fast path)  */
-    MPD_OP_SEMAPHORE = 8,       /* mpd_op_new: semaphores (counted ops)      */
-    MPD_OP_LEAF     = 16,       /* with DIRECT: the proc cannot switch (no
+    MPD_OP_SEMAPHORE = 8, /* mpd_op_new: semaphores (counted ops)      */
+    MPD_OP_LEAF = 16,     /* with DIRECT: the proc cannot switch (no
                                    loop, invocation or blocking statement),
                                    so a direct call of it from another
                                    resource needs no hold on the instance    */
@@ -287,8 +304,8 @@ enum {
 
 /* op i (or ops i..i+n-1 of an op array) of `self` is implemented by proc fn.
  * `name` is "res.proc" for messages and the blocked-process report. */
-void mpd_op_proc(mpd_res *self, uint32_t i, uint32_t n, mpd_procfn fn,
-                 const char *name, unsigned flags);
+void mpd_op_proc(mpd_res *self, uint32_t i, uint32_t n, mpd_procfn fn, const char *name,
+                 unsigned flags);
 /* ops i..i+n-1 are implemented by input statements. */
 void mpd_op_input(mpd_res *self, uint32_t i, uint32_t n, unsigned flags);
 /* ops i..i+n-1 are semaphores: input ops whose queue is just a count, so
@@ -307,22 +324,22 @@ void mpd_op_sem(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, lon
  * It may free the object (now or after a grace period on several VPs), so
  * generated code must not touch `local` or its ops afterwards. */
 mpd_res *mpd_ops_local(mpd_res *self, uint32_t nops);
-void     mpd_ops_local_end(mpd_res *local);
+void mpd_ops_local_end(mpd_res *local);
 
 /* The capability of op i of `self` (own ops: generated code builds caps to
  * them with this; it is cheap). */
-mpd_cap  mpd_cap_of(mpd_res *self, uint32_t i);
+mpd_cap mpd_cap_of(mpd_res *self, uint32_t i);
 /* The capability of instance `self` (myresource(), create's result). */
-mpd_cap  mpd_rescap_of(mpd_res *self);
+mpd_cap mpd_rescap_of(mpd_res *self);
 
 /* rc.f = c (f is op i of the resource): a resource capability is a record
  * of op capabilities, so the result is a new resource capability whose op i
  * is c and whose other ops are rc's (an object of alias ops).  Destroying it
  * destroys the resource rc named. */
-mpd_cap  mpd_rescap_with_op(const char *F, int L, mpd_cap rc, uint32_t i, mpd_cap c);
+mpd_cap mpd_rescap_with_op(const char *F, int L, mpd_cap rc, uint32_t i, mpd_cap c);
 /* rc.f as a value: the capability of the op it names (what rc.f = c put
  * there, else mpd_cap_op_of(rc, i)), so that it compares equal to it. */
-mpd_cap  mpd_rescap_op(mpd_cap rc, uint32_t i);
+mpd_cap mpd_rescap_op(mpd_cap rc, uint32_t i);
 
 /* new(op ...), new(sem), new([n] op ...): n dynamic input ops (semaphores if
  * flags has MPD_OP_SEMAPHORE) in a new object of instance `self`; returns
@@ -331,13 +348,13 @@ mpd_cap  mpd_rescap_op(mpd_cap rc, uint32_t i);
  * ("not a dynamic op" for others, "op no longer exists" when done twice);
  * the object goes when its last op does, and its memory is freed as a
  * local op block's is. */
-mpd_cap  mpd_op_new(const char *F, int L, mpd_res *self, uint32_t n, unsigned flags);
-void     mpd_op_destroy(const char *F, int L, mpd_cap c);
+mpd_cap mpd_op_new(const char *F, int L, mpd_res *self, uint32_t n, unsigned flags);
+void mpd_op_destroy(const char *F, int L, mpd_cap c);
 /* new([r1, r2...] op ...) and destroy of its result: arr is an initialised
  * ndims-dimensional array blob of caps; every element gets (loses) its own
  * new op, all of one object, in row-major order. */
-void     mpd_op_new_arr(const char *F, int L, mpd_res *self, void *arr, int ndims, unsigned flags);
-void     mpd_op_destroy_arr(const char *F, int L, void *arr, int ndims);
+void mpd_op_new_arr(const char *F, int L, mpd_res *self, void *arr, int ndims, unsigned flags);
+void mpd_op_destroy_arr(const char *F, int L, void *arr, int ndims);
 
 /* Index of element i of an op array with lower bound lo and n elements
  * (0-based, to add to the array's first op index); aborts with MPD's
@@ -407,12 +424,12 @@ int mpd_pending_op(mpd_op *op);
 typedef struct mpd_arm {
     mpd_op *const *ops;
     uint32_t n;
-    uint8_t  has_st;            /* st expression present                    */
-    uint8_t  has_by;            /* by expression present                    */
-    uint8_t  st_pure;           /* st/by read only the invocation's
+    uint8_t has_st;  /* st expression present                    */
+    uint8_t has_by;  /* by expression present                    */
+    uint8_t st_pure; /* st/by read only the invocation's
                                    parameters and quantifier values: after
                                    a wakeup only new arrivals are examined */
-    uint8_t  _pad;
+    uint8_t _pad;
 } mpd_arm;
 
 /* The input statement being executed (lives on the generated code's
@@ -422,9 +439,9 @@ typedef struct mpd_in {
     const mpd_arm *arms;
     uint32_t narms;
     uint32_t has_else;
-    int    (*st)(void *env, uint32_t arm, uint32_t k, mpd_invb *ib);
+    int (*st)(void *env, uint32_t arm, uint32_t k, mpd_invb *ib);
     double (*by)(void *env, uint32_t arm, uint32_t k, mpd_invb *ib);
-    void    *env;
+    void *env;
     /* results of mpd_in_wait */
     uint32_t arm, k;
 } mpd_in;
@@ -444,7 +461,7 @@ mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op);
 /* Resolve a capability used in an input statement: null aborts ("null
  * operation capability"), a proc op aborts ("cannot input from a proc
  * operation"); noop gives an op that never receives anything. */
-mpd_op   *mpd_in_cap(const char *F, int L, mpd_cap c);
+mpd_op *mpd_in_cap(const char *F, int L, mpd_cap c);
 
 /* ---------------------------------------------------------------------- */
 /* co statements                                                           */
@@ -465,12 +482,12 @@ mpd_op   *mpd_in_cap(const char *F, int L, mpd_cap c);
  * completed invocations one at a time, in completion order, and NULL when
  * all are done.  mpd_co_end abandons invocations still running: they
  * complete on their own later. */
-mpd_co   *mpd_co_begin(void);
-void      mpd_co_invoke(const char *F, int L, mpd_co *co, mpd_cap c, mpd_invb *ib, int kind);
-void      mpd_co_invoke_op(const char *F, int L, mpd_co *co, mpd_op *op, mpd_invb *ib, int kind);
+mpd_co *mpd_co_begin(void);
+void mpd_co_invoke(const char *F, int L, mpd_co *co, mpd_cap c, mpd_invb *ib, int kind);
+void mpd_co_invoke_op(const char *F, int L, mpd_co *co, mpd_op *op, mpd_invb *ib, int kind);
 mpd_invb *mpd_co_wait(const char *F, int L, mpd_co *co);
-void      mpd_co_release(mpd_invb *ib);
-void      mpd_co_end(mpd_co *co);
+void mpd_co_release(mpd_invb *ib);
+void mpd_co_end(mpd_co *co);
 
 /* ---------------------------------------------------------------------- */
 /* Semaphore ops                                                           */
@@ -486,13 +503,20 @@ static inline void mpd_op_V(const char *F, int L, mpd_op *op);
 /* The op table entry (private: generated code only takes its address)     */
 /* ---------------------------------------------------------------------- */
 
-enum { MPD_OPK_NONE = 0, MPD_OPK_PROC, MPD_OPK_INPUT, MPD_OPK_SEM, MPD_OPK_NOOP, MPD_OPK_DEAD,
-       MPD_OPK_ALIAS /* stands for another op: q points to its capability */ };
+enum {
+    MPD_OPK_NONE = 0,
+    MPD_OPK_PROC,
+    MPD_OPK_INPUT,
+    MPD_OPK_SEM,
+    MPD_OPK_NOOP,
+    MPD_OPK_DEAD,
+    MPD_OPK_ALIAS /* stands for another op: q points to its capability */
+};
 
 struct mpd_op {
-    uint8_t  kind;              /* MPD_OPK_*                                */
-    uint8_t  flags;             /* MPD_OP_*                                 */
-    uint8_t  direct;            /* a live proc a call may run on the
+    uint8_t kind;   /* MPD_OPK_*                                */
+    uint8_t flags;  /* MPD_OP_*                                 */
+    uint8_t direct; /* a live proc a call may run on the
                                    caller's stack: kind PROC, flags DIRECT
                                    and not SENDONLY (one byte for the
                                    inline mpd_call to test): 1 when it is
@@ -500,12 +524,12 @@ struct mpd_op {
                                    switch (mpd__call_held: the call holds
                                    the instance, which a destroy meanwhile
                                    must not free)                           */
-    uint8_t  _pad;
-    uint32_t idx;               /* index in its object                      */
+    uint8_t _pad;
+    uint32_t idx; /* index in its object                      */
     mpd_res *owner;
-    const char *name;           /* procs: "res.proc"                        */
-    mpd_procfn fn;              /* procs                                    */
-    void    *q;                 /* input ops: its queue; sem ops: the sem   */
+    const char *name; /* procs: "res.proc"                        */
+    mpd_procfn fn;    /* procs                                    */
+    void *q;          /* input ops: its queue; sem ops: the sem   */
 };
 
 /* ---------------------------------------------------------------------- */
@@ -518,13 +542,13 @@ struct mpd_op {
  * dependent loads. */
 #define MPD__OBJ_MAX (1u << 20)
 typedef struct mpd__slotent {
-    _Atomic uint64_t id;            /* the live object's id (generation << 32
+    _Atomic uint64_t id;   /* the live object's id (generation << 32
                                        | slot); the next generation's once it
                                        dies, so one compare tells a capability
                                        whether its object lives */
-    _Atomic(mpd_op *) ops;          /* the live object's ops */
+    _Atomic(mpd_op *) ops; /* the live object's ops */
     _Atomic(mpd_res *) res;
-    const mpd_respat *lastpat;      /* for "destroy ... no longer exists" */
+    const mpd_respat *lastpat; /* for "destroy ... no longer exists" */
     _Atomic uint32_t nops;
     uint32_t nextfree;
 } mpd__slotent;
@@ -569,11 +593,12 @@ static inline int mpd__call_fast(const char *F, int L, uint64_t obj, uint32_t id
 {
     mpd__slotent *e = &atomic_load_explicit(&mpd__obj_tab, memory_order_relaxed)[(uint32_t)obj];
     if (__builtin_expect(atomic_load_explicit(&e->id, memory_order_acquire) != obj ||
-                         idx >= atomic_load_explicit(&e->nops, memory_order_relaxed), 0))
+                             idx >= atomic_load_explicit(&e->nops, memory_order_relaxed),
+                         0))
         return 0;
     mpd_op *op = &atomic_load_explicit(&e->ops, memory_order_acquire)[idx];
     if (__builtin_expect(atomic_load_explicit(&e->id, memory_order_relaxed) != obj, 0))
-        return 0;               /* the slot went to a new object meanwhile */
+        return 0; /* the slot went to a new object meanwhile */
     /* relaxed atomic loads (plain loads): another VP may kill the op */
     uint8_t d = __atomic_load_n(&op->direct, __ATOMIC_RELAXED);
     if (__builtin_expect(d == 1, 1)) {
@@ -624,19 +649,21 @@ struct mpd__opq_hot {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
             uint32_t fast, count;
 #else
-            uint32_t count;         /* pending invocations; a semaphore's value */
-            uint32_t fast;          /* 1: the op is MPD__OPF_SEM1 */
+            uint32_t count; /* pending invocations; a semaphore's value */
+            uint32_t fast;  /* 1: the op is MPD__OPF_SEM1 */
 #endif
         };
-        uint64_t word;              /* (fast << 32) | count */
+        uint64_t word; /* (fast << 32) | count */
     };
-    void    *wfirst;                /* processes waiting on this op alone */
+    void *wfirst; /* processes waiting on this op alone */
 };
-#define MPD__OPQ_FAST1 ((uint64_t)1 << 32)  /* word of a SEM1 op with count 0 */
-#define MPD__OPQ_WAITING (MPD__OPQ_FAST1 - 1) /* word of a SEM1 op with waiters
+#define MPD__OPQ_FAST1 ((uint64_t)1 << 32) /* word of a SEM1 op with count 0 */
+#define MPD__OPQ_WAITING                                                                           \
+    (MPD__OPQ_FAST1 - 1)      /* word of a SEM1 op with waiters
                                                (count 0; lang/opint.h) */
-#define MPD__OPF_COUNTED 0x40       /* op flag: the queue is just a count */
-#define MPD__OPF_SEM1    0x20       /* op flag: counted, live, and the program
+#define MPD__OPF_COUNTED 0x40 /* op flag: the queue is just a count */
+#define MPD__OPF_SEM1                                                                              \
+    0x20 /* op flag: counted, live, and the program
                                        has one VP (set when declared, cleared
                                        when it becomes a queue or dies) */
 void mpd__op_P_slow(const char *F, int L, mpd_op *op);
@@ -645,7 +672,7 @@ void mpd__op_V_slow(const char *F, int L, mpd_op *op);
  * zero, so its P and V take the slow path. */
 extern const struct mpd__opq_hot mpd__opq_none;
 
-#include "mpd/abi/handoff.h"   /* the one-VP P/V handoff, inline */
+#include "mpd/abi/handoff.h" /* the one-VP P/V handoff, inline */
 
 /* The queue the inline P/V read: op->q, or mpd__opq_none when it has none.
  * op->q is written once, when the op is declared, and queues are never
@@ -663,12 +690,16 @@ static inline struct mpd__opq_hot *mpd__op_hotq(mpd_op *op)
     __asm__("movq %c2(%1), %0\n\t"
             "testq %0, %0\n\t"
             "cmovzq %3, %0"
-            : "=&r"(q) : "r"(op), "i"(offsetof(mpd_op, q)), "r"(&mpd__opq_none) : "cc");
+            : "=&r"(q)
+            : "r"(op), "i"(offsetof(mpd_op, q)), "r"(&mpd__opq_none)
+            : "cc");
 #elif defined(__aarch64__) && !defined(MPD_NO_TLS_ASM)
     __asm__("ldr %0, [%1, %2]\n\t"
             "cmp %0, #0\n\t"
             "csel %0, %3, %0, eq"
-            : "=&r"(q) : "r"(op), "i"(offsetof(mpd_op, q)), "r"(&mpd__opq_none) : "cc");
+            : "=&r"(q)
+            : "r"(op), "i"(offsetof(mpd_op, q)), "r"(&mpd__opq_none)
+            : "cc");
 #else
     q = (struct mpd__opq_hot *)__atomic_load_n(&op->q, __ATOMIC_RELAXED);
     if (!q)
@@ -685,8 +716,8 @@ static inline struct mpd__opq_hot *mpd__op_hotq(mpd_op *op)
  * always inline: the handoff must switch in the caller's own frame */
 /* P when the inline test found no unit to take: wait (inline handoff, or
  * out of line); the process may switch. */
-__attribute__((always_inline))
-static inline void mpd__op_P_wait(const char *F, int L, mpd_op *op, struct mpd__opq_hot *q, uint64_t w)
+__attribute__((always_inline)) static inline void mpd__op_P_wait(const char *F, int L, mpd_op *op,
+                                                                 struct mpd__opq_hot *q, uint64_t w)
 {
 #ifdef MPD__HANDOFF_INLINE
     /* w <= FAST1 here: w >= WAITING is SEM1 without a unit (nobody waiting,
@@ -695,13 +726,13 @@ static inline void mpd__op_P_wait(const char *F, int L, mpd_op *op, struct mpd__
         __builtin_expect(mpd__p_handoff(F, L, op, (struct mpd__opq_h1 *)(void *)q, w), 1))
         return;
 #else
-    (void)q; (void)w;
+    (void)q;
+    (void)w;
 #endif
     mpd__op_P_slow(F, L, op);
 }
 
-__attribute__((always_inline))
-static inline void mpd_op_P(const char *F, int L, mpd_op *op)
+__attribute__((always_inline)) static inline void mpd_op_P(const char *F, int L, mpd_op *op)
 {
     struct mpd__opq_hot *q = mpd__op_hotq(op);
     uint64_t w = __atomic_load_n(&q->word, __ATOMIC_RELAXED);
@@ -722,8 +753,8 @@ static inline void mpd_op_P(const char *F, int L, mpd_op *op)
  * one, the countdown goes back where the runtime reads it.  So the loop
  * yields at exactly the iterations a per-iteration countdown would, at the
  * cost of a load (and on the out-of-line path a store) when P waits. */
-__attribute__((always_inline))
-static inline void mpd_op_P_chunked(const char *F, int L, mpd_op *op, long *sl, long long unrun)
+__attribute__((always_inline)) static inline void mpd_op_P_chunked(const char *F, int L, mpd_op *op,
+                                                                   long *sl, long long unrun)
 {
     struct mpd__opq_hot *q = mpd__op_hotq(op);
     uint64_t w = __atomic_load_n(&q->word, __ATOMIC_RELAXED);
@@ -747,8 +778,7 @@ static inline void mpd_op_P_chunked(const char *F, int L, mpd_op *op, long *sl, 
  * process waits in its list (that lowers the word to MPD__OPQ_WAITING):
  * one load, one test, one store.  (A count that wraps carries into `fast`:
  * the word goes on counting, and P borrows back.) */
-__attribute__((always_inline))
-static inline void mpd_op_V(const char *F, int L, mpd_op *op)
+__attribute__((always_inline)) static inline void mpd_op_V(const char *F, int L, mpd_op *op)
 {
     struct mpd__opq_hot *q = mpd__op_hotq(op);
     uint64_t w = __atomic_load_n(&q->word, __ATOMIC_RELAXED);
@@ -757,7 +787,7 @@ static inline void mpd_op_V(const char *F, int L, mpd_op *op)
         return;
     }
 #ifdef MPD__HANDOFF_INLINE
-    if (w == MPD__OPQ_WAITING &&    /* SEM1, a process waits: hand it the unit */
+    if (w == MPD__OPQ_WAITING && /* SEM1, a process waits: hand it the unit */
         __builtin_expect(mpd__v_handoff((struct mpd__opq_h1 *)(void *)q), 1))
         return;
 #endif

@@ -22,12 +22,32 @@ extern "C" {
 
 /* The events, in mpdtrace(5)'s order; mpd_trc_evname() gives the word. */
 enum mpd_trc_ev {
-    MPD_EV_CREATER, MPD_EV_CREATEG, MPD_EV_CREATEV, MPD_EV_DESTROYR, MPD_EV_DESTROYV,
-    MPD_EV_CALL, MPD_EV_SEND, MPD_EV_FORWARD, MPD_EV_REPLY, MPD_EV_RETURN,
-    MPD_EV_BODY, MPD_EV_ENDBODY, MPD_EV_FINAL, MPD_EV_ENDFINAL, MPD_EV_PROC, MPD_EV_ENDPROC,
-    MPD_EV_IN, MPD_EV_ARM, MPD_EV_NI,
-    MPD_EV_CREATES, MPD_EV_INITS, MPD_EV_P, MPD_EV_CONTP, MPD_EV_V,
-    MPD_EV_CO, MPD_EV_OC,
+    MPD_EV_CREATER,
+    MPD_EV_CREATEG,
+    MPD_EV_CREATEV,
+    MPD_EV_DESTROYR,
+    MPD_EV_DESTROYV,
+    MPD_EV_CALL,
+    MPD_EV_SEND,
+    MPD_EV_FORWARD,
+    MPD_EV_REPLY,
+    MPD_EV_RETURN,
+    MPD_EV_BODY,
+    MPD_EV_ENDBODY,
+    MPD_EV_FINAL,
+    MPD_EV_ENDFINAL,
+    MPD_EV_PROC,
+    MPD_EV_ENDPROC,
+    MPD_EV_IN,
+    MPD_EV_ARM,
+    MPD_EV_NI,
+    MPD_EV_CREATES,
+    MPD_EV_INITS,
+    MPD_EV_P,
+    MPD_EV_CONTP,
+    MPD_EV_V,
+    MPD_EV_CO,
+    MPD_EV_OC,
     MPD_EV_COUNT
 };
 
@@ -52,7 +72,11 @@ void *mpd_trc_enter(const char *F, int L, const char *name, const void *ib);
  * the call passes &site.none as the proc's block pointer, so that the proc,
  * once its arguments are evaluated, writes the CALL at the site.  `none` is
  * always NULL: no block. */
-typedef struct mpd_trc_site { void *none; const char *file; int line; } mpd_trc_site;
+typedef struct mpd_trc_site {
+    void *none;
+    const char *file;
+    int line;
+} mpd_trc_site;
 /* A proc's prologue: ibp is the proc's `mpd_invb **` -- a block's address
  * (invoked through an op), a call site's (mpd_trc_site), or NULL. */
 void *mpd_trc_enter_proc(const char *F, int L, const char *name, void *ibp);
@@ -70,7 +94,7 @@ void mpd_trc_mark_invoker(void *ib);
 struct mpd_op;
 void mpd_trc_sems(const char *F, int L, struct mpd_op *op, uint32_t n, int has_init);
 
-#define MPD_TRC(F, L, ev, x) \
+#define MPD_TRC(F, L, ev, x)                                                                       \
     (__builtin_expect(mpd_trc_on, 0) ? mpd_trc((F), (L), (ev), (uintptr_t)(x)) : (void)0)
 
 #ifdef __cplusplus
