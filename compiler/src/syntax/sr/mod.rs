@@ -9,6 +9,7 @@ mod expr;
 pub mod lexer;
 mod parser;
 mod stmt;
+mod types;
 
 use super::ast::{FileId, SourceFile};
 use super::diag::Diagnostics;
