@@ -401,13 +401,8 @@ impl<'a> Checker<'a> {
                         return true;
                     }
                 }
-                let saved = self.f.code.out.len();
-                let mut scratch = crate::syntax::Diagnostics::new();
-                std::mem::swap(self.diags, &mut scratch);
-                let v = self.expr(e);
-                std::mem::swap(self.diags, &mut scratch);
-                self.f.code.out.truncate(saved);
-                v.k.is_some() || scratch.has_errors()
+                let (v, errors) = self.probe_errors(e);
+                v.k.is_some() || errors
             }
         }
     }

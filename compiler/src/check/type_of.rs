@@ -51,13 +51,18 @@ impl<'a> Checker<'a> {
     /// muted (its own errors are reported when it is translated for real).
     /// Only for the constructs type_of has no pure rule for yet.
     pub fn probe(&mut self, e: &Expr) -> V {
+        self.probe_errors(e).0
+    }
+
+    /// `probe`, and whether translating `e` reported an error.
+    pub fn probe_errors(&mut self, e: &Expr) -> (V, bool) {
         let saved = self.f.code.out.len();
         let mut scratch = crate::syntax::Diagnostics::new();
         std::mem::swap(self.diags, &mut scratch);
         let v = self.expr(e);
         std::mem::swap(self.diags, &mut scratch);
         self.f.code.out.truncate(saved);
-        v
+        (v, scratch.has_errors())
     }
 
     /// A name: its variable's, constant's or enumeration's type; EOF and the

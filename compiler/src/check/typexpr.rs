@@ -131,13 +131,7 @@ impl<'a> Checker<'a> {
             }
             _ => return Ty::Int,
         };
-        let saved = self.f.code.out.len();
-        let mut scratch = crate::syntax::Diagnostics::new();
-        std::mem::swap(self.diags, &mut scratch);
-        let v = self.expr(e);
-        std::mem::swap(self.diags, &mut scratch);
-        self.f.code.out.truncate(saved);
-        v.ty
+        self.probe(e).ty
     }
 
     /// Elaborates a type; with `dyn_ok`, bounds may be run-time expressions.
