@@ -419,13 +419,22 @@ impl<'a> Checker<'a> {
     /// Inside an st/by callback, a local of the enclosing code is reached through
     /// the callback's environment.
     pub(super) fn captured(&mut self, name: &str, c: String, ty: &Ty) -> String {
-        let Some((depth, _)) = &self.f.capture else { return c };
-        let depth = *depth;
-        let idx = self.scopes.iter().rposition(|s| s.map.contains_key(name)).unwrap_or(0);
-        if idx >= depth || c.starts_with("self->") || c.starts_with("mpdg_") {
+        if self.f.capture.is_none() {
             return c;
         }
-        let ct = if ty.is_blob() { "char *".to_string() } else { format!("{} *", self.ctype(ty)) };
+        let idx = self.scopes.iter().rposition(|s| s.map.contains_key(name)).unwrap_or(0);
+        let ct = self.ctype(ty);
+        self.capture_at(idx, c, &ct, ty.is_blob())
+    }
+
+    /// `captured` for the C variable `c` of C type `ct` declared in scope
+    /// `idx` (a blob's is its address).
+    pub(super) fn capture_at(&mut self, idx: usize, c: String, ct: &str, blob: bool) -> String {
+        let Some((depth, _)) = &self.f.capture else { return c };
+        if idx >= *depth || c.starts_with("self->") || c.starts_with("mpdg_") {
+            return c;
+        }
+        let ct = if blob { "char *".to_string() } else { format!("{} *", ct) };
         let list = &mut self.f.capture.as_mut().unwrap().1;
         let k = match list.iter().position(|(x, _)| *x == c) {
             Some(k) => k,
@@ -434,7 +443,7 @@ impl<'a> Checker<'a> {
                 list.len() - 1
             }
         };
-        if ty.is_blob() {
+        if blob {
             format!("_env->c{}", k)
         } else {
             format!("(*_env->c{})", k)

@@ -183,9 +183,23 @@ impl<'a> Checker<'a> {
             let want = r.ixty.get(k).cloned().unwrap_or(Ty::Int);
             self.check_op_subscript(&want, &i, ie.span);
             let p = self.pos(ie.span);
-            acc = eops::op_index_step(&acc, &p, &i.c, lo, n);
+            let (lo, n) = (self.local_dim(r, lo), self.local_dim(r, n));
+            acc = eops::op_index_step(&acc, &p, &i.c, &lo, &n);
         }
         Some(acc)
+    }
+
+    /// A bound of a local op array as seen from here: the variable holding
+    /// it is reached through an st/by callback's environment, as the op
+    /// object itself is (owner_inst).
+    fn local_dim(&mut self, r: &OpRef, d: &str) -> String {
+        let Some(l) = &r.local else { return d.to_string() };
+        let is_var = d.starts_with(|c: char| c == '_' || c.is_ascii_alphabetic())
+            && d.chars().all(|c| c == '_' || c.is_ascii_alphanumeric());
+        match self.scopes.iter().rposition(|s| s.local_ops.contains(l)) {
+            Some(idx) if is_var => self.capture_at(idx, d.to_string(), "int", false),
+            _ => d.to_string(),
+        }
     }
 
     /// A subscript of an op or sem array has the type of that dimension's

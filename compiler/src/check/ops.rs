@@ -46,9 +46,14 @@ pub use crate::emit::ops::{CapC, Target};
 
 impl<'a> Checker<'a> {
     /// The instance pointer of an op's owner, as seen from here.
-    pub fn owner_inst(&self, r: &OpRef) -> String {
+    pub fn owner_inst(&mut self, r: &OpRef) -> String {
         if let Some(l) = &r.local {
-            l.clone()
+            // inside an st/by callback, a local op object of the enclosing
+            // code is reached through the callback's environment
+            match self.scopes.iter().rposition(|s| s.local_ops.contains(l)) {
+                Some(idx) => self.capture_at(idx, l.clone(), eops::LOCAL_OPS_TYPE, false),
+                None => l.clone(),
+            }
         } else if r.owner == self.comp {
             eops::self_inst()
         } else {
@@ -61,7 +66,7 @@ impl<'a> Checker<'a> {
     /// loads once (it never changes while the instance lives): a store in a
     /// loop (a semaphore's count) could otherwise alias `self->h.ops` and make
     /// the compiler reload it every iteration.
-    pub fn op_ptr(&self, r: &OpRef, idx: &str) -> String {
+    pub fn op_ptr(&mut self, r: &OpRef, idx: &str) -> String {
         if r.local.is_none() && r.owner == self.comp {
             eops::own_op_ptr(idx)
         } else {
