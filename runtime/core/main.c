@@ -243,7 +243,7 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
     g_argc = argc;
     g_argv = argv;
     mpd__start_ns = mpd_now_ns();
-    if (env_prefix) { /* SR_TRACE: MPD_TRACE was read before main */
+    if (env_prefix && mpd__trc_open) { /* SR_TRACE: MPD_TRACE was read before main */
         char tv[64];
         snprintf(tv, sizeof tv, "%sTRACE", env_prefix);
         mpd__trc_open(getenv(tv));

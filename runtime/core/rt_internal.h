@@ -225,8 +225,10 @@ static inline mpd_proc *proc_self(void)
 
 /* timeline.c: the core's hooks, each called behind MPD_TL (one test of
  * mpd__tl_on) */
-/* lang/trace.c: start tracing to a file, "stdout" or "stderr" */
-void mpd__trc_open(const char *spec);
+/* lang/trace.c: start tracing to a file, "stdout" or "stderr".  Weak: the
+ * core does not pull the language layer into programs of its own (the
+ * core's tests); where trace.c is linked, it is there. */
+void mpd__trc_open(const char *spec) __attribute__((weak));
 void mpd__tl_created(mpd_proc *p);
 void mpd__tl_switch(mpd_proc *self, mpd_proc *next, int kind);
 void mpd__tl_loop_run(mpd_proc *p);
