@@ -75,42 +75,7 @@ impl<'a> Checker<'a> {
                 v
             }
             ExprKind::Field { base, name } => self.field(base, name, e.span),
-            ExprKind::Index { base, subs } => {
-                // an element of an op array used as a value: its capability
-                let mut root = base.as_ref();
-                while let ExprKind::Index { base: b2, .. } = &root.kind {
-                    root = b2.as_ref();
-                }
-                if let ExprKind::Ident(id) = &root.kind {
-                    if let Some(Sym::Proc(sig)) = self.lookup(&id.name).cloned() {
-                        if sig.op.is_some() {
-                            return match self.op_target(e) {
-                                Some((sig, super::ops::Target::Op(op))) => {
-                                    let r = sig.op.clone().unwrap();
-                                    let k = self.op_sig(&sig);
-                                    let ty = if r.sem {
-                                        Ty::Cap(super::types::CapTy::Sem)
-                                    } else {
-                                        Ty::Cap(super::types::CapTy::Op(k))
-                                    };
-                                    V::scalar(format!("mpd_cap_of_op({})", op), ty)
-                                }
-                                _ => V::err(),
-                            };
-                        }
-                    }
-                }
-                // rc.f[i]: the op it names, for an op array f of a resource capability
-                if let Some((sig, rc, ix)) = self.rescap_elem(e) {
-                    let r = sig.op.clone().unwrap();
-                    let k = self.op_sig(&sig);
-                    let ty =
-                        if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
-                    return V::scalar(format!("mpd_rescap_op({}, {} + {})", rc.c, r.idx, ix), ty);
-                }
-                let b = self.expr(base);
-                self.index(b, subs, e.span)
-            }
+            ExprKind::Index { base, subs } => self.index_value(e, base, subs),
             ExprKind::Call { callee, args } => self.call_expr(callee, args, e.span),
             ExprKind::Unary { op, operand } => self.unary(*op, operand, e.span),
             ExprKind::Binary { op: op @ (BinaryOp::And | BinaryOp::Or), lhs, rhs } => {
@@ -140,69 +105,112 @@ impl<'a> Checker<'a> {
                 self.error(t.span, "a type is not a value here");
                 V::err()
             }
-            ExprKind::New(t) => {
-                if let Some(v) = self.new_op_array(t, e.span) {
-                    return v;
-                }
-                // bounds and string sizes may be run-time values: new([n] int), new(string[n])
-                if self.star_in(t, &[]).is_some() {
-                    self.error(t.span, "illegal context for `*' as array bound (new needs the size)");
-                    return V::err();
-                }
-                self.in_new = true;
-                let tx = self.tyx(t, true);
-                self.in_new = false;
-                let ty = tx.ty.clone();
-                if matches!(ty, Ty::Cap(super::types::CapTy::Op(_)) | Ty::Cap(super::types::CapTy::Sem))
-                    && matches!(t.kind, ast::TypeKind::Op(_) | ast::TypeKind::Sem | ast::TypeKind::Named(_))
-                {
-                    // new(op (...)), new(optype), new(sem): a dynamic operation
-                    let p = self.pos(e.span);
-                    let flags = if matches!(ty, Ty::Cap(super::types::CapTy::Sem)) { "MPD_OP_SEMAPHORE" } else { "0" };
-                    return V::scalar(format!("mpd_op_new({}, &self->h, 1, {})", p, flags), ty);
-                }
-                let dynamic = !tx.dims.is_empty() || tx.strlen.is_some();
-                if self.types.size_of(&ty).is_none() && !dynamic {
-                    if ty != Ty::Error {
-                        self.error(t.span, "new needs a type whose size is known");
-                    }
-                    return V::err();
-                }
-                let mut dims = tx.dims;
-                self.bind_dims(&mut dims, t.span);
-                let strlen = tx.strlen.map(|s| {
-                    let n = self.tmp();
-                    self.f.code.put(&format!("int {} = {};", n, s));
-                    n
-                });
-                let size = self.size_c(&ty, &dims, &strlen);
-                let tmp = self.tmp();
-                self.f.code.put(&format!("char *{} = mpd_new({});", tmp, size));
-                self.init_blob(&tmp, &ty, &dims, &strlen);
-                V::scalar(format!("((void *){})", tmp), Ty::Ptr(Box::new(ty)))
-            }
-            ExprKind::Low(t) | ExprKind::High(t) => {
-                let high = matches!(e.kind, ExprKind::High(_));
-                let ty = self.ty(t);
-                match ty {
-                    Ty::Int => self.konst(KV::Int(if high { i32::MAX as i64 } else { i32::MIN as i64 }), Ty::Int),
-                    Ty::Char => self.konst(KV::Char(if high { 255 } else { 0 }), Ty::Char),
-                    Ty::Bool => self.konst(KV::Bool(high), Ty::Bool),
-                    Ty::Real => self.konst(KV::Real(if high { f64::MAX } else { f64::MIN_POSITIVE }), Ty::Real),
-                    Ty::Enum(en) => {
-                        let n = self.types.enums[en].lits.len() as i64;
-                        let mut v = self.konst(KV::Int(if high { n - 1 } else { 0 }), Ty::Enum(en));
-                        v.ty = Ty::Enum(en);
-                        v
-                    }
-                    Ty::Error => V::err(),
-                    _ => {
-                        self.error(t.span, "low/high: not an ordered type");
-                        V::err()
-                    }
-                }
-            }
+            ExprKind::New(t) => self.new_value(t, e.span),
+            ExprKind::Low(t) | ExprKind::High(t) => self.low_high(t, matches!(e.kind, ExprKind::High(_))),
             ExprKind::Create { target, args, on } => self.create(target, args, on.as_deref(), e.span),
+        }
+    }
+
+    /// An indexed expression used as a value: an element of an op array (its capability),
+    /// an op of a resource capability's op array, or an array element or slice.
+    fn index_value(&mut self, e: &Expr, base: &Expr, subs: &[ast::Subscript]) -> V {
+        // an element of an op array used as a value: its capability
+        let mut root = base;
+        while let ExprKind::Index { base: b2, .. } = &root.kind {
+            root = b2.as_ref();
+        }
+        if let ExprKind::Ident(id) = &root.kind {
+            if let Some(Sym::Proc(sig)) = self.lookup(&id.name).cloned() {
+                if sig.op.is_some() {
+                    return match self.op_target(e) {
+                        Some((sig, super::ops::Target::Op(op))) => {
+                            let r = sig.op.clone().unwrap();
+                            let k = self.op_sig(&sig);
+                            let ty = if r.sem {
+                                Ty::Cap(super::types::CapTy::Sem)
+                            } else {
+                                Ty::Cap(super::types::CapTy::Op(k))
+                            };
+                            V::scalar(format!("mpd_cap_of_op({})", op), ty)
+                        }
+                        _ => V::err(),
+                    };
+                }
+            }
+        }
+        // rc.f[i]: the op it names, for an op array f of a resource capability
+        if let Some((sig, rc, ix)) = self.rescap_elem(e) {
+            let r = sig.op.clone().unwrap();
+            let k = self.op_sig(&sig);
+            let ty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
+            return V::scalar(format!("mpd_rescap_op({}, {} + {})", rc.c, r.idx, ix), ty);
+        }
+        let b = self.expr(base);
+        self.index(b, subs, e.span)
+    }
+
+    /// `new(t)`: a dynamic operation, semaphore or op array, or a fresh block of type t.
+    fn new_value(&mut self, t: &ast::Type, span: Span) -> V {
+        if let Some(v) = self.new_op_array(t, span) {
+            return v;
+        }
+        // bounds and string sizes may be run-time values: new([n] int), new(string[n])
+        if self.star_in(t, &[]).is_some() {
+            self.error(t.span, "illegal context for `*' as array bound (new needs the size)");
+            return V::err();
+        }
+        self.in_new = true;
+        let tx = self.tyx(t, true);
+        self.in_new = false;
+        let ty = tx.ty.clone();
+        if matches!(ty, Ty::Cap(super::types::CapTy::Op(_)) | Ty::Cap(super::types::CapTy::Sem))
+            && matches!(t.kind, ast::TypeKind::Op(_) | ast::TypeKind::Sem | ast::TypeKind::Named(_))
+        {
+            // new(op (...)), new(optype), new(sem): a dynamic operation
+            let p = self.pos(span);
+            let flags = if matches!(ty, Ty::Cap(super::types::CapTy::Sem)) { "MPD_OP_SEMAPHORE" } else { "0" };
+            return V::scalar(format!("mpd_op_new({}, &self->h, 1, {})", p, flags), ty);
+        }
+        let dynamic = !tx.dims.is_empty() || tx.strlen.is_some();
+        if self.types.size_of(&ty).is_none() && !dynamic {
+            if ty != Ty::Error {
+                self.error(t.span, "new needs a type whose size is known");
+            }
+            return V::err();
+        }
+        let mut dims = tx.dims;
+        self.bind_dims(&mut dims, t.span);
+        let strlen = tx.strlen.map(|s| {
+            let n = self.tmp();
+            self.f.code.put(&format!("int {} = {};", n, s));
+            n
+        });
+        let size = self.size_c(&ty, &dims, &strlen);
+        let tmp = self.tmp();
+        self.f.code.put(&format!("char *{} = mpd_new({});", tmp, size));
+        self.init_blob(&tmp, &ty, &dims, &strlen);
+        V::scalar(format!("((void *){})", tmp), Ty::Ptr(Box::new(ty)))
+    }
+
+    /// `low(t)`, `high(t)`: the least or greatest value of an ordered type.
+    fn low_high(&mut self, t: &ast::Type, high: bool) -> V {
+        let ty = self.ty(t);
+        match ty {
+            Ty::Int => self.konst(KV::Int(if high { i32::MAX as i64 } else { i32::MIN as i64 }), Ty::Int),
+            Ty::Char => self.konst(KV::Char(if high { 255 } else { 0 }), Ty::Char),
+            Ty::Bool => self.konst(KV::Bool(high), Ty::Bool),
+            Ty::Real => self.konst(KV::Real(if high { f64::MAX } else { f64::MIN_POSITIVE }), Ty::Real),
+            Ty::Enum(en) => {
+                let n = self.types.enums[en].lits.len() as i64;
+                let mut v = self.konst(KV::Int(if high { n - 1 } else { 0 }), Ty::Enum(en));
+                v.ty = Ty::Enum(en);
+                v
+            }
+            Ty::Error => V::err(),
+            _ => {
+                self.error(t.span, "low/high: not an ordered type");
+                V::err()
+            }
         }
     }
 
