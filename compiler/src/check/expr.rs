@@ -549,6 +549,29 @@ impl<'a> Checker<'a> {
     /// an element repeated zero times is not evaluated.
     pub(super) fn array_cons(&mut self, elems: &[ast::ArrayElem], span: Span) -> V {
         let p = self.pos(span);
+        let counts = self.cons_counts(elems, &p);
+        let mut vals = Vec::new();
+        for el in elems {
+            let v = self.expr(&el.value);
+            vals.push((v, el.span));
+        }
+        let Some(ety) = self.cons_elem_type(&vals) else { return V::err() };
+        let held = self.cons_hold(vals, &counts, &ety);
+        let n = self.tmp();
+        self.f.code.put(&format!("int {} = {};", n, if counts.is_empty() { "0".into() } else { counts.join(" + ") }));
+        let (esize, strmax) = self.cons_elem_size(&ety, &held);
+        let a = self.tmp();
+        let t = self.t();
+        self.f.code.put(&format!("char *{} = mpd_tmp_alloc({}, MPD_ALIGN(mpd_arr_size(1, {}, {})));", a, t, n, esize));
+        self.f.code.put(&format!("mpd_arr_hdr({}, 1, {}, {});", a, n, esize));
+        let k = self.tmp();
+        self.f.code.put(&format!("int {} = 0;", k));
+        self.cons_fill(held, &counts, &ety, &a, &k, &esize, &strmax);
+        V { c: a, ty: Ty::Arr(Box::new(ety), None, None), form: Form::Blob, k: None, lv: false, slice: None }
+    }
+
+    /// An array constructor's repetition counts, each in a temporary (1 when absent).
+    fn cons_counts(&mut self, elems: &[ast::ArrayElem], p: &str) -> Vec<String> {
         let mut counts = Vec::new();
         for el in elems {
             let c = self.tmp();
@@ -564,11 +587,12 @@ impl<'a> Checker<'a> {
             }
             counts.push(c);
         }
-        let mut vals = Vec::new();
-        for el in elems {
-            let v = self.expr(&el.value);
-            vals.push((v, el.span));
-        }
+        counts
+    }
+
+    /// An array constructor's element type: the first element's, real if any is real and all
+    /// are numeric, string if chars and strings mix; None (with the error) for a null first.
+    fn cons_elem_type(&mut self, vals: &[(V, Span)]) -> Option<Ty> {
         let mut ety = vals.first().map(|v| v.0.ty.clone()).unwrap_or(Ty::Int);
         if vals.iter().any(|v| v.0.ty == Ty::Real) && vals.iter().all(|v| v.0.ty.is_numeric()) {
             ety = Ty::Real;
@@ -579,11 +603,15 @@ impl<'a> Checker<'a> {
         if ety == Ty::Null {
             // the first element gives the type: null/noop have none of their own (MPD 1.0.1's spelling)
             self.error(vals[0].1, "ambigous: don't know what kind of null/noop (put a typed element first)");
-            return V::err();
+            return None;
         }
-        // evaluate each element once (only if repeated at least once)
+        Some(ety)
+    }
+
+    /// Evaluates each constructor element once (only if repeated at least once) into a temporary.
+    fn cons_hold(&mut self, vals: Vec<(V, Span)>, counts: &[String], ety: &Ty) -> Vec<(V, Span)> {
         let mut held = Vec::new();
-        for (n, ((v, sp), c)) in vals.into_iter().zip(&counts).enumerate() {
+        for (n, ((v, sp), c)) in vals.into_iter().zip(counts).enumerate() {
             let h = self.tmp();
             if ety.is_string() {
                 // MPD: "element N of constructor is incompatible"
@@ -602,7 +630,7 @@ impl<'a> Checker<'a> {
                 self.f.code.put(&format!("mpd_sv {} = {{0, 0}}; if ({} > 0) {} = {};", h, c, h, s));
                 held.push((V { c: h, ty: Ty::Str(None), form: Form::View, k: None, lv: false, slice: None }, sp));
             } else if ety.is_scalar() {
-                if !self.types.assignable(&ety, &v.ty) && !(ety == Ty::Real && v.ty == Ty::Int) {
+                if !self.types.assignable(&ety, &v.ty) && !(*ety == Ty::Real && v.ty == Ty::Int) {
                     self.error(
                         sp,
                         format!(
@@ -625,15 +653,19 @@ impl<'a> Checker<'a> {
                 held.push((V { c: h, ty: v.ty.clone(), form: Form::Blob, k: None, lv: false, slice: None }, sp));
             }
         }
-        let n = self.tmp();
-        self.f.code.put(&format!("int {} = {};", n, if counts.is_empty() { "0".into() } else { counts.join(" + ") }));
+        held
+    }
+
+    /// The size of a constructor's element (C expression) and, for strings, the temporary
+    /// holding the longest element's length.
+    fn cons_elem_size(&mut self, ety: &Ty, held: &[(V, Span)]) -> (String, String) {
         let mut strmax = String::new();
-        let esize = match &ety {
+        let esize = match ety {
             t if t.is_scalar() => self.types.size_of(t).unwrap_or(4).to_string(),
             Ty::Str(_) => {
                 let m = self.tmp();
                 self.f.code.put(&format!("int {} = 0;", m));
-                for (v, _) in &held {
+                for (v, _) in held {
                     self.f.code.put(&format!("if ({}.len > {}) {} = {}.len;", v.c, m, m, v.c));
                 }
                 strmax = m.clone();
@@ -656,13 +688,22 @@ impl<'a> Checker<'a> {
                 }
             },
         };
-        let a = self.tmp();
-        let t = self.t();
-        self.f.code.put(&format!("char *{} = mpd_tmp_alloc({}, MPD_ALIGN(mpd_arr_size(1, {}, {})));", a, t, n, esize));
-        self.f.code.put(&format!("mpd_arr_hdr({}, 1, {}, {});", a, n, esize));
-        let k = self.tmp();
-        self.f.code.put(&format!("int {} = 0;", k));
-        for ((val, sp), c) in held.into_iter().zip(&counts) {
+        (esize, strmax)
+    }
+
+    /// Copies each held constructor element count times into the new array a at index k.
+    #[allow(clippy::too_many_arguments)]
+    fn cons_fill(
+        &mut self,
+        held: Vec<(V, Span)>,
+        counts: &[String],
+        ety: &Ty,
+        a: &str,
+        k: &str,
+        esize: &str,
+        strmax: &str,
+    ) {
+        for ((val, sp), c) in held.into_iter().zip(counts) {
             let r = self.tmp();
             self.f.code.open(&format!("for (int {r} = {c}; {r} > 0; {r}--, {k}++) {{"));
             let dst_addr = format!("({} + {} + (size_t){} * {})", a, ARR_HDR, k, esize);
@@ -686,7 +727,6 @@ impl<'a> Checker<'a> {
             }
             self.f.code.close("}");
         }
-        V { c: a, ty: Ty::Arr(Box::new(ety), None, None), form: Form::Blob, k: None, lv: false, slice: None }
     }
 }
 
