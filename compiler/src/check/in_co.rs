@@ -265,76 +265,10 @@ impl<'a> Checker<'a> {
         let mut arm_calls = Vec::new();
         let mut qtys: Vec<Vec<Ty>> = Vec::new();
         for (ai, arm) in co.arms.iter().enumerate() {
-            let (call, lhs) = match &arm.inv.kind {
-                ExprKind::Assign { op: ast::AssignOp::Plain, lhs, rhs } => (rhs.as_ref(), Some(lhs.as_ref())),
-                _ => (&arm.inv, None),
-            };
-            let ExprKind::Call { callee, args } = &call.kind else {
-                self.error(arm.inv.span, "invalid co-invocation (a co arm must invoke an op)");
-                continue;
-            };
-            let predefined = match &callee.kind {
-                ExprKind::Ident(id) => self.lookup(&id.name).is_none() && super::builtin::is_predefined(&id.name),
-                ExprKind::Type(_) => true,
-                _ => false,
-            };
-            if predefined {
-                // a predefined function or conversion is no op: nothing to wait for
-                self.error(
-                    arm.inv.span,
-                    "invalid co-invocation (a co arm must invoke an op, not a predefined function)",
-                );
-                continue;
+            if let Some((sig, args, lhs, tys)) = self.co_issue_arm(ai, arm, stride, &cv, &qv, &qcap, &k) {
+                arm_calls.push((ai, sig, args, lhs));
+                qtys.push(tys);
             }
-            self.f.code.open("{");
-            self.push();
-            let (n, _) = self.quantifiers(&arm.quants, false, &[]);
-            let Some((sig, target)) = self.op_target(callee) else {
-                self.pop();
-                for _ in 0..n {
-                    self.f.code.close("}");
-                }
-                self.f.code.close("}");
-                continue;
-            };
-            if sig.op.as_ref().map(|r| r.sem).unwrap_or(false) && !arm.send {
-                self.error(arm.inv.span, "a semaphore can only be sent to (V) in a co arm");
-            }
-            // remember the quantifier values of this instance
-            let qbase = emit::co_stmt::quant_base(&k, stride);
-            let mut tys = Vec::new();
-            for (j, q) in arm.quants.iter().enumerate() {
-                if let Some(Sym::Var { c, ty, .. }) = self.lookup(&q.var.name).cloned() {
-                    if ty == Ty::Real {
-                        // the values are kept in an int vector
-                        self.error(
-                            q.span,
-                            "a real quantifier is not supported in a co arm (use an int quantifier and convert)",
-                        );
-                    }
-                    self.f.code.put(&emit::co_stmt::quant_store(&qv, &qcap, &qbase, j, &c));
-                    tys.push(ty);
-                } else {
-                    tys.push(Ty::Int);
-                }
-            }
-            if !arm.send {
-                // traced: a co arm's CALL is at the arm's first line
-                let ap = self.pos(arm.span);
-                self.f.code.put(&emit::trace::event(&ap, "CALL", "0"));
-            }
-            self.co_issue = Some((cv.clone(), ai as u32, k.clone()));
-            self.invoke_block(&sig, target, args, arm.send, arm.inv.span);
-            self.co_issue = None;
-            self.f.code.put(&emit::co_stmt::count(&k));
-            self.flush_tmps();
-            self.pop();
-            for _ in 0..n {
-                self.f.code.close("}");
-            }
-            self.f.code.close("}");
-            arm_calls.push((ai, sig, args.clone(), lhs.cloned()));
-            qtys.push(tys);
         }
         // completions, in completion order
         let (d, brk, next, da) = emit::co_stmt::wait_names(id);
@@ -344,61 +278,7 @@ impl<'a> Checker<'a> {
         // the arm is read once: each arm's code releases the block
         self.f.code.put(&emit::co_stmt::arm_of(&da, &d));
         for ((ai, sig, args, lhs), tys) in arm_calls.into_iter().zip(qtys) {
-            let arm = &co.arms[ai];
-            self.f.code.open(&emit::co_stmt::arm_open(&da, ai));
-            self.push();
-            for (j, (q, ty)) in arm.quants.iter().zip(tys).enumerate() {
-                let v = self.tmp();
-                let ct = self.ctype(&ty);
-                self.f.code.put(&emit::co_stmt::quant_load(&ct, &v, &qv, &d, stride, j));
-                self.declare(&q.var, Sym::Var { c: v, ty, assignable: false });
-            }
-            let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
-            let blk = emit::in_stmt::inv_block(&inv, &d);
-            if !arm.send {
-                for (i, (a, ps)) in args.iter().zip(sig.params.iter()).enumerate() {
-                    if matches!(ps.mode, ast::ParamMode::Default | ast::ParamMode::Val | ast::ParamMode::Ref) {
-                        continue;
-                    }
-                    let v = self.expr(a);
-                    let src = if ps.ty.is_blob() {
-                        V {
-                            c: self.blk_param(&blk, i, &ps.ty),
-                            ty: ps.ty.clone(),
-                            form: Form::Blob,
-                            k: None,
-                            lv: false,
-                            slice: None,
-                        }
-                    } else {
-                        V::scalar(emit::co_stmt::block_param(&blk, i), ps.ty.clone())
-                    };
-                    self.assign_into(&v, src, a.span);
-                }
-                if let Some(l) = &lhs {
-                    let lv = self.expr(l);
-                    let src = if sig.ret.is_blob() {
-                        V {
-                            c: emit::co_stmt::block_result(&blk),
-                            ty: sig.ret.clone(),
-                            form: Form::Blob,
-                            k: None,
-                            lv: false,
-                            slice: None,
-                        }
-                    } else {
-                        V::scalar(emit::co_stmt::block_result(&blk), sig.ret.clone())
-                    };
-                    self.assign_into(&lv, src, l.span);
-                }
-            }
-            self.flush_tmps();
-            self.f.code.put(&emit::co_stmt::release(&d));
-            if let Some(post) = &arm.post {
-                self.block(post);
-            }
-            self.pop();
-            self.f.code.close("}");
+            self.co_complete_arm(&co.arms[ai], ai, &sig, &args, &lhs, tys, &qv, &d, &da, stride);
         }
         self.f.code.put(&emit::stmt::label(&next));
         self.f.loop_labels.pop();
@@ -406,6 +286,169 @@ impl<'a> Checker<'a> {
         self.f.code.put(&emit::co_stmt::end(&brk, &cv, &qv));
         self.f.code.put(&emit::trace::event(&p, "OC", "0"));
         self.f.code.close("}");
+    }
+
+    /// Issues one co arm (every instance of its quantifiers); None (after any error) when it
+    /// invokes no op.  Returns the op, arguments, result variable and quantifier types.
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn co_issue_arm(
+        &mut self,
+        ai: usize,
+        arm: &ast::CoArm,
+        stride: usize,
+        cv: &str,
+        qv: &str,
+        qcap: &str,
+        k: &str,
+    ) -> Option<(std::rc::Rc<super::scope::ProcSig>, Vec<ast::Expr>, Option<ast::Expr>, Vec<Ty>)> {
+        let (call, lhs) = match &arm.inv.kind {
+            ExprKind::Assign { op: ast::AssignOp::Plain, lhs, rhs } => (rhs.as_ref(), Some(lhs.as_ref())),
+            _ => (&arm.inv, None),
+        };
+        let ExprKind::Call { callee, args } = &call.kind else {
+            self.error(arm.inv.span, "invalid co-invocation (a co arm must invoke an op)");
+            return None;
+        };
+        let predefined = match &callee.kind {
+            ExprKind::Ident(id) => self.lookup(&id.name).is_none() && super::builtin::is_predefined(&id.name),
+            ExprKind::Type(_) => true,
+            _ => false,
+        };
+        if predefined {
+            // a predefined function or conversion is no op: nothing to wait for
+            self.error(arm.inv.span, "invalid co-invocation (a co arm must invoke an op, not a predefined function)");
+            return None;
+        }
+        self.f.code.open("{");
+        self.push();
+        let (n, _) = self.quantifiers(&arm.quants, false, &[]);
+        let Some((sig, target)) = self.op_target(callee) else {
+            self.pop();
+            for _ in 0..n {
+                self.f.code.close("}");
+            }
+            self.f.code.close("}");
+            return None;
+        };
+        if sig.op.as_ref().map(|r| r.sem).unwrap_or(false) && !arm.send {
+            self.error(arm.inv.span, "a semaphore can only be sent to (V) in a co arm");
+        }
+        // remember the quantifier values of this instance
+        let qbase = emit::co_stmt::quant_base(k, stride);
+        let tys = self.co_quant_store(arm, &qv, &qcap, &qbase);
+        if !arm.send {
+            // traced: a co arm's CALL is at the arm's first line
+            let ap = self.pos(arm.span);
+            self.f.code.put(&emit::trace::event(&ap, "CALL", "0"));
+        }
+        self.co_issue = Some((cv.to_string(), ai as u32, k.to_string()));
+        self.invoke_block(&sig, target, args, arm.send, arm.inv.span);
+        self.co_issue = None;
+        self.f.code.put(&emit::co_stmt::count(k));
+        self.flush_tmps();
+        self.pop();
+        for _ in 0..n {
+            self.f.code.close("}");
+        }
+        self.f.code.close("}");
+        Some((sig, args.clone(), lhs.cloned(), tys))
+    }
+
+    /// Remembers the quantifier values of a co arm instance; returns their types.
+    fn co_quant_store(&mut self, arm: &ast::CoArm, qv: &str, qcap: &str, qbase: &str) -> Vec<Ty> {
+        let mut tys = Vec::new();
+        for (j, q) in arm.quants.iter().enumerate() {
+            if let Some(Sym::Var { c, ty, .. }) = self.lookup(&q.var.name).cloned() {
+                if ty == Ty::Real {
+                    // the values are kept in an int vector
+                    self.error(
+                        q.span,
+                        "a real quantifier is not supported in a co arm (use an int quantifier and convert)",
+                    );
+                }
+                self.f.code.put(&emit::co_stmt::quant_store(qv, qcap, qbase, j, &c));
+                tys.push(ty);
+            } else {
+                tys.push(Ty::Int);
+            }
+        }
+        tys
+    }
+
+    /// A completed co arm: its quantifier values, results and post-processing block.
+    #[allow(clippy::too_many_arguments)]
+    fn co_complete_arm(
+        &mut self,
+        arm: &ast::CoArm,
+        ai: usize,
+        sig: &super::scope::ProcSig,
+        args: &[ast::Expr],
+        lhs: &Option<ast::Expr>,
+        tys: Vec<Ty>,
+        qv: &str,
+        d: &str,
+        da: &str,
+        stride: usize,
+    ) {
+        self.f.code.open(&emit::co_stmt::arm_open(da, ai));
+        self.push();
+        for (j, (q, ty)) in arm.quants.iter().zip(tys).enumerate() {
+            let v = self.tmp();
+            let ct = self.ctype(&ty);
+            self.f.code.put(&emit::co_stmt::quant_load(&ct, &v, qv, d, stride, j));
+            self.declare(&q.var, Sym::Var { c: v, ty, assignable: false });
+        }
+        let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
+        let blk = emit::in_stmt::inv_block(&inv, d);
+        if !arm.send {
+            self.co_results(&sig, &args, &lhs, &blk);
+        }
+        self.flush_tmps();
+        self.f.code.put(&emit::co_stmt::release(d));
+        if let Some(post) = &arm.post {
+            self.block(post);
+        }
+        self.pop();
+        self.f.code.close("}");
+    }
+
+    /// A completed call arm's results: var/res/result arguments and the assigned result.
+    fn co_results(&mut self, sig: &super::scope::ProcSig, args: &[ast::Expr], lhs: &Option<ast::Expr>, blk: &str) {
+        for (i, (a, ps)) in args.iter().zip(sig.params.iter()).enumerate() {
+            if matches!(ps.mode, ast::ParamMode::Default | ast::ParamMode::Val | ast::ParamMode::Ref) {
+                continue;
+            }
+            let v = self.expr(a);
+            let src = if ps.ty.is_blob() {
+                V {
+                    c: self.blk_param(&blk, i, &ps.ty),
+                    ty: ps.ty.clone(),
+                    form: Form::Blob,
+                    k: None,
+                    lv: false,
+                    slice: None,
+                }
+            } else {
+                V::scalar(emit::co_stmt::block_param(&blk, i), ps.ty.clone())
+            };
+            self.assign_into(&v, src, a.span);
+        }
+        if let Some(l) = &lhs {
+            let lv = self.expr(l);
+            let src = if sig.ret.is_blob() {
+                V {
+                    c: emit::co_stmt::block_result(&blk),
+                    ty: sig.ret.clone(),
+                    form: Form::Blob,
+                    k: None,
+                    lv: false,
+                    slice: None,
+                }
+            } else {
+                V::scalar(emit::co_stmt::block_result(&blk), sig.ret.clone())
+            };
+            self.assign_into(&lv, src, l.span);
+        }
     }
 
     /// Declares an in arm's formals (and quantifier variable) as views of block `ib`.
