@@ -7,32 +7,17 @@ use crate::inter::{Inter, StoredSpec};
 use crate::syntax::{self, ast, Diagnostics, SourceMap};
 use std::collections::{BTreeMap, HashMap};
 
-/// Compiles the sources of `o`; returns the component names in order (for linking)
-/// or the exit status on failure.
 /// Set when a message has told the user that a file was kept for them to
 /// look at: `mpd run` must then not remove its private directory.
 pub static KEPT_FILES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// Compiles the sources of `o`; returns the component names in order (for linking)
+/// or the exit status on failure.
 pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
     let inter = Inter::named(o.inter.as_deref(), o.lang.inter_dir(), o.lang.path_var());
     let mut map = SourceMap::new();
     let mut diags = Diagnostics::new();
-    let mut files: Vec<(ast::SourceFile, String)> = Vec::new();
-    for src in &o.sources {
-        let bytes = match std::fs::read(src) {
-            Ok(b) => b,
-            Err(e) => {
-                eprintln!("mpd: cannot read {}: {}", src, e);
-                return Err(1);
-            }
-        };
-        if !o.quiet && o.verbose {
-            eprintln!("{}:", src);
-        }
-        let id = map.add_bytes(src.clone(), &bytes);
-        let f = syntax::parse_file(&map, id, &mut diags);
-        files.push((f, src.clone()));
-    }
+    let files = parse_sources(o, &mut map, &mut diags)?;
     if diags.has_errors() {
         diags.emit_stderr(&map);
         return Err(error_status(&diags));
@@ -42,42 +27,7 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
     // and transitively the components those spec parts import
     let mut ifaces: BTreeMap<String, Iface> = BTreeMap::new();
     let here: Vec<String> = files.iter().flat_map(|(f, _)| f.components.iter().map(|c| c.name.name.clone())).collect();
-    let mut imported_files: Vec<(ast::SourceFile, String)> = Vec::new();
-    let mut wanted: Vec<String> = Vec::new();
-    for (f, _) in &files {
-        for c in &f.components {
-            wanted.extend(imports_of(c, true));
-            if c.form == ast::ComponentForm::SeparateBody {
-                wanted.push(c.name.name.clone());
-            }
-        }
-    }
-    let mut looked: Vec<String> = Vec::new();
-    while let Some(name) = wanted.pop() {
-        if looked.contains(&name) {
-            continue;
-        }
-        looked.push(name.clone());
-        let separate_body_here = files.iter().any(|(f, _)| {
-            f.components.iter().any(|c| c.name.name == name && c.form == ast::ComponentForm::SeparateBody)
-        });
-        let spec_here = files.iter().any(|(f, _)| {
-            f.components.iter().any(|c| c.name.name == name && c.form != ast::ComponentForm::SeparateBody)
-        });
-        if spec_here || (here.contains(&name) && !separate_body_here) {
-            continue;
-        }
-        if let Some(spec) = inter.read_spec(&name) {
-            let id = map.add(spec.file.clone(), spec.text.clone());
-            let sf = spec_part(&syntax::parse_file(&map, id, &mut diags));
-            for c in &sf.components {
-                wanted.extend(imports_of(c, false));
-            }
-            imported_files.push((sf, spec.file.clone()));
-        }
-    }
-    // a component comes after those it imports (check_files orders them, too)
-    imported_files.reverse();
+    let imported_files = imported_specs(&inter, &files, &here, &mut map, &mut diags);
     let opts = check::Opts { no_checks: o.optimize, no_fold: o.no_fold, lines: true, no_slice: o.no_slice };
     let mut types = check::types::Types::default();
     let mut specs = HashMap::new();
@@ -110,8 +60,102 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
         eprintln!("mpd: {}", e);
         return Err(1);
     }
+    write_specs(o, &inter, &map, &files)?;
+    if o.specs_only {
+        return Ok(vec![]);
+    }
+    // as MPD 1.0.1's mpd: components imported but compiled elsewhere (earlier
+    // mpd -c runs, the MPD library) are linked too, before this run's ones
+    let mut names: Vec<String> = imported_names.iter().filter(|n| !here.contains(n)).cloned().collect();
+    // their bodies' imports too (the checker needs only specs, the link all)
+    let bodies: Vec<String> =
+        files.iter().flat_map(|(f, _)| f.components.iter().flat_map(|c| imports_of(c, true))).collect();
+    for n in linked_imports(&inter, &names, &bodies) {
+        if !here.contains(&n) && !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    compile_outputs(o, &inter, &outs, &mut names)?;
+    Ok(names)
+}
+
+/// Reads and parses each source file of `o`, in order.
+fn parse_sources(
+    o: &MpdOpts,
+    map: &mut SourceMap,
+    diags: &mut Diagnostics,
+) -> Result<Vec<(ast::SourceFile, String)>, i32> {
+    let mut files: Vec<(ast::SourceFile, String)> = Vec::new();
+    for src in &o.sources {
+        let bytes = match std::fs::read(src) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("mpd: cannot read {}: {}", src, e);
+                return Err(1);
+            }
+        };
+        if !o.quiet && o.verbose {
+            eprintln!("{}:", src);
+        }
+        let id = map.add_bytes(src.clone(), &bytes);
+        let f = syntax::parse_file(&map, id, diags);
+        files.push((f, src.clone()));
+    }
+    Ok(files)
+}
+
+/// The spec parts, from MPDinter, of the components this run's files import (and, for a
+/// separate body, its own spec), transitively; a component comes after those it imports.
+fn imported_specs(
+    inter: &Inter,
+    files: &[(ast::SourceFile, String)],
+    here: &[String],
+    map: &mut SourceMap,
+    diags: &mut Diagnostics,
+) -> Vec<(ast::SourceFile, String)> {
+    let mut imported_files: Vec<(ast::SourceFile, String)> = Vec::new();
+    let mut wanted: Vec<String> = Vec::new();
+    for (f, _) in files {
+        for c in &f.components {
+            wanted.extend(imports_of(c, true));
+            if c.form == ast::ComponentForm::SeparateBody {
+                wanted.push(c.name.name.clone());
+            }
+        }
+    }
+    let mut looked: Vec<String> = Vec::new();
+    while let Some(name) = wanted.pop() {
+        if looked.contains(&name) {
+            continue;
+        }
+        looked.push(name.clone());
+        let separate_body_here = files.iter().any(|(f, _)| {
+            f.components.iter().any(|c| c.name.name == name && c.form == ast::ComponentForm::SeparateBody)
+        });
+        let spec_here = files.iter().any(|(f, _)| {
+            f.components.iter().any(|c| c.name.name == name && c.form != ast::ComponentForm::SeparateBody)
+        });
+        if spec_here || (here.contains(&name) && !separate_body_here) {
+            continue;
+        }
+        if let Some(spec) = inter.read_spec(&name) {
+            let id = map.add(spec.file.clone(), spec.text.clone());
+            let sf = spec_part(&syntax::parse_file(&map, id, diags));
+            for c in &sf.components {
+                wanted.extend(imports_of(c, false));
+            }
+            imported_files.push((sf, spec.file.clone()));
+        }
+    }
+    // a component comes after those it imports (check_files orders them, too)
+    imported_files.reverse();
+    imported_files
+}
+
+/// Writes each component's spec (its source text) into MPDinter.
+fn write_specs(o: &MpdOpts, inter: &Inter, map: &SourceMap, files: &[(ast::SourceFile, String)]) -> Result<(), i32> {
     // specs: the source text of each component
-    for (f, name) in &files {
+    for (f, name) in files {
         let text = map.source(f.file);
         for c in &f.components {
             let lo = c.span.lo as usize;
@@ -134,22 +178,14 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
             }
         }
     }
-    if o.specs_only {
-        return Ok(vec![]);
-    }
+    Ok(())
+}
+
+/// Writes each generated C file and compiles it to an object file; the component
+/// goes to the end of `names`.
+fn compile_outputs(o: &MpdOpts, inter: &Inter, outs: &[check::CompOut], names: &mut Vec<String>) -> Result<(), i32> {
     let co = CcOpts { optimize: o.optimize, debug: o.debug, verbose: o.verbose };
-    // as MPD 1.0.1's mpd: components imported but compiled elsewhere (earlier
-    // mpd -c runs, the MPD library) are linked too, before this run's ones
-    let mut names: Vec<String> = imported_names.iter().filter(|n| !here.contains(n)).cloned().collect();
-    // their bodies' imports too (the checker needs only specs, the link all)
-    let bodies: Vec<String> =
-        files.iter().flat_map(|(f, _)| f.components.iter().flat_map(|c| imports_of(c, true))).collect();
-    for n in linked_imports(&inter, &names, &bodies) {
-        if !here.contains(&n) && !names.contains(&n) {
-            names.push(n);
-        }
-    }
-    for out in &outs {
+    for out in outs {
         let c_file = inter.path(&out.name, "c");
         if let Err(e) = std::fs::write(&c_file, &out.c) {
             eprintln!("mpd: cannot write {}: {}", c_file.display(), e);
@@ -176,7 +212,7 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
             let _ = std::fs::remove_file(&c_file);
         }
     }
-    Ok(names)
+    Ok(())
 }
 
 /// `f` with its bodies emptied (parameters kept) and separate bodies dropped.
