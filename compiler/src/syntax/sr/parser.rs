@@ -365,27 +365,8 @@ impl<'d> Parser<'d> {
     /// One declaration, statement, proc, or initial/final block.
     fn item(&mut self) -> PResult<Stmt> {
         let lo = self.span();
-        let decl = |p: &mut Self, kind: DeclKind| {
-            let span = lo.to(p.prev_span());
-            Stmt { kind: StmtKind::Decl(Decl { kind, span }), span }
-        };
         match self.t().clone() {
-            T::Kw("var") | T::Kw("const") => {
-                let constant = self.at_kw("const");
-                self.bump();
-                let mut first = self.var_def(constant)?;
-                while self.eat_op(",") {
-                    let v = self.var_def(constant)?;
-                    let s = decl(self, DeclKind::Var(v));
-                    self.extra.push(s);
-                }
-                // the first declarator group keeps the statement's own span
-                let s = decl(
-                    self,
-                    DeclKind::Var(std::mem::replace(&mut first, VarDecl { constant, ty: None, vars: vec![] })),
-                );
-                Ok(s)
-            }
+            T::Kw("var") | T::Kw("const") => self.var_decls(lo),
             T::Kw("type") => {
                 self.bump();
                 let name = self.ident()?;
@@ -396,14 +377,14 @@ impl<'d> Parser<'d> {
                     self.ident()?;
                     self.expect_op("}")?;
                 }
-                Ok(decl(self, DeclKind::Type { name, ty }))
+                Ok(self.decl_at(lo, DeclKind::Type { name, ty }))
             }
             T::Kw("optype") => {
                 self.bump();
                 let name = self.ident()?;
                 self.eat_op("=");
                 let sig = self.op_prototype()?;
-                Ok(decl(self, DeclKind::Optype { name, sig }))
+                Ok(self.decl_at(lo, DeclKind::Optype { name, sig }))
             }
             T::Kw("sem") => {
                 self.bump();
@@ -418,44 +399,9 @@ impl<'d> Parser<'d> {
                         break;
                     }
                 }
-                Ok(decl(self, DeclKind::Sem(items)))
+                Ok(self.decl_at(lo, DeclKind::Sem(items)))
             }
-            T::Kw("op") | T::Kw("external") => {
-                let external = self.at_kw("external");
-                self.bump();
-                let mut decls = Vec::new();
-                loop {
-                    let mut names = Vec::new();
-                    loop {
-                        let nlo = self.span();
-                        let name = self.ident()?;
-                        let dims = self.subscripts()?;
-                        names.push(OpName { name, dims, span: nlo.to(self.prev_span()) });
-                        if !self.eat_op(",") {
-                            break;
-                        }
-                    }
-                    let sig = if self.at_op("(") {
-                        self.op_prototype()?
-                    } else {
-                        self.eat_op(":");
-                        OpSig::Optype(self.qualified_id()?)
-                    };
-                    for n in names {
-                        decls.push(OpDecl { names: vec![n], sig: sig.clone() });
-                    }
-                    if !self.eat_op(",") {
-                        break;
-                    }
-                }
-                let mut it = decls.into_iter();
-                let first = it.next().expect("one op at least");
-                for d in it {
-                    let s = decl(self, if external { DeclKind::External(d) } else { DeclKind::Op(d) });
-                    self.extra.push(s);
-                }
-                Ok(decl(self, if external { DeclKind::External(first) } else { DeclKind::Op(first) }))
-            }
+            T::Kw("op") | T::Kw("external") => self.op_decls(lo),
             T::Kw("import") | T::Kw("extend") => {
                 let extend = self.at_kw("extend");
                 self.bump();
@@ -463,103 +409,11 @@ impl<'d> Parser<'d> {
                 while self.eat_op(",") {
                     names.push(self.ident()?);
                 }
-                Ok(decl(self, DeclKind::Import { extend, names }))
+                Ok(self.decl_at(lo, DeclKind::Import { extend, names }))
             }
-            T::Kw("proc") => {
-                self.bump();
-                let name = self.ident()?;
-                self.expect_op("(")?;
-                let mut formals = Vec::new();
-                if !self.at_op(")") {
-                    loop {
-                        formals.push(self.ident()?);
-                        if !self.eat_op(",") {
-                            break;
-                        }
-                    }
-                }
-                self.expect_op(")")?;
-                let returns = if self.at_kw("returns") {
-                    let rlo = self.bump().span;
-                    let n = self.ident()?;
-                    Some(ReturnSpec { ty: None, name: Some(n), dims: vec![], span: rlo.to(self.prev_span()) })
-                } else {
-                    None
-                };
-                let body = self.block()?;
-                self.end_id()?;
-                let pd = ProcDecl {
-                    kind: ProcKind::Proc,
-                    name,
-                    subscripts: vec![],
-                    quants: vec![],
-                    formals,
-                    params: vec![],
-                    returns,
-                    body,
-                };
-                Ok(decl(self, DeclKind::Proc(pd)))
-            }
-            T::Kw("procedure") => {
-                self.bump();
-                let name = self.ident()?;
-                let params = self.parameters()?;
-                let returns = self.return_spec()?;
-                let body = self.block()?;
-                self.end_id()?;
-                // SR's `procedure` is an op restricted to {call} and its proc (so a
-                // capability for it fits a {call} optype, as in SR 2.3.3)
-                let sp = lo.to(self.prev_span());
-                // an unnamed parameter gets a formal no SR name can spell
-                let mut formals: Vec<Ident> = Vec::new();
-                for p in &params {
-                    if p.names.is_empty() {
-                        self.diags.warning(p.span, "unnamed parameter is inaccessible");
-                        formals.push(Ident { name: format!("_arg{}", formals.len() + 1), span: p.span });
-                    }
-                    formals.extend(p.names.iter().map(|n| n.name.clone()));
-                }
-                let proc_returns = returns.as_ref().and_then(|r| r.name.clone()).map(|n| ReturnSpec {
-                    ty: None,
-                    span: n.span,
-                    name: Some(n),
-                    dims: vec![],
-                });
-                let restriction = Some(OpRestriction { call: true, send: false, span: name.span });
-                let sig = OpSig::Explicit { params, returns, restriction, span: sp };
-                let op = OpDecl { names: vec![OpName { name: name.clone(), dims: vec![], span: name.span }], sig };
-                let pd = ProcDecl {
-                    kind: ProcKind::Proc,
-                    name,
-                    subscripts: vec![],
-                    quants: vec![],
-                    formals,
-                    params: vec![],
-                    returns: proc_returns,
-                    body,
-                };
-                let s = decl(self, DeclKind::Proc(pd));
-                self.extra.push(s);
-                Ok(decl(self, DeclKind::Op(op)))
-            }
-            T::Kw("process") => {
-                self.bump();
-                let name = self.ident()?;
-                let quants = self.quantifiers_opt()?;
-                let body = self.block()?;
-                self.end_id()?;
-                let pd = ProcDecl {
-                    kind: ProcKind::Process,
-                    name,
-                    subscripts: vec![],
-                    quants,
-                    formals: vec![],
-                    params: vec![],
-                    returns: None,
-                    body,
-                };
-                Ok(decl(self, DeclKind::Proc(pd)))
-            }
+            T::Kw("proc") => self.proc_decl(lo),
+            T::Kw("procedure") => self.procedure_decl(lo),
+            T::Kw("process") => self.process_decl(lo),
             T::Kw("initial") => {
                 // `initial block end [initial]`: the body's initial code, in its place
                 self.bump();
@@ -573,10 +427,171 @@ impl<'d> Parser<'d> {
                 let b = self.block()?;
                 self.expect_kw("end")?;
                 self.eat_kw("final");
-                Ok(decl(self, DeclKind::Final(b)))
+                Ok(self.decl_at(lo, DeclKind::Final(b)))
             }
             _ => self.stmt(),
         }
+    }
+
+    /// A declaration statement spanning from `lo` to the last token.
+    fn decl_at(&self, lo: Span, kind: DeclKind) -> Stmt {
+        let span = lo.to(self.prev_span());
+        Stmt { kind: StmtKind::Decl(Decl { kind, span }), span }
+    }
+
+    /// `var`/`const` declarator groups: the first is the statement, the others go to `extra`.
+    fn var_decls(&mut self, lo: Span) -> PResult<Stmt> {
+        let constant = self.at_kw("const");
+        self.bump();
+        let mut first = self.var_def(constant)?;
+        while self.eat_op(",") {
+            let v = self.var_def(constant)?;
+            let s = self.decl_at(lo, DeclKind::Var(v));
+            self.extra.push(s);
+        }
+        // the first declarator group keeps the statement's own span
+        let s = self
+            .decl_at(lo, DeclKind::Var(std::mem::replace(&mut first, VarDecl { constant, ty: None, vars: vec![] })));
+        Ok(s)
+    }
+
+    /// `op`/`external` declarations: one per name, the first is the statement, the others go to `extra`.
+    fn op_decls(&mut self, lo: Span) -> PResult<Stmt> {
+        let external = self.at_kw("external");
+        self.bump();
+        let mut decls = Vec::new();
+        loop {
+            let mut names = Vec::new();
+            loop {
+                let nlo = self.span();
+                let name = self.ident()?;
+                let dims = self.subscripts()?;
+                names.push(OpName { name, dims, span: nlo.to(self.prev_span()) });
+                if !self.eat_op(",") {
+                    break;
+                }
+            }
+            let sig = if self.at_op("(") {
+                self.op_prototype()?
+            } else {
+                self.eat_op(":");
+                OpSig::Optype(self.qualified_id()?)
+            };
+            for n in names {
+                decls.push(OpDecl { names: vec![n], sig: sig.clone() });
+            }
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        let mut it = decls.into_iter();
+        let first = it.next().expect("one op at least");
+        for d in it {
+            let s = self.decl_at(lo, if external { DeclKind::External(d) } else { DeclKind::Op(d) });
+            self.extra.push(s);
+        }
+        Ok(self.decl_at(lo, if external { DeclKind::External(first) } else { DeclKind::Op(first) }))
+    }
+
+    /// `proc name(formals) [returns r] block end`: the body of an op declared elsewhere.
+    fn proc_decl(&mut self, lo: Span) -> PResult<Stmt> {
+        self.bump();
+        let name = self.ident()?;
+        self.expect_op("(")?;
+        let mut formals = Vec::new();
+        if !self.at_op(")") {
+            loop {
+                formals.push(self.ident()?);
+                if !self.eat_op(",") {
+                    break;
+                }
+            }
+        }
+        self.expect_op(")")?;
+        let returns = if self.at_kw("returns") {
+            let rlo = self.bump().span;
+            let n = self.ident()?;
+            Some(ReturnSpec { ty: None, name: Some(n), dims: vec![], span: rlo.to(self.prev_span()) })
+        } else {
+            None
+        };
+        let body = self.block()?;
+        self.end_id()?;
+        let pd = ProcDecl {
+            kind: ProcKind::Proc,
+            name,
+            subscripts: vec![],
+            quants: vec![],
+            formals,
+            params: vec![],
+            returns,
+            body,
+        };
+        Ok(self.decl_at(lo, DeclKind::Proc(pd)))
+    }
+
+    /// `procedure`: an op restricted to {call} (the statement) and its proc (in `extra`).
+    fn procedure_decl(&mut self, lo: Span) -> PResult<Stmt> {
+        self.bump();
+        let name = self.ident()?;
+        let params = self.parameters()?;
+        let returns = self.return_spec()?;
+        let body = self.block()?;
+        self.end_id()?;
+        // SR's `procedure` is an op restricted to {call} and its proc (so a
+        // capability for it fits a {call} optype, as in SR 2.3.3)
+        let sp = lo.to(self.prev_span());
+        // an unnamed parameter gets a formal no SR name can spell
+        let mut formals: Vec<Ident> = Vec::new();
+        for p in &params {
+            if p.names.is_empty() {
+                self.diags.warning(p.span, "unnamed parameter is inaccessible");
+                formals.push(Ident { name: format!("_arg{}", formals.len() + 1), span: p.span });
+            }
+            formals.extend(p.names.iter().map(|n| n.name.clone()));
+        }
+        let proc_returns = returns.as_ref().and_then(|r| r.name.clone()).map(|n| ReturnSpec {
+            ty: None,
+            span: n.span,
+            name: Some(n),
+            dims: vec![],
+        });
+        let restriction = Some(OpRestriction { call: true, send: false, span: name.span });
+        let sig = OpSig::Explicit { params, returns, restriction, span: sp };
+        let op = OpDecl { names: vec![OpName { name: name.clone(), dims: vec![], span: name.span }], sig };
+        let pd = ProcDecl {
+            kind: ProcKind::Proc,
+            name,
+            subscripts: vec![],
+            quants: vec![],
+            formals,
+            params: vec![],
+            returns: proc_returns,
+            body,
+        };
+        let s = self.decl_at(lo, DeclKind::Proc(pd));
+        self.extra.push(s);
+        Ok(self.decl_at(lo, DeclKind::Op(op)))
+    }
+
+    /// `process name [quantifiers] block end`.
+    fn process_decl(&mut self, lo: Span) -> PResult<Stmt> {
+        self.bump();
+        let name = self.ident()?;
+        let quants = self.quantifiers_opt()?;
+        let body = self.block()?;
+        self.end_id()?;
+        let pd = ProcDecl {
+            kind: ProcKind::Process,
+            name,
+            subscripts: vec![],
+            quants,
+            formals: vec![],
+            params: vec![],
+            returns: None,
+            body,
+        };
+        Ok(self.decl_at(lo, DeclKind::Proc(pd)))
     }
 
     /// `id_subs {, id_subs} (: type [:= expr] | := expr)`
