@@ -200,6 +200,7 @@ impl<'d> Parser<'d> {
         Ok(out)
     }
 
+    /// A primary expression: a literal, name, conversion, low/high, new, create or parenthesis.
     fn primary(&mut self) -> PResult<Expr> {
         let lo = self.span();
         let t = self.t().clone();
@@ -246,24 +247,7 @@ impl<'d> Parser<'d> {
                 self.bump();
                 ExprKind::StdFile(f)
             }
-            T::Kw(k @ ("int" | "bool" | "char" | "real" | "file" | "string")) => {
-                // a conversion `int(e)`; `string(e)` too
-                let tsp = self.bump().span;
-                let tk = match k {
-                    "int" => TypeKind::Int,
-                    "bool" => TypeKind::Bool,
-                    "char" => TypeKind::Char,
-                    "real" => TypeKind::Real,
-                    "file" => TypeKind::File,
-                    _ => TypeKind::String(None),
-                };
-                let callee = mk(ExprKind::Type(Box::new(Type { kind: tk, span: tsp })), tsp);
-                if !self.at_op("(") {
-                    return Err(self.unexpected("'('"));
-                }
-                let args = self.args()?;
-                ExprKind::Call { callee: Box::new(callee), args }
-            }
+            T::Kw(k @ ("int" | "bool" | "char" | "real" | "file" | "string")) => self.conversion(k)?,
             T::Kw("low") | T::Kw("high") => {
                 let low = self.at_kw("low");
                 self.bump();
@@ -276,58 +260,87 @@ impl<'d> Parser<'d> {
                     ExprKind::High(Box::new(ty))
                 }
             }
-            T::Kw("new") => {
-                self.bump();
-                self.expect_op("(")?;
-                let ilo = self.span();
-                let ranges = self.subscripts()?;
-                let item = if self.at_kw("sem") {
-                    let sp = self.bump().span;
-                    Type { kind: TypeKind::Sem, span: sp }
-                } else if self.at_kw("op") {
-                    let sp = self.bump().span;
-                    let sig = self.op_prototype()?;
-                    Type { kind: TypeKind::Op(Box::new(sig)), span: sp.to(self.prev_span()) }
-                } else {
-                    self.ty()?
-                };
-                let ty = if ranges.is_empty() {
-                    item
-                } else {
-                    Type { kind: TypeKind::Array { ranges, elem: Box::new(item) }, span: ilo.to(self.prev_span()) }
-                };
-                self.expect_op(")")?;
-                ExprKind::New(Box::new(ty))
-            }
-            T::Kw("create") => {
-                self.bump();
-                let target = if self.at_kw("vm") {
-                    CreateTarget::Vm(self.bump().span)
-                } else {
-                    let id = self.ident()?;
-                    CreateTarget::Resource(QualName { span: id.span, parts: vec![id] })
-                };
-                let args = self.args()?;
-                let on = if self.eat_kw("on") { Some(Box::new(self.expr()?)) } else { None };
-                ExprKind::Create { target, args, on }
-            }
-            T::Op("(") => {
-                self.bump();
-                let first = self.constr_item()?;
-                if first.count.is_none() && self.eat_op(")") {
-                    ExprKind::Paren(Box::new(first.value))
-                } else {
-                    let mut items = vec![first];
-                    while self.eat_op(",") {
-                        items.push(self.constr_item()?);
-                    }
-                    self.expect_op(")")?;
-                    ExprKind::ArrayCons(items)
-                }
-            }
+            T::Kw("new") => self.new_expr()?,
+            T::Kw("create") => self.create_expr()?,
+            T::Op("(") => self.paren_or_cons()?,
             _ => return Err(self.unexpected("an expression")),
         };
         Ok(mk(kind, lo.to(self.prev_span())))
+    }
+
+    /// A conversion `int(e)`, `string(e)`, ...: a call of the type.
+    fn conversion(&mut self, k: &str) -> PResult<ExprKind> {
+        // a conversion `int(e)`; `string(e)` too
+        let tsp = self.bump().span;
+        let tk = match k {
+            "int" => TypeKind::Int,
+            "bool" => TypeKind::Bool,
+            "char" => TypeKind::Char,
+            "real" => TypeKind::Real,
+            "file" => TypeKind::File,
+            _ => TypeKind::String(None),
+        };
+        let callee = mk(ExprKind::Type(Box::new(Type { kind: tk, span: tsp })), tsp);
+        if !self.at_op("(") {
+            return Err(self.unexpected("'('"));
+        }
+        let args = self.args()?;
+        Ok(ExprKind::Call { callee: Box::new(callee), args })
+    }
+
+    /// `new([ranges] type)`, `new([ranges] sem)`, `new([ranges] op (...))`.
+    fn new_expr(&mut self) -> PResult<ExprKind> {
+        self.bump();
+        self.expect_op("(")?;
+        let ilo = self.span();
+        let ranges = self.subscripts()?;
+        let item = if self.at_kw("sem") {
+            let sp = self.bump().span;
+            Type { kind: TypeKind::Sem, span: sp }
+        } else if self.at_kw("op") {
+            let sp = self.bump().span;
+            let sig = self.op_prototype()?;
+            Type { kind: TypeKind::Op(Box::new(sig)), span: sp.to(self.prev_span()) }
+        } else {
+            self.ty()?
+        };
+        let ty = if ranges.is_empty() {
+            item
+        } else {
+            Type { kind: TypeKind::Array { ranges, elem: Box::new(item) }, span: ilo.to(self.prev_span()) }
+        };
+        self.expect_op(")")?;
+        Ok(ExprKind::New(Box::new(ty)))
+    }
+
+    /// `create vm()`, `create r(args) [on e]`.
+    fn create_expr(&mut self) -> PResult<ExprKind> {
+        self.bump();
+        let target = if self.at_kw("vm") {
+            CreateTarget::Vm(self.bump().span)
+        } else {
+            let id = self.ident()?;
+            CreateTarget::Resource(QualName { span: id.span, parts: vec![id] })
+        };
+        let args = self.args()?;
+        let on = if self.eat_kw("on") { Some(Box::new(self.expr()?)) } else { None };
+        Ok(ExprKind::Create { target, args, on })
+    }
+
+    /// `(e)`, or an array constructor `(e1, [n] e2, ...)`.
+    fn paren_or_cons(&mut self) -> PResult<ExprKind> {
+        self.bump();
+        let first = self.constr_item()?;
+        if first.count.is_none() && self.eat_op(")") {
+            Ok(ExprKind::Paren(Box::new(first.value)))
+        } else {
+            let mut items = vec![first];
+            while self.eat_op(",") {
+                items.push(self.constr_item()?);
+            }
+            self.expect_op(")")?;
+            Ok(ExprKind::ArrayCons(items))
+        }
     }
 
     /// `expr | [expr] expr`
