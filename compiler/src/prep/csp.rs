@@ -229,6 +229,8 @@ impl Csp {
         ))
     }
 
+    /// The SR text of macro `name` with arguments `a` ("" at the end of the text): None
+    /// when it is no CSP macro, Err with a message when it is misused.
     fn expand(&self, name: &str, a: Option<&[String]>) -> Option<Result<String, String>> {
         let mut st = self.st.borrow_mut();
         let st = &mut *st;
@@ -241,21 +243,7 @@ impl Csp {
         };
         let bare = |st: &State| a.is_none() && (st.in_program || name == "_program_end");
         let r = match name {
-            "" => {
-                if let Some((_, is_do)) = st.open.last() {
-                    Err(format!(
-                        "{} is not closed by {}",
-                        if *is_do { "a _do" } else { "an _if" },
-                        if *is_do { "_od" } else { "_fi" }
-                    ))
-                } else if st.in_process {
-                    Err("a process body is not closed by _process_end".into())
-                } else if st.in_program {
-                    Err("the program is not closed by _program_end".into())
-                } else {
-                    return None;
-                }
-            }
+            "" => return at_end(st),
             "_program" => args(1).and_then(|a| {
                 if st.in_program {
                     return Err("_program inside a _program".into());
@@ -280,32 +268,7 @@ impl Csp {
                 st.in_specs = true;
                 Ok("var csp_np := 1".into())
             }
-            "_specs_end" if bare(st) => {
-                if !st.in_specs {
-                    return Some(Err("_specs_end without _specs".into()));
-                }
-                st.in_specs = false;
-                // each process's subscripts, to find its ports
-                let mut s = "var csp_ix1[1:csp_np-1], csp_ix2[1:csp_np-1]: int".to_string();
-                for (p, dims) in &st.order {
-                    let b = &st.procs[p];
-                    let (el, i2) = match dims {
-                        0 => (p.clone(), "1"),
-                        1 => (format!("{}[csp_i]", p), "1"),
-                        _ => (format!("{}[csp_i, csp_j]", p), "csp_j"),
-                    };
-                    s.push_str(&format!(
-                        "; fa csp_i := {} to {}, csp_j := {} to {} -> csp_ix1[{el}] := csp_i; csp_ix2[{el}] := {i2} af",
-                        b[0],
-                        b[1],
-                        b[2],
-                        b[3],
-                        el = el,
-                        i2 = i2
-                    ));
-                }
-                Ok(s)
-            }
+            "_specs_end" if bare(st) => specs_end(st),
             "_dump_pidx" if bare(st) => {
                 Ok("fa csp_i := 1 to csp_np-1 -> write(csp_i, csp_ix1[csp_i], csp_ix2[csp_i]) af".into())
             }
@@ -315,32 +278,7 @@ impl Csp {
                     "_process_spec1" => 1,
                     _ => 2,
                 };
-                args(1 + 2 * dims).and_then(|a| {
-                    if !st.in_specs {
-                        return Err(format!("{} outside _specs ... _specs_end", name));
-                    }
-                    let p = a[0].clone();
-                    let one = || "1".to_string();
-                    let b = match dims {
-                        0 => [one(), one(), one(), one()],
-                        1 => [a[1].clone(), a[2].clone(), one(), one()],
-                        _ => [a[1].clone(), a[2].clone(), a[3].clone(), a[4].clone()],
-                    };
-                    let decl = match dims {
-                        0 => format!("var {p} := csp_np; csp_np++", p = p),
-                        1 => format!("var {p}[{}:{}]: int; fa csp_i := lb({p}) to ub({p}) -> {p}[csp_i] := csp_np; csp_np++ af", b[0], b[1], p = p),
-                        _ => format!(
-                            "var {p}[{}:{}, {}:{}]: int; fa csp_i := lb({p}) to ub({p}), csp_j := lb({p}, 2) to ub({p}, 2) -> \
-                             {p}[csp_i, csp_j] := csp_np; csp_np++ af",
-                            b[0], b[1], b[2], b[3], p = p
-                        ),
-                    };
-                    if st.procs.insert(p.clone(), b).is_some() {
-                        return Err(format!("process {} specified twice", p));
-                    }
-                    st.order.push((p, dims));
-                    Ok(decl)
-                })
+                args(1 + 2 * dims).and_then(|a| process_spec(st, name, dims, a))
             }
             "_port" => args(3).and_then(|a| {
                 if !st.in_specs {
@@ -363,41 +301,9 @@ impl Csp {
                     "_process_body1" => 1,
                     _ => 2,
                 };
-                args(1 + dims).and_then(|a| {
-                    if st.in_process || st.in_specs || !st.in_program {
-                        return Err(format!("{} outside a _program, or inside _specs or another process", name));
-                    }
-                    let b = st.procs.get(&a[0]).ok_or_else(|| format!("{}({}) without _process_spec", name, a[0]))?;
-                    st.in_process = true;
-                    Ok(match dims {
-                        0 => format!("process csp_{p}; var csp_me := {p}", p = a[0]),
-                        1 => format!(
-                            "process csp_{p}({v} := {} to {}); var csp_me := {p}[{v}]",
-                            b[0],
-                            b[1],
-                            p = a[0],
-                            v = a[1]
-                        ),
-                        _ => format!(
-                            "process csp_{p}({v} := {} to {}, {w} := {} to {}); var csp_me := {p}[{v}, {w}]",
-                            b[0],
-                            b[1],
-                            b[2],
-                            b[3],
-                            p = a[0],
-                            v = a[1],
-                            w = a[2]
-                        ),
-                    })
-                })
+                args(1 + dims).and_then(|a| process_body(st, name, dims, a))
             }
-            "_process_end" if bare(st) => {
-                if !st.in_process || !st.open.is_empty() {
-                    return Some(Err("_process_end without _process_body, or with an _if/_do open".into()));
-                }
-                st.in_process = false;
-                Ok("send csp_die(csp_me) end".into())
-            }
+            "_process_end" if bare(st) => process_end(st),
             "_stmt_i" | "_stmt_o" => {
                 args(3).and_then(|a| self.stmt(st, name == "_stmt_o", [None, None], &a[0], &a[1], &a[2]))
             }
@@ -440,6 +346,120 @@ impl Csp {
         };
         Some(r)
     }
+}
+
+/// The end of the text: an error if an _if/_do, a process or the program is still open.
+fn at_end(st: &State) -> Option<Result<String, String>> {
+    if let Some((_, is_do)) = st.open.last() {
+        Some(Err(format!(
+            "{} is not closed by {}",
+            if *is_do { "a _do" } else { "an _if" },
+            if *is_do { "_od" } else { "_fi" }
+        )))
+    } else if st.in_process {
+        Some(Err("a process body is not closed by _process_end".into()))
+    } else if st.in_program {
+        Some(Err("the program is not closed by _program_end".into()))
+    } else {
+        None
+    }
+}
+
+/// `_specs_end`: the arrays giving each process's subscripts (to find its ports).
+fn specs_end(st: &mut State) -> Result<String, String> {
+    if !st.in_specs {
+        return Err("_specs_end without _specs".into());
+    }
+    st.in_specs = false;
+    // each process's subscripts, to find its ports
+    let mut s = "var csp_ix1[1:csp_np-1], csp_ix2[1:csp_np-1]: int".to_string();
+    for (p, dims) in &st.order {
+        let b = &st.procs[p];
+        let (el, i2) = match dims {
+            0 => (p.clone(), "1"),
+            1 => (format!("{}[csp_i]", p), "1"),
+            _ => (format!("{}[csp_i, csp_j]", p), "csp_j"),
+        };
+        s.push_str(&format!(
+            "; fa csp_i := {} to {}, csp_j := {} to {} -> csp_ix1[{el}] := csp_i; csp_ix2[{el}] := {i2} af",
+            b[0],
+            b[1],
+            b[2],
+            b[3],
+            el = el,
+            i2 = i2
+        ));
+    }
+    Ok(s)
+}
+
+/// `_process_spec[12](p, bounds)`: process p's number(s), in an int or an array of them.
+fn process_spec(st: &mut State, name: &str, dims: usize, a: &[String]) -> Result<String, String> {
+    if !st.in_specs {
+        return Err(format!("{} outside _specs ... _specs_end", name));
+    }
+    let p = a[0].clone();
+    let one = || "1".to_string();
+    let b = match dims {
+        0 => [one(), one(), one(), one()],
+        1 => [a[1].clone(), a[2].clone(), one(), one()],
+        _ => [a[1].clone(), a[2].clone(), a[3].clone(), a[4].clone()],
+    };
+    let decl = match dims {
+        0 => format!("var {p} := csp_np; csp_np++", p = p),
+        1 => format!(
+            "var {p}[{}:{}]: int; fa csp_i := lb({p}) to ub({p}) -> {p}[csp_i] := csp_np; csp_np++ af",
+            b[0],
+            b[1],
+            p = p
+        ),
+        _ => format!(
+            "var {p}[{}:{}, {}:{}]: int; fa csp_i := lb({p}) to ub({p}), csp_j := lb({p}, 2) to ub({p}, 2) -> \
+             {p}[csp_i, csp_j] := csp_np; csp_np++ af",
+            b[0],
+            b[1],
+            b[2],
+            b[3],
+            p = p
+        ),
+    };
+    if st.procs.insert(p.clone(), b).is_some() {
+        return Err(format!("process {} specified twice", p));
+    }
+    st.order.push((p, dims));
+    Ok(decl)
+}
+
+/// `_process_body[12](p, vars)`: the process, its quantifier variables and csp_me.
+fn process_body(st: &mut State, name: &str, dims: usize, a: &[String]) -> Result<String, String> {
+    if st.in_process || st.in_specs || !st.in_program {
+        return Err(format!("{} outside a _program, or inside _specs or another process", name));
+    }
+    let b = st.procs.get(&a[0]).ok_or_else(|| format!("{}({}) without _process_spec", name, a[0]))?;
+    st.in_process = true;
+    Ok(match dims {
+        0 => format!("process csp_{p}; var csp_me := {p}", p = a[0]),
+        1 => format!("process csp_{p}({v} := {} to {}); var csp_me := {p}[{v}]", b[0], b[1], p = a[0], v = a[1]),
+        _ => format!(
+            "process csp_{p}({v} := {} to {}, {w} := {} to {}); var csp_me := {p}[{v}, {w}]",
+            b[0],
+            b[1],
+            b[2],
+            b[3],
+            p = a[0],
+            v = a[1],
+            w = a[2]
+        ),
+    })
+}
+
+/// `_process_end`: the process tells the house it is done.
+fn process_end(st: &mut State) -> Result<String, String> {
+    if !st.in_process || !st.open.is_empty() {
+        return Err("_process_end without _process_body, or with an _if/_do open".into());
+    }
+    st.in_process = false;
+    Ok("send csp_die(csp_me) end".into())
 }
 
 /// `text` as an SR string literal, its blanks squeezed (for messages).
