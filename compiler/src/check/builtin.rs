@@ -423,19 +423,8 @@ impl<'a> Checker<'a> {
             self.error(span, format!("illegal conversion: cannot convert null or noop to {}", self.types.show(&to)));
             return V::err();
         }
-        if let (Some(k), true) = (&v.k, matches!(v.ty, Ty::Int | Ty::Real | Ty::Char | Ty::Bool | Ty::Enum(_))) {
-            let target = match &to {
-                Ty::Int => Some(konst::ConvTo::Int),
-                Ty::Real => Some(konst::ConvTo::Real),
-                Ty::Char => Some(konst::ConvTo::Char),
-                Ty::Bool => Some(konst::ConvTo::Bool),
-                Ty::Enum(e) => Some(konst::ConvTo::Enum(self.types.enums[*e].lits.len())),
-                _ => None,
-            };
-            // Constants stay constants through conversions (usable as bounds).
-            if let Some(k) = target.and_then(|t| konst::convert(t, k)) {
-                return self.konst(k, to);
-            }
+        if let Some(k) = self.convert_const(&to, &v) {
+            return k;
         }
         let p = self.pos(span);
         let stringy = v.ty.is_string() || v.ty.is_char_array();
@@ -504,43 +493,7 @@ impl<'a> Checker<'a> {
                 let x = if v.ty == Ty::Real { format!("mpd_int_of_real({}, {})", p, v.c) } else { v.c.clone() };
                 V::scalar(format!("mpd_enum_check({}, (int)({}), {}, {})", p, x, n, name), to.clone())
             }
-            (Ty::Str(_), _) => match &v.ty {
-                Ty::Str(_) => v,
-                t if t.is_char_array() => {
-                    let t = self.t();
-                    V {
-                        c: format!("mpd_string_of_chars({}, {})", t, v.c),
-                        ty: Ty::Str(None),
-                        form: Form::View,
-                        k: None,
-                        lv: false,
-                        slice: None,
-                    }
-                }
-                Ty::Char => {
-                    let s = self.sv(&v);
-                    V { c: s, ty: Ty::Str(Some(1)), form: Form::View, k: None, lv: false, slice: None }
-                }
-                t if t.is_scalar() => {
-                    let val = self.mpd_val(&v);
-                    let t = self.t();
-                    V {
-                        c: format!("mpd_string_of_val({}, {}, {})", p, t, val),
-                        ty: Ty::Str(None),
-                        form: Form::View,
-                        k: None,
-                        lv: false,
-                        slice: None,
-                    }
-                }
-                _ => {
-                    self.error(
-                        span,
-                        format!("illegal conversion: cannot convert a {} to a string", self.types.show(&v.ty)),
-                    );
-                    V::err()
-                }
-            },
+            (Ty::Str(_), _) => self.convert_to_string(v, &p, span),
             (Ty::Ptr(_) | Ty::PtrAny, Ty::Ptr(_) | Ty::PtrAny | Ty::Null) => V::scalar(v.c, to.clone()),
             (Ty::Ptr(_) | Ty::PtrAny, Ty::Int) => V::scalar(format!("((void *)(intptr_t)({}))", v.c), to.clone()),
             (Ty::Ptr(_) | Ty::PtrAny, _) if stringy => V::scalar(strconv("mpd_ptr_of_str"), to.clone()),
@@ -556,6 +509,67 @@ impl<'a> Checker<'a> {
                 V::err()
             }
         }
+    }
+
+    /// A conversion `string(x)`: of a string, a char array, a char or another scalar.
+    fn convert_to_string(&mut self, v: V, p: &str, span: Span) -> V {
+        match &v.ty {
+            Ty::Str(_) => v,
+            t if t.is_char_array() => {
+                let t = self.t();
+                V {
+                    c: format!("mpd_string_of_chars({}, {})", t, v.c),
+                    ty: Ty::Str(None),
+                    form: Form::View,
+                    k: None,
+                    lv: false,
+                    slice: None,
+                }
+            }
+            Ty::Char => {
+                let s = self.sv(&v);
+                V { c: s, ty: Ty::Str(Some(1)), form: Form::View, k: None, lv: false, slice: None }
+            }
+            t if t.is_scalar() => {
+                let val = self.mpd_val(&v);
+                let t = self.t();
+                V {
+                    c: format!("mpd_string_of_val({}, {}, {})", p, t, val),
+                    ty: Ty::Str(None),
+                    form: Form::View,
+                    k: None,
+                    lv: false,
+                    slice: None,
+                }
+            }
+            _ => {
+                self.error(
+                    span,
+                    format!("illegal conversion: cannot convert a {} to a string", self.types.show(&v.ty)),
+                );
+                V::err()
+            }
+        }
+    }
+
+    /// A conversion of constant `v` to `to`, folded (constants stay constants through
+    /// conversions, usable as bounds); None when not a constant or not foldable.
+    fn convert_const(&mut self, to: &Ty, v: &V) -> Option<V> {
+        if let (Some(k), true) = (&v.k, matches!(v.ty, Ty::Int | Ty::Real | Ty::Char | Ty::Bool | Ty::Enum(_))) {
+            let target = match to {
+                Ty::Int => Some(konst::ConvTo::Int),
+                Ty::Real => Some(konst::ConvTo::Real),
+                Ty::Char => Some(konst::ConvTo::Char),
+                Ty::Bool => Some(konst::ConvTo::Bool),
+                Ty::Enum(e) => Some(konst::ConvTo::Enum(self.types.enums[*e].lits.len())),
+                _ => None,
+            };
+            // Constants stay constants through conversions (usable as bounds).
+            if let Some(k) = target.and_then(|t| konst::convert(t, k)) {
+                return Some(self.konst(k, to.clone()));
+            }
+        }
+        None
     }
 
     pub(super) fn want(&mut self, args: &[Expr], n: std::ops::RangeInclusive<usize>, name: &str, span: Span) -> bool {
