@@ -11,198 +11,211 @@ use std::rc::Rc;
 impl<'a> Checker<'a> {
     // ---- declarations --------------------------------------------------------
 
+    /// A declaration (import, variable, type, op, proc, optype, final...).
     pub fn decl(&mut self, d: &ast::Decl) {
         match &d.kind {
-            DeclKind::Import { names: ns, extend } => {
-                if *extend && self.global {
-                    self.error(d.span, "`extend' is not allowed in a global (a global has no ops to extend)");
-                    return;
-                }
-                for n in ns {
-                    match self.ifaces.get(&n.name) {
-                        Some(i) if *extend && i.global => {
-                            self.error(n.span, format!("cannot extend a global ({} is one: import it)", n.name));
-                        }
-                        Some(_) => {
-                            self.imported_enum_clash(n);
-                            let i = &self.ifaces[&n.name];
-                            let g = i.global;
-                            let mut syms = i.syms.clone();
-                            if g {
-                                let f = names::global_field(&n.name);
-                                if !self.imported_globals.contains(&n.name) {
-                                    self.imported_globals.push(n.name.clone());
-                                    self.out.fields.push_str(&component::global_ptr_field(&f));
-                                }
-                                // the first import executed on this vm creates the global
-                                // and runs its initial code; every import statement may be
-                                // that first one (one in a procedure runs when it is called)
-                                let p = self.pos(n.span);
-                                self.f.code.put(&component::import_global(&f, &p, &names::global_struct(&n.name)));
-                            }
-                            if *extend && !g {
-                                // the extended spec's ops become ops of this resource
-                                syms.sort_by_key(|(_, s)| match s {
-                                    Sym::Proc(p) => p.op.as_ref().map(|r| r.idx).unwrap_or(u32::MAX),
-                                    _ => u32::MAX,
-                                });
-                                for (k, s) in &syms {
-                                    if let Sym::Proc(sig) = s {
-                                        if let Some(r) = &sig.op {
-                                            if r.local.is_none()
-                                                && !r.sem
-                                                && self.scopes.last().unwrap().map.contains_key(k)
-                                            {
-                                                // an op of that name is already here (declared, or from another extend)
-                                                self.error(n.span, format!("duplicate identifier: {} (extending {} brings a second op of that name)", k, n.name));
-                                            } else if r.local.is_none() && !r.sem {
-                                                let ident = ast::Ident { name: k.clone(), span: n.span };
-                                                self.own_op(
-                                                    &ident,
-                                                    sig.params.clone(),
-                                                    sig.ret.clone(),
-                                                    sig.ret_name.clone(),
-                                                    r.inv.clone(),
-                                                );
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                            // a name already visible here (a procedure or variable called
-                            // like the component) keeps its meaning; the members still
-                            // come in (MPD 1.0.1)
-                            match self.lookup(&n.name) {
-                                None => self.declare(n, Sym::Comp(n.name.clone())),
-                                // a procedure declared after the import clashes with it
-                                Some(Sym::PendingProc(p))
-                                    if p.name.span.file == n.span.file && p.name.span.lo > n.span.lo =>
-                                {
-                                    let at = p.name.span;
-                                    self.error(
-                                        at,
-                                        format!("`{}` is already declared in this scope (imported above)", n.name),
-                                    );
-                                }
-                                Some(_) => {}
-                            }
-                            // imported names are visible unqualified too, in the outermost
-                            // scope so that the component's own declarations shadow them
-                            // (extend: they are part of this spec and exported again)
-                            let again: Vec<String> = if *extend && !g {
-                                i.consts
-                                    .iter()
-                                    .flat_map(|d| match &d.kind {
-                                        DeclKind::Var(v) => v.vars.iter().map(|x| x.name.name.clone()).collect(),
-                                        _ => vec![],
-                                    })
-                                    .collect()
-                            } else {
-                                vec![]
-                            };
-                            let consts = i.consts.clone();
-                            for (k, s) in syms {
-                                if *extend {
-                                    if !again.contains(&k) {
-                                        self.scopes.last_mut().unwrap().map.entry(k).or_insert(s);
-                                    }
-                                } else {
-                                    let comp = n.name.clone();
-                                    self.scopes.last_mut().unwrap().imported.entry(k).or_default().push((comp, s));
-                                }
-                            }
-                            if !again.is_empty() {
-                                // the extended spec's constants, evaluated here
-                                for d in &consts {
-                                    self.decl(d);
-                                }
-                            }
-                        }
-                        None => self.error(
-                            n.span,
-                            format!("can't open spec file for `{}`: no such component compiled", n.name),
-                        ),
-                    }
-                }
-            }
+            DeclKind::Import { names: ns, extend } => self.import_decl(ns, *extend, d.span),
             DeclKind::Var(v) => self.var_decl(v, d.span),
-            DeclKind::Type { name, ty } => {
-                if let Some(k) = self.star_in(ty, &[]) {
-                    self.star_types.insert(name.name.clone(), k);
-                }
-                if let TypeKind::Rec(fields) = &ty.kind {
-                    let i = self.types.recs.len();
-                    self.types.recs.push(super::types::RecInfo { name: name.name.clone(), fields: vec![], size: 16 });
-                    self.declare(name, Sym::Type(Ty::Rec(i)));
-                    self.rec_type(fields, Some(i), ty.span);
-                    return;
-                }
-                let t = self.ty(ty);
-                let t = match (t, &ty.kind) {
-                    (Ty::Enum(e), _) => {
-                        self.types.enums[e].name = name.name.clone();
-                        Ty::Enum(e)
-                    }
-                    (Ty::Rec(r), _) => {
-                        self.types.recs[r].name = name.name.clone();
-                        Ty::Rec(r)
-                    }
-                    (t, _) => t,
-                };
-                self.declare(name, Sym::Type(t));
-            }
+            DeclKind::Type { name, ty } => self.type_decl(name, ty),
             DeclKind::Op(op) | DeclKind::External(op) => {
                 self.op_decl(op, d.span, matches!(d.kind, DeclKind::External(_)))
             }
             DeclKind::Proc(p) => self.proc_decl(p),
             DeclKind::Sem(items) => self.sem_decl(items),
-            DeclKind::Optype { name, sig } => {
-                let (ps, rt, restr) = match sig {
-                    ast::OpSig::Explicit { params, returns, restriction, .. } => {
-                        let ps = self.params(params);
-                        let (rt, _) = self.ret_spec(returns.as_ref());
-                        (ps, rt, *restriction)
-                    }
-                    ast::OpSig::Optype(q) => {
-                        self.error(q.span, "an optype is defined by a parameter list");
-                        return;
-                    }
-                };
-                let inv = format!("inv_{}_{}", self.comp, name.name);
-                self.inv_struct(&inv, &ps, &rt, d.span);
-                let k = self.register_sig_r(&ps, &rt, &inv, restr);
-                self.declare(name, Sym::Optype(k));
-            }
-            DeclKind::Final(b) => {
-                if !self.at_top {
-                    self.error(d.span, "`final` belongs at the top level of a component body");
-                    return;
+            DeclKind::Optype { name, sig } => self.optype_decl(name, sig, d.span),
+            DeclKind::Final(b) => self.final_decl(b, d.span),
+        }
+    }
+
+    /// An `import` or `extend` of components `ns`.
+    fn import_decl(&mut self, ns: &[ast::Ident], extend: bool, span: ast::Span) {
+        if extend && self.global {
+            self.error(span, "`extend' is not allowed in a global (a global has no ops to extend)");
+            return;
+        }
+        for n in ns {
+            match self.ifaces.get(&n.name) {
+                Some(i) if extend && i.global => {
+                    self.error(n.span, format!("cannot extend a global ({} is one: import it)", n.name));
                 }
-                if self.out.final_body.is_some() {
-                    self.error(d.span, "duplicate `final' code");
-                    return;
+                Some(_) => self.import_comp(n, extend),
+                None => {
+                    self.error(n.span, format!("can't open spec file for `{}`: no such component compiled", n.name))
                 }
-                let saved = std::mem::replace(&mut self.f.code, Code::new(&self.file_name, self.opts.lines));
-                self.at_top = false;
-                self.f.code.put(var::TEMPS_DECL);
-                // traced: FINAL and ENDFINAL at the line of `final`
-                let fp = self.pos(b.stmts.first().map(|s| s.span).unwrap_or(d.span));
-                let endfinal = crate::emit::trace::event(&fp, "ENDFINAL", "0");
-                self.f.code.put(&crate::emit::trace::event(&fp, "FINAL", "0"));
-                let saved_ret = self.f.ret.replace(RetInfo { stmt: component::final_return(&endfinal) });
-                let saved_tp = self.f.trace_proc.take();
-                self.in_final = true;
-                self.block(b);
-                self.in_final = false;
-                self.f.trace_proc = saved_tp;
-                self.f.code.put(&endfinal);
-                self.f.code.put(var::TEMPS_FREE);
-                self.f.ret = saved_ret;
-                self.at_top = true;
-                let body = std::mem::replace(&mut self.f.code, saved).take();
-                self.out.final_body = Some(body);
             }
         }
+    }
+
+    /// An imported (or extended) component `n` whose interface is known: its global,
+    /// its name, and its members visible unqualified.
+    fn import_comp(&mut self, n: &ast::Ident, extend: bool) {
+        self.imported_enum_clash(n);
+        let i = &self.ifaces[&n.name];
+        let g = i.global;
+        let mut syms = i.syms.clone();
+        if g {
+            let f = names::global_field(&n.name);
+            if !self.imported_globals.contains(&n.name) {
+                self.imported_globals.push(n.name.clone());
+                self.out.fields.push_str(&component::global_ptr_field(&f));
+            }
+            // the first import executed on this vm creates the global
+            // and runs its initial code; every import statement may be
+            // that first one (one in a procedure runs when it is called)
+            let p = self.pos(n.span);
+            self.f.code.put(&component::import_global(&f, &p, &names::global_struct(&n.name)));
+        }
+        if extend && !g {
+            self.extend_ops(n, &mut syms);
+        }
+        // a name already visible here (a procedure or variable called
+        // like the component) keeps its meaning; the members still
+        // come in (MPD 1.0.1)
+        match self.lookup(&n.name) {
+            None => self.declare(n, Sym::Comp(n.name.clone())),
+            // a procedure declared after the import clashes with it
+            Some(Sym::PendingProc(p)) if p.name.span.file == n.span.file && p.name.span.lo > n.span.lo => {
+                let at = p.name.span;
+                self.error(at, format!("`{}` is already declared in this scope (imported above)", n.name));
+            }
+            Some(_) => {}
+        }
+        // imported names are visible unqualified too, in the outermost
+        // scope so that the component's own declarations shadow them
+        // (extend: they are part of this spec and exported again)
+        let again: Vec<String> = if extend && !g {
+            i.consts
+                .iter()
+                .flat_map(|d| match &d.kind {
+                    DeclKind::Var(v) => v.vars.iter().map(|x| x.name.name.clone()).collect(),
+                    _ => vec![],
+                })
+                .collect()
+        } else {
+            vec![]
+        };
+        let consts = i.consts.clone();
+        for (k, s) in syms {
+            if extend {
+                if !again.contains(&k) {
+                    self.scopes.last_mut().unwrap().map.entry(k).or_insert(s);
+                }
+            } else {
+                let comp = n.name.clone();
+                self.scopes.last_mut().unwrap().imported.entry(k).or_default().push((comp, s));
+            }
+        }
+        if !again.is_empty() {
+            // the extended spec's constants, evaluated here
+            for d in &consts {
+                self.decl(d);
+            }
+        }
+    }
+
+    /// `extend n`: the extended spec's ops (`syms`, sorted here by op index) become
+    /// ops of this resource.
+    fn extend_ops(&mut self, n: &ast::Ident, syms: &mut Vec<(String, Sym)>) {
+        syms.sort_by_key(|(_, s)| match s {
+            Sym::Proc(p) => p.op.as_ref().map(|r| r.idx).unwrap_or(u32::MAX),
+            _ => u32::MAX,
+        });
+        for (k, s) in syms.iter() {
+            if let Sym::Proc(sig) = s {
+                if let Some(r) = &sig.op {
+                    if r.local.is_none() && !r.sem && self.scopes.last().unwrap().map.contains_key(k) {
+                        // an op of that name is already here (declared, or from another extend)
+                        self.error(
+                            n.span,
+                            format!(
+                                "duplicate identifier: {} (extending {} brings a second op of that name)",
+                                k, n.name
+                            ),
+                        );
+                    } else if r.local.is_none() && !r.sem {
+                        let ident = ast::Ident { name: k.clone(), span: n.span };
+                        self.own_op(&ident, sig.params.clone(), sig.ret.clone(), sig.ret_name.clone(), r.inv.clone());
+                    }
+                }
+            }
+        }
+    }
+
+    /// A type declaration `type name = ty` (records and enumerations take the name).
+    fn type_decl(&mut self, name: &ast::Ident, ty: &ast::Type) {
+        if let Some(k) = self.star_in(ty, &[]) {
+            self.star_types.insert(name.name.clone(), k);
+        }
+        if let TypeKind::Rec(fields) = &ty.kind {
+            let i = self.types.recs.len();
+            self.types.recs.push(super::types::RecInfo { name: name.name.clone(), fields: vec![], size: 16 });
+            self.declare(name, Sym::Type(Ty::Rec(i)));
+            self.rec_type(fields, Some(i), ty.span);
+            return;
+        }
+        let t = self.ty(ty);
+        let t = match (t, &ty.kind) {
+            (Ty::Enum(e), _) => {
+                self.types.enums[e].name = name.name.clone();
+                Ty::Enum(e)
+            }
+            (Ty::Rec(r), _) => {
+                self.types.recs[r].name = name.name.clone();
+                Ty::Rec(r)
+            }
+            (t, _) => t,
+        };
+        self.declare(name, Sym::Type(t));
+    }
+
+    /// An `optype` declaration: the invocation block and signature of its ops.
+    fn optype_decl(&mut self, name: &ast::Ident, sig: &ast::OpSig, span: ast::Span) {
+        let (ps, rt, restr) = match sig {
+            ast::OpSig::Explicit { params, returns, restriction, .. } => {
+                let ps = self.params(params);
+                let (rt, _) = self.ret_spec(returns.as_ref());
+                (ps, rt, *restriction)
+            }
+            ast::OpSig::Optype(q) => {
+                self.error(q.span, "an optype is defined by a parameter list");
+                return;
+            }
+        };
+        let inv = format!("inv_{}_{}", self.comp, name.name);
+        self.inv_struct(&inv, &ps, &rt, span);
+        let k = self.register_sig_r(&ps, &rt, &inv, restr);
+        self.declare(name, Sym::Optype(k));
+    }
+
+    /// The component's `final` code, kept for its finalization function.
+    fn final_decl(&mut self, b: &ast::Block, span: ast::Span) {
+        if !self.at_top {
+            self.error(span, "`final` belongs at the top level of a component body");
+            return;
+        }
+        if self.out.final_body.is_some() {
+            self.error(span, "duplicate `final' code");
+            return;
+        }
+        let saved = std::mem::replace(&mut self.f.code, Code::new(&self.file_name, self.opts.lines));
+        self.at_top = false;
+        self.f.code.put(var::TEMPS_DECL);
+        // traced: FINAL and ENDFINAL at the line of `final`
+        let fp = self.pos(b.stmts.first().map(|s| s.span).unwrap_or(span));
+        let endfinal = crate::emit::trace::event(&fp, "ENDFINAL", "0");
+        self.f.code.put(&crate::emit::trace::event(&fp, "FINAL", "0"));
+        let saved_ret = self.f.ret.replace(RetInfo { stmt: component::final_return(&endfinal) });
+        let saved_tp = self.f.trace_proc.take();
+        self.in_final = true;
+        self.block(b);
+        self.in_final = false;
+        self.f.trace_proc = saved_tp;
+        self.f.code.put(&endfinal);
+        self.f.code.put(var::TEMPS_FREE);
+        self.f.ret = saved_ret;
+        self.at_top = true;
+        let body = std::mem::replace(&mut self.f.code, saved).take();
+        self.out.final_body = Some(body);
     }
 
     pub(crate) fn var_decl(&mut self, v: &ast::VarDecl, span: ast::Span) {
