@@ -218,155 +218,181 @@ impl<'a> Checker<'a> {
         self.out.final_body = Some(body);
     }
 
+    /// A variable or constant declaration.
     pub(crate) fn var_decl(&mut self, v: &ast::VarDecl, span: ast::Span) {
         let base = match &v.ty {
             Some(t) => Some(self.tyx(t, true)),
             None => None,
         };
         for item in &v.vars {
-            self.f.code.line(self.line(item.span));
-            if let Some(t) = &v.ty {
-                self.no_stars(t, &item.dims, item.span);
-            }
-            let init = item.init.as_ref().map(|e| (self.expr(e), e.span));
-            let mut tx = match &base {
-                Some(b) => Tyx { ty: b.ty.clone(), dims: b.dims.clone(), strlen: b.strlen.clone() },
-                None => match &init {
-                    // SR's `var a[1:n] := ([n] false)`: the dimensions are the
-                    // initializer's own, so the element type is what is left
-                    Some((iv, _)) if !item.dims.is_empty() => {
-                        let mut t = iv.ty.clone();
-                        for _ in &item.dims {
-                            if let Ty::Arr(e, ..) = t {
-                                t = *e;
-                            }
-                        }
-                        Tyx { ty: t, dims: vec![], strlen: None }
-                    }
-                    Some((iv, _)) => Tyx { ty: iv.ty.clone(), dims: vec![], strlen: None },
-                    None => Tyx { ty: Ty::Error, dims: vec![], strlen: None },
-                },
-            };
-            // declarator dims wrap the declared type: int a[1:n] is [1:n] int
-            let mut outer = Vec::new();
-            for r in &item.dims {
-                outer.push(self.range(r, true));
-            }
-            let index_tys: Vec<Ty> = item.dims.iter().map(|r| self.range_type(r)).collect();
-            let mut dims: Vec<(String, String)> = outer.iter().map(|(_, _, l, h)| (l.clone(), h.clone())).collect();
-            for (lo, hi, _, _) in outer.iter().rev() {
-                tx.ty = Ty::Arr(Box::new(tx.ty), *lo, *hi);
-            }
-            dims.extend(tx.dims);
-            let ty = tx.ty;
-            // constants fold when the value is known and scalar/string
-            if v.constant {
-                if let Some((iv, sp)) = &init {
-                    if let Some(k) = iv.k.clone() {
-                        if ty.is_scalar() || matches!(k, KV::Str(_)) && matches!(ty, Ty::Str(_) | Ty::Error) {
-                            let ty2 = if ty == Ty::Error { iv.ty.clone() } else { ty.clone() };
-                            let k = match (&ty2, k) {
-                                (Ty::Real, KV::Int(n)) => KV::Real(n as f64),
-                                (_, k) => k,
-                            };
-                            if !self.types.assignable(&ty2, &iv.ty) && !(ty2 == Ty::Real && iv.ty == Ty::Int) {
-                                self.error(
-                                    *sp,
-                                    format!(
-                                        "cannot initialize a {} with a {}",
-                                        self.types.show(&ty2),
-                                        self.types.show(&iv.ty)
-                                    ),
-                                );
-                            }
-                            self.declare(&item.name, Sym::Const { v: k, ty: ty2 });
-                            continue;
-                        }
-                    }
-                } else {
-                    self.error(item.span, "a constant needs a value");
-                }
-            }
-            if ty == Ty::Error && v.ty.is_none() && init.is_none() {
-                continue;
-            }
-            self.bind_dims(&mut dims, item.span);
-            // SR's `var s := e` with no type: a string or array whose size is known
-            // only at run time takes it from the value (a view gives the length, a
-            // blob is copied whole, headers and all)
-            let mut strlen_of_init: Option<String> = None;
-            let mut copy_init: Option<(String, &str)> = None;
-            let mut init = init;
-            if v.ty.is_none() && item.dims.is_empty() && ty.is_blob() && self.types.size_of(&ty).is_none() {
-                if let Some((iv, _)) = &mut init {
-                    let t = self.tmp();
-                    match iv.form {
-                        Form::View if matches!(ty, Ty::Str(_)) => {
-                            self.f.code.put(&var::view_local(&t, &iv.c));
-                            strlen_of_init = Some(var::view_len(&t));
-                            iv.c = t;
-                        }
-                        Form::Blob => {
-                            self.f.code.put(&var::local_blob_init(&t, &iv.c));
-                            let kind = component::blob_kind(&ty).unwrap_or("0");
-                            copy_init = Some((t, kind));
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            let strlen = match strlen_of_init.or(tx.strlen) {
-                Some(s) if s.parse::<i64>().is_err() => {
-                    let t = self.tmp();
-                    self.f.code.put(&var::local_int(&t, &s));
-                    Some(t)
-                }
-                s => s,
-            };
-            let c = if self.at_top {
-                self.field_decl(&item.name.name, &ty)
-            } else {
-                let cn = format!("{}_{}", names::var(&item.name.name), self.fresh);
-                self.fresh += 1;
-                if ty.is_blob() {
-                    self.f.code.put(&var::local_blob(&cn));
-                } else {
-                    self.f.code.put(&var::local_scalar(&ty, &cn));
-                }
-                cn
-            };
-            if let Some((t, kind)) = &copy_init {
-                let size = var::blob_size_of(t, kind);
-                self.f.code.put(&var::blob_alloc(&c, &size, self.at_top));
-                self.f.code.put(&var::blob_copy(&c, t, &size));
-                init = None;
-                self.flush_tmps();
-            } else if ty.is_blob() {
-                let size = self.size_c(&ty, &dims, &strlen);
-                self.f.code.put(&var::blob_alloc(&c, &size, self.at_top));
-                let c2 = c.clone();
-                self.init_blob(&c2, &ty, &dims, &strlen);
-            }
-            let var = V {
-                c: c.clone(),
-                ty: ty.clone(),
-                form: if ty.is_blob() { Form::Blob } else { Form::Scalar },
-                k: None,
-                lv: true,
-                slice: None,
-            };
-            if let Some((iv, sp)) = init {
-                self.with_mismatch("incompatible initialization".into(), |c| c.assign_into(&var, iv, sp));
-                self.flush_tmps();
-            }
-            if !index_tys.is_empty() {
-                // lb/ub of an array indexed by bool, char or an enumeration have
-                // that type; a subscript must have it too
-                self.index_types.insert(c.clone(), index_tys);
-            }
-            self.declare(&item.name, Sym::Var { c, ty, assignable: !v.constant });
+            self.var_item(v, item, &base);
         }
         let _ = span;
+    }
+
+    /// One declarator `item` of variable declaration `v` (`base`: its declared type).
+    fn var_item(&mut self, v: &ast::VarDecl, item: &ast::VarItem, base: &Option<Tyx>) {
+        self.f.code.line(self.line(item.span));
+        if let Some(t) = &v.ty {
+            self.no_stars(t, &item.dims, item.span);
+        }
+        let init = item.init.as_ref().map(|e| (self.expr(e), e.span));
+        let mut tx = Self::var_item_tyx(base, &init, item);
+        // declarator dims wrap the declared type: int a[1:n] is [1:n] int
+        let mut outer = Vec::new();
+        for r in &item.dims {
+            outer.push(self.range(r, true));
+        }
+        let index_tys: Vec<Ty> = item.dims.iter().map(|r| self.range_type(r)).collect();
+        let mut dims: Vec<(String, String)> = outer.iter().map(|(_, _, l, h)| (l.clone(), h.clone())).collect();
+        for (lo, hi, _, _) in outer.iter().rev() {
+            tx.ty = Ty::Arr(Box::new(tx.ty), *lo, *hi);
+        }
+        dims.extend(tx.dims);
+        let ty = tx.ty;
+        // constants fold when the value is known and scalar/string
+        if v.constant && self.var_const(item, &ty, &init) {
+            return;
+        }
+        if ty == Ty::Error && v.ty.is_none() && init.is_none() {
+            return;
+        }
+        self.bind_dims(&mut dims, item.span);
+        let mut init = init;
+        let (strlen_of_init, copy_init) = self.var_sized_by_init(v, item, &ty, &mut init);
+        let strlen = match strlen_of_init.or(tx.strlen) {
+            Some(s) if s.parse::<i64>().is_err() => {
+                let t = self.tmp();
+                self.f.code.put(&var::local_int(&t, &s));
+                Some(t)
+            }
+            s => s,
+        };
+        let c = if self.at_top {
+            self.field_decl(&item.name.name, &ty)
+        } else {
+            let cn = format!("{}_{}", names::var(&item.name.name), self.fresh);
+            self.fresh += 1;
+            if ty.is_blob() {
+                self.f.code.put(&var::local_blob(&cn));
+            } else {
+                self.f.code.put(&var::local_scalar(&ty, &cn));
+            }
+            cn
+        };
+        if let Some((t, kind)) = &copy_init {
+            let size = var::blob_size_of(t, kind);
+            self.f.code.put(&var::blob_alloc(&c, &size, self.at_top));
+            self.f.code.put(&var::blob_copy(&c, t, &size));
+            init = None;
+            self.flush_tmps();
+        } else if ty.is_blob() {
+            let size = self.size_c(&ty, &dims, &strlen);
+            self.f.code.put(&var::blob_alloc(&c, &size, self.at_top));
+            let c2 = c.clone();
+            self.init_blob(&c2, &ty, &dims, &strlen);
+        }
+        let var = V {
+            c: c.clone(),
+            ty: ty.clone(),
+            form: if ty.is_blob() { Form::Blob } else { Form::Scalar },
+            k: None,
+            lv: true,
+            slice: None,
+        };
+        if let Some((iv, sp)) = init {
+            self.with_mismatch("incompatible initialization".into(), |c| c.assign_into(&var, iv, sp));
+            self.flush_tmps();
+        }
+        if !index_tys.is_empty() {
+            // lb/ub of an array indexed by bool, char or an enumeration have
+            // that type; a subscript must have it too
+            self.index_types.insert(c.clone(), index_tys);
+        }
+        self.declare(&item.name, Sym::Var { c, ty, assignable: !v.constant });
+    }
+
+    /// The type of declarator `item` before its own dims: the declared one, else its
+    /// initializer's.
+    fn var_item_tyx(base: &Option<Tyx>, init: &Option<(V, ast::Span)>, item: &ast::VarItem) -> Tyx {
+        match &base {
+            Some(b) => Tyx { ty: b.ty.clone(), dims: b.dims.clone(), strlen: b.strlen.clone() },
+            None => match &init {
+                // SR's `var a[1:n] := ([n] false)`: the dimensions are the
+                // initializer's own, so the element type is what is left
+                Some((iv, _)) if !item.dims.is_empty() => {
+                    let mut t = iv.ty.clone();
+                    for _ in &item.dims {
+                        if let Ty::Arr(e, ..) = t {
+                            t = *e;
+                        }
+                    }
+                    Tyx { ty: t, dims: vec![], strlen: None }
+                }
+                Some((iv, _)) => Tyx { ty: iv.ty.clone(), dims: vec![], strlen: None },
+                None => Tyx { ty: Ty::Error, dims: vec![], strlen: None },
+            },
+        }
+    }
+
+    /// A constant declarator whose value is known: declares it as a constant (true),
+    /// or reports a missing value; false when it is stored like a variable.
+    fn var_const(&mut self, item: &ast::VarItem, ty: &Ty, init: &Option<(V, ast::Span)>) -> bool {
+        if let Some((iv, sp)) = &init {
+            if let Some(k) = iv.k.clone() {
+                if ty.is_scalar() || matches!(k, KV::Str(_)) && matches!(ty, Ty::Str(_) | Ty::Error) {
+                    let ty2 = if *ty == Ty::Error { iv.ty.clone() } else { ty.clone() };
+                    let k = match (&ty2, k) {
+                        (Ty::Real, KV::Int(n)) => KV::Real(n as f64),
+                        (_, k) => k,
+                    };
+                    if !self.types.assignable(&ty2, &iv.ty) && !(ty2 == Ty::Real && iv.ty == Ty::Int) {
+                        self.error(
+                            *sp,
+                            format!("cannot initialize a {} with a {}", self.types.show(&ty2), self.types.show(&iv.ty)),
+                        );
+                    }
+                    self.declare(&item.name, Sym::Const { v: k, ty: ty2 });
+                    return true;
+                }
+            }
+        } else {
+            self.error(item.span, "a constant needs a value");
+        }
+        false
+    }
+
+    /// SR's `var s := e` with no type: a string or array whose size is known
+    /// only at run time takes it from the value (a view gives the length, a
+    /// blob is copied whole, headers and all): (its length, the copy and its kind).
+    fn var_sized_by_init(
+        &mut self,
+        v: &ast::VarDecl,
+        item: &ast::VarItem,
+        ty: &Ty,
+        init: &mut Option<(V, ast::Span)>,
+    ) -> (Option<String>, Option<(String, &'static str)>) {
+        let mut strlen_of_init: Option<String> = None;
+        let mut copy_init: Option<(String, &'static str)> = None;
+        if v.ty.is_none() && item.dims.is_empty() && ty.is_blob() && self.types.size_of(ty).is_none() {
+            if let Some((iv, _)) = init {
+                let t = self.tmp();
+                match iv.form {
+                    Form::View if matches!(ty, Ty::Str(_)) => {
+                        self.f.code.put(&var::view_local(&t, &iv.c));
+                        strlen_of_init = Some(var::view_len(&t));
+                        iv.c = t;
+                    }
+                    Form::Blob => {
+                        self.f.code.put(&var::local_blob_init(&t, &iv.c));
+                        let kind = component::blob_kind(ty).unwrap_or("0");
+                        copy_init = Some((t, kind));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        (strlen_of_init, copy_init)
     }
 
     /// Declares an op; an op whose body is a `proc` is called like a procedure.
