@@ -16,43 +16,7 @@ impl<'a> Checker<'a> {
         }
         if let Some(sl) = &lhs.slice {
             // assignment into a slice
-            let (base, lo, hi) = sl.clone();
-            // a slice takes a value of its own type and shape (MPD gives no
-            // conversion here: a string into an array slice is an error)
-            let ok = match &lhs.ty {
-                Ty::Str(_) => rhs.ty.is_string() || rhs.ty == Ty::Char || rhs.ty.is_char_array(),
-                _ => {
-                    matches!(rhs.ty, Ty::Arr(..))
-                        && self.types.assignable(&lhs.ty, &rhs.ty)
-                        && self.same_rank(&lhs.ty, &rhs.ty)
-                }
-            };
-            if !ok {
-                self.error(
-                    span,
-                    format!(
-                        "incompatible assignment: cannot assign a {} to a slice of type {}",
-                        self.types.show(&rhs.ty),
-                        self.types.show(&lhs.ty)
-                    ),
-                );
-                return;
-            }
-            if lo == "#sec" {
-                let r = self.array_value(&rhs, lhs.ty.elem().cloned().unwrap_or(Ty::Error), span);
-                self.f.code.put(&format!("mpd_arr_section_set({}, {}, {}, {});", p, base, hi, r));
-                return;
-            }
-            match &lhs.ty {
-                Ty::Str(_) => {
-                    let v = self.sv(&rhs);
-                    self.f.code.put(&format!("mpd_str_slice_set({}, {}, {}, {}, {});", p, base, lo, hi, v));
-                }
-                _ => {
-                    let r = self.array_value(&rhs, lhs.ty.elem().cloned().unwrap_or(Ty::Error), span);
-                    self.f.code.put(&format!("mpd_arr_slice_set({}, {}, {}, {}, {});", p, base, lo, hi, r));
-                }
-            }
+            self.assign_slice(lhs, rhs, sl, &p, span);
             return;
         }
         match &lhs.ty {
@@ -82,36 +46,7 @@ impl<'a> Checker<'a> {
             }
             Ty::Arr(e, _, _) => {
                 let e = (**e).clone();
-                if !(rhs.ty.is_string() && e == Ty::Char) && !self.types.assignable(&lhs.ty, &rhs.ty) {
-                    self.error(
-                        span,
-                        format!(
-                            "{} (cannot assign a {} to an {})",
-                            self.mismatch_what(),
-                            self.types.show(&rhs.ty),
-                            self.types.show(&lhs.ty)
-                        ),
-                    );
-                    return;
-                }
-                let r = self.array_value(&rhs, e, span);
-                let (mut depth, mut t) = (0, &lhs.ty);
-                while let Ty::Arr(e, _, _) = t {
-                    depth += 1;
-                    t = e;
-                }
-                if depth == 1 && !t.is_string() {
-                    self.f.code.put(&format!("mpd_arr_assign({}, {}, {});", p, lhs.c, r));
-                } else {
-                    self.f.code.put(&format!(
-                        "mpd_arr_assign_d({}, {}, {}, {}, {});",
-                        p,
-                        lhs.c,
-                        r,
-                        depth,
-                        t.is_string() as i32
-                    ));
-                }
+                self.assign_array(lhs, rhs, e, &p, span);
             }
             Ty::Rec(_) => {
                 if !self.types.assignable(&lhs.ty, &rhs.ty) {
@@ -133,6 +68,82 @@ impl<'a> Checker<'a> {
                 let r = self.scalar_for(&lhs.ty, rhs, span);
                 self.f.code.put(&format!("{} = {};", lhs.c, r));
             }
+        }
+    }
+
+    /// An assignment into a string or array slice `sl` (base, lo, hi; lo `#sec` for a
+    /// section of a multi-dimensional array).
+    fn assign_slice(&mut self, lhs: &V, rhs: V, sl: &(String, String, String), p: &str, span: Span) {
+        let (base, lo, hi) = sl.clone();
+        // a slice takes a value of its own type and shape (MPD gives no
+        // conversion here: a string into an array slice is an error)
+        let ok = match &lhs.ty {
+            Ty::Str(_) => rhs.ty.is_string() || rhs.ty == Ty::Char || rhs.ty.is_char_array(),
+            _ => {
+                matches!(rhs.ty, Ty::Arr(..))
+                    && self.types.assignable(&lhs.ty, &rhs.ty)
+                    && self.same_rank(&lhs.ty, &rhs.ty)
+            }
+        };
+        if !ok {
+            self.error(
+                span,
+                format!(
+                    "incompatible assignment: cannot assign a {} to a slice of type {}",
+                    self.types.show(&rhs.ty),
+                    self.types.show(&lhs.ty)
+                ),
+            );
+            return;
+        }
+        if lo == "#sec" {
+            let r = self.array_value(&rhs, lhs.ty.elem().cloned().unwrap_or(Ty::Error), span);
+            self.f.code.put(&format!("mpd_arr_section_set({}, {}, {}, {});", p, base, hi, r));
+            return;
+        }
+        match &lhs.ty {
+            Ty::Str(_) => {
+                let v = self.sv(&rhs);
+                self.f.code.put(&format!("mpd_str_slice_set({}, {}, {}, {}, {});", p, base, lo, hi, v));
+            }
+            _ => {
+                let r = self.array_value(&rhs, lhs.ty.elem().cloned().unwrap_or(Ty::Error), span);
+                self.f.code.put(&format!("mpd_arr_slice_set({}, {}, {}, {}, {});", p, base, lo, hi, r));
+            }
+        }
+    }
+
+    /// An assignment into a whole array of element type `e`.
+    fn assign_array(&mut self, lhs: &V, rhs: V, e: Ty, p: &str, span: Span) {
+        if !(rhs.ty.is_string() && e == Ty::Char) && !self.types.assignable(&lhs.ty, &rhs.ty) {
+            self.error(
+                span,
+                format!(
+                    "{} (cannot assign a {} to an {})",
+                    self.mismatch_what(),
+                    self.types.show(&rhs.ty),
+                    self.types.show(&lhs.ty)
+                ),
+            );
+            return;
+        }
+        let r = self.array_value(&rhs, e, span);
+        let (mut depth, mut t) = (0, &lhs.ty);
+        while let Ty::Arr(e, _, _) = t {
+            depth += 1;
+            t = e;
+        }
+        if depth == 1 && !t.is_string() {
+            self.f.code.put(&format!("mpd_arr_assign({}, {}, {});", p, lhs.c, r));
+        } else {
+            self.f.code.put(&format!(
+                "mpd_arr_assign_d({}, {}, {}, {}, {});",
+                p,
+                lhs.c,
+                r,
+                depth,
+                t.is_string() as i32
+            ));
         }
     }
 

@@ -1,7 +1,7 @@
 //! builtin: invocations — procedures, conversions, record constructors and MPD's
 //! predefined functions (I/O through mpd/abi/io.h, the rest through mpd/abi/lang.h or C).
 use super::konst::{self, KV};
-use super::scope::{ProcSig, Sym};
+use super::scope::{PSig, ProcSig, Sym};
 use super::types::Ty;
 use super::{Checker, Form, V};
 use crate::syntax::ast::{self, Expr, ExprKind, ParamMode, Span, TypeKind};
@@ -52,6 +52,7 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// A call of an op implemented by a proc: direct, or through an invocation block.
     fn call_proc(&mut self, sig: &Rc<ProcSig>, args: &[Expr], span: Span) -> V {
         // ops not implemented by a proc of this component (or of a global) go
         // through an invocation block
@@ -92,130 +93,153 @@ impl<'a> Checker<'a> {
         let saved_mismatch = self.mismatch.take();
         for (n, (a, p)) in args.iter().zip(sig.params.iter()).enumerate() {
             self.mismatch = saved_mismatch.clone();
-            if sig.external {
-                if let Some((arg, back)) = self.int_cell_arg(a, &p.ty) {
-                    cargs.push(arg);
-                    writeback.extend(back);
-                    continue;
+            self.proc_arg(sig, n, a, p, &mut cargs, &mut writeback);
+        }
+        self.mismatch = saved_mismatch;
+        let call = self.proc_call_c(sig, &cargs, span);
+        self.call_result(sig, call, writeback)
+    }
+
+    /// Argument `n` of a direct call (`a` for formal `p`): its C, pushed on `cargs`;
+    /// what goes back into the actual after the call is pushed on `writeback`.
+    fn proc_arg(
+        &mut self,
+        sig: &ProcSig,
+        n: usize,
+        a: &Expr,
+        p: &PSig,
+        cargs: &mut Vec<String>,
+        writeback: &mut Vec<String>,
+    ) {
+        if sig.external {
+            if let Some((arg, back)) = self.int_cell_arg(a, &p.ty) {
+                cargs.push(arg);
+                writeback.extend(back);
+                return;
+            }
+        }
+        let v = self.expr(a);
+        if v.ty == Ty::Error {
+            cargs.push("0".into());
+            return;
+        }
+        self.mismatch = Some(format!("{}(): argument {} is incompatible", sig.name, n + 1));
+        let byref = !matches!(p.mode, ParamMode::Default | ParamMode::Val);
+        if p.mode == ParamMode::Ref && v.slice.is_some() {
+            // a slice is a copy, not the variable: the callee could not change it
+            self.error(a.span, "cannot pass slice expression to ref parameter");
+            cargs.push("0".into());
+            return;
+        }
+        if p.ty.is_blob() {
+            let c = self.blob_arg(a, p, &v, byref, writeback);
+            if sig.external && p.ty.is_string() {
+                // C may store a shorter string into a var/res one: its NUL sets the length
+                if matches!(p.mode, ParamMode::Var | ParamMode::Res) {
+                    writeback.push(format!("mpd_str_sync_cstr({});", c));
                 }
+                cargs.push(format!("mpd_str_cstr({})", c));
+            } else if sig.external && matches!(p.ty, Ty::Arr(..)) {
+                // C sees the elements, not the array header
+                cargs.push(format!("MPD_ARR_DATA({})", c));
+            } else {
+                cargs.push(c);
             }
-            let v = self.expr(a);
-            if v.ty == Ty::Error {
+        } else if byref {
+            if !v.lv || v.form != Form::Scalar {
+                self.error(a.span, "var/res/ref parameter is not a variable");
                 cargs.push("0".into());
-                continue;
+                return;
             }
-            self.mismatch = Some(format!("{}(): argument {} is incompatible", sig.name, n + 1));
-            let byref = !matches!(p.mode, ParamMode::Default | ParamMode::Val);
-            if p.mode == ParamMode::Ref && v.slice.is_some() {
-                // a slice is a copy, not the variable: the callee could not change it
-                self.error(a.span, "cannot pass slice expression to ref parameter");
-                cargs.push("0".into());
-                continue;
+            if !self.types.same(&p.ty, &v.ty) {
+                self.error(
+                    a.span,
+                    format!(
+                        "{} (expected a {} variable, found {})",
+                        self.mismatch_what(),
+                        self.types.show(&p.ty),
+                        self.types.show(&v.ty)
+                    ),
+                );
             }
-            if p.ty.is_blob() {
-                let c = match &p.ty {
-                    Ty::Str(_) => {
-                        if !(v.ty.is_string() || v.ty == Ty::Char || v.ty.is_char_array()) {
-                            self.error(
-                                a.span,
-                                format!(
-                                    "{} (expected a string, found {})",
-                                    self.mismatch_what(),
-                                    self.types.show(&v.ty)
-                                ),
-                            );
-                        }
-                        if byref {
-                            if !v.lv || v.form != Form::Blob {
-                                self.error(a.span, "var/res/ref parameter is not a variable");
-                            }
-                            v.c.clone()
-                        } else if v.form == Form::Blob && v.ty.is_string() {
-                            v.c.clone()
-                        } else {
-                            let s = self.sv(&v);
-                            let t = self.t();
-                            format!("((char *)mpd_str_blob({}, {}, 0))", t, s)
-                        }
+            if sig.external && p.mode != ParamMode::Ref {
+                // an external's var/res scalar: C gets the value (MPD 1.0.1)
+                let file = p.ty == Ty::File;
+                cargs.push(if file { format!("mpd_file_cfile({})", v.c) } else { v.c.clone() });
+            } else {
+                cargs.push(format!("&({})", v.c));
+            }
+        } else {
+            let file = p.ty == Ty::File;
+            let c = self.scalar_for(&p.ty, v, a.span);
+            cargs.push(if sig.external && file { format!("mpd_file_cfile({})", c) } else { c });
+        }
+    }
+
+    /// A string, array or record argument `v` (of `a`) for blob formal `p`: its C
+    /// (a var slice is passed through a temporary written back after the call).
+    fn blob_arg(&mut self, a: &Expr, p: &PSig, v: &V, byref: bool, writeback: &mut Vec<String>) -> String {
+        match &p.ty {
+            Ty::Str(_) => {
+                if !(v.ty.is_string() || v.ty == Ty::Char || v.ty.is_char_array()) {
+                    self.error(
+                        a.span,
+                        format!("{} (expected a string, found {})", self.mismatch_what(), self.types.show(&v.ty)),
+                    );
+                }
+                if byref {
+                    if !v.lv || v.form != Form::Blob {
+                        self.error(a.span, "var/res/ref parameter is not a variable");
                     }
-                    _ => {
-                        if !self.types.assignable(&p.ty, &v.ty) && !(v.ty.is_string() && p.ty.is_char_array()) {
-                            self.error(
-                                a.span,
-                                format!(
-                                    "{} (expected a {}, found {})",
-                                    self.mismatch_what(),
-                                    self.types.show(&p.ty),
-                                    self.types.show(&v.ty)
-                                ),
-                            );
-                        }
-                        if byref && !v.lv {
-                            self.error(a.span, "var/res/ref parameter is not a variable");
-                        }
-                        if v.ty.is_string() {
-                            let s = self.sv(&v);
-                            let t = self.t();
-                            format!("((char *)mpd_chars({}, {}))", t, s)
-                        } else if let (true, Some((base, lo, hi))) = (byref, v.slice.clone()) {
-                            // a slice passed var: the callee's result goes back into it
-                            let tmp = self.tmp();
-                            self.f.code.put(&format!("char *{} = {};", tmp, v.c));
-                            let p = self.pos(a.span);
-                            if lo == "#sec" {
-                                writeback.push(format!("mpd_arr_section_set({}, {}, {}, {});", p, base, hi, tmp));
-                            } else {
-                                writeback.push(format!("mpd_arr_slice_set({}, {}, {}, {}, {});", p, base, lo, hi, tmp));
-                            }
-                            tmp
-                        } else {
-                            v.c.clone()
-                        }
-                    }
-                };
-                if sig.external && p.ty.is_string() {
-                    // C may store a shorter string into a var/res one: its NUL sets the length
-                    if matches!(p.mode, ParamMode::Var | ParamMode::Res) {
-                        writeback.push(format!("mpd_str_sync_cstr({});", c));
-                    }
-                    cargs.push(format!("mpd_str_cstr({})", c));
-                } else if sig.external && matches!(p.ty, Ty::Arr(..)) {
-                    // C sees the elements, not the array header
-                    cargs.push(format!("MPD_ARR_DATA({})", c));
+                    v.c.clone()
+                } else if v.form == Form::Blob && v.ty.is_string() {
+                    v.c.clone()
                 } else {
-                    cargs.push(c);
+                    let s = self.sv(v);
+                    let t = self.t();
+                    format!("((char *)mpd_str_blob({}, {}, 0))", t, s)
                 }
-            } else if byref {
-                if !v.lv || v.form != Form::Scalar {
-                    self.error(a.span, "var/res/ref parameter is not a variable");
-                    cargs.push("0".into());
-                    continue;
-                }
-                if !self.types.same(&p.ty, &v.ty) {
+            }
+            _ => {
+                if !self.types.assignable(&p.ty, &v.ty) && !(v.ty.is_string() && p.ty.is_char_array()) {
                     self.error(
                         a.span,
                         format!(
-                            "{} (expected a {} variable, found {})",
+                            "{} (expected a {}, found {})",
                             self.mismatch_what(),
                             self.types.show(&p.ty),
                             self.types.show(&v.ty)
                         ),
                     );
                 }
-                if sig.external && p.mode != ParamMode::Ref {
-                    // an external's var/res scalar: C gets the value (MPD 1.0.1)
-                    let file = p.ty == Ty::File;
-                    cargs.push(if file { format!("mpd_file_cfile({})", v.c) } else { v.c.clone() });
-                } else {
-                    cargs.push(format!("&({})", v.c));
+                if byref && !v.lv {
+                    self.error(a.span, "var/res/ref parameter is not a variable");
                 }
-            } else {
-                let file = p.ty == Ty::File;
-                let c = self.scalar_for(&p.ty, v, a.span);
-                cargs.push(if sig.external && file { format!("mpd_file_cfile({})", c) } else { c });
+                if v.ty.is_string() {
+                    let s = self.sv(v);
+                    let t = self.t();
+                    format!("((char *)mpd_chars({}, {}))", t, s)
+                } else if let (true, Some((base, lo, hi))) = (byref, v.slice.clone()) {
+                    // a slice passed var: the callee's result goes back into it
+                    let tmp = self.tmp();
+                    self.f.code.put(&format!("char *{} = {};", tmp, v.c));
+                    let p = self.pos(a.span);
+                    if lo == "#sec" {
+                        writeback.push(format!("mpd_arr_section_set({}, {}, {}, {});", p, base, hi, tmp));
+                    } else {
+                        writeback.push(format!("mpd_arr_slice_set({}, {}, {}, {}, {});", p, base, lo, hi, tmp));
+                    }
+                    tmp
+                } else {
+                    v.c.clone()
+                }
             }
         }
-        self.mismatch = saved_mismatch;
+    }
+
+    /// The C call of a proc with arguments `cargs`: while tracing, through the proc's
+    /// traced twin, told the call site.
+    fn proc_call_c(&mut self, sig: &ProcSig, cargs: &[String], span: Span) -> String {
         let mut call = format!("{}({})", sig.cname, cargs.join(", "));
         if !sig.external && cargs.len() == sig.params.len() + 3 {
             // while tracing, the proc's traced twin, told the call site
@@ -246,6 +270,12 @@ impl<'a> Checker<'a> {
                 &cargs[3..],
             );
         }
+        call
+    }
+
+    /// The value of a direct call `call`: the write-backs into its actuals run after
+    /// it, and an external's C string result becomes a string view.
+    fn call_result(&mut self, sig: &ProcSig, mut call: String, mut writeback: Vec<String>) -> V {
         if sig.external && sig.ret.is_string() && !writeback.is_empty() {
             let t = self.tmp();
             self.f.code.put(&format!("char *{} = {};", t, call));
@@ -393,19 +423,8 @@ impl<'a> Checker<'a> {
             self.error(span, format!("illegal conversion: cannot convert null or noop to {}", self.types.show(&to)));
             return V::err();
         }
-        if let (Some(k), true) = (&v.k, matches!(v.ty, Ty::Int | Ty::Real | Ty::Char | Ty::Bool | Ty::Enum(_))) {
-            let target = match &to {
-                Ty::Int => Some(konst::ConvTo::Int),
-                Ty::Real => Some(konst::ConvTo::Real),
-                Ty::Char => Some(konst::ConvTo::Char),
-                Ty::Bool => Some(konst::ConvTo::Bool),
-                Ty::Enum(e) => Some(konst::ConvTo::Enum(self.types.enums[*e].lits.len())),
-                _ => None,
-            };
-            // Constants stay constants through conversions (usable as bounds).
-            if let Some(k) = target.and_then(|t| konst::convert(t, k)) {
-                return self.konst(k, to);
-            }
+        if let Some(k) = self.convert_const(&to, &v) {
+            return k;
         }
         let p = self.pos(span);
         let stringy = v.ty.is_string() || v.ty.is_char_array();
@@ -474,43 +493,7 @@ impl<'a> Checker<'a> {
                 let x = if v.ty == Ty::Real { format!("mpd_int_of_real({}, {})", p, v.c) } else { v.c.clone() };
                 V::scalar(format!("mpd_enum_check({}, (int)({}), {}, {})", p, x, n, name), to.clone())
             }
-            (Ty::Str(_), _) => match &v.ty {
-                Ty::Str(_) => v,
-                t if t.is_char_array() => {
-                    let t = self.t();
-                    V {
-                        c: format!("mpd_string_of_chars({}, {})", t, v.c),
-                        ty: Ty::Str(None),
-                        form: Form::View,
-                        k: None,
-                        lv: false,
-                        slice: None,
-                    }
-                }
-                Ty::Char => {
-                    let s = self.sv(&v);
-                    V { c: s, ty: Ty::Str(Some(1)), form: Form::View, k: None, lv: false, slice: None }
-                }
-                t if t.is_scalar() => {
-                    let val = self.mpd_val(&v);
-                    let t = self.t();
-                    V {
-                        c: format!("mpd_string_of_val({}, {}, {})", p, t, val),
-                        ty: Ty::Str(None),
-                        form: Form::View,
-                        k: None,
-                        lv: false,
-                        slice: None,
-                    }
-                }
-                _ => {
-                    self.error(
-                        span,
-                        format!("illegal conversion: cannot convert a {} to a string", self.types.show(&v.ty)),
-                    );
-                    V::err()
-                }
-            },
+            (Ty::Str(_), _) => self.convert_to_string(v, &p, span),
             (Ty::Ptr(_) | Ty::PtrAny, Ty::Ptr(_) | Ty::PtrAny | Ty::Null) => V::scalar(v.c, to.clone()),
             (Ty::Ptr(_) | Ty::PtrAny, Ty::Int) => V::scalar(format!("((void *)(intptr_t)({}))", v.c), to.clone()),
             (Ty::Ptr(_) | Ty::PtrAny, _) if stringy => V::scalar(strconv("mpd_ptr_of_str"), to.clone()),
@@ -526,6 +509,67 @@ impl<'a> Checker<'a> {
                 V::err()
             }
         }
+    }
+
+    /// A conversion `string(x)`: of a string, a char array, a char or another scalar.
+    fn convert_to_string(&mut self, v: V, p: &str, span: Span) -> V {
+        match &v.ty {
+            Ty::Str(_) => v,
+            t if t.is_char_array() => {
+                let t = self.t();
+                V {
+                    c: format!("mpd_string_of_chars({}, {})", t, v.c),
+                    ty: Ty::Str(None),
+                    form: Form::View,
+                    k: None,
+                    lv: false,
+                    slice: None,
+                }
+            }
+            Ty::Char => {
+                let s = self.sv(&v);
+                V { c: s, ty: Ty::Str(Some(1)), form: Form::View, k: None, lv: false, slice: None }
+            }
+            t if t.is_scalar() => {
+                let val = self.mpd_val(&v);
+                let t = self.t();
+                V {
+                    c: format!("mpd_string_of_val({}, {}, {})", p, t, val),
+                    ty: Ty::Str(None),
+                    form: Form::View,
+                    k: None,
+                    lv: false,
+                    slice: None,
+                }
+            }
+            _ => {
+                self.error(
+                    span,
+                    format!("illegal conversion: cannot convert a {} to a string", self.types.show(&v.ty)),
+                );
+                V::err()
+            }
+        }
+    }
+
+    /// A conversion of constant `v` to `to`, folded (constants stay constants through
+    /// conversions, usable as bounds); None when not a constant or not foldable.
+    fn convert_const(&mut self, to: &Ty, v: &V) -> Option<V> {
+        if let (Some(k), true) = (&v.k, matches!(v.ty, Ty::Int | Ty::Real | Ty::Char | Ty::Bool | Ty::Enum(_))) {
+            let target = match to {
+                Ty::Int => Some(konst::ConvTo::Int),
+                Ty::Real => Some(konst::ConvTo::Real),
+                Ty::Char => Some(konst::ConvTo::Char),
+                Ty::Bool => Some(konst::ConvTo::Bool),
+                Ty::Enum(e) => Some(konst::ConvTo::Enum(self.types.enums[*e].lits.len())),
+                _ => None,
+            };
+            // Constants stay constants through conversions (usable as bounds).
+            if let Some(k) = target.and_then(|t| konst::convert(t, k)) {
+                return Some(self.konst(k, to.clone()));
+            }
+        }
+        None
     }
 
     pub(super) fn want(&mut self, args: &[Expr], n: std::ops::RangeInclusive<usize>, name: &str, span: Span) -> bool {

@@ -183,6 +183,7 @@ impl<'a> Checker<'a> {
         true
     }
 
+    /// A `proc` or `procedure` body: the C function implementing its op.
     pub(crate) fn proc_decl(&mut self, p: &ast::ProcDecl) {
         if p.kind == ProcKind::Process {
             self.process_decl(p);
@@ -202,21 +203,7 @@ impl<'a> Checker<'a> {
         if !self.proc_implements(p, &sig) {
             return;
         }
-        // formal names: from the procedure's params or the proc's identifiers
-        let formal_names: Vec<(String, ast::Span)> = if p.kind == ProcKind::Procedure {
-            let mut v = Vec::new();
-            for g in &p.params {
-                if g.names.is_empty() {
-                    // `procedure p(real)`: a parameter the body cannot name
-                    self.diags.warning(g.span, "unnamed parameter is inaccessible");
-                    v.push((format!("_unnamed{}", v.len()), g.span));
-                }
-                v.extend(g.names.iter().map(|n| (n.name.name.clone(), n.name.span)));
-            }
-            v
-        } else {
-            p.formals.iter().map(|f| (f.name.clone(), f.span)).collect()
-        };
+        let formal_names = self.proc_formal_names(p);
         if formal_names.len() != sig.params.len() {
             self.error(
                 p.name.span,
@@ -245,140 +232,12 @@ impl<'a> Checker<'a> {
         let saved_tp = self.f.trace_proc.replace(component::PROC_INVB.into());
         let mut copyback = String::new();
         for (i, ((n, sp), ps)) in formal_names.iter().zip(sig.params.iter()).enumerate() {
-            let byref = !matches!(ps.mode, ParamMode::Default | ParamMode::Val);
-            let c = format!("{}_{}", names::var(n), i);
-            if let (Ty::Arr(..), ParamMode::Ref) = (&ps.ty, ps.mode) {
-                // a ref array is the actual itself, with the actual's bounds
-                self.f.code.put(&var::local_blob_init(&c, &var::param(i)));
-                if !ps.ixty.is_empty() {
-                    self.index_types.insert(c.clone(), ps.ixty.clone());
-                }
-                let ty = unbounded(&ps.ty);
-                self.declare(&ast::Ident { name: n.clone(), span: *sp }, Sym::Var { c, ty, assignable: true });
-                continue;
-            } else if let Ty::Arr(..) = ps.ty {
-                // arrays take the formal's lower bounds: a private copy, rebased;
-                // var/res/ref copy back when the procedure returns
-                // (or, for `[*:hi]`, its upper bound)
-                let (mut lbs, mut ubs) = (Vec::new(), Vec::new());
-                let mut t = &ps.ty;
-                let bound = |b: &Option<i64>| b.map(|l| l.to_string()).unwrap_or_else(|| "INT_MIN".into());
-                while let Ty::Arr(e, lo, hi) = t {
-                    lbs.push(bound(lo));
-                    ubs.push(bound(hi));
-                    t = e;
-                }
-                for l in var::arr_param_copy(&c, i, &lbs, &ubs) {
-                    self.f.code.put(&l);
-                }
-                if byref {
-                    copyback.push_str(&var::arr_copyback(i, &c, lbs.len()));
-                }
-            } else if let (Ty::Str(Some(n)), ParamMode::Var | ParamMode::Res) = (&ps.ty, ps.mode) {
-                // var/res `string[n]`: value-result through a private string[n], as in
-                // MPD 1.0.1 (a var actual longer than n, or a result longer than the
-                // actual's maximum, aborts)
-                let pos = self.pos(*sp);
-                let n = n.to_string();
-                self.f.code.put(&format!("{} {}", var::str_param_alloc(&c, &n), var::str_init(&c, &n)));
-                if ps.mode == ParamMode::Var {
-                    self.f.code.put(&var::str_set_blob(&pos, &c, &var::param(i)));
-                }
-                copyback.push_str(&format!("{} ", var::str_set_blob(&pos, &var::param(i), &c)));
-            } else if ps.ty.is_blob() {
-                if byref {
-                    self.f.code.put(&var::local_blob_init(&c, &var::param(i)));
-                } else if let Ty::Str(Some(n)) = ps.ty {
-                    // value `string[n]`: a private string[n], whatever the actual's size
-                    // (MPD 1.0.1: maxlength is n; a longer actual aborts)
-                    let pos = self.pos(*sp);
-                    let n = n.to_string();
-                    self.f.code.put(&var::str_param_alloc(&c, &n));
-                    self.f.code.put(&format!(
-                        "{} {}",
-                        var::str_init(&c, &n),
-                        var::str_set_blob(&pos, &c, &var::param(i))
-                    ));
-                } else {
-                    // value parameter: a private copy
-                    self.f.code.put(&var::blob_param_copy(&c, i, &self.blob_kind(&ps.ty)));
-                }
-            } else if ps.mode == ParamMode::Ref {
-                let c2 = format!("(*{})", var::param(i));
-                self.declare(
-                    &ast::Ident { name: n.clone(), span: *sp },
-                    Sym::Var { c: c2, ty: ps.ty.clone(), assignable: true },
-                );
-                continue;
-            } else if byref {
-                // var and res are value-result: a local copy, copied back (left to
-                // right) when the procedure returns or replies
-                self.f.code.put(&var::local_scalar_init(&ps.ty, &c, &format!("*{}", var::param(i))));
-                copyback.push_str(&format!("*{} = {}; ", var::param(i), c));
-            } else {
-                self.f.code.put(&var::local_scalar_init(&ps.ty, &c, &var::param(i)));
-            }
-            if !ps.ixty.is_empty() {
-                self.index_types.insert(c.clone(), ps.ixty.clone());
-            }
-            self.declare(
-                &ast::Ident { name: n.clone(), span: *sp },
-                Sym::Var { c, ty: ps.ty.clone(), assignable: true },
-            );
+            self.proc_formal(i, n, *sp, ps, &mut copyback);
         }
         // the result variable
         let rname = p.returns.as_ref().and_then(|r| r.name.as_ref()).map(|n| n.name.clone()).or(sig.ret_name.clone());
-        let mut reply_copy = String::new();
         let saved_reply = self.f.reply_code.take();
-        let ret_stmt = if sig.ret == Ty::Void {
-            component::proc_return(&copyback, None)
-        } else {
-            // result type: for a procedure, elaborate again here so dims may use params
-            let (rty, mut dims, strlen) = match (&p.kind, p.returns.as_ref().and_then(|r| r.ty.as_ref())) {
-                (ProcKind::Procedure, Some(t)) => {
-                    let tx = self.tyx(t, true);
-                    let mut outer = Vec::new();
-                    for r in &p.returns.as_ref().unwrap().dims {
-                        outer.push(self.range(r, true));
-                    }
-                    let mut ty = tx.ty;
-                    for (lo, hi, _, _) in outer.iter().rev() {
-                        ty = Ty::Arr(Box::new(ty), *lo, *hi);
-                    }
-                    let mut d: Vec<(String, String)> = outer.into_iter().map(|(_, _, l, h)| (l, h)).collect();
-                    d.extend(tx.dims);
-                    (ty, d, tx.strlen)
-                }
-                _ => (sig.ret.clone(), self.static_dims(&sig.ret), None),
-            };
-            self.bind_dims(&mut dims, p.name.span);
-            let c = "v_result".to_string();
-            if rty.is_blob() {
-                let size = self.size_c(&rty, &dims, &strlen);
-                self.f.code.put(&var::result_alloc(&c, &size));
-                self.init_blob(&c, &rty, &dims, &strlen);
-            } else {
-                self.f.code.put(&var::local_scalar(&rty, &c));
-            }
-            if let Some(rn) = &rname {
-                let sp = p.returns.as_ref().map(|r| r.span).unwrap_or(p.name.span);
-                self.declare(
-                    &ast::Ident { name: rn.clone(), span: sp },
-                    Sym::Var { c: c.clone(), ty: rty.clone(), assignable: true },
-                );
-            }
-            // reply: the result goes into the invoker's block first
-            let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
-            reply_copy = if rty.is_blob() {
-                match self.types.size_of(&rty) {
-                    Some(n) => component::reply_result(&inv, &c, Some(n)),
-                    None => String::new(),
-                }
-            } else {
-                component::reply_result(&inv, &c, None)
-            };
-            component::proc_return(&copyback, Some(&c))
-        };
+        let (ret_stmt, reply_copy) = self.proc_result(p, &sig, rname, &copyback);
         self.f.reply_code = Some(format!("{}{}", copyback, reply_copy));
         let saved_ret = self.f.ret.replace(RetInfo { stmt: ret_stmt.clone() });
         if self.f.reply_code.is_none() {
@@ -396,11 +255,175 @@ impl<'a> Checker<'a> {
         let body = std::mem::replace(&mut self.f.code, saved_code).take();
         self.at_top = saved_top;
         self.f.loops = saved_loops;
-        let proto = self.proc_proto(&sig);
+        self.proc_emit(p, &sig, &body, &tpos);
+    }
+
+    /// A proc's formal names: the procedure's parameters or the proc's identifiers.
+    fn proc_formal_names(&mut self, p: &ast::ProcDecl) -> Vec<(String, ast::Span)> {
+        if p.kind == ProcKind::Procedure {
+            let mut v = Vec::new();
+            for g in &p.params {
+                if g.names.is_empty() {
+                    // `procedure p(real)`: a parameter the body cannot name
+                    self.diags.warning(g.span, "unnamed parameter is inaccessible");
+                    v.push((format!("_unnamed{}", v.len()), g.span));
+                }
+                v.extend(g.names.iter().map(|n| (n.name.name.clone(), n.name.span)));
+            }
+            v
+        } else {
+            p.formals.iter().map(|f| (f.name.clone(), f.span)).collect()
+        }
+    }
+
+    /// Formal parameter `i` of a proc: its local (a copy or the actual itself), declared
+    /// under name `n`; var/res copy-back code is appended to `copyback`.
+    fn proc_formal(&mut self, i: usize, n: &str, sp: ast::Span, ps: &PSig, copyback: &mut String) {
+        let byref = !matches!(ps.mode, ParamMode::Default | ParamMode::Val);
+        let c = format!("{}_{}", names::var(n), i);
+        if let (Ty::Arr(..), ParamMode::Ref) = (&ps.ty, ps.mode) {
+            // a ref array is the actual itself, with the actual's bounds
+            self.f.code.put(&var::local_blob_init(&c, &var::param(i)));
+            if !ps.ixty.is_empty() {
+                self.index_types.insert(c.clone(), ps.ixty.clone());
+            }
+            let ty = unbounded(&ps.ty);
+            self.declare(&ast::Ident { name: n.to_string(), span: sp }, Sym::Var { c, ty, assignable: true });
+            return;
+        } else if let Ty::Arr(..) = ps.ty {
+            // arrays take the formal's lower bounds: a private copy, rebased;
+            // var/res/ref copy back when the procedure returns
+            // (or, for `[*:hi]`, its upper bound)
+            let (mut lbs, mut ubs) = (Vec::new(), Vec::new());
+            let mut t = &ps.ty;
+            let bound = |b: &Option<i64>| b.map(|l| l.to_string()).unwrap_or_else(|| "INT_MIN".into());
+            while let Ty::Arr(e, lo, hi) = t {
+                lbs.push(bound(lo));
+                ubs.push(bound(hi));
+                t = e;
+            }
+            for l in var::arr_param_copy(&c, i, &lbs, &ubs) {
+                self.f.code.put(&l);
+            }
+            if byref {
+                copyback.push_str(&var::arr_copyback(i, &c, lbs.len()));
+            }
+        } else if let (Ty::Str(Some(n)), ParamMode::Var | ParamMode::Res) = (&ps.ty, ps.mode) {
+            // var/res `string[n]`: value-result through a private string[n], as in
+            // MPD 1.0.1 (a var actual longer than n, or a result longer than the
+            // actual's maximum, aborts)
+            let pos = self.pos(sp);
+            let n = n.to_string();
+            self.f.code.put(&format!("{} {}", var::str_param_alloc(&c, &n), var::str_init(&c, &n)));
+            if ps.mode == ParamMode::Var {
+                self.f.code.put(&var::str_set_blob(&pos, &c, &var::param(i)));
+            }
+            copyback.push_str(&format!("{} ", var::str_set_blob(&pos, &var::param(i), &c)));
+        } else if ps.ty.is_blob() {
+            if byref {
+                self.f.code.put(&var::local_blob_init(&c, &var::param(i)));
+            } else if let Ty::Str(Some(n)) = ps.ty {
+                // value `string[n]`: a private string[n], whatever the actual's size
+                // (MPD 1.0.1: maxlength is n; a longer actual aborts)
+                let pos = self.pos(sp);
+                let n = n.to_string();
+                self.f.code.put(&var::str_param_alloc(&c, &n));
+                self.f.code.put(&format!("{} {}", var::str_init(&c, &n), var::str_set_blob(&pos, &c, &var::param(i))));
+            } else {
+                // value parameter: a private copy
+                self.f.code.put(&var::blob_param_copy(&c, i, &self.blob_kind(&ps.ty)));
+            }
+        } else if ps.mode == ParamMode::Ref {
+            let c2 = format!("(*{})", var::param(i));
+            self.declare(
+                &ast::Ident { name: n.to_string(), span: sp },
+                Sym::Var { c: c2, ty: ps.ty.clone(), assignable: true },
+            );
+            return;
+        } else if byref {
+            // var and res are value-result: a local copy, copied back (left to
+            // right) when the procedure returns or replies
+            self.f.code.put(&var::local_scalar_init(&ps.ty, &c, &format!("*{}", var::param(i))));
+            copyback.push_str(&format!("*{} = {}; ", var::param(i), c));
+        } else {
+            self.f.code.put(&var::local_scalar_init(&ps.ty, &c, &var::param(i)));
+        }
+        if !ps.ixty.is_empty() {
+            self.index_types.insert(c.clone(), ps.ixty.clone());
+        }
+        self.declare(
+            &ast::Ident { name: n.to_string(), span: sp },
+            Sym::Var { c, ty: ps.ty.clone(), assignable: true },
+        );
+    }
+
+    /// A proc's result variable (named `rname`, if any): returns the return statement
+    /// and the code copying the result into the invoker's block on reply.
+    fn proc_result(
+        &mut self,
+        p: &ast::ProcDecl,
+        sig: &ProcSig,
+        rname: Option<String>,
+        copyback: &str,
+    ) -> (String, String) {
+        if sig.ret == Ty::Void {
+            return (component::proc_return(copyback, None), String::new());
+        }
+        // result type: for a procedure, elaborate again here so dims may use params
+        let (rty, mut dims, strlen) = match (&p.kind, p.returns.as_ref().and_then(|r| r.ty.as_ref())) {
+            (ProcKind::Procedure, Some(t)) => {
+                let tx = self.tyx(t, true);
+                let mut outer = Vec::new();
+                for r in &p.returns.as_ref().unwrap().dims {
+                    outer.push(self.range(r, true));
+                }
+                let mut ty = tx.ty;
+                for (lo, hi, _, _) in outer.iter().rev() {
+                    ty = Ty::Arr(Box::new(ty), *lo, *hi);
+                }
+                let mut d: Vec<(String, String)> = outer.into_iter().map(|(_, _, l, h)| (l, h)).collect();
+                d.extend(tx.dims);
+                (ty, d, tx.strlen)
+            }
+            _ => (sig.ret.clone(), self.static_dims(&sig.ret), None),
+        };
+        self.bind_dims(&mut dims, p.name.span);
+        let c = "v_result".to_string();
+        if rty.is_blob() {
+            let size = self.size_c(&rty, &dims, &strlen);
+            self.f.code.put(&var::result_alloc(&c, &size));
+            self.init_blob(&c, &rty, &dims, &strlen);
+        } else {
+            self.f.code.put(&var::local_scalar(&rty, &c));
+        }
+        if let Some(rn) = &rname {
+            let sp = p.returns.as_ref().map(|r| r.span).unwrap_or(p.name.span);
+            self.declare(
+                &ast::Ident { name: rn.clone(), span: sp },
+                Sym::Var { c: c.clone(), ty: rty.clone(), assignable: true },
+            );
+        }
+        // reply: the result goes into the invoker's block first
+        let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
+        let reply_copy = if rty.is_blob() {
+            match self.types.size_of(&rty) {
+                Some(n) => component::reply_result(&inv, &c, Some(n)),
+                None => String::new(),
+            }
+        } else {
+            component::reply_result(&inv, &c, None)
+        };
+        (component::proc_return(copyback, Some(&c)), reply_copy)
+    }
+
+    /// A proc's C output: its function and prototype, its traced twin, and the op
+    /// entry (wrapper) that runs it for invocations by block.
+    fn proc_emit(&mut self, p: &ast::ProcDecl, sig: &ProcSig, body: &str, tpos: &str) {
+        let proto = self.proc_proto(sig);
         self.out.protos.push_str(&component::proto_line(&proto));
-        self.out.funcs.push_str(&component::function(&proto, &body));
+        self.out.funcs.push_str(&component::function(&proto, body));
         // the traced twin (traced runs): the same prototype, named <cname>_tr
-        let twin_sig = ProcSig { cname: format!("{}_tr", sig.cname), ..(*sig).clone() };
+        let twin_sig = ProcSig { cname: format!("{}_tr", sig.cname), ..sig.clone() };
         // static where only this file can call it, so an unused twin is dropped
         // (and leaves its proc with one caller, the op's wrapper, to inline into)
         let proto_tr = format!("{}{}", if self.global { "" } else { "static " }, self.proc_proto(&twin_sig));
@@ -408,15 +431,15 @@ impl<'a> Checker<'a> {
         self.out.funcs.push_str(&crate::emit::trace::twin(
             &proto_tr,
             &sig.cname,
-            &tpos,
+            tpos,
             &format!("{}.{}", self.comp, p.name.name),
             sig.ret != Ty::Void,
             sig.params.len(),
         ));
         // the op's entry: invocations by block run the proc through a wrapper
         if let Some(r) = &sig.op {
-            if r.owner == self.comp && !self.block_dyn_ret(&sig) {
-                let w = self.proc_wrapper(&sig, &tpos);
+            if r.owner == self.comp && !self.block_dyn_ret(sig) {
+                let w = self.proc_wrapper(sig, tpos);
                 let direct = !self.replying.contains(&sig.name);
                 // a leaf cannot switch: its direct calls need no hold (check/leaf.rs)
                 let leaf = direct && self.is_leaf_body(&p.body.stmts);
