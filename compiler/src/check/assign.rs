@@ -8,6 +8,15 @@ use super::{Checker, V};
 use crate::syntax::ast::{self, AssignOp, Expr, ExprKind, Span};
 
 impl<'a> Checker<'a> {
+    /// MPD's words for an assignment whose sides do not match:
+    /// "<what> (cannot assign a T to a U)" (`article` before U).
+    fn cannot_assign(&mut self, span: Span, lhs: &Ty, rhs: &Ty, article: &str) {
+        let what = self.mismatch_what();
+        let msg =
+            format!("{} (cannot assign a {} to {} {})", what, self.types.show(rhs), article, self.types.show(lhs));
+        self.error(span, msg);
+    }
+
     /// Stores `rhs` into the variable `lhs` (with MPD's conversions and checks).
     pub fn assign_into(&mut self, lhs: &V, rhs: V, span: Span) {
         let p = self.pos(span);
@@ -22,15 +31,7 @@ impl<'a> Checker<'a> {
         match &lhs.ty {
             Ty::Str(_) => {
                 if !(rhs.ty.is_string() || rhs.ty == Ty::Char || rhs.ty.is_char_array()) {
-                    self.error(
-                        span,
-                        format!(
-                            "{} (cannot assign a {} to a {})",
-                            self.mismatch_what(),
-                            self.types.show(&rhs.ty),
-                            self.types.show(&lhs.ty)
-                        ),
-                    );
+                    self.cannot_assign(span, &lhs.ty, &rhs.ty, "a");
                     return;
                 }
                 if rhs.ty.is_char_array() {
@@ -50,15 +51,7 @@ impl<'a> Checker<'a> {
             }
             Ty::Rec(_) => {
                 if !self.types.assignable(&lhs.ty, &rhs.ty) {
-                    self.error(
-                        span,
-                        format!(
-                            "{} (cannot assign a {} to a {})",
-                            self.mismatch_what(),
-                            self.types.show(&rhs.ty),
-                            self.types.show(&lhs.ty)
-                        ),
-                    );
+                    self.cannot_assign(span, &lhs.ty, &rhs.ty, "a");
                     return;
                 }
                 let n = self.types.size_of(&lhs.ty).unwrap_or(16);
@@ -116,15 +109,7 @@ impl<'a> Checker<'a> {
     /// An assignment into a whole array of element type `e`.
     fn assign_array(&mut self, lhs: &V, rhs: V, e: Ty, p: &str, span: Span) {
         if !(rhs.ty.is_string() && e == Ty::Char) && !self.types.assignable(&lhs.ty, &rhs.ty) {
-            self.error(
-                span,
-                format!(
-                    "{} (cannot assign a {} to an {})",
-                    self.mismatch_what(),
-                    self.types.show(&rhs.ty),
-                    self.types.show(&lhs.ty)
-                ),
-            );
+            self.cannot_assign(span, &lhs.ty, &rhs.ty, "an");
             return;
         }
         let r = self.array_value(&rhs, e, span);

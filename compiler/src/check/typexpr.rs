@@ -16,6 +16,25 @@ pub struct Tyx {
 }
 
 impl<'a> Checker<'a> {
+    /// The capability type of an op heading written in a type (`new(op ...)`,
+    /// `cap op ...`): its signature, with an invocation block struct named
+    /// `inv_<comp>_<kind><n>`.
+    fn explicit_op_type(
+        &mut self,
+        params: &[ast::Param],
+        returns: Option<&ast::ReturnSpec>,
+        restriction: Option<ast::OpRestriction>,
+        kind: &str,
+        span: ast::Span,
+    ) -> Ty {
+        let ps = self.params(params);
+        let (rt, _) = self.ret_spec(returns);
+        self.fresh += 1;
+        let inv = format!("inv_{}_{}{}", self.comp, kind, self.fresh);
+        self.inv_struct(&inv, &ps, &rt, span);
+        Ty::Cap(super::types::CapTy::Op(self.register_sig_r(&ps, &rt, &inv, restriction)))
+    }
+
     /// A type where every size must be known at compile time (or be `*`).
     pub fn ty(&mut self, t: &ast::Type) -> Ty {
         self.tyx(t, false).ty
@@ -200,12 +219,7 @@ impl<'a> Checker<'a> {
             TypeKind::Sem => Ty::Cap(super::types::CapTy::Sem),
             TypeKind::Op(sig) => match &**sig {
                 ast::OpSig::Explicit { params, returns, restriction, .. } => {
-                    let ps = self.params(params);
-                    let (rt, _) = self.ret_spec(returns.as_ref());
-                    self.fresh += 1;
-                    let inv = format!("inv_{}_new{}", self.comp, self.fresh);
-                    self.inv_struct(&inv, &ps, &rt, t.span);
-                    Ty::Cap(super::types::CapTy::Op(self.register_sig_r(&ps, &rt, &inv, *restriction)))
+                    self.explicit_op_type(params, returns.as_ref(), *restriction, "new", t.span)
                 }
                 ast::OpSig::Optype(q) => self.optype_named(q),
             },
@@ -215,12 +229,7 @@ impl<'a> Checker<'a> {
                 ast::CapTarget::Named(q) => self.cap_named(q),
                 ast::CapTarget::Sig(sig) => match &**sig {
                     ast::OpSig::Explicit { params, returns, restriction, .. } => {
-                        let ps = self.params(params);
-                        let (rt, _) = self.ret_spec(returns.as_ref());
-                        self.fresh += 1;
-                        let inv = format!("inv_{}_cap{}", self.comp, self.fresh);
-                        self.inv_struct(&inv, &ps, &rt, t.span);
-                        Ty::Cap(super::types::CapTy::Op(self.register_sig_r(&ps, &rt, &inv, *restriction)))
+                        self.explicit_op_type(params, returns.as_ref(), *restriction, "cap", t.span)
                     }
                     ast::OpSig::Optype(q) => self.optype_named(q),
                 },
