@@ -12,6 +12,9 @@
 #                35-corpus-mvp.sh runs the corpus that way with MPD_PARALLEL=2
 #                and 4) such programs are skipped
 # CORPUS_RETRIES=k reruns a failing program up to k times (see below).
+# CORPUS_AREAS="a b" runs only those areas; CORPUS_EXEC="qemu-riscv64 -L ..."
+# runs each program through that command (scripts/test.d/13-runtime-cross.sh
+# runs part of the corpus cross-compiled, under qemu-user).
 # A .std named <name>.cerr instead means compilation must fail and
 # the compiler's messages must contain every line of the .cerr file (the exit
 # status is the number of errors, as with MPD 1.0.1; a .code file fixes it).
@@ -25,7 +28,8 @@ mkdir -p "$(dirname "$0")/$dir"
 cd "$(dirname "$0")/$dir" || exit 2
 pass=0; fail=0; skip=0
 work=$(mktemp -d)
-for src in */*.$ext; do
+areas=""; for a in ${CORPUS_AREAS:-*}; do areas="$areas $a/*.$ext"; done
+for src in $areas; do
   [ -e "$src" ] || continue
   base=${src%.$ext}; name=$(echo "$base" | tr / _)
   if [ "${CORPUS_DETERMINISTIC:-0}" = 1 ] && [ -f "$base.nondet" ]; then
@@ -48,7 +52,7 @@ for src in */*.$ext; do
   args=""; [ -f "$base.args" ] && args=$(cat "$base.args")
   envs=""; [ -f "$base.env" ] && envs=$(cat "$base.env")
   want=0; [ -f "$base.code" ] && want=$(cat "$base.code")
-  (cd "$d" && env $envs timeout 60 ./prog $args <"$in" >run.out 2>&1); rc=$?
+  (cd "$d" && env $envs timeout 60 $CORPUS_EXEC ./prog $args <"$in" >run.out 2>&1); rc=$?
   # CORPUS_RETRIES=k (step 35, several VPs): a mismatch is run again up to k
   # times; a pass on a retry counts, but is reported as FLAKY, since it means
   # the program's output depends on the interleaving (a race in the test
@@ -56,7 +60,7 @@ for src in */*.$ext; do
   tries=0
   while [ "${CORPUS_RETRIES:-0}" -gt $tries ] && ! { [ "$rc" = "$want" ] && cmp -s "$base.std" "$d/run.out"; }; do
     tries=$((tries+1)); cp "$d/run.out" "$d/run.first" 2>/dev/null
-    (cd "$d" && env $envs timeout 60 ./prog $args <"$in" >run.out 2>&1); rc=$?
+    (cd "$d" && env $envs timeout 60 $CORPUS_EXEC ./prog $args <"$in" >run.out 2>&1); rc=$?
     if [ "$rc" = "$want" ] && cmp -s "$base.std" "$d/run.out"; then
       echo "FLAKY $dir/$base: passed on retry $tries${MPD_PARALLEL:+ (MPD_PARALLEL=$MPD_PARALLEL)}; the failing run:"
       diff "$base.std" "$d/run.first" | head -10 | sed 's/^/    /'

@@ -88,11 +88,21 @@ pub fn link(objs: &[std::path::PathBuf], extra: &[String], out: &Path, o: &CcOpt
         cmd.arg("-rdynamic").arg("-Wl,-u,mpd_dist_link").arg(dist);
     }
     cmd.arg(lib).arg("-lpthread").arg("-lm");
+    if needs_libatomic() {
+        cmd.arg("-latomic");
+    }
     if distributed() {
         cmd.args(mpi_link_flags()?);
         cmd.arg("-ldl");
     }
     run(&mut cmd, o.verbose)
+}
+
+/// RISC-V has no 1- or 2-byte atomic instructions: GCC before 13 turns the
+/// runtime's byte-sized atomics into calls to libatomic, which it does not
+/// link by default.  Native riscv64 builds, or a cross compiler named for it.
+fn needs_libatomic() -> bool {
+    cfg!(any(target_arch = "riscv64", target_arch = "riscv32")) || paths::cc().contains("riscv")
 }
 
 /// MPD_DIST=mpi (or --mpi): link for the distributed deployment.
