@@ -341,9 +341,9 @@ impl<'a> Checker<'a> {
             let ap = self.pos(arm.span);
             self.f.code.put(&emit::trace::event(&ap, "CALL", "0"));
         }
-        self.co_issue = Some((cv.to_string(), ai as u32, k.to_string()));
+        self.issue = super::Issue::CoArm { co: cv.to_string(), arm: ai as u32, idx: k.to_string() };
         self.invoke_block(&sig, target, args, arm.send, arm.inv.span);
-        self.co_issue = None;
+        self.issue = super::Issue::Plain;
         self.f.code.put(&emit::co_stmt::count(k));
         self.flush_tmps();
         self.pop();
