@@ -5,12 +5,10 @@
 pub mod builtin;
 pub mod call;
 pub mod co;
-pub mod co_stmt;
 pub mod component;
 pub mod convert;
 pub mod data;
 pub mod expr;
-pub mod in_stmt;
 pub mod inop;
 pub mod io;
 pub mod lit;
