@@ -5,6 +5,7 @@ use super::operator::null_cap;
 use super::scope::Sym;
 use super::types::Ty;
 use super::{Checker, V};
+use crate::emit::{data, expr, ops};
 use crate::syntax::ast::{self, AssignOp, Expr, ExprKind, Span};
 
 impl<'a> Checker<'a> {
@@ -35,14 +36,14 @@ impl<'a> Checker<'a> {
                     return;
                 }
                 if rhs.ty.is_char_array() {
-                    self.f.code.put(&format!("mpd_str_set_chars({}, {}, {});", p, lhs.c, rhs.c));
-                } else if let Some(tail) = appended_to(&rhs.c, &lhs.c) {
+                    self.f.code.put(&data::str_set_chars(&p, &lhs.c, &rhs.c));
+                } else if let Some(tail) = expr::appended_to(&rhs.c, &lhs.c) {
                     // s = s || e appends in place: a loop building a string
                     // this way would otherwise copy s twice per step
-                    self.f.code.put(&format!("mpd_str_append({}, {}, {});", p, lhs.c, tail));
+                    self.f.code.put(&data::str_append(&p, &lhs.c, tail));
                 } else {
                     let v = self.sv(&rhs);
-                    self.f.code.put(&format!("mpd_str_set({}, {}, {});", p, lhs.c, v));
+                    self.f.code.put(&data::str_set(&p, &lhs.c, &v));
                 }
             }
             Ty::Arr(e, _, _) => {
@@ -55,7 +56,7 @@ impl<'a> Checker<'a> {
                     return;
                 }
                 let n = self.types.size_of(&lhs.ty).unwrap_or(16);
-                self.f.code.put(&format!("mpd_blob_copy({}, {}, {});", lhs.c, rhs.c, n));
+                self.f.code.put(&data::rec_assign(&lhs.c, &rhs.c, n));
             }
             _ => {
                 let r = self.scalar_for(&lhs.ty, rhs, span);
@@ -91,17 +92,17 @@ impl<'a> Checker<'a> {
         }
         if lo == "#sec" {
             let r = self.array_value(&rhs, lhs.ty.elem().cloned().unwrap_or(Ty::Error), span);
-            self.f.code.put(&format!("mpd_arr_section_set({}, {}, {}, {});", p, base, hi, r));
+            self.f.code.put(&data::arr_section_set(p, &base, &hi, &r));
             return;
         }
         match &lhs.ty {
             Ty::Str(_) => {
                 let v = self.sv(&rhs);
-                self.f.code.put(&format!("mpd_str_slice_set({}, {}, {}, {}, {});", p, base, lo, hi, v));
+                self.f.code.put(&data::str_slice_set(p, &base, &lo, &hi, &v));
             }
             _ => {
                 let r = self.array_value(&rhs, lhs.ty.elem().cloned().unwrap_or(Ty::Error), span);
-                self.f.code.put(&format!("mpd_arr_slice_set({}, {}, {}, {}, {});", p, base, lo, hi, r));
+                self.f.code.put(&data::arr_slice_set(p, &base, &lo, &hi, &r));
             }
         }
     }
@@ -119,16 +120,9 @@ impl<'a> Checker<'a> {
             t = e;
         }
         if depth == 1 && !t.is_string() {
-            self.f.code.put(&format!("mpd_arr_assign({}, {}, {});", p, lhs.c, r));
+            self.f.code.put(&data::arr_assign(p, &lhs.c, &r));
         } else {
-            self.f.code.put(&format!(
-                "mpd_arr_assign_d({}, {}, {}, {}, {});",
-                p,
-                lhs.c,
-                r,
-                depth,
-                t.is_string() as i32
-            ));
+            self.f.code.put(&data::arr_assign_d(p, &lhs.c, &r, depth, t.is_string()));
         }
     }
 
@@ -168,14 +162,7 @@ impl<'a> Checker<'a> {
         let c = self.scalar_for(&fty, v, span);
         let t = self.tmp();
         let p = self.pos(span);
-        self.f.code.put(&format!(
-            "mpd_cap {t} = {c}; {b} = mpd_rescap_with_op({p}, {b}, {i}, {t});",
-            t = t,
-            c = c,
-            b = b.c,
-            p = p,
-            i = r.idx
-        ));
+        self.f.code.put(&ops::rescap_store_op(&t, &c, &p, &b.c, &r.idx.to_string()));
         Some(V::scalar(t, fty))
     }
 
@@ -237,7 +224,7 @@ impl<'a> Checker<'a> {
         if v.ty.is_string() && elem == Ty::Char {
             let s = self.sv(v);
             let t = self.t();
-            format!("mpd_chars({}, {})", t, s)
+            data::chars_of(t, &s)
         } else {
             v.c.clone()
         }
@@ -272,7 +259,7 @@ impl<'a> Checker<'a> {
         let c = self.scalar_for(&fty, v, span);
         let t = self.tmp();
         let p = self.pos(span);
-        self.f.code.put(&format!("mpd_cap {t} = {c}; {rc} = mpd_rescap_with_op({p}, {rc}, {slot}, {t});"));
+        self.f.code.put(&ops::rescap_store_op(&t, &c, &p, rc, slot));
         V::scalar(t, fty)
     }
 
@@ -342,19 +329,19 @@ impl<'a> Checker<'a> {
         let p = self.pos(span);
         match &a.ty {
             Ty::Str(_) => {
-                self.f.code.put(&format!("mpd_str_swap({}, {}, {});", p, a.c, b.c));
+                self.f.code.put(&data::str_swap(&p, &a.c, &b.c));
             }
             Ty::Arr(..) => {
-                self.f.code.put(&format!("mpd_arr_swap({}, {}, {});", p, a.c, b.c));
+                self.f.code.put(&data::arr_swap(&p, &a.c, &b.c));
             }
             Ty::Rec(_) => {
                 let n = self.types.size_of(&a.ty).unwrap_or(16);
-                self.f.code.put(&format!("mpd_blob_swap({}, {}, {});", a.c, b.c, n));
+                self.f.code.put(&data::blob_swap(&a.c, &b.c, n));
             }
             _ => {
                 let t = self.tmp();
                 let ct = self.ctype(&a.ty);
-                self.f.code.put(&format!("{{ {} {} = {}; {} = {}; {} = {}; }}", ct, t, a.c, a.c, b.c, b.c, t));
+                self.f.code.put(&data::scalar_swap(&ct, &t, &a.c, &b.c));
                 // a scalar result is a snapshot, so later swaps do not change it
                 let r = self.tmp();
                 self.f.code.put(&format!("{} {} = {};", ct, r, a.c));
@@ -363,48 +350,4 @@ impl<'a> Checker<'a> {
         }
         Some(V { lv: false, slice: None, k: None, ..a })
     }
-}
-
-/// If `rhs` is the C of `lhs || e` (mpd_str_cat of lhs's own characters and
-/// one more operand), that operand's C: the assignment `lhs = lhs || e` is
-/// then an append in place.
-/// Only a plain variable (`v_s_1`, `self->v_s_1`) qualifies: a target with
-/// calls or subscripts in it would be evaluated once instead of twice.
-pub(super) fn appended_to<'a>(rhs: &'a str, lhs: &str) -> Option<&'a str> {
-    if !lhs.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'>' || b == b'.') {
-        return None;
-    }
-    let rest = rhs.strip_prefix("mpd_str_cat(")?;
-    let (_, rest) = rest.split_once(", ")?; // the temporaries' list
-    let rest = rest.strip_prefix("mpd_sv_of(")?.strip_prefix(lhs)?.strip_prefix("), ")?;
-    let tail = rest.strip_suffix(')')?;
-    one_c_expression(tail).then_some(tail)
-}
-
-/// Is `c` one C expression: brackets balanced, never closed below the start,
-/// no comma outside them (string and char literals skipped)?
-pub(super) fn one_c_expression(c: &str) -> bool {
-    let b = c.as_bytes();
-    let (mut depth, mut i) = (0i32, 0usize);
-    while i < b.len() {
-        match b[i] {
-            q @ (b'"' | b'\'') => {
-                i += 1;
-                while i < b.len() && b[i] != q {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-            }
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => {
-                depth -= 1;
-                if depth < 0 {
-                    return false;
-                }
-            }
-            b',' if depth == 0 => return false,
-            _ => {}
-        }
-        i += 1;
-    }
-    depth == 0 && !c.is_empty()
 }

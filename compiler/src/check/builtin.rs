@@ -4,6 +4,8 @@ use super::konst::{self, KV};
 use super::scope::{PSig, ProcSig, Sym};
 use super::types::Ty;
 use super::{Checker, Form, V};
+use crate::emit::convert::{self, FromStr};
+use crate::emit::{self, call, data};
 use crate::syntax::ast::{self, Expr, ExprKind, ParamMode, Span, TypeKind};
 use std::rc::Rc;
 
@@ -136,12 +138,12 @@ impl<'a> Checker<'a> {
             if sig.external && p.ty.is_string() {
                 // C may store a shorter string into a var/res one: its NUL sets the length
                 if matches!(p.mode, ParamMode::Var | ParamMode::Res) {
-                    writeback.push(format!("mpd_str_sync_cstr({});", c));
+                    writeback.push(call::ext_str_sync(&c));
                 }
-                cargs.push(format!("mpd_str_cstr({})", c));
+                cargs.push(call::ext_str(&c));
             } else if sig.external && matches!(p.ty, Ty::Arr(..)) {
                 // C sees the elements, not the array header
-                cargs.push(format!("MPD_ARR_DATA({})", c));
+                cargs.push(call::ext_arr(&c));
             } else {
                 cargs.push(c);
             }
@@ -165,14 +167,14 @@ impl<'a> Checker<'a> {
             if sig.external && p.mode != ParamMode::Ref {
                 // an external's var/res scalar: C gets the value (MPD 1.0.1)
                 let file = p.ty == Ty::File;
-                cargs.push(if file { format!("mpd_file_cfile({})", v.c) } else { v.c.clone() });
+                cargs.push(if file { call::ext_file(&v.c) } else { v.c.clone() });
             } else {
-                cargs.push(format!("&({})", v.c));
+                cargs.push(call::by_ref(&v.c));
             }
         } else {
             let file = p.ty == Ty::File;
             let c = self.scalar_for(&p.ty, v, a.span);
-            cargs.push(if sig.external && file { format!("mpd_file_cfile({})", c) } else { c });
+            cargs.push(if sig.external && file { call::ext_file(&c) } else { c });
         }
     }
 
@@ -197,7 +199,7 @@ impl<'a> Checker<'a> {
                 } else {
                     let s = self.sv(v);
                     let t = self.t();
-                    format!("((char *)mpd_str_blob({}, {}, 0))", t, s)
+                    call::str_blob(t, &s)
                 }
             }
             _ => {
@@ -218,16 +220,16 @@ impl<'a> Checker<'a> {
                 if v.ty.is_string() {
                     let s = self.sv(v);
                     let t = self.t();
-                    format!("((char *)mpd_chars({}, {}))", t, s)
+                    emit::builtin::chars(t, &s)
                 } else if let (true, Some((base, lo, hi))) = (byref, v.slice.clone()) {
                     // a slice passed var: the callee's result goes back into it
                     let tmp = self.tmp();
                     self.f.code.put(&format!("char *{} = {};", tmp, v.c));
                     let p = self.pos(a.span);
                     if lo == "#sec" {
-                        writeback.push(format!("mpd_arr_section_set({}, {}, {}, {});", p, base, hi, tmp));
+                        writeback.push(data::arr_section_set(&p, &base, &hi, &tmp));
                     } else {
-                        writeback.push(format!("mpd_arr_slice_set({}, {}, {}, {}, {});", p, base, lo, hi, tmp));
+                        writeback.push(data::arr_slice_set(&p, &base, &lo, &hi, &tmp));
                     }
                     tmp
                 } else {
@@ -240,11 +242,11 @@ impl<'a> Checker<'a> {
     /// The C call of a proc with arguments `cargs`: while tracing, through the proc's
     /// traced twin, told the call site.
     fn proc_call_c(&mut self, sig: &ProcSig, cargs: &[String], span: Span) -> String {
-        let mut call = format!("{}({})", sig.cname, cargs.join(", "));
+        let mut call = call::call(&sig.cname, cargs);
         if !sig.external && cargs.len() == sig.params.len() + 3 {
             // while tracing, the proc's traced twin, told the call site
             self.fresh += 1;
-            let var = format!("mpd_cs_{}", self.fresh);
+            let var = emit::trace::call_site_name(self.fresh);
             let p = self.pos(span);
             self.out.protos.push_str(&crate::emit::trace::call_site(&var, &p));
             let types: Vec<String> = sig
@@ -307,7 +309,7 @@ impl<'a> Checker<'a> {
                 Ty::Str(Some(n)) => n,
                 _ => i64::from(i32::MAX),
             };
-            let c = format!("mpd_sv_cstr({}, {})", call, max);
+            let c = call::ext_str_result(&call, max);
             return V { c, ty: sig.ret.clone(), form: Form::View, k: None, lv: false, slice: None };
         }
         if sig.ret.is_blob() {
@@ -319,7 +321,6 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// An invocation of an op designated by an expression (capability, op array element...).
     /// An external's `ptr int` (or `ptr any`) argument written `@x`, x an
     /// int variable or field: C gets the address of a long-sized cell holding
     /// x, and x takes the cell's value back after the call.  SR and MPD were
@@ -347,10 +348,12 @@ impl<'a> Checker<'a> {
             return None;
         }
         let cell = self.tmp();
-        self.f.code.put(&format!("long long {} = {};", cell, v.c));
-        Some((format!("((void *)&{})", cell), Some(format!("{} = (int){};", v.c, cell))))
+        let (decl, arg, back) = call::ext_int_cell(&cell, &v.c);
+        self.f.code.put(&decl);
+        Some((arg, Some(back)))
     }
 
+    /// An invocation of an op designated by an expression (capability, op array element...).
     fn op_call(&mut self, callee: &Expr, args: &[Expr], span: Span) -> V {
         let Some((sig, target)) = self.op_target(callee) else { return V::err() };
         if sig.op.as_ref().map(|r| r.sem).unwrap_or(false) {
@@ -378,17 +381,17 @@ impl<'a> Checker<'a> {
         let size = self.types.recs[r].size;
         let b = self.tmp();
         let t = self.t();
-        self.f.code.put(&format!("char *{} = mpd_tmp_alloc({}, {});", b, t, size));
+        self.f.code.put(&data::tmp_block(&b, t, &size.to_string()));
         let b2 = b.clone();
         self.init_blob(&b2, &ty, &[], &None);
         for (n, ((_, fty, off), a)) in fields.iter().zip(args).enumerate() {
             let v = self.expr(a);
             let dst = if fty.is_blob() {
-                V { c: format!("({} + {})", b, off), ty: fty.clone(), form: Form::Blob, k: None, lv: true, slice: None }
+                V { c: data::field_addr(&b, *off), ty: fty.clone(), form: Form::Blob, k: None, lv: true, slice: None }
             } else {
                 let ct = self.ctype(fty);
                 V {
-                    c: format!("(*({} *)({} + {}))", ct, b, off),
+                    c: data::at(&ct, &data::field_addr(&b, *off)),
                     ty: fty.clone(),
                     form: Form::Scalar,
                     k: None,
@@ -429,74 +432,61 @@ impl<'a> Checker<'a> {
         let p = self.pos(span);
         let stringy = v.ty.is_string() || v.ty.is_char_array();
         let sv = if stringy { self.sv(&v) } else { String::new() };
-        let sv2 = sv.clone();
-        let strconv = |f: &str| format!("({{ mpd_sv _s = {}; {}({}, _s.p, _s.len); }})", sv2, f, p);
         match (&to, &v.ty) {
             (Ty::Int, Ty::Int) => v,
             (Ty::Int, Ty::Real) => match v.k {
                 Some(KV::Real(x)) if x.abs() < 2147483648.0 => self.konst(KV::Int(x.trunc() as i64), Ty::Int),
-                _ => V::scalar(format!("((int)mpd_int_of_real({}, {}))", p, v.c), Ty::Int),
+                _ => V::scalar(convert::int_of_real(&p, &v.c), Ty::Int),
             },
             (Ty::Int, Ty::Char) => match v.k {
                 Some(KV::Char(c)) => self.konst(KV::Int(c as i64), Ty::Int),
-                _ => V::scalar(format!("((int)({}))", v.c), Ty::Int),
+                _ => V::scalar(convert::int_of_char(&v.c), Ty::Int),
             },
             (Ty::Int, Ty::Bool) | (Ty::Int, Ty::Enum(_)) | (Ty::Int, Ty::Ptr(_)) | (Ty::Int, Ty::PtrAny) => match v.k {
                 Some(KV::Bool(b)) => self.konst(KV::Int(b as i64), Ty::Int),
                 Some(KV::Int(n)) => self.konst(KV::Int(n), Ty::Int),
-                _ => V::scalar(format!("((int)(intptr_t)({}))", v.c), Ty::Int),
+                _ => V::scalar(convert::int_of_ord(&v.c), Ty::Int),
             },
-            (Ty::Int, _) if stringy => V::scalar(format!("((int){})", strconv("mpd_int_of_str")), Ty::Int),
+            (Ty::Int, _) if stringy => V::scalar(convert::of_str(FromStr::Int, &p, &sv), Ty::Int),
             (Ty::Real, Ty::Int) | (Ty::Real, Ty::Real) | (Ty::Real, Ty::Char) => match v.k {
                 Some(KV::Int(n)) => self.konst(KV::Real(n as f64), Ty::Real),
                 Some(KV::Char(n)) => self.konst(KV::Real(n as f64), Ty::Real),
-                _ => V::scalar(format!("((double)({}))", v.c), Ty::Real),
+                _ => V::scalar(convert::real_of(&v.c), Ty::Real),
             },
             (Ty::Real, Ty::Bool) | (Ty::Real, Ty::Enum(_)) => match v.k {
                 Some(KV::Bool(b)) => self.konst(KV::Real(b as i64 as f64), Ty::Real),
                 Some(KV::Int(n)) => self.konst(KV::Real(n as f64), Ty::Real),
-                _ => V::scalar(format!("((double)({}))", v.c), Ty::Real),
+                _ => V::scalar(convert::real_of(&v.c), Ty::Real),
             },
             // a pointer's address as a number (null is 0)
-            (Ty::Real, Ty::Ptr(_) | Ty::PtrAny | Ty::Null) => {
-                V::scalar(format!("((double)(intptr_t)({}))", v.c), Ty::Real)
-            }
-            (Ty::Real, _) if stringy => V::scalar(strconv("mpd_real_of_str"), Ty::Real),
+            (Ty::Real, Ty::Ptr(_) | Ty::PtrAny | Ty::Null) => V::scalar(convert::real_of_ptr(&v.c), Ty::Real),
+            (Ty::Real, _) if stringy => V::scalar(convert::of_str(FromStr::Real, &p, &sv), Ty::Real),
             (Ty::Char, Ty::Int) => match v.k {
                 Some(KV::Int(n)) if (0..=255).contains(&n) => self.konst(KV::Char(n as u8), Ty::Char),
-                _ => V::scalar(format!("mpd_char_of_int({}, {})", p, v.c), Ty::Char),
+                _ => V::scalar(convert::char_of_int(&p, &v.c), Ty::Char),
             },
             (Ty::Char, Ty::Char) => v,
-            (Ty::Char, Ty::Bool) | (Ty::Char, Ty::Enum(_)) => {
-                V::scalar(format!("mpd_char_of_int({}, (int)({}))", p, v.c), Ty::Char)
-            }
-            (Ty::Char, Ty::Real) => {
-                V::scalar(format!("mpd_char_of_int({}, (int)mpd_int_of_real({}, {}))", p, p, v.c), Ty::Char)
-            }
-            (Ty::Char, _) if stringy => V::scalar(
-                format!("((unsigned char)({{ mpd_sv _s = {}; mpd_char_of_str(_s.p, _s.len); }}))", sv),
-                Ty::Char,
-            ),
+            (Ty::Char, Ty::Bool) | (Ty::Char, Ty::Enum(_)) => V::scalar(convert::char_of_ord(&p, &v.c), Ty::Char),
+            (Ty::Char, Ty::Real) => V::scalar(convert::char_of_real(&p, &v.c), Ty::Char),
+            (Ty::Char, _) if stringy => V::scalar(convert::char_of_str(&sv), Ty::Char),
             (Ty::Bool, Ty::Bool) => v,
             // bool of a number, character or pointer: true when not zero (null)
             (Ty::Bool, Ty::Int | Ty::Char | Ty::Real | Ty::Enum(_) | Ty::Ptr(_) | Ty::PtrAny | Ty::Null) => match v.k {
                 Some(KV::Int(n)) => self.konst(KV::Bool(n != 0), Ty::Bool),
                 Some(KV::Char(n)) => self.konst(KV::Bool(n != 0), Ty::Bool),
                 Some(KV::Real(x)) => self.konst(KV::Bool(x != 0.0), Ty::Bool),
-                _ => V::scalar(format!("((_Bool)(({}) != 0))", v.c), Ty::Bool),
+                _ => V::scalar(convert::bool_of(&v.c), Ty::Bool),
             },
-            (Ty::Bool, _) if stringy => V::scalar(format!("((_Bool){})", strconv("mpd_bool_of_str")), Ty::Bool),
+            (Ty::Bool, _) if stringy => V::scalar(convert::of_str(FromStr::Bool, &p, &sv), Ty::Bool),
             (Ty::Enum(e), Ty::Int | Ty::Char | Ty::Enum(_) | Ty::Bool | Ty::Real) => {
                 let n = self.types.enums[*e].lits.len();
-                let name = crate::emit::lit::c_string(self.types.enums[*e].name.as_bytes());
-                // of a real: truncated, as int(x) is
-                let x = if v.ty == Ty::Real { format!("mpd_int_of_real({}, {})", p, v.c) } else { v.c.clone() };
-                V::scalar(format!("mpd_enum_check({}, (int)({}), {}, {})", p, x, n, name), to.clone())
+                let name = &self.types.enums[*e].name;
+                V::scalar(convert::enum_of(&p, &v.c, v.ty == Ty::Real, n, name), to.clone())
             }
             (Ty::Str(_), _) => self.convert_to_string(v, &p, span),
             (Ty::Ptr(_) | Ty::PtrAny, Ty::Ptr(_) | Ty::PtrAny | Ty::Null) => V::scalar(v.c, to.clone()),
-            (Ty::Ptr(_) | Ty::PtrAny, Ty::Int) => V::scalar(format!("((void *)(intptr_t)({}))", v.c), to.clone()),
-            (Ty::Ptr(_) | Ty::PtrAny, _) if stringy => V::scalar(strconv("mpd_ptr_of_str"), to.clone()),
+            (Ty::Ptr(_) | Ty::PtrAny, Ty::Int) => V::scalar(convert::ptr_of_int(&v.c), to.clone()),
+            (Ty::Ptr(_) | Ty::PtrAny, _) if stringy => V::scalar(convert::of_str(FromStr::Ptr, &p, &sv), to.clone()),
             _ => {
                 self.error(
                     span,
@@ -518,7 +508,7 @@ impl<'a> Checker<'a> {
             t if t.is_char_array() => {
                 let t = self.t();
                 V {
-                    c: format!("mpd_string_of_chars({}, {})", t, v.c),
+                    c: data::sv_of_chars(t, &v.c),
                     ty: Ty::Str(None),
                     form: Form::View,
                     k: None,
@@ -531,10 +521,10 @@ impl<'a> Checker<'a> {
                 V { c: s, ty: Ty::Str(Some(1)), form: Form::View, k: None, lv: false, slice: None }
             }
             t if t.is_scalar() => {
-                let val = self.mpd_val(&v);
+                let val = self.out_val(&v);
                 let t = self.t();
                 V {
-                    c: format!("mpd_string_of_val({}, {}, {})", p, t, val),
+                    c: convert::string_of_val(p, t, &val),
                     ty: Ty::Str(None),
                     form: Form::View,
                     k: None,
@@ -616,7 +606,6 @@ impl<'a> Checker<'a> {
         v.c
     }
 
-    /// Whether `name` is visible only through an import (the outermost scope).
     /// lb/ub of dimension `dim` of an array (or of an op array); the result has
     /// the index type of that dimension (int, bool, char or an enumeration).
     pub(super) fn array_bound(&mut self, is_lb: bool, a: &Expr, dim: i64, name: &str, span: Span) -> V {
@@ -639,7 +628,7 @@ impl<'a> Checker<'a> {
         for _ in 1..dim {
             match t {
                 Ty::Arr(e, _, _) => {
-                    c = format!("MPD_ARR_DATA({})", c);
+                    c = data::arr_data(&c);
                     t = *e;
                 }
                 _ => break,
@@ -661,7 +650,7 @@ impl<'a> Checker<'a> {
                         _ => self.konst(KV::Int(k), Ty::Int),
                     };
                 }
-                let b = format!("MPD_ARR_{}({})", if is_lb { "LB" } else { "UB" }, c);
+                let b = if is_lb { data::arr_lb(&c) } else { data::arr_ub(&c) };
                 match ity {
                     Some(Ty::Bool) => V::scalar(format!("((_Bool)({}))", b), Ty::Bool),
                     Some(Ty::Char) => V::scalar(format!("((unsigned char)({}))", b), Ty::Char),

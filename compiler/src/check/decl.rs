@@ -205,11 +205,11 @@ impl<'a> Checker<'a> {
         let endfinal = crate::emit::trace::event(&fp, "ENDFINAL", "0");
         self.f.code.put(&crate::emit::trace::event(&fp, "FINAL", "0"));
         let saved_ret = self.f.ret.replace(RetInfo { stmt: component::final_return(&endfinal) });
-        let saved_tp = self.f.trace_proc.take();
+        let saved_kind = std::mem::take(&mut self.f.kind);
         self.in_final = true;
         self.block(b);
         self.in_final = false;
-        self.f.trace_proc = saved_tp;
+        self.f.kind = saved_kind;
         self.f.code.put(&endfinal);
         self.f.code.put(var::TEMPS_FREE);
         self.f.ret = saved_ret;

@@ -5,7 +5,7 @@ use super::konst::{wrap, KV};
 use super::scope::Sym;
 use super::types::{Ty, ARR_HDR};
 use super::{Checker, Form, V};
-use crate::emit::lit;
+use crate::emit::{self, data, io, lit, ops, var};
 use crate::syntax::ast::{self, BinaryOp, Expr, ExprKind, Span};
 
 impl<'a> Checker<'a> {
@@ -18,7 +18,7 @@ impl<'a> Checker<'a> {
     /// Frees statement temporaries after a statement that made some.
     pub fn flush_tmps(&mut self) {
         if self.f.used_tmp {
-            self.f.code.put("mpd_tmp_free(&_t);");
+            self.f.code.put(data::TMP_FREE);
             self.f.used_tmp = false;
         }
     }
@@ -35,7 +35,7 @@ impl<'a> Checker<'a> {
                 }
             }
             KV::Char(c) => format!("{}", c),
-            KV::Str(s) => format!("mpd_sv_lit({}, {})", lit::c_string(s), s.len()),
+            KV::Str(s) => data::sv_lit(s),
         };
         let form = if matches!(k, KV::Str(_)) { Form::View } else { Form::Scalar };
         V { c, ty, form, k: Some(k), lv: false, slice: None }
@@ -58,12 +58,12 @@ impl<'a> Checker<'a> {
                 self.konst(KV::Str(s.clone()), Ty::Str(Some(n)))
             }
             ExprKind::Null => V::scalar("NULL".into(), Ty::Null),
-            ExprKind::Noop => V::scalar("mpd_noop".into(), Ty::Null),
+            ExprKind::Noop => V::scalar(emit::expr::NOOP.into(), Ty::Null),
             ExprKind::StdFile(f) => V::scalar(
                 match f {
-                    ast::StdFile::Stdin => "mpd_stdin",
-                    ast::StdFile::Stdout => "mpd_stdout",
-                    ast::StdFile::Stderr => "mpd_stderr",
+                    ast::StdFile::Stdin => io::STDIN,
+                    ast::StdFile::Stdout => io::STDOUT,
+                    ast::StdFile::Stderr => io::STDERR,
                 }
                 .into(),
                 Ty::File,
@@ -131,7 +131,7 @@ impl<'a> Checker<'a> {
                             } else {
                                 Ty::Cap(super::types::CapTy::Op(k))
                             };
-                            V::scalar(format!("mpd_cap_of_op({})", op), ty)
+                            V::scalar(ops::cap_of_op(&op.to_string()), ty)
                         }
                         _ => V::err(),
                     };
@@ -143,7 +143,7 @@ impl<'a> Checker<'a> {
             let r = sig.op.clone().unwrap();
             let k = self.op_sig(&sig);
             let ty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
-            return V::scalar(format!("mpd_rescap_op({}, {} + {})", rc.c, r.idx, ix), ty);
+            return V::scalar(ops::rescap_op(&rc.c, &format!("{} + {}", r.idx, ix)), ty);
         }
         let b = self.expr(base);
         self.index(b, subs, e.span)
@@ -168,8 +168,8 @@ impl<'a> Checker<'a> {
         {
             // new(op (...)), new(optype), new(sem): a dynamic operation
             let p = self.pos(span);
-            let flags = if matches!(ty, Ty::Cap(super::types::CapTy::Sem)) { "MPD_OP_SEMAPHORE" } else { "0" };
-            return V::scalar(format!("mpd_op_new({}, &self->h, 1, {})", p, flags), ty);
+            let sem = matches!(ty, Ty::Cap(super::types::CapTy::Sem));
+            return V::scalar(ops::op_new(&p, sem), ty);
         }
         let dynamic = !tx.dims.is_empty() || tx.strlen.is_some();
         if self.types.size_of(&ty).is_none() && !dynamic {
@@ -187,9 +187,9 @@ impl<'a> Checker<'a> {
         });
         let size = self.size_c(&ty, &dims, &strlen);
         let tmp = self.tmp();
-        self.f.code.put(&format!("char *{} = mpd_new({});", tmp, size));
+        self.f.code.put(&data::new_block(&tmp, &size));
         self.init_blob(&tmp, &ty, &dims, &strlen);
-        V::scalar(format!("((void *){})", tmp), Ty::Ptr(Box::new(ty)))
+        V::scalar(data::new_ptr(&tmp), Ty::Ptr(Box::new(ty)))
     }
 
     /// `low(t)`, `high(t)`: the least or greatest value of an ordered type.
@@ -367,7 +367,7 @@ impl<'a> Checker<'a> {
                     let ty =
                         if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
                     // as a value, rc.f is the op it names (rc.f = x may have changed it)
-                    V::scalar(format!("mpd_rescap_op({}, {})", b.c, r.idx), ty)
+                    V::scalar(ops::rescap_op(&b.c, &r.idx.to_string()), ty)
                 }
                 _ => {
                     self.error(name.span, format!("resource {} has no operation `{}`", rn, name.name));
@@ -381,19 +381,12 @@ impl<'a> Checker<'a> {
                 match info.fields.iter().find(|f| f.0 == name.name) {
                     Some((_, fty, off)) => {
                         let (fty, off) = (fty.clone(), *off);
-                        let addr = format!("({} + {})", b.c, off);
+                        let addr = data::field_addr(&b.c, off);
                         if fty.is_blob() {
                             V { c: addr, ty: fty, form: Form::Blob, k: None, lv: b.lv, slice: None }
                         } else {
                             let ct = self.ctype(&fty);
-                            V {
-                                c: format!("(*({} *){})", ct, addr),
-                                ty: fty,
-                                form: Form::Scalar,
-                                k: None,
-                                lv: b.lv,
-                                slice: None,
-                            }
+                            V { c: data::at(&ct, &addr), ty: fty, form: Form::Scalar, k: None, lv: b.lv, slice: None }
                         }
                     }
                     None => {
@@ -481,23 +474,12 @@ impl<'a> Checker<'a> {
                         }
                     };
                 }
-                let pc = if self.opts.no_checks {
-                    p.c.clone()
-                } else {
-                    format!("mpd_ptr_check({}, {})", self.pos(span), p.c)
-                };
+                let pc = if self.opts.no_checks { p.c.clone() } else { data::ptr_check(&self.pos(span), &p.c) };
                 if inner.is_blob() {
-                    V { c: format!("((char *){})", pc), ty: inner, form: Form::Blob, k: None, lv: true, slice: None }
+                    V { c: data::blob_at(&pc), ty: inner, form: Form::Blob, k: None, lv: true, slice: None }
                 } else {
                     let ct = self.ctype(&inner);
-                    V {
-                        c: format!("(*({} *){})", ct, pc),
-                        ty: inner,
-                        form: Form::Scalar,
-                        k: None,
-                        lv: true,
-                        slice: None,
-                    }
+                    V { c: data::at(&ct, &pc), ty: inner, form: Form::Scalar, k: None, lv: true, slice: None }
                 }
             }
             Ty::Error => V::err(),
@@ -531,17 +513,17 @@ impl<'a> Checker<'a> {
     /// The string view of a string-like value (string, char, char array).
     pub fn sv(&mut self, v: &V) -> String {
         match (&v.ty, v.form) {
-            (Ty::Str(_), Form::Blob) => format!("mpd_sv_of({})", v.c),
+            (Ty::Str(_), Form::Blob) => data::sv_of(&v.c),
             (Ty::Str(_), _) => v.c.clone(),
             (Ty::Char, _) => {
                 let t = self.t();
-                format!("mpd_str_char({}, {})", t, v.c)
+                data::sv_of_char(t, &v.c)
             }
             (t, _) if t.is_char_array() => {
                 let t = self.t();
-                format!("mpd_string_of_chars({}, {})", t, v.c)
+                data::sv_of_chars(t, &v.c)
             }
-            _ => "mpd_sv_lit(\"\", 0)".into(),
+            _ => io::EMPTY_SV.into(),
         }
     }
 
@@ -562,8 +544,9 @@ impl<'a> Checker<'a> {
         let (esize, strmax) = self.cons_elem_size(&ety, &held);
         let a = self.tmp();
         let t = self.t();
-        self.f.code.put(&format!("char *{} = mpd_tmp_alloc({}, MPD_ALIGN(mpd_arr_size(1, {}, {})));", a, t, n, esize));
-        self.f.code.put(&format!("mpd_arr_hdr({}, 1, {}, {});", a, n, esize));
+        for l in data::cons_alloc(&a, t, &n, &esize) {
+            self.f.code.put(&l);
+        }
         let k = self.tmp();
         self.f.code.put(&format!("int {} = 0;", k));
         self.cons_fill(held, &counts, &ety, &a, &k, &esize, &strmax);
@@ -581,7 +564,7 @@ impl<'a> Checker<'a> {
                     if v.ty != Ty::Int && v.ty != Ty::Error {
                         self.error(ce.span, "repetition count is not an integer");
                     }
-                    self.f.code.put(&format!("int {} = mpd_rep_count({}, {});", c, p, v.c));
+                    self.f.code.put(&data::cons_count(&c, p, &v.c));
                 }
                 None => self.f.code.put(&format!("int {} = 1;", c)),
             }
@@ -627,7 +610,7 @@ impl<'a> Checker<'a> {
                     continue;
                 }
                 let s = self.sv(&v);
-                self.f.code.put(&format!("mpd_sv {} = {{0, 0}}; if ({} > 0) {} = {};", h, c, h, s));
+                self.f.code.put(&data::cons_hold_sv(&h, c, &s));
                 held.push((V { c: h, ty: Ty::Str(None), form: Form::View, k: None, lv: false, slice: None }, sp));
             } else if ety.is_scalar() {
                 if !self.types.assignable(&ety, &v.ty) && !(*ety == Ty::Real && v.ty == Ty::Int) {
@@ -643,13 +626,13 @@ impl<'a> Checker<'a> {
                 }
                 let v = self.coerce(v, &ety);
                 let ct = self.ctype(&ety);
-                self.f.code.put(&format!("{} {} = {{0}}; if ({} > 0) {} = {};", ct, h, c, h, v.c));
+                self.f.code.put(&data::cons_hold_scalar(&ct, &h, c, &v.c));
                 held.push((V::scalar(h, ety.clone()), sp));
             } else {
                 if !self.types.same(&ety, &v.ty) {
                     self.error(sp, format!("element {} of constructor is incompatible", n + 1));
                 }
-                self.f.code.put(&format!("char *{} = NULL; if ({} > 0) {} = {};", h, c, h, v.c));
+                self.f.code.put(&data::cons_hold_blob(&h, c, &v.c));
                 held.push((V { c: h, ty: v.ty.clone(), form: Form::Blob, k: None, lv: false, slice: None }, sp));
             }
         }
@@ -664,26 +647,21 @@ impl<'a> Checker<'a> {
             t if t.is_scalar() => self.types.size_of(t).unwrap_or(4).to_string(),
             Ty::Str(_) => {
                 let m = self.tmp();
-                self.f.code.put(&format!("int {} = 0;", m));
-                for (v, _) in held {
-                    self.f.code.put(&format!("if ({}.len > {}) {} = {}.len;", v.c, m, m, v.c));
+                let hs: Vec<String> = held.iter().map(|h| h.0.c.clone()).collect();
+                let (lines, size) = data::cons_str_max(&m, &hs);
+                for l in lines {
+                    self.f.code.put(&l);
                 }
-                strmax = m.clone();
-                format!("(int)MPD_STR_SIZE({})", m)
+                strmax = m;
+                size
             }
             t => match self.types.size_of(t) {
                 Some(s) => s.to_string(),
                 None => {
                     let e = self.tmp();
                     let first = held[0].0.c.clone();
-                    self.f.code.put(&format!(
-                        "int {} = 0; if ({}) {} = (int)mpd_blob_size_k({}, {});",
-                        e,
-                        first,
-                        e,
-                        first,
-                        self.blob_kind(t)
-                    ));
+                    let kind = self.blob_kind(t);
+                    self.f.code.put(&data::cons_blob_size(&e, &first, &kind));
                     e
                 }
             },
@@ -705,18 +683,18 @@ impl<'a> Checker<'a> {
     ) {
         for ((val, sp), c) in held.into_iter().zip(counts) {
             let r = self.tmp();
-            self.f.code.open(&format!("for (int {r} = {c}; {r} > 0; {r}--, {k}++) {{"));
-            let dst_addr = format!("({} + {} + (size_t){} * {})", a, ARR_HDR, k, esize);
+            self.f.code.open(&data::cons_repeat(&r, c, k));
+            let dst_addr = data::cons_elem(a, ARR_HDR, k, esize);
             if ety.is_string() {
-                self.f.code.put(&format!("mpd_str_init({}, {});", dst_addr, strmax));
+                self.f.code.put(&var::str_init(&dst_addr, strmax));
                 let dst = V { c: dst_addr, ty: ety.clone(), form: Form::Blob, k: None, lv: true, slice: None };
                 self.assign_into(&dst, val, sp);
             } else if ety.is_blob() {
-                self.f.code.put(&format!("memcpy({}, {}, {});", dst_addr, val.c, esize));
+                self.f.code.put(&var::blob_copy(&dst_addr, &val.c, esize));
             } else {
                 let ct = self.ctype(&ety);
                 let dst = V {
-                    c: format!("(*({} *){})", ct, dst_addr),
+                    c: data::at(&ct, &dst_addr),
                     ty: ety.clone(),
                     form: Form::Scalar,
                     k: None,
@@ -747,9 +725,9 @@ impl<'a> Checker<'a> {
             leaf = e;
             ndims += 1;
         }
-        let flags = match leaf {
-            Ty::Cap(super::types::CapTy::Sem) => "MPD_OP_SEMAPHORE",
-            Ty::Cap(super::types::CapTy::Op(_)) => "0",
+        let sem = match leaf {
+            Ty::Cap(super::types::CapTy::Sem) => true,
+            Ty::Cap(super::types::CapTy::Op(_)) => false,
             _ => return None,
         };
         let mut dims = tx.dims.clone();
@@ -757,16 +735,16 @@ impl<'a> Checker<'a> {
         let size = self.size_c(&tx.ty, &dims, &None);
         let b = self.tmp();
         let tl = self.t();
-        self.f.code.put(&format!("char *{} = mpd_tmp_alloc({}, {});", b, tl, size));
+        self.f.code.put(&data::tmp_block(&b, tl, &size));
         let ty = tx.ty.clone();
         self.init_blob(&b, &ty, &dims, &None);
         let p = self.pos(span);
-        self.f.code.put(&format!("mpd_op_new_arr({}, &self->h, {}, {}, {});", p, b, ndims, flags));
+        self.f.code.put(&ops::op_new_arr(&p, &b, ndims, sem));
         Some(V { c: b, ty, form: Form::Blob, k: None, lv: false, slice: None })
     }
 }
 
 /// The literal `noop` (typed like null, but a capability only).
 pub(crate) fn is_noop(v: &V) -> bool {
-    v.ty == Ty::Null && v.c == "mpd_noop"
+    v.ty == Ty::Null && v.c == emit::expr::NOOP
 }

@@ -1,5 +1,5 @@
 //! in_co: the input statement `in ... ni` and the concurrent invocation
-//! statement `co ... oc` (their C: emit::in_stmt, emit::co_stmt).
+//! statement `co ... oc` (their C: emit::inop, emit::co).
 use super::scope::Sym;
 use super::types::Ty;
 use super::{Checker, Form, V};
@@ -7,7 +7,7 @@ use crate::emit::{self, names, var};
 use crate::syntax::ast::{self, ExprKind};
 
 impl<'a> Checker<'a> {
-    /// `in arm [] arm ... [] else -> block ni` (emit::in_stmt).
+    /// `in arm [] arm ... [] else -> block ni` (emit::inop).
     pub(crate) fn in_stmt(&mut self, ins: &ast::InStmt, span: ast::Span) {
         let p = self.pos(span);
         self.f.code.open("{");
@@ -36,23 +36,23 @@ impl<'a> Checker<'a> {
         let (env_fields, cb_funcs) = self.in_callbacks(ins, &arms, id);
         let quant_arms: Vec<usize> =
             arms.iter().enumerate().filter(|(_, a)| a.qv.is_some()).map(|(ai, _)| ai).collect();
-        let env_def = emit::in_stmt::env_struct(id, &self.self_type(), &env_fields, &quant_arms);
+        let env_def = emit::inop::env_struct(id, &self.self_type(), &env_fields, &quant_arms);
         self.out.protos.push_str(&env_def);
         self.out.funcs.push_str(&cb_funcs);
         let qvs: Vec<&str> = arms.iter().filter_map(|a| a.qv.as_ref().map(|(q, _, _)| q.as_str())).collect();
-        self.f.code.put(&emit::in_stmt::env_init(id, &env_fields, &qvs));
-        let arm_inits: Vec<emit::in_stmt::ArmInit> = ins
+        self.f.code.put(&emit::inop::env_init(id, &env_fields, &qvs));
+        let arm_inits: Vec<emit::inop::ArmInit> = ins
             .arms
             .iter()
             .zip(&arms)
-            .map(|(a, i)| emit::in_stmt::ArmInit { ops: &i.ops, n: &i.n, st: a.st.is_some(), by: a.by.is_some() })
+            .map(|(a, i)| emit::inop::ArmInit { ops: &i.ops, n: &i.n, st: a.st.is_some(), by: a.by.is_some() })
             .collect();
-        for l in emit::in_stmt::in_struct(id, &arm_inits, ins.else_block.is_some(), has_st, has_by) {
+        for l in emit::inop::in_struct(id, &arm_inits, ins.else_block.is_some(), has_st, has_by) {
             self.f.code.put(&l);
         }
-        let ib = emit::in_stmt::chosen(id);
+        let ib = emit::inop::chosen(id);
         self.f.code.put(&emit::trace::event(&p, "IN", "0"));
-        self.f.code.put(&emit::in_stmt::wait(&ib, &p, id));
+        self.f.code.put(&emit::inop::wait(&ib, &p, id));
         // quantifier values live in the statement's temporaries: copy the
         // chosen one out before they are freed
         let qlocals: Vec<Option<String>> = arms
@@ -61,7 +61,7 @@ impl<'a> Checker<'a> {
             .map(|(ai, a)| {
                 a.qv.as_ref().map(|(q, _, _)| {
                     let l = self.tmp();
-                    self.f.code.put(&emit::in_stmt::chosen_quant(&l, &ib, id, ai, q));
+                    self.f.code.put(&emit::inop::chosen_quant(&l, &ib, id, ai, q));
                     l
                 })
             })
@@ -81,7 +81,7 @@ impl<'a> Checker<'a> {
                 self.error(arm.span, "an in arm with several quantifiers is not supported yet");
                 continue;
             }
-            let ops_name = emit::in_stmt::ops_name(self.fresh, ai);
+            let ops_name = emit::inop::ops_name(self.fresh, ai);
             if let Some(q) = arm.quants.first() {
                 // one op per quantifier value: ops[k], value qv[k]
                 // as in `for`: the step is added as written; downto's default is -1
@@ -90,17 +90,17 @@ impl<'a> Checker<'a> {
                 let super::quant::Quant { start, end, step, ty: qty, .. } = qt;
                 let (n, qv) = (self.tmp(), self.tmp());
                 let (t1, t2) = (self.t(), self.t());
-                for l in emit::in_stmt::quant_vectors(&n, &qv, &ops_name, t1, t2, &start.c, &end.c, &step) {
+                for l in emit::inop::quant_vectors(&n, &qv, &ops_name, t1, t2, &start.c, &end.c, &step) {
                     self.f.code.put(&l);
                 }
                 let var = format!("{}_{}", names::var(&q.var.name), self.fresh);
                 self.fresh += 1;
-                self.f.code.open(&emit::in_stmt::quant_loop(&var, &start.c, &end.c, q.downto, &n, &qv, &step));
+                self.f.code.open(&emit::inop::quant_loop(&var, &start.c, &end.c, q.downto, &n, &qv, &step));
                 self.push();
                 self.declare(&q.var, Sym::Var { c: var.clone(), ty: qty.clone(), assignable: false });
                 if let Some(stc) = &q.st {
                     let c = self.quant_st(stc);
-                    self.f.code.put(&emit::in_stmt::quant_skip_unless(&c));
+                    self.f.code.put(&emit::inop::quant_skip_unless(&c));
                 }
                 let Some((sig, target)) = self.op_target_for(&arm.op, super::ops::OpUse::Input) else {
                     self.pop();
@@ -110,9 +110,9 @@ impl<'a> Checker<'a> {
                 self.input_impl_check(&sig, &target, arm.op.span);
                 let op = match target {
                     Target::Op(o) => o,
-                    Target::Cap(c) => emit::in_stmt::cap_op(p, &c.to_string()),
+                    Target::Cap(c) => emit::inop::in_cap(p, &c.to_string()),
                 };
-                self.f.code.put(&emit::in_stmt::quant_record(&ops_name, &n, &op, &qv, &var));
+                self.f.code.put(&emit::inop::quant_record(&ops_name, &n, &op, &qv, &var));
                 self.pop();
                 self.f.code.close("}");
                 arms.push(InArmOps { sig, ops: ops_name, n, qv: Some((qv, q.var.clone(), qty.clone())) });
@@ -121,9 +121,9 @@ impl<'a> Checker<'a> {
                 self.input_impl_check(&sig, &target, arm.op.span);
                 let op = match target {
                     Target::Op(o) => o,
-                    Target::Cap(c) => emit::in_stmt::cap_op(p, &c.to_string()),
+                    Target::Cap(c) => emit::inop::in_cap(p, &c.to_string()),
                 };
-                self.f.code.put(&emit::in_stmt::single_op(&ops_name, &op));
+                self.f.code.put(&emit::inop::single_op(&ops_name, &op));
                 arms.push(InArmOps { sig, ops: ops_name, n: "1".into(), qv: None });
             }
             let last = arms.last().unwrap();
@@ -155,17 +155,17 @@ impl<'a> Checker<'a> {
             let saved_tmp = self.f.used_tmp;
             self.f.used_tmp = false;
             let prev = self.f.capture.replace((self.scopes.len(), env_fields.clone()));
-            self.f.code.open(emit::in_stmt::CB_SWITCH);
+            self.f.code.open(emit::inop::CB_SWITCH);
             for (ai, arm) in ins.arms.iter().enumerate() {
                 let e = if kind == "st" { &arm.st } else { &arm.by };
                 let Some(e) = e else { continue };
-                self.f.code.open(&emit::in_stmt::cb_case(ai));
+                self.f.code.open(&emit::inop::cb_case(ai));
                 self.push();
                 let qv = arms[ai]
                     .qv
                     .as_ref()
-                    .map(|(q, id, t)| (emit::in_stmt::cb_quant_value(ai), id.clone(), t.clone(), q.clone()));
-                self.bind_formals(arm, &arms[ai].sig, emit::in_stmt::CB_INVB, &qv);
+                    .map(|(q, id, t)| (emit::inop::cb_quant_value(ai), id.clone(), t.clone(), q.clone()));
+                self.bind_formals(arm, &arms[ai].sig, emit::inop::CB_INVB, &qv);
                 let v = self.expr(e);
                 if kind == "st" && v.ty != Ty::Bool && v.ty != Ty::Error {
                     self.error(e.span, "sync expr must be boolean expression");
@@ -173,7 +173,7 @@ impl<'a> Checker<'a> {
                 if kind == "by" && !v.ty.is_numeric() && !v.ty.is_ordinal() {
                     self.error(e.span, "`by' expression must be ordered type");
                 }
-                self.f.code.put(&emit::in_stmt::cb_value(&v.c));
+                self.f.code.put(&emit::inop::cb_value(&v.c));
                 self.pop();
                 self.f.code.put("break;");
                 self.f.code.close("}");
@@ -183,14 +183,14 @@ impl<'a> Checker<'a> {
             self.f.capture = prev;
             self.f.used_tmp = saved_tmp;
             let body = std::mem::replace(&mut self.f.code, saved_code).take();
-            cb_funcs.push_str(&emit::in_stmt::callback(kind, id, &self.self_type(), names::OPS_LOCAL, &body));
+            cb_funcs.push_str(&emit::inop::callback(kind, id, &self.self_type(), names::OPS_LOCAL, &body));
         }
         (env_fields, cb_funcs)
     }
 
     /// Runs the arm chosen by the wait of input statement `id` (or its else).
     fn in_run_arms(&mut self, ins: &ast::InStmt, arms: &[InArmOps], qlocals: &[Option<String>], id: u32, p: &str) {
-        let ib = emit::in_stmt::chosen(id);
+        let ib = emit::inop::chosen(id);
         // the trace's ARM line: MPD 1.0.1 serviced a one-arm `in` without
         // st, by or quantifier (else allowed) in its runtime, at the arm's op;
         // any other `in` in generated code, at the first statement of the arm
@@ -206,17 +206,17 @@ impl<'a> Checker<'a> {
             }
         };
         if let Some(eb) = &ins.else_block {
-            self.f.code.open(&emit::in_stmt::else_open(&ib));
+            self.f.code.open(&emit::inop::else_open(&ib));
             let ap = arm_pos(self, eb, eb.span);
-            self.f.code.put(&emit::trace::event_invoker(&ap, "ARM", emit::in_stmt::NO_INVB));
+            self.f.code.put(&emit::trace::event_invoker(&ap, "ARM", emit::inop::NO_INVB));
             self.block(eb);
-            self.f.code.put(&emit::trace::event_invoker(p, "NI", emit::in_stmt::NO_INVB));
+            self.f.code.put(&emit::trace::event_invoker(p, "NI", emit::inop::NO_INVB));
             self.f.code.close("}");
         }
-        let end = emit::in_stmt::end_label(id);
+        let end = emit::inop::end_label(id);
         let arms_start = self.f.code.out.len();
         for (ai, arm) in ins.arms.iter().enumerate() {
-            self.f.code.open(&emit::in_stmt::arm_open(&ib, id, ai));
+            self.f.code.open(&emit::inop::arm_open(&ib, id, ai));
             let scopes = self.scopes.len();
             self.push();
             let qv = arms[ai]
@@ -248,18 +248,18 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// `co [q] inv -> post // ... oc` (emit::co_stmt; docs/ops.md).
+    /// `co [q] inv -> post // ... oc` (emit::co; docs/ops.md).
     pub(crate) fn co_stmt(&mut self, co: &ast::CoStmt, span: ast::Span) {
         let p = self.pos(span);
         let id = self.fresh;
         self.fresh += 1;
-        let (cv, qv, qcap, k) = emit::co_stmt::names(id);
+        let (cv, qv, qcap, k) = emit::co::names(id);
         self.f.code.open("{");
         // one counter numbers every instance of every arm, so each has its own
         // slots (stride: the most quantifiers of any arm) in the value vector
         let stride = co.arms.iter().map(|a| a.quants.len()).max().unwrap_or(0).max(1);
         self.f.code.put(&emit::trace::event(&p, "CO", "0"));
-        self.f.code.put(&emit::co_stmt::begin(&cv, &qv, &qcap));
+        self.f.code.put(&emit::co::begin(&cv, &qv, &qcap));
         self.f.code.put(&var::local_int(&k, "0"));
         // issue every arm (and quantifier instance)
         let mut arm_calls = Vec::new();
@@ -271,19 +271,19 @@ impl<'a> Checker<'a> {
             }
         }
         // completions, in completion order
-        let (d, brk, next, da) = emit::co_stmt::wait_names(id);
-        self.f.code.put(&emit::co_stmt::done_decl(&d));
-        self.f.code.open(&emit::co_stmt::wait_loop(&d, &p, &cv));
+        let (d, brk, next, da) = emit::co::wait_names(id);
+        self.f.code.put(&emit::co::done_decl(&d));
+        self.f.code.open(&emit::co::wait_loop(&d, &p, &cv));
         self.f.loop_labels.push((brk.clone(), next.clone(), self.scopes.len()));
         // the arm is read once: each arm's code releases the block
-        self.f.code.put(&emit::co_stmt::arm_of(&da, &d));
+        self.f.code.put(&emit::co::arm_of(&da, &d));
         for ((ai, sig, args, lhs), tys) in arm_calls.into_iter().zip(qtys) {
             self.co_complete_arm(&co.arms[ai], ai, &sig, &args, &lhs, tys, &qv, &d, &da, stride);
         }
         self.f.code.put(&emit::stmt::label(&next));
         self.f.loop_labels.pop();
         self.f.code.close("}");
-        self.f.code.put(&emit::co_stmt::end(&brk, &cv, &qv));
+        self.f.code.put(&emit::co::end(&brk, &cv, &qv));
         self.f.code.put(&emit::trace::event(&p, "OC", "0"));
         self.f.code.close("}");
     }
@@ -334,17 +334,17 @@ impl<'a> Checker<'a> {
             self.error(arm.inv.span, "a semaphore can only be sent to (V) in a co arm");
         }
         // remember the quantifier values of this instance
-        let qbase = emit::co_stmt::quant_base(k, stride);
+        let qbase = emit::co::quant_base(k, stride);
         let tys = self.co_quant_store(arm, &qv, &qcap, &qbase);
         if !arm.send {
             // traced: a co arm's CALL is at the arm's first line
             let ap = self.pos(arm.span);
             self.f.code.put(&emit::trace::event(&ap, "CALL", "0"));
         }
-        self.co_issue = Some((cv.to_string(), ai as u32, k.to_string()));
+        self.issue = super::Issue::CoArm { co: cv.to_string(), arm: ai as u32, idx: k.to_string() };
         self.invoke_block(&sig, target, args, arm.send, arm.inv.span);
-        self.co_issue = None;
-        self.f.code.put(&emit::co_stmt::count(k));
+        self.issue = super::Issue::Plain;
+        self.f.code.put(&emit::co::count(k));
         self.flush_tmps();
         self.pop();
         for _ in 0..n {
@@ -366,7 +366,7 @@ impl<'a> Checker<'a> {
                         "a real quantifier is not supported in a co arm (use an int quantifier and convert)",
                     );
                 }
-                self.f.code.put(&emit::co_stmt::quant_store(qv, qcap, qbase, j, &c));
+                self.f.code.put(&emit::co::quant_store(qv, qcap, qbase, j, &c));
                 tys.push(ty);
             } else {
                 tys.push(Ty::Int);
@@ -390,21 +390,21 @@ impl<'a> Checker<'a> {
         da: &str,
         stride: usize,
     ) {
-        self.f.code.open(&emit::co_stmt::arm_open(da, ai));
+        self.f.code.open(&emit::co::arm_open(da, ai));
         self.push();
         for (j, (q, ty)) in arm.quants.iter().zip(tys).enumerate() {
             let v = self.tmp();
             let ct = self.ctype(&ty);
-            self.f.code.put(&emit::co_stmt::quant_load(&ct, &v, qv, d, stride, j));
+            self.f.code.put(&emit::co::quant_load(&ct, &v, qv, d, stride, j));
             self.declare(&q.var, Sym::Var { c: v, ty, assignable: false });
         }
         let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
-        let blk = emit::in_stmt::inv_block(&inv, d);
+        let blk = emit::inop::inv_block(&inv, d);
         if !arm.send {
             self.co_results(&sig, &args, &lhs, &blk);
         }
         self.flush_tmps();
-        self.f.code.put(&emit::co_stmt::release(d));
+        self.f.code.put(&emit::co::release(d));
         if let Some(post) = &arm.post {
             self.block(post);
         }
@@ -429,7 +429,7 @@ impl<'a> Checker<'a> {
                     slice: None,
                 }
             } else {
-                V::scalar(emit::co_stmt::block_param(&blk, i), ps.ty.clone())
+                V::scalar(emit::co::block_param(&blk, i), ps.ty.clone())
             };
             self.assign_into(&v, src, a.span);
         }
@@ -437,7 +437,7 @@ impl<'a> Checker<'a> {
             let lv = self.expr(l);
             let src = if sig.ret.is_blob() {
                 V {
-                    c: emit::co_stmt::block_result(&blk),
+                    c: emit::co::block_result(&blk),
                     ty: sig.ret.clone(),
                     form: Form::Blob,
                     k: None,
@@ -445,7 +445,7 @@ impl<'a> Checker<'a> {
                     slice: None,
                 }
             } else {
-                V::scalar(emit::co_stmt::block_result(&blk), sig.ret.clone())
+                V::scalar(emit::co::block_result(&blk), sig.ret.clone())
             };
             self.assign_into(&lv, src, l.span);
         }
@@ -461,11 +461,11 @@ impl<'a> Checker<'a> {
     ) {
         let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
         for (i, (f, ps)) in arm.formals.iter().zip(sig.params.iter()).enumerate() {
-            let c = self.blk_param_of(&emit::in_stmt::inv_block(&inv, ib), i, ps);
+            let c = self.blk_param_of(&emit::inop::inv_block(&inv, ib), i, ps);
             self.declare(f, Sym::Var { c, ty: ps.ty.clone(), assignable: true });
         }
         if let Some(r) = &arm.returns {
-            let c = emit::in_stmt::inv_result(&inv, ib);
+            let c = emit::inop::inv_result(&inv, ib);
             self.declare(r, Sym::Var { c, ty: sig.ret.clone(), assignable: true });
         }
         if let Some((c, id, ty, _)) = qv {

@@ -5,7 +5,7 @@ use super::konst::KV;
 use super::ops::Target;
 use super::scope::{OpRef, PSig, ProcSig, Sym};
 use super::types::{CapTy, Ty};
-use super::{Checker, Form, V};
+use super::{Checker, FnKind, Form, Issue, V};
 use crate::emit::{co, inop, ops as eops};
 use crate::syntax::ast::{self, Expr, ExprKind, ParamMode, Span};
 
@@ -21,9 +21,9 @@ impl<'a> Checker<'a> {
     fn forward_ok(&mut self, to: &ProcSig, span: Span) -> bool {
         let from = match self.f.in_stack.last() {
             Some(a) => a.sig.clone(),
-            None => match &self.f.serving {
-                Some(s) => s.clone(),
-                None => return true,
+            None => match &self.f.kind {
+                FnKind::Proc { sig, .. } => sig.clone(),
+                _ => return true,
             },
         };
         let sig_of = |s: &ProcSig| {
@@ -76,17 +76,19 @@ impl<'a> Checker<'a> {
             return V::err();
         }
         let r = sig.op.clone().unwrap();
-        if self.fwd_issue.is_some() && !self.forward_ok(sig, span) {
+        let forward = matches!(self.issue, Issue::Forward { .. });
+        if forward && !self.forward_ok(sig, span) {
             return V::err();
         }
-        if self.fwd_issue.is_none() && self.create_issue.is_none() && !self.restriction_ok(&r, &sig.name, send, span) {
+        let restricted = matches!(self.issue, Issue::Plain | Issue::CoArm { .. });
+        if restricted && !self.restriction_ok(&r, &sig.name, send, span) {
             return V::err();
         }
         // the arguments' own invocations stand alone: they are not the co
         // arm, forward or create being issued (`co a = f(g(x)) oc`)
-        let issue = (self.co_issue.take(), self.fwd_issue.take(), self.create_issue.take(), self.create_on.take());
+        let issue = std::mem::take(&mut self.issue);
         let vals: Vec<V> = args.iter().map(|a| self.expr(a)).collect();
-        (self.co_issue, self.fwd_issue, self.create_issue, self.create_on) = issue;
+        self.issue = issue;
         // the block: the struct, then the parameters sized at run time
         let b = self.tmp();
         let sz = self.tmp();
@@ -95,27 +97,31 @@ impl<'a> Checker<'a> {
         self.block_alloc(sig, &r.inv, &b, &sz, &offs, &vals);
         let backs = self.fill_params(sig, &b, vals, args, send);
         let pos = self.pos(span);
-        if let Some(res) = self.create_issue.take() {
-            let t = self.tmp();
-            let vm = eops::create_vm_arg(self.create_on.take());
-            self.f.code.put(&eops::create(&t, &pos, &res, &b, &vm, &self.self_arg()));
-            return V::scalar(t, Ty::Cap(CapTy::Resource(res)));
-        }
-        if let Some(cur) = self.fwd_issue.clone() {
-            // forward: the invoker of `cur` is answered when this invocation is
-            let cap = match target {
-                Target::Op(op) => eops::cap_of_op(&op),
-                Target::Cap(c) => c.to_string(),
-            };
-            self.f.code.put(&eops::forward(&pos, &cur, &cap, &b));
-            return V::scalar("0".into(), Ty::Void);
-        }
-        if let Some((co, arm, idx)) = self.co_issue.clone() {
-            // an arm of a co statement: the runtime copies the block; results are
-            // copied out when the arm completes
-            self.f.code.put(&co::arm(&b, arm, &idx));
-            self.f.code.put(&co::invoke(&pos, &co, target, &b, send));
-            return V::scalar("0".into(), Ty::Void);
+        match self.issue.clone() {
+            Issue::Create { res, on } => {
+                self.issue = Issue::Plain;
+                let t = self.tmp();
+                let vm = eops::create_vm_arg(on);
+                self.f.code.put(&eops::create(&t, &pos, &res, &b, &vm, &self.self_arg()));
+                return V::scalar(t, Ty::Cap(CapTy::Resource(res)));
+            }
+            Issue::Forward { cur } => {
+                // forward: the invoker of `cur` is answered when this invocation is
+                let cap = match target {
+                    Target::Op(op) => eops::cap_of_op(&op),
+                    Target::Cap(c) => c.to_string(),
+                };
+                self.f.code.put(&eops::forward(&pos, &cur, &cap, &b));
+                return V::scalar("0".into(), Ty::Void);
+            }
+            Issue::CoArm { co, arm, idx } => {
+                // an arm of a co statement: the runtime copies the block; results are
+                // copied out when the arm completes
+                self.f.code.put(&co::arm(&b, arm, &idx));
+                self.f.code.put(&co::invoke(&pos, &co, target, &b, send));
+                return V::scalar("0".into(), Ty::Void);
+            }
+            Issue::Plain => {}
         }
         self.f.code.put(&eops::invoke(&pos, target, &b, send));
         for (v, dst, sp) in backs {
@@ -380,7 +386,7 @@ impl<'a> Checker<'a> {
 
     /// Not inside a co arm, forward or create: an invocation stands alone.
     fn plain_issue(&self) -> bool {
-        self.co_issue.is_none() && self.fwd_issue.is_none() && self.create_issue.is_none()
+        matches!(self.issue, Issue::Plain)
     }
 
     /// `create R(args)`.
@@ -415,14 +421,14 @@ impl<'a> Checker<'a> {
             self.f.code.put(&eops::vm_create(&t, &p, &machine, &self.self_arg()));
             return V::scalar(t, Ty::Cap(CapTy::Vm));
         };
-        self.create_on = None;
+        let mut vm = None;
         if let Some(o) = on {
             let v = self.expr(o);
             match v.ty {
                 Ty::Cap(CapTy::Vm) => {
                     let t = self.tmp();
                     self.f.code.put(&eops::cap_tmp(&t, &v.c));
-                    self.create_on = Some(t);
+                    vm = Some(t);
                 }
                 Ty::Error => {}
                 _ => self.error(o.span, format!("location is not a vm cap ({})", self.types.show(&v.ty))),
@@ -431,7 +437,7 @@ impl<'a> Checker<'a> {
         let name = q.parts.last().unwrap().name.clone();
         let Some(iface) = self.ifaces.get(&name).cloned() else {
             if name == self.comp {
-                return self.create_self(args, span);
+                return self.create_self(args, vm, span);
             }
             self.error(
                 q.span,
@@ -443,16 +449,17 @@ impl<'a> Checker<'a> {
             self.error(q.span, format!("not a resource: `{}` is a global; it cannot be created", name));
             return V::err();
         }
-        self.create_of(&name, &iface.params, args, span)
+        self.create_of(&name, &iface.params, args, vm, span)
     }
 
-    fn create_self(&mut self, args: &[Expr], span: Span) -> V {
+    fn create_self(&mut self, args: &[Expr], vm: Option<String>, span: Span) -> V {
         let params = self.res_params.clone();
         let name = self.comp.clone();
-        self.create_of(&name, &params, args, span)
+        self.create_of(&name, &params, args, vm, span)
     }
 
-    fn create_of(&mut self, name: &str, params: &[PSig], args: &[Expr], span: Span) -> V {
+    /// `create name(args)` [on the vm capability `vm`, C].
+    fn create_of(&mut self, name: &str, params: &[PSig], args: &[Expr], vm: Option<String>, span: Span) -> V {
         if args.len() != params.len() {
             self.error(span, format!("resource {} takes {} parameters, not {}", name, params.len(), args.len()));
             return V::err();
@@ -468,9 +475,9 @@ impl<'a> Checker<'a> {
             external: false,
             op: Some(OpRef::scalar(name.to_string(), 0, eops::create_args(name))),
         };
-        self.create_issue = Some(name.to_string());
+        self.issue = Issue::Create { res: name.to_string(), on: vm };
         let v = self.invoke_block(&sig, Target::Cap(String::new().into()), args, false, span);
-        self.create_issue = None;
+        self.issue = Issue::Plain;
         v
     }
 

@@ -155,12 +155,9 @@ pub struct Checker<'a> {
     replying: std::collections::HashSet<String>,
     /// Spec pre-pass: produce the interface even when some names are still unknown.
     lenient: bool,
-    /// While filling the creation block of `create R(...)`: R.
-    create_issue: Option<String>,
-    /// `create r() on vm`: the C name of the vm capability for the next create.
-    create_on: Option<String>,
-    /// While issuing a forward: the C lvalue of the invocation being serviced.
-    fwd_issue: Option<String>,
+    /// What the invocation being translated is issued as (a create, a
+    /// forward, a co arm, or a plain call or send).
+    issue: Issue,
     /// Ops and semaphores declared outside a spec: (key, name, is a sem).
     declared_ops: Vec<(String, ast::Ident, bool)>,
     /// Keys (ops::op_key) of ops serviced by in/receive/P or given away as
@@ -190,8 +187,6 @@ pub struct Checker<'a> {
     /// Index types of arrays indexed by bool, char or enumerations (by C name).
     /// index types of each dimension of arrays not indexed by int, by C name
     index_types: HashMap<String, Vec<Ty>>,
-    /// While issuing an arm of a co statement: (co variable, arm, instance index).
-    co_issue: Option<(String, u32, String)>,
     /// Input ops (first index) without parameters or result: semaphores at run
     /// time (a semaphore op) unless an input statement needs their queue.
     pub(crate) plain_ops: std::collections::HashSet<u32>,
@@ -205,6 +200,50 @@ pub struct Checker<'a> {
     f: FnCtx,
     /// The component's C collected so far (members, prototypes, functions, op table).
     pub(crate) out: UnitOut,
+}
+
+/// What the invocation being translated is issued as.  A construct that
+/// issues an invocation its own way sets it around that one invocation;
+/// the invocations in its arguments are plain ones again (`co a = f(g(x))
+/// oc`: g is called).
+#[derive(Clone, Default)]
+pub(crate) enum Issue {
+    /// A call or send standing alone.
+    #[default]
+    Plain,
+    /// The creation block of `create R(...)`: R, and the C of the vm
+    /// capability of `on vm` (created here without one).
+    Create { res: String, on: Option<String> },
+    /// `forward`: the C lvalue of the invocation being serviced.
+    Forward { cur: String },
+    /// An arm of a co statement: the co variable, the arm's number, the
+    /// C of the instance's index.
+    CoArm { co: String, arm: u32, idx: String },
+}
+
+/// The kind of function being compiled, as `reply`, `forward` and traces
+/// see it.
+#[derive(Clone, Default)]
+pub(crate) enum FnKind {
+    /// Initial or final code: no invocation of its own.
+    #[default]
+    Code,
+    /// A process: traced as a proc, through its block (RETURN's invoker).
+    Process,
+    /// A proc serving the op `sig` (what `forward` hands on); `reply_code`
+    /// puts the results so far into the invoker's block before a `reply`.
+    Proc { sig: std::rc::Rc<scope::ProcSig>, reply_code: String },
+}
+
+impl FnKind {
+    /// Traces: the C expression of the function's invocation block (RETURN).
+    pub fn trace_ib(&self) -> Option<&'static str> {
+        match self {
+            FnKind::Code => None,
+            FnKind::Process => Some(crate::emit::ops::PROCESS_IB),
+            FnKind::Proc { .. } => Some(crate::emit::component::PROC_INVB),
+        }
+    }
 }
 
 /// Per-function context: what the code of the function (proc, process,
@@ -228,12 +267,8 @@ pub(crate) struct FnCtx {
     /// The `in` arms being executed: exit/next answer the invocations of
     /// those they leave, `return` in an arm leaves the innermost statement.
     pub in_stack: Vec<InArm>,
-    /// In a proc: C that puts results into the invoker's block before `reply`.
-    pub reply_code: Option<String>,
-    /// Traces: in a proc, the C expression of its invocation block (RETURN).
-    pub trace_proc: Option<String>,
-    /// In a proc: the op it implements (what `forward` hands on).
-    pub serving: Option<std::rc::Rc<scope::ProcSig>>,
+    /// What the function is: a proc serving an op, a process, or other code.
+    pub kind: FnKind,
     /// While compiling an `st`/`by` callback: locals of the enclosing code it
     /// reads (their C text and C type), reached through the callback's env.
     pub capture: Option<(usize, Vec<(String, String)>)>,
@@ -300,9 +335,8 @@ impl<'a> Checker<'a> {
             res_params: Vec::new(),
             trace_pos: String::new(),
             replying: Default::default(),
-            co_issue: None,
             index_types: HashMap::new(),
-            fwd_issue: None,
+            issue: Issue::Plain,
             declared_ops: Vec::new(),
             implemented: Default::default(),
             in_spec: false,
@@ -314,8 +348,6 @@ impl<'a> Checker<'a> {
             in_final: false,
             type_names: Default::default(),
             star_types: HashMap::new(),
-            create_issue: None,
-            create_on: None,
             lenient: false,
             plain_ops: Default::default(),
             queue_ops: Default::default(),

@@ -170,8 +170,8 @@ impl<'a> Checker<'a> {
         V::scalar(io::getarg(&p, &n, &d), Ty::Int)
     }
 
-    /// An `mpd_val` for output of a scalar, string or char array.
-    pub fn mpd_val(&mut self, v: &V) -> String {
+    /// An output value (io::val) of a scalar, string or char array.
+    pub fn out_val(&mut self, v: &V) -> String {
         match &v.ty {
             Ty::Int | Ty::Enum(_) => io::val(Out::Int, &v.c),
             Ty::Real => io::val(Out::Real, &v.c),
@@ -199,7 +199,7 @@ impl<'a> Checker<'a> {
         ok
     }
 
-    /// `mpd_dest` for an input destination; `what` names the argument as
+    /// An input destination (io::dest); `what` names the argument as
     /// MPD 1.0.1 does.  A slice is not a variable here (MPD: not an "easy"
     /// lvalue).
     fn dest(&mut self, v: &V, span: Span, what: &str) -> String {
@@ -250,7 +250,7 @@ impl<'a> Checker<'a> {
         for (i, a) in args.iter().enumerate() {
             let v = self.expr(a);
             if self.printable(&v, a.span, &format!("{}(), argument {}", name, first + i)) {
-                vs.push(self.mpd_val(&v));
+                vs.push(self.out_val(&v));
             }
         }
         io::val_list(&vs)

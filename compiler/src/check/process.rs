@@ -109,9 +109,9 @@ impl<'a> Checker<'a> {
         let tpos = self.pos(p.name.span);
         let ret = eops::PROCESS_RETURN.to_string();
         let saved_ret = self.f.ret.replace(super::RetInfo { stmt: ret.clone() });
-        let saved_tp = self.f.trace_proc.replace(eops::PROCESS_IB.into());
+        let saved_kind = std::mem::replace(&mut self.f.kind, super::FnKind::Process);
         self.block_stmts(&p.body.stmts);
-        self.f.trace_proc = saved_tp;
+        self.f.kind = saved_kind;
         self.local_ops_end_all();
         self.f.code.put(&ret);
         self.f.ret = saved_ret;

@@ -2,7 +2,7 @@
 //! results, and the op entries they implement.
 use super::scope::{PSig, ProcSig, Sym};
 use super::types::Ty;
-use super::{Checker, RetInfo};
+use super::{Checker, FnKind, RetInfo};
 use crate::emit::{component, names, var, Code};
 use crate::syntax::ast::{self, ParamMode, ProcKind};
 use std::rc::Rc;
@@ -229,28 +229,21 @@ impl<'a> Checker<'a> {
         self.f.code.put(var::PROC_TEMPS_DECL);
         // traced: PROC and ENDPROC are the traced twin's (below)
         let tpos = self.pos(p.name.span);
-        let saved_tp = self.f.trace_proc.replace(component::PROC_INVB.into());
         let mut copyback = String::new();
         for (i, ((n, sp), ps)) in formal_names.iter().zip(sig.params.iter()).enumerate() {
             self.proc_formal(i, n, *sp, ps, &mut copyback);
         }
         // the result variable
         let rname = p.returns.as_ref().and_then(|r| r.name.as_ref()).map(|n| n.name.clone()).or(sig.ret_name.clone());
-        let saved_reply = self.f.reply_code.take();
         let (ret_stmt, reply_copy) = self.proc_result(p, &sig, rname, &copyback);
-        self.f.reply_code = Some(format!("{}{}", copyback, reply_copy));
+        let kind = FnKind::Proc { sig: sig.clone(), reply_code: format!("{}{}", copyback, reply_copy) };
+        let saved_kind = std::mem::replace(&mut self.f.kind, kind);
         let saved_ret = self.f.ret.replace(RetInfo { stmt: ret_stmt.clone() });
-        if self.f.reply_code.is_none() {
-            self.f.reply_code = Some(copyback.clone());
-        }
-        let saved_serving = self.f.serving.replace(sig.clone());
         self.block_stmts(&p.body.stmts);
-        self.f.serving = saved_serving;
         self.local_ops_end_all();
         self.f.code.put(&ret_stmt);
         self.f.ret = saved_ret;
-        self.f.reply_code = saved_reply;
-        self.f.trace_proc = saved_tp;
+        self.f.kind = saved_kind;
         self.pop();
         let body = std::mem::replace(&mut self.f.code, saved_code).take();
         self.at_top = saved_top;

@@ -2,7 +2,7 @@
 use super::chunk;
 use super::scope::Sym;
 use super::types::Ty;
-use super::{Checker, Form, V};
+use super::{Checker, FnKind, Form, V};
 use crate::emit::{self, names};
 use crate::syntax::ast::{self, ExprKind, Stmt, StmtKind, UnaryOp};
 
@@ -144,9 +144,9 @@ impl<'a> Checker<'a> {
             return;
         }
         self.local_ops_end_all();
-        if let Some(ib) = self.f.trace_proc.clone() {
+        if let Some(ib) = self.f.kind.trace_ib() {
             let p = self.pos(span);
-            self.f.code.put(&emit::trace::proc_return(&p, &ib));
+            self.f.code.put(&emit::trace::proc_return(&p, ib));
         }
         match self.f.ret.clone() {
             Some(r) => self.f.code.put(&r.stmt),
@@ -207,12 +207,13 @@ impl<'a> Checker<'a> {
             self.diags.warning(span, "reply in final ignored");
             return;
         }
-        match (&self.f.reply_code, self.f.ret.is_some()) {
-            (Some(copy), true) => {
-                let copy = copy.clone();
+        match (&self.f.kind, self.f.ret.is_some()) {
+            (FnKind::Proc { reply_code, .. }, true) => {
+                let copy = reply_code.clone();
                 self.f.code.put(&emit::stmt::reply_in_proc(&p, &copy));
             }
-            (None, false) => self.f.code.put(&emit::stmt::reply_in_process(&p)),
+            (FnKind::Proc { .. }, false) => {}
+            (_, false) => self.f.code.put(&emit::stmt::reply_in_process(&p)),
             _ => {}
         }
     }
@@ -220,21 +221,24 @@ impl<'a> Checker<'a> {
     /// `forward inv`: hands the invocation being serviced (an `in` arm's or the
     /// proc's, with its results so far) on to another op.
     fn forward_stmt(&mut self, e: &ast::Expr, span: ast::Span) {
-        let proc_inv = self.f.reply_code.is_some() && self.f.ret.is_some();
-        let cur = match self.f.in_stack.last() {
-            Some(a) => Some(a.ib.clone()),
-            None if proc_inv => Some(emit::stmt::PROC_INVOCATION.to_string()),
-            None => None,
+        let proc_copy = match (&self.f.kind, self.f.ret.is_some()) {
+            (FnKind::Proc { reply_code, .. }, true) => Some(reply_code.clone()),
+            _ => None,
+        };
+        let cur = match (self.f.in_stack.last(), &proc_copy) {
+            (Some(a), _) => Some(a.ib.clone()),
+            (None, Some(copy)) => {
+                // the proc's own invocation, with its results so far
+                self.f.code.put(copy);
+                Some(emit::stmt::PROC_INVOCATION.to_string())
+            }
+            (None, None) => None,
         };
         match cur {
             Some(cur) => {
-                if cur == emit::stmt::PROC_INVOCATION {
-                    let copy = self.f.reply_code.clone().unwrap_or_default();
-                    self.f.code.put(&copy);
-                }
-                self.fwd_issue = Some(cur);
+                self.issue = super::Issue::Forward { cur };
                 self.invoke_stmt(e, false);
-                self.fwd_issue = None;
+                self.issue = super::Issue::Plain;
                 self.flush_tmps();
             }
             None => self.error(span, "forward: not allowed outside a proc or an input statement"),

@@ -8,8 +8,8 @@
 //! Ty::Error where `expr` would report an error.
 //!
 //! Constructs whose typing is still interleaved with their translation (calls,
-//! create, new, assignments, operators other than the ones below, array
-//! constructors, op capabilities) are typed by `probe`: translate into a
+//! create, new, assignments, `||`, `@x`, `x++`, `?op`, array constructors,
+//! op capabilities) are typed by `probe`: translate into a
 //! scratch buffer with messages muted, then drop the C.  Each rule moved here
 //! shrinks that list.
 use super::scope::Sym;
@@ -184,15 +184,23 @@ impl<'a> Checker<'a> {
         })
     }
 
-    /// Comparisons: bool when the operands can be compared.  None: the other
-    /// operators, and ints compared with enums (typed by probe: `binary` folds
-    /// two constants before it checks their types, so constness decides).
+    /// Arithmetic, shifts, and/or/xor and comparisons (operator.rs's
+    /// `binary_typed`; folding two constants gives the same type).  None:
+    /// `||` (a folded string has its length in its type) and ints compared
+    /// with enums (typed by probe: `binary` folds two constants before it
+    /// checks their types, so constness decides).
     fn binary_type(&mut self, op: BinaryOp, lhs: &Expr, rhs: &Expr) -> Option<Ty> {
         use BinaryOp::*;
-        if !matches!(op, Eq | Ne | Lt | Le | Gt | Ge) {
+        if op == Concat {
             return None;
         }
         let (a, b) = (self.type_of(lhs), self.type_of(rhs));
+        if a == Ty::Error || b == Ty::Error {
+            return Some(Ty::Error);
+        }
+        if !matches!(op, Eq | Ne | Lt | Le | Gt | Ge) {
+            return Some(arith_type(op, a, b));
+        }
         if self.comparable(op, &a, &b) {
             return Some(Ty::Bool);
         }
@@ -226,6 +234,27 @@ impl<'a> Checker<'a> {
             (Ty::Cap(_) | Ty::Null, Ty::Cap(_) | Ty::Null) => eq,
             _ => false,
         }
+    }
+}
+
+/// The type of `a op b` for the operators other than `||` and comparisons,
+/// neither operand an error: pointer arithmetic (ptr +/- int, int + ptr,
+/// ptr - ptr), int or real arithmetic, int shifts, bool or int and/or/xor.
+fn arith_type(op: BinaryOp, a: Ty, b: Ty) -> Ty {
+    use BinaryOp::*;
+    let is_ptr = |t: &Ty| matches!(t, Ty::Ptr(_) | Ty::PtrAny);
+    match op {
+        Add | Sub | Mul | Div | Pow | Rem | Mod => match (&a, &b) {
+            (Ty::Ptr(_), Ty::Int) if matches!(op, Add | Sub) => a,
+            (Ty::Int, Ty::Ptr(_)) if op == Add => b,
+            _ if is_ptr(&a) && is_ptr(&b) && op == Sub => Ty::Int,
+            _ if !a.is_numeric() || !b.is_numeric() => Ty::Error,
+            (Ty::Int, Ty::Int) => Ty::Int,
+            _ => Ty::Real,
+        },
+        Shl | Shr if a == Ty::Int && b == Ty::Int => Ty::Int,
+        And | Or | Xor if a == b && matches!(a, Ty::Bool | Ty::Int) => a,
+        _ => Ty::Error,
     }
 }
 

@@ -105,7 +105,7 @@ impl<'a> Checker<'a> {
     pub(crate) fn range_bound_types(&mut self, r: &Range) -> bool {
         match (&r.lo, &r.hi) {
             (Some(Bound::Expr(a)), Bound::Expr(b)) => {
-                let (x, y) = (self.probe(a).ty, self.probe(b).ty);
+                let (x, y) = (self.type_of(a), self.type_of(b));
                 if x != Ty::Error && y != Ty::Error && !self.types.same(&x, &y) {
                     self.error(
                         b.span,
@@ -119,7 +119,7 @@ impl<'a> Checker<'a> {
                 }
             }
             (None, Bound::Expr(b)) => {
-                let y = self.probe(b).ty;
+                let y = self.type_of(b);
                 if y != Ty::Int && y != Ty::Error {
                     self.error(
                         b.span,
@@ -150,7 +150,7 @@ impl<'a> Checker<'a> {
             }
             _ => return Ty::Int,
         };
-        self.probe(e).ty
+        self.type_of(e)
     }
 
     /// Elaborates a type; with `dyn_ok`, bounds may be run-time expressions.
@@ -166,7 +166,7 @@ impl<'a> Checker<'a> {
             TypeKind::String(None) => Ty::Str(None),
             TypeKind::String(Some(b)) => {
                 if let Bound::Expr(e) = b {
-                    let lt = self.probe(e).ty;
+                    let lt = self.type_of(e);
                     if lt != Ty::Int && lt != Ty::Error {
                         self.error(e.span, format!("maxlength is not an integer ({})", self.types.show(&lt)));
                     }

@@ -63,3 +63,47 @@ pub fn null_cap(c: &str) -> String {
         "mpd_cap_null".into()
     }
 }
+
+/// If `rhs` is the C of `lhs || e` (mpd_str_cat of lhs's own characters and
+/// one more operand), that operand's C: the assignment `lhs = lhs || e` is
+/// then an append in place.
+/// Only a plain variable (`v_s_1`, `self->v_s_1`) qualifies: a target with
+/// calls or subscripts in it would be evaluated once instead of twice.
+pub fn appended_to<'a>(rhs: &'a str, lhs: &str) -> Option<&'a str> {
+    if !lhs.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'>' || b == b'.') {
+        return None;
+    }
+    let rest = rhs.strip_prefix("mpd_str_cat(")?; // as str_cat spells it
+    let (_, rest) = rest.split_once(", ")?; // the temporaries' list
+    let rest = rest.strip_prefix("mpd_sv_of(")?.strip_prefix(lhs)?.strip_prefix("), ")?;
+    let tail = rest.strip_suffix(')')?;
+    one_c_expression(tail).then_some(tail)
+}
+
+/// Is `c` one C expression: brackets balanced, never closed below the start,
+/// no comma outside them (string and char literals skipped)?
+pub fn one_c_expression(c: &str) -> bool {
+    let b = c.as_bytes();
+    let (mut depth, mut i) = (0i32, 0usize);
+    while i < b.len() {
+        match b[i] {
+            q @ (b'"' | b'\'') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            b',' if depth == 0 => return false,
+            _ => {}
+        }
+        i += 1;
+    }
+    depth == 0 && !c.is_empty()
+}

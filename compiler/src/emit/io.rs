@@ -7,6 +7,7 @@
 /// The standard files, the default of an I/O call without a file argument.
 pub const STDOUT: &str = "mpd_stdout";
 pub const STDIN: &str = "mpd_stdin";
+pub const STDERR: &str = "mpd_stderr";
 /// A string view of "" (what a wrong string argument becomes after its error).
 pub const EMPTY_SV: &str = "mpd_sv_lit(\"\", 0)";
 /// The destination a wrong input argument becomes after its error.
@@ -14,7 +15,7 @@ pub const NO_DEST: &str = "MPD_DI(&(int){0})";
 
 /// A file value as C: `null` is a NULL file; `noop` stays as it is (and is an error elsewhere).
 pub fn file(c: String, is_null: bool) -> String {
-    if is_null && c != "mpd_noop" {
+    if is_null && c != super::expr::NOOP {
         "NULL".to_string()
     } else {
         c

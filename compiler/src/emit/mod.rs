@@ -3,12 +3,12 @@
 //! The checker drives generation (as Lua's parser drives lcode.c): it resolves and
 //! types each construct and asks this module to write the C for it.
 pub mod builtin;
+pub mod call;
 pub mod co;
-pub mod co_stmt;
 pub mod component;
+pub mod convert;
 pub mod data;
 pub mod expr;
-pub mod in_stmt;
 pub mod inop;
 pub mod io;
 pub mod lit;

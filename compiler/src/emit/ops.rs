@@ -137,6 +137,37 @@ pub fn cap_of_op(op: &str) -> String {
     format!("mpd_cap_of_op({})", op)
 }
 
+/// `rc.f := c`: keeps op capability `c` in `t`, then makes resource
+/// capability variable `rc` one whose op in slot `slot` is `t`.
+pub fn rescap_store_op(t: &str, c: &str, p: &str, rc: &str, slot: &str) -> String {
+    format!("mpd_cap {t} = {c}; {rc} = mpd_rescap_with_op({p}, {rc}, {slot}, {t});")
+}
+
+/// `new(op ...)`, `new(sem)`: a dynamic operation (a semaphore if `sem`)
+/// owned by this instance.
+pub fn op_new(p: &str, sem: bool) -> String {
+    format!("mpd_op_new({}, &self->h, 1, {})", p, op_flags(sem))
+}
+
+/// `new([...] op ...)`: fills the capability array `b` of `ndims`
+/// dimensions with new dynamic operations.
+pub fn op_new_arr(p: &str, b: &str, ndims: usize, sem: bool) -> String {
+    format!("mpd_op_new_arr({}, &self->h, {}, {}, {});", p, b, ndims, op_flags(sem))
+}
+
+fn op_flags(sem: bool) -> &'static str {
+    if sem {
+        "MPD_OP_SEMAPHORE"
+    } else {
+        "0"
+    }
+}
+
+/// The capability of op slot `slot` of resource capability `rc`.
+pub fn rescap_op(rc: &str, slot: &str) -> String {
+    format!("mpd_rescap_op({}, {})", rc, slot)
+}
+
 // ---- invocation block structs
 
 /// The field of parameter `i` in a block struct.

@@ -13,6 +13,11 @@ pub fn event(pos: &str, ev: &str, extra: &str) -> String {
 /// Variable that holds a traced proc's frame between PROC and ENDPROC.
 pub const FRAME: &str = "_trf";
 
+/// The name of the descriptor of direct call site number `n`.
+pub fn call_site_name(n: u32) -> String {
+    format!("mpd_cs_{}", n)
+}
+
 /// The file-scope descriptor of a direct call site named `var` at `pos`.
 pub fn call_site(var: &str, pos: &str) -> String {
     let mut it = pos.splitn(2, ", ");
