@@ -133,5 +133,14 @@ check(r.returncode != 0 and len(kept) == 1 and os.path.exists(kept[0]),
 if kept and os.path.exists(kept[0]):
     subprocess.run(["rm", "-rf", os.path.dirname(os.path.dirname(kept[0]))])
 
+# mpd run / sr run: usage in the command's own words; --help is not an error
+for cmd, suffix in (("mpd", ".mpd"), ("sr", ".sr")):
+    r = subprocess.run([os.path.join(BIN, cmd), "run", "--help"], capture_output=True, text=True)
+    check(r.returncode == 0 and r.stdout.startswith("usage: %s run " % cmd) and ("prog" + suffix) in r.stdout,
+          "%s run --help" % cmd, "status %d\nstdout %r" % (r.returncode, r.stdout))
+    r = subprocess.run([os.path.join(BIN, cmd), "run", "--bogus", "x" + suffix], capture_output=True, text=True)
+    check(r.returncode == 2 and r.stderr.startswith("%s run: unknown option --bogus" % cmd),
+          "%s run with an unknown option" % cmd, "status %d\nstderr %r" % (r.returncode, r.stderr))
+
 print("rtfaults: %d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -69,7 +69,7 @@ fn signal_name(sig: i32) -> &'static str {
 /// Runs exe with args (and the environment variables env); its status as a
 /// shell would give it.  vms > 0: under mpirun, one process per virtual
 /// machine (docs/distributed.md).
-fn run_program(exe: &std::path::Path, args: &[String], env: &[(&str, String)], vms: usize) -> i32 {
+fn run_program(exe: &std::path::Path, args: &[String], env: &[(&str, String)], vms: usize, who: &str) -> i32 {
     let mut cmd = if vms > 0 {
         let mut c = std::process::Command::new(std::env::var("MPIRUN").unwrap_or_else(|_| "mpirun".to_string()));
         c.arg("-q").arg("--oversubscribe").arg("-n").arg(vms.to_string()).arg(exe);
@@ -89,7 +89,7 @@ fn run_program(exe: &std::path::Path, args: &[String], env: &[(&str, String)], v
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("mpd: cannot run {}: {}", exe.display(), e);
+            eprintln!("{}: cannot run {}: {}", who, exe.display(), e);
             return 1;
         }
     };
@@ -109,19 +109,22 @@ fn run_program(exe: &std::path::Path, args: &[String], env: &[(&str, String)], v
             (Some(c), _) => c,
             (None, Some(sig)) => {
                 let core = if s.core_dumped() { ", core dumped" } else { "" };
-                eprintln!("mpd run: program killed by signal {} ({}{})", sig, signal_name(sig), core);
+                eprintln!("{} run: program killed by signal {} ({}{})", who, sig, signal_name(sig), core);
                 128 + sig
             }
             _ => 1,
         },
         Err(e) => {
-            eprintln!("mpd: cannot wait for {}: {}", exe.display(), e);
+            eprintln!("{}: cannot wait for {}: {}", who, exe.display(), e);
             1
         }
     }
 }
 
-const RUN_USAGE: &str = "usage: mpd run [--vms N] [--timeline out.html|out.json] prog.mpd [args...]";
+/// The one-line usage of `mpd run` (or `sr run`, with `prog.sr`).
+fn run_usage(lang: super::Lang) -> String {
+    format!("usage: {} run [--vms N] [--timeline out.html|out.json] prog{} [args...]", lang.compiler(), lang.suffix())
+}
 
 /// The options of `mpd run` before the program: `--timeline FILE` (or
 /// `--timeline=FILE`) records the run's timeline into FILE (MPD_TIMELINE,
@@ -129,7 +132,8 @@ const RUN_USAGE: &str = "usage: mpd run [--vms N] [--timeline out.html|out.json]
 /// (docs/distributed.md).  Returns the environment they give the program,
 /// the number of processes (0: the embedded default) and the rest of the
 /// arguments, or a message.
-fn run_options(args: &[String]) -> Result<(Vec<(&'static str, String)>, usize, &[String]), String> {
+fn run_options(args: &[String], lang: super::Lang) -> Result<(Vec<(&'static str, String)>, usize, &[String]), String> {
+    let who = lang.compiler();
     let mut env = Vec::new();
     let mut vms = 0usize;
     let mut i = 0;
@@ -137,7 +141,9 @@ fn run_options(args: &[String]) -> Result<(Vec<(&'static str, String)>, usize, &
         if a == "--vms" {
             match args.get(i + 1).and_then(|n| n.parse::<usize>().ok()) {
                 Some(n) if n >= 1 => vms = n,
-                _ => return Err(format!("mpd run: --vms needs a number of processes (N >= 1)\n{}", RUN_USAGE)),
+                _ => {
+                    return Err(format!("{} run: --vms needs a number of processes (N >= 1)\n{}", who, run_usage(lang)))
+                }
             }
             i += 2;
             continue;
@@ -147,18 +153,24 @@ fn run_options(args: &[String]) -> Result<(Vec<(&'static str, String)>, usize, &
             match args.get(i) {
                 Some(f) if !f.is_empty() => f.clone(),
                 _ => {
-                    return Err(
-                        "mpd run: --timeline needs a file name (out.html, or out.json for Chrome/Perfetto)".into()
-                    )
+                    return Err(format!(
+                        "{} run: --timeline needs a file name (out.html, or out.json for Chrome/Perfetto)",
+                        who
+                    ))
                 }
             }
         } else if let Some(f) = a.strip_prefix("--timeline=") {
             if f.is_empty() {
-                return Err("mpd run: --timeline needs a file name (out.html, or out.json for Chrome/Perfetto)".into());
+                return Err(format!(
+                    "{} run: --timeline needs a file name (out.html, or out.json for Chrome/Perfetto)",
+                    who
+                ));
             }
             f.to_string()
+        } else if a == "--help" || a == "-h" {
+            return Err(run_usage(lang));
         } else if a.starts_with("--") && a != "--" {
-            return Err(format!("mpd run: unknown option {}\n{}", a, RUN_USAGE));
+            return Err(format!("{} run: unknown option {}\n{}", who, a, run_usage(lang)));
         } else {
             break;
         };
@@ -174,8 +186,13 @@ fn run_options(args: &[String]) -> Result<(Vec<(&'static str, String)>, usize, &
 /// `mpd run [--vms N] [--timeline FILE] prog.mpd [args...]` (and `sr run`):
 /// compile into a private directory and run.
 pub fn run_main(args: &[String], lang: super::Lang) -> i32 {
-    let (env, vms, args) = match run_options(args) {
+    let who = lang.compiler();
+    let (env, vms, args) = match run_options(args, lang) {
         Ok(r) => r,
+        Err(e) if e.starts_with("usage:") => {
+            println!("{}", e); // asked for with --help
+            return 0;
+        }
         Err(e) => {
             eprintln!("{}", e);
             return 2;
@@ -185,12 +202,12 @@ pub fn run_main(args: &[String], lang: super::Lang) -> i32 {
         std::env::set_var("MPD_DIST", "mpi");
     }
     let Some(src) = args.first() else {
-        eprintln!("{}", RUN_USAGE);
+        eprintln!("{}", run_usage(lang));
         return 2;
     };
     let dir = std::env::temp_dir().join(format!("mpd-run-{}", std::process::id()));
     if let Err(e) = std::fs::create_dir_all(&dir) {
-        eprintln!("mpd: cannot create {}: {}", dir.display(), e);
+        eprintln!("{}: cannot create {}: {}", who, dir.display(), e);
         return 1;
     }
     let exe = dir.join("a.out");
@@ -212,7 +229,7 @@ pub fn run_main(args: &[String], lang: super::Lang) -> i32 {
                 ..Default::default()
             };
             match link::link(&lo, false) {
-                0 => run_program(&exe, &args[1..], &env, vms),
+                0 => run_program(&exe, &args[1..], &env, vms, who),
                 c => c,
             }
         }
