@@ -1,16 +1,9 @@
-/* co.c: the concurrent invocation statement -- start arms, collect completions one at a time. */
+/* co.c: the concurrent invocation statement -- start arms, collect completions one at a time
+ * (posted by invb.c, which answers invocations). */
 #include "opint.h"
 #include "disthook.h"
 #include "mpd/abi/trace.h"
 #include "core/timeline.h"
-
-struct mpd_co {
-    opk_lock lk;
-    opk_event ev;         /* one post per completion */
-    mpd_invb *dfirst;     /* completed, not yet returned by wait: newest first */
-    uint32_t outstanding; /* started, not yet returned by wait */
-    int abandoned;        /* mpd_co_end ran with invocations left */
-};
 
 mpd_co *mpd_co_begin(void)
 {
@@ -20,28 +13,6 @@ mpd_co *mpd_co_begin(void)
     opk_lock_init(&co->lk);
     opk_event_init(&co->ev);
     return co;
-}
-
-/* An invocation of co finished (or was replied to): ib now belongs to co.
- * Completions stack up newest first: when several arms finished before the
- * co statement looks, their blocks run in reverse order of completion, as in
- * MPD 1.0.1 (suite program quick/jumble shows it). */
-void co_completed(mpd_invb *ib)
-{
-    mpd_co *co = ib->co;
-    opk_acquire(&co->lk);
-    if (co->abandoned) {
-        int last = --co->outstanding == 0;
-        opk_release(&co->lk);
-        inv_free(ib);
-        if (last)
-            free(co);
-        return;
-    }
-    ib->next = co->dfirst;
-    co->dfirst = ib;
-    opk_release(&co->lk);
-    opk_event_post(&co->ev);
 }
 
 void mpd_co_invoke_op(const char *F, int L, mpd_co *co, mpd_op *op, mpd_invb *ib, int kind)

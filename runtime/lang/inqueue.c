@@ -316,12 +316,6 @@ opcls *in_arrive_call(mpd_op *op, mpd_invb *ib)
     return c;
 }
 
-void in_answer_barrier(mpd_op *op)
-{
-    opcls *c = cls_lock(op_queue(op)->cls);
-    opk_release(&c->lk);
-}
-
 /* Drop one pin; if someone skipped ib meanwhile, offer it again. */
 void inq_unpin(opcls *c, mpd_invb *ib, wakelist *wl)
 {
@@ -482,7 +476,7 @@ void mpd__in_killed(mpd_op *op, mpd_invb *got)
     if (got == &opk__killed_blk) {            /* taken out by the destroy */
     } else if (!got || got == &mpd__semblk) { /* a unit (NULL: own list) */
         if (op_kind(op) == MPD_OPK_INPUT)
-            mpd__op_V_slow(NULL, 0, op);
+            in_token(op); /* a V's work, untraced: nobody wrote this V */
     } else {
         inq_give_back(got);
     }

@@ -1,4 +1,8 @@
-/* inv.c: invocations -- call, send, reply, forward, and the routing of an invocation to its op. */
+/* inv.c: invocations -- call, send, reply, forward, and the routing of an
+ * invocation to its op: the one place that dispatches on the op's kind
+ * (proc, input op, noop; another vm's op through disthook.h).  It calls
+ * down only: into the consumers (inqueue.c, opcore.c's processes) and the
+ * blocks (invb.c). */
 #include <stdio.h>
 #include "opint.h"
 #include "disthook.h"
@@ -27,159 +31,6 @@ static __attribute__((noinline, cold)) void watch_invoke(const char *F, int L, i
     }
 }
 #include "opfast.h"
-
-/* ---- invocation block memory: per-thread caches by 64-byte size class --- */
-
-#define NCLASS 4 /* 64, 128, 192, 256 bytes */
-#define CACHE_MAX 64
-static _Thread_local mpd_invb *cache[NCLASS];
-static _Thread_local unsigned cachen[NCLASS];
-
-static unsigned size_class(uint32_t size)
-{
-    return (size + 63) / 64 - 1;
-}
-
-mpd_invb *inv_alloc(uint32_t size)
-{
-    unsigned c = size_class(size);
-    mpd_invb *ib;
-    if (c < NCLASS && cache[c]) {
-        ib = cache[c];
-        cache[c] = ib->next;
-        cachen[c]--;
-    } else {
-        ib = malloc(c < NCLASS ? (c + 1) * 64 : size);
-        if (!ib)
-            mpd_rts_fatal("out of memory for invocation blocks");
-    }
-    return ib;
-}
-
-void inv_free(mpd_invb *ib)
-{
-    unsigned c = size_class(ib->size);
-    if (c < NCLASS && cachen[c] < CACHE_MAX) {
-        ib->next = cache[c];
-        cache[c] = ib;
-        cachen[c]++;
-    } else {
-        free(ib);
-    }
-}
-
-/* A runtime-owned copy of ib, with no ties to any invoker. */
-/* Copy n bytes of parameters, word by word: blocks are small and a
- * library memcpy's start-up costs more than the copy (the asm keeps the
- * compiler from turning the loop back into a memcpy call). */
-static inline void copy_words(void *dst, const void *src, size_t n)
-{
-    uint64_t *d = dst;
-    const uint64_t *s = src;
-    for (size_t i = 0; i < n / 8; i++) {
-        uint64_t w = s[i];
-        __asm__("" : "+r"(w));
-        d[i] = w;
-    }
-    if (n % 8)
-        memcpy((char *)dst + (n & ~(size_t)7), (const char *)src + (n & ~(size_t)7), n % 8);
-}
-
-mpd_invb *inv_copy(const mpd_invb *ib)
-{
-    uint32_t size = ib->size < sizeof(mpd_invb) ? (uint32_t)sizeof(mpd_invb) : ib->size;
-    mpd_invb *c = inv_alloc(size);
-    *c = *ib;
-    if (size > sizeof(mpd_invb))
-        copy_words(c + 1, ib + 1, size - sizeof(mpd_invb));
-    c->size = size;
-    c->flags = MPD_INVF_HEAP;
-    c->state = INV_NEW;
-    c->pins = 0;
-    c->done = NULL;
-    c->orig = NULL;
-    c->co = NULL;
-    c->next = c->prev = NULL;
-    return c;
-}
-
-/* ---- answering the invoker --------------------------------------------- */
-
-/* Tell the invoker that ib is answered: copy results to its block, wake it,
- * or hand the block to its co statement.  Never touches an invoker's block
- * after waking the invoker. */
-void inv_answer(mpd_invb *ib)
-{
-    if (ib->flags & MPD_INVF_ANSWERED)
-        return;
-    ib->flags |= MPD_INVF_ANSWERED;
-    if (ib->co) {
-        co_completed(ib); /* the co statement owns it now */
-        return;
-    }
-    mpd_op *parked_on = NULL;
-    if (ib->flags & MPD_INVF_PARKED)
-        parked_on = ib->orig ? ib->orig->op : ib->op;
-    if (ib->orig) {
-        mpd_invb *o = ib->orig;
-        uint32_t n = ib->size < o->size ? ib->size : o->size;
-        if (n > sizeof(mpd_invb))
-            copy_words(o + 1, ib + 1, n - sizeof(mpd_invb));
-        ib->orig = NULL;
-    }
-    if (parked_on) {
-        mpd_proc *p = ib->done;
-        ib->done = NULL;
-        if (!mpd_rt_single()) {
-            in_answer_barrier(parked_on); /* the invoker is surely parked */
-            /* the last look at the op's object: it may be freed now */
-            __atomic_fetch_sub(&res_rt(parked_on->owner)->calls_parked, 1, __ATOMIC_RELEASE);
-        }
-        opk_wake(p);
-        return;
-    }
-    if (ib->flags & MPD_INVF_PARKER) {
-        opk_parker *pk = ib->done;
-        ib->done = NULL;
-        mpd_proc *p = pk->p;
-        opk_acquire(&pk->lk); /* the invoker is surely parked */
-        opk_release(&pk->lk);
-        mpd_unpark(p);
-        return;
-    }
-    if (ib->flags & MPD_INVF_REMOTE) {
-        mpd__dist->answer(ib); /* the invoker is on another vm */
-        return;
-    }
-    void *d = ib->done;
-    ib->done = NULL;
-    if (ib->flags & MPD_INVF_CREATE)
-        res_answer_creator(d);
-    else if (d)
-        opk_event_post((opk_event *)d);
-}
-
-/* The servicing code is finished with ib (end of proc or in arm). */
-void inv_complete(mpd_invb *ib)
-{
-    uint8_t f = ib->flags;
-    if (!(f & MPD_INVF_ANSWERED)) {
-        if (ib->co) {
-            inv_answer(ib); /* ownership passes to the co */
-            return;
-        }
-        if (ib->done || ib->orig) /* else nobody to tell (a send) */
-            inv_answer(ib);       /* ib may be the invoker's: gone now */
-    }
-    if ((f & (MPD_INVF_HEAP | MPD_INVF_INPROC)) == MPD_INVF_HEAP)
-        inv_free(ib);
-}
-
-void mpd_in_done(mpd_invb *ib)
-{
-    if (ib)
-        inv_complete(ib);
-}
 
 /* ---- resolving capabilities ------------------------------------------- */
 
@@ -251,7 +102,7 @@ static void proc_run(void *arg)
                 if (orig) { /* results: as inv_answer */
                     uint32_t n = ib->size < orig->size ? ib->size : orig->size;
                     if (n > sizeof(mpd_invb))
-                        copy_words(orig + 1, ib + 1, n - sizeof(mpd_invb));
+                        inv_copy_words(orig + 1, ib + 1, n - sizeof(mpd_invb));
                 }
                 mpd_proc *p = ((opk_parker *)ib->done)->p;
                 opk_proc_end(o);
@@ -302,7 +153,7 @@ __attribute__((always_inline)) static inline mpd_invb *proc_prep(mpd_op *op, con
     c->line = ib->line;
     c->_pad = ib->_pad; /* MPD_TRACE: the invoker */
     if (size > sizeof(mpd_invb))
-        copy_words(c + 1, ib + 1, size - sizeof(mpd_invb));
+        inv_copy_words(c + 1, ib + 1, size - sizeof(mpd_invb));
     return c;
 }
 

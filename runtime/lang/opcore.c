@@ -1,6 +1,18 @@
 /* opcore.c: the operations layer's use of the process core (mpd/rt.h): spawning, waiting, killing, reporting. */
 #include <stdio.h>
 #include "opint.h"
+
+static const opk_res_hooks *res_hooks; /* set by res.c (opint.h) */
+
+void opk_set_res_hooks(const opk_res_hooks *h)
+{
+    __atomic_store_n(&res_hooks, h, __ATOMIC_RELEASE);
+}
+
+static const opk_res_hooks *hooks(void)
+{
+    return __atomic_load_n(&res_hooks, __ATOMIC_ACQUIRE);
+}
 #include "core/timeline.h"
 
 /* Per-process language data (the core's udata slot).  It lives in the
@@ -56,7 +68,7 @@ mpd_res *opk_swap_res(mpd_res *r)
 static void leaving(oproc *o)
 {
     if (o->is_body) {
-        res_body_done(res_rt(o->home)); /* retired midway: its block */
+        hooks()->body_done(res_rt(o->home)); /* retired midway: its block */
         __atomic_store_n(&res_rt(o->home)->body_live, 0, __ATOMIC_RELAXED);
     }
     mpd_proc_set_udata(mpd_self(), NULL);
@@ -233,7 +245,7 @@ static void quiesce(int all_done, void *arg)
 {
     (void)all_done;
     (void)arg;
-    res_program_end();
+    hooks()->program_end();
 }
 
 /* A process serving another vm (the distributed deployment): MPD's
@@ -247,48 +259,4 @@ void opk_install_end(void)
 {
     mpd_rt_set_quiesce_hook(quiesce, NULL);
     mpd_rt_set_report(report_blocked);
-}
-
-/* ---- grace periods (opcore.h) ------------------------------------------ */
-
-struct opk_grace {
-    int n;
-    struct {
-        unsigned long count;
-        int idle;
-    } vp[];
-};
-
-opk_grace *opk_grace_begin(void)
-{
-    /* what the caller unlinked is visible before any count is read, so a
-     * look that starts after the count it reads finds it unlinked */
-    atomic_thread_fence(memory_order_seq_cst);
-    int n = mpd_nvp();
-    opk_grace *g = malloc(sizeof *g + (size_t)n * sizeof g->vp[0]);
-    if (!g)
-        mpd_rts_fatal("out of memory");
-    g->n = n;
-    for (int i = 0; i < n; i++)
-        g->vp[i].count = mpd_vp_quiescent(i, &g->vp[i].idle);
-    return g;
-}
-
-int opk_grace_passed(opk_grace *g)
-{
-    int self = mpd_vp_index(), ok = 1;
-    for (int i = 0; i < g->n; i++) {
-        if (i == self)
-            continue; /* whatever ran here before us has switched */
-        int idle;
-        unsigned long c = mpd_vp_quiescent(i, &idle);
-        if (c - g->vp[i].count >= 2 || (idle && g->vp[i].idle && c == g->vp[i].count))
-            continue;
-        ok = 0;
-        if (idle) { /* idle now: passed if it still is next time */
-            g->vp[i].count = c;
-            g->vp[i].idle = 1;
-        }
-    }
-    return ok;
 }

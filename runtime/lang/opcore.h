@@ -211,14 +211,4 @@ static inline void opk_check_killed_fast(void)
  * "no longer exists" abort. */
 _Noreturn void opk_dead_op(const char *F, int L, const mpd_op *op);
 
-/* A grace period for memory other VPs may have looked up without a lock
- * (the object table): begun once the memory is unreachable for new
- * lookups, it has passed when every other VP switched twice since, or
- * stayed idle in its loop across two looks (mpd_vp_quiescent).  Twice: a
- * process may read before its VP's count of the switch that started it is
- * visible.  Several VPs only. */
-typedef struct opk_grace opk_grace;
-opk_grace *opk_grace_begin(void);
-int opk_grace_passed(opk_grace *g); /* frees nothing */
-
 #endif

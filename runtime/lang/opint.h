@@ -39,7 +39,7 @@ enum {
     MPD_INVF_INPROC = 32,  /* with HEAP: lives in its servicing process's
                                own memory, which goes with the process */
     MPD_INVF_CREATE = 64,  /* a create block: `done` is the instance's
-                               resrt, answered by res_answer_creator */
+                               resrt, answered by inv_answer_creator */
     MPD_INVF_REMOTE = 128, /* a call from another vm: `done` is the
                                distributed layer's (disthook.h) */
 };
@@ -216,6 +216,16 @@ _Static_assert(OPINT_SAME(opq, word, struct mpd__opq_h1) &&
 #undef OPINT_SAME
 #endif
 
+/* A grace period for memory other VPs may have looked up without a lock
+ * (the object table); reclaim.c: begun once the memory is unreachable for new
+ * lookups, it has passed when every other VP switched twice since, or
+ * stayed idle in its loop across two looks (mpd_vp_quiescent).  Twice: a
+ * process may read before its VP's count of the switch that started it is
+ * visible.  Several VPs only. */
+typedef struct opk_grace opk_grace;
+opk_grace *opk_grace_begin(void);
+int opk_grace_passed(opk_grace *g); /* frees nothing */
+
 /* Runtime state of an object (res->rt). */
 typedef struct resrt {
     uint32_t slot, gen;
@@ -238,7 +248,7 @@ typedef struct resrt {
                                across switches, rescanning when woken */
     int calls_parked;            /* several VPs: callers parked on its ops not
                                answered yet (the answer locks the op's class
-                               through the op: in_answer_barrier) */
+                               through the op: invb.c, answer_barrier) */
     struct opq_chunk *qchunks;   /* its ops' queues (op.c), freed with it */
     struct resrt *lnext;         /* killed objects waiting to be freed (reclaim.c) */
     opk_grace *grace;
@@ -270,6 +280,19 @@ enum { RES_INIT = 1, RES_ALIVE, RES_FINAL, RES_DEAD };
 static inline resrt *res_rt(mpd_res *r)
 {
     return (resrt *)r->rt;
+}
+/* The vm of this process's own instances (opobj.c; res.c sets it). */
+extern uint32_t obj_home_vm;
+/* The virtual machine of instance r (local op blocks: their resource's;
+ * NULL: the running process's own). */
+static inline uint32_t res_vm(mpd_res *r)
+{
+    if (!r)
+        return obj_home_vm;
+    resrt *rt = res_rt(r);
+    while (rt->parent)
+        rt = rt->parent;
+    return rt->vm ? rt->vm : obj_home_vm;
 }
 static inline opq *op_queue(mpd_op *op)
 {
@@ -319,21 +342,51 @@ const char *obj_lastname(uint64_t id); /* pattern name of a slot */
  * A program with one vm keeps the inline fast path untouched. */
 extern _Atomic int op_vms_many;
 void obj_undirect_all(void);
-uint32_t res_vm_of(mpd_res *r); /* res.c: r's vm (NULL: 1) */
+uint32_t res_vm_of(mpd_res *r); /* res_vm, out of line */
 extern const mpd_respat obj_localpat;
 mpd_cap op_alias_base(mpd_cap rc); /* op.c: see mpd_rescap_with_op */
 
-/* inv.c */
+/* invb.c: invocation blocks and answering the invoker (the bottom of the
+ * invocation path: it calls nothing above it) */
 mpd_invb *inv_alloc(uint32_t size);
 void inv_free(mpd_invb *ib);
 mpd_invb *inv_copy(const mpd_invb *ib);
-void inv_complete(mpd_invb *ib); /* answer the invoker, free */
-void inv_answer(mpd_invb *ib);   /* answer the invoker only  */
+void inv_complete(mpd_invb *ib);   /* answer the invoker, free */
+void inv_answer(mpd_invb *ib);     /* answer the invoker only  */
+int inv_answer_creator(resrt *rt); /* MPD_INVF_CREATE blocks; 1: first */
+/* Copy n bytes of parameters, word by word: blocks are small and a
+ * library memcpy's start-up costs more than the copy (the asm keeps the
+ * compiler from turning the loop back into a memcpy call). */
+static inline void inv_copy_words(void *dst, const void *src, size_t n)
+{
+    uint64_t *d = dst;
+    const uint64_t *s = src;
+    for (size_t i = 0; i < n / 8; i++) {
+        uint64_t w = s[i];
+        __asm__("" : "+r"(w));
+        d[i] = w;
+    }
+    if (n % 8)
+        memcpy((char *)dst + (n & ~(size_t)7), (const char *)src + (n & ~(size_t)7), n % 8);
+}
+
+/* A co statement (co.c); its completions are posted by invb.c. */
+struct mpd_co {
+    opk_lock lk;
+    opk_event ev;         /* one post per completion */
+    mpd_invb *dfirst;     /* completed, not yet returned by wait: newest first */
+    uint32_t outstanding; /* started, not yet returned by wait */
+    int abandoned;        /* mpd_co_end ran with invocations left */
+};
+
+/* inv.c: the dispatch on the op's kind (call, send, forward, co) */
 mpd_op *inv_resolve(const char *F, int L, mpd_cap c, int for_input);
 void inv_deliver(const char *F, int L, mpd_op *op, mpd_invb *ib);
 void inv_send_none(const char *F, int L, mpd_op *op); /* send op() */
 
+/* op.c: r is destroyed: its ops die, and its op blocks' ops */
 void res_kill_ops(mpd_res *r);
+void res_kill_children(mpd_res *r);
 
 /* reclaim.c: freeing killed objects (docs/ops.md, "Resources and globals") */
 /* Processes of destroyed instances not ended yet (a woken one may still
@@ -347,15 +400,12 @@ void res_killed(mpd_res *r);        /* destroy: procs retired, count them */
 void res_procs_gone(mpd_res *r);    /* its last process ended */
 void res_child_link(mpd_res *blk);  /* a new op block of a resource */
 int res_child_unlink(mpd_res *blk); /* the block's owner ends it */
-void res_kill_children(mpd_res *r); /* r destroyed: its blocks die */
-void op_kill(mpd_op *op);           /* op.c */
 
 /* inqueue.c */
 void in_arrive(mpd_op *op, mpd_invb *ib);        /* ib: stable memory */
 opcls *in_arrive_call(mpd_op *op, mpd_invb *ib); /* a call: the invoker parks next */
 void in_token(mpd_op *op);                       /* V on a counted op */
 void in_uncount_op(mpd_op *op);                  /* make it a real queue */
-void in_answer_barrier(mpd_op *op);              /* see MPD_INVF_PARKED */
 extern mpd_invb mpd__semblk;                     /* what P/receive of a token gives */
 void mpd__in_killed(mpd_op *op, mpd_invb *got);
 /* After a wait in an input statement or P on op: a process whose resource
@@ -381,14 +431,17 @@ int opk_self_retired(void); /* its resource was destroyed */
 /* The same, launching p (mpd_proc_spawn'd) first: it may run at once. */
 void opk_launch_park_waiter(mpd_proc *p, opk_lock *held, const char *F, int L);
 
-/* res.c / opcore.c */
-void res_program_end(void);
-void res_answer_creator(void *rt); /* MPD_INVF_CREATE blocks */
-void res_body_done(resrt *rt);     /* the body process ends */
+/* opcore.c: the resource layer (res.c) is above the core of the ops
+ * layer, which calls up only through these hooks, set by res.c before it
+ * starts the first initial code. */
+typedef struct opk_res_hooks {
+    void (*body_done)(resrt *rt); /* a body process ends (midway too) */
+    void (*program_end)(void);    /* every process finished or blocked */
+} opk_res_hooks;
+/* Set on every create, before its body process exists (so an atomic
+ * pointer: creates on other VPs may set it meanwhile, to the same). */
+void opk_set_res_hooks(const opk_res_hooks *h);
 void opk_install_end(void);
 void opk_install_report(void);
-
-/* co.c */
-void co_completed(mpd_invb *ib);
 
 #endif

@@ -171,6 +171,14 @@ void obj_free(mpd_res *r)
 
 /* The vm this process serves (disthook.h): 1 unless distributed. */
 uint32_t mpd__cap_vm = 1;
+/* The vm of this process's own instances: 1, or in the distributed
+ * deployment the one this process serves (res_set_home_vm). */
+uint32_t obj_home_vm = 1;
+
+uint32_t res_vm_of(mpd_res *r)
+{
+    return res_vm(r);
+}
 const mpd_dist_ops *mpd__dist;
 
 mpd_cap mpd_cap_of(mpd_res *self, uint32_t i)

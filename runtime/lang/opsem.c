@@ -26,7 +26,8 @@ static inline int sem1(mpd_op *op, opq **qp)
 }
 
 static void op_P_general(const char *F, int L, mpd_op *op);
-void mpd_trc_P(const char *F, int L, mpd_op *op); /* trace.c */
+void mpd_trc_P_begin(const char *F, int L, mpd_op *op); /* trace.c */
+void mpd_trc_P_end(const char *F, int L, mpd_op *op);
 void mpd_trc_V(const char *F, int L, mpd_op *op);
 
 /* P while MPD_TRACE or the timeline watches: the trace's events, or the
@@ -34,7 +35,9 @@ void mpd_trc_V(const char *F, int L, mpd_op *op);
 static __attribute__((noinline, cold)) void watch_P(const char *F, int L, mpd_op *op)
 {
     if (mpd_trc_on) {
-        mpd_trc_P(F, L, op);
+        mpd_trc_P_begin(F, L, op);
+        op_P_general(F, L, op);
+        mpd_trc_P_end(F, L, op);
         return;
     }
     int sem = op_counted(op);
@@ -114,14 +117,7 @@ void mpd__op_P_slow(const char *F, int L, mpd_op *op)
 }
 #endif
 
-void mpd__op_P_untraced(const char *F, int L, mpd_op *op);
 void mpd__op_V_untraced(const char *F, int L, mpd_op *op);
-
-/* P without its trace (trace.c writes receive's IN/ARM/NI instead). */
-void mpd__op_P_untraced(const char *F, int L, mpd_op *op)
-{
-    op_P_general(F, L, op);
-}
 
 static __attribute__((noinline, cold)) void watch_V(const char *F, int L, mpd_op *op)
 {

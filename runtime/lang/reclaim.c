@@ -27,6 +27,50 @@
  * is kept, as every object once was. */
 #include "opint.h"
 
+/* ---- grace periods (declared in opcore.h) ------------------------------------------ */
+
+struct opk_grace {
+    int n;
+    struct {
+        unsigned long count;
+        int idle;
+    } vp[];
+};
+
+opk_grace *opk_grace_begin(void)
+{
+    /* what the caller unlinked is visible before any count is read, so a
+     * look that starts after the count it reads finds it unlinked */
+    atomic_thread_fence(memory_order_seq_cst);
+    int n = mpd_nvp();
+    opk_grace *g = malloc(sizeof *g + (size_t)n * sizeof g->vp[0]);
+    if (!g)
+        mpd_rts_fatal("out of memory");
+    g->n = n;
+    for (int i = 0; i < n; i++)
+        g->vp[i].count = mpd_vp_quiescent(i, &g->vp[i].idle);
+    return g;
+}
+
+int opk_grace_passed(opk_grace *g)
+{
+    int self = mpd_vp_index(), ok = 1;
+    for (int i = 0; i < g->n; i++) {
+        if (i == self)
+            continue; /* whatever ran here before us has switched */
+        int idle;
+        unsigned long c = mpd_vp_quiescent(i, &idle);
+        if (c - g->vp[i].count >= 2 || (idle && g->vp[i].idle && c == g->vp[i].count))
+            continue;
+        ok = 0;
+        if (idle) { /* idle now: passed if it still is next time */
+            g->vp[i].count = c;
+            g->vp[i].idle = 1;
+        }
+    }
+    return ok;
+}
+
 long opk__retired_live;
 
 static opk_lock rl_lk = OPK_LOCK_INIT;
@@ -132,22 +176,6 @@ int res_child_unlink(mpd_res *blk)
     rt->knext = rt->kprev = NULL;
     opk_release(&p->klk);
     return 1;
-}
-
-/* r is destroyed: its blocks' ops die, as MPD kills all of a resource's ops
- * (a capability to one then says "no longer exists").  They stay listed and
- * are freed with r; a block whose owner killed it first is that owner's. */
-void res_kill_children(mpd_res *r)
-{
-    resrt *rt = res_rt(r);
-    opk_acquire(&rt->klk);
-    for (resrt *c = rt->kfirst; c; c = c->knext) {
-        if (!obj_kill(c->res))
-            continue;
-        for (uint32_t i = 0; i < c->res->nops; i++)
-            op_kill(&c->res->ops[i]);
-    }
-    opk_release(&rt->klk);
 }
 
 /* ---- freeing ------------------------------------------------------------- */

@@ -17,9 +17,6 @@ static uint32_t nvms = 1;      /* vm 1 is the program's first */
 static unsigned char *vm_dead; /* [vm]: destroyed (grows) */
 static int *vm_machine;        /* [vm]: its physical machine */
 static uint32_t vm_dead_cap;
-/* The vm of this process's own instances: 1, or in the distributed
- * deployment the one this process serves (res_set_home_vm). */
-static uint32_t home_vm = 1;
 
 /* locate(): machine numbers and the host names they stand for */
 typedef struct located {
@@ -29,25 +26,9 @@ typedef struct located {
 } located;
 static located *locs;
 
-/* The virtual machine of instance r (local op blocks: their resource's). */
-static uint32_t res_vm(mpd_res *r)
-{
-    if (!r)
-        return home_vm;
-    resrt *rt = res_rt(r);
-    while (rt->parent)
-        rt = rt->parent;
-    return rt->vm ? rt->vm : home_vm;
-}
-
-uint32_t res_vm_of(mpd_res *r)
-{
-    return res_vm(r);
-}
-
 static int vm_alive(uint32_t vm)
 {
-    if (vm == home_vm)
+    if (vm == obj_home_vm)
         return 1;
     return vm >= 1 && vm <= nvms && !(vm < vm_dead_cap && vm_dead[vm]);
 }
@@ -165,7 +146,7 @@ const char *res_located_host(int n)
 void res_set_home_vm(uint32_t vm)
 {
     opk_acquire(&reslk);
-    home_vm = vm;
+    obj_home_vm = vm;
     opk_release(&reslk);
 }
 
@@ -207,19 +188,8 @@ static const char *proc_name(char *buf, size_t n, const mpd_respat *pat, const c
 }
 #define PNAME(pat, what) proc_name((char[128]){0}, 128, (pat), (what))
 
-/* The creator of an instance is answered once: by a reply in its initial
- * code, by the end of that code, or by a destroy that comes first
- * (whichever gets here first under reslk). */
-void res_answer_creator(void *rtp)
-{
-    resrt *rt = rtp;
-    opk_acquire(&reslk);
-    int first = !rt->init_answered;
-    rt->init_answered = 1;
-    opk_release(&reslk);
-    if (first && !rt->no_creator)
-        opk_event_post(&rt->initdone);
-}
+static void res_body_done(resrt *rt);
+static void res_program_end(void);
 
 /* The initial-code process: runs init, then answers the creator (unless a
  * reply already did).  The create block is its own: only it touches and
@@ -239,7 +209,7 @@ static void body_entry(void *arg)
 }
 
 /* The body process ends: answer the creator if nobody did, free the block. */
-void res_body_done(resrt *rt)
+static void res_body_done(resrt *rt)
 {
     mpd_invb *blk = rt->createblk;
     rt->createblk = NULL;
@@ -252,6 +222,9 @@ static mpd_res *instantiate(const char *F, int L, const mpd_respat *pat, mpd_inv
 {
     (void)F;
     (void)L;
+    /* the core of the ops layer calls up into this file through these */
+    static const opk_res_hooks hooks = {res_body_done, res_program_end};
+    opk_set_res_hooks(&hooks);
     mpd_res *r = obj_new(pat->size, pat->nops, pat, NULL);
     resrt *rt = res_rt(r);
     rt->state = RES_INIT;
@@ -272,7 +245,7 @@ static mpd_res *instantiate(const char *F, int L, const mpd_respat *pat, mpd_inv
     }
     blk->kind = MPD_INV_CALL;
     blk->flags |= MPD_INVF_CREATE;
-    blk->done = rt; /* answered through res_answer_creator */
+    blk->done = rt; /* answered through inv_answer_creator */
     rt->createblk = blk;
     return r;
 }
@@ -329,7 +302,7 @@ void mpd_main_resource(const mpd_respat *pat, mpd_invb *args)
 {
     if (mpd__dist && mpd__dist->main_resource(pat, args))
         return; /* this process serves other vms */
-    mpd_res *r = instantiate(NULL, 0, pat, args, 0, home_vm);
+    mpd_res *r = instantiate(NULL, 0, pat, args, 0, obj_home_vm);
     opk_acquire(&reslk);
     main_res = r;
     opk_release(&reslk);
@@ -477,12 +450,12 @@ static void res_bury(mpd_res *r, const char *F, int L)
         in_retire_parked(r); /* some wait on other objects' ops */
     opk_acquire(&reslk);
     rt->state = RES_DEAD;
-    int waiting = !rt->init_answered; /* its creator waits for the initial code */
     opk_release(&reslk);
-    if (waiting) {
+    /* its creator waits for the initial code */
+    if (!__atomic_load_n(&rt->init_answered, __ATOMIC_ACQUIRE)) {
         if (killed_body || self_inside)
             mpd_rts_warning("body process destroyed");
-        res_answer_creator(rt);
+        inv_answer_creator(rt);
     }
     res_hold(r, -1); /* no longer alive: freed after its last holder */
     if (self_inside)
@@ -539,7 +512,7 @@ static void vm_bury_all(const char *F, int L, uint32_t vm)
 
 void res_destroy_home_vm(const char *F, int L)
 {
-    vm_bury_all(F, L, home_vm);
+    vm_bury_all(F, L, obj_home_vm);
 }
 
 static void vm_destroy(const char *F, int L, uint32_t vm)
@@ -592,7 +565,7 @@ void mpd_destroy(const char *F, int L, mpd_cap rc)
 
 /* Program end (every process finished or blocked): the main resource's
  * final code, then the globals', newest first. */
-void res_program_end(void)
+static void res_program_end(void)
 {
     opk_acquire(&reslk);
     mpd_res *m = main_res;

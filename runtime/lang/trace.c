@@ -144,7 +144,7 @@ void mpd_trc(const char *F, int L, int ev, uintptr_t extra)
     int n;
     if (trc_vms)
         n = snprintf(buf, sizeof buf, "%-20svm(%u).%-14s  %-8s  %-8lX  %-8lX\n", loc,
-                     (unsigned)(mpd_myvm(NULL).vm & 0x7fffffffu), /* dist: DVM */ name,
+                     (unsigned)(res_vm(opk_cur_res()) & 0x7fffffffu), /* dist: DVM */ name,
                      mpd_trc_evname(ev), (unsigned long)proc_id(self), (unsigned long)extra);
     else
         n = snprintf(buf, sizeof buf, "%-20s%-20s  %-8s  %-8lX  %-8lX\n", loc, name,
@@ -220,14 +220,17 @@ void mpd_trc_sems(const char *F, int L, mpd_op *op, uint32_t n, int has_init)
         mpd_trc(F, L, MPD_EV_INITS, opq_sem_count(op_queue(op))); /* just set */
 }
 
-/* The traced P of opsem.c: a semaphore's P/CONTP, or a receive. */
-void mpd__op_P_untraced(const char *F, int L, mpd_op *op);
-void mpd_trc_P(const char *F, int L, mpd_op *op)
+/* The traced P of opsem.c, around its P: a semaphore's P/CONTP, or a
+ * receive's IN/ARM/NI.  Two halves, so that the P itself stays opsem.c's
+ * (trace.c is below it). */
+void mpd_trc_P_begin(const char *F, int L, mpd_op *op)
 {
     int sem = op->_pad == 1;
     mpd_trc(F, L, sem ? MPD_EV_P : MPD_EV_IN, sem ? (uintptr_t)op : 0);
-    mpd__op_P_untraced(F, L, op);
-    if (sem) {
+}
+void mpd_trc_P_end(const char *F, int L, mpd_op *op)
+{
+    if (op->_pad == 1) {
         mpd_trc(F, L, MPD_EV_CONTP, (uintptr_t)op);
     } else {
         mpd_trc(F, L, MPD_EV_ARM, mpd_trc_self());

@@ -1,0 +1,193 @@
+/* invb.c: invocation blocks -- their memory, copies, and answering the
+ * invoker (however it waits: a co statement, a parked caller, a creator).
+ * The bottom of the invocation path: every consumer of an invocation
+ * (inqueue.c, inselect.c, opsem.c, co.c, res.c, inv.c) answers through
+ * here, and nothing here calls up into them (docs/architecture.md). */
+#include "opint.h"
+#include "disthook.h"
+#include "opfast.h"
+
+/* The answer to a caller parked on op's class (MPD_INVF_PARKED, several
+ * VPs) waits until the caller is surely parked: it holds that lock until
+ * it is switched out.  Out of line, as answer_co. */
+static __attribute__((noinline)) void answer_barrier(mpd_op *op)
+{
+    opcls *c = cls_lock(op_queue(op)->cls);
+    opk_release(&c->lk);
+}
+
+/* ---- answering a co statement and a creator ------------------------------ */
+
+/* An invocation of co finished (or was replied to): ib now belongs to co.
+ * Completions stack up newest first: when several arms finished before the
+ * co statement looks, their blocks run in reverse order of completion, as in
+ * MPD 1.0.1 (suite program quick/jumble shows it).  Out of line: inlined,
+ * it costs the rendezvous's answer two register saves. */
+static __attribute__((noinline)) void answer_co(mpd_invb *ib)
+{
+    mpd_co *co = ib->co;
+    opk_acquire(&co->lk);
+    if (co->abandoned) {
+        int last = --co->outstanding == 0;
+        opk_release(&co->lk);
+        inv_free(ib);
+        if (last)
+            free(co);
+        return;
+    }
+    ib->next = co->dfirst;
+    co->dfirst = ib;
+    opk_release(&co->lk);
+    opk_event_post(&co->ev);
+}
+
+/* The creator of instance rt is answered by its initial code's end or
+ * reply, or by its destroy: whichever comes first wakes the creator (if
+ * any waits).  1 for the first. */
+int inv_answer_creator(resrt *rt)
+{
+    if (__atomic_exchange_n(&rt->init_answered, 1, __ATOMIC_ACQ_REL))
+        return 0;
+    if (!rt->no_creator)
+        opk_event_post(&rt->initdone);
+    return 1;
+}
+
+/* ---- invocation block memory: per-thread caches by 64-byte size class --- */
+
+#define NCLASS 4 /* 64, 128, 192, 256 bytes */
+#define CACHE_MAX 64
+static _Thread_local mpd_invb *cache[NCLASS];
+static _Thread_local unsigned cachen[NCLASS];
+
+static unsigned size_class(uint32_t size)
+{
+    return (size + 63) / 64 - 1;
+}
+
+mpd_invb *inv_alloc(uint32_t size)
+{
+    unsigned c = size_class(size);
+    mpd_invb *ib;
+    if (c < NCLASS && cache[c]) {
+        ib = cache[c];
+        cache[c] = ib->next;
+        cachen[c]--;
+    } else {
+        ib = malloc(c < NCLASS ? (c + 1) * 64 : size);
+        if (!ib)
+            mpd_rts_fatal("out of memory for invocation blocks");
+    }
+    return ib;
+}
+
+void inv_free(mpd_invb *ib)
+{
+    unsigned c = size_class(ib->size);
+    if (c < NCLASS && cachen[c] < CACHE_MAX) {
+        ib->next = cache[c];
+        cache[c] = ib;
+        cachen[c]++;
+    } else {
+        free(ib);
+    }
+}
+
+/* A runtime-owned copy of ib, with no ties to any invoker. */
+mpd_invb *inv_copy(const mpd_invb *ib)
+{
+    uint32_t size = ib->size < sizeof(mpd_invb) ? (uint32_t)sizeof(mpd_invb) : ib->size;
+    mpd_invb *c = inv_alloc(size);
+    *c = *ib;
+    if (size > sizeof(mpd_invb))
+        inv_copy_words(c + 1, ib + 1, size - sizeof(mpd_invb));
+    c->size = size;
+    c->flags = MPD_INVF_HEAP;
+    c->state = INV_NEW;
+    c->pins = 0;
+    c->done = NULL;
+    c->orig = NULL;
+    c->co = NULL;
+    c->next = c->prev = NULL;
+    return c;
+}
+
+/* ---- answering the invoker --------------------------------------------- */
+
+/* Tell the invoker that ib is answered: copy results to its block, wake it,
+ * or hand the block to its co statement.  Never touches an invoker's block
+ * after waking the invoker.  The one dispatch on how the invoker waits: a
+ * co statement, parked on the op's class (rendezvous), parked on its own
+ * lock (a proc's process), on another vm, a creator, or an event. */
+void inv_answer(mpd_invb *ib)
+{
+    if (ib->flags & MPD_INVF_ANSWERED)
+        return;
+    ib->flags |= MPD_INVF_ANSWERED;
+    if (ib->co) {
+        answer_co(ib); /* the co statement owns it now */
+        return;
+    }
+    mpd_op *parked_on = NULL;
+    if (ib->flags & MPD_INVF_PARKED)
+        parked_on = ib->orig ? ib->orig->op : ib->op;
+    if (ib->orig) {
+        mpd_invb *o = ib->orig;
+        uint32_t n = ib->size < o->size ? ib->size : o->size;
+        if (n > sizeof(mpd_invb))
+            inv_copy_words(o + 1, ib + 1, n - sizeof(mpd_invb));
+        ib->orig = NULL;
+    }
+    if (parked_on) {
+        mpd_proc *p = ib->done;
+        ib->done = NULL;
+        if (!mpd_rt_single()) {
+            answer_barrier(parked_on); /* the invoker is surely parked */
+            /* the last look at the op's object: it may be freed now */
+            __atomic_fetch_sub(&res_rt(parked_on->owner)->calls_parked, 1, __ATOMIC_RELEASE);
+        }
+        opk_wake(p);
+        return;
+    }
+    if (ib->flags & MPD_INVF_PARKER) {
+        opk_parker *pk = ib->done;
+        ib->done = NULL;
+        mpd_proc *p = pk->p;
+        opk_acquire(&pk->lk); /* the invoker is surely parked */
+        opk_release(&pk->lk);
+        mpd_unpark(p);
+        return;
+    }
+    if (ib->flags & MPD_INVF_REMOTE) {
+        mpd__dist->answer(ib); /* the invoker is on another vm */
+        return;
+    }
+    void *d = ib->done;
+    ib->done = NULL;
+    if (ib->flags & MPD_INVF_CREATE)
+        inv_answer_creator(d);
+    else if (d)
+        opk_event_post((opk_event *)d);
+}
+
+/* The servicing code is finished with ib (end of proc or in arm). */
+void inv_complete(mpd_invb *ib)
+{
+    uint8_t f = ib->flags;
+    if (!(f & MPD_INVF_ANSWERED)) {
+        if (ib->co) {
+            inv_answer(ib); /* ownership passes to the co */
+            return;
+        }
+        if (ib->done || ib->orig) /* else nobody to tell (a send) */
+            inv_answer(ib);       /* ib may be the invoker's: gone now */
+    }
+    if ((f & (MPD_INVF_HEAP | MPD_INVF_INPROC)) == MPD_INVF_HEAP)
+        inv_free(ib);
+}
+
+void mpd_in_done(mpd_invb *ib)
+{
+    if (ib)
+        inv_complete(ib);
+}
