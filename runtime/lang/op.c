@@ -89,18 +89,6 @@ void mpd_op_sem(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, lon
     }
 }
 
-/* Kill op: it is dead for every later call, send or input, and its pending
- * invocations are answered (in_purge). */
-static void op_kill(mpd_op *op)
-{
-    uint8_t k = op_kind(op);
-    __atomic_store_n(&op->direct, 0, __ATOMIC_RELEASE);
-    op_clear_flags(op, MPD_OPF_SEM1);
-    __atomic_store_n(&op->kind, MPD_OPK_DEAD, __ATOMIC_RELEASE);
-    if (k == MPD_OPK_INPUT)
-        in_purge(op);
-}
-
 /* ---- local op blocks ---------------------------------------------------- */
 
 mpd_res *mpd_ops_local(mpd_res *self, uint32_t nops)
@@ -170,22 +158,6 @@ void res_kill_ops(mpd_res *r)
     warn_blocked_on_sems(r);
     for (uint32_t i = 0; i < r->nops; i++)
         op_kill(&r->ops[i]);
-}
-
-/* r is destroyed: its blocks' ops die, as MPD kills all of a resource's ops
- * (a capability to one then says "no longer exists").  They stay listed and
- * are freed with r; a block whose owner killed it first is that owner's. */
-void res_kill_children(mpd_res *r)
-{
-    resrt *rt = res_rt(r);
-    opk_acquire(&rt->klk);
-    for (resrt *c = rt->kfirst; c; c = c->knext) {
-        if (!obj_kill(c->res))
-            continue;
-        for (uint32_t i = 0; i < c->res->nops; i++)
-            op_kill(&c->res->ops[i]);
-    }
-    opk_release(&rt->klk);
 }
 
 /* ---- dynamic ops: new(op ...) ------------------------------------------- */

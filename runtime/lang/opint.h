@@ -384,9 +384,7 @@ mpd_op *inv_resolve(const char *F, int L, mpd_cap c, int for_input);
 void inv_deliver(const char *F, int L, mpd_op *op, mpd_invb *ib);
 void inv_send_none(const char *F, int L, mpd_op *op); /* send op() */
 
-/* op.c: r is destroyed: its ops die, and its op blocks' ops */
-void res_kill_ops(mpd_res *r);
-void res_kill_children(mpd_res *r);
+void res_kill_ops(mpd_res *r); /* op.c: r is destroyed, its ops die */
 
 /* reclaim.c: freeing killed objects (docs/ops.md, "Resources and globals") */
 /* Processes of destroyed instances not ended yet (a woken one may still
@@ -398,6 +396,7 @@ int obj_block_unreachable(mpd_res *o);
 void res_hold(mpd_res *r, int d);   /* holds of instance r */
 void res_killed(mpd_res *r);        /* destroy: procs retired, count them */
 void res_procs_gone(mpd_res *r);    /* its last process ended */
+void res_kill_children(mpd_res *r); /* r destroyed: its blocks die */
 void res_child_link(mpd_res *blk);  /* a new op block of a resource */
 int res_child_unlink(mpd_res *blk); /* the block's owner ends it */
 
@@ -417,6 +416,19 @@ static inline void in_killed_check(mpd_op *op, mpd_invb *got)
         mpd__in_killed(op, got);
 }
 void in_purge(mpd_op *op);
+/* Kill op: it is dead for every later call, send or input, and its pending
+ * invocations are answered (in_purge).
+ * Inline: op.c (an op block's end, a destroy) and reclaim.c (the blocks
+ * of a destroyed instance) both kill ops without calling each other. */
+static inline void op_kill(mpd_op *op)
+{
+    uint8_t k = op_kind(op);
+    __atomic_store_n(&op->direct, 0, __ATOMIC_RELEASE);
+    op_clear_flags(op, MPD_OPF_SEM1);
+    __atomic_store_n(&op->kind, MPD_OPK_DEAD, __ATOMIC_RELEASE);
+    if (k == MPD_OPK_INPUT)
+        in_purge(op);
+}
 int in_wake_retired(mpd_res *r);   /* r destroyed: end its waiters */
 void in_retire_parked(mpd_res *r); /* ... and those on others' ops */
 extern mpd_invb opk__killed_blk;

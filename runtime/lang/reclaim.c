@@ -178,6 +178,22 @@ int res_child_unlink(mpd_res *blk)
     return 1;
 }
 
+/* r is destroyed: its blocks' ops die, as MPD kills all of a resource's ops
+ * (a capability to one then says "no longer exists").  They stay listed and
+ * are freed with r; a block whose owner killed it first is that owner's. */
+void res_kill_children(mpd_res *r)
+{
+    resrt *rt = res_rt(r);
+    opk_acquire(&rt->klk);
+    for (resrt *c = rt->kfirst; c; c = c->knext) {
+        if (!obj_kill(c->res))
+            continue;
+        for (uint32_t i = 0; i < c->res->nops; i++)
+            op_kill(&c->res->ops[i]);
+    }
+    opk_release(&rt->klk);
+}
+
 /* ---- freeing ------------------------------------------------------------- */
 
 static void res_try_reclaim(mpd_res *r);
