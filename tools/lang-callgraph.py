@@ -4,9 +4,14 @@
 pairs that call each other, and the strongly connected components (cycles).
 
     python3 tools/lang-callgraph.py build/obj/runtime/lang
+    python3 tools/lang-callgraph.py build/obj/runtime/lang --allow "inqueue opcore reclaim"
+
+With --allow (repeatable), exit 1 if a cycle other than the ones named
+appears (scripts/test.d/17-lang-layers.sh).
 """
 import subprocess, sys, glob, os, collections
 d = sys.argv[1]
+allowed = [sorted(sys.argv[i + 1].split()) for i, a in enumerate(sys.argv) if a == '--allow']
 defs = {}; undefs = collections.defaultdict(set)
 for o in sorted(glob.glob(os.path.join(d, '*.o'))):
     name = os.path.basename(o).split('.')[0]
@@ -67,3 +72,8 @@ for L in range(max(level.values()) + 1):
     names = sorted("{" + " ".join(sorted(members[k])) + "}" if len(members[k]) > 1 else members[k][0]
                    for k in members if level[k] == L)
     print(f"  {L}: {' '.join(names)}")
+if len(sys.argv) > 2:
+    bad = [comp for comp in out if comp not in allowed]
+    for comp in bad:
+        print("NEW CYCLE: " + " ".join(comp) + " (docs/architecture.md explains the allowed ones)")
+    sys.exit(1 if bad else 0)
