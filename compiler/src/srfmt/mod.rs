@@ -203,3 +203,29 @@ pub fn srlatex_main() -> i32 {
     }
     finish("srlatex", &w.out, err)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn getopt_clusters_values_and_late_options() {
+        let (o, f) = getopt(&strings(&["-lp", "a.sr", "-t4", "-a", "2", "--", "-x"]), "t:pla:").unwrap();
+        let want: Vec<Opt> = vec![('l', None), ('p', None), ('t', Some("4".into())), ('a', Some("2".into()))];
+        assert_eq!(o, want);
+        assert_eq!(f, strings(&["a.sr", "-x"]));
+        assert!(getopt(&strings(&["-q"]), "t:p").is_err());
+        assert!(getopt(&strings(&["-t"]), "t:p").is_err());
+    }
+
+    #[test]
+    fn atoi_is_cs() {
+        assert_eq!(atoi(" -12x"), -12);
+        assert_eq!(atoi("abc"), 0);
+        assert_eq!(atoi("+7"), 7);
+    }
+}

@@ -511,3 +511,76 @@ impl<'a> Scanner<'a> {
         len
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pieces(src: &str, d: Dialect) -> Vec<String> {
+        let mut v = Vec::new();
+        scan(src.as_bytes(), d, &mut |t| v.push(format!("{:?}", t).replace("[", "").replace("]", "")));
+        v
+    }
+
+    fn text(t: &Tok) -> String {
+        format!("{:?}", t)
+    }
+
+    const SR: Dialect = Dialect { lang: Lang::Sr, hash_pieces: false, escape: false };
+    const LATEX: Dialect = Dialect { lang: Lang::Sr, hash_pieces: true, escape: true };
+
+    #[test]
+    fn longest_piece_wins_and_keywords_tie_first() {
+        let mut kinds = Vec::new();
+        scan(b"in index 0ffx 17q 12ab :=: ~=", SR, &mut |t| kinds.push(text(&t)));
+        let want = [
+            "Keyword([105, 110])",
+            "Name([105, 110, 100, 101, 120])",
+            "Number([48, 102, 102, 120])",
+            "Number([49, 55, 113])",
+            "Number([49, 50])",
+            "Name([97, 98])",
+            "Punct([58, 61, 58])",
+            "Ne([126, 61])",
+        ];
+        let got: Vec<&String> = kinds.iter().filter(|k| !k.starts_with("Space")).collect();
+        assert_eq!(got, want.iter().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn comments_nest_only_where_a_piece_starts() {
+        // "a/*" is one piece, so only the first */ closes: `x` is code again
+        let v = pieces("/* a/* */ x", SR);
+        assert!(v.last().unwrap().starts_with("Name"), "{:?}", v);
+        // "/*" at a piece's start nests: `x` is still comment
+        let v = pieces("/* /* */ x", SR);
+        assert!(v.last().unwrap().starts_with("Comment"), "{:?}", v);
+    }
+
+    #[test]
+    fn strings_end_at_the_line_end_only_by_their_quote() {
+        let v = pieces("'ab\ncd' x", SR);
+        assert_eq!(v.iter().filter(|p| p.starts_with("Str")).count(), 4, "{:?}", v);
+        assert!(v.last().unwrap().starts_with("Name"));
+    }
+
+    #[test]
+    fn block_ends_mark_resources_and_procs() {
+        let mut ends = Vec::new();
+        scan(b"resource r proc p end end", SR, &mut |t| {
+            if let Tok::BlockEnd(l) = t {
+                ends.push(l)
+            }
+        });
+        assert_eq!(ends, [1, 0]);
+    }
+
+    #[test]
+    fn escapes_nest_and_return_to_their_state() {
+        let v = pieces("# c #< a #< b >#> ># d", LATEX);
+        assert!(v.iter().any(|p| p.starts_with("Literal")), "{:?}", v);
+        assert!(v.last().unwrap().starts_with("Comment"), "{:?}", v);
+        let plain = Dialect { escape: false, ..LATEX };
+        assert!(pieces("x #< y", plain).iter().all(|p| !p.starts_with("Literal")));
+    }
+}
