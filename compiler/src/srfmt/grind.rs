@@ -231,23 +231,28 @@ fn prologue(o: &GrindOptions) -> String {
 /// Runs srgrind over `inputs`; the troff text.
 pub fn grind(o: &GrindOptions, inputs: &[super::Input]) -> Vec<u8> {
     let mut out = prologue(o).into_bytes();
+    let header = o.header.as_deref().unwrap_or("");
     let mut index: Vec<(String, String, usize)> = Vec::new();
     for (k, input) in inputs.iter().enumerate() {
         if o.filter {
             out.extend(filter(o, &input.text));
             continue;
         }
+        let (text, names) = format(o, &input.text);
+        index.extend(names.into_iter().map(|(n, l)| (n, input.name.clone(), l)));
+        if o.index {
+            continue;
+        }
         // the header's strings first: the first line of text springs the page trap
         out.extend(define_string("=F", &input.name).bytes());
-        out.extend(define_string("=H", o.header.as_deref().unwrap_or("")).bytes());
+        out.extend(define_string("=H", header).bytes());
         out.extend_from_slice(if k == 0 { b".nf\n.in 12n\n" } else { b".bp\n" });
-        let (text, names) = format(o, &input.text);
-        if !o.index {
-            out.extend(text);
-        }
-        index.extend(names.into_iter().map(|(n, l)| (n, input.name.clone(), l)));
+        out.extend(text);
     }
     if o.index && !o.filter {
+        out.extend(define_string("=F", "Index").bytes());
+        out.extend(define_string("=H", header).bytes());
+        out.extend_from_slice(b".nf\n.in 12n\n");
         out.extend(index_page(index));
     }
     out
@@ -255,8 +260,8 @@ pub fn grind(o: &GrindOptions, inputs: &[super::Input]) -> Vec<u8> {
 
 /// -x: the declared names, sorted, each with its file and line.
 fn index_page(mut index: Vec<(String, String, usize)>) -> Vec<u8> {
-    index.sort_by(|a, b| a.0.to_lowercase().cmp(&b.0.to_lowercase()).then(a.2.cmp(&b.2)));
-    let mut s = String::from(".ce\n\\fBIndex\\fR\n.sp\n.ta 24n\n");
+    index.sort_by(|a, b| a.0.to_lowercase().cmp(&b.0.to_lowercase()).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let mut s = String::from(".ta 24n\n");
     for (name, file, line) in index {
         let entry = format!("{}\t{}, line {}", name, file, line);
         s += &format!("\\&{}\n", String::from_utf8_lossy(&escape(entry.as_bytes())));
