@@ -5,11 +5,29 @@
 # tests/srfmt and, when present, ../shared/sr-vsuite, under 13 option sets,
 # and lists every run whose output or exit status differs.  Not a step of
 # `make test` (it needs the oracle); run it after changing srfmt.
+# RANDOM_FILES=N adds N files of random SR-ish pieces (keywords, operators,
+# quotes, comment and escape marks, odd bytes) from a fixed seed.
 ours=$1; ora=$2
 cd "$(dirname "$0")/../.." || exit 2
 n=0; bad=0
 tmp=$(mktemp -d)
 files=$(find tests/corpus-sr tests/srfmt ../shared/sr-vsuite \( -name '*.sr' -o -name '*.ccr' -o -name '*.m' -o -name '*.csp' \) 2>/dev/null | sort)
+if [ "${RANDOM_FILES:-0}" -gt 0 ]; then
+  mkdir "$tmp/random"
+  python3 - "$tmp/random" "$RANDOM_FILES" <<'PY'
+import random, sys
+random.seed(19)
+pieces = ["resource", "end", "proc", "begin", "separate", "final", "in", "index", "do", "x", "_y", "P",
+          "monitor", "region", "await", "backups", "0", "017q", "0ffX", "12ab", ":=", ":=:", "->", "[]", "//",
+          "/*", "*/", "**", "*", "/", "#", "#<", ">#", ">", "<", "'", '"', "\\", "\\n", " ", "   ", "\t",
+          "\n", "\n\n", "\n  \n", "\f", "$", "&", "%", "_", "{", "}", "~", "^", "@", "!", "!=", "~=", ">=",
+          "`", "\r", "\u00e9", "||"]
+for k in range(int(sys.argv[2])):
+    text = "".join(random.choice(pieces) for _ in range(random.randint(1, 120)))
+    open("%s/r%d.sr" % (sys.argv[1], k), "wb").write(text.encode("utf-8"))
+PY
+  files="$files $(ls "$tmp"/random/*.sr)"
+fi
 one() {
   tool=$1; shift
   "$ours/$tool" "$@" >"$tmp/ours" 2>/dev/null; r1=$?

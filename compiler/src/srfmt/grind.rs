@@ -110,7 +110,8 @@ impl<'o> Lines<'o> {
                 _ => {}
             }
         }
-        self.last_word = if keyword { Some(s.to_vec()) } else { None };
+        // any word, so a -d keyword list without `proc` still finds `proc p`
+        self.last_word = if word { Some(s.to_vec()) } else { None };
         if keyword {
             self.line.extend_from_slice(b"\\*(+K");
             self.text(s);
