@@ -2,7 +2,7 @@
 # install-deps.sh: the Debian packages the build, tests and benchmarks use.
 # Idempotent; installs only what is missing (needs root, as on CI).
 set -eu
-pkgs="build-essential clang libboost-context-dev qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+pkgs="build-essential groff-base clang libboost-context-dev qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
       gcc-riscv64-linux-gnu libc6-dev-riscv64-cross openmpi-bin libopenmpi-dev gnuplot-nox
       libx11-dev xvfb xauth x11-apps imagemagick xdotool strace chromium clang-format"
 missing=""

@@ -9,4 +9,5 @@ pub mod inter;
 pub mod mpdm;
 pub mod prep;
 pub mod prof;
+pub mod srfmt;
 pub mod syntax;

@@ -1,0 +1,3 @@
+fn main() {
+    std::process::exit(mpdc::srfmt::grind::srgrind_main());
+}
