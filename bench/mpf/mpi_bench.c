@@ -7,12 +7,13 @@
  *                queue; round robin is the usual stand-in for "one of them")
  *     broadcast  rank 0 broadcasts COUNT messages to ranks 1..P-1 (MPI_Bcast)
  *     random     every rank sends COUNT messages to random ranks, draining its own between sends
- * Prints the same line as mpf_bench: "mpi MODE N SIZE seconds MB/s msgs/s [one-way-ns best-ns]",
+ * Prints the same line as mpf_bench: "mpi MODE N SIZE seconds MB/s msgs/s [one-way-ns best-ns median-batch-ns]",
  * N being the receivers (fcfs, broadcast) or the ranks (random). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "batch_median.h"
 
 enum { DATA = 1, END = 2, WINDOW = 64 };
 
@@ -50,6 +51,7 @@ static double latency(void)
     }
     double t0 = MPI_Wtime(), tb = t0;
     best = 1e9;
+    bm_reset(COUNT);
     for (int i = 1; i <= COUNT; i++) {
         if (rank == 0) {
             MPI_Send(buf, SIZE, MPI_BYTE, peer, DATA, MPI_COMM_WORLD);
@@ -58,6 +60,7 @@ static double latency(void)
                 double tn = MPI_Wtime();
                 if (tn - tb < best)
                     best = tn - tb;
+                bm_add(tn - tb);
                 tb = tn;
             }
         } else {
@@ -188,7 +191,8 @@ int main(int argc, char **argv)
     if (rank == 0) {
         printf("mpi %s %d %d %.6f %.2f %.0f", mode, n, SIZE, t, bytes / t / 1e6, bytes / SIZE / t);
         if (!strcmp(mode, "latency"))
-            printf(" %.0f %.0f", t / (2.0 * COUNT) * 1e9, best / 40.0 * 1e9);
+            printf(" %.0f %.0f %.0f", t / (2.0 * COUNT) * 1e9, best / 40.0 * 1e9,
+                   bm_median() / 40.0 * 1e9);
         printf("\n");
     }
     MPI_Finalize();

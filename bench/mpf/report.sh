@@ -1,6 +1,6 @@
 #!/bin/sh
 # report.sh RESULTS DOCDIR: turns the benchmark lines of run.sh into markdown tables and gnuplot SVG plots.
-# PLOT=png writes PNG instead of SVG.  Line format: IMPL MODE N SIZE seconds MB/s msgs/s [one-way-ns-mean one-way-ns-best]
+# PLOT=png writes PNG instead of SVG.  Line format: IMPL MODE N SIZE seconds MB/s msgs/s [one-way-ns-mean one-way-ns-best one-way-ns-median-batch]
 set -eu
 RES=$1; DOC=$2
 MD=$DOC/results.md

@@ -3,7 +3,7 @@
  *   sock_bench MODE N SIZE COUNT      (MODE: base | fcfs | broadcast | random | latency)
  * FCFS is natural here: N readers share one socket and the kernel gives each
  * datagram to one of them.  BROADCAST has to write every message to N sockets.
- * Prints the same line as mpf_bench: "socket MODE N SIZE seconds MB/s msgs/s [one-way-ns best-ns]". */
+ * Prints the same line as mpf_bench: "socket MODE N SIZE seconds MB/s msgs/s [one-way-ns best-ns median-batch-ns]". */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "batch_median.h"
 
 static int N, COUNT;
 static size_t SIZE;
@@ -113,6 +115,7 @@ static double latency(double *bytes)
         sendall(a[0], buf, SIZE), recvone(b[0]);
     double t0 = now(), tb = t0;
     best = 1e9;
+    bm_reset(COUNT);
     for (int i = 1; i <= COUNT; i++) {
         sendall(a[0], buf, SIZE);
         recvone(b[0]);
@@ -120,6 +123,7 @@ static double latency(double *bytes)
             double tn = now();
             if (tn - tb < best)
                 best = tn - tb;
+            bm_add(tn - tb);
             tb = tn;
         }
     }
@@ -268,7 +272,8 @@ int main(int argc, char **argv)
         return fprintf(stderr, "sock_bench: unknown mode %s\n", mode), 2;
     printf("socket %s %d %zu %.6f %.2f %.0f", mode, N, SIZE, t, bytes / t / 1e6, bytes / SIZE / t);
     if (!strcmp(mode, "latency"))
-        printf(" %.0f %.0f", t / (2.0 * COUNT) * 1e9, best / 40.0 * 1e9);
+        printf(" %.0f %.0f %.0f", t / (2.0 * COUNT) * 1e9, best / 40.0 * 1e9,
+               bm_median() / 40.0 * 1e9);
     printf("\n");
     return 0;
 }

@@ -11,7 +11,9 @@
  *     asleep in mpf_message_receive leaves no sleeper counted once the sends
  *     that follow have noticed (futile wakes -> reap), and the slot it used is
  *     reusable with a count of 0; a blocked receiver whose only sender is
- *     killed returns MPF_ENOSENDERS. */
+ *     killed returns MPF_ENOSENDERS;
+ *  5. a sender asleep waiting for memory (send_waits) killed, loops/5 + 1
+ *     times: the reaper uncounts it from space_sleepers. */
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -130,6 +132,68 @@ static void test_foreign_pid(mpf_t *m)
     close(fd[1]);
 }
 
+/* A sender asleep waiting for memory (send_waits, pool exhausted) is killed:
+ * the reaper uncounts it from space_sleepers, or every later free would make
+ * a futex call for nobody, for ever.  `iters` children, one segment. */
+static int space_waiter_deaths(int iters)
+{
+    char seg[64], buf[64];
+    snprintf(seg, sizeof seg, "/mpf-death-space-%d", (int)getpid());
+    mpf_options o = {.shm_name = seg,
+                     .replace = 1,
+                     .max_lnvcs = 4,
+                     .max_processes = 4,
+                     .max_messages = 24,
+                     .max_message = 4096,
+                     .pool_bytes = 1 << 16,
+                     .send_waits = 1};
+    mpf_t *m;
+    MUST(mpf_init_ex(&m, &o));
+    int bad = 0;
+    for (int i = 0; i < iters; i++) {
+        int r = MUST(mpf_open_receive(m, 0, "full", MPF_FCFS)), fd[2];
+        if (pipe(fd))
+            exit(3);
+        pid_t p = fork();
+        if (p == 0) {
+            int s = mpf_open_send(m, 1, "full");
+            if (write(fd[1], "s", 1) != 1)
+                _exit(3);
+            for (;;) /* fills the headers, then sleeps in the send that finds none */
+                if (mpf_message_send(m, 1, s, "fill", 4) < 0)
+                    _exit(4);
+        }
+        wait_byte(fd[0]);
+        long long until = mono_ns() + 5000000000LL;
+        while (atomic_load(&m->r->space_sleepers) == 0 && mono_ns() < until)
+            usleep(200);
+        if (atomic_load(&m->r->space_sleepers) != 1) {
+            fprintf(stderr, "space %d: the sender never slept (%u)\n", i,
+                    atomic_load(&m->r->space_sleepers));
+            bad++;
+        }
+        kill(p, SIGKILL);
+        waitpid(p, NULL, 0);
+        MUST(mpf_reap(m)); /* closes the dead sender: its messages stay for r */
+        if (atomic_load(&m->r->space_sleepers) != 0) {
+            fprintf(stderr, "space %d: space_sleepers stuck at %u\n", i,
+                    atomic_load(&m->r->space_sleepers));
+            bad++;
+        }
+        while (mpf_message_try_receive(m, 0, r, buf, sizeof buf) == 4)
+            ;
+        MUST(mpf_close_receive(m, 0, r));
+        close(fd[0]);
+        close(fd[1]);
+    }
+    mpf_stats st;
+    MUST(mpf_stats_get(m, &st));
+    CHECK(st.lnvcs == 0 && st.messages_queued == 0);
+    MUST(mpf_finish(m));
+    MUST(mpf_unlink(seg));
+    return bad;
+}
+
 /* One iteration: a child receiver sleeps in receive and is killed; sends that
  * follow repair the count.  Then a child sender is killed while the parent
  * waits: the parent gets MPF_ENOSENDERS. */
@@ -216,6 +280,7 @@ int main(void)
     int loops = e && *e ? atoi(e) : 100, bad = 0;
     for (int i = 0; i < loops; i++)
         bad += kill_iteration(m, i);
+    bad += space_waiter_deaths(loops / 5 + 1);
     CHECK(bad == 0);
     mpf_stats st;
     MUST(mpf_stats_get(m, &st));
