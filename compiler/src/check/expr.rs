@@ -549,7 +549,8 @@ impl<'a> Checker<'a> {
         }
         let k = self.tmp();
         self.f.code.put(&format!("int {} = 0;", k));
-        self.cons_fill(held, &counts, &ety, &a, &k, &esize, &strmax);
+        let into = ConsInto { a: &a, k: &k, esize: &esize, strmax: &strmax };
+        self.cons_fill(held, &counts, &ety, &into);
         V { c: a, ty: Ty::Arr(Box::new(ety), None, None), form: Form::Blob, k: None, lv: false, slice: None }
     }
 
@@ -669,18 +670,9 @@ impl<'a> Checker<'a> {
         (esize, strmax)
     }
 
-    /// Copies each held constructor element count times into the new array a at index k.
-    #[allow(clippy::too_many_arguments)]
-    fn cons_fill(
-        &mut self,
-        held: Vec<(V, Span)>,
-        counts: &[String],
-        ety: &Ty,
-        a: &str,
-        k: &str,
-        esize: &str,
-        strmax: &str,
-    ) {
+    /// Copies each held constructor element count times into the new array.
+    fn cons_fill(&mut self, held: Vec<(V, Span)>, counts: &[String], ety: &Ty, into: &ConsInto) {
+        let ConsInto { a, k, esize, strmax } = *into;
         for ((val, sp), c) in held.into_iter().zip(counts) {
             let r = self.tmp();
             self.f.code.open(&data::cons_repeat(&r, c, k));
@@ -742,6 +734,17 @@ impl<'a> Checker<'a> {
         self.f.code.put(&ops::op_new_arr(&p, &b, ndims, sem));
         Some(V { c: b, ty, form: Form::Blob, k: None, lv: false, slice: None })
     }
+}
+
+/// Where an array constructor's elements go: the new array `a`, the index
+/// `k` of the next element, the element size, and (strings) the longest
+/// element's length.
+#[derive(Clone, Copy)]
+struct ConsInto<'s> {
+    a: &'s str,
+    k: &'s str,
+    esize: &'s str,
+    strmax: &'s str,
 }
 
 /// The literal `noop` (typed like null, but a capability only).

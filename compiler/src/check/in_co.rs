@@ -254,31 +254,38 @@ impl<'a> Checker<'a> {
         let id = self.fresh;
         self.fresh += 1;
         let (cv, qv, qcap, k) = emit::co::names(id);
-        self.f.code.open("{");
+        let (d, brk, next, da) = emit::co::wait_names(id);
         // one counter numbers every instance of every arm, so each has its own
         // slots (stride: the most quantifiers of any arm) in the value vector
         let stride = co.arms.iter().map(|a| a.quants.len()).max().unwrap_or(0).max(1);
+        let names = CoNames {
+            cv: cv.clone(),
+            qv: qv.clone(),
+            qcap: qcap.clone(),
+            k: k.clone(),
+            d: d.clone(),
+            da: da.clone(),
+            stride,
+        };
+        self.f.code.open("{");
         self.f.code.put(&emit::trace::event(&p, "CO", "0"));
         self.f.code.put(&emit::co::begin(&cv, &qv, &qcap));
         self.f.code.put(&var::local_int(&k, "0"));
         // issue every arm (and quantifier instance)
-        let mut arm_calls = Vec::new();
-        let mut qtys: Vec<Vec<Ty>> = Vec::new();
+        let mut issued = Vec::new();
         for (ai, arm) in co.arms.iter().enumerate() {
-            if let Some((sig, args, lhs, tys)) = self.co_issue_arm(ai, arm, stride, &cv, &qv, &qcap, &k) {
-                arm_calls.push((ai, sig, args, lhs));
-                qtys.push(tys);
+            if let Some(a) = self.co_issue_arm(ai, arm, &names) {
+                issued.push(a);
             }
         }
         // completions, in completion order
-        let (d, brk, next, da) = emit::co::wait_names(id);
         self.f.code.put(&emit::co::done_decl(&d));
         self.f.code.open(&emit::co::wait_loop(&d, &p, &cv));
         self.f.loop_labels.push((brk.clone(), next.clone(), self.scopes.len()));
         // the arm is read once: each arm's code releases the block
         self.f.code.put(&emit::co::arm_of(&da, &d));
-        for ((ai, sig, args, lhs), tys) in arm_calls.into_iter().zip(qtys) {
-            self.co_complete_arm(&co.arms[ai], ai, &sig, &args, &lhs, tys, &qv, &d, &da, stride);
+        for a in issued {
+            self.co_complete_arm(&co.arms[a.ai], a, &names);
         }
         self.f.code.put(&emit::stmt::label(&next));
         self.f.loop_labels.pop();
@@ -290,17 +297,8 @@ impl<'a> Checker<'a> {
 
     /// Issues one co arm (every instance of its quantifiers); None (after any error) when it
     /// invokes no op.  Returns the op, arguments, result variable and quantifier types.
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn co_issue_arm(
-        &mut self,
-        ai: usize,
-        arm: &ast::CoArm,
-        stride: usize,
-        cv: &str,
-        qv: &str,
-        qcap: &str,
-        k: &str,
-    ) -> Option<(std::rc::Rc<super::scope::ProcSig>, Vec<ast::Expr>, Option<ast::Expr>, Vec<Ty>)> {
+    fn co_issue_arm(&mut self, ai: usize, arm: &ast::CoArm, names: &CoNames) -> Option<IssuedArm> {
+        let CoNames { cv, qv, qcap, k, stride, .. } = names;
         let (call, lhs) = match &arm.inv.kind {
             ExprKind::Assign { op: ast::AssignOp::Plain, lhs, rhs } => (rhs.as_ref(), Some(lhs.as_ref())),
             _ => (&arm.inv, None),
@@ -334,8 +332,8 @@ impl<'a> Checker<'a> {
             self.error(arm.inv.span, "a semaphore can only be sent to (V) in a co arm");
         }
         // remember the quantifier values of this instance
-        let qbase = emit::co::quant_base(k, stride);
-        let tys = self.co_quant_store(arm, &qv, &qcap, &qbase);
+        let qbase = emit::co::quant_base(k, *stride);
+        let tys = self.co_quant_store(arm, qv, qcap, &qbase);
         if !arm.send {
             // traced: a co arm's CALL is at the arm's first line
             let ap = self.pos(arm.span);
@@ -351,7 +349,7 @@ impl<'a> Checker<'a> {
             self.f.code.close("}");
         }
         self.f.code.close("}");
-        Some((sig, args.clone(), lhs.cloned(), tys))
+        Some(IssuedArm { ai, sig, args: args.clone(), lhs: lhs.cloned(), tys })
     }
 
     /// Remembers the quantifier values of a co arm instance; returns their types.
@@ -376,20 +374,11 @@ impl<'a> Checker<'a> {
     }
 
     /// A completed co arm: its quantifier values, results and post-processing block.
-    #[allow(clippy::too_many_arguments)]
-    fn co_complete_arm(
-        &mut self,
-        arm: &ast::CoArm,
-        ai: usize,
-        sig: &super::scope::ProcSig,
-        args: &[ast::Expr],
-        lhs: &Option<ast::Expr>,
-        tys: Vec<Ty>,
-        qv: &str,
-        d: &str,
-        da: &str,
-        stride: usize,
-    ) {
+    fn co_complete_arm(&mut self, arm: &ast::CoArm, issued: IssuedArm, names: &CoNames) {
+        let IssuedArm { ai, sig, args, lhs, tys } = issued;
+        let (sig, args, lhs) = (&*sig, &args[..], &lhs);
+        let CoNames { qv, d, da, stride, .. } = names;
+        let stride = *stride;
         self.f.code.open(&emit::co::arm_open(da, ai));
         self.push();
         for (j, (q, ty)) in arm.quants.iter().zip(tys).enumerate() {
@@ -481,4 +470,26 @@ struct InArmOps {
     ops: String,
     n: String,
     qv: Option<(String, ast::Ident, Ty)>,
+}
+
+/// The C names of one co statement (emit::co::names, wait_names) and the
+/// slots each arm instance has in its quantifier value vector.
+struct CoNames {
+    cv: String,
+    qv: String,
+    qcap: String,
+    k: String,
+    d: String,
+    da: String,
+    stride: usize,
+}
+
+/// A co arm as issued: the op, its arguments, the result variable, the
+/// quantifiers' types (for the completion).
+struct IssuedArm {
+    ai: usize,
+    sig: std::rc::Rc<super::scope::ProcSig>,
+    args: Vec<ast::Expr>,
+    lhs: Option<ast::Expr>,
+    tys: Vec<Ty>,
 }
