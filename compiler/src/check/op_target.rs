@@ -141,10 +141,9 @@ impl<'a> Checker<'a> {
         }
         // rc.p[i]: an element of an op array of a resource capability
         if let (ExprKind::Field { base: rb, name }, [ast::Subscript::Index(ie)]) = (&base.kind, subs.as_slice()) {
-            let saved = self.f.code.out.len();
-            let bv = self.expr(rb);
-            if let Ty::Cap(CapTy::Resource(rn)) = &bv.ty {
-                if let Some(Sym::Proc(sig)) = self.res_member(&rn.clone(), &name.name) {
+            if let Ty::Cap(CapTy::Resource(rn)) = self.type_of(rb) {
+                if let Some(Sym::Proc(sig)) = self.res_member(&rn, &name.name) {
+                    let bv = self.expr(rb);
                     let r = sig.op.clone()?;
                     let i = self.expr(ie);
                     let want = r.ixty.first().cloned().unwrap_or(Ty::Int);
@@ -154,7 +153,6 @@ impl<'a> Checker<'a> {
                     return Some((sig, Target::Cap(CapC::rc_op(&bv.c, eops::op_elem(r.idx, &ix)))));
                 }
             }
-            self.f.code.out.truncate(saved);
         }
         self.cap_target(e)
     }
@@ -235,17 +233,14 @@ impl<'a> Checker<'a> {
         if all.is_empty() || self.names_component(rb) {
             return None;
         }
-        let saved = self.f.code.out.len();
-        let bv = self.expr(rb);
-        if let Ty::Cap(CapTy::Resource(rn)) = &bv.ty {
-            if let Some(Sym::Proc(sig)) = self.res_member(&rn.clone(), &name.name) {
-                if let Some(r) = sig.op.clone() {
-                    let ix = self.op_subscripts(&r, &sig.name, &all, e.span)?;
-                    return Some((sig, bv, ix));
-                }
+        let Ty::Cap(CapTy::Resource(rn)) = self.type_of(rb) else { return None };
+        if let Some(Sym::Proc(sig)) = self.res_member(&rn, &name.name) {
+            if let Some(r) = sig.op.clone() {
+                let bv = self.expr(rb);
+                let ix = self.op_subscripts(&r, &sig.name, &all, e.span)?;
+                return Some((sig, bv, ix));
             }
         }
-        self.f.code.out.truncate(saved);
         None
     }
 
