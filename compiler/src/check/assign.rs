@@ -5,7 +5,7 @@ use super::operator::null_cap;
 use super::scope::Sym;
 use super::types::Ty;
 use super::{Checker, V};
-use crate::emit::{data, expr, ops};
+use crate::emit::{data, expr, ops, var};
 use crate::syntax::ast::{self, AssignOp, Expr, ExprKind, Span};
 
 impl<'a> Checker<'a> {
@@ -60,7 +60,7 @@ impl<'a> Checker<'a> {
             }
             _ => {
                 let r = self.scalar_for(&lhs.ty, rhs, span);
-                self.f.code.put(&format!("{} = {};", lhs.c, r));
+                self.f.code.put(&var::store(&lhs.c, &r));
             }
         }
     }
@@ -238,7 +238,7 @@ impl<'a> Checker<'a> {
             self.error(lhs.span, "assignment target is not a variable");
             return Some(V::err());
         }
-        let slot = format!("{} + {}", sig.op.as_ref().unwrap().idx, ix);
+        let slot = ops::op_slot(sig.op.as_ref().unwrap().idx, &ix);
         Some(self.store_op_cap(&sig, &rc.c, &slot, rhs, span))
     }
 
@@ -293,7 +293,7 @@ impl<'a> Checker<'a> {
             let c = self.scalar_for(&l.ty, r, span);
             let t = self.tmp();
             let ct = self.ctype(&l.ty);
-            self.f.code.put(&format!("{} {} = {}; {} = {};", ct, t, c, l.c, t));
+            self.f.code.put(&var::store_via(&ct, &t, &c, &l.c));
             return Some(V { c: t, ..l });
         }
         self.assign_into(&l, r, span);
@@ -344,7 +344,7 @@ impl<'a> Checker<'a> {
                 self.f.code.put(&data::scalar_swap(&ct, &t, &a.c, &b.c));
                 // a scalar result is a snapshot, so later swaps do not change it
                 let r = self.tmp();
-                self.f.code.put(&format!("{} {} = {};", ct, r, a.c));
+                self.f.code.put(&var::local_c(&ct, &r, &a.c));
                 return Some(V::scalar(r, a.ty.clone()));
             }
         }

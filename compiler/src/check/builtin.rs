@@ -84,9 +84,9 @@ impl<'a> Checker<'a> {
             sig.selfc.clone(),
             {
                 self.f.used_tmp = true;
-                "&_t".to_string()
+                emit::var::STMT_TMPS.to_string()
             },
-            "NULL".to_string(),
+            call::NO_BLOCK.to_string(),
         ];
         if sig.external {
             cargs.clear();
@@ -224,7 +224,7 @@ impl<'a> Checker<'a> {
                 } else if let (true, Some((base, lo, hi))) = (byref, v.slice.clone()) {
                     // a slice passed var: the callee's result goes back into it
                     let tmp = self.tmp();
-                    self.f.code.put(&format!("char *{} = {};", tmp, v.c));
+                    self.f.code.put(&emit::var::local_blob_init(&tmp, &v.c));
                     let p = self.pos(a.span);
                     if lo == "#sec" {
                         writeback.push(data::arr_section_set(&p, &base, &hi, &tmp));
@@ -254,10 +254,8 @@ impl<'a> Checker<'a> {
                 .iter()
                 .map(|p| {
                     let byref = !matches!(p.mode, ast::ParamMode::Default | ast::ParamMode::Val);
-                    if p.ty.is_blob() {
-                        "char *".to_string()
-                    } else if byref {
-                        format!("{} *", self.ctype(&p.ty))
+                    if byref && !p.ty.is_blob() {
+                        emit::var::ptr_ctype(&self.ctype(&p.ty), false)
                     } else {
                         self.ctype(&p.ty)
                     }
@@ -280,7 +278,7 @@ impl<'a> Checker<'a> {
     fn call_result(&mut self, sig: &ProcSig, mut call: String, mut writeback: Vec<String>) -> V {
         if sig.external && sig.ret.is_string() && !writeback.is_empty() {
             let t = self.tmp();
-            self.f.code.put(&format!("char *{} = {};", t, call));
+            self.f.code.put(&emit::var::local_blob_init(&t, &call));
             for w in writeback.drain(..) {
                 self.f.code.put(&w);
             }
@@ -288,15 +286,15 @@ impl<'a> Checker<'a> {
         }
         if !writeback.is_empty() {
             if sig.ret == Ty::Void {
-                self.f.code.put(&format!("{};", call));
+                self.f.code.put(&emit::stmt::expr_stmt(&call));
                 for w in writeback {
                     self.f.code.put(&w);
                 }
                 return V::scalar("0".into(), Ty::Void);
             }
             let t = self.tmp();
-            let ct = if sig.ret.is_blob() { "char *".to_string() } else { self.ctype(&sig.ret) };
-            self.f.code.put(&format!("{} {} = {};", ct, t, call));
+            let ct = self.ctype(&sig.ret);
+            self.f.code.put(&emit::var::local_c(&ct, &t, &call));
             for w in writeback {
                 self.f.code.put(&w);
             }
@@ -314,7 +312,7 @@ impl<'a> Checker<'a> {
         }
         if sig.ret.is_blob() {
             let t = self.tmp();
-            self.f.code.put(&format!("char *{} = {};", t, call));
+            self.f.code.put(&emit::var::local_blob_init(&t, &call));
             V { c: t, ty: sig.ret.clone(), form: Form::Blob, k: None, lv: false, slice: None }
         } else {
             V::scalar(call, sig.ret.clone())
@@ -614,7 +612,7 @@ impl<'a> Checker<'a> {
             if let Some(Sym::Proc(sig)) = self.lookup(&id.name).cloned() {
                 // an op array's bounds; a single op or procedure has none
                 if let Some(r) = sig.op.as_ref().filter(|r| !r.dims.is_empty()) {
-                    let c = if is_lb { r.lo.clone() } else { format!("(({}) + ({}) - 1)", r.lo, r.n) };
+                    let c = if is_lb { r.lo.clone() } else { emit::ops::op_dim_ub(&r.lo, &r.n) };
                     return match (r.lo.parse::<i64>(), r.n.parse::<i64>()) {
                         (Ok(l), Ok(n)) => self.konst(KV::Int(if is_lb { l } else { l + n - 1 }), Ty::Int),
                         _ => V::scalar(c, Ty::Int),
@@ -652,8 +650,8 @@ impl<'a> Checker<'a> {
                 }
                 let b = if is_lb { data::arr_lb(&c) } else { data::arr_ub(&c) };
                 match ity {
-                    Some(Ty::Bool) => V::scalar(format!("((_Bool)({}))", b), Ty::Bool),
-                    Some(Ty::Char) => V::scalar(format!("((unsigned char)({}))", b), Ty::Char),
+                    Some(Ty::Bool) => V::scalar(convert::bound_as_bool(&b), Ty::Bool),
+                    Some(Ty::Char) => V::scalar(convert::bound_as_char(&b), Ty::Char),
                     Some(t @ Ty::Enum(_)) => V::scalar(b, t),
                     _ => V::scalar(b, Ty::Int),
                 }

@@ -181,7 +181,7 @@ impl<'a> Checker<'a> {
                 return;
             }
         };
-        let inv = format!("inv_{}_{}", self.comp, name.name);
+        let inv = crate::emit::ops::inv_name(&self.comp, &name.name);
         self.inv_struct(&inv, &ps, &rt, span);
         let k = self.register_sig_r(&ps, &rt, &inv, restr);
         self.declare(name, Sym::Optype(k));
@@ -271,7 +271,7 @@ impl<'a> Checker<'a> {
         let c = if self.at_top {
             self.field_decl(&item.name.name, &ty)
         } else {
-            let cn = format!("{}_{}", names::var(&item.name.name), self.fresh);
+            let cn = names::var_n(&item.name.name, self.fresh);
             self.fresh += 1;
             if ty.is_blob() {
                 self.f.code.put(&var::local_blob(&cn));
@@ -404,7 +404,12 @@ impl<'a> Checker<'a> {
                     .names
                     .iter()
                     .map(|n| {
-                        self.register_sig_r(&[], &Ty::Void, &format!("inv_{}_{}", self.comp, n.name.name), *restriction)
+                        self.register_sig_r(
+                            &[],
+                            &Ty::Void,
+                            &crate::emit::ops::inv_name(&self.comp, &n.name.name),
+                            *restriction,
+                        )
                     })
                     .collect();
                 self.push();
@@ -442,7 +447,7 @@ impl<'a> Checker<'a> {
         for n in &op.names {
             let sig = ProcSig {
                 name: n.name.name.clone(),
-                cname: format!("mpdx_{}", n.name.name),
+                cname: names::external(&n.name.name),
                 params: params.clone(),
                 ret: ret.clone(),
                 ret_name: ret_name.clone(),

@@ -12,7 +12,7 @@ impl<'a> Checker<'a> {
     /// The statement-temporaries list, marking that the statement used it.
     pub fn t(&mut self) -> &'static str {
         self.f.used_tmp = true;
-        "&_t"
+        var::STMT_TMPS
     }
 
     /// Frees statement temporaries after a statement that made some.
@@ -34,7 +34,7 @@ impl<'a> Checker<'a> {
                     "0".into()
                 }
             }
-            KV::Char(c) => format!("{}", c),
+            KV::Char(c) => lit::c_char(*c),
             KV::Str(s) => data::sv_lit(s),
         };
         let form = if matches!(k, KV::Str(_)) { Form::View } else { Form::Scalar };
@@ -57,7 +57,7 @@ impl<'a> Checker<'a> {
                 let n = s.len() as i64;
                 self.konst(KV::Str(s.clone()), Ty::Str(Some(n)))
             }
-            ExprKind::Null => V::scalar("NULL".into(), Ty::Null),
+            ExprKind::Null => V::scalar(emit::expr::NULL.into(), Ty::Null),
             ExprKind::Noop => V::scalar(emit::expr::NOOP.into(), Ty::Null),
             ExprKind::StdFile(f) => V::scalar(
                 match f {
@@ -143,7 +143,7 @@ impl<'a> Checker<'a> {
             let r = sig.op.clone().unwrap();
             let k = self.op_sig(&sig);
             let ty = if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };
-            return V::scalar(ops::rescap_op(&rc.c, &format!("{} + {}", r.idx, ix)), ty);
+            return V::scalar(ops::rescap_op(&rc.c, &ops::op_slot(r.idx, &ix)), ty);
         }
         let b = self.expr(base);
         self.index(b, subs, e.span)
@@ -182,7 +182,7 @@ impl<'a> Checker<'a> {
         self.bind_dims(&mut dims, t.span);
         let strlen = tx.strlen.map(|s| {
             let n = self.tmp();
-            self.f.code.put(&format!("int {} = {};", n, s));
+            self.f.code.put(&var::local_int(&n, &s));
             n
         });
         let size = self.size_c(&ty, &dims, &strlen);
@@ -228,10 +228,11 @@ impl<'a> Checker<'a> {
         }
         let pre = self.f.code.out.split_off(mark);
         let t = self.tmp();
-        self.f.code.put(&format!("_Bool {} = {};", t, a.c));
-        self.f.code.put(&format!("if ({}{}) {{", if op == BinaryOp::And { "" } else { "!" }, t));
+        for l in emit::expr::short_circuit_open(&t, &a.c, op == BinaryOp::And) {
+            self.f.code.put(&l);
+        }
         self.f.code.out.push_str(&pre);
-        self.f.code.put(&format!("{} = {};", t, b.c));
+        self.f.code.put(&var::store(&t, &b.c));
         self.f.code.put("}");
         V::scalar(t, Ty::Bool)
     }
@@ -432,10 +433,10 @@ impl<'a> Checker<'a> {
     /// `idx` (a blob's is its address).
     pub(super) fn capture_at(&mut self, idx: usize, c: String, ct: &str, blob: bool) -> String {
         let Some((depth, _)) = &self.f.capture else { return c };
-        if idx >= *depth || c.starts_with("self->") || c.starts_with("mpdg_") {
+        if idx >= *depth || emit::names::outside_frame(&c) {
             return c;
         }
-        let ct = if blob { "char *".to_string() } else { format!("{} *", ct) };
+        let ct = var::ptr_ctype(ct, blob);
         let list = &mut self.f.capture.as_mut().unwrap().1;
         let k = match list.iter().position(|(x, _)| *x == c) {
             Some(k) => k,
@@ -444,11 +445,7 @@ impl<'a> Checker<'a> {
                 list.len() - 1
             }
         };
-        if blob {
-            format!("_env->c{}", k)
-        } else {
-            format!("(*_env->c{})", k)
-        }
+        emit::inop::env_ref(k, blob)
     }
 
     /// MPD lets `p.f` mean `p^.f` for pointers to records.
@@ -540,7 +537,7 @@ impl<'a> Checker<'a> {
         let Some(ety) = self.cons_elem_type(&vals) else { return V::err() };
         let held = self.cons_hold(vals, &counts, &ety);
         let n = self.tmp();
-        self.f.code.put(&format!("int {} = {};", n, if counts.is_empty() { "0".into() } else { counts.join(" + ") }));
+        self.f.code.put(&var::local_int(&n, &data::cons_total(&counts)));
         let (esize, strmax) = self.cons_elem_size(&ety, &held);
         let a = self.tmp();
         let t = self.t();
@@ -548,7 +545,7 @@ impl<'a> Checker<'a> {
             self.f.code.put(&l);
         }
         let k = self.tmp();
-        self.f.code.put(&format!("int {} = 0;", k));
+        self.f.code.put(&var::local_int(&k, "0"));
         let into = ConsInto { a: &a, k: &k, esize: &esize, strmax: &strmax };
         self.cons_fill(held, &counts, &ety, &into);
         V { c: a, ty: Ty::Arr(Box::new(ety), None, None), form: Form::Blob, k: None, lv: false, slice: None }
@@ -567,7 +564,7 @@ impl<'a> Checker<'a> {
                     }
                     self.f.code.put(&data::cons_count(&c, p, &v.c));
                 }
-                None => self.f.code.put(&format!("int {} = 1;", c)),
+                None => self.f.code.put(&var::local_int(&c, "1")),
             }
             counts.push(c);
         }

@@ -93,7 +93,7 @@ impl<'a> Checker<'a> {
                 for l in emit::inop::quant_vectors(&n, &qv, &ops_name, t1, t2, &start.c, &end.c, &step) {
                     self.f.code.put(&l);
                 }
-                let var = format!("{}_{}", names::var(&q.var.name), self.fresh);
+                let var = names::var_n(&q.var.name, self.fresh);
                 self.fresh += 1;
                 self.f.code.open(&emit::inop::quant_loop(&var, &start.c, &end.c, q.downto, &n, &qv, &step));
                 self.push();

@@ -372,7 +372,7 @@ impl<'a> Checker<'a> {
 
     pub fn tmp(&mut self) -> String {
         self.fresh += 1;
-        format!("_m{}", self.fresh)
+        names::tmp(self.fresh)
     }
 
     // ---- scopes ------------------------------------------------------------
@@ -676,9 +676,9 @@ impl<'a> Checker<'a> {
 
     /// Adds a member to the component instance; returns how code reaches it.
     pub fn field_decl(&mut self, name: &str, ty: &Ty) -> String {
-        let cn = format!("{}_{}", names::var(name), self.fresh);
+        let cn = names::var_n(name, self.fresh);
         self.fresh += 1;
-        let ctype = if ty.is_blob() { "char *".to_string() } else { self.ctype(ty) };
+        let ctype = self.ctype(ty);
         self.out.fields.push_str(&component::field_line(&ctype, &cn));
         component::field_access(self.global, &self.comp, &cn)
     }
@@ -686,7 +686,7 @@ impl<'a> Checker<'a> {
     /// Adds an unnamed member of C type `ctype` to the instance; returns its access.
     pub fn raw_field(&mut self, ctype: &str) -> String {
         self.fresh += 1;
-        let cn = format!("_f{}", self.fresh);
+        let cn = names::member(self.fresh);
         self.out.fields.push_str(&component::field_line(ctype, &cn));
         component::field_access(self.global, &self.comp, &cn)
     }

@@ -15,7 +15,7 @@ impl<'a> Checker<'a> {
                     Some(KV::Int(n)) => Some(KV::Real(n as f64)),
                     _ => None,
                 };
-                V { c: format!("((double)({}))", v.c), ty: Ty::Real, form: Form::Scalar, k, lv: false, slice: None }
+                V { c: ee::to_real(&v.c), ty: Ty::Real, form: Form::Scalar, k, lv: false, slice: None }
             }
             _ => v,
         }
@@ -84,11 +84,7 @@ impl<'a> Checker<'a> {
                         Ty::Ptr(t) => self.types.size_of(t).unwrap_or(1),
                         _ => 1,
                     };
-                    let o = if op == Add { "+" } else { "-" };
-                    return V::scalar(
-                        format!("((void *)((char *){} {} (ptrdiff_t)({}) * {}))", a.c, o, b.c, sz),
-                        a.ty.clone(),
-                    );
+                    return V::scalar(ee::ptr_offset(&a.c, op == Add, &b.c, sz), a.ty.clone());
                 }
                 if matches!(b.ty, Ty::Ptr(_)) && a.ty == Ty::Int && op == Add {
                     return self.binary(op, b, a, span);
@@ -99,7 +95,7 @@ impl<'a> Checker<'a> {
                         (Ty::Ptr(t), _) | (_, Ty::Ptr(t)) => self.types.size_of(t).unwrap_or(1),
                         _ => 1,
                     };
-                    return V::scalar(format!("((int)(((char *){} - (char *){}) / {}))", a.c, b.c, sz), Ty::Int);
+                    return V::scalar(ee::ptr_diff(&a.c, &b.c, sz), Ty::Int);
                 }
                 if !a.ty.is_numeric() || !b.ty.is_numeric() {
                     self.error(
@@ -153,28 +149,13 @@ impl<'a> Checker<'a> {
                     self.error(span, format!("non-integer shift operand ({})", op.as_str()));
                     return V::err();
                 }
-                let c = if op == Shl {
-                    format!("((int)((unsigned)({}) << (({}) & 31)))", a.c, b.c)
-                } else {
-                    format!("(({}) >> (({}) & 31))", a.c, b.c)
-                };
-                V::scalar(c, Ty::Int)
+                V::scalar(ee::shift(op == Shl, &a.c, &b.c), Ty::Int)
             }
             And | Or | Xor => {
                 if a.ty == Ty::Bool && b.ty == Ty::Bool {
-                    let c = match op {
-                        And => format!("({} && {})", a.c, b.c),
-                        Or => format!("({} || {})", a.c, b.c),
-                        _ => format!("(({}) != ({}))", a.c, b.c),
-                    };
-                    V::scalar(c, Ty::Bool)
+                    V::scalar(ee::bool_logic(op, &a.c, &b.c), Ty::Bool)
                 } else if a.ty == Ty::Int && b.ty == Ty::Int {
-                    let o = match op {
-                        And => "&",
-                        Or => "|",
-                        _ => "^",
-                    };
-                    V::scalar(format!("(({}) {} ({}))", a.c, o, b.c), Ty::Int)
+                    V::scalar(ee::int_bits(op, &a.c, &b.c), Ty::Int)
                 } else {
                     self.error(
                         span,
@@ -225,18 +206,18 @@ impl<'a> Checker<'a> {
             } else {
                 (a, b)
             };
-            return V::scalar(format!("(({}) {} ({}))", a.c, o, b.c), Ty::Bool);
+            return V::scalar(ee::compare(&a.c, o, &b.c), Ty::Bool);
         }
         let same = self.types.same(&a.ty, &b.ty);
         match (&a.ty, &b.ty) {
             (Ty::Char, Ty::Char) | (Ty::Bool, Ty::Bool) | (Ty::Enum(_), Ty::Enum(_)) if same => {
-                V::scalar(format!("(({}) {} ({}))", a.c, o, b.c), Ty::Bool)
+                V::scalar(ee::compare(&a.c, o, &b.c), Ty::Bool)
             }
             // pointers and files are equal or not; they have no order
             (Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File, Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File)
                 if matches!(op, Eq | Ne) =>
             {
-                V::scalar(format!("((void *)({}) {} (void *)({}))", a.c, o, b.c), Ty::Bool)
+                V::scalar(ee::ptr_eq(&a.c, o, &b.c), Ty::Bool)
             }
             (Ty::Cap(_) | Ty::Null, Ty::Cap(_) | Ty::Null) if matches!(op, Eq | Ne) => {
                 let x = if a.ty == Ty::Null { null_cap(&a.c) } else { a.c.clone() };
@@ -278,17 +259,17 @@ impl<'a> Checker<'a> {
                 match v.k {
                     Some(KV::Int(n)) => self.konst(KV::Int(wrap(-n)), Ty::Int),
                     Some(KV::Real(x)) => self.konst(KV::Real(-x), Ty::Real),
-                    _ if v.ty == Ty::Int => V::scalar(format!("((int)(0u - (unsigned)({})))", v.c), Ty::Int),
-                    _ => V::scalar(format!("(-({}))", v.c), v.ty),
+                    _ if v.ty == Ty::Int => V::scalar(ee::int_neg(&v.c), Ty::Int),
+                    _ => V::scalar(ee::real_neg(&v.c), v.ty),
                 }
             }
             UnaryOp::Not => {
                 let v = self.expr(operand);
                 match (&v.ty, &v.k) {
                     (Ty::Bool, Some(KV::Bool(b))) => self.konst(KV::Bool(!b), Ty::Bool),
-                    (Ty::Bool, _) => V::scalar(format!("(!({}))", v.c), Ty::Bool),
+                    (Ty::Bool, _) => V::scalar(ee::not(&v.c, false), Ty::Bool),
                     (Ty::Int, Some(KV::Int(n))) => self.konst(KV::Int(!n), Ty::Int),
-                    (Ty::Int, _) => V::scalar(format!("(~({}))", v.c), Ty::Int),
+                    (Ty::Int, _) => V::scalar(ee::not(&v.c, true), Ty::Int),
                     (Ty::Error, _) => V::err(),
                     _ => {
                         self.error(span, format!("NOT operand is not bool or int ({})", self.types.show(&v.ty)));
@@ -309,29 +290,18 @@ impl<'a> Checker<'a> {
                     return V::err();
                 }
                 let o = if matches!(op, UnaryOp::PreInc | UnaryOp::PostInc) { "++" } else { "--" };
+                let pre = matches!(op, UnaryOp::PreInc | UnaryOp::PreDec);
                 match &v.ty {
                     Ty::Int | Ty::Char | Ty::Enum(_) | Ty::Real => {
-                        let c = if matches!(op, UnaryOp::PreInc | UnaryOp::PreDec) {
-                            format!("({}{})", o, v.c)
-                        } else {
-                            format!("({}{})", v.c, o)
-                        };
-                        V::scalar(c, v.ty.clone())
+                        V::scalar(ee::inc_dec(&v.c, o == "++", pre), v.ty.clone())
                     }
                     Ty::Ptr(t) => {
                         let sz = self.types.size_of(t).unwrap_or(1);
-                        let sign = if o == "++" { "+" } else { "-" };
-                        let c = if matches!(op, UnaryOp::PreInc | UnaryOp::PreDec) {
-                            format!("({} = (char *){} {} {})", v.c, v.c, sign, sz)
+                        let c = if pre {
+                            ee::ptr_step(&v.c, o == "++", sz)
                         } else {
                             let tmp = self.tmp();
-                            format!(
-                                "({{ void *{t} = {v}; {v} = (char *){v} {s} {z}; {t}; }})",
-                                t = tmp,
-                                v = v.c,
-                                s = sign,
-                                z = sz
-                            )
+                            ee::ptr_step_post(&tmp, &v.c, o == "++", sz)
                         };
                         V::scalar(c, v.ty.clone())
                     }
@@ -348,7 +318,7 @@ impl<'a> Checker<'a> {
                     self.error(span, "object of `@' is not a variable");
                     return V::err();
                 }
-                let c = if v.form == Form::Blob { format!("((void *){})", v.c) } else { format!("((void *)&{})", v.c) };
+                let c = ee::addr_of(&v.c, v.form == Form::Blob);
                 V::scalar(c, Ty::Ptr(Box::new(v.ty)))
             }
             UnaryOp::Deref => {

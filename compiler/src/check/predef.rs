@@ -275,8 +275,8 @@ impl<'a> Checker<'a> {
                 let n = self.types.enums[e.clone()].lits.len();
                 V::scalar(eb::ord_step(&p, &v.c, succ, n - 1, name, ""), v.ty.clone())
             }
-            Ty::Char => V::scalar(eb::ord_step(&p, &v.c, succ, 255, name, "unsigned char"), Ty::Char),
-            _ => V::scalar(eb::ord_step(&p, &v.c, succ, 1, name, "_Bool"), Ty::Bool),
+            Ty::Char => V::scalar(eb::ord_step(&p, &v.c, succ, 255, name, &self.ctype(&Ty::Char)), Ty::Char),
+            _ => V::scalar(eb::ord_step(&p, &v.c, succ, 1, name, &self.ctype(&Ty::Bool)), Ty::Bool),
         }
     }
 

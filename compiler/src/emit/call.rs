@@ -3,6 +3,10 @@
 //! scalars as MPD holds them; an external (a C function) takes C strings,
 //! bare array elements and `FILE *`s.
 
+/// What a direct call of a proc passes as its invocation block (none:
+/// the call is no invocation; a traced call passes its call site instead).
+pub const NO_BLOCK: &str = "NULL";
+
 /// A scalar passed by reference (var, res, ref) to a proc.
 pub fn by_ref(c: &str) -> String {
     format!("&({})", c)

@@ -89,3 +89,13 @@ pub fn string_of_val(p: &str, t: &str, val: &str) -> String {
 pub fn ptr_of_int(c: &str) -> String {
     format!("((void *)(intptr_t)({}))", c)
 }
+
+/// An array bound (an int) as a value of the index type bool.
+pub fn bound_as_bool(c: &str) -> String {
+    format!("((_Bool)({}))", c)
+}
+
+/// An array bound (an int) as a value of the index type char.
+pub fn bound_as_char(c: &str) -> String {
+    format!("((unsigned char)({}))", c)
+}

@@ -225,6 +225,15 @@ pub fn cons_count(c: &str, p: &str, v: &str) -> String {
     format!("int {} = mpd_rep_count({}, {});", c, p, v)
 }
 
+/// The number of elements: the sum of the counts.
+pub fn cons_total(counts: &[String]) -> String {
+    if counts.is_empty() {
+        "0".into()
+    } else {
+        counts.join(" + ")
+    }
+}
+
 /// The new array `a` [1:n] of elements of `esize` bytes, in temporaries `t`.
 pub fn cons_alloc(a: &str, t: &str, n: &str, esize: &str) -> [String; 2] {
     [

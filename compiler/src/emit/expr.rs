@@ -37,6 +37,119 @@ pub fn real_arith(op: BinaryOp, p: &str, a: &str, b: &str) -> String {
     }
 }
 
+/// An int as a real.
+pub fn to_real(c: &str) -> String {
+    format!("((double)({}))", c)
+}
+
+/// `a and b` / `a or b` on bools where b needs statements first: `t` holds
+/// a, and b's statements and value go under the `if` that opens here.
+pub fn short_circuit_open(t: &str, a: &str, and: bool) -> [String; 2] {
+    [format!("_Bool {} = {};", t, a), format!("if ({}{}) {{", if and { "" } else { "!" }, t)]
+}
+
+/// `p + i`, `p - i` of a pointer to elements of `sz` bytes.
+pub fn ptr_offset(p: &str, add: bool, i: &str, sz: usize) -> String {
+    format!("((void *)((char *){} {} (ptrdiff_t)({}) * {}))", p, if add { "+" } else { "-" }, i, sz)
+}
+
+/// `p - q`: the number of elements of `sz` bytes between two pointers.
+pub fn ptr_diff(p: &str, q: &str, sz: usize) -> String {
+    format!("((int)(((char *){} - (char *){}) / {}))", p, q, sz)
+}
+
+/// `a << b`, `a >> b` on ints (the count taken mod 32; << wraps).
+pub fn shift(left: bool, a: &str, b: &str) -> String {
+    if left {
+        format!("((int)((unsigned)({}) << (({}) & 31)))", a, b)
+    } else {
+        format!("(({}) >> (({}) & 31))", a, b)
+    }
+}
+
+/// `a and b`, `a or b`, `a xor b` on bools.
+pub fn bool_logic(op: BinaryOp, a: &str, b: &str) -> String {
+    match op {
+        BinaryOp::And => format!("({} && {})", a, b),
+        BinaryOp::Or => format!("({} || {})", a, b),
+        _ => format!("(({}) != ({}))", a, b),
+    }
+}
+
+/// `a and b`, `a or b`, `a xor b` on ints: bitwise.
+pub fn int_bits(op: BinaryOp, a: &str, b: &str) -> String {
+    let o = match op {
+        BinaryOp::And => "&",
+        BinaryOp::Or => "|",
+        _ => "^",
+    };
+    format!("(({}) {} ({}))", a, o, b)
+}
+
+/// A comparison `o` (C's operator) of two numbers, chars, bools or enumeration values.
+pub fn compare(a: &str, o: &str, b: &str) -> String {
+    format!("(({}) {} ({}))", a, o, b)
+}
+
+/// `==`/`!=` (`o`) of two pointers or files.
+pub fn ptr_eq(a: &str, o: &str, b: &str) -> String {
+    format!("((void *)({}) {} (void *)({}))", a, o, b)
+}
+
+/// `-x` of an int (wraps).
+pub fn int_neg(c: &str) -> String {
+    format!("((int)(0u - (unsigned)({})))", c)
+}
+
+/// `-x` of a real.
+pub fn real_neg(c: &str) -> String {
+    format!("(-({}))", c)
+}
+
+/// `not x`: of a bool, or bitwise of an int.
+pub fn not(c: &str, int: bool) -> String {
+    if int {
+        format!("(~({}))", c)
+    } else {
+        format!("(!({}))", c)
+    }
+}
+
+/// `++x`, `x++`, `--x`, `x--` of an int, char, enumeration or real variable.
+pub fn inc_dec(v: &str, inc: bool, pre: bool) -> String {
+    let o = if inc { "++" } else { "--" };
+    if pre {
+        format!("({}{})", o, v)
+    } else {
+        format!("({}{})", v, o)
+    }
+}
+
+/// `++p`, `--p` of a pointer to elements of `sz` bytes.
+pub fn ptr_step(v: &str, inc: bool, sz: usize) -> String {
+    format!("({} = (char *){} {} {})", v, v, if inc { "+" } else { "-" }, sz)
+}
+
+/// `p++`, `p--`: the old value kept in `t`.
+pub fn ptr_step_post(t: &str, v: &str, inc: bool, sz: usize) -> String {
+    format!(
+        "({{ void *{t} = {v}; {v} = (char *){v} {s} {z}; {t}; }})",
+        t = t,
+        v = v,
+        s = if inc { "+" } else { "-" },
+        z = sz
+    )
+}
+
+/// `@x`: the address of variable `v` (a blob is its own address).
+pub fn addr_of(v: &str, blob: bool) -> String {
+    if blob {
+        format!("((void *){})", v)
+    } else {
+        format!("((void *)&{})", v)
+    }
+}
+
 /// `x || y` of two string views, in the statement temporaries `t`.
 pub fn str_cat(t: &str, x: &str, y: &str) -> String {
     format!("mpd_str_cat({}, {}, {})", t, x, y)
@@ -51,6 +164,9 @@ pub fn str_cmp(x: &str, y: &str, o: &str) -> String {
 pub fn cap_eq(x: &str, y: &str, o: &str) -> String {
     format!("(mpd_cap_eq({}, {}) {} 1)", x, y, o)
 }
+
+/// The C of the literal `null`.
+pub const NULL: &str = "NULL";
 
 /// The C of the literal `noop` (typed like null).
 pub const NOOP: &str = "mpd_noop";

@@ -121,6 +121,16 @@ pub fn trace_sems(pos: &str, op: &str, n: &str, init: bool) -> String {
 
 // ---- the `in` statement
 
+/// A local of the enclosing code reached from an st/by callback: field `k`
+/// of the callback's environment (a blob's address, a scalar's pointer).
+pub fn env_ref(k: usize, blob: bool) -> String {
+    if blob {
+        format!("_env->c{}", k)
+    } else {
+        format!("(*_env->c{})", k)
+    }
+}
+
 /// The C name of arm `ai`'s op vector.
 pub fn ops_name(id: u32, ai: usize) -> String {
     format!("_ops{}_{}", id, ai)

@@ -63,3 +63,8 @@ mod tests {
         assert_eq!(c_int(-2147483648), "(-2147483647-1)");
     }
 }
+
+/// A char constant: its code.
+pub fn c_char(c: u8) -> String {
+    c.to_string()
+}

@@ -10,6 +10,33 @@ pub fn var(name: &str) -> String {
     format!("v_{}", name)
 }
 
+/// The C name of variable `name` made unique by the counter `n` (locals,
+/// members and quantifier variables of one component).
+pub fn var_n(name: &str, n: u32) -> String {
+    format!("{}_{}", var(name), n)
+}
+
+/// The C name of temporary number `n`.
+pub fn tmp(n: u32) -> String {
+    format!("_m{}", n)
+}
+
+/// The C name of unnamed instance member number `n`.
+pub fn member(n: u32) -> String {
+    format!("_f{}", n)
+}
+
+/// The C symbol through which an external `name` is called.
+pub fn external(name: &str) -> String {
+    format!("mpdx_{}", name)
+}
+
+/// Whether the C lvalue `c` lives in the instance or in a global (reached
+/// as it is from an st/by callback, not through its environment).
+pub fn outside_frame(c: &str) -> bool {
+    c.starts_with("self->") || c.starts_with("mpdg_")
+}
+
 pub fn proc_fn(comp: &str, name: &str) -> String {
     format!("mpdp_{}_{}", comp, name)
 }

@@ -137,6 +137,16 @@ pub fn cap_of_op(op: &str) -> String {
     format!("mpd_cap_of_op({})", op)
 }
 
+/// The slot of element `ix` (flat, from 0) of the op array starting at slot `first`.
+pub fn op_slot(first: u32, ix: &str) -> String {
+    format!("{} + {}", first, ix)
+}
+
+/// The upper bound of an op array dimension of `n` elements from `lo`.
+pub fn op_dim_ub(lo: &str, n: &str) -> String {
+    format!("(({}) + ({}) - 1)", lo, n)
+}
+
 /// `rc.f := c`: keeps op capability `c` in `t`, then makes resource
 /// capability variable `rc` one whose op in slot `slot` is `t`.
 pub fn rescap_store_op(t: &str, c: &str, p: &str, rc: &str, slot: &str) -> String {

@@ -12,6 +12,8 @@ use crate::check::types::Ty;
 pub const TEMPS_DECL: &str = "mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f;";
 /// A procedure's frame also has the caller's result pool `_rt`.
 pub const PROC_TEMPS_DECL: &str = "mpd_tmp *_t = NULL, *_f = NULL; (void)_t; (void)_f; (void)_rt;";
+/// The statement's pool, as functions taking a pool are passed it.
+pub const STMT_TMPS: &str = "&_t";
 /// Frees both pools (before every return).
 pub const TEMPS_FREE: &str = "mpd_tmp_free(&_t); mpd_tmp_free(&_f);";
 
@@ -89,6 +91,31 @@ pub fn local_scalar_init(t: &Ty, c: &str, init: &str) -> String {
 /// A local int set to `init` (evaluated bounds and lengths).
 pub fn local_int(c: &str, init: &str) -> String {
     format!("int {} = {};", c, init)
+}
+
+/// A local of C type `ct` set to `init`.
+pub fn local_c(ct: &str, c: &str, init: &str) -> String {
+    format!("{} {} = {};", ct, c, init)
+}
+
+/// `lhs = v;`: a scalar store.
+pub fn store(lhs: &str, v: &str) -> String {
+    format!("{} = {};", lhs, v)
+}
+
+/// `lhs = v` through the temporary `t` of C type `ct` (the value of the
+/// assignment, and `lhs` evaluated once).
+pub fn store_via(ct: &str, t: &str, v: &str, lhs: &str) -> String {
+    format!("{} {} = {}; {} = {};", ct, t, v, lhs, t)
+}
+
+/// The C type of a scalar (`ct`) or blob variable, as a pointer to it.
+pub fn ptr_ctype(ct: &str, blob: bool) -> String {
+    if blob {
+        "char *".to_string()
+    } else {
+        format!("{} *", ct)
+    }
 }
 
 /// Copies `size` bytes from blob `src` into `dst`.
