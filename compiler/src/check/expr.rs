@@ -233,7 +233,7 @@ impl<'a> Checker<'a> {
         }
         self.f.code.out.push_str(&pre);
         self.f.code.put(&var::store(&t, &b.c));
-        self.f.code.put("}");
+        self.f.code.put(emit::BLOCK_END);
         V::scalar(t, Ty::Bool)
     }
 
@@ -692,7 +692,7 @@ impl<'a> Checker<'a> {
                 };
                 self.assign_into(&dst, val, sp);
             }
-            self.f.code.close("}");
+            self.f.code.close_block();
         }
     }
 }

@@ -10,9 +10,9 @@ impl<'a> Checker<'a> {
     /// `in arm [] arm ... [] else -> block ni` (emit::inop).
     pub(crate) fn in_stmt(&mut self, ins: &ast::InStmt, span: ast::Span) {
         let p = self.pos(span);
-        self.f.code.open("{");
+        self.f.code.open_block();
         let Some(arms) = self.in_arm_ops(ins, &p) else {
-            self.f.code.close("}");
+            self.f.code.close_block();
             return;
         };
         // ops of a statement that picks the oldest among several ops, or looks
@@ -68,7 +68,7 @@ impl<'a> Checker<'a> {
             .collect();
         self.flush_tmps();
         self.in_run_arms(ins, &arms, &qlocals, id, &p);
-        self.f.code.close("}");
+        self.f.code.close_block();
     }
 
     /// The op vector of each arm of an `in` (one op per quantifier value);
@@ -104,7 +104,7 @@ impl<'a> Checker<'a> {
                 }
                 let Some((sig, target)) = self.op_target_for(&arm.op, super::ops::OpUse::Input) else {
                     self.pop();
-                    self.f.code.close("}");
+                    self.f.code.close_block();
                     continue;
                 };
                 self.input_impl_check(&sig, &target, arm.op.span);
@@ -114,7 +114,7 @@ impl<'a> Checker<'a> {
                 };
                 self.f.code.put(&emit::inop::quant_record(&ops_name, &n, &op, &qv, &var));
                 self.pop();
-                self.f.code.close("}");
+                self.f.code.close_block();
                 arms.push(InArmOps { sig, ops: ops_name, n, qv: Some((qv, q.var.clone(), qty.clone())) });
             } else {
                 let Some((sig, target)) = self.op_target_for(&arm.op, super::ops::OpUse::Input) else { continue };
@@ -175,10 +175,10 @@ impl<'a> Checker<'a> {
                 }
                 self.f.code.put(&emit::inop::cb_value(&v.c));
                 self.pop();
-                self.f.code.put("break;");
-                self.f.code.close("}");
+                self.f.code.put(emit::stmt::BREAK);
+                self.f.code.close_block();
             }
-            self.f.code.close("}");
+            self.f.code.close_block();
             env_fields = self.f.capture.take().map(|c| c.1).unwrap_or_default();
             self.f.capture = prev;
             self.f.used_tmp = saved_tmp;
@@ -211,7 +211,7 @@ impl<'a> Checker<'a> {
             self.f.code.put(&emit::trace::event_invoker(&ap, "ARM", emit::inop::NO_INVB));
             self.block(eb);
             self.f.code.put(&emit::trace::event_invoker(p, "NI", emit::inop::NO_INVB));
-            self.f.code.close("}");
+            self.f.code.close_block();
         }
         let end = emit::inop::end_label(id);
         let arms_start = self.f.code.out.len();
@@ -240,7 +240,7 @@ impl<'a> Checker<'a> {
             self.f.code.put(&emit::trace::event_invoker(p, "NI", &ib));
             self.f.code.put(&emit::stmt::in_done(&ib));
             self.pop();
-            self.f.code.close("}");
+            self.f.code.close_block();
         }
         // the label only when a return in an arm jumps to it
         if self.f.code.out[arms_start..].contains(&emit::stmt::goto(&end)) {
@@ -267,7 +267,7 @@ impl<'a> Checker<'a> {
             da: da.clone(),
             stride,
         };
-        self.f.code.open("{");
+        self.f.code.open_block();
         self.f.code.put(&emit::trace::event(&p, "CO", "0"));
         self.f.code.put(&emit::co::begin(&cv, &qv, &qcap));
         self.f.code.put(&var::local_int(&k, "0"));
@@ -289,10 +289,10 @@ impl<'a> Checker<'a> {
         }
         self.f.code.put(&emit::stmt::label(&next));
         self.f.loop_labels.pop();
-        self.f.code.close("}");
+        self.f.code.close_block();
         self.f.code.put(&emit::co::end(&brk, &cv, &qv));
         self.f.code.put(&emit::trace::event(&p, "OC", "0"));
-        self.f.code.close("}");
+        self.f.code.close_block();
     }
 
     /// Issues one co arm (every instance of its quantifiers); None (after any error) when it
@@ -317,15 +317,15 @@ impl<'a> Checker<'a> {
             self.error(arm.inv.span, "invalid co-invocation (a co arm must invoke an op, not a predefined function)");
             return None;
         }
-        self.f.code.open("{");
+        self.f.code.open_block();
         self.push();
         let (n, _) = self.quantifiers(&arm.quants, false, &[]);
         let Some((sig, target)) = self.op_target(callee) else {
             self.pop();
             for _ in 0..n {
-                self.f.code.close("}");
+                self.f.code.close_block();
             }
-            self.f.code.close("}");
+            self.f.code.close_block();
             return None;
         };
         if sig.op.as_ref().map(|r| r.sem).unwrap_or(false) && !arm.send {
@@ -346,9 +346,9 @@ impl<'a> Checker<'a> {
         self.flush_tmps();
         self.pop();
         for _ in 0..n {
-            self.f.code.close("}");
+            self.f.code.close_block();
         }
-        self.f.code.close("}");
+        self.f.code.close_block();
         Some(IssuedArm { ai, sig, args: args.clone(), lhs: lhs.cloned(), tys })
     }
 
@@ -398,7 +398,7 @@ impl<'a> Checker<'a> {
             self.block(post);
         }
         self.pop();
-        self.f.code.close("}");
+        self.f.code.close_block();
     }
 
     /// A completed call arm's results: var/res/result arguments and the assigned result.

@@ -495,8 +495,6 @@ impl<'a> Checker<'a> {
         self.push();
         self.spec_depth = self.scopes.len();
         self.comp_sym = Some(Sym::Comp(self.comp.clone()));
-        let self_c = if self.global { names::global_inst(&self.comp) } else { "(*self)".to_string() };
-        let _ = self_c;
         // names of procs in the body: the ops they implement are procs
         if let Some(body) = &c.body {
             for it in &body.items {

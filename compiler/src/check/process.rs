@@ -82,7 +82,7 @@ impl<'a> Checker<'a> {
         let pos = self.pos(p.name.span);
         self.f.code.put(&eops::process_start(&pos, idx, &b));
         for _ in 0..opened {
-            self.f.code.close("}");
+            self.f.code.close_block();
         }
         self.pop();
         let start = std::mem::replace(&mut self.f.code, saved).take();

@@ -336,8 +336,8 @@ impl<'a> Checker<'a> {
         } else if byref {
             // var and res are value-result: a local copy, copied back (left to
             // right) when the procedure returns or replies
-            self.f.code.put(&var::local_scalar_init(&ps.ty, &c, &format!("*{}", var::param(i))));
-            copyback.push_str(&format!("*{} = {}; ", var::param(i), c));
+            self.f.code.put(&var::local_scalar_init(&ps.ty, &c, &var::param_value(i)));
+            copyback.push_str(&var::copy_back(i, &c));
         } else {
             self.f.code.put(&var::local_scalar_init(&ps.ty, &c, &var::param(i)));
         }
@@ -416,10 +416,10 @@ impl<'a> Checker<'a> {
         self.out.protos.push_str(&component::proto_line(&proto));
         self.out.funcs.push_str(&component::function(&proto, body));
         // the traced twin (traced runs): the same prototype, named <cname>_tr
-        let twin_sig = ProcSig { cname: format!("{}_tr", sig.cname), ..sig.clone() };
+        let twin_sig = ProcSig { cname: crate::emit::trace::twin_name(&sig.cname), ..sig.clone() };
         // static where only this file can call it, so an unused twin is dropped
         // (and leaves its proc with one caller, the op's wrapper, to inline into)
-        let proto_tr = format!("{}{}", if self.global { "" } else { "static " }, self.proc_proto(&twin_sig));
+        let proto_tr = component::file_local(!self.global, &self.proc_proto(&twin_sig));
         self.out.protos.push_str(&component::proto_line(&proto_tr));
         self.out.funcs.push_str(&crate::emit::trace::twin(
             &proto_tr,

@@ -90,7 +90,7 @@ impl<'a> Checker<'a> {
         self.f.code.put(&emit::stmt::while_test(&cv));
         self.block(body);
         self.f.code.put(&emit::stmt::label(&c));
-        self.f.code.close("}");
+        self.f.code.close_block();
         self.f.code.put(&emit::stmt::label(&b));
         self.f.loop_labels.pop();
     }
@@ -99,7 +99,7 @@ impl<'a> Checker<'a> {
     /// a body that cannot switch counts its time slice in chunks (chunk.rs).
     fn for_stmt(&mut self, quants: &[ast::Quantifier], body: &ast::Block) {
         let (b, c) = self.new_loop();
-        self.f.code.open("{");
+        self.f.code.open_block();
         self.push();
         self.scopes.last_mut().unwrap().for_quants = true;
         // a body assigning its control variable steers the loop (MPD
@@ -113,7 +113,7 @@ impl<'a> Checker<'a> {
         self.block(body);
         self.f.code.put(&emit::stmt::label(&c));
         for _ in 0..n {
-            self.f.code.close("}");
+            self.f.code.close_block();
         }
         if let Some(sl) = &sl {
             // exit lands here too: the slice left goes back where
@@ -123,7 +123,7 @@ impl<'a> Checker<'a> {
             self.f.code.put(&emit::stmt::slice_put(sl));
         }
         self.pop();
-        self.f.code.close("}");
+        self.f.code.close_block();
         if sl.is_none() {
             self.f.code.put(&emit::stmt::label(&b));
         }
@@ -286,15 +286,15 @@ impl<'a> Checker<'a> {
         self.f.code.open(&emit::stmt::if_open(&c));
         self.block(&arm.body);
         if i + 1 < arms.len() || els.is_some() {
-            self.f.code.close("} else {");
+            self.f.code.else_block();
             self.f.code.indent += 1;
             self.if_stmt(arms, els, i + 1);
         }
-        self.f.code.close("}");
+        self.f.code.close_block();
     }
 
     pub fn block(&mut self, b: &ast::Block) {
-        self.f.code.open("{");
+        self.f.code.open_block();
         self.push();
         // declarations in a nested block of initial code are locals of that block
         let saved_top = self.at_top;
@@ -305,7 +305,7 @@ impl<'a> Checker<'a> {
             self.f.code.put(&emit::stmt::local_ops_end(o));
         }
         self.pop();
-        self.f.code.close("}");
+        self.f.code.close_block();
     }
 
     /// Each loop iteration counts towards the time slice, so a busy loop lets

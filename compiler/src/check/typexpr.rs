@@ -505,17 +505,17 @@ impl<'a> Checker<'a> {
                 self.f.code.put(&var::arr_hdr(addr, &lo, &hi, &es));
                 if e.is_blob() && !matches!(**e, Ty::Rec(_)) || self.rec_needs_init(e) {
                     let i = self.tmp();
-                    self.f.code.open(&format!("for (int {i} = 0; {i} <= ({hi}) - ({lo}); {i}++) {{"));
-                    let a = format!("({} + {} + (size_t){} * ({}))", addr, ARR_HDR, i, es);
+                    self.f.code.open(&var::elem_loop(&i, &lo, &hi));
+                    let a = var::elem_addr(addr, ARR_HDR, &i, &es);
                     self.init_blob(&a, e, &rest, strlen);
-                    self.f.code.close("}");
+                    self.f.code.close_block();
                 }
             }
             Ty::Rec(r) => {
                 let fields = self.types.recs[*r].fields.clone();
                 for (_, ft, off) in fields {
                     if ft.is_blob() {
-                        self.init_blob(&format!("({} + {})", addr, off), &ft, &[], &None);
+                        self.init_blob(&crate::emit::data::field_addr(addr, off), &ft, &[], &None);
                     }
                 }
             }

@@ -23,6 +23,11 @@ pub fn ctype(t: &Ty) -> String {
     }
 }
 
+/// `proto` made `static` when only this file calls the function.
+pub fn file_local(local: bool, proto: &str) -> String {
+    format!("{}{}", if local { "static " } else { "" }, proto)
+}
+
 /// A member of the instance struct: `    <ctype> <name>;`.
 pub fn field_line(ctype: &str, cname: &str) -> String {
     format!("    {} {};\n", ctype, cname)

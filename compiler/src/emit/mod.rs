@@ -18,6 +18,9 @@ pub mod stmt;
 pub mod trace;
 pub mod var;
 
+/// The end of a C block.
+pub const BLOCK_END: &str = "}";
+
 /// A growing C function body with indentation and #line directives.
 #[derive(Default)]
 pub struct Code {
@@ -53,6 +56,18 @@ impl Code {
     pub fn close(&mut self, s: &str) {
         self.indent = self.indent.saturating_sub(1);
         self.put(s);
+    }
+    /// `{`: opens a C block.
+    pub fn open_block(&mut self) {
+        self.open("{");
+    }
+    /// `}`: closes a C block.
+    pub fn close_block(&mut self) {
+        self.close(BLOCK_END);
+    }
+    /// `} else {`.
+    pub fn else_block(&mut self) {
+        self.close("} else {");
     }
     pub fn take(&mut self) -> String {
         std::mem::take(&mut self.out)

@@ -227,3 +227,6 @@ pub fn expr_stmt(c: &str) -> String {
 pub fn discard(c: &str) -> String {
     format!("(void)({});", c)
 }
+
+/// Leaves the enclosing `switch` case.
+pub const BREAK: &str = "break;";

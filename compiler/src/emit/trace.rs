@@ -18,6 +18,11 @@ pub fn call_site_name(n: u32) -> String {
     format!("mpd_cs_{}", n)
 }
 
+/// The name of the traced twin of the proc whose C function is `cname`.
+pub fn twin_name(cname: &str) -> String {
+    format!("{}_tr", cname)
+}
+
 /// The file-scope descriptor of a direct call site named `var` at `pos`.
 pub fn call_site(var: &str, pos: &str) -> String {
     let mut it = pos.splitn(2, ", ");

@@ -123,6 +123,27 @@ pub fn blob_copy(dst: &str, src: &str, size: &str) -> String {
     format!("memcpy({}, {}, {});", dst, src, size)
 }
 
+/// The value of var/res parameter `i` (passed as a pointer).
+pub fn param_value(i: usize) -> String {
+    format!("*{}", param(i))
+}
+
+/// Copies the local copy `c` of var/res parameter `i` back to the caller.
+pub fn copy_back(i: usize, c: &str) -> String {
+    format!("*{} = {}; ", param(i), c)
+}
+
+/// The loop over the elements of an array [lo:hi] (counter `i` from 0).
+pub fn elem_loop(i: &str, lo: &str, hi: &str) -> String {
+    format!("for (int {i} = 0; {i} <= ({hi}) - ({lo}); {i}++) {{")
+}
+
+/// The address of element `i` (from 0) of array blob `a` whose header is
+/// `hdr` bytes and whose elements are `es` bytes.
+pub fn elem_addr(a: &str, hdr: usize, i: &str, es: &str) -> String {
+    format!("({} + {} + (size_t){} * ({}))", a, hdr, i, es)
+}
+
 /// The C expression naming a procedure's i-th parameter.
 pub fn param(i: usize) -> String {
     format!("p{}", i)
