@@ -195,3 +195,15 @@ fn appending_to_a_string_variable_is_in_place() {
     assert!(c.contains("mpd_str_append(mpd_F, 5, self->v_s_"), "{}", c);
     assert_eq!(c.matches("mpd_str_append(").count(), 2, "{}", c);
 }
+
+#[test]
+fn a_wrong_maxlength_is_reported_once() {
+    // a real, string or bool maximum length: one message each, as MPD 1.0.1
+    // gives (the bound's own evaluation used to report it a second time)
+    for (len, shown) in [("2.5", "real"), ("\"ab\"", "string[2]"), ("true", "bool"), ("1.5 * 2", "real")] {
+        let (d, c) = compile(&format!("resource r()\n  string[{}] s\nend\n", len));
+        assert!(c.is_empty());
+        assert_eq!(d.matches("error:").count(), 1, "{}", d);
+        assert!(d.contains(&format!("maxlength is not an integer ({})", shown)), "{}", d);
+    }
+}

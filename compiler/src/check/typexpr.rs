@@ -165,13 +165,24 @@ impl<'a> Checker<'a> {
             TypeKind::File => Ty::File,
             TypeKind::String(None) => Ty::Str(None),
             TypeKind::String(Some(b)) => {
+                let mut reported = false;
                 if let Bound::Expr(e) = b {
                     let lt = self.type_of(e);
                     if lt != Ty::Int && lt != Ty::Error {
                         self.error(e.span, format!("maxlength is not an integer ({})", self.types.show(&lt)));
+                        reported = true;
                     }
                 }
+                // once reported, the bound's evaluation says it no more
+                // (a real or string length was reported twice)
+                let mut scratch = crate::syntax::Diagnostics::new();
+                if reported {
+                    std::mem::swap(self.diags, &mut scratch);
+                }
                 let (n, c) = self.const_bound(b, dyn_ok, true);
+                if reported {
+                    std::mem::swap(self.diags, &mut scratch);
+                }
                 if n.is_none() && matches!(b, Bound::Expr(_)) {
                     strlen = Some(c);
                 }
