@@ -183,7 +183,7 @@ impl<'a> Checker<'a> {
     fn blob_arg(&mut self, a: &Expr, p: &PSig, v: &V, byref: bool, writeback: &mut Vec<String>) -> String {
         match &p.ty {
             Ty::Str(_) => {
-                if !(v.ty.is_string() || v.ty == Ty::Char || v.ty.is_char_array()) {
+                if !v.ty.is_string() {
                     self.error(
                         a.span,
                         format!("{} (expected a string, found {})", self.mismatch_what(), self.types.show(&v.ty)),
@@ -203,7 +203,7 @@ impl<'a> Checker<'a> {
                 }
             }
             _ => {
-                if !self.types.assignable(&p.ty, &v.ty) && !(v.ty.is_string() && p.ty.is_char_array()) {
+                if !self.types.assignable(&p.ty, &v.ty) {
                     self.error(
                         a.span,
                         format!(

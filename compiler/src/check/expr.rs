@@ -574,14 +574,11 @@ impl<'a> Checker<'a> {
     }
 
     /// An array constructor's element type: the first element's, real if any is real and all
-    /// are numeric, string if chars and strings mix; None (with the error) for a null first.
+    /// are numeric, None (with the error) for a null first.
     fn cons_elem_type(&mut self, vals: &[(V, Span)]) -> Option<Ty> {
         let mut ety = vals.first().map(|v| v.0.ty.clone()).unwrap_or(Ty::Int);
         if vals.iter().any(|v| v.0.ty == Ty::Real) && vals.iter().all(|v| v.0.ty.is_numeric()) {
             ety = Ty::Real;
-        }
-        if ety == Ty::Char && vals.iter().any(|v| v.0.ty.is_string()) {
-            ety = Ty::Str(None);
         }
         if ety == Ty::Null {
             // the first element gives the type: null/noop have none of their own (MPD 1.0.1's spelling)
@@ -598,7 +595,7 @@ impl<'a> Checker<'a> {
             let h = self.tmp();
             if ety.is_string() {
                 // MPD: "element N of constructor is incompatible"
-                if !(v.ty.is_string() || v.ty == Ty::Char || v.ty.is_char_array() || v.ty == Ty::Error) {
+                if !(v.ty.is_string() || v.ty == Ty::Error) {
                     self.error(
                         sp,
                         format!(
