@@ -184,9 +184,11 @@ pub struct Checker<'a> {
     type_names: std::collections::HashSet<String>,
     /// Type names whose definition has a `*` bound (not for variables).
     star_types: HashMap<String, star_bounds::StarIn>,
-    /// Index types of arrays indexed by bool, char or enumerations (by C name).
-    /// index types of each dimension of arrays not indexed by int, by C name
+    /// The index type of each dimension of an array, by the C of the array: its
+    /// variable, or a record field, slice or subscript of one (index.rs)
     index_types: HashMap<String, Vec<Ty>>,
+    /// The index types of each array field of a record type: (record, field)
+    field_index_types: HashMap<(usize, String), Vec<Ty>>,
     /// Input ops (first index) without parameters or result: semaphores at run
     /// time (a semaphore op) unless an input statement needs their queue.
     pub(crate) plain_ops: std::collections::HashSet<u32>,
@@ -337,6 +339,7 @@ impl<'a> Checker<'a> {
             replying: Default::default(),
             index_types: HashMap::new(),
             issue: Issue::Plain,
+            field_index_types: HashMap::new(),
             declared_ops: Vec::new(),
             implemented: Default::default(),
             in_spec: false,

@@ -259,6 +259,7 @@ impl<'a> Checker<'a> {
     /// was declared first (so fields may point to it: `rec(int v; ptr node next)`).
     pub(crate) fn rec_type(&mut self, fields: &[ast::Field], reserved: Option<usize>, span: ast::Span) -> Ty {
         let mut fs: Vec<(String, Ty)> = Vec::new();
+        let mut ixty: Vec<(String, Vec<Ty>)> = Vec::new();
         for f in fields {
             // a field's size must be known: no `*` bound
             if f.names.iter().any(|n| self.no_stars(&f.ty, &n.dims, f.span)) {
@@ -271,6 +272,10 @@ impl<'a> Checker<'a> {
                     self.error(n.name.span, format!("duplicate field `{}`", n.name.name));
                 }
                 fs.push((n.name.name.clone(), ty));
+                if !n.dims.is_empty() {
+                    let t = n.dims.iter().map(|r| self.range_type(r)).collect();
+                    ixty.push((n.name.name.clone(), t));
+                }
             }
         }
         if let Some(i) = reserved {
@@ -294,6 +299,9 @@ impl<'a> Checker<'a> {
                         self.types.recs.len() - 1
                     }
                 };
+                for (name, t) in ixty {
+                    self.field_index_types.insert((i, name), t);
+                }
                 Ty::Rec(i)
             }
             None => {
