@@ -19,7 +19,7 @@ impl<'a> Checker<'a> {
                 };
                 self.convert(ty, args, span)
             }
-            ExprKind::Ident(id) => match self.resolve(&id.name) {
+            ExprKind::Ident(id) => match self.resolve_use(id) {
                 // an imported op does not hide a predefined function of the same name
                 Some(Sym::Proc(_)) if self.imported_only(&id.name) && is_predefined(&id.name) => {
                     self.predefined(&id.name, args, span)

@@ -187,6 +187,9 @@ pub struct Checker<'a> {
     /// The index type of each dimension of an array, by the C of the array: its
     /// variable, or a record field, slice or subscript of one (index.rs)
     index_types: HashMap<String, Vec<Ty>>,
+    /// Procedures of the body whose text is not reached yet: (scope, line of
+    /// the heading).  MPD 1.0.1 declares names in text order (procs.rs)
+    later_procs: HashMap<String, (usize, usize)>,
     /// The index types of each array field of a record type: (record, field)
     field_index_types: HashMap<(usize, String), Vec<Ty>>,
     /// Input ops (first index) without parameters or result: semaphores at run
@@ -340,6 +343,7 @@ impl<'a> Checker<'a> {
             index_types: HashMap::new(),
             issue: Issue::Plain,
             field_index_types: HashMap::new(),
+            later_procs: HashMap::new(),
             declared_ops: Vec::new(),
             implemented: Default::default(),
             in_spec: false,
