@@ -399,7 +399,9 @@ impl<'a> Checker<'a> {
     fn declare_named(&mut self, id: &ast::Ident, sym: Sym, param: bool) {
         let n = self.scopes.len();
         // a body's own declarations share the spec's name space (MPD 1.0.1)
-        let in_spec = self.body_depth == Some(n) && self.scopes[n - 2].map.contains_key(&id.name);
+        let in_spec = self.body_depth == Some(n)
+            && (self.scopes[n - 2].map.contains_key(&id.name)
+                || self.scopes[self.spec_depth - 1].map.contains_key(&id.name));
         let in_quants = n >= 2 && self.scopes[n - 2].for_quants && self.scopes[n - 2].map.contains_key(&id.name);
         let comp_level = (n == self.spec_depth && !param) || self.body_depth == Some(n);
         let is_comp = comp_level && id.name == self.comp;
@@ -545,6 +547,13 @@ impl<'a> Checker<'a> {
         self.register_res_ops();
         let params_ok = true;
         if let Some(body) = &c.body {
+            // the parameters of a `body r(...)` after a spec have a scope of their
+            // own: they may hide the spec's names (MPD 1.0.1); those of
+            // `resource r(...)` share the component's
+            let own_scope = c.form != ast::ComponentForm::Simple;
+            if own_scope {
+                self.push();
+            }
             // `body r(...) separate`: the body comes later; until then r has an empty one
             if let Some(ps) = &body.params {
                 if !ps.is_empty() {
@@ -570,6 +579,9 @@ impl<'a> Checker<'a> {
             }
             self.body_depth = None;
             self.pop();
+            if own_scope {
+                self.pop();
+            }
         }
         let _ = params_ok;
         self.unimplemented_ops();
