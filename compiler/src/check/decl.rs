@@ -53,6 +53,10 @@ impl<'a> Checker<'a> {
         let i = &self.ifaces[&n.name];
         let g = i.global;
         let mut syms = i.syms.clone();
+        // its arrays keep their index types here (g.a['c'] is checked as a['c'])
+        for (c, t) in i.index_types.clone() {
+            self.index_types.insert(c, t);
+        }
         if g {
             let f = names::global_field(&n.name);
             if !self.imported_globals.contains(&n.name) {
@@ -243,7 +247,7 @@ impl<'a> Checker<'a> {
         for r in &item.dims {
             outer.push(self.range(r, true));
         }
-        let index_tys: Vec<Ty> = item.dims.iter().map(|r| self.range_type(r)).collect();
+        let index_tys = self.declared_index_types(v.ty.as_ref(), &item.dims);
         let mut dims: Vec<(String, String)> = outer.iter().map(|(_, _, l, h)| (l.clone(), h.clone())).collect();
         for (lo, hi, _, _) in outer.iter().rev() {
             tx.ty = Ty::Arr(Box::new(tx.ty), *lo, *hi);

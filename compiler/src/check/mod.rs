@@ -116,6 +116,8 @@ pub struct Iface {
     pub imports: Vec<String>,
     /// What each spec item declares and uses (import cycles: spec_order).
     pub order: spec_order::SpecOrder,
+    /// The index types of its exported arrays, by C name (index.rs)
+    pub index_types: Vec<(String, Vec<Ty>)>,
 }
 
 /// The checker state for one component.
@@ -612,7 +614,16 @@ impl<'a> Checker<'a> {
                 _ => vec![],
             })
             .collect();
+        let index_types = self
+            .exports
+            .iter()
+            .filter_map(|(_, s)| match s {
+                Sym::Var { c, .. } => self.index_types.get(c).map(|t| (c.clone(), t.clone())),
+                _ => None,
+            })
+            .collect();
         let iface = Iface {
+            index_types,
             syms: self.exports.clone(),
             global: self.global,
             header,

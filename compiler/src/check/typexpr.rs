@@ -137,6 +137,18 @@ impl<'a> Checker<'a> {
     }
 
     /// The type of the values of a range (int, char, bool or an enumeration).
+    /// The index types of an array declared with `dims` after its name and
+    /// type `ty`, whose own `[...]` dims (`[2] int w`) come after them.
+    pub(crate) fn declared_index_types(&mut self, ty: Option<&ast::Type>, dims: &[Range]) -> Vec<Ty> {
+        let mut t: Vec<Ty> = dims.iter().map(|r| self.range_type(r)).collect();
+        let mut inner = ty;
+        while let Some(ast::Type { kind: ast::TypeKind::Array { ranges, elem }, .. }) = inner {
+            t.extend(ranges.iter().map(|r| self.range_type(r)));
+            inner = Some(elem);
+        }
+        t
+    }
+
     pub(crate) fn range_type(&mut self, r: &Range) -> Ty {
         let e = match (&r.lo, &r.hi) {
             (Some(Bound::Expr(e)), _) => e,
@@ -272,8 +284,8 @@ impl<'a> Checker<'a> {
                     self.error(n.name.span, format!("duplicate field `{}`", n.name.name));
                 }
                 fs.push((n.name.name.clone(), ty));
-                if !n.dims.is_empty() {
-                    let t = n.dims.iter().map(|r| self.range_type(r)).collect();
+                let t = self.declared_index_types(Some(&f.ty), &n.dims);
+                if !t.is_empty() {
                     ixty.push((n.name.name.clone(), t));
                 }
             }
