@@ -467,6 +467,9 @@ impl<'a> Checker<'a> {
             },
             (Ty::Char, Ty::Char) => v,
             (Ty::Char, Ty::Bool) | (Ty::Char, Ty::Enum(_)) => V::scalar(convert::char_of_ord(&p, &v.c), Ty::Char),
+            // a pointer's address, as MPD 1.0.1 converts it: only a small one fits
+            // (null gives '\0'; any other aborts as char(int) does)
+            (Ty::Char, Ty::Ptr(_) | Ty::PtrAny) => V::scalar(convert::char_of_ptr(&p, &v.c), Ty::Char),
             (Ty::Char, Ty::Real) => V::scalar(convert::char_of_real(&p, &v.c), Ty::Char),
             (Ty::Char, _) if stringy => V::scalar(convert::char_of_str(&sv), Ty::Char),
             (Ty::Bool, Ty::Bool) => v,
