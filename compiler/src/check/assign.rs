@@ -31,13 +31,11 @@ impl<'a> Checker<'a> {
         }
         match &lhs.ty {
             Ty::Str(_) => {
-                if !(rhs.ty.is_string() || rhs.ty == Ty::Char || rhs.ty.is_char_array()) {
+                if !rhs.ty.is_string() {
                     self.cannot_assign(span, &lhs.ty, &rhs.ty, "a");
                     return;
                 }
-                if rhs.ty.is_char_array() {
-                    self.f.code.put(&data::str_set_chars(&p, &lhs.c, &rhs.c));
-                } else if let Some(tail) = expr::appended_to(&rhs.c, &lhs.c) {
+                if let Some(tail) = expr::appended_to(&rhs.c, &lhs.c) {
                     // s = s || e appends in place: a loop building a string
                     // this way would otherwise copy s twice per step
                     self.f.code.put(&data::str_append(&p, &lhs.c, tail));
@@ -72,7 +70,7 @@ impl<'a> Checker<'a> {
         // a slice takes a value of its own type and shape (MPD gives no
         // conversion here: a string into an array slice is an error)
         let ok = match &lhs.ty {
-            Ty::Str(_) => rhs.ty.is_string() || rhs.ty == Ty::Char || rhs.ty.is_char_array(),
+            Ty::Str(_) => rhs.ty.is_string(),
             _ => {
                 matches!(rhs.ty, Ty::Arr(..))
                     && self.types.assignable(&lhs.ty, &rhs.ty)
@@ -109,7 +107,7 @@ impl<'a> Checker<'a> {
 
     /// An assignment into a whole array of element type `e`.
     fn assign_array(&mut self, lhs: &V, rhs: V, e: Ty, p: &str, span: Span) {
-        if !(rhs.ty.is_string() && e == Ty::Char) && !self.types.assignable(&lhs.ty, &rhs.ty) {
+        if !self.types.assignable(&lhs.ty, &rhs.ty) {
             self.cannot_assign(span, &lhs.ty, &rhs.ty, "an");
             return;
         }
@@ -282,6 +280,11 @@ impl<'a> Checker<'a> {
         let r = match op {
             AssignOp::Plain => self.expr(rhs),
             AssignOp::Compound(b) => {
+                if b == ast::BinaryOp::Concat && !l.ty.is_string() && l.ty != Ty::Error {
+                    // s ||= e appends to a string: MPD 1.0.1 rejects any other target
+                    self.error(span, format!("non-string concatenation ({} ||= ...)", self.types.show(&l.ty)));
+                    return None;
+                }
                 let r = self.expr(rhs);
                 let cur = V { lv: false, k: None, slice: None, ..l.clone() };
                 self.binary(b, cur, r, span)

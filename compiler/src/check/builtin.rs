@@ -19,7 +19,7 @@ impl<'a> Checker<'a> {
                 };
                 self.convert(ty, args, span)
             }
-            ExprKind::Ident(id) => match self.resolve(&id.name) {
+            ExprKind::Ident(id) => match self.resolve_use(id) {
                 // an imported op does not hide a predefined function of the same name
                 Some(Sym::Proc(_)) if self.imported_only(&id.name) && is_predefined(&id.name) => {
                     self.predefined(&id.name, args, span)
@@ -183,7 +183,7 @@ impl<'a> Checker<'a> {
     fn blob_arg(&mut self, a: &Expr, p: &PSig, v: &V, byref: bool, writeback: &mut Vec<String>) -> String {
         match &p.ty {
             Ty::Str(_) => {
-                if !(v.ty.is_string() || v.ty == Ty::Char || v.ty.is_char_array()) {
+                if !v.ty.is_string() {
                     self.error(
                         a.span,
                         format!("{} (expected a string, found {})", self.mismatch_what(), self.types.show(&v.ty)),
@@ -203,7 +203,7 @@ impl<'a> Checker<'a> {
                 }
             }
             _ => {
-                if !self.types.assignable(&p.ty, &v.ty) && !(v.ty.is_string() && p.ty.is_char_array()) {
+                if !self.types.assignable(&p.ty, &v.ty) {
                     self.error(
                         a.span,
                         format!(
@@ -465,6 +465,9 @@ impl<'a> Checker<'a> {
             },
             (Ty::Char, Ty::Char) => v,
             (Ty::Char, Ty::Bool) | (Ty::Char, Ty::Enum(_)) => V::scalar(convert::char_of_ord(&p, &v.c), Ty::Char),
+            // a pointer's address, as MPD 1.0.1 converts it: only a small one fits
+            // (null gives '\0'; any other aborts as char(int) does)
+            (Ty::Char, Ty::Ptr(_) | Ty::PtrAny) => V::scalar(convert::char_of_ptr(&p, &v.c), Ty::Char),
             (Ty::Char, Ty::Real) => V::scalar(convert::char_of_real(&p, &v.c), Ty::Char),
             (Ty::Char, _) if stringy => V::scalar(convert::char_of_str(&sv), Ty::Char),
             (Ty::Bool, Ty::Bool) => v,

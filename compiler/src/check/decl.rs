@@ -53,6 +53,10 @@ impl<'a> Checker<'a> {
         let i = &self.ifaces[&n.name];
         let g = i.global;
         let mut syms = i.syms.clone();
+        // its arrays keep their index types here (g.a['c'] is checked as a['c'])
+        for (c, t) in i.index_types.clone() {
+            self.index_types.insert(c, t);
+        }
         if g {
             let f = names::global_field(&n.name);
             if !self.imported_globals.contains(&n.name) {
@@ -243,7 +247,7 @@ impl<'a> Checker<'a> {
         for r in &item.dims {
             outer.push(self.range(r, true));
         }
-        let index_tys: Vec<Ty> = item.dims.iter().map(|r| self.range_type(r)).collect();
+        let index_tys = self.declared_index_types(v.ty.as_ref(), &item.dims);
         let mut dims: Vec<(String, String)> = outer.iter().map(|(_, _, l, h)| (l.clone(), h.clone())).collect();
         for (lo, hi, _, _) in outer.iter().rev() {
             tx.ty = Ty::Arr(Box::new(tx.ty), *lo, *hi);
@@ -395,6 +399,19 @@ impl<'a> Checker<'a> {
         (strlen_of_init, copy_init)
     }
 
+    /// The parameters and the result of an op or external heading have
+    /// distinct names (MPD 1.0.1: "duplicate identifier").
+    fn heading_names_distinct(&mut self, params: &[ast::Param], ret: Option<&ast::ReturnSpec>) {
+        let mut seen = std::collections::HashSet::new();
+        let names =
+            params.iter().flat_map(|p| p.names.iter().map(|n| &n.name)).chain(ret.and_then(|r| r.name.as_ref()));
+        for id in names {
+            if !id.name.is_empty() && !seen.insert(id.name.clone()) {
+                self.error(id.span, format!("duplicate identifier: {}", id.name));
+            }
+        }
+    }
+
     /// Declares an op; an op whose body is a `proc` is called like a procedure.
     pub(crate) fn op_decl(&mut self, op: &ast::OpDecl, span: ast::Span, external: bool) {
         let (params, ret, ret_name, sig_idx) = match &op.sig {
@@ -419,6 +436,7 @@ impl<'a> Checker<'a> {
                 let ps = self.params(params);
                 let (rt, rn) = self.ret_spec(returns.as_ref());
                 self.pop();
+                self.heading_names_distinct(params, returns.as_ref());
                 for k in reserved {
                     self.types.sigs[k].params = ps.clone();
                     self.types.sigs[k].ret = rt.clone();

@@ -383,6 +383,10 @@ impl<'a> Checker<'a> {
                     Some((_, fty, off)) => {
                         let (fty, off) = (fty.clone(), *off);
                         let addr = data::field_addr(&b.c, off);
+                        if let Some(t) = self.field_index_types.get(&(*r, name.name.clone())) {
+                            // r.a['c'] is checked against a's declared index types
+                            self.index_types.insert(addr.clone(), t.clone());
+                        }
                         if fty.is_blob() {
                             V { c: addr, ty: fty, form: Form::Blob, k: None, lv: b.lv, slice: None }
                         } else {
@@ -571,16 +575,11 @@ impl<'a> Checker<'a> {
         counts
     }
 
-    /// An array constructor's element type: the first element's, real if any is real and all
-    /// are numeric, string if chars and strings mix; None (with the error) for a null first.
+    /// An array constructor's element type: the first element's (MPD 1.0.1: every other
+    /// element must have exactly that type, so an int does not become a real here);
+    /// None (with the error) for a null first.
     fn cons_elem_type(&mut self, vals: &[(V, Span)]) -> Option<Ty> {
-        let mut ety = vals.first().map(|v| v.0.ty.clone()).unwrap_or(Ty::Int);
-        if vals.iter().any(|v| v.0.ty == Ty::Real) && vals.iter().all(|v| v.0.ty.is_numeric()) {
-            ety = Ty::Real;
-        }
-        if ety == Ty::Char && vals.iter().any(|v| v.0.ty.is_string()) {
-            ety = Ty::Str(None);
-        }
+        let ety = vals.first().map(|v| v.0.ty.clone()).unwrap_or(Ty::Int);
         if ety == Ty::Null {
             // the first element gives the type: null/noop have none of their own (MPD 1.0.1's spelling)
             self.error(vals[0].1, "ambigous: don't know what kind of null/noop (put a typed element first)");
@@ -595,32 +594,18 @@ impl<'a> Checker<'a> {
         for (n, ((v, sp), c)) in vals.into_iter().zip(counts).enumerate() {
             let h = self.tmp();
             if ety.is_string() {
-                // MPD: "element N of constructor is incompatible"
-                if !(v.ty.is_string() || v.ty == Ty::Char || v.ty.is_char_array() || v.ty == Ty::Error) {
-                    self.error(
-                        sp,
-                        format!(
-                            "array constructor elements must have one type ({} and {})",
-                            self.types.show(&ety),
-                            self.types.show(&v.ty)
-                        ),
-                    );
+                // strings of different lengths may meet (the longest sets the
+                // element size): a deliberate difference, docs/differences.md
+                if !(v.ty.is_string() || v.ty == Ty::Error) {
+                    self.cons_mismatch(n, &ety, &v.ty, sp);
                     continue;
                 }
                 let s = self.sv(&v);
                 self.f.code.put(&data::cons_hold_sv(&h, c, &s));
                 held.push((V { c: h, ty: Ty::Str(None), form: Form::View, k: None, lv: false, slice: None }, sp));
             } else if ety.is_scalar() {
-                if !self.types.assignable(&ety, &v.ty) && !(*ety == Ty::Real && v.ty == Ty::Int) {
-                    self.error(
-                        sp,
-                        format!(
-                            "element {} of constructor is incompatible ({} and {})",
-                            n + 1,
-                            self.types.show(&ety),
-                            self.types.show(&v.ty)
-                        ),
-                    );
+                if !self.types.assignable(&ety, &v.ty) {
+                    self.cons_mismatch(n, &ety, &v.ty, sp);
                 }
                 let v = self.coerce(v, &ety);
                 let ct = self.ctype(&ety);
@@ -635,6 +620,20 @@ impl<'a> Checker<'a> {
             }
         }
         held
+    }
+
+    /// MPD 1.0.1's "element N of constructor is incompatible" (`n` counts from 0).
+    fn cons_mismatch(&mut self, n: usize, ety: &Ty, got: &Ty, sp: Span) {
+        let (e, g) = (self.types.show(ety), self.types.show(got));
+        self.error(
+            sp,
+            format!(
+                "element {} of constructor is incompatible ({} and {}: the first element gives the type)",
+                n + 1,
+                e,
+                g
+            ),
+        );
     }
 
     /// The size of a constructor's element (C expression) and, for strings, the temporary

@@ -24,7 +24,8 @@ impl<'a> Checker<'a> {
         }
         for (k, s) in subs.iter().enumerate() {
             if matches!(s, Subscript::Slice { .. }) && k + 1 < subs.len() && matches!(b.ty, Ty::Arr(..)) {
-                return self.section(b, &subs[k..], span);
+                let rest = ixty.get(k..).unwrap_or_default().to_vec();
+                return self.section(b, &subs[k..], span, &rest);
             }
             b = self.auto_deref_arr(b);
             b = match s {
@@ -32,16 +33,7 @@ impl<'a> Checker<'a> {
                     let i = self.expr(ie);
                     let i = self.ordinal_value(i, ie.span, "wrong subscript type");
                     if let (Some(want), Ty::Arr(..)) = (ixty.get(k), &b.ty) {
-                        if !self.types.same(want, &i.ty) {
-                            self.error(
-                                ie.span,
-                                format!(
-                                    "wrong subscript type: this array is indexed by {}, not {}",
-                                    self.types.show(want),
-                                    self.types.show(&i.ty)
-                                ),
-                            );
-                        }
+                        self.check_subscript_type(want, &i.ty, ie.span);
                     }
                     self.subscript(b, i, ie.span)
                 }
@@ -52,16 +44,36 @@ impl<'a> Checker<'a> {
                 }
             };
         }
+        // what is left keeps its index types: a[i][j], a[1:2][k] and
+        // r.a[i] are checked as a[i, j] is; a slice is indexed from 1 by
+        // int, whatever its array's index type (MPD 1.0.1)
+        let used = subs.iter().filter(|s| matches!(s, Subscript::Index(_))).count();
+        let mut left = ixty.get(used..).unwrap_or_default().to_vec();
+        if matches!(subs.last(), Some(Subscript::Slice { .. })) && !left.is_empty() {
+            left[0] = Ty::Int;
+        }
+        self.keep_index_types(&b, &left);
         let _ = span;
         b
     }
 
-    /// A section like `a[*, 2]`: a range followed by more subscripts.
-    pub(super) fn section(&mut self, b: V, subs: &[Subscript], span: Span) -> V {
+    /// Records the index types `left` of array `v` (a subscript or slice of a
+    /// known array) for the subscripts applied to it next.
+    fn keep_index_types(&mut self, v: &V, left: &[Ty]) {
+        if matches!(v.ty, Ty::Arr(..)) && !left.is_empty() {
+            self.index_types.insert(v.c.clone(), left.to_vec());
+        }
+    }
+
+    /// A section like `a[*, 2]`: a range followed by more subscripts; `ixty`:
+    /// the index types of the dimensions from the first one subscripted.
+    pub(super) fn section(&mut self, b: V, subs: &[Subscript], span: Span, ixty: &[Ty]) -> V {
         let mut parts = Vec::new();
+        let mut left = Vec::new();
         let mut ty = b.ty.clone();
         let mut shape: Vec<bool> = Vec::new();
-        for s in subs {
+        for (k, s) in subs.iter().enumerate() {
+            let want = ixty.get(k);
             let elem = match &ty {
                 Ty::Arr(e, _, _) => (**e).clone(),
                 Ty::Error => return V::err(),
@@ -74,10 +86,15 @@ impl<'a> Checker<'a> {
                 Subscript::Index(ie) => {
                     let i = self.expr(ie);
                     let i = self.ordinal_value(i, ie.span, "wrong subscript type");
+                    if let Some(want) = want {
+                        self.check_subscript_type(want, &i.ty, ie.span);
+                    }
                     parts.push(ed::section_index(&i.c));
                     shape.push(false);
                 }
                 Subscript::Slice { lo, hi, .. } => {
+                    self.slice_bound_types(lo.as_ref(), hi, want);
+                    left.push(Ty::Int);
                     let l = lo.as_ref().and_then(|l| self.bound_c(l)).unwrap_or_else(|| ed::SECTION_LO.into());
                     let h = self.bound_c(hi).unwrap_or_else(|| ed::SECTION_HI.into());
                     parts.push(ed::section_range(&l, &h));
@@ -95,7 +112,25 @@ impl<'a> Checker<'a> {
         let p = self.pos(span);
         let t = self.t();
         let v = V { c: ed::arr_section(&p, t, &b.c, &subs_c), ty, form: Form::Blob, k: None, lv: false, slice: None };
-        v.with_slice_of(b.c.clone(), "#sec".into(), subs_c, b.lv)
+        let v = v.with_slice_of(b.c.clone(), "#sec".into(), subs_c, b.lv);
+        if !ixty.is_empty() {
+            self.keep_index_types(&v, &left);
+        }
+        v
+    }
+
+    /// A subscript of type `got` where the dimension is indexed by `want`.
+    fn check_subscript_type(&mut self, want: &Ty, got: &Ty, span: Span) {
+        if !self.types.same(want, got) {
+            self.error(
+                span,
+                format!(
+                    "wrong subscript type: this array is indexed by {}, not {}",
+                    self.types.show(want),
+                    self.types.show(got)
+                ),
+            );
+        }
     }
 
     pub(super) fn auto_deref_arr(&mut self, b: V) -> V {

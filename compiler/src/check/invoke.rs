@@ -157,11 +157,8 @@ impl<'a> Checker<'a> {
                 // the value is copied by its own size into the block: it must
                 // be a blob of the parameter's kind (a scalar has no size)
                 let fits = match &p.ty {
-                    Ty::Str(_) => v.ty.is_string() || v.ty == Ty::Char || v.ty.is_char_array(),
-                    _ => {
-                        matches!(v.ty, Ty::Arr(..)) && self.types.assignable(&p.ty, &v.ty)
-                            || v.ty.is_string() && p.ty.is_char_array()
-                    }
+                    Ty::Str(_) => v.ty.is_string(),
+                    _ => matches!(v.ty, Ty::Arr(..)) && self.types.assignable(&p.ty, &v.ty),
                 };
                 if !fits && v.ty != Ty::Error {
                     self.error(

@@ -116,6 +116,8 @@ pub struct Iface {
     pub imports: Vec<String>,
     /// What each spec item declares and uses (import cycles: spec_order).
     pub order: spec_order::SpecOrder,
+    /// The index types of its exported arrays, by C name (index.rs)
+    pub index_types: Vec<(String, Vec<Ty>)>,
 }
 
 /// The checker state for one component.
@@ -184,9 +186,14 @@ pub struct Checker<'a> {
     type_names: std::collections::HashSet<String>,
     /// Type names whose definition has a `*` bound (not for variables).
     star_types: HashMap<String, star_bounds::StarIn>,
-    /// Index types of arrays indexed by bool, char or enumerations (by C name).
-    /// index types of each dimension of arrays not indexed by int, by C name
+    /// The index type of each dimension of an array, by the C of the array: its
+    /// variable, or a record field, slice or subscript of one (index.rs)
     index_types: HashMap<String, Vec<Ty>>,
+    /// Procedures of the body whose text is not reached yet: (scope, line of
+    /// the heading).  MPD 1.0.1 declares names in text order (procs.rs)
+    later_procs: HashMap<String, (usize, usize)>,
+    /// The index types of each array field of a record type: (record, field)
+    field_index_types: HashMap<(usize, String), Vec<Ty>>,
     /// Input ops (first index) without parameters or result: semaphores at run
     /// time (a semaphore op) unless an input statement needs their queue.
     pub(crate) plain_ops: std::collections::HashSet<u32>,
@@ -337,6 +344,8 @@ impl<'a> Checker<'a> {
             replying: Default::default(),
             index_types: HashMap::new(),
             issue: Issue::Plain,
+            field_index_types: HashMap::new(),
+            later_procs: HashMap::new(),
             declared_ops: Vec::new(),
             implemented: Default::default(),
             in_spec: false,
@@ -392,7 +401,9 @@ impl<'a> Checker<'a> {
     fn declare_named(&mut self, id: &ast::Ident, sym: Sym, param: bool) {
         let n = self.scopes.len();
         // a body's own declarations share the spec's name space (MPD 1.0.1)
-        let in_spec = self.body_depth == Some(n) && self.scopes[n - 2].map.contains_key(&id.name);
+        let in_spec = self.body_depth == Some(n)
+            && (self.scopes[n - 2].map.contains_key(&id.name)
+                || self.scopes[self.spec_depth - 1].map.contains_key(&id.name));
         let in_quants = n >= 2 && self.scopes[n - 2].for_quants && self.scopes[n - 2].map.contains_key(&id.name);
         let comp_level = (n == self.spec_depth && !param) || self.body_depth == Some(n);
         let is_comp = comp_level && id.name == self.comp;
@@ -536,6 +547,13 @@ impl<'a> Checker<'a> {
         self.register_res_ops();
         let params_ok = true;
         if let Some(body) = &c.body {
+            // the parameters of a `body r(...)` after a spec have a scope of their
+            // own: they may hide the spec's names (MPD 1.0.1); those of
+            // `resource r(...)` share the component's
+            let own_scope = c.form != ast::ComponentForm::Simple;
+            if own_scope {
+                self.push();
+            }
             // `body r(...) separate`: the body comes later; until then r has an empty one
             if let Some(ps) = &body.params {
                 if !ps.is_empty() {
@@ -561,6 +579,9 @@ impl<'a> Checker<'a> {
             }
             self.body_depth = None;
             self.pop();
+            if own_scope {
+                self.pop();
+            }
         }
         let _ = params_ok;
         self.unimplemented_ops();
@@ -591,7 +612,16 @@ impl<'a> Checker<'a> {
                 _ => vec![],
             })
             .collect();
+        let index_types = self
+            .exports
+            .iter()
+            .filter_map(|(_, s)| match s {
+                Sym::Var { c, .. } => self.index_types.get(c).map(|t| (c.clone(), t.clone())),
+                _ => None,
+            })
+            .collect();
         let iface = Iface {
+            index_types,
             syms: self.exports.clone(),
             global: self.global,
             header,

@@ -31,7 +31,7 @@ impl<'a> Checker<'a> {
 
     fn op_target_any(&mut self, e: &Expr, how: OpUse) -> Option<(Rc<ProcSig>, Target)> {
         match &e.kind {
-            ExprKind::Ident(id) => match self.resolve(&id.name) {
+            ExprKind::Ident(id) => match self.resolve_use(id) {
                 Some(Sym::Proc(sig)) if sig.op.is_none() => {
                     // an external: a C function, called in place
                     match how {

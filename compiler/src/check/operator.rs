@@ -131,7 +131,7 @@ impl<'a> Checker<'a> {
                 V::scalar(c, Ty::Real)
             }
             Concat => {
-                let ok = |t: &Ty| t.is_string() || *t == Ty::Char || t.is_char_array();
+                let ok = |t: &Ty| t.is_string() || *t == Ty::Char;
                 if !ok(&a.ty) || !ok(&b.ty) {
                     self.error(
                         span,
@@ -195,7 +195,7 @@ impl<'a> Checker<'a> {
             return V::err();
         }
         let stringy = |t: &Ty| t.is_string();
-        if (stringy(&a.ty) && (stringy(&b.ty) || b.ty == Ty::Char)) || (a.ty == Ty::Char && stringy(&b.ty)) {
+        if stringy(&a.ty) && stringy(&b.ty) {
             let x = self.sv(&a);
             let y = self.sv(&b);
             return V::scalar(ee::str_cmp(&x, &y, o), Ty::Bool);

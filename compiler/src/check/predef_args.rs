@@ -67,7 +67,7 @@ impl<'a> Checker<'a> {
         let good = match k {
             Arg::Int => *t == Ty::Int,
             Arg::Real => matches!(t, Ty::Int | Ty::Real),
-            Arg::Str => t.is_string() || t.is_char_array() || *t == Ty::Char,
+            Arg::Str => t.is_string(),
             Arg::File => matches!(t, Ty::File | Ty::Null),
             Arg::Ptr => matches!(t, Ty::Ptr(_) | Ty::PtrAny | Ty::Null),
             Arg::Seek => enum_named("seektype"),

@@ -21,7 +21,7 @@ impl<'a> Checker<'a> {
         if !self.want(&args[skip..], 1..=1, "put", span) {
             return V::err();
         }
-        let s = self.str_arg(&args[skip]);
+        let s = self.text_arg(&args[skip], &format!("put(), argument {}", skip + 1), true);
         V::scalar(io::put(&p, &f, &s), Ty::Void)
     }
 
@@ -33,7 +33,7 @@ impl<'a> Checker<'a> {
             self.error(span, "too few arguments (printf needs a format)");
             return V::err();
         }
-        let fmt = self.str_arg(&args[skip]);
+        let fmt = self.str_arg(&args[skip], "printf", skip + 1);
         let (n, vs) = self.vals(&args[skip + 1..], "printf", skip + 2);
         V::scalar(io::printf(&p, &f, &fmt, n, &vs), Ty::Void)
     }
@@ -49,7 +49,7 @@ impl<'a> Checker<'a> {
         if !(d.ty.is_string() && d.lv && d.form == Form::Blob) && d.ty != Ty::Error {
             self.error(args[0].span, "not a variable (sprintf's first argument must be a string variable)");
         }
-        let fmt = self.str_arg(&args[1]);
+        let fmt = self.str_arg(&args[1], "sprintf", 2);
         let (n, vs) = self.vals(&args[2..], "sprintf", 3);
         V::scalar(io::sprintf(&p, &d.c, &fmt, n, &vs), Ty::Void)
     }
@@ -89,7 +89,7 @@ impl<'a> Checker<'a> {
             self.error(span, "scanf needs a format");
             return V::err();
         }
-        let fmt = self.str_arg(&args[skip]);
+        let fmt = self.str_arg(&args[skip], "scanf", skip + 1);
         let (n, ds) = self.dests(&args[skip + 1..], "scanf", skip + 2);
         V::scalar(io::scanf(&p, &f, &fmt, n, &ds), Ty::Int)
     }
@@ -101,8 +101,8 @@ impl<'a> Checker<'a> {
             self.error(span, "sscanf needs a string and a format");
             return V::err();
         }
-        let s = self.str_arg(&args[0]);
-        let fmt = self.str_arg(&args[1]);
+        let s = self.str_arg(&args[0], "sscanf", 1);
+        let fmt = self.str_arg(&args[1], "sscanf", 2);
         let (n, ds) = self.dests(&args[2..], "sscanf", 3);
         V::scalar(io::sscanf(&p, &s, &fmt, n, &ds), Ty::Int)
     }
@@ -113,7 +113,7 @@ impl<'a> Checker<'a> {
         if !self.want(args, 2..=2, "open", span) {
             return V::err();
         }
-        let s = self.str_arg(&args[0]);
+        let s = self.str_arg(&args[0], "open", 1);
         let m = self.int_arg(&args[1]);
         V::scalar(io::open(&p, &s, &m), Ty::File)
     }
@@ -154,7 +154,7 @@ impl<'a> Checker<'a> {
         if !self.want(args, 1..=1, "remove", span) {
             return V::err();
         }
-        let s = self.str_arg(&args[0]);
+        let s = self.str_arg(&args[0], "remove", 1);
         V::scalar(io::remove(&s), Ty::Bool)
     }
 
@@ -266,11 +266,19 @@ impl<'a> Checker<'a> {
         io::dest_list(&ds)
     }
 
-    /// A string argument as a string view (after an error, "").
-    pub(super) fn str_arg(&mut self, e: &Expr) -> String {
+    /// Argument `n` of predefined function `name`, a string, as a string view
+    /// (after an error, ""). MPD 1.0.1 converts no char or char array here.
+    pub(super) fn str_arg(&mut self, e: &Expr, name: &str, n: usize) -> String {
+        self.text_arg(e, &format!("{}(), argument {}", name, n), false)
+    }
+
+    /// A string (or, with `chars`, char array: `put`) argument as a string view;
+    /// `what` names it in the message (MPD 1.0.1's words).
+    pub(super) fn text_arg(&mut self, e: &Expr, what: &str, chars: bool) -> String {
         let v = self.expr(e);
-        if !(v.ty.is_string() || v.ty.is_char_array() || v.ty == Ty::Char) && v.ty != Ty::Error {
-            self.error(e.span, format!("expected a string, found {}", self.types.show(&v.ty)));
+        if !(v.ty.is_string() || chars && v.ty.is_char_array()) && v.ty != Ty::Error {
+            let want = if chars { "not a char array or string" } else { "not a string" };
+            self.error(e.span, format!("{}: {} ({})", what, want, self.types.show(&v.ty)));
             return io::EMPTY_SV.into();
         }
         self.sv(&v)

@@ -81,6 +81,28 @@ impl<'a> Checker<'a> {
             flags: String::new(),
         });
         self.declare(&p.name, Sym::PendingProc(Rc::new(p.clone())));
+        let line = self.map.line_col(p.name.span.file, p.name.span.lo).0;
+        self.later_procs.insert(p.name.name.clone(), (self.scopes.len() - 1, line));
+    }
+
+    /// `resolve` for a use of `id` as an operation: a procedure of the body
+    /// used above its heading is undefined there (MPD 1.0.1 reads once, in
+    /// order; an `op` declared above and a `proc` give the earlier use).
+    pub fn resolve_use(&mut self, id: &ast::Ident) -> Option<Sym> {
+        if let Some(&(scope, line)) = self.later_procs.get(&id.name) {
+            let found = self.scopes.iter().rposition(|s| s.map.contains_key(&id.name));
+            if found == Some(scope) {
+                self.error(
+                    id.span,
+                    format!(
+                        "undefined identifier: {} (procedure {} is declared below, at line {}; declare `op {}` above and implement it with `proc`)",
+                        id.name, id.name, line, id.name
+                    ),
+                );
+                // the call is checked on as if it were declared
+            }
+        }
+        self.resolve(&id.name)
     }
 
     /// Looks a name up, elaborating a procedure's signature on first use.
@@ -189,6 +211,8 @@ impl<'a> Checker<'a> {
             self.process_decl(p);
             return;
         }
+        // from its heading on, a procedure may be used (and call itself)
+        self.later_procs.remove(&p.name.name);
         let sig = match self.resolve(&p.name.name) {
             Some(Sym::Proc(s)) if s.op.is_some() => s,
             None => {

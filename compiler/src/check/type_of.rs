@@ -221,7 +221,7 @@ impl<'a> Checker<'a> {
             return false;
         }
         let stringy = |t: &Ty| t.is_string();
-        if (stringy(a) && (stringy(b) || *b == Ty::Char)) || (*a == Ty::Char && stringy(b)) {
+        if stringy(a) && stringy(b) {
             return true;
         }
         if a.is_numeric() && b.is_numeric() {

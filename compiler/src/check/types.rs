@@ -166,9 +166,6 @@ impl Types {
             (Ty::Error, _) | (_, Ty::Error) => true,
             (Ty::Real, Ty::Real) => true,
             (Ty::Str(_), Ty::Str(_)) => true,
-            (Ty::Str(_), Ty::Char) => true,
-            (Ty::Str(_), t) if t.is_char_array() => true,
-            (t, Ty::Str(_)) if t.is_char_array() => true,
             (Ty::Ptr(_), Ty::Null) | (Ty::PtrAny, Ty::Null) | (Ty::File, Ty::Null) | (Ty::Cap(_), Ty::Null) => true,
             (Ty::PtrAny, Ty::Ptr(_)) | (Ty::Ptr(_), Ty::PtrAny) => true,
             (Ty::Ptr(a), Ty::Ptr(b)) => self.same(a, b),
@@ -277,6 +274,13 @@ impl Types {
 
     /// How MPD names a type in messages.
     pub fn show(&self, t: &Ty) -> String {
+        self.show_within(t, 0)
+    }
+
+    /// `show` at nesting `depth` of op signatures: an op whose parameter is a
+    /// capability of itself (`op p(cap p q)`) is named to a few levels only.
+    fn show_within(&self, t: &Ty, depth: usize) -> String {
+        let show = |t: &Ty| self.show_within(t, depth);
         match t {
             Ty::Error => "<error>".into(),
             Ty::Void => "no value".into(),
@@ -289,16 +293,18 @@ impl Types {
             Ty::Str(None) => "string".into(),
             Ty::Enum(i) => self.enums[*i].name.clone(),
             Ty::Rec(i) => self.recs[*i].name.clone(),
-            Ty::Ptr(t) => format!("ptr {}", self.show(t)),
+            Ty::Ptr(t) => format!("ptr {}", show(t)),
             Ty::PtrAny => "ptr any".into(),
             Ty::Null => "null".into(),
-            Ty::Arr(e, _, _) => format!("array of {}", self.show(e)),
+            Ty::Arr(e, _, _) => format!("array of {}", show(e)),
             Ty::Cap(CapTy::Resource(r)) => format!("cap {}", r),
             Ty::Cap(CapTy::Sem) => "cap sem".into(),
             Ty::Cap(CapTy::Vm) => "cap vm".into(),
+            Ty::Cap(CapTy::Op(_)) if depth >= 3 => "cap op(...)".into(),
             Ty::Cap(CapTy::Op(k)) => {
                 // an op capability is named by its signature
                 let sg = &self.sigs[*k];
+                let show = |t: &Ty| self.show_within(t, depth + 1);
                 let ps: Vec<String> = sg
                     .params
                     .iter()
@@ -309,10 +315,10 @@ impl Types {
                             crate::syntax::ast::ParamMode::Ref => "ref ",
                             _ => "",
                         };
-                        format!("{}{}", m, self.show(&p.ty))
+                        format!("{}{}", m, show(&p.ty))
                     })
                     .collect();
-                let r = if sg.ret == Ty::Void { String::new() } else { format!(" returns {}", self.show(&sg.ret)) };
+                let r = if sg.ret == Ty::Void { String::new() } else { format!(" returns {}", show(&sg.ret)) };
                 let restr = match (sg.no_send, sg.no_call) {
                     (true, false) => " {call}",
                     (false, true) => " {send}",

@@ -38,6 +38,12 @@ pub fn char_of_ord(p: &str, c: &str) -> String {
     format!("mpd_char_of_int({}, (int)({}))", p, c)
 }
 
+/// `char(p)` of a pointer: null is 0; any other address is out of range
+/// (256 makes mpd_char_of_int abort, located).
+pub fn char_of_ptr(p: &str, c: &str) -> String {
+    format!("mpd_char_of_int({}, ({}) ? 256 : 0)", p, c)
+}
+
 /// `char(r)` of a real: truncated, then checked.
 pub fn char_of_real(p: &str, c: &str) -> String {
     format!("mpd_char_of_int({}, (int)mpd_int_of_real({}, {}))", p, p, c)

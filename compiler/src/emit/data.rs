@@ -96,11 +96,6 @@ pub fn str_slice(p: &str, sv: &str, max: &str, lo: &str, hi: &str) -> String {
 
 // Stores: assignments and swaps of strings, arrays and records.
 
-/// `s := chars` (a char array blob into string variable `s`).
-pub fn str_set_chars(p: &str, s: &str, a: &str) -> String {
-    format!("mpd_str_set_chars({}, {}, {});", p, s, a)
-}
-
 /// `s := s || e` in place: `tail` is e's string view.
 pub fn str_append(p: &str, s: &str, tail: &str) -> String {
     format!("mpd_str_append({}, {}, {});", p, s, tail)
