@@ -151,6 +151,9 @@ impl<'d> Parser<'d> {
     pub(super) fn error(&mut self, span: Span, msg: impl Into<String>) {
         self.diags.error(span, msg);
     }
+    pub(super) fn warning(&mut self, span: Span, msg: impl Into<String>) {
+        self.diags.warning(span, msg);
+    }
 
     pub(super) fn enter(&mut self) -> PResult<()> {
         self.depth += 1;

@@ -1,7 +1,7 @@
 //! SR parser: operation headings, parameters and types (`op`/`proc` prototypes,
 //! `returns`, type expressions, records, subscripts and bounds).
 use super::lexer::T;
-use super::parser::{PResult, Parser, Reported};
+use super::parser::{PResult, Parser};
 use crate::syntax::ast::*;
 
 impl<'d> Parser<'d> {
@@ -165,11 +165,12 @@ impl<'d> Parser<'d> {
                 self.bump();
                 TypeKind::Rec(self.fields()?)
             }
+            // SR 2.3.3 stores a union as a record (no shared storage, its
+            // release notes say so) and warns; every member keeps its value.
             T::Kw("union") => {
                 let sp = self.bump().span;
-                self.fields()?;
-                self.error(sp, "union types are not supported yet");
-                return Err(Reported);
+                self.warning(sp, "`union' treated as `rec'");
+                TypeKind::Rec(self.fields()?)
             }
             T::Kw("cap") => {
                 self.bump();
