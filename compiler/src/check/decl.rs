@@ -240,8 +240,18 @@ impl<'a> Checker<'a> {
         if let Some(t) = &v.ty {
             self.no_stars(t, &item.dims, item.span);
         }
-        let init = item.init.as_ref().map(|e| (self.expr(e), e.span));
-        let mut tx = Self::var_item_tyx(base, &init, item);
+        let named = match (&v.ty, &item.init) {
+            (None, Some(e)) => self.untyped_init_names_type(e),
+            _ => None,
+        };
+        let init = if named.is_some() { None } else { item.init.as_ref().map(|e| (self.expr(e), e.span)) };
+        if let (None, Some((iv, sp))) = (&v.ty, &init) {
+            if !self.untyped_init_has_type(&iv.ty, *sp) {
+                self.declare(&item.name, Sym::Var { c: "0".into(), ty: Ty::Error, assignable: true });
+                return;
+            }
+        }
+        let mut tx = Self::var_item_tyx(named.as_ref().or(base.as_ref()), &init, item);
         // declarator dims wrap the declared type: int a[1:n] is [1:n] int
         let mut outer = Vec::new();
         for r in &item.dims {
@@ -318,8 +328,8 @@ impl<'a> Checker<'a> {
 
     /// The type of declarator `item` before its own dims: the declared one, else its
     /// initializer's.
-    fn var_item_tyx(base: &Option<Tyx>, init: &Option<(V, ast::Span)>, item: &ast::VarItem) -> Tyx {
-        match &base {
+    fn var_item_tyx(base: Option<&Tyx>, init: &Option<(V, ast::Span)>, item: &ast::VarItem) -> Tyx {
+        match base {
             Some(b) => Tyx { ty: b.ty.clone(), dims: b.dims.clone(), strlen: b.strlen.clone() },
             None => match &init {
                 // SR's `var a[1:n] := ([n] false)`: the dimensions are the

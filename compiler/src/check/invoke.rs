@@ -411,7 +411,7 @@ impl<'a> Checker<'a> {
                 }
             };
             if !args.is_empty() {
-                self.error(span, "create vm() takes no arguments");
+                self.error(span, "no arguments allowed in 'create vm()'");
             }
             let t = self.tmp();
             let p = self.pos(span);

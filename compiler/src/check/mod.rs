@@ -37,6 +37,7 @@ mod stmt;
 mod type_of;
 pub mod types;
 mod typexpr;
+mod untyped_init;
 
 use crate::emit::{component, names, Code};
 use crate::syntax::ast::{self, Span};
@@ -368,6 +369,12 @@ impl<'a> Checker<'a> {
 
     pub fn error(&mut self, span: Span, msg: impl Into<String>) {
         self.diags.error(span, msg);
+    }
+
+    /// The language of the source at `span`: picks SR's words where they
+    /// differ from MPD's (`msg::words`).
+    pub fn dialect(&self, span: Span) -> msg::Dialect {
+        msg::dialect(self.map, span)
     }
 
     pub fn line(&self, span: Span) -> u32 {

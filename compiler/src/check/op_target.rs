@@ -20,13 +20,34 @@ impl<'a> Checker<'a> {
     /// an error in MPD 1.0.1's words for that use.  An input use (in,
     /// receive, P) of an op of this component implements it.
     pub fn op_target_for(&mut self, e: &Expr, how: OpUse) -> Option<(Rc<ProcSig>, Target)> {
-        let r = self.op_target_any(e, how)?;
+        let Some(r) = self.op_target_any(e, how) else {
+            // a misused op array (`in q[i:2](x)`) is still the op the program
+            // services: one error, not a second "declared but not implemented"
+            if how == OpUse::Input {
+                self.note_input_of_array(e);
+            }
+            return None;
+        };
         if how == OpUse::Input {
             if let Some(op) = &r.0.op {
                 self.implemented.insert(op_key(op));
             }
         }
         Some(r)
+    }
+
+    fn note_input_of_array(&mut self, e: &Expr) {
+        let mut b = e;
+        while let ExprKind::Index { base, .. } = &b.kind {
+            b = base;
+        }
+        if let ExprKind::Ident(id) = &b.kind {
+            if let Some(Sym::Proc(sig)) = self.resolve(&id.name) {
+                if let Some(op) = &sig.op {
+                    self.implemented.insert(op_key(op));
+                }
+            }
+        }
     }
 
     fn op_target_any(&mut self, e: &Expr, how: OpUse) -> Option<(Rc<ProcSig>, Target)> {

@@ -145,7 +145,8 @@ impl<'a> Checker<'a> {
             return false;
         }
         if send && r.no_send {
-            self.error(span, format!("send/fork: op is restricted {{call}}: `{}` can only be called", name));
+            let head = super::msg::words(super::msg::Wording::SendRestrictedCall, self.dialect(span));
+            self.error(span, format!("{}: `{}` can only be called", head, name));
             return false;
         }
         true

@@ -135,7 +135,7 @@ impl<'a> Checker<'a> {
     /// returns; in the initial code it ends the component's initialization.
     fn return_stmt(&mut self, e: Option<&ast::Expr>, span: ast::Span) {
         if let Some(e) = e {
-            self.error(e.span, "MPD's return takes no value; assign the result variable instead");
+            self.error(e.span, super::msg::words(super::msg::Wording::ReturnValue, self.dialect(e.span)));
         }
         if let Some(a) = self.f.in_stack.last().cloned() {
             self.flush_tmps();
@@ -416,8 +416,9 @@ impl<'a> Checker<'a> {
             }
             _ => {
                 if let ExprKind::Binary { op: ast::BinaryOp::Eq, .. } = &e.kind {
-                    // MPD 1.0.1 warns: the statement compares and discards
-                    self.diags.warning(e.span, "suspicious comparison -- was `=' intended?");
+                    // MPD 1.0.1 and SR 2.3.3 warn: the statement compares and discards
+                    let w = super::msg::words(super::msg::Wording::SuspiciousComparison, self.dialect(e.span));
+                    self.diags.warning(e.span, w);
                 }
                 // any expression may stand alone; an op named alone is only
                 // its capability, not a call (as in MPD 1.0.1)

@@ -154,33 +154,38 @@ impl<'d> Parser<'d> {
                     e = mk(ExprKind::Call { callee: Box::new(e), args }, span);
                 }
                 T::Op("[") => {
-                    self.bump();
-                    let mut subs = Vec::new();
-                    loop {
-                        let lo = self.span();
-                        let a = self.bound()?;
-                        if self.eat_op(":") {
-                            let b = self.bound()?;
-                            subs.push(Subscript::Slice { lo: Some(a), hi: b, span: lo.to(self.prev_span()) });
-                        } else {
-                            match a {
-                                Bound::Expr(x) => subs.push(Subscript::Index(x)),
-                                Bound::Star(sp) => {
-                                    subs.push(Subscript::Slice { lo: None, hi: Bound::Star(sp), span: sp })
-                                }
-                            }
-                        }
-                        if !self.eat_op(",") {
-                            break;
-                        }
-                    }
-                    self.expect_op("]")?;
+                    let subs = self.subscript_list()?;
                     let span = e.span.to(self.prev_span());
                     e = mk(ExprKind::Index { base: Box::new(e), subs }, span);
                 }
                 _ => return Ok(e),
             }
         }
+    }
+
+    /// `[ sub {, sub} ]`, a sub being `e`, `lo:hi` or `*` (slices too: the
+    /// checker says where a slice is not allowed, e.g. on an op array).
+    pub(super) fn subscript_list(&mut self) -> PResult<Vec<Subscript>> {
+        self.expect_op("[")?;
+        let mut subs = Vec::new();
+        loop {
+            let lo = self.span();
+            let a = self.bound()?;
+            if self.eat_op(":") {
+                let b = self.bound()?;
+                subs.push(Subscript::Slice { lo: Some(a), hi: b, span: lo.to(self.prev_span()) });
+            } else {
+                match a {
+                    Bound::Expr(x) => subs.push(Subscript::Index(x)),
+                    Bound::Star(sp) => subs.push(Subscript::Slice { lo: None, hi: Bound::Star(sp), span: sp }),
+                }
+            }
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        self.expect_op("]")?;
+        Ok(subs)
     }
 
     /// `( [expr {, expr}] )`

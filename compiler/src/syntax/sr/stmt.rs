@@ -186,15 +186,7 @@ impl<'d> Parser<'d> {
                     op = Expr { kind: ExprKind::Field { base: Box::new(op), name }, span: q.span };
                 }
                 while self.at_op("[") {
-                    self.bump();
-                    let mut subs = Vec::new();
-                    loop {
-                        subs.push(Subscript::Index(self.expr()?));
-                        if !self.eat_op(",") {
-                            break;
-                        }
-                    }
-                    self.expect_op("]")?;
+                    let subs = self.subscript_list()?;
                     let span = op.span.to(self.prev_span());
                     op = Expr { kind: ExprKind::Index { base: Box::new(op), subs }, span };
                 }

@@ -247,7 +247,12 @@ impl<'d> Parser<'d> {
                 let a = self.bound()?;
                 if self.eat_op(":") {
                     let b = self.bound()?;
-                    out.push(Range { lo: Some(a), hi: b, span: lo.to(self.prev_span()) });
+                    let span = lo.to(self.prev_span());
+                    // `*` takes one bound from the actual argument, not both
+                    if matches!((&a, &b), (Bound::Star(_), Bound::Star(_))) {
+                        self.error(span, "both bounds are '*'");
+                    }
+                    out.push(Range { lo: Some(a), hi: b, span });
                 } else {
                     out.push(Range { lo: None, hi: a, span: lo.to(self.prev_span()) });
                 }
