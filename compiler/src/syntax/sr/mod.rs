@@ -90,7 +90,7 @@ mod tests {
     fn declarations_and_headings() {
         let f = parse_ok(
             "resource r\n op f(a[1:*] : int; var s : string[5]) returns n : int\nbody r(k : int)\n \
-             var a, b[1:2] : int := 0, c := 'x'\n proc f(a, s) returns n\n n := 1\n end\n \
+             var a, b[1:2] : int, c := 'x'\n proc f(a, s) returns n\n n := 1\n end\n \
              process p(i := 1 to k)\n skip\n end\nend r\n",
         );
         let c = &f.components[0];
@@ -101,7 +101,7 @@ mod tests {
         assert_eq!(params[1].mode, ParamMode::Var);
         assert_eq!(r.name.as_ref().unwrap().name, "n");
         let items = body_items(&f);
-        // `var a, b[1:2] : int := 0, c := 'x'`: two declarations
+        // `var a, b[1:2] : int, c := 'x'`: two declarations
         assert!(matches!(&items[0].kind, StmtKind::Decl(Decl { kind: DeclKind::Var(v), .. }) if v.vars.len() == 2));
         assert!(matches!(&items[1].kind, StmtKind::Decl(Decl { kind: DeclKind::Var(v), .. }) if v.ty.is_none()));
         assert!(

@@ -375,8 +375,10 @@ impl<'d> Parser<'d> {
                 let name = self.ident()?;
                 self.expect_op("=")?;
                 let ty = self.ty()?;
-                if self.eat_op("{") {
-                    // a type restriction `{public}`/`{private}`: no meaning here
+                if self.at_op("{") {
+                    // a type restriction of SR version 1: no meaning since
+                    let sp = self.bump().span;
+                    self.warning(sp, "type restriction ignored");
                     self.ident()?;
                     self.expect_op("}")?;
                 }
@@ -418,8 +420,10 @@ impl<'d> Parser<'d> {
             T::Kw("procedure") => self.procedure_decl(lo),
             T::Kw("process") => self.process_decl(lo),
             T::Kw("initial") => {
-                // `initial block end [initial]`: the body's initial code, in its place
-                self.bump();
+                // `initial block end [initial]`: the body's initial code, in its
+                // place; SR 2.3.3 keeps it for compatibility and says so
+                let sp = self.bump().span;
+                self.warning(sp, "`initial' treated as `begin'");
                 let b = self.block()?;
                 self.expect_kw("end")?;
                 self.eat_kw("initial");
@@ -614,10 +618,20 @@ impl<'d> Parser<'d> {
             }
         }
         let ty = if self.eat_op(":") { Some(self.ty()?) } else { None };
-        let init = if self.eat_op(":=") {
+        let init = if self.at_op(":=") {
+            let sp = self.bump().span;
+            if names.len() > 1 {
+                // one initializer for several names: SR 2.3.3 refuses to guess
+                self.error(sp, "multiple initialization (one name per initialized declaration)");
+            }
             Some(self.expr()?)
         } else {
             if ty.is_none() {
+                if self.at_sep() {
+                    let sp = names[0].2.to(names[names.len() - 1].2);
+                    self.error(sp, "missing type and/or initial value");
+                    return Err(Reported);
+                }
                 return Err(self.unexpected("':' or ':='"));
             }
             None

@@ -134,7 +134,9 @@ impl<'d> Parser<'d> {
                 self.bump();
                 let close = if self.eat_op("[") {
                     "]"
-                } else if self.eat_op("(") {
+                } else if self.at_op("(") {
+                    let sp = self.bump().span;
+                    self.warning(sp, "old-style string declaration");
                     ")"
                 } else {
                     return Err(self.unexpected("'[' or '('"));
