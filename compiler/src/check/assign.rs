@@ -287,6 +287,9 @@ impl<'a> Checker<'a> {
                 }
                 let r = self.expr(rhs);
                 let cur = V { lv: false, k: None, slice: None, ..l.clone() };
+                if self.compound_not_numeric(b, &cur, &r, span) {
+                    return None;
+                }
                 self.binary(b, cur, r, span)
             }
         };

@@ -33,6 +33,12 @@ impl<'a> Checker<'a> {
             self.error(span, "`extend' is not allowed in a global (a global has no ops to extend)");
             return;
         }
+        if extend && !self.in_spec {
+            // the extended ops become part of the resource's interface, which
+            // only its spec gives (MPD 1.0.1 and SR 2.3.3 alike)
+            self.error(span, "extend is not allowed in component body (write it in the resource's spec)");
+            return;
+        }
         for n in ns {
             match self.ifaces.get(&n.name) {
                 Some(i) if extend && i.global => {
@@ -453,17 +459,30 @@ impl<'a> Checker<'a> {
                 }
                 (ps, rt, rn, None)
             }
-            ast::OpSig::Optype(q) => match self.optype_named(q) {
-                Ty::Cap(super::types::CapTy::Op(k)) => {
-                    let si = self.types.sigs[k].clone();
-                    (si.params, si.ret, None, Some(k))
+            ast::OpSig::Optype(q) => {
+                let shown = &q.parts.last().unwrap().name;
+                let named = if q.parts.len() == 2 {
+                    self.qualified(&q.parts[0], &q.parts[1])
+                } else {
+                    self.lookup(shown).cloned()
+                };
+                // a variable, op, ... named where an optype belongs (MPD 1.0.1's words)
+                let ty = match named {
+                    Some(Sym::Var { .. } | Sym::Const { .. } | Sym::Proc(_) | Sym::EnumLit { .. }) => Ty::Void,
+                    _ => self.optype_named(q),
+                };
+                match ty {
+                    Ty::Cap(super::types::CapTy::Op(k)) => {
+                        let si = self.types.sigs[k].clone();
+                        (si.params, si.ret, None, Some(k))
+                    }
+                    Ty::Error => return,
+                    _ => {
+                        self.error(q.span, format!("`{}' is not an optype", shown));
+                        return;
+                    }
                 }
-                Ty::Error => return,
-                _ => {
-                    self.error(q.span, "not an optype");
-                    return;
-                }
-            },
+            }
         };
         if !external {
             self.declare_ops(op, params, ret, ret_name, sig_idx, span);

@@ -402,7 +402,10 @@ impl<'a> Checker<'a> {
             }
             Ty::Error => V::err(),
             _ => {
-                self.error(span, format!("`.{}` needs a record, not a {}", name.name, self.types.show(&b.ty)));
+                self.error(
+                    span,
+                    format!("not a rec: `.{}` needs a record, not a {}", name.name, self.types.show(&b.ty)),
+                );
                 V::err()
             }
         }

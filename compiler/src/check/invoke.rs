@@ -436,10 +436,14 @@ impl<'a> Checker<'a> {
             if name == self.comp {
                 return self.create_self(args, vm, span);
             }
-            self.error(
-                q.span,
-                format!("undefined identifier: {} (no resource of that name compiled before this one)", name),
-            );
+            // a name declared here that is not a resource: MPD 1.0.1's words
+            let msg = match self.lookup(&name) {
+                Some(Sym::Comp(_)) | None => {
+                    format!("undefined identifier: {} (no resource of that name compiled before this one)", name)
+                }
+                Some(_) => format!("not a resource: {}", name),
+            };
+            self.error(q.span, msg);
             return V::err();
         };
         if iface.global {

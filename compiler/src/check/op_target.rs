@@ -81,7 +81,7 @@ impl<'a> Checker<'a> {
                     }
                     Some((sig, Target::Op(self.op_ptr(&r, &r.idx.to_string()))))
                 }
-                Some(Sym::Var { .. }) => self.cap_target(e),
+                Some(Sym::Var { .. }) => self.cap_target(e, how),
                 None => {
                     self.undefined(e.span, &id.name);
                     None
@@ -119,9 +119,9 @@ impl<'a> Checker<'a> {
                         }
                     };
                 }
-                self.cap_target(e)
+                self.cap_target(e, how)
             }
-            _ => self.cap_target(e),
+            _ => self.cap_target(e, how),
         }
     }
 
@@ -175,7 +175,7 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        self.cap_target(e)
+        self.cap_target(e, OpUse::Invoke)
     }
 
     /// The flat, checked index of `op[i, j, ...]` (row-major) as C.
@@ -283,7 +283,7 @@ impl<'a> Checker<'a> {
         self.ifaces.get(rn).and_then(|i| i.syms.iter().find(|(n, _)| n == name).map(|(_, s)| s.clone()))
     }
 
-    fn cap_target(&mut self, e: &Expr) -> Option<(Rc<ProcSig>, Target)> {
+    fn cap_target(&mut self, e: &Expr, how: OpUse) -> Option<(Rc<ProcSig>, Target)> {
         let v = self.expr(e);
         match &v.ty {
             Ty::Cap(CapTy::Op(k)) => {
@@ -319,9 +319,12 @@ impl<'a> Checker<'a> {
             }
             Ty::Error => None,
             _ => {
-                // MPD 1.0.1: "not an op: x" for a name, "requires an operation" otherwise
-                let what = match &e.kind {
-                    ExprKind::Ident(id) => format!("not an op: {}", id.name),
+                // MPD 1.0.1: "not an op: x" for a name, "requires an operation"
+                // otherwise; `?x` says which operator wanted one
+                let what = match (&e.kind, how) {
+                    (ExprKind::Ident(id), OpUse::Pending) => format!("`?' requires an operation: {}", id.name),
+                    (ExprKind::Ident(id), _) => format!("not an op: {}", id.name),
+                    (_, OpUse::Pending) => "`?' requires an operation".to_string(),
                     _ => "requires an operation".to_string(),
                 };
                 self.error(e.span, format!("{} (found {})", what, self.types.show(&v.ty)));

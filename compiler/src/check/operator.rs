@@ -72,6 +72,31 @@ impl<'a> Checker<'a> {
 
     /// `binary` of operands that are not both constants: checks their types
     /// and returns the C of the operation.
+    /// `x op:= e` (`x op= e` in MPD) with an operand that is not a number:
+    /// MPD 1.0.1 and SR 2.3.3 word the assignment form apart from `x op e`
+    /// ("non-numeric arithmetic operand").  True when reported.
+    pub(super) fn compound_not_numeric(&mut self, op: BinaryOp, a: &V, b: &V, span: Span) -> bool {
+        use BinaryOp::*;
+        let arith = matches!(op, Add | Sub | Mul | Div | Rem | Mod | Pow);
+        if !arith || a.ty == Ty::Error || b.ty == Ty::Error || a.ty.is_numeric() && b.ty.is_numeric() {
+            return false;
+        }
+        if matches!(a.ty, Ty::Ptr(_)) && b.ty == Ty::Int && matches!(op, Add | Sub) {
+            return false;
+        }
+        let (ta, tb) = (self.types.show(&a.ty), self.types.show(&b.ty));
+        self.error(
+            span,
+            format!(
+                "non-numeric operand or incompatible assignment: operator {} needs int or real operands, not {} and {}",
+                op.as_str(),
+                ta,
+                tb
+            ),
+        );
+        true
+    }
+
     fn binary_typed(&mut self, op: BinaryOp, a: V, b: V, span: Span) -> V {
         use BinaryOp::*;
         let p = self.pos(span);
@@ -108,7 +133,7 @@ impl<'a> Checker<'a> {
                                     if matches!(a.ty, Ty::Ptr(_) | Ty::PtrAny)
                                         || matches!(b.ty, Ty::Ptr(_) | Ty::PtrAny) =>
                                     "incompatible pointer subtraction",
-                                _ => "non-numeric operand or incompatible assignment",
+                                _ => "non-numeric arithmetic operand",
                             },
                             op.as_str(),
                             self.types.show(&a.ty),

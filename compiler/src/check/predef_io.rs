@@ -47,7 +47,7 @@ impl<'a> Checker<'a> {
         }
         let d = self.expr(&args[0]);
         if !(d.ty.is_string() && d.lv && d.form == Form::Blob) && d.ty != Ty::Error {
-            self.error(args[0].span, "not a variable (sprintf's first argument must be a string variable)");
+            self.error(args[0].span, "sprintf(), argument 1: not a variable (it must be a string variable)");
         }
         let fmt = self.str_arg(&args[1], "sprintf", 2);
         let (n, vs) = self.vals(&args[2..], "sprintf", 3);
