@@ -130,7 +130,8 @@ impl<'d> Parser<'d> {
         }
     }
 
-    /// "syntax error at <token>: expected <what>", once per token.
+    /// "parse error at <token>: expected <what>" ("unexpected newline: ..."),
+    /// once per token.
     pub(super) fn unexpected(&mut self, what: &str) -> Reported {
         if self.last_error == self.pos {
             return Reported;
@@ -139,7 +140,12 @@ impl<'d> Parser<'d> {
         if *self.t() == T::Error {
             return Reported;
         }
-        let mut msg = format!("syntax error at {}: expected {}", self.describe(), what);
+        // SR 2.3.3's words (MPD's parser uses them too)
+        let mut msg = if matches!(self.t(), T::Sep) && self.toks[self.pos.min(self.toks.len() - 1)].newline {
+            format!("unexpected newline: expected {}", what)
+        } else {
+            format!("parse error at {}: expected {}", self.describe(), what)
+        };
         // MPD's spellings in an SR program
         if matches!(self.t(), T::Op("==" | "+=" | "-=" | "*=" | "/=" | "!")) {
             msg.push_str(" (SR compares with '=' and assigns with ':=')");
