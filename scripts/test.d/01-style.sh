@@ -20,4 +20,11 @@ if need "style: clang-format" clang-format clang-format; then
     git ls-files '*.c' '*.h' | grep -v '^tests/' | xargs clang-format --dry-run 2>&1 | grep 'warning:' | cut -d: -f1 | sort -u | head | sed 's/^/    /'
   fi
 fi
+# Sizes (issue 18): no compiler source file over 800 lines, no function over
+# 120 lines, tests excepted (tools/rust-sizes.py).
+if out=$(python3 tools/rust-sizes.py compiler/src 800 120); then
+  p=$((p+1)); echo "PASS style: compiler sizes"
+else
+  f=$((f+1)); echo "FAIL style: compiler sizes (split these)"; echo "$out" | sed 's/^/    /'
+fi
 need_tally style $p $f
