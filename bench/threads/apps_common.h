@@ -61,11 +61,15 @@ static app_lock_t *app_lock(const char *name, enum app_kind k)
         a.spin_ns = 20000;
         a.sleep_ns = MPD_ALOCK_FOREVER;
     }
-    const char *v = getenv("APP_ADAPTIVE"); /* oversub|trial: a default-policy variant, to measure it */
+    const char *v =
+        getenv("APP_ADAPTIVE"); /* oversub|trial: a default-policy variant, to measure it */
     if (k == APP_ADAPTIVE && v && *v) {
         /* the documented defaults (mpd/alock.h), then the variant */
-        static mpd_alock_default_params_t p = {
-            .low = 0.25, .high = 1.0, .spin_max_ns = MPD_ALOCK_DEFAULT_SPIN_MAX_NS, .sleep_max_ns = 50000, .block_cost_ns = 20000};
+        static mpd_alock_default_params_t p = {.low = 0.25,
+                                               .high = 1.0,
+                                               .spin_max_ns = MPD_ALOCK_DEFAULT_SPIN_MAX_NS,
+                                               .sleep_max_ns = 50000,
+                                               .block_cost_ns = 20000};
         if (strcmp(v, "oversub") == 0)
             p.oversub_block = 1;
         else if (strcmp(v, "trial") == 0)
