@@ -183,7 +183,7 @@ fn messages_use_mpds_words() {
     err("resource r()\n  int a[3]\n  write(ub(a, 0))\nend\n", "ub(), argument 2: value must be greater than zero");
     err("resource r()\n  for [i = 1 to 3 by 0.5] { skip }\nend\n", "incompatible quantifier increment");
     err("resource r()\n  ptr int p\n  real x = p - 1.5\nend\n", "incompatible pointer subtraction");
-    err("resource r()\n  real x = 1.5 * \"a\"\nend\n", "non-numeric operand or incompatible assignment");
+    err("resource r()\n  real x = 1.5 * \"a\"\nend\n", "non-numeric arithmetic operand");
 }
 
 #[test]
