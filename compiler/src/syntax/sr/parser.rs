@@ -506,10 +506,9 @@ impl<'d> Parser<'d> {
         Ok(self.decl_at(lo, if external { DeclKind::External(first) } else { DeclKind::Op(first) }))
     }
 
-    /// `proc name(formals) [returns r] block end`: the body of an op declared elsewhere.
-    fn proc_decl(&mut self, lo: Span) -> PResult<Stmt> {
-        self.bump();
-        let name = self.ident()?;
+    /// `(a, b, ...)`: the formal names of a proc body or an input arm (types
+    /// come from the op's heading).
+    pub(super) fn formal_names(&mut self) -> PResult<Vec<Ident>> {
         self.expect_op("(")?;
         let mut formals = Vec::new();
         if !self.at_op(")") {
@@ -521,6 +520,14 @@ impl<'d> Parser<'d> {
             }
         }
         self.expect_op(")")?;
+        Ok(formals)
+    }
+
+    /// `proc name(formals) [returns r] block end`: the body of an op declared elsewhere.
+    fn proc_decl(&mut self, lo: Span) -> PResult<Stmt> {
+        self.bump();
+        let name = self.ident()?;
+        let formals = self.formal_names()?;
         let returns = if self.at_kw("returns") {
             let rlo = self.bump().span;
             let n = self.ident()?;

@@ -190,17 +190,7 @@ impl<'d> Parser<'d> {
                     let span = op.span.to(self.prev_span());
                     op = Expr { kind: ExprKind::Index { base: Box::new(op), subs }, span };
                 }
-                self.expect_op("(")?;
-                let mut formals = Vec::new();
-                if !self.at_op(")") {
-                    loop {
-                        formals.push(self.ident()?);
-                        if !self.eat_op(",") {
-                            break;
-                        }
-                    }
-                }
-                self.expect_op(")")?;
+                let formals = self.formal_names()?;
                 let returns = if self.eat_kw("returns") { Some(self.ident()?) } else { None };
                 let st = if self.eat_kw("st") || self.eat_kw("and") { Some(self.expr()?) } else { None };
                 let by = if self.eat_kw("by") { Some(self.expr()?) } else { None };
