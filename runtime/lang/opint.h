@@ -250,6 +250,8 @@ typedef struct resrt {
                                answered yet (the answer locks the op's class
                                through the op: invb.c, answer_barrier) */
     struct opq_chunk *qchunks;   /* its ops' queues (op.c), freed with it */
+    void *blobs;                 /* its variables' strings, arrays and records
+                                   (mpd_res_blob_new), freed with it */
     struct resrt *lnext;         /* killed objects waiting to be freed (reclaim.c) */
     opk_grace *grace;
     /* Reclamation (reclaim.c).  A destroyed instance is freed once its

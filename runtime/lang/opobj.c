@@ -157,12 +157,34 @@ int obj_kill(mpd_res *r)
 /* r was killed (obj_kill) and nothing points into it any more (the caller
  * knows why): its slot already serves the next object, so only its memory
  * is left. */
+/* Storage of n bytes (zeroed) for a variable of instance r: a string,
+ * array or record blob, linked into the instance so that freeing the
+ * instance frees it.  The header keeps the blob 16-byte aligned, as
+ * malloc's.  Processes of r and the body process can declare at once on
+ * several VPs, hence the atomic push. */
+void *mpd_res_blob_new(mpd_res *r, size_t n)
+{
+    void **b = calloc(1, 16 + n);
+    if (!b)
+        mpd_rts_fatal("out of memory");
+    resrt *rt = res_rt(r);
+    void *head = __atomic_load_n(&rt->blobs, __ATOMIC_RELAXED);
+    do
+        *b = head;
+    while (!__atomic_compare_exchange_n(&rt->blobs, &head, b, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+    return (char *)b + 16;
+}
+
 void obj_free(mpd_res *r)
 {
     resrt *rt = res_rt(r);
     for (struct opq_chunk *ch = rt->qchunks, *n; ch; ch = n) {
         n = ch->next;
         free(ch);
+    }
+    for (void **b = rt->blobs, **n; b; b = n) {
+        n = *b;
+        free(b);
     }
     free(r->ops);
     free(rt);

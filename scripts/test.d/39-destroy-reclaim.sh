@@ -8,7 +8,8 @@
 #    nothing freed and race with nothing.
 # 2. Peak resident size at 50000 and 1000000 iterations, 1 and 4 VPs:
 #    - short_forks (one short process at a time): flat (< 16 MB more);
-#    - pairs (create, call, destroy a resource with no process),
+#    - pairs (create, call, destroy a resource with no process), var_pairs
+#      (the same with string, array and record variables: ~1 KB of blobs),
 #      server_pairs (its server waits in `in` and another process in P,
 #      which MPD's "process blocked on killed sem" warns about, on stderr)
 #      and once_pairs (its server has answered and is ending, another is
@@ -52,7 +53,7 @@ subprocess.run([sys.argv[3], sys.argv[1]], env=env, stdout=subprocess.DEVNULL, s
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "%.2f" % (time.monotonic() - t))' "$2" "$3" "$W/plain/$1"
 }
 rm -rf "$W/plain"; mkdir -p "$W/plain"
-for prog in short_forks pairs server_pairs once_pairs; do
+for prog in short_forks pairs var_pairs server_pairs once_pairs; do
   cp tests/reclaim/$prog.mpd "$W/plain/"
   if ! (cd "$W/plain" && "$MPD" -o $prog $prog.mpd >compile-$prog.out 2>&1); then
     f=$((f+1)); echo "FAIL $prog (compile)"; continue

@@ -62,7 +62,7 @@ pub fn blob_kind(t: &Ty) -> Option<&'static str> {
 /// creation block (`src`), of size kind `kind`, into field `field`.
 pub fn res_param_blob(field: &str, src: &str, kind: &str) -> String {
     format!(
-        "{c} = mpd_blob_new(mpd_blob_size_k({s}, {k})); memcpy({c}, {s}, mpd_blob_size_k({s}, {k}));",
+        "{c} = mpd_res_blob_new(&self->h, mpd_blob_size_k({s}, {k})); memcpy({c}, {s}, mpd_blob_size_k({s}, {k}));",
         c = field,
         s = src,
         k = kind

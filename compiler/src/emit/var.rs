@@ -48,10 +48,11 @@ pub fn arr_check_bounds(pos: &str, lo: &str, hi: &str) -> String {
 }
 
 /// Storage of `size` bytes for blob variable `c`: on the heap for a component
-/// member (it lives as long as the instance), in the frame pool for a local.
+/// member, linked into the instance so that it is freed with it (`self` is
+/// the instance in a component's initial code), in the frame pool for a local.
 pub fn blob_alloc(c: &str, size: &str, member: bool) -> String {
     if member {
-        format!("{} = mpd_blob_new({});", c, size)
+        format!("{} = mpd_res_blob_new(&self->h, {});", c, size)
     } else {
         format!("{} = mpd_tmp_alloc(&_f, {});", c, size)
     }

@@ -42,6 +42,8 @@ static inline void mpd_tmp_free(mpd_tmp **list)
         mpd__tmp_free_list(list);
 }
 void *mpd_blob_new(size_t n); /* zeroed heap blob */
+struct mpd_res;
+void *mpd_res_blob_new(struct mpd_res *r, size_t n); /* zeroed, freed with instance r */
 void mpd_blob_free(void *p);
 
 #define MPD_ALIGN(n) (((size_t)(n) + 15) & ~(size_t)15)
