@@ -320,7 +320,7 @@ static void wake_parked(mpf_t *m, mpf_lnvc *l, int all)
     int first = 1;
     mpf_lwp_waiter *keep = NULL, *keep_tail = NULL;
     for (mpf_lwp_waiter *w = q->head, *nx; w; w = nx) {
-        nx = w->next; /* w lives on a stack that may run again once unparked */
+        nx = w->next;  /* w lives on a stack that may run again once unparked */
         if (w->line) { /* several VPs only */
             w->next = NULL;
             if (keep_tail)

@@ -418,8 +418,8 @@ static void lwp_body(void *arg)
     CHECK(misordered == 0);
     CHECK(parked_count() == 0);
     MUST(mpf_finish(m));
-    printf("MPF_WAIT_LWP on %d VP(s): 50 rounds of %d: %d served out of arrival order\n",
-           proc_nvp, NR, misordered);
+    printf("MPF_WAIT_LWP on %d VP(s): 50 rounds of %d: %d served out of arrival order\n", proc_nvp,
+           NR, misordered);
     mpd_rt_set_exit_status(mpf_check_failures ? 1 : 0);
 }
 
