@@ -329,7 +329,7 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
     mpf_conn *c = mpf_conn_at(m, slot, (uint32_t)pid);
     uint32_t line = 0; /* our place in the FCFS line, once we wait there */
     mpf_lwp_waiter lw; /* MPF_WAIT_LWP: our parked receive (and place in its FCFS line) */
-    memset(&lw, 0, sizeof lw);
+    lw.listed = 0;     /* the rest is set when it parks */
     int spun = 0;
     for (;;) {
         if (!c->recv) {
@@ -342,9 +342,8 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
         uint32_t at = *headp, seq = *seqp;
         if (line)
             mpf_line_rearm(m, l, line);
-        int published = mpf_published(m, at, seq);
-        if (published &&
-            (!fcfs || (mpf_line_may_take(m, l, line) && mpf_lwp_may_take(m, l, &lw)))) {
+        if (mpf_published(m, at, seq) && (!fcfs || (mpf_line_may_take(m, l, line) &&
+                                                    (!m->lwpq || mpf_lwp_may_take(m, l, &lw))))) {
             mpf_msg *g = MPF_MSG(m, at);
             if (g->len > cap) {
                 rc = -MPF_EMSGSIZE;
@@ -356,7 +355,8 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             if (line)
                 mpf_line_leave(
                     m, l, line); /* served: the next in line is woken if another message waits */
-            mpf_lwp_leave(m, l, &lw, 0); /* the same in the LWP line */
+            if (lw.listed)
+                mpf_lwp_leave(m, l, &lw, 0); /* the same in the LWP line */
             if (len > MPF_UNLOCKED_COPY && !MPF_SOLO(m))
                 return copy_unlocked(m, l, c, id, at, buf);
             copy_from_msg(m, g, buf);
@@ -382,7 +382,9 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             break;
         }
         ssize_t got;
-        int how = block == 1 ? mpf_wait_lwp(m, l, c, at, seq, buf, cap, &got, &lw, published) : 0;
+        int how = block == 1 ? mpf_wait_lwp(m, l, c, at, seq, buf, cap, &got, &lw,
+                                            mpf_published(m, at, seq))
+                             : 0;
         if (how == 2)
             return got; /* a send handed it over */
         /* An FCFS receive (threads, processes, MPD processes on a shared
@@ -415,7 +417,8 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
     }
     if (line)
         mpf_line_leave(m, l, line);
-    mpf_lwp_leave(m, l, &lw, 1); /* unserved: the next member looks */
+    if (lw.listed)
+        mpf_lwp_leave(m, l, &lw, 1); /* unserved: the next member looks */
     mpf_unlock(m, &l->rlock);
     return rc;
 }
