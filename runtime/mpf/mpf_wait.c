@@ -161,14 +161,15 @@ int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t head, uint32_t seq
          * next_seq and reads `parked`: count ourselves first (a member stays
          * counted), then look at next_seq (all sequentially consistent); the
          * list lock keeps its wakeup from passing us by.  (head is the
-         * sentinel: seq is next_seq.)  Waiting for our turn needs no look:
-         * the member before us wakes us when it is served. */
+         * sentinel: seq is next_seq.)  Waiting for our turn, the member
+         * before us wakes us when it is served, if we sleep by then. */
         (void)head;
         mpd_spin_lock(&q->lock);
         if (!w->listed) {
             atomic_fetch_add_explicit(&l->parked, 1, memory_order_seq_cst);
             w->line = c->recv == MPF_FCFS;
             w->listed = 1;
+            w->asleep = 0; /* a member that looks and finds a message stays awake */
             w->next = NULL;
             if (q->tail)
                 q->tail->next = w;
@@ -176,7 +177,11 @@ int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t head, uint32_t seq
                 q->head = w;
             q->tail = w;
         }
-        if (!turn && atomic_load_explicit(&l->next_seq, memory_order_seq_cst) != seq) {
+        /* Waiting for our turn: the member before us may have been served
+         * between our look and this lock, when we were not asleep yet, so
+         * it woke nobody; now first, we look again instead of sleeping. */
+        if (turn ? lwp_first_in_line(q) == w
+                 : atomic_load_explicit(&l->next_seq, memory_order_seq_cst) != seq) {
             if (!w->line) {
                 lwp_unlink(q, w);
                 w->listed = 0;
