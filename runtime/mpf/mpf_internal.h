@@ -201,6 +201,11 @@ typedef struct mpf_lwp_waiter {
     size_t cap;
     ssize_t got; /* length delivered, or -1: woken to look again */
     mpf_conn *conn;
+    /* Several VPs: an FCFS receive is a member of the LNVC's line from its
+     * first park until it is served or leaves (`line`, `listed`), asleep or
+     * not; only the first member may take an FCFS message (mpf_lwp_may_take).
+     * Whoever wakes a sleeper clears `asleep` (all under the list lock). */
+    int line, listed, asleep;
 } mpf_lwp_waiter;
 
 /* Parked MPD processes waiting on one LNVC, oldest first.  With several VPs
@@ -387,7 +392,13 @@ void mpf_wait_change(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t observed, uint
 /* rlock held, nothing at head (seq expected there); returns with it released,
  * once woken (MPF_WAIT_LWP, from a process). */
 int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t head, uint32_t seq, void *buf,
-                 size_t cap, ssize_t *got);
+                 size_t cap, ssize_t *got, mpf_lwp_waiter *w, int turn);
+/* The LWP line (several VPs; rlock held): may w (a member, or a receive not in
+ * line) take the next FCFS message?  w leaves the line; the next member is
+ * woken if a message waits for it (or always, with `pass`: w leaves unserved). */
+int mpf_lwp_may_take(mpf_t *m, mpf_lnvc *l, mpf_lwp_waiter *w);
+void mpf_lwp_leave(mpf_t *m, mpf_lnvc *l, mpf_lwp_waiter *w, int pass);
+void mpf_lwp_wake_all(mpf_t *m, mpf_lnvc *l); /* a close: every parked receive looks again */
 /* Send, both LNVC locks held: hand a short message straight to a parked receive (1) or not (0). */
 int mpf_lwp_deliver(mpf_t *m, mpf_lnvc *l, const void *data, size_t len);
 void mpf_wake_sleepers(mpf_t *m, mpf_lnvc *l);

@@ -17,6 +17,7 @@ static int check_pid(mpf_t *m, int pid)
 void mpf_lnvc_notify(mpf_t *m, mpf_lnvc *l)
 {
     atomic_fetch_add_explicit(&l->word, 1, memory_order_seq_cst);
+    mpf_lwp_wake_all(m, l); /* every parked receive too, members of the LWP line included */
     mpf_wake_waiters(m, l);
     mpf_line_wake_all(m, l); /* everyone in line looks again, not only its head */
 }

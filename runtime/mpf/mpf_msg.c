@@ -282,7 +282,7 @@ static ssize_t solo_park(mpf_t *m, int pid, int id, void *buf, size_t cap, int *
     if (l->senders_died && l->n_send == 0)
         return -1; /* the general path says MPF_ENOSENDERS */
     mpf_lwpq *q = &m->lwpq[slot];
-    mpf_lwp_waiter w = {NULL, self, buf, cap, -1, c};
+    mpf_lwp_waiter w = {.proc = self, .buf = buf, .cap = cap, .got = -1, .conn = c};
     if (q->tail)
         q->tail->next = &w;
     else
@@ -328,6 +328,8 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
     }
     mpf_conn *c = mpf_conn_at(m, slot, (uint32_t)pid);
     uint32_t line = 0; /* our place in the FCFS line, once we wait there */
+    mpf_lwp_waiter lw; /* MPF_WAIT_LWP: our parked receive (and place in its FCFS line) */
+    lw.listed = 0;     /* the rest is set when it parks */
     int spun = 0;
     for (;;) {
         if (!c->recv) {
@@ -340,7 +342,8 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
         uint32_t at = *headp, seq = *seqp;
         if (line)
             mpf_line_rearm(m, l, line);
-        if (mpf_published(m, at, seq) && (!fcfs || mpf_line_may_take(m, l, line))) {
+        if (mpf_published(m, at, seq) && (!fcfs || (mpf_line_may_take(m, l, line) &&
+                                                    (!m->lwpq || mpf_lwp_may_take(m, l, &lw))))) {
             mpf_msg *g = MPF_MSG(m, at);
             if (g->len > cap) {
                 rc = -MPF_EMSGSIZE;
@@ -352,6 +355,8 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             if (line)
                 mpf_line_leave(
                     m, l, line); /* served: the next in line is woken if another message waits */
+            if (lw.listed)
+                mpf_lwp_leave(m, l, &lw, 0); /* the same in the LWP line */
             if (len > MPF_UNLOCKED_COPY && !MPF_SOLO(m))
                 return copy_unlocked(m, l, c, id, at, buf);
             copy_from_msg(m, g, buf);
@@ -377,7 +382,9 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
             break;
         }
         ssize_t got;
-        int how = block == 1 ? mpf_wait_lwp(m, l, c, at, seq, buf, cap, &got) : 0;
+        int how = block == 1 ? mpf_wait_lwp(m, l, c, at, seq, buf, cap, &got, &lw,
+                                            mpf_published(m, at, seq))
+                             : 0;
         if (how == 2)
             return got; /* a send handed it over */
         /* An FCFS receive (threads, processes, MPD processes on a shared
@@ -410,6 +417,8 @@ static ssize_t receive(mpf_t *m, int pid, int id, void *buf, size_t cap, int blo
     }
     if (line)
         mpf_line_leave(m, l, line);
+    if (lw.listed)
+        mpf_lwp_leave(m, l, &lw, 1); /* unserved: the next member looks */
     mpf_unlock(m, &l->rlock);
     return rc;
 }

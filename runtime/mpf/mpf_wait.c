@@ -95,57 +95,152 @@ static inline mpf_lwpq *lwpq_of(mpf_t *m, mpf_lnvc *l)
     return &m->lwpq[l - mpf_lnvc_at(m, 0)];
 }
 
+static void lwp_unlink(mpf_lwpq *q, mpf_lwp_waiter *w)
+{
+    mpf_lwp_waiter *prev = NULL, *x = q->head;
+    for (; x && x != w; prev = x, x = x->next)
+        ;
+    if (!x)
+        return;
+    if (prev)
+        prev->next = w->next;
+    else
+        q->head = w->next;
+    if (q->tail == w)
+        q->tail = prev;
+    w->next = NULL;
+}
+
+static mpf_lwp_waiter *lwp_first_in_line(mpf_lwpq *q)
+{
+    mpf_lwp_waiter *w = q->head;
+    while (w && !w->line)
+        w = w->next;
+    return w;
+}
+
 /* MPD processes: park only the calling process.  It registers under the LNVC
  * lock, so a sender that links afterwards finds it (directly, or through
  * `parked` once it has released the LNVC lock).  Returns 0 if the caller is
  * not to park here, 1 when woken to look again, 2 when a send delivered a
- * message into buf (its length in *got). */
+ * message into buf (its length in *got).
+ *
+ * FCFS order with several VPs: woken receives race for the receive lock, and
+ * the one that ran first took the message (with 2 VPs 4 receives lined up
+ * were served out of order in every round).  So an FCFS receive joins the
+ * LNVC's line at its first park and stays a member, asleep or awake, until
+ * it is served; only the first member may take a message (`turn`: one was
+ * there but it was not ours), a send wakes only the first, and a member
+ * served wakes the next if another message waits.  With one VP processes run
+ * in wake order, and the old list (every waiter woken, taken off) is kept. */
 int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t head, uint32_t seq, void *buf,
-                 size_t cap, ssize_t *got)
+                 size_t cap, ssize_t *got, mpf_lwp_waiter *w, int turn)
 {
     mpd_proc *self;
     if (!m->lwpq || !(self = mpd_self()))
         return 0;
     mpf_lwpq *q = lwpq_of(m, l);
-    mpf_lwp_waiter w = {NULL, self, buf, cap, -1, c};
+    w->proc = self;
+    w->buf = buf;
+    w->cap = cap;
+    w->got = -1;
+    w->conn = c;
     int solo = MPF_SOLO(m);
     if (solo) {
         atomic_store_explicit(&l->parked,
                               atomic_load_explicit(&l->parked, memory_order_relaxed) + 1,
                               memory_order_relaxed);
+        w->next = NULL;
+        if (q->tail)
+            q->tail->next = w;
+        else
+            q->head = w;
+        q->tail = w;
     } else {
         /* A send holds only the send lock when it publishes, then advances
-         * next_seq and reads `parked`: count ourselves first, then look at
-         * next_seq (all sequentially consistent); the list lock keeps its
-         * wakeup from passing us by.  (head is the sentinel: seq is next_seq.) */
+         * next_seq and reads `parked`: count ourselves first (a member stays
+         * counted), then look at next_seq (all sequentially consistent); the
+         * list lock keeps its wakeup from passing us by.  (head is the
+         * sentinel: seq is next_seq.)  Waiting for our turn, the member
+         * before us wakes us when it is served, if we sleep by then. */
         (void)head;
         mpd_spin_lock(&q->lock);
-        atomic_fetch_add_explicit(&l->parked, 1, memory_order_seq_cst);
-        if (atomic_load_explicit(&l->next_seq, memory_order_seq_cst) != seq) {
-            atomic_fetch_sub_explicit(&l->parked, 1, memory_order_relaxed);
+        if (!w->listed) {
+            atomic_fetch_add_explicit(&l->parked, 1, memory_order_seq_cst);
+            w->line = c->recv == MPF_FCFS;
+            w->listed = 1;
+            w->asleep = 0; /* a member that looks and finds a message stays awake */
+            w->next = NULL;
+            if (q->tail)
+                q->tail->next = w;
+            else
+                q->head = w;
+            q->tail = w;
+        }
+        /* Waiting for our turn: the member before us may have been served
+         * between our look and this lock, when we were not asleep yet, so
+         * it woke nobody; now first, we look again instead of sleeping. */
+        if (turn ? lwp_first_in_line(q) == w
+                 : atomic_load_explicit(&l->next_seq, memory_order_seq_cst) != seq) {
+            if (!w->line) {
+                lwp_unlink(q, w);
+                w->listed = 0;
+                atomic_fetch_sub_explicit(&l->parked, 1, memory_order_relaxed);
+            }
             mpd_spin_unlock(&q->lock);
             mpf_unlock(m, &l->rlock);
             return 1;
         }
+        w->asleep = 1;
     }
-    if (q->tail)
-        q->tail->next = &w;
-    else
-        q->head = &w;
-    q->tail = &w;
     mpf_unlock(m, &l->rlock);
-    mpd_park(solo ? NULL : &q->lock); /* whoever takes w off the list counts it out of `parked` */
-    if (w.got < 0)
+    mpd_park(solo ? NULL : &q->lock); /* whoever wakes w clears `asleep` or takes w off the list */
+    if (w->got < 0)
         return 1;
-    *got = w.got;
+    *got = w->got;
     return 2;
+}
+
+int mpf_lwp_may_take(mpf_t *m, mpf_lnvc *l, mpf_lwp_waiter *w)
+{
+    /* Line membership changes only under the receive lock, which we hold. */
+    if (!m->lwpq || MPF_SOLO(m) || atomic_load_explicit(&l->parked, memory_order_relaxed) == 0)
+        return 1;
+    mpf_lwpq *q = lwpq_of(m, l);
+    mpd_spin_lock(&q->lock);
+    mpf_lwp_waiter *f = lwp_first_in_line(q);
+    mpd_spin_unlock(&q->lock);
+    return !f || f == w;
+}
+
+/* Served (or leaving unserved: pass), receive lock held.  The look at the
+ * next message and the wakeup are made under the list lock: a send publishes
+ * before it takes that lock to wake the first member, so either it sees the
+ * next member first (and wakes it) or we see its message. */
+void mpf_lwp_leave(mpf_t *m, mpf_lnvc *l, mpf_lwp_waiter *w, int pass)
+{
+    if (!w->listed)
+        return;
+    mpf_lwpq *q = lwpq_of(m, l);
+    mpd_spin_lock(&q->lock);
+    lwp_unlink(q, w);
+    w->listed = 0;
+    atomic_fetch_sub_explicit(&l->parked, 1, memory_order_relaxed);
+    mpf_lwp_waiter *f = w->line ? lwp_first_in_line(q) : NULL;
+    if (f && f->asleep && (pass || mpf_published(m, l->fcfs_head, l->fcfs_seq))) {
+        f->asleep = 0;
+        mpd_unpark(f->proc);
+    }
+    mpd_spin_unlock(&q->lock);
 }
 
 /* Send, LNVC lock held, with something parked: if this message has exactly
  * one reader due (so it would be queued with one reference), that reader has
  * nothing else queued, and one of its receives is parked with room for it,
  * hand it over.  Returns 1 if delivered (the caller then only advances
- * next_seq), 0 to queue the message as usual. */
+ * next_seq), 0 to queue the message as usual.  FCFS with several VPs: only
+ * to the first member of the line, and only while it sleeps (awake, it is
+ * about to look and will find the message queued). */
 int mpf_lwp_deliver(mpf_t *m, mpf_lnvc *l, const void *data, size_t len)
 {
     if (l->n_bcast + (l->n_fcfs > 0) != 1)
@@ -157,19 +252,21 @@ int mpf_lwp_deliver(mpf_t *m, mpf_lnvc *l, const void *data, size_t len)
     int solo = MPF_SOLO(m);
     if (!solo)
         mpd_spin_lock(&q->lock);
-    mpf_lwp_waiter *prev = NULL, *w = q->head;
-    for (; w;
-         prev = w, w = w->next) /* the first parked receive of the reader due (FIFO among FCFS) */
-        if (w->conn->recv == proto)
-            break;
+    mpf_lwp_waiter *w = q->head;
+    if (!solo && proto == MPF_FCFS) {
+        w = lwp_first_in_line(q);
+        if (w && !w->asleep)
+            w = NULL;
+    } else {
+        for (; w; w = w->next) /* the first parked receive of the reader due (FIFO among FCFS) */
+            if (w->conn->recv == proto && !w->line)
+                break;
+    }
     int ok = w && len <= w->cap && (proto == MPF_FCFS || w->conn->head == l->tail);
     if (ok) {
-        if (prev)
-            prev->next = w->next;
-        else
-            q->head = w->next;
-        if (q->tail == w)
-            q->tail = prev;
+        lwp_unlink(q, w);
+        w->listed = 0;
+        w->asleep = 0;
         if (len)
             memcpy(w->buf, data, len);
         w->got = (ssize_t)len;
@@ -215,29 +312,62 @@ int mpf_wait_lwp_yield(mpf_t *m, int pid, uint32_t observed)
     return 1;
 }
 
+/* Wake parked receives: every one taken off the list, except members of the
+ * FCFS line (several VPs), of which only the first is woken -- or all, for a
+ * close (`all`); they stay in line. */
+static void wake_parked(mpf_t *m, mpf_lnvc *l, int all)
+{
+    mpf_lwpq *q = lwpq_of(m, l);
+    int solo = MPF_SOLO(m);
+    if (!solo)
+        mpd_spin_lock(&q->lock);
+    uint32_t n = 0;
+    int first = 1;
+    mpf_lwp_waiter *keep = NULL, *keep_tail = NULL;
+    for (mpf_lwp_waiter *w = q->head, *nx; w; w = nx) {
+        nx = w->next;  /* w lives on a stack that may run again once unparked */
+        if (w->line) { /* several VPs only */
+            w->next = NULL;
+            if (keep_tail)
+                keep_tail->next = w;
+            else
+                keep = w;
+            keep_tail = w;
+            if ((all || first) && w->asleep) {
+                w->asleep = 0;
+                mpd_unpark(w->proc);
+            }
+            first = 0;
+            continue;
+        }
+        w->listed = 0;
+        w->asleep = 0;
+        n++;
+        mpd_unpark(w->proc);
+    }
+    q->head = keep;
+    q->tail = keep_tail;
+    if (solo)
+        atomic_store_explicit(&l->parked,
+                              atomic_load_explicit(&l->parked, memory_order_relaxed) - n,
+                              memory_order_relaxed);
+    else
+        atomic_fetch_sub_explicit(&l->parked, n, memory_order_relaxed);
+    if (!solo)
+        mpd_spin_unlock(&q->lock);
+}
+
+void mpf_lwp_wake_all(mpf_t *m, mpf_lnvc *l)
+{
+    if (m->lwpq && atomic_load_explicit(&l->parked, memory_order_seq_cst))
+        wake_parked(m, l, 1);
+}
+
 /* mpf_wake_waiters found someone parked or asleep. */
 void mpf_wake_sleepers(mpf_t *m, mpf_lnvc *l)
 {
-    if (m->lwpq && atomic_load_explicit(&l->parked, memory_order_seq_cst)) {
-        mpf_lwpq *q = lwpq_of(m, l);
-        int solo = MPF_SOLO(m);
-        if (!solo)
-            mpd_spin_lock(&q->lock);
-        uint32_t n = 0;
-        for (mpf_lwp_waiter *w = q->head, *nx; w; w = nx, n++) {
-            nx = w->next; /* w lives on a stack that may run again once unparked */
-            mpd_unpark(w->proc);
-        }
-        q->head = q->tail = NULL;
-        if (solo)
-            atomic_store_explicit(&l->parked,
-                                  atomic_load_explicit(&l->parked, memory_order_relaxed) - n,
-                                  memory_order_relaxed);
-        else
-            atomic_fetch_sub_explicit(&l->parked, n, memory_order_relaxed);
-        if (!solo)
-            mpd_spin_unlock(&q->lock);
-    }
+    if (m->lwpq && atomic_load_explicit(&l->parked, memory_order_seq_cst))
+        wake_parked(m, l, 0);
     if (atomic_load_explicit(&l->sleepers, memory_order_seq_cst)) {
         atomic_fetch_add_explicit(&l->word, 1, memory_order_seq_cst);
         if (mpf_futex_wake_all(m, &l->word) == 0)

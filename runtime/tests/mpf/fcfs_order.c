@@ -361,12 +361,96 @@ static void mpd_processes_in_order(void)
     }
 }
 
+/* ---- MPD processes parked on an MPF_WAIT_LWP instance ---- */
+
+/* 7. MPD processes on an MPF_WAIT_LWP instance, 1 and 2 VPs: 50 rounds of NR
+ *    receives parking one after the other, then NR messages from a process,
+ *    alternately long (queued: every parked receive used to be woken and, with
+ *    2 VPs, all 200 were served out of order) and short (handed over to a
+ *    parked receive): process k gets message k. */
+enum { LWP_LONG = 300 }; /* longer than a header's inline area: queued, never handed over */
+static char lwp_got[NR][LWP_LONG];
+
+static uint32_t parked_count(void)
+{
+    return atomic_load(&mpf_lnvc_at(m, mpf_id_slot(m->r, sid))->parked);
+}
+
+static void lwp_receiver(void *arg)
+{
+    int k = (int)(intptr_t)arg;
+    rc[k] = mpf_message_receive(m, k, rid[k], lwp_got[k], sizeof lwp_got[k]);
+    mpd_sem_V(&proc_done);
+}
+
+static void lwp_body(void *arg)
+{
+    (void)arg;
+    alarm(60);
+    mpd_rt_set_exit_status(1);
+    mpd_sem_init(&proc_done, 0);
+    mpf_options o = {.wait = MPF_WAIT_LWP, .max_lnvcs = 4, .max_processes = 8};
+    MUST(mpf_init_ex(&m, &o));
+    for (int k = 0; k < NR; k++)
+        rid[k] = MUST(mpf_open_receive(m, k, "lwpline", MPF_FCFS));
+    sid = MUST(mpf_open_send(m, 7, "lwpline"));
+    int misordered = 0;
+    char msg[LWP_LONG];
+    for (int round = 0; round < 50; round++) {
+        for (int k = 0; k < NR; k++) { /* receiver k parks k-th */
+            mpd_proc_create(lwp_receiver, (void *)(intptr_t)k, NULL);
+            while (parked_count() != (uint32_t)k + 1)
+                mpd_yield();
+        }
+        size_t len = round % 2 ? 8 : sizeof msg; /* short: handed to a parked receive */
+        for (int k = 0; k < NR; k++) {
+            memset(msg, '0' + k, len);
+            MUST(mpf_message_send(m, 7, sid, msg, len));
+        }
+        for (int k = 0; k < NR; k++)
+            mpd_sem_P(&proc_done);
+        for (int k = 0; k < NR; k++) {
+            CHECK_RC(rc[k], round % 2 ? 8 : LWP_LONG);
+            if (lwp_got[k][0] != '0' + k && misordered++ == 0)
+                printf("round %d: receiver %d got message %c\n", round, k, lwp_got[k][0]);
+        }
+    }
+    CHECK(misordered == 0);
+    CHECK(parked_count() == 0);
+    MUST(mpf_finish(m));
+    printf("MPF_WAIT_LWP on %d VP(s): 50 rounds of %d: %d served out of arrival order\n", proc_nvp,
+           NR, misordered);
+    mpd_rt_set_exit_status(mpf_check_failures ? 1 : 0);
+}
+
+static void lwp_processes_in_order(void)
+{
+    for (proc_nvp = 1; proc_nvp <= 2; proc_nvp++) {
+        fflush(NULL);
+        pid_t p = fork();
+        if (p == 0) {
+            mpd_rt_set_nvp(proc_nvp);
+            char *argv[] = {(char *)"fcfs_order", NULL};
+            _exit(mpd_rt_main(1, argv, lwp_body, NULL));
+        }
+        int st = 0;
+        waitpid(p, &st, 0);
+        if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+            fprintf(stderr, "MPF_WAIT_LWP on %d VP(s) failed (%s %d)\n", proc_nvp,
+                    WIFSIGNALED(st) ? "signal" : "status",
+                    WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+            mpf_check_failures++;
+        }
+    }
+}
+
 int main(void)
 {
     threads_in_order();
     processes_with_a_death();
     table_full();
     mpd_processes_in_order();
+    lwp_processes_in_order();
     if (mpf_check_failures) {
         fprintf(stderr, "%d check(s) failed\n", mpf_check_failures);
         return 1;
