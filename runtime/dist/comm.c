@@ -16,7 +16,9 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -109,24 +111,66 @@ static void redirect_output(void)
     mpd_stdout->autoflush = 1;
 }
 
+/* Whether the launcher's fd is a regular file it writes without O_APPEND:
+ * one we open anew through /proc has its own offset, so the launcher's
+ * shell would write over our output afterwards (`(a.out; echo) > f`). */
+static int launcher_fd_offset_bound(const char *pid, int fd)
+{
+    char path[64], line[128];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%s/fd/%d", pid, fd);
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    snprintf(path, sizeof path, "/proc/%s/fdinfo/%d", pid, fd);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 1;
+    unsigned long flags = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "flags: %lo", &flags) == 1)
+            break;
+    fclose(f);
+    return !(flags & O_APPEND);
+}
+
 /* The main vm: write where the launcher's own output goes (MPD_DIST_OUT
  * names a process whose fds 1 and 2 are the user's: mpirun, started by
  * a.out or mpd run), not through mpirun's forwarding, which keeps stdout
- * and stderr apart and may reorder the one against the other. */
+ * and stderr apart and may reorder the one against the other.  Best is the
+ * launcher's own open file (pidfd_getfd: same offset); where the kernel
+ * refuses that (Yama lets a process take no fd from an ancestor), a pipe,
+ * terminal or appended file is opened anew through /proc, and a plain
+ * file is left to mpirun's forwarding (a new open would not share the
+ * launcher's offset). */
 static void direct_output(void)
 {
     const char *pid = getenv("MPD_DIST_OUT");
     if (!pid || !*pid)
         return;
+    int pfd = -1;
+#ifdef SYS_pidfd_getfd
+    pfd = (int)syscall(SYS_pidfd_open, (pid_t)strtol(pid, NULL, 10), 0);
+#endif
     for (int fd = 1; fd <= 2; fd++) {
-        char path[64];
-        snprintf(path, sizeof path, "/proc/%s/fd/%d", pid, fd);
-        int o = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        int o = -1;
+#ifdef SYS_pidfd_getfd
+        if (pfd >= 0)
+            o = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+#endif
+        if (o < 0) {
+            if (launcher_fd_offset_bound(pid, fd))
+                continue;
+            char path[64];
+            snprintf(path, sizeof path, "/proc/%s/fd/%d", pid, fd);
+            o = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        }
         if (o < 0)
             continue; /* another host: mpirun forwards it */
         dup2(o, fd);
         close(o);
     }
+    if (pfd >= 0)
+        close(pfd);
     mpd_io_std_reset();
 }
 
@@ -134,6 +178,27 @@ static void send_locked(int rank, dmsg *m)
 {
     MPI_Send(m, (int)m->len, MPI_BYTE, rank, TAG, comm);
     free(m);
+}
+
+/* Output sent to rank 0 that rank 0 may not have written yet (under
+ * send_mu).  MPI keeps the messages of one sender to one receiver in
+ * order, not those of different senders: output this vm forwarded, then
+ * a message to a third vm that prints in answer, could reach rank 0
+ * after the third vm's output.  So before a message to any vm but rank 0,
+ * a synchronous empty OUTPUT: it completes once rank 0's communication
+ * thread has received it, hence after it received and wrote everything
+ * this vm forwarded before (it handles one message at a time). */
+static int out_unacked;
+
+static void output_barrier_locked(int rank)
+{
+    if (!out_unacked || rank == 0)
+        return;
+    dmsg *b = dmsg_new(DM_OUTPUT, 0);
+    b->aux = 1;
+    MPI_Ssend(b, (int)b->len, MPI_BYTE, 0, TAG, comm);
+    free(b);
+    out_unacked = 0;
 }
 
 /* Forwards what is in the pipes; under send_mu. */
@@ -149,6 +214,7 @@ static void drain_output_locked(void)
             m->aux = (uint32_t)fd;
             memcpy(DMSG_PAYLOAD(m), buf, (size_t)n);
             send_locked(0, m);
+            out_unacked = 1;
         }
     }
 }
@@ -242,6 +308,7 @@ void dist_send(int rank, dmsg *m)
         atomic_fetch_add(&dist_nsent, 1); /* counted before it can arrive */
     pthread_mutex_lock(&send_mu);
     drain_output_locked();
+    output_barrier_locked(rank);
     send_locked(rank, m);
     pthread_mutex_unlock(&send_mu);
     comm_poke();

@@ -298,10 +298,16 @@ mpd_cap mpd_create(const char *F, int L, const mpd_respat *pat, mpd_invb *args)
     return mpd_create_on(F, L, pat, args, NULL, opk_cur_res());
 }
 
+/* This process runs the main vm: always, unless it is one of the
+ * distributed deployment's processes serving other vms. */
+static int on_main_vm = 1;
+
 void mpd_main_resource(const mpd_respat *pat, mpd_invb *args)
 {
-    if (mpd__dist && mpd__dist->main_resource(pat, args))
+    if (mpd__dist && mpd__dist->main_resource(pat, args)) {
+        on_main_vm = 0;
         return; /* this process serves other vms */
+    }
     mpd_res *r = instantiate(NULL, 0, pat, args, 0, obj_home_vm);
     opk_acquire(&reslk);
     main_res = r;
@@ -598,7 +604,7 @@ _Noreturn void mpd_stop(const char *F, int L, int status)
 {
     (void)F;
     (void)L;
-    if (status == 0 && (!mpd__dist || mpd__cap_vm == 1))
+    if (status == 0 && on_main_vm)
         res_program_end(); /* on the main vm (others ask it: stop) */
     if (mpd__dist)
         mpd__dist->stop(status);

@@ -7,8 +7,9 @@
 #   - tests/dist: what only the distributed deployment shows (stop and
 #     aborts on another vm, the blocked-process report of every vm, errors
 #     of create vm() and of a destroyed vm);
-#   - the suite's tests that create vms (../shared/mpd-vsuite), through
-#     vsuite.py with MPD_DIST=mpi;
+#   - the suites' tests that create vms (../shared/mpd-vsuite and
+#     ../shared/sr-vsuite), through vsuite.py with MPD_DIST=mpi;
+#   - output into a file the shell goes on writing after the program;
 #   - `mpd run --vms N`, the documented one-step command;
 #   - two hosts simulated on this machine (tests/dist-hosts);
 #   - a vm's process killed with kill -9 (tests/dist-kill).
@@ -54,6 +55,32 @@ if [ -d ../shared/mpd-vsuite ] && [ -f ../shared/tools/vsuite.py ]; then
   p=$(echo "$out" | tail -n 1 | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\1/p')
   f=$(echo "$out" | tail -n 1 | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\2/p')
   pass=$((pass+${p:-0})); fail=$((fail+${f:-1}))
+fi
+
+# the same for the SR suite's programs that create virtual machines
+# (linked by srl for MPI through MPD_DIST=mpi, as mpdl)
+if [ -d ../shared/sr-vsuite ] && [ -f ../shared/tools/vsuite.py ]; then
+  tests=$(cd ../shared/sr-vsuite && grep -l "vm()" -r --include=*.sr . | xargs -n1 dirname | sort -u |
+          sed 's|^\./||' | grep -v '^diag')
+  out=$(MPD_VMS=8 python3 ../shared/tools/vsuite.py --lang sr --suite ../shared/sr-vsuite --bin "$BIN" \
+        --timeout 90 --only $tests vm/ 2>&1)
+  echo "$out" | grep '^FAIL' | sed 's/^/sr-vsuite /'
+  p=$(echo "$out" | tail -n 1 | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\1/p')
+  f=$(echo "$out" | tail -n 1 | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\2/p')
+  pass=$((pass+${p:-0})); fail=$((fail+${f:-1}))
+fi
+
+# the user's stdout a plain file that the shell goes on writing after the
+# program: the main vm writes through the launcher's own open file, so
+# nothing written after the program overwrites its output
+d="$work/tests_corpus_dist_relay"
+if [ -x "$d/a.out" ]; then
+  (cd "$d" && { timeout 60 ./a.out </dev/null; echo after; } >shared.out 2>&1)
+  if { cat tests/corpus/dist/relay.std; echo after; } | cmp -s - "$d/shared.out"; then
+    pass=$((pass+1))
+  else
+    fail=$((fail+1)); echo "FAIL dist output into a file the shell goes on writing"; head -5 "$d/shared.out" | sed 's/^/    /'
+  fi
 fi
 
 # the documented one-step command, `mpd run --vms N prog.mpd` (compile,
