@@ -171,7 +171,8 @@ void *mpd_res_blob_new(mpd_res *r, size_t n)
     void *head = __atomic_load_n(&rt->blobs, __ATOMIC_RELAXED);
     do
         *b = head;
-    while (!__atomic_compare_exchange_n(&rt->blobs, &head, b, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+    while (
+        !__atomic_compare_exchange_n(&rt->blobs, &head, b, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
     return (char *)b + 16;
 }
 
