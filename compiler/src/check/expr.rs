@@ -43,6 +43,14 @@ impl<'a> Checker<'a> {
 
     /// Checks an expression and returns its C translation.
     pub fn expr(&mut self, e: &Expr) -> V {
+        if self.opts.audit_types && !self.auditing {
+            return self.audited_expr(e);
+        }
+        self.expr_of(e)
+    }
+
+    /// `expr` proper.
+    pub(super) fn expr_of(&mut self, e: &Expr) -> V {
         match &e.kind {
             ExprKind::Int(n) => {
                 if *n > u32::MAX as i64 {

@@ -35,7 +35,13 @@ mod star_bounds;
 mod unit;
 pub use files::check_files;
 mod stmt;
+mod type_audit;
+mod type_const;
 mod type_of;
+mod type_of_call;
+mod type_of_effect;
+mod type_place;
+mod type_written;
 pub mod types;
 mod typexpr;
 mod untyped_init;
@@ -93,6 +99,10 @@ pub struct Opts {
     pub lines: bool,
     /// -T: no time-slice check at loop tops
     pub no_slice: bool,
+    /// Check that `type_of` agrees with `expr` for every expression
+    /// translated (a debug mode: MPD_AUDIT_TYPES in the environment, and
+    /// the compiler's unit tests); a disagreement is reported as an error.
+    pub audit_types: bool,
 }
 
 /// One checked and generated component.
@@ -185,6 +195,8 @@ pub struct Checker<'a> {
     in_final: bool,
     /// The type of a `new(...)` is being elaborated (an optype may be named).
     in_new: bool,
+    /// An audit's `type_of` is running (type_audit.rs): no nested audits.
+    auditing: bool,
     type_names: std::collections::HashSet<String>,
     /// Type names whose definition has a `*` bound (not for variables).
     star_types: HashMap<String, star_bounds::StarIn>,
@@ -353,6 +365,7 @@ impl<'a> Checker<'a> {
             in_spec: false,
             fwd_types: Vec::new(),
             in_new: false,
+            auditing: false,
             body_depth: None,
             spec_depth: 0,
             comp_sym: None,

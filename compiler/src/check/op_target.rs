@@ -266,7 +266,7 @@ impl<'a> Checker<'a> {
     }
 
     /// Whether `e` is a component name qualifying a member (`g` in `g.x`):
-    /// probes that evaluate the base of `x.f` to look for a resource
+    /// rules that look at the type of the base of `x.f` for a resource
     /// capability must not evaluate it then (a component is not a value).
     pub fn names_component(&self, e: &Expr) -> bool {
         match &e.kind {

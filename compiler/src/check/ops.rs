@@ -78,10 +78,7 @@ impl<'a> Checker<'a> {
     /// through a capability, never by its bare name (a global's ops are
     /// unique and may be named).  Reports the error and returns false.
     pub fn op_reachable(&mut self, r: &OpRef, span: Span) -> bool {
-        if r.local.is_some() || r.owner.is_empty() || r.owner == self.comp || r.global_owner {
-            return true;
-        }
-        if self.ifaces.get(&r.owner).map(|i| i.global).unwrap_or(false) {
+        if self.op_reachable_here(r) {
             return true;
         }
         self.error(
@@ -92,6 +89,15 @@ impl<'a> Checker<'a> {
             ),
         );
         false
+    }
+
+    /// `op_reachable` without the message.
+    pub fn op_reachable_here(&self, r: &OpRef) -> bool {
+        r.local.is_some()
+            || r.owner.is_empty()
+            || r.owner == self.comp
+            || r.global_owner
+            || self.ifaces.get(&r.owner).is_some_and(|i| i.global)
     }
 
     /// Remembers an op or semaphore declared outside a spec: it must be
@@ -398,6 +404,10 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Whether an op array's bound is known at compile time: `*`, a type
+    /// name (`[color]`), a constant expression -- or an erroneous one (its
+    /// error is reported where the bounds are worked out, as for a
+    /// constant's).
     fn is_const_expr(&mut self, b: &ast::Bound) -> bool {
         match b {
             ast::Bound::Star(_) => true,
@@ -407,8 +417,7 @@ impl<'a> Checker<'a> {
                         return true;
                     }
                 }
-                let (v, errors) = self.probe_errors(e);
-                v.k.is_some() || errors
+                self.const_of(e).is_some() || self.type_of(e) == Ty::Error
             }
         }
     }

@@ -7,9 +7,10 @@
 //! compiler rejects or a program that crashes.  Functions with variable
 //! argument lists (write, printf, read, min...) are checked where they are
 //! translated.
+use super::scope::Sym;
 use super::types::Ty;
-use super::{Checker, V};
-use crate::syntax::ast::{Expr, Span};
+use super::Checker;
+use crate::syntax::ast::{Expr, ExprKind, Span};
 
 /// What an argument of a predefined function must be.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -47,22 +48,52 @@ impl<'a> Checker<'a> {
         }
         let mut ok = true;
         for (i, (a, k)) in args.iter().zip(kinds).enumerate() {
-            // whether a destination is a variable is known by translating it
-            let v = if matches!(k, Arg::Dest) { self.probe(a) } else { V::scalar(String::new(), self.type_of(a)) };
-            if v.ty == Ty::Error {
-                continue;
-            }
-            if let Some(msg) = self.arg_problem(*k, &v) {
+            if let Some(msg) = self.arg_problem(*k, a) {
                 self.error(a.span, format!("{}(), argument {}: {}", name, i + 1, msg));
                 ok = false;
+            }
+        }
+        if !ok {
+            // the arguments are not translated after the error, but an op
+            // named in them is still referenced (`seek(f, ...)`: MPD 1.0.1
+            // says only that f is no file)
+            for a in args {
+                self.note_op_reference(a);
             }
         }
         ok
     }
 
-    /// What is wrong with `v` as an argument of kind `k`, if anything.
-    fn arg_problem(&self, k: Arg, v: &V) -> Option<String> {
-        let t = &v.ty;
+    /// Notes an op named as a value in `e` (`f`, `f[i]`) as referenced
+    /// other than by an invocation, as translating `e` would (op_sig): its
+    /// capability may let it be implemented elsewhere.
+    fn note_op_reference(&mut self, e: &Expr) {
+        let mut root = e;
+        while let ExprKind::Index { base, .. } | ExprKind::Paren(base) = &root.kind {
+            root = base;
+        }
+        if let ExprKind::Ident(id) = &root.kind {
+            if let Some(Sym::Proc(sig)) = self.lookup(&id.name).cloned() {
+                if sig.op.is_some() {
+                    self.op_sig(&sig);
+                }
+            }
+        }
+    }
+
+    /// Whether `a` is a wrong argument of kind `k` (type_of_call.rs).
+    pub(super) fn arg_problem_of(&mut self, k: Arg, a: &Expr) -> bool {
+        self.arg_problem(k, a).is_some()
+    }
+
+    /// What is wrong with `a` as an argument of kind `k`, if anything (an
+    /// erroneous `a` is reported where it is translated).
+    fn arg_problem(&mut self, k: Arg, a: &Expr) -> Option<String> {
+        let t = &self.type_of(a);
+        if *t == Ty::Error {
+            return None;
+        }
+        let lv = matches!(k, Arg::Dest) && self.is_variable(a);
         let enum_named = |n: &str| matches!(t, Ty::Enum(i) if self.types.enums[*i].name == n);
         let good = match k {
             Arg::Int => *t == Ty::Int,
@@ -73,7 +104,7 @@ impl<'a> Checker<'a> {
             Arg::Seek => enum_named("seektype"),
             Arg::Mode => enum_named("accessmode"),
             Arg::Dest => {
-                if !v.lv {
+                if !lv {
                     return Some("not a variable".into());
                 }
                 input_type(t)

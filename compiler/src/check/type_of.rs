@@ -3,18 +3,24 @@
 //! Some checks need an operand's type before its C is made (is the first
 //! argument of write a file? are both slice bounds of one type?).  `type_of`
 //! answers from the symbols and the type rules alone: it writes no C, reports
-//! nothing and makes no temporaries, so the expression's own errors are
-//! reported once, when it is translated.  It gives the type `expr` would give,
-//! Ty::Error where `expr` would report an error.
+//! nothing, makes no temporaries and declares nothing, so the expression's
+//! own errors are reported once, when it is translated.  It gives the type
+//! `expr` would give, Ty::Error where `expr` would report an error (or the
+//! type `expr` gives anyway).  The only state it touches is the type table:
+//! a type written in place (`new(rec(int i))`, an op's capability) gets an
+//! entry there, as the predefined enumerations do.
 //!
-//! Constructs whose typing is still interleaved with their translation (calls,
-//! create, new, assignments, `||`, `@x`, `x++`, `?op`, array constructors,
-//! op capabilities) are typed by `probe`: translate into a
-//! scratch buffer with messages muted, then drop the C.  Each rule moved here
-//! shrinks that list.
+//! The rules live by kind: names, fields, subscripts and operators here;
+//! invocations in type_of_call.rs; assignments, swap, create, new and array
+//! constructors in type_of_effect.rs; types written in expressions in
+//! type_written.rs; constant values (which `||` and folding need) in
+//! type_const.rs; variables and index types in type_place.rs.  Each rule
+//! says which translation it mirrors; type_audit.rs checks them against
+//! `expr` (MPD_AUDIT_TYPES=1, and the compiler's unit tests).
+use super::konst::KV;
 use super::scope::Sym;
 use super::types::{CapTy, Ty};
-use super::{Checker, V};
+use super::Checker;
 use crate::syntax::ast::{self, BinaryOp, Expr, ExprKind, Subscript, UnaryOp};
 
 impl<'a> Checker<'a> {
@@ -29,49 +35,38 @@ impl<'a> Checker<'a> {
             ExprKind::Str(s) => Ty::Str(Some(s.len() as i64)),
             ExprKind::Null | ExprKind::Noop => Ty::Null,
             ExprKind::StdFile(_) => Ty::File,
-            ExprKind::Ident(id) => self.ident_type(id).unwrap_or_else(|| self.probe(e).ty),
+            ExprKind::Ident(id) => self.ident_type(id),
             ExprKind::Paren(inner) => self.type_of(inner),
-            ExprKind::Field { base, name } => self.field_type(base, name).unwrap_or_else(|| self.probe(e).ty),
-            ExprKind::Index { base, subs } => self.index_type(base, subs).unwrap_or_else(|| self.probe(e).ty),
-            ExprKind::Unary { op, operand } => self.unary_type(*op, operand).unwrap_or_else(|| self.probe(e).ty),
-            ExprKind::Binary { op, lhs, rhs } => self.binary_type(*op, lhs, rhs).unwrap_or_else(|| self.probe(e).ty),
+            ExprKind::Field { base, name } => self.field_type(base, name),
+            ExprKind::Index { base, subs } => self.index_type(e, base, subs),
+            ExprKind::Unary { op, operand } => self.unary_type(*op, operand),
+            ExprKind::Binary { op, lhs, rhs } => self.binary_type(*op, lhs, rhs),
             ExprKind::Type(_) => Ty::Error,
-            ExprKind::Call { .. }
-            | ExprKind::Low(_)
-            | ExprKind::High(_)
-            | ExprKind::Assign { .. }
-            | ExprKind::Swap { .. }
-            | ExprKind::ArrayCons(_)
-            | ExprKind::New(_)
-            | ExprKind::Create { .. } => self.probe(e).ty,
+            ExprKind::Call { callee, args } => self.call_type(callee, args),
+            ExprKind::Low(t) | ExprKind::High(t) => self.low_high_type(t),
+            ExprKind::Assign { op, lhs, rhs } => self.assign_type(*op, lhs, rhs),
+            ExprKind::Swap { lhs, rhs } => self.swap_type(lhs, rhs),
+            ExprKind::ArrayCons(elems) => self.cons_type(elems),
+            ExprKind::New(t) => self.new_type(t),
+            ExprKind::Create { target, args, .. } => self.create_type(target, args),
         }
     }
 
-    /// The type of `e` by translating it into a scratch buffer with messages
-    /// muted (its own errors are reported when it is translated for real).
-    /// Only for the constructs type_of has no pure rule for yet.
-    pub fn probe(&mut self, e: &Expr) -> V {
-        self.probe_errors(e).0
-    }
-
-    /// `probe`, and whether translating `e` reported an error.
-    pub fn probe_errors(&mut self, e: &Expr) -> (V, bool) {
-        let saved = self.f.code.out.len();
-        let mut scratch = crate::syntax::Diagnostics::new();
-        std::mem::swap(self.diags, &mut scratch);
-        let v = self.expr(e);
-        std::mem::swap(self.diags, &mut scratch);
-        self.f.code.out.truncate(saved);
-        (v, scratch.has_errors())
-    }
-
-    /// A name: its variable's, constant's or enumeration's type; EOF and the
-    /// predefined enumeration literals.  None: an op (typed by probe).
-    fn ident_type(&mut self, id: &ast::Ident) -> Option<Ty> {
-        Some(match self.lookup(&id.name).cloned() {
+    /// A name (expr.rs's `ident`): its variable's, constant's or
+    /// enumeration's type; an op's capability (op_cap_value), an error for
+    /// another resource's op named bare; EOF and the predefined
+    /// enumeration literals.
+    fn ident_type(&mut self, id: &ast::Ident) -> Ty {
+        match self.lookup(&id.name).cloned() {
             Some(Sym::Var { ty, .. }) | Some(Sym::Const { ty, .. }) => ty,
             Some(Sym::EnumLit { e, .. }) => Ty::Enum(e),
-            Some(Sym::Proc(s)) if s.op.is_some() => return None,
+            Some(Sym::Proc(s)) if s.op.is_some() => {
+                if self.op_reachable_here(s.op.as_ref().unwrap()) {
+                    self.op_cap_type(&s)
+                } else {
+                    Ty::Error
+                }
+            }
             Some(_) => Ty::Error,
             None => match id.name.as_str() {
                 "EOF" => Ty::Int,
@@ -79,41 +74,45 @@ impl<'a> Checker<'a> {
                 "ABSOLUTE" | "RELATIVE" | "EXTEND" => Ty::Enum(self.predefined_enum("seektype")),
                 _ => Ty::Error,
             },
-        })
+        }
     }
 
-    /// `g.x` for a component g, `r.f` for a record (or a pointer to one).
-    /// None: a resource capability's op (typed by probe).
-    fn field_type(&mut self, base: &Expr, name: &ast::Ident) -> Option<Ty> {
+    /// `g.x` for a component g, `r.f` for a record (or a pointer to one),
+    /// `rc.f` for an op f of a resource capability rc: its capability
+    /// (expr.rs's `field`).
+    fn field_type(&mut self, base: &Expr, name: &ast::Ident) -> Ty {
         if let ExprKind::Ident(b) = &base.kind {
             if matches!(self.lookup(&b.name), Some(Sym::Type(_))) {
-                return Some(Ty::Error);
+                return Ty::Error;
             }
             if self.names_component(base) {
-                return Some(match self.qualified(b, name) {
+                return match self.qualified(b, name) {
                     Some(Sym::Var { ty, .. }) | Some(Sym::Const { ty, .. }) => ty,
                     Some(Sym::EnumLit { e, .. }) => Ty::Enum(e),
                     _ => Ty::Error,
-                });
+                };
             }
         }
         let bt = self.type_of(base);
         let bt = match bt {
-            Ty::Ptr(inner) if matches!(*inner, Ty::Rec(_) | Ty::Fwd(_)) => self.pointee(*inner),
+            Ty::Ptr(inner) if matches!(*inner, Ty::Rec(_) | Ty::Fwd(_)) => self.type_of_pointee(*inner),
             t => t,
         };
-        Some(match &bt {
-            Ty::Cap(CapTy::Resource(_)) => return None,
+        match &bt {
+            Ty::Cap(CapTy::Resource(rn)) => match self.res_member(rn, &name.name) {
+                Some(Sym::Proc(sig)) if sig.op.is_some() => self.op_cap_type(&sig),
+                _ => Ty::Error,
+            },
             Ty::Rec(r) => match self.types.recs[*r].fields.iter().find(|f| f.0 == name.name) {
                 Some((_, fty, _)) => fty.clone(),
                 None => Ty::Error,
             },
             _ => Ty::Error,
-        })
+        }
     }
 
     /// What a pointer to `inner` designates (a forward-named type resolved).
-    fn pointee(&self, inner: Ty) -> Ty {
+    pub(super) fn type_of_pointee(&self, inner: Ty) -> Ty {
         match inner {
             Ty::Fwd(n) => match self.lookup(&n) {
                 Some(Sym::Type(t)) => t.clone(),
@@ -124,34 +123,23 @@ impl<'a> Checker<'a> {
     }
 
     /// `a[i, j]`, `s[i]`, slices `a[i:j]` and sections `a[*, 2]`: the element,
-    /// or an array (string) of the elements.  None: an element of an op array
-    /// (typed by probe).
-    fn index_type(&mut self, base: &Expr, subs: &[Subscript]) -> Option<Ty> {
-        let mut root = base;
-        while let ExprKind::Index { base: b2, .. } = &root.kind {
-            root = b2;
-        }
-        match &root.kind {
-            ExprKind::Ident(id) if matches!(self.lookup(&id.name), Some(Sym::Proc(s)) if s.op.is_some()) => {
-                return None
-            }
-            ExprKind::Field { base: rb, .. } if !self.names_component(rb) => {
-                if matches!(self.type_of(rb), Ty::Cap(CapTy::Resource(_))) {
-                    return None;
-                }
-            }
-            _ => {}
+    /// or an array (string) of the elements (index.rs); an element of an op
+    /// array, or of a resource capability's op array, is its capability
+    /// (expr.rs's `index_value`).
+    fn index_type(&mut self, e: &Expr, base: &Expr, subs: &[Subscript]) -> Ty {
+        if self.op_elem_root(base) {
+            return self.op_elem_type(e);
         }
         let mut ty = self.type_of(base);
         if subs.iter().any(|s| matches!(s, Subscript::Slice { .. })) {
             let rank = super::index::slice_rank(&ty);
             if rank > 0 && subs.len() > rank {
-                return Some(Ty::Error);
+                return Ty::Error;
             }
         }
         for (k, s) in subs.iter().enumerate() {
             if matches!(s, Subscript::Slice { .. }) && k + 1 < subs.len() && matches!(ty, Ty::Arr(..)) {
-                return Some(section_type(ty, &subs[k..]));
+                return section_type(ty, &subs[k..]);
             }
             let slice = matches!(s, Subscript::Slice { .. });
             ty = match ty {
@@ -162,53 +150,102 @@ impl<'a> Checker<'a> {
                 _ => Ty::Error,
             };
         }
-        Some(ty)
+        ty
     }
 
-    /// `-x`, `+x`, `not x`, `p^`.  None: the others (typed by probe).
-    fn unary_type(&mut self, op: UnaryOp, operand: &Expr) -> Option<Ty> {
-        Some(match op {
-            UnaryOp::Neg | UnaryOp::Plus => match self.type_of(operand) {
-                t if t.is_numeric() => t,
-                _ => Ty::Error,
-            },
-            UnaryOp::Not => match self.type_of(operand) {
-                t @ (Ty::Bool | Ty::Int) => t,
-                _ => Ty::Error,
-            },
-            UnaryOp::Deref => match self.type_of(operand) {
-                Ty::Ptr(inner) => self.pointee(*inner),
-                _ => Ty::Error,
-            },
-            _ => return None,
-        })
-    }
-
-    /// Arithmetic, shifts, and/or/xor and comparisons (operator.rs's
-    /// `binary_typed`; folding two constants gives the same type).  None:
-    /// `||` (a folded string has its length in its type) and ints compared
-    /// with enums (typed by probe: `binary` folds two constants before it
-    /// checks their types, so constness decides).
-    fn binary_type(&mut self, op: BinaryOp, lhs: &Expr, rhs: &Expr) -> Option<Ty> {
-        use BinaryOp::*;
-        if op == Concat {
-            return None;
+    /// `f[i, j]` (f[i][j]) of an op array f, `rc.f[i]` of a resource
+    /// capability's (op_elem_target, rescap_elem): the op's capability when
+    /// there is one subscript per dimension and no slice.
+    fn op_elem_type(&mut self, e: &Expr) -> Ty {
+        let mut n = 0;
+        let mut root = e;
+        while let ExprKind::Index { base, subs } = &root.kind {
+            if subs.iter().any(|s| matches!(s, Subscript::Slice { .. })) {
+                return Ty::Error;
+            }
+            n += subs.len();
+            root = base;
         }
+        let sig = match &root.kind {
+            ExprKind::Ident(id) => match self.resolve(&id.name) {
+                Some(Sym::Proc(sig)) if sig.op.as_ref().is_some_and(|r| self.op_reachable_here(r)) => sig,
+                _ => return Ty::Error,
+            },
+            ExprKind::Field { base, name } => match self.type_of(base) {
+                Ty::Cap(CapTy::Resource(rn)) => match self.res_member(&rn, &name.name) {
+                    Some(Sym::Proc(sig)) if sig.op.is_some() => sig,
+                    _ => return Ty::Error,
+                },
+                _ => return Ty::Error,
+            },
+            _ => return Ty::Error,
+        };
+        let r = sig.op.as_ref().unwrap();
+        if n != r.dims.len().max(1) {
+            return Ty::Error;
+        }
+        self.op_cap_type(&sig)
+    }
+
+    /// `-x`, `+x`, `not x`, `p^` (operator.rs's `unary`); `++x`, `x--`...
+    /// of an ordered, real or pointer variable; `@x` of a variable; `?op`
+    /// of what an invocation could reach (input.rs's `pending`).
+    fn unary_type(&mut self, op: UnaryOp, operand: &Expr) -> Ty {
+        let t = self.type_of(operand);
+        match op {
+            UnaryOp::Neg | UnaryOp::Plus if t.is_numeric() => t,
+            UnaryOp::Not if matches!(t, Ty::Bool | Ty::Int) => t,
+            UnaryOp::Deref => match t {
+                Ty::Ptr(inner) => self.type_of_pointee(*inner),
+                _ => Ty::Error,
+            },
+            UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec => {
+                let ordered = matches!(t, Ty::Int | Ty::Char | Ty::Enum(_) | Ty::Real | Ty::Ptr(_));
+                if ordered && self.is_variable(operand) {
+                    t
+                } else {
+                    Ty::Error
+                }
+            }
+            UnaryOp::AddrOf if t != Ty::Error && self.is_variable(operand) => Ty::Ptr(Box::new(t)),
+            UnaryOp::Pending if self.target_op(operand).is_some() => Ty::Int,
+            _ => Ty::Error,
+        }
+    }
+
+    /// Arithmetic, shifts, and/or/xor, comparisons and `||` (operator.rs's
+    /// `binary`): a `||` of two constants is folded, its length in its type.
+    fn binary_type(&mut self, op: BinaryOp, lhs: &Expr, rhs: &Expr) -> Ty {
+        let t = self.binary_operands_type(op, lhs, rhs);
+        if op == BinaryOp::Concat && t != Ty::Error {
+            if let Some(KV::Str(s)) = self.const_of_binary(op, lhs, rhs) {
+                return Ty::Str(Some(s.len() as i64));
+            }
+        }
+        t
+    }
+
+    /// The type `binary_typed` gives `a op b` (folding keeps it, but for
+    /// `||`'s length): the operand types checked as for variables.
+    pub(super) fn binary_operands_type(&mut self, op: BinaryOp, lhs: &Expr, rhs: &Expr) -> Ty {
+        use BinaryOp::*;
         let (a, b) = (self.type_of(lhs), self.type_of(rhs));
         if a == Ty::Error || b == Ty::Error {
-            return Some(Ty::Error);
+            return Ty::Error;
         }
-        if !matches!(op, Eq | Ne | Lt | Le | Gt | Ge) {
-            return Some(arith_type(op, a, b));
+        match op {
+            Concat => {
+                let ok = |t: &Ty| t.is_string() || *t == Ty::Char;
+                if ok(&a) && ok(&b) {
+                    Ty::Str(None)
+                } else {
+                    Ty::Error
+                }
+            }
+            Eq | Ne | Lt | Le | Gt | Ge if self.comparable(op, &a, &b) => Ty::Bool,
+            Eq | Ne | Lt | Le | Gt | Ge => Ty::Error,
+            _ => arith_type(op, a, b),
         }
-        if self.comparable(op, &a, &b) {
-            return Some(Ty::Bool);
-        }
-        let int_like = |t: &Ty| matches!(t, Ty::Int | Ty::Enum(_));
-        if int_like(&a) && int_like(&b) {
-            return None;
-        }
-        Some(Ty::Error)
     }
 
     /// Whether `a op b` is a comparison `compare` accepts (the same rules).

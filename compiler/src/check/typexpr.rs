@@ -591,7 +591,7 @@ impl<'a> Checker<'a> {
 /// What a pointer points to: an array level with a `*` bound (`ptr [*] int`) has the
 /// bounds of the array it was made from (`@x`, `new([0:n] int)`), so neither bound
 /// is known at compile time.
-fn star_bounds_dynamic(t: &Ty) -> Ty {
+pub(super) fn star_bounds_dynamic(t: &Ty) -> Ty {
     match t {
         Ty::Arr(e, lo, hi) if lo.is_none() || hi.is_none() => Ty::Arr(Box::new(star_bounds_dynamic(e)), None, None),
         Ty::Arr(e, lo, hi) => Ty::Arr(Box::new(star_bounds_dynamic(e)), *lo, *hi),

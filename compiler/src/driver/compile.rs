@@ -28,7 +28,13 @@ pub fn compile(o: &MpdOpts) -> Result<Vec<String>, i32> {
     let mut ifaces: BTreeMap<String, Iface> = BTreeMap::new();
     let here: Vec<String> = files.iter().flat_map(|(f, _)| f.components.iter().map(|c| c.name.name.clone())).collect();
     let imported_files = imported_specs(&inter, &files, &here, &mut map, &mut diags);
-    let opts = check::Opts { no_checks: o.optimize, no_fold: o.no_fold, lines: true, no_slice: o.no_slice };
+    let opts = check::Opts {
+        no_checks: o.optimize,
+        no_fold: o.no_fold,
+        lines: true,
+        no_slice: o.no_slice,
+        audit_types: std::env::var_os("MPD_AUDIT_TYPES").is_some(),
+    };
     let mut types = check::types::Types::default();
     let mut specs = HashMap::new();
     // imported specs and this run's components are checked together, in import

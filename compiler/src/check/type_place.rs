@@ -1,0 +1,276 @@
+//! type_place: what an expression designates, worked out without
+//! translating it -- whether it is a variable (`V::lv`: getarg's and read's
+//! destinations, `@x`, `x++`), the index types its array's declaration gave
+//! (lb/ub), and the capability type of an op.
+use super::scope::{ProcSig, Sym};
+use super::types::{CapTy, Ty};
+use super::Checker;
+use crate::emit;
+use crate::syntax::ast::{Expr, ExprKind, Subscript, UnaryOp};
+use std::rc::Rc;
+
+impl<'a> Checker<'a> {
+    /// Whether `expr(e)` gives a variable (its `lv`).
+    pub(super) fn is_variable(&mut self, e: &Expr) -> bool {
+        self.place(e).0
+    }
+
+    /// (`lv`, whether the value is a blob in place) of `expr(e)`: a name of
+    /// an assignable variable, a field or element of a variable, `p^`, a
+    /// slice of a variable array or string.
+    fn place(&mut self, e: &Expr) -> (bool, bool) {
+        let ty = self.type_of(e);
+        if ty == Ty::Error {
+            return (false, false);
+        }
+        match &e.kind {
+            ExprKind::Ident(id) => match self.lookup(&id.name) {
+                Some(Sym::Var { assignable, ty, .. }) => (*assignable, ty.is_blob()),
+                _ => (false, false),
+            },
+            ExprKind::Field { base, name } => {
+                if let ExprKind::Ident(b) = &base.kind {
+                    if self.names_component(base) {
+                        return match self.qualified(b, name) {
+                            Some(Sym::Var { assignable, ty, .. }) => (assignable, ty.is_blob()),
+                            _ => (false, false),
+                        };
+                    }
+                }
+                // r.f of a record variable, or through a pointer to a record
+                let lv = match self.type_of(base) {
+                    Ty::Ptr(inner) if matches!(*inner, Ty::Rec(_) | Ty::Fwd(_)) => true,
+                    Ty::Rec(_) => self.place(base).0,
+                    _ => false,
+                };
+                (lv, ty.is_blob())
+            }
+            ExprKind::Index { base, subs } => self.index_place(e, base, subs),
+            ExprKind::Unary { op: UnaryOp::Deref, .. } => (true, ty.is_blob()),
+            _ => (false, false),
+        }
+    }
+
+    /// `place` of `base[subs]` (index.rs): an element keeps its array's
+    /// `lv`; a character of a string variable is one; a slice or section of
+    /// a variable is one; a constant string's character is a constant.
+    fn index_place(&mut self, e: &Expr, base: &Expr, subs: &[Subscript]) -> (bool, bool) {
+        if self.op_elem_root(base) || self.const_of(e).is_some() {
+            return (false, false);
+        }
+        let (mut lv, mut blob) = self.place(base);
+        let mut ty = self.type_of(base);
+        for (k, s) in subs.iter().enumerate() {
+            let slice = matches!(s, Subscript::Slice { .. });
+            if slice && k + 1 < subs.len() && matches!(ty, Ty::Arr(..)) {
+                return (lv, true);
+            }
+            (lv, blob, ty) = match ty {
+                Ty::Arr(_, _, _) if slice => (lv, true, Ty::Error),
+                Ty::Arr(e, _, _) => (lv, e.is_blob(), *e),
+                Ty::Str(_) if slice => (lv && blob, false, Ty::Error),
+                Ty::Str(_) => (lv && blob, false, Ty::Char),
+                _ => (false, false, Ty::Error),
+            };
+        }
+        (lv, blob)
+    }
+
+    /// Whether `base` (of `base[...]`) leads to an op array (of this
+    /// component, or of a resource capability: rc.f[i]).
+    pub(super) fn op_elem_root(&mut self, base: &Expr) -> bool {
+        let mut root = base;
+        while let ExprKind::Index { base: b2, .. } = &root.kind {
+            root = b2;
+        }
+        match &root.kind {
+            ExprKind::Ident(id) => matches!(self.lookup(&id.name), Some(Sym::Proc(s)) if s.op.is_some()),
+            ExprKind::Field { base: rb, .. } if !self.names_component(rb) => {
+                matches!(self.type_of(rb), Ty::Cap(CapTy::Resource(_)))
+            }
+            _ => false,
+        }
+    }
+
+    /// The index types the checker has on record for the array `expr(e)`
+    /// gives (a declaration's `[color] int`, kept through subscripts and
+    /// slices by index.rs; a record field's by its record): empty when none.
+    pub(super) fn index_types_of(&mut self, e: &Expr) -> Vec<Ty> {
+        match &e.kind {
+            ExprKind::Paren(inner) => self.index_types_of(inner),
+            ExprKind::Ident(id) => match self.lookup(&id.name).cloned() {
+                Some(Sym::Var { c, .. }) if !self.would_capture(&id.name, &c) => {
+                    self.index_types.get(&c).cloned().unwrap_or_default()
+                }
+                _ => vec![],
+            },
+            ExprKind::Field { base, name } => {
+                if let ExprKind::Ident(b) = &base.kind {
+                    if self.names_component(base) {
+                        return match self.qualified(b, name) {
+                            Some(Sym::Var { c, .. }) => self.index_types.get(&c).cloned().unwrap_or_default(),
+                            _ => vec![],
+                        };
+                    }
+                }
+                let bt = match self.type_of(base) {
+                    Ty::Ptr(inner) if matches!(*inner, Ty::Rec(_) | Ty::Fwd(_)) => self.type_of_pointee(*inner),
+                    t => t,
+                };
+                match bt {
+                    Ty::Rec(r) => self.field_index_types.get(&(r, name.name.clone())).cloned().unwrap_or_default(),
+                    _ => vec![],
+                }
+            }
+            ExprKind::Index { base, subs } => {
+                let ixty = self.index_types_of(base);
+                if !matches!(self.type_of(e), Ty::Arr(..)) || ixty.is_empty() {
+                    return vec![];
+                }
+                // a section keeps an int per range
+                if let Some(k) = subs.iter().position(|s| matches!(s, Subscript::Slice { .. })) {
+                    if k + 1 < subs.len() {
+                        return subs[k..]
+                            .iter()
+                            .filter(|s| matches!(s, Subscript::Slice { .. }))
+                            .map(|_| Ty::Int)
+                            .collect();
+                    }
+                }
+                let used = subs.iter().filter(|s| matches!(s, Subscript::Index(_))).count();
+                let mut left = ixty.get(used..).unwrap_or_default().to_vec();
+                if matches!(subs.last(), Some(Subscript::Slice { .. })) && !left.is_empty() {
+                    left[0] = Ty::Int;
+                }
+                left
+            }
+            _ => vec![],
+        }
+    }
+
+    /// Whether a local `name` (C `c`) is reached through an st/by
+    /// callback's environment here (expr.rs's `captured`).
+    fn would_capture(&self, name: &str, c: &str) -> bool {
+        let Some((depth, _)) = &self.f.capture else { return false };
+        let idx = self.scopes.iter().rposition(|s| s.map.contains_key(name)).unwrap_or(0);
+        idx < *depth && !emit::names::outside_frame(c)
+    }
+
+    /// The capability type of op `sig` (op_cap_value): a semaphore's, or an
+    /// op's of its signature (registered in the type table).
+    pub(super) fn op_cap_type(&mut self, sig: &ProcSig) -> Ty {
+        let r = sig.op.as_ref().unwrap();
+        if r.sem {
+            Ty::Cap(CapTy::Sem)
+        } else {
+            Ty::Cap(CapTy::Op(self.sig_index(sig)))
+        }
+    }
+
+    /// The op that invoking (or `?`) `e` reaches (op_target): an op by its
+    /// name (not a whole op array, not another resource's op named bare),
+    /// an element of an op array (one subscript per dimension), g.f, rc.f,
+    /// rc.f[i], or the op a capability designates.
+    pub(super) fn target_op(&mut self, e: &Expr) -> Option<TargetOp> {
+        match &e.kind {
+            ExprKind::Ident(id) => match self.resolve(&id.name) {
+                Some(Sym::Proc(sig)) => self.named_op(&sig, 0),
+                Some(Sym::Var { .. }) => self.cap_target_op(e),
+                _ => None,
+            },
+            ExprKind::Index { .. } => {
+                let (mut root, mut n) = (e, 0);
+                while let ExprKind::Index { base, subs } = &root.kind {
+                    if subs.iter().any(|s| matches!(s, Subscript::Slice { .. })) {
+                        return None;
+                    }
+                    n += subs.len();
+                    root = base;
+                }
+                match &root.kind {
+                    ExprKind::Ident(id) => match self.resolve(&id.name) {
+                        Some(Sym::Proc(sig)) => self.named_op(&sig, n),
+                        _ => self.cap_target_op(e),
+                    },
+                    ExprKind::Field { base, name } => {
+                        if let (true, ExprKind::Ident(b)) = (self.names_component(base), &base.kind) {
+                            if let Some(Sym::Proc(sig)) = self.qualified(b, name) {
+                                return self.named_op(&sig, n);
+                            }
+                        }
+                        if let Ty::Cap(CapTy::Resource(rn)) = self.type_of(base) {
+                            if let Some(Sym::Proc(sig)) = self.res_member(&rn, &name.name) {
+                                return if sig.op.is_some() && n == 1 { Some(TargetOp::of(&sig)) } else { None };
+                            }
+                        }
+                        self.cap_target_op(e)
+                    }
+                    _ => self.cap_target_op(e),
+                }
+            }
+            ExprKind::Field { base, name } => {
+                if let ExprKind::Ident(b) = &base.kind {
+                    if matches!(self.lookup(&b.name), Some(Sym::Comp(_))) {
+                        if let Some(Sym::Proc(sig)) = self.qualified(b, name) {
+                            let r = sig.op.as_ref()?;
+                            return if self.op_reachable_here(r) { Some(TargetOp::of(&sig)) } else { None };
+                        }
+                    }
+                }
+                let bt = self.type_of(base);
+                if let Ty::Cap(CapTy::Resource(rn)) = bt {
+                    return match self.res_member(&rn, &name.name) {
+                        Some(Sym::Proc(sig)) => Some(TargetOp::of(&sig)),
+                        _ => None,
+                    };
+                }
+                self.cap_target_op(e)
+            }
+            _ => self.cap_target_op(e),
+        }
+    }
+
+    /// An op by its name, with `n` subscripts (one per dimension of an op
+    /// array, none for a single op).
+    fn named_op(&mut self, sig: &Rc<ProcSig>, n: usize) -> Option<TargetOp> {
+        let r = sig.op.as_ref()?;
+        // op_subscripts: a single op's one "dimension" too
+        let fits = if n == 0 { r.dims.is_empty() } else { n == r.dims.len().max(1) };
+        if !fits || !self.op_reachable_here(r) {
+            return None;
+        }
+        Some(TargetOp::of(sig))
+    }
+
+    /// The op a capability value designates (cap_target).
+    fn cap_target_op(&mut self, e: &Expr) -> Option<TargetOp> {
+        match self.type_of(e) {
+            Ty::Cap(CapTy::Op(k)) => {
+                let s = &self.types.sigs[k];
+                Some(TargetOp { nparams: s.params.len(), ret: s.ret.clone(), no_call: s.no_call, sem: false })
+            }
+            Ty::Cap(CapTy::Sem) => Some(TargetOp { nparams: 0, ret: Ty::Void, no_call: false, sem: true }),
+            _ => None,
+        }
+    }
+}
+
+/// What the type rules need of an op reached by an invocation.
+pub(super) struct TargetOp {
+    pub nparams: usize,
+    pub ret: Ty,
+    pub no_call: bool,
+    pub sem: bool,
+}
+
+impl TargetOp {
+    fn of(sig: &ProcSig) -> TargetOp {
+        let r = sig.op.as_ref();
+        TargetOp {
+            nparams: sig.params.len(),
+            ret: sig.ret.clone(),
+            no_call: r.is_some_and(|r| r.no_call),
+            sem: r.is_some_and(|r| r.sem),
+        }
+    }
+}
