@@ -167,7 +167,7 @@ impl<'a> Checker<'a> {
             root = base;
         }
         let sig = match &root.kind {
-            ExprKind::Ident(id) => match self.resolve(&id.name) {
+            ExprKind::Ident(id) => match self.resolve_pure(&id.name) {
                 Some(Sym::Proc(sig)) if sig.op.as_ref().is_some_and(|r| self.op_reachable_here(r)) => sig,
                 _ => return Ty::Error,
             },

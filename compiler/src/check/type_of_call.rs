@@ -21,7 +21,7 @@ impl<'a> Checker<'a> {
                 };
                 self.convert_type(&to, args)
             }
-            ExprKind::Ident(id) => match self.resolve(&id.name) {
+            ExprKind::Ident(id) => match self.resolve_pure(&id.name) {
                 // an imported op does not hide a predefined function of the same name
                 Some(Sym::Proc(_)) if self.imported_only_name(&id.name) && predef::is_predefined(&id.name) => {
                     self.predef_type(&id.name, args)

@@ -173,7 +173,7 @@ impl<'a> Checker<'a> {
     /// rc.f[i], or the op a capability designates.
     pub(super) fn target_op(&mut self, e: &Expr) -> Option<TargetOp> {
         match &e.kind {
-            ExprKind::Ident(id) => match self.resolve(&id.name) {
+            ExprKind::Ident(id) => match self.resolve_pure(&id.name) {
                 Some(Sym::Proc(sig)) => self.named_op(&sig, 0),
                 Some(Sym::Var { .. }) => self.cap_target_op(e),
                 _ => None,
@@ -188,7 +188,7 @@ impl<'a> Checker<'a> {
                     root = base;
                 }
                 match &root.kind {
-                    ExprKind::Ident(id) => match self.resolve(&id.name) {
+                    ExprKind::Ident(id) => match self.resolve_pure(&id.name) {
                         Some(Sym::Proc(sig)) => self.named_op(&sig, n),
                         _ => self.cap_target_op(e),
                     },

@@ -6,7 +6,7 @@
 //! `tyx` would make, minus its C and its literals' names -- as the
 //! predefined enumerations get theirs.
 use super::konst::KV;
-use super::scope::{PSig, Sym};
+use super::scope::{OpRef, PSig, ProcSig, Sym};
 use super::types::{CapTy, EnumInfo, RecInfo, SigInfo, Ty};
 use super::Checker;
 use crate::syntax::ast::{self, Bound, Range, TypeKind};
@@ -96,7 +96,8 @@ impl<'a> Checker<'a> {
     /// `cap X` for a resource, optype or op X (cap_named).
     fn written_cap(&mut self, q: &ast::QualName) -> Ty {
         let last = q.parts.last().unwrap();
-        let sym = if q.parts.len() == 2 { self.qualified(&q.parts[0], &q.parts[1]) } else { self.resolve(&last.name) };
+        let sym =
+            if q.parts.len() == 2 { self.qualified(&q.parts[0], &q.parts[1]) } else { self.resolve_pure(&last.name) };
         match sym {
             Some(Sym::Type(t @ Ty::Cap(_))) => t,
             Some(Sym::Optype(k)) => Ty::Cap(CapTy::Op(k)),
@@ -119,6 +120,16 @@ impl<'a> Checker<'a> {
         returns: Option<&ast::ReturnSpec>,
         restriction: Option<ast::OpRestriction>,
     ) -> Ty {
+        let ps = self.written_params(params);
+        let ret = self.written_ret(returns);
+        let (no_send, no_call) = restriction.map_or((false, false), |r| (!r.send, !r.call));
+        self.types.sigs.push(SigInfo { params: ps, ret, inv: String::new(), no_send, no_call });
+        Ty::Cap(CapTy::Op(self.types.sigs.len() - 1))
+    }
+
+    /// The parameters of a heading (procs.rs's `params_of`; the index
+    /// types of their dimensions are the declaration's business).
+    fn written_params(&mut self, params: &[ast::Param]) -> Vec<PSig> {
         let mut ps = Vec::new();
         for p in params {
             let t = self.written_type(&p.ty);
@@ -130,7 +141,12 @@ impl<'a> Checker<'a> {
                 ps.push(PSig { mode: p.mode, ty, name: n.name.name.clone(), ixty: vec![] });
             }
         }
-        let ret = match returns {
+        ps
+    }
+
+    /// The result type of a heading (procs.rs's `ret_spec`).
+    fn written_ret(&mut self, returns: Option<&ast::ReturnSpec>) -> Ty {
+        match returns {
             None => Ty::Void,
             Some(r) => match &r.ty {
                 Some(t) => {
@@ -139,10 +155,37 @@ impl<'a> Checker<'a> {
                 }
                 None => Ty::Error,
             },
-        };
-        let (no_send, no_call) = restriction.map_or((false, false), |r| (!r.send, !r.call));
-        self.types.sigs.push(SigInfo { params: ps, ret, inv: String::new(), no_send, no_call });
-        Ty::Cap(CapTy::Op(self.types.sigs.len() - 1))
+        }
+    }
+
+    /// A name looked up as `resolve` does, but a procedure whose signature
+    /// is not elaborated yet (it is on first use: procs.rs's
+    /// `procedure_sig`, which also defines its invocation block) gets the
+    /// signature it will have, worked out here without elaborating it.
+    pub(super) fn resolve_pure(&mut self, name: &str) -> Option<Sym> {
+        match self.lookup(name).cloned() {
+            Some(Sym::PendingProc(p)) => {
+                let params = self.written_params(&p.params);
+                let ret = self.written_ret(p.returns.as_ref());
+                let idx = self.out.ops.iter().find(|o| o.name == p.name.name).map(|o| o.idx).unwrap_or(0);
+                let inv = format!("inv_{}_{}", self.comp, p.name.name);
+                Some(Sym::Proc(std::rc::Rc::new(ProcSig {
+                    name: p.name.name.clone(),
+                    cname: crate::emit::names::proc_fn(&self.comp, &p.name.name),
+                    params,
+                    ret,
+                    ret_name: None,
+                    selfc: self.self_arg(),
+                    external: false,
+                    op: Some(OpRef {
+                        proc_impl: !self.replying.contains(&p.name.name),
+                        global_owner: self.global,
+                        ..OpRef::scalar(self.comp.clone(), idx, inv)
+                    }),
+                })))
+            }
+            sym => sym,
+        }
     }
 
     /// `rec(...)` written in place (rec_type): its fields laid out.
