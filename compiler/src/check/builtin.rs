@@ -431,7 +431,8 @@ impl<'a> Checker<'a> {
         let stringy = v.ty.is_string() || v.ty.is_char_array();
         let sv = if stringy { self.sv(&v) } else { String::new() };
         match (&to, &v.ty) {
-            (Ty::Int, Ty::Int) => v,
+            // a conversion's value is never its operand's variable (`int(n) = 3`)
+            (Ty::Int, Ty::Int) => V { lv: false, ..v },
             (Ty::Int, Ty::Real) => match v.k {
                 Some(KV::Real(x)) if x.abs() < 2147483648.0 => self.konst(KV::Int(x.trunc() as i64), Ty::Int),
                 _ => V::scalar(convert::int_of_real(&p, &v.c), Ty::Int),
@@ -463,14 +464,14 @@ impl<'a> Checker<'a> {
                 Some(KV::Int(n)) if (0..=255).contains(&n) => self.konst(KV::Char(n as u8), Ty::Char),
                 _ => V::scalar(convert::char_of_int(&p, &v.c), Ty::Char),
             },
-            (Ty::Char, Ty::Char) => v,
+            (Ty::Char, Ty::Char) => V { lv: false, ..v },
             (Ty::Char, Ty::Bool) | (Ty::Char, Ty::Enum(_)) => V::scalar(convert::char_of_ord(&p, &v.c), Ty::Char),
             // a pointer's address, as MPD 1.0.1 converts it: only a small one fits
             // (null gives '\0'; any other aborts as char(int) does)
             (Ty::Char, Ty::Ptr(_) | Ty::PtrAny) => V::scalar(convert::char_of_ptr(&p, &v.c), Ty::Char),
             (Ty::Char, Ty::Real) => V::scalar(convert::char_of_real(&p, &v.c), Ty::Char),
             (Ty::Char, _) if stringy => V::scalar(convert::char_of_str(&sv), Ty::Char),
-            (Ty::Bool, Ty::Bool) => v,
+            (Ty::Bool, Ty::Bool) => V { lv: false, ..v },
             // bool of a number, character or pointer: true when not zero (null)
             (Ty::Bool, Ty::Int | Ty::Char | Ty::Real | Ty::Enum(_) | Ty::Ptr(_) | Ty::PtrAny | Ty::Null) => match v.k {
                 Some(KV::Int(n)) => self.konst(KV::Bool(n != 0), Ty::Bool),
@@ -505,7 +506,7 @@ impl<'a> Checker<'a> {
     /// A conversion `string(x)`: of a string, a char array, a char or another scalar.
     fn convert_to_string(&mut self, v: V, p: &str, span: Span) -> V {
         match &v.ty {
-            Ty::Str(_) => v,
+            Ty::Str(_) => V { lv: false, ..v },
             t if t.is_char_array() => {
                 let t = self.t();
                 V {

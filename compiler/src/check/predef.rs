@@ -250,9 +250,8 @@ impl<'a> Checker<'a> {
                 }
             });
         }
-        let mut r = acc.unwrap();
-        r.ty = ty;
-        r
+        // a value, not the variable of a single argument (`max(c) = 3`)
+        V { ty, lv: false, slice: None, ..acc.unwrap() }
     }
 
     /// `pred(x)`, `succ(x)` of an ordered value (checked at run time but for ints).
