@@ -173,6 +173,8 @@ impl<'a> Checker<'a> {
                 (Ty::Int, Some(KV::Int(n))) => Some(KV::Int(wrap(n.abs()))),
                 _ => None,
             },
+            // one argument is itself, whatever its kind
+            "min" | "max" if args.len() == 1 => self.const_of(&args[0]),
             "min" | "max" => {
                 let mut acc: Option<i64> = None;
                 let real = args.iter().any(|a| self.type_of(a) == Ty::Real);
@@ -186,10 +188,6 @@ impl<'a> Checker<'a> {
                         Some(x) if name == "min" => x.min(y),
                         Some(x) => x.max(y),
                     });
-                }
-                // one argument is itself, whatever its kind
-                if args.len() == 1 {
-                    return self.const_of(&args[0]);
                 }
                 acc.map(KV::Int)
             }

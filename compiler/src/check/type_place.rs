@@ -10,7 +10,8 @@ use crate::syntax::ast::{Expr, ExprKind, Subscript, UnaryOp};
 use std::rc::Rc;
 
 impl<'a> Checker<'a> {
-    /// Whether `expr(e)` gives a variable (its `lv`).
+    /// Whether `expr(e)` gives a variable (its `lv`), for an `e` of a type
+    /// (the rules ask only then).
     pub(super) fn is_variable(&mut self, e: &Expr) -> bool {
         self.place(e).0
     }
@@ -19,10 +20,8 @@ impl<'a> Checker<'a> {
     /// an assignable variable, a field or element of a variable, `p^`, a
     /// slice of a variable array or string.
     fn place(&mut self, e: &Expr) -> (bool, bool) {
+        // a variable of an erroneous type (its declaration was reported) is one still
         let ty = self.type_of(e);
-        if ty == Ty::Error {
-            return (false, false);
-        }
         match &e.kind {
             ExprKind::Ident(id) => match self.lookup(&id.name) {
                 Some(Sym::Var { assignable, ty, .. }) => (*assignable, ty.is_blob()),
