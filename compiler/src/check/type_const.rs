@@ -46,7 +46,7 @@ impl<'a> Checker<'a> {
                 _ => None,
             },
             ExprKind::Unary { op, operand } => self.unary_const(*op, operand),
-            ExprKind::Binary { op, lhs, rhs } => self.const_of_binary(*op, lhs, rhs),
+            ExprKind::Binary { op, lhs, rhs } => self.const_binary(*op, lhs, rhs).map(|(k, _)| k),
             ExprKind::Index { base, subs } => self.char_const(base, subs),
             ExprKind::Call { callee, args } => self.call_const(callee, args),
             ExprKind::Low(t) | ExprKind::High(t) => {
@@ -84,11 +84,15 @@ impl<'a> Checker<'a> {
     }
 
     /// `a op b` of two constants (operator.rs's `binary`): folded when the
-    /// operation is well defined and its operand types pass the rules.
-    pub(super) fn const_of_binary(&mut self, op: BinaryOp, lhs: &Expr, rhs: &Expr) -> Option<KV> {
+    /// operation is well defined and its operand types pass the rules;
+    /// with the type of the value.
+    pub(super) fn const_binary(&mut self, op: BinaryOp, lhs: &Expr, rhs: &Expr) -> Option<(KV, Ty)> {
         use BinaryOp::*;
-        let x = self.const_of(lhs)?;
-        let y = self.const_of(rhs)?;
+        let (x, a) = self.const_typed(lhs)?;
+        let (y, b) = self.const_typed(rhs)?;
+        if self.operands_type(op, a, b) == Ty::Error {
+            return None;
+        }
         let (x, y) = match (&x, &y) {
             (KV::Int(i), KV::Real(_)) => (KV::Real(*i as f64), y),
             (KV::Real(_), KV::Int(j)) => (x, KV::Real(*j as f64)),
@@ -98,10 +102,27 @@ impl<'a> Checker<'a> {
             _ => (x, y),
         };
         let k = fold(op, &x, &y)?;
-        if self.binary_operands_type(op, lhs, rhs) == Ty::Error {
-            return None;
+        let ty = match &k {
+            KV::Int(_) => Ty::Int,
+            KV::Real(_) => Ty::Real,
+            KV::Bool(_) => Ty::Bool,
+            KV::Char(_) => Ty::Char,
+            KV::Str(s) => Ty::Str(Some(s.len() as i64)),
+        };
+        Some((k, ty))
+    }
+
+    /// A constant and its type: a fold's type comes with its value, so a
+    /// chain of folded operators is typed once.
+    fn const_typed(&mut self, e: &Expr) -> Option<(KV, Ty)> {
+        match &e.kind {
+            ExprKind::Paren(inner) => self.const_typed(inner),
+            ExprKind::Binary { op, lhs, rhs } => self.const_binary(*op, lhs, rhs),
+            _ => {
+                let k = self.const_of(e)?;
+                Some((k, self.type_of(e)))
+            }
         }
-        Some(k)
     }
 
     /// `s[i]` of a constant string and a constant index within it (index.rs).

@@ -216,20 +216,23 @@ impl<'a> Checker<'a> {
     /// Arithmetic, shifts, and/or/xor, comparisons and `||` (operator.rs's
     /// `binary`): a `||` of two constants is folded, its length in its type.
     fn binary_type(&mut self, op: BinaryOp, lhs: &Expr, rhs: &Expr) -> Ty {
-        let t = self.binary_operands_type(op, lhs, rhs);
+        let (a, b) = (self.type_of(lhs), self.type_of(rhs));
+        let t = self.operands_type(op, a, b);
         if op == BinaryOp::Concat && t != Ty::Error {
-            if let Some(KV::Str(s)) = self.const_of_binary(op, lhs, rhs) {
+            // the operands' values (with their types: no second type_of of
+            // the same operands, whose cost would double at each `||`)
+            if let Some((KV::Str(s), _)) = self.const_binary(op, lhs, rhs) {
                 return Ty::Str(Some(s.len() as i64));
             }
         }
         t
     }
 
-    /// The type `binary_typed` gives `a op b` (folding keeps it, but for
-    /// `||`'s length): the operand types checked as for variables.
-    pub(super) fn binary_operands_type(&mut self, op: BinaryOp, lhs: &Expr, rhs: &Expr) -> Ty {
+    /// The type `binary_typed` gives `a op b` for operands of types `a` and
+    /// `b` (folding keeps it, but for `||`'s length): checked as for
+    /// variables.
+    pub(super) fn operands_type(&self, op: BinaryOp, a: Ty, b: Ty) -> Ty {
         use BinaryOp::*;
-        let (a, b) = (self.type_of(lhs), self.type_of(rhs));
         if a == Ty::Error || b == Ty::Error {
             return Ty::Error;
         }
