@@ -14,6 +14,14 @@ void mpd_rt_set_idle_hook(int (*fn)(void))
     mpd__idle_hook = fn;
 }
 
+/* Asked by a VP with nothing to do before it sleeps (vp.c poll_outside). */
+int (*mpd__poll_hook)(void);
+
+void mpd_rt_set_poll_hook(int (*fn)(void))
+{
+    mpd__poll_hook = fn;
+}
+
 void mpd_ext_init(mpd_ext *e)
 {
     mpd_spin_init(&e->lk);

@@ -329,6 +329,7 @@ extern mpd_spinlock mpd__timer_lock;
 extern atomic_long mpd__io_pending;
 extern atomic_long mpd__ext_hidden; /* ext.c */
 extern int (*mpd__idle_hook)(void); /* ext.c */
+extern int (*mpd__poll_hook)(void); /* ext.c */
 void mpd__io_submit(mpd_proc *p);
 mpd_proc *mpd__inbox_take(void); /* all procs made ready remotely */
 extern _Atomic(mpd_proc *) mpd__inbox;

@@ -485,6 +485,27 @@ static int vp_has_more(mpd_vp *vp)
     return !rq_empty(&mpd__fifo_q) || (!mpd__mode_one_vp() && !rq_empty(vp->lq));
 }
 
+/* The poll hook (ext.c): while it says so, receive work from outside on
+ * this thread, looking for a process to run after each call.  With
+ * several VPs this one still counts as spinning (idle_wait counted it),
+ * not asleep: a wake it causes finds it looking, with no futex call. */
+static mpd_proc *poll_outside(mpd_vp *vp)
+{
+    mpd_proc *p = NULL;
+    for (;;) {
+        int r = mpd__poll_hook();
+        p = pick_next(vp);
+        if (p || r < 0 || atomic_load_explicit(&stopping, memory_order_relaxed))
+            break;
+    }
+    if (!mpd__mode_one_vp() && (p || atomic_load(&stopping))) {
+        atomic_fetch_sub(&nspin, 1); /* as the spin above does when it returns */
+        if (p && vp_has_more(vp))
+            mpd__wake_idle_vp();
+    }
+    return p;
+}
+
 /* Nothing to run: spin a little (several VPs), then sleep until woken, the
  * next timer is due, or the program ends.  Returns a process to run or NULL. */
 static mpd_proc *idle_wait(mpd_vp *vp)
@@ -518,6 +539,11 @@ static mpd_proc *idle_wait(mpd_vp *vp)
 #endif
             }
         }
+    }
+    if (mpd__poll_hook) {
+        p = poll_outside(vp);
+        if (p || atomic_load(&stopping))
+            return p;
     }
     mpd_spin_lock(&idle_mu);
     atomic_fetch_add(&nsleep, 1);

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,11 +40,20 @@ static pthread_cond_t start_cv = PTHREAD_COND_INITIALIZER;
 static int started;
 static pthread_mutex_t send_mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* ---- waking the communication thread --------------------------------- */
+/* ---- who receives --------------------------------------------------------
+ * Receiving (probe, receive, handle) is done under recv_mu, by the
+ * communication thread or by a VP with nothing else to do (vp_poll): a
+ * message that arrives while a VP polls is handled on that VP's thread,
+ * and the process it readies runs there at once -- no futex wake of the
+ * VP, no switch between threads.  A VP polls only shortly after traffic
+ * (a reply or the next request is then likely); the communication thread
+ * takes every message otherwise, and naps between looks. */
 
+static pthread_mutex_t recv_mu = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int recv_closed; /* MPI is being finalized: nobody receives */
 static atomic_uint wake_word;
 static atomic_int comm_sleeping;
-static _Atomic int64_t last_activity; /* ns: spin (not sleep) shortly after */
+static _Atomic int64_t last_traffic; /* ns: a basic message sent or received */
 
 static int64_t now_ns(void)
 {
@@ -52,13 +62,18 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static void comm_poke(void)
+/* The communication thread must look now (the exit sequence). */
+static void comm_wake(void)
 {
-    atomic_store_explicit(&last_activity, now_ns(), memory_order_relaxed);
     if (atomic_load(&comm_sleeping)) {
         atomic_fetch_add(&wake_word, 1);
         syscall(SYS_futex, (unsigned *)&wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     }
+}
+
+static void note_traffic(void)
+{
+    atomic_store_explicit(&last_traffic, now_ns(), memory_order_relaxed);
 }
 
 /* ---- interned file names ------------------------------------------------ */
@@ -206,6 +221,10 @@ static void drain_output_locked(void)
 {
     if (out_rd[1] < 0)
         return;
+    /* one system call when both pipes are empty (every reply looks) */
+    struct pollfd pf[2] = {{out_rd[1], POLLIN, 0}, {out_rd[2], POLLIN, 0}};
+    if (poll(pf, 2, 0) <= 0)
+        return;
     for (int fd = 1; fd <= 2; fd++) {
         char buf[16384];
         ssize_t n;
@@ -311,7 +330,7 @@ void dist_send(int rank, dmsg *m)
     output_barrier_locked(rank);
     send_locked(rank, m);
     pthread_mutex_unlock(&send_mu);
-    comm_poke();
+    note_traffic(); /* the answer is looked for by the VP that goes idle */
 }
 
 /* The communication thread's own control messages: never waits for the
@@ -335,6 +354,7 @@ typedef struct rpc {
     struct rpc *next;
 } rpc;
 static rpc *rpcs;
+static atomic_int rpcs_waiting;
 static uint64_t next_tag = 1;
 static pthread_mutex_t rpc_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -347,6 +367,7 @@ dmsg *dist_request(int rank, dmsg *m, const char *F, int L)
     w.tag = next_tag++;
     w.next = rpcs;
     rpcs = &w;
+    atomic_fetch_add(&rpcs_waiting, 1);
     pthread_mutex_unlock(&rpc_mu);
     m->tag = w.tag;
     if (F && mpd_self())
@@ -365,8 +386,10 @@ static void reply_arrived(dmsg *m, int src)
     rpc **pp = &rpcs, *w;
     while ((w = *pp) && w->tag != m->tag)
         pp = &w->next;
-    if (w)
+    if (w) {
         *pp = w->next;
+        atomic_fetch_sub(&rpcs_waiting, 1);
+    }
     pthread_mutex_unlock(&rpc_mu);
     if (!w) {
         dmsg_reject(src, "a reply to no request");
@@ -381,15 +404,16 @@ static void reply_arrived(dmsg *m, int src)
 
 static atomic_int exit_req; /* status + 1 */
 static atomic_int exit_report;
-static int exit_got_exit; /* not rank 0: EXIT from rank 0 arrived */
-static int *done_from;    /* rank 0: DONE arrived from rank i */
+static atomic_int exit_got_exit; /* not rank 0: EXIT from rank 0 arrived */
+/* done_from and exit_got_exit are set by whoever receives (a VP too) */
+static int *done_from; /* rank 0: DONE arrived from rank i */
 
 _Noreturn void dist_exit_all(int status, int report)
 {
     int zero = 0;
     atomic_store(&exit_report, report);
     atomic_compare_exchange_strong(&exit_req, &zero, status + 1);
-    comm_poke();
+    comm_wake();
     if (started && pthread_equal(pthread_self(), comm_thread))
         for (;;)
             pause(); /* not reached: the thread's loop exits */
@@ -411,8 +435,12 @@ static void exit_hook(int status)
 
 static void handle(dmsg *m, int src);
 
-/* Receives and handles what has arrived; returns how many. */
-static int poll_once(void)
+/* At most this many messages per look: a VP that receives a stream goes
+ * back to run what they readied. */
+#define RECV_BATCH 64
+
+/* Receives and handles what has arrived; returns how many.  Under recv_mu. */
+static int poll_locked(void)
 {
     int flag = 0, n = 0;
     MPI_Status st;
@@ -431,10 +459,63 @@ static int poll_once(void)
         } else {
             handle(buf, st.MPI_SOURCE);
         }
-        n++;
+        if (++n == RECV_BATCH)
+            break;
         MPI_Iprobe(MPI_ANY_SOURCE, TAG, comm, &flag, &st);
     }
     return n;
+}
+
+/* The communication thread's look. */
+static int poll_once(void)
+{
+    pthread_mutex_lock(&recv_mu);
+    int n = atomic_load(&recv_closed) ? 0 : poll_locked();
+    pthread_mutex_unlock(&recv_mu);
+    return n;
+}
+
+/* ---- a VP with nothing to do receives (the core's poll hook) -------------- */
+
+/* How long after the last basic message a VP keeps polling before it
+ * sleeps (MPD_DIST_POLL_US overrides; 0: never, the communication thread
+ * receives everything).  A remote call's reply, or a client's next
+ * request, comes within this.  Not shorter on a loaded host: measured
+ * (bench/dist/results/2026-11-27-dist17.md), a VP that sleeps there waits
+ * for a CPU behind every other runnable thread -- milliseconds -- while one
+ * that polls keeps its fair share and sees the message at once; the
+ * short window a load test (procs_running > CPUs) chose made calls
+ * 20-100x slower than polling on.  What must not happen is two threads of
+ * one process polling (this communication thread spinning too: docs,
+ * "Tried and dropped"): it does not spin. */
+#define VP_POLL_NS 200000
+
+static int64_t poll_ns = VP_POLL_NS;
+/* When a VP last polled: the communication thread keeps off recv_mu while
+ * VPs poll -- preempted inside MPI_Iprobe (Open MPI yields there when the
+ * host is oversubscribed) it would hold the lock, and the messages, for
+ * a whole time slice. */
+static _Atomic int64_t last_vp_poll;
+#define VP_POLLING_NS 50000
+
+/* The core's poll hook (mpd_rt_set_poll_hook): a VP with nothing to run
+ * receives, while traffic is recent.  > 0: it handled messages (their
+ * processes are ready); 0: ask again; < 0: sleep. */
+static int vp_poll(void)
+{
+    int64_t now = now_ns();
+    if (now - atomic_load_explicit(&last_traffic, memory_order_relaxed) > poll_ns ||
+        atomic_load_explicit(&recv_closed, memory_order_relaxed) ||
+        atomic_load_explicit(&exit_req, memory_order_relaxed))
+        return -1;
+    atomic_store_explicit(&last_vp_poll, now, memory_order_relaxed);
+    int n = 0;
+    if (pthread_mutex_trylock(&recv_mu) == 0) {
+        if (!atomic_load(&recv_closed))
+            n = poll_locked();
+        pthread_mutex_unlock(&recv_mu);
+    }
+    return n > 0;
 }
 
 static void wait_a_little(int64_t ns)
@@ -448,6 +529,10 @@ static void wait_a_little(int64_t ns)
 
 static _Noreturn void finish_process(int status)
 {
+    /* nobody receives any more: no VP is inside MPI (vp_poll) when MPI is
+     * finalized, nor handling output that is flushed here */
+    atomic_store(&recv_closed, 1);
+    pthread_mutex_lock(&recv_mu);
     if (dist_rank == 0)
         for (int i = 0; i < dist_size; i++)
             out_flush_partial(i);
@@ -477,7 +562,7 @@ static void exit_one(int r, int report)
     m->aux = (uint32_t)report;
     dist_send_control(r, m);
     int64_t until = now_ns() + (int64_t)10 * 1000000000;
-    while (!done_from[r] && now_ns() < until)
+    while (!__atomic_load_n(&done_from[r], __ATOMIC_ACQUIRE) && now_ns() < until)
         if (!poll_once())
             wait_a_little(200000);
 }
@@ -511,7 +596,7 @@ static _Noreturn void exit_sequence(int status)
         if (live[i] != 0)
             exit_one(live[i], report);
     for (int r = 1; r < dist_size; r++)
-        if (!done_from[r])
+        if (!__atomic_load_n(&done_from[r], __ATOMIC_ACQUIRE))
             exit_one(r, 0);
     finish_process(status);
 }
@@ -571,19 +656,27 @@ static void *comm_main(void *arg)
             drain_output_locked();
             pthread_mutex_unlock(&send_mu);
         }
+        pthread_mutex_lock(&recv_mu); /* term.c's state is the receiver's */
         dist_term_poll();
+        pthread_mutex_unlock(&recv_mu);
+        if (now_ns() - atomic_load_explicit(&last_vp_poll, memory_order_relaxed) < VP_POLLING_NS) {
+            wait_a_little(VP_POLLING_NS); /* a VP receives */
+            continue;
+        }
         if (poll_once()) {
-            atomic_store_explicit(&last_activity, now_ns(), memory_order_relaxed);
             nap = 20000;
             continue;
         }
-        /* spin for a while after activity (a reply is likely soon), then
-         * sleep longer and longer: an idle vm costs no CPU */
-        if (now_ns() - atomic_load_explicit(&last_activity, memory_order_relaxed) < 200000)
-            continue;
+        /* No spinning here: a VP that goes idle polls while traffic is
+         * recent (vp_poll).  This thread takes what arrives while every VP
+         * is busy, napping longer and longer (an idle vm costs no CPU),
+         * but not long while traffic is recent or a reply is awaited. */
         wait_a_little(nap);
         if (nap < 2000000)
             nap *= 2;
+        if (nap > 100000 && (now_ns() - atomic_load(&last_traffic) < 20000000 ||
+                             atomic_load_explicit(&rpcs_waiting, memory_order_relaxed)))
+            nap = 100000;
     }
     return NULL;
 }
@@ -601,14 +694,20 @@ void dist_comm_start(void)
     while (!started)
         pthread_cond_wait(&start_cv, &start_mu);
     pthread_mutex_unlock(&start_mu);
+    const char *pu = getenv("MPD_DIST_POLL_US");
+    if (pu && *pu)
+        poll_ns = (int64_t)atol(pu) * 1000;
+    mpd_rt_set_poll_hook(vp_poll); /* idle VPs receive too */
 }
 
 /* ---- what arrives ---------------------------------------------------------- */
 
 static void handle(dmsg *m, int src)
 {
-    if (is_basic(m->type))
+    if (is_basic(m->type)) {
         atomic_fetch_add(&dist_nrecv, 1);
+        note_traffic();
+    }
     if (dist_rank == 0 && m->type != DM_OUTPUT)
         out_flush_partial(src); /* its output came before this */
     switch (m->type) {
@@ -650,12 +749,12 @@ static void handle(dmsg *m, int src)
         return;
     case DM_DONE:
         if (dist_rank == 0)
-            done_from[src] = 1;
+            __atomic_store_n(&done_from[src], 1, __ATOMIC_RELEASE);
         free(m);
         return;
     case DM_ABORT:
         if (dist_rank == 0 && !atomic_load(&exit_req)) {
-            done_from[src] = 0;
+            __atomic_store_n(&done_from[src], 0, __ATOMIC_RELEASE);
             atomic_store(&exit_report, 0);
             atomic_store(&exit_req, m->status + 1);
         }

@@ -75,6 +75,9 @@ static inline uint32_t dmsg_plen(const dmsg *m)
 
 /* A new message of `type` with room for plen payload bytes (zeroed). */
 dmsg *dmsg_new(int type, size_t plen);
+/* The same with the payload left uninitialized: the caller fills all of
+ * it (an invocation's block: no zeroing of what is copied over next). */
+dmsg *dmsg_new_raw(int type, size_t plen);
 /* Checks a message as received (n bytes from rank src): NULL if it is
  * well formed, else what is wrong with it. */
 const char *dmsg_check(const void *buf, size_t n);

@@ -34,7 +34,8 @@ static dmsg *with_file(int type, const char *F, const char *extra, size_t n, uin
 {
     size_t fl = strlen(F ? F : "?") + 1, el = extra ? strlen(extra) + 1 : 0;
     size_t off = (fl + el + 7) & ~(size_t)7;
-    dmsg *m = dmsg_new(type, off + n);
+    dmsg *m = dmsg_new_raw(type, off + n); /* the block is copied in whole */
+    memset(DMSG_PAYLOAD(m), 0, off);
     memcpy(DMSG_PAYLOAD(m), F ? F : "?", fl);
     if (extra)
         memcpy(DMSG_PAYLOAD(m) + fl, extra, el);

@@ -91,7 +91,7 @@ void dist_answer(mpd_invb *ib)
     remote_inv *ri = ib->done;
     ib->done = NULL;
     uint32_t n = ib->size - (uint32_t)sizeof(mpd_invb);
-    dmsg *r = dmsg_new(DM_REPLY, n);
+    dmsg *r = dmsg_new_raw(DM_REPLY, n);
     r->tag = ri->tag;
     memcpy(DMSG_PAYLOAD(r), ib + 1, n);
     dist_send(ri->rank, r);

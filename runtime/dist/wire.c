@@ -10,11 +10,19 @@
 
 dmsg *dmsg_new(int type, size_t plen)
 {
+    dmsg *m = dmsg_new_raw(type, plen);
+    memset(DMSG_PAYLOAD(m), 0, plen);
+    return m;
+}
+
+dmsg *dmsg_new_raw(int type, size_t plen)
+{
     if (plen > DMSG_MAX)
         mpd_rts_fatal("message to another virtual machine too large (%zu bytes)", plen);
-    dmsg *m = calloc(1, sizeof(dmsg) + plen);
+    dmsg *m = malloc(sizeof(dmsg) + plen);
     if (!m)
         mpd_rts_fatal("out of memory for a message");
+    memset(m, 0, sizeof *m);
     m->magic = DMSG_MAGIC;
     m->type = (uint16_t)type;
     m->len = (uint32_t)(sizeof(dmsg) + plen);

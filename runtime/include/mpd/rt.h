@@ -475,6 +475,14 @@ void mpd_ext_wake(mpd_ext *e);
  * 0 lets the program end (or run its quiescence hook) as usual.  Runs on
  * a VP's own stack under the core's idle lock: it must not block. */
 void mpd_rt_set_idle_hook(int (*fn)(void));
+/* Asked, again and again, by a VP that has nothing to run, before it
+ * sleeps: the layer may receive work from outside on the VP's own thread
+ * (saving the wake of a sleeping VP by another thread).  Returns > 0 when
+ * it may have readied a process (mpd_ext_wake), 0 to be asked again, < 0
+ * to let the VP go to sleep.  The VP counts as busy meanwhile (it spins),
+ * so the hook must stop soon by itself; runs on the VP's own stack with
+ * no process current and no lock of the core held. */
+void mpd_rt_set_poll_hook(int (*fn)(void));
 /* Makes a sleeping VP look again (e.g. so that the idle hook is asked
  * again after its answer changed).  From any thread. */
 void mpd_rt_wake_idle(void);
