@@ -28,6 +28,7 @@
 #include "lang/io_internal.h"
 
 #define TAG 7007
+#define DIST_TAG_BLOCK 7008 /* a block sent apart (dmsg.blen) */
 
 int dist_rank, dist_size;
 char (*dist_hosts)[64];
@@ -323,12 +324,20 @@ static int is_basic(int type)
 
 void dist_send(int rank, dmsg *m)
 {
+    dist_send_block(rank, m, NULL);
+}
+
+void dist_send_block(int rank, dmsg *m, const void *blk)
+{
     if (is_basic(m->type))
         atomic_fetch_add(&dist_nsent, 1); /* counted before it can arrive */
+    uint32_t blen = blk ? m->blen : 0;
     pthread_mutex_lock(&send_mu);
     drain_output_locked();
     output_barrier_locked(rank);
     send_locked(rank, m);
+    if (blen) /* right after its header: nothing of ours comes between */
+        MPI_Send(blk, (int)blen, MPI_BYTE, rank, DIST_TAG_BLOCK, comm);
     pthread_mutex_unlock(&send_mu);
     note_traffic(); /* the answer is looked for by the VP that goes idle */
 }
@@ -360,6 +369,11 @@ static pthread_mutex_t rpc_mu = PTHREAD_MUTEX_INITIALIZER;
 
 dmsg *dist_request(int rank, dmsg *m, const char *F, int L)
 {
+    return dist_request_block(rank, m, NULL, F, L);
+}
+
+dmsg *dist_request_block(int rank, dmsg *m, const void *blk, const char *F, int L)
+{
     rpc w;
     mpd_ext_init(&w.ev);
     w.reply = NULL;
@@ -372,7 +386,7 @@ dmsg *dist_request(int rank, dmsg *m, const char *F, int L)
     m->tag = w.tag;
     if (F && mpd_self())
         mpd_set_loc(F, L);
-    dist_send(rank, m);
+    dist_send_block(rank, m, blk);
     /* blocked, as a call is, until the reply.  Exactly one wait for the
      * one wake: w lives on this stack, and the waker must be done with it
      * (its last touch is the ext's lock) before we return */
@@ -433,11 +447,42 @@ static void exit_hook(int status)
     dist_exit_all(status, dist_rank == 0 && atomic_load(&dist_ended));
 }
 
-static void handle(dmsg *m, int src);
+static void handle(dmsg *m, int src, mpd_invb *blk);
 
 /* At most this many messages per look: a VP that receives a stream goes
  * back to run what they readied. */
 #define RECV_BATCH 64
+
+/* The block of invocation m, sent apart right after it by src: received
+ * straight into a new invocation block.  NULL, or what is wrong. */
+static const char *recv_block(const dmsg *m, int src, mpd_invb **out)
+{
+    int flag = 0;
+    MPI_Status st;
+    /* it is on its way (sent under the sender's lock right after m); a
+     * header whose block never comes is dropped, not waited for forever */
+    int64_t until = now_ns() + (int64_t)10 * 1000000000;
+    do
+        MPI_Iprobe(src, DIST_TAG_BLOCK, comm, &flag, &st);
+    while (!flag && now_ns() < until);
+    if (!flag)
+        return "an invocation whose block never came";
+    int count;
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    if (count < 0 || (uint32_t)count != m->blen) {
+        void *junk = malloc(count > 0 ? (size_t)count : 1);
+        MPI_Recv(junk, count, MPI_BYTE, src, DIST_TAG_BLOCK, comm, MPI_STATUS_IGNORE);
+        free(junk);
+        return "an invocation's block of another size than its header says";
+    }
+    uint32_t size = (uint32_t)sizeof(mpd_invb) + m->blen;
+    mpd_invb *h = inv_alloc(size);
+    memset(h, 0, sizeof *h);
+    h->size = size;
+    MPI_Recv(h + 1, count, MPI_BYTE, src, DIST_TAG_BLOCK, comm, MPI_STATUS_IGNORE);
+    *out = h;
+    return NULL;
+}
 
 /* Receives and handles what has arrived; returns how many.  Under recv_mu. */
 static int poll_locked(void)
@@ -453,11 +498,14 @@ static int poll_locked(void)
             mpd_rts_fatal("out of memory for a message");
         MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, TAG, comm, MPI_STATUS_IGNORE);
         const char *why = dmsg_check(buf, (size_t)count);
+        mpd_invb *blk = NULL;
+        if (!why && ((dmsg *)buf)->blen)
+            why = recv_block(buf, st.MPI_SOURCE, &blk);
         if (why) {
             dmsg_reject(st.MPI_SOURCE, why);
             free(buf);
         } else {
-            handle(buf, st.MPI_SOURCE);
+            handle(buf, st.MPI_SOURCE, blk);
         }
         if (++n == RECV_BATCH)
             break;
@@ -702,7 +750,7 @@ void dist_comm_start(void)
 
 /* ---- what arrives ---------------------------------------------------------- */
 
-static void handle(dmsg *m, int src)
+static void handle(dmsg *m, int src, mpd_invb *blk)
 {
     if (is_basic(m->type)) {
         atomic_fetch_add(&dist_nrecv, 1);
@@ -761,7 +809,7 @@ static void handle(dmsg *m, int src)
         free(m);
         return;
     default:
-        dist_deliver_inbound(m, src); /* requests: the listener's */
+        dist_deliver_inbound(m, src, blk); /* requests: the listener's */
         return;
     }
 }

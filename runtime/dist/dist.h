@@ -64,8 +64,15 @@ typedef struct dmsg {
     uint32_t aux;   /* per type: offset of the block in the payload, ... */
     int32_t prio;   /* the sending process's priority: its remote
                            processes get it, as local ones would */
-    uint32_t _pad;
+    uint32_t blen;  /* CALL, SEND: a block this large is not in the payload
+                       (which ends at aux) but follows as a message of its
+                       own (tag DIST_TAG_BLOCK) from the same sender: it
+                       is received straight into its invocation block */
 } dmsg;
+
+/* A block at least this large travels as a message of its own (blen):
+ * neither side copies it between the invocation block and the message. */
+#define DIST_BLOCK_APART 16384
 
 #define DMSG_PAYLOAD(m) ((char *)(m) + sizeof(dmsg))
 static inline uint32_t dmsg_plen(const dmsg *m)
@@ -95,12 +102,16 @@ extern char (*dist_hosts)[64]; /* host name of each rank */
 void dist_comm_start(void); /* MPI up, thread started; returns when ready */
 /* Sends m to rank (m is freed); counts basic messages. */
 void dist_send(int rank, dmsg *m);
+/* The same for an invocation whose block (blk, m->blen bytes) goes apart. */
+void dist_send_block(int rank, dmsg *m, const void *blk);
 /* The communication thread's own control messages (never waits for the
  * lock a process may hold in a long send). */
 void dist_send_control(int rank, dmsg *m);
 /* Sends request m to rank and waits (a visible wait at F, L) for its
  * reply, which the caller frees. */
 dmsg *dist_request(int rank, dmsg *m, const char *F, int L);
+/* The same with a block sent apart (blk, m->blen bytes; NULL: none). */
+dmsg *dist_request_block(int rank, dmsg *m, const void *blk, const char *F, int L);
 /* An interned copy of a file name (invocations keep it). */
 const char *dist_intern(const char *s);
 
@@ -114,8 +125,9 @@ _Noreturn void dist_exit_all(int status, int report);
 
 /* ---- serve.c: requests from other vms ------------------------------------ */
 
-void dist_serve_start(void);                 /* the listener process */
-void dist_deliver_inbound(dmsg *m, int src); /* comm thread: hand it over */
+void dist_serve_start(void); /* the listener process */
+/* whoever receives: hand it over (blk: its block, received apart, or NULL) */
+void dist_deliver_inbound(dmsg *m, int src, mpd_invb *blk);
 
 extern _Atomic uint32_t dist_home_vm; /* the vm this process serves (0: none) */
 extern int dist_home_machine;

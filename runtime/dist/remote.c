@@ -48,17 +48,23 @@ void dist_invoke(const char *F, int L, mpd_cap c, mpd_invb *ib, int kind)
 {
     int r = rank_for(c.vm, F, L, "invoke");
     uint32_t n = ib->size > sizeof(mpd_invb) ? ib->size - (uint32_t)sizeof(mpd_invb) : 0, off;
-    dmsg *m = with_file(kind == MPD_INV_CALL ? DM_CALL : DM_SEND, F, NULL, n, &off);
+    /* a large block is sent from where it is, as a message of its own */
+    int apart = n >= DIST_BLOCK_APART;
+    dmsg *m = with_file(kind == MPD_INV_CALL ? DM_CALL : DM_SEND, F, NULL, apart ? 0 : n, &off);
     m->kind = (uint16_t)kind;
     m->dst_vm = c.vm;
     m->cap = c;
     m->line = L;
-    memcpy(DMSG_PAYLOAD(m) + off, ib + 1, n);
+    if (apart)
+        m->blen = n;
+    else
+        memcpy(DMSG_PAYLOAD(m) + off, ib + 1, n);
+    const void *blk = apart ? (const void *)(ib + 1) : NULL;
     if (kind != MPD_INV_CALL) {
-        dist_send(r, m);
+        dist_send_block(r, m, blk);
         return;
     }
-    dmsg *rep = dist_request(r, m, F, L);
+    dmsg *rep = dist_request_block(r, m, blk, F, L);
     check_reply(rep, F, L);
     if (dmsg_plen(rep) != n) {
         uint32_t got = dmsg_plen(rep);
@@ -195,7 +201,7 @@ static void hook_destroy(const char *F, int L, mpd_cap c)
     if (vmcap && c.vm == mpd__cap_vm) {
         /* this vm destroys itself: the destroyer goes last, so a process
          * of the listener's kind asks; nobody is left to answer */
-        dist_deliver_inbound(m, dist_rank);
+        dist_deliver_inbound(m, dist_rank, NULL);
         opk_exit();
     }
     dmsg *rep = dist_request(r, m, F, L);

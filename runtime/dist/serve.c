@@ -21,6 +21,7 @@ int dist_home_machine;
 
 typedef struct inbound {
     dmsg *m;
+    mpd_invb *blk; /* its block, received apart (dmsg.blen), or NULL */
     int src;
     struct inbound *next;
 } inbound;
@@ -28,12 +29,13 @@ static inbound *qhead, *qtail;
 static pthread_mutex_t qmu = PTHREAD_MUTEX_INITIALIZER;
 static mpd_ext listener_ev;
 
-void dist_deliver_inbound(dmsg *m, int src)
+void dist_deliver_inbound(dmsg *m, int src, mpd_invb *blk)
 {
     inbound *i = malloc(sizeof *i);
     if (!i)
         mpd_rts_fatal("out of memory");
     i->m = m;
+    i->blk = blk;
     i->src = src;
     i->next = NULL;
     pthread_mutex_lock(&qmu);
@@ -138,6 +140,14 @@ static mpd_op *resolve(mpd_cap c, const char **why)
 
 /* ---- invocations ------------------------------------------------------------- */
 
+/* A block received apart (dmsg.blen): it only needs its header. */
+static mpd_invb *block_made(mpd_invb *h, int kind)
+{
+    h->kind = (uint8_t)kind;
+    h->flags = MPD_INVF_HEAP;
+    return h;
+}
+
 static mpd_invb *block_of(const dmsg *m, int kind)
 {
     uint32_t n = dmsg_plen(m) - m->aux;
@@ -151,7 +161,7 @@ static mpd_invb *block_of(const dmsg *m, int kind)
     return h;
 }
 
-static void serve_invoke(dmsg *m, int src)
+static void serve_invoke(dmsg *m, int src, mpd_invb *blk)
 {
     const char *F = dist_intern(DMSG_PAYLOAD(m));
     int L = m->line;
@@ -170,13 +180,15 @@ static void serve_invoke(dmsg *m, int src)
         why = "cannot send to a call-only operation";
     }
     if (!op) {
+        if (blk)
+            inv_free(blk);
         if (kind == MPD_INV_CALL)
             reply_status(src, m, 1, why); /* the caller aborts at its line */
         else
             mpd_rts_abort(F, L, "%s", why); /* nobody waits: abort here */
         return;
     }
-    mpd_invb *h = block_of(m, kind);
+    mpd_invb *h = blk ? block_made(blk, kind) : block_of(m, kind);
     h->file = F;
     h->line = L;
     if (kind == MPD_INV_CALL) {
@@ -334,7 +346,7 @@ static void spawn_job(void (*fn)(void *), dmsg *m, int src, const char *name)
 
 /* ---- the listener ------------------------------------------------------------- */
 
-static void serve_one(dmsg *m, int src)
+static void serve_one(dmsg *m, int src, mpd_invb *blk)
 {
     /* what it starts gets the invoker's priority */
     if (mpd_proc_priority(mpd_self()) != m->prio)
@@ -342,7 +354,8 @@ static void serve_one(dmsg *m, int src)
     switch (m->type) {
     case DM_CALL:
     case DM_SEND:
-        serve_invoke(m, src);
+        serve_invoke(m, src, blk);
+        blk = NULL;
         break;
     case DM_PENDING:
         serve_pending(m, src);
@@ -403,9 +416,14 @@ static void listener(void *arg)
             continue;
         }
         dmsg *m = i->m;
+        mpd_invb *blk = i->blk;
         int src = i->src;
         free(i);
-        serve_one(m, src);
+        if (blk && m->type != DM_CALL && m->type != DM_SEND) {
+            inv_free(blk); /* not reached: dmsg_check allows blocks apart to invocations only */
+            blk = NULL;
+        }
+        serve_one(m, src, blk);
     }
 }
 

@@ -63,6 +63,8 @@ const char *dmsg_check(const void *buf, size_t n)
         if ((m->type == DM_CALL || m->type == DM_SEND) &&
             m->kind != (m->type == DM_CALL ? MPD_INV_CALL : MPD_INV_SEND))
             return "invocation of an unknown kind";
+        if (m->blen && (m->type == DM_CREATE || m->aux != plen || m->blen > DMSG_MAX))
+            return "invocation with a bad block apart";
         break;
     case DM_VM_CREATE:
         if (plen == 0 || !memchr(DMSG_PAYLOAD(m), 0, plen))
@@ -73,6 +75,8 @@ const char *dmsg_check(const void *buf, size_t n)
             return "output for an unknown stream";
         break;
     }
+    if (m->blen && m->type != DM_CALL && m->type != DM_SEND)
+        return "a block apart for a message that has none";
     return NULL;
 }
 

@@ -44,6 +44,13 @@ static void usable(const dmsg *m, size_t n)
     }
     if (m->type == DM_VM_CREATE)
         CHECK(dmsg_str(m, dmsg_plen(m)) != NULL, "accepted an unterminated host name");
+    /* a block apart: only for an invocation whose payload holds no block */
+    if (m->blen) {
+        CHECK(m->type == DM_CALL || m->type == DM_SEND, "accepted a block apart for type %d",
+              m->type);
+        CHECK(m->aux == dmsg_plen(m), "accepted a block apart and a block in the payload");
+        CHECK(m->blen <= DMSG_MAX, "accepted a block apart larger than any message");
+    }
 }
 
 static dmsg *sample(int type, size_t *n)
@@ -51,6 +58,10 @@ static dmsg *sample(int type, size_t *n)
     const char *file = "prog.mpd", *extra = type == DM_CREATE ? "mpdr_x_pat" : NULL;
     size_t fl = strlen(file) + 1, el = extra ? strlen(extra) + 1 : 0;
     size_t off = (fl + el + 7) & ~(size_t)7, blk = rnd() % 200;
+    /* an invocation whose block is sent apart (comm.c, dmsg.blen) */
+    int apart = (type == DM_CALL || type == DM_SEND) && rnd() % 3 == 0;
+    if (apart)
+        blk = 0;
     dmsg *m;
     switch (type) {
     case DM_CALL:
@@ -62,6 +73,8 @@ static dmsg *sample(int type, size_t *n)
             memcpy(DMSG_PAYLOAD(m) + fl, extra, el);
         m->aux = (uint32_t)off;
         m->kind = type == DM_CALL ? MPD_INV_CALL : MPD_INV_SEND;
+        if (apart)
+            m->blen = DIST_BLOCK_APART + rnd() % 100000;
         break;
     case DM_VM_CREATE:
         m = dmsg_new(type, 5);
