@@ -544,6 +544,7 @@ static int64_t poll_ns = VP_POLL_NS;
  * host is oversubscribed) it would hold the lock, and the messages, for
  * a whole time slice. */
 static _Atomic int64_t last_vp_poll;
+static atomic_int vp_looking; /* a VP is in vp_poll */
 #define VP_POLLING_NS 50000
 
 /* The core's poll hook (mpd_rt_set_poll_hook): a VP with nothing to run
@@ -556,6 +557,12 @@ static int vp_poll(void)
         atomic_load_explicit(&recv_closed, memory_order_relaxed) ||
         atomic_load_explicit(&exit_req, memory_order_relaxed))
         return -1;
+    /* one VP polls: another that finds it looking sleeps (with several
+     * VPs, two spinners per process take the CPUs the peers need); the
+     * communication thread holding the lock (its term.c look) is waited
+     * out */
+    if (atomic_exchange_explicit(&vp_looking, 1, memory_order_acquire))
+        return -1;
     atomic_store_explicit(&last_vp_poll, now, memory_order_relaxed);
     int n = 0;
     if (pthread_mutex_trylock(&recv_mu) == 0) {
@@ -563,6 +570,7 @@ static int vp_poll(void)
             n = poll_locked();
         pthread_mutex_unlock(&recv_mu);
     }
+    atomic_store_explicit(&vp_looking, 0, memory_order_release);
     return n > 0;
 }
 
