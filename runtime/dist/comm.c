@@ -1,12 +1,14 @@
 /* comm.c: MPI for the distributed deployment -- start-up, the
- * communication thread (the only receiver), sending, requests waiting for
- * their replies, output forwarding to the main vm, and the exit sequence.
+ * communication thread, receiving (by that thread or by an idle VP),
+ * sending, requests waiting for their replies, output forwarding to the
+ * main vm, and the exit sequence.
  *
- * The communication thread calls MPI_Init_thread itself and owns the
- * receiving side: it probes for any message, checks it (wire.c) and hands
- * it to whoever waits for it -- a process waiting for a reply, the
- * listener process (serve.c), or its own control logic (term.c, output,
- * exit).  Processes send directly from their VP's thread
+ * The communication thread calls MPI_Init_thread itself.  Receiving is
+ * done one message at a time under recv_mu, by that thread or by a VP
+ * with nothing to run shortly after traffic (vp_poll): probe, check
+ * (wire.c), hand it to whoever waits for it -- a process waiting for a
+ * reply, the listener process (serve.c), or the control logic (term.c,
+ * output, exit).  Processes send directly from their VP's thread
  * (MPI_THREAD_MULTIPLE) under one lock, after forwarding what this
  * process wrote so far, so output reaches the main vm before any message
  * that follows it. */
@@ -201,9 +203,10 @@ static void send_locked(int rank, dmsg *m)
  * order, not those of different senders: output this vm forwarded, then
  * a message to a third vm that prints in answer, could reach rank 0
  * after the third vm's output.  So before a message to any vm but rank 0,
- * a synchronous empty OUTPUT: it completes once rank 0's communication
- * thread has received it, hence after it received and wrote everything
- * this vm forwarded before (it handles one message at a time). */
+ * a synchronous empty OUTPUT: it completes once rank 0's receiver (its
+ * communication thread or a polling VP) has received it, hence after it
+ * received and wrote everything this vm forwarded before (one message at
+ * a time, under recv_mu). */
 static int out_unacked;
 
 static void output_barrier_locked(int rank)
