@@ -148,20 +148,28 @@ static int handoff(opcls *c, mpd_op *op, mpd_invb *ib, int queued, wakelist *wl)
     w->got = ib;
     w->arm = arm;
     w->k = k;
+    if (op_queue(op)->grp) /* not a semaphore: it holds the class (inhold.c) */
+        hold_give(c, w, op_queue(op)->grp);
     wake_add(wl, w);
     return 1;
 }
 
-/* Something became available at op: wake the waiters with st/by on it. */
+/* Something became available at op: wake the waiters with st/by on it
+ * (each holding the op's class until it has looked: inhold.c). */
 static void wake_cond(opcls *c, mpd_op *op, wakelist *wl)
 {
     uint32_t arm, k;
+    uintptr_t grp = op_queue(op)->grp;
     c->gen++;
     for (inwait *w = c->wfirst, *n; w; w = n) {
         n = w->next;
         if (w_covers(w, op, 0, &arm, &k)) {
             inq_w_unlink(c, w);
             w->rescan = 1;
+            if (grp) {
+                hold_give(c, w, grp);
+                w->hseq = c->seq; /* its first look stops here */
+            }
             wake_add(wl, w);
         }
     }
@@ -230,6 +238,8 @@ void in_token(mpd_op *op)
         inq_w_unlink(c, w);
         w->got = &mpd__semblk;
         w->arm = w->k = 0;
+        if (q->grp)
+            hold_give(c, w, q->grp);
         opk_release(&c->lk);
         mpd_unpark(p);
         return;
@@ -308,6 +318,8 @@ opcls *in_arrive_call(mpd_op *op, mpd_invb *ib)
         inq_w_unlink(c, w);
         w->got = ib;
         w->arm = w->k = 0;
+        if (q->grp) /* not a semaphore: it holds the class (inhold.c) */
+            hold_give(c, w, q->grp);
         opk_wake(w->proc); /* does not switch: safe here */
     } else {
         dispatch(c, op, ib, 0, &wl);

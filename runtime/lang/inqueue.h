@@ -58,6 +58,7 @@ static inline void inwait_start(inwait *w, mpd_in *in)
     w->got = NULL;
     w->arm = w->k = 0;
     w->rescan = 0;
+    w->holding = 0;
     w->proc = mpd_self();
     w->in = in;
 }
@@ -81,6 +82,60 @@ static inline void w_retired_exit(opcls *c)
 static inline void w_append_own(opcls *c, inwait *w, opq *q)
 {
     inq_w_link(c, w, q);
+}
+
+/* ---- held operation classes (inhold.c) ----------------------------------
+ * MPD's rule: a process an arrival wakes in an input statement holds the
+ * op's class until it runs; any other process that starts an input
+ * statement on that class meanwhile waits behind it.  The waker gives the
+ * hold (c locked); the woken process drops it as soon as it runs, in the
+ * critical section where it starts its look, and the class passes to the
+ * first statement that waited for it. */
+static inline void hold_give(opcls *c, inwait *w, uintptr_t grp)
+{
+    w->holding = 1;
+    w->hgrp = grp;
+    w->hnext = c->holds;
+    c->holds = w;
+}
+void inq_hold_drop(opcls *c, inwait *w); /* c locked; passes the class on */
+/* The woken w (holding) drops its hold: locks w's class c0 for it. */
+void inq_hold_end(opcls *c0, inwait *w);
+/* The same, inline for the common case: one VP, w the only holder and
+ * nobody waiting for the class. */
+static inline void hold_end(opcls *c, inwait *w)
+{
+    if (mpd_rt_single() && c->holds == w && !w->hnext && !c->hwfirst &&
+        !atomic_load_explicit(&c->fwd, memory_order_relaxed)) {
+        c->holds = NULL;
+        w->holding = 0;
+    } else {
+        inq_hold_end(c, w);
+    }
+}
+/* Does a woken process hold class grp of c (locked)?  (Usually `holds` has
+ * one entry, or none: callers test it first.) */
+static inline int hold_held(const opcls *c, uintptr_t grp)
+{
+    for (const inwait *h = c->holds; h; h = h->hnext)
+        if (h->hgrp == grp)
+            return 1;
+    return 0;
+}
+/* At the start of an input statement on class grp (c locked), which
+ * hold_held says is held: wait until it is passed to this process.
+ * Returns the class, locked. */
+__attribute__((cold)) opcls *inq_hold_wait(opcls *c, uintptr_t grp, const char *F, int L);
+/* The class of an input statement: that of its first input op. */
+static inline uintptr_t in_grp(const mpd_in *in)
+{
+    for (uint32_t a = 0; a < in->narms; a++)
+        for (uint32_t k = 0; k < in->arms[a].n; k++) {
+            mpd_op *op = in->arms[a].ops[k];
+            if (op_kind(op) == MPD_OPK_INPUT)
+                return op_queue(op)->grp;
+        }
+    return 0;
 }
 
 static inline void wake_add(wakelist *wl, inwait *w)

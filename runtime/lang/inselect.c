@@ -53,6 +53,21 @@ static opcls *cls_merge(opcls *a, opcls *b)
             a->wlast = b->wlast;
             b->wfirst = b->wlast = NULL;
         }
+        while (b->holds) { /* held classes and their waiters move too */
+            inwait *h = b->holds;
+            b->holds = h->hnext;
+            h->hnext = a->holds;
+            a->holds = h;
+        }
+        if (b->hwfirst) {
+            b->hwfirst->prev = a->hwlast;
+            if (a->hwlast)
+                a->hwlast->next = b->hwfirst;
+            else
+                a->hwfirst = b->hwfirst;
+            a->hwlast = b->hwlast;
+            b->hwfirst = b->hwlast = NULL;
+        }
         if (b->seq > a->seq)
             a->seq = b->seq;
         a->gen++;
@@ -86,7 +101,8 @@ static opcls *in_class(const char *F, int L, const mpd_in *in)
 /* Scan arm a (with st/by) of in, under lock c (released around callbacks).
  * Updates *best (pinned).  seen: only invocations with seq > seen are
  * examined (0 = all). */
-static void scan_arm(opcls **cp, mpd_in *in, uint32_t a, uint64_t seen, cand *best, wakelist *wl)
+static void scan_arm(opcls **cp, mpd_in *in, uint32_t a, uint64_t seen, uint64_t upto, cand *best,
+                     wakelist *wl)
 {
     opcls *c = *cp;
     const mpd_arm *ar = &in->arms[a];
@@ -101,6 +117,8 @@ static void scan_arm(opcls **cp, mpd_in *in, uint32_t a, uint64_t seen, cand *be
         while (ib) {
             if (!first && best->ib && best->order < ib->seq)
                 break; /* this op cannot beat the candidate */
+            if (upto && ib->seq > upto)
+                break; /* arrived after the wake-up (arrivals queue in order) */
             if (ib->seq <= seen) {
                 ib = ib->next;
                 continue;
@@ -181,6 +199,8 @@ static mpd_invb *in_wait_plain(const char *F, int L, mpd_in *in, opcls *c)
 {
     uint32_t arm = 0, k = 0;
     c = cls_lock(c);
+    if (c->holds && hold_held(c, in_grp(in)))
+        c = inq_hold_wait(c, in_grp(in), F, L);
     mpd_op *op0 = in->arms[0].ops[0];
     if (in->narms == 1 && in->arms[0].n == 1 && op_counted(op0)) {
         opq *q = op_queue(op0);
@@ -210,6 +230,8 @@ static mpd_invb *in_wait_plain(const char *F, int L, mpd_in *in, opcls *c)
     inwait_start(&w, in);
     inq_w_append(c, &w);
     opk_park_waiter_nokill(&c->lk, F, L);
+    if (w.holding)
+        inq_hold_end(c, &w);
     in_killed_check(op0, w.got);
     in->arm = w.arm;
     in->k = w.k;
@@ -250,6 +272,8 @@ __attribute__((always_inline)) static inline mpd_invb *in_wait_one(const char *F
 {
     opq *q = op_queue(op);
     opcls *c = cls_lock(q->cls);
+    if (__builtin_expect(c->holds != NULL, 0) && hold_held(c, q->grp)) /* held: wait */
+        c = inq_hold_wait(c, q->grp, F, L);
     in->arm = in->k = 0;
     if (op_counted(op) && opq_sem_count(q)) { /* P: take a token */
         __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
@@ -281,7 +305,13 @@ __attribute__((always_inline)) static inline mpd_invb *in_wait_one(const char *F
     } else {
         opk_park_waiter_nokill(&c->lk, F, L);
     }
-    in_killed_check(op, w.got);
+    /* woken by an arrival holding the class, or its resource destroyed:
+     * one test for both on the way out (the rend row) */
+    if (__builtin_expect(w.holding | __atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0)) {
+        if (w.holding)
+            hold_end(op_queue(op)->cls, &w);
+        in_killed_check(op, w.got);
+    }
     in->arm = w.arm;
     in->k = w.k;
     return w.got ? w.got : &mpd__semblk; /* NULL: a unit (own list) */
@@ -399,9 +429,10 @@ static mpd_invb *in_wait_cond(const char *F, int L, mpd_in *in, opcls *c)
     w.got = NULL;
     w.arm = w.k = 0;
     w.rescan = 0;
+    w.holding = 0;
     w.proc = mpd_self();
     w.in = in;
-    uint64_t seen = 0;
+    uint64_t seen = 0, upto = 0; /* upto: a `by` chooses among what was there when it was woken */
     int retries = 0;
     wakelist wl = {NULL};
     cand cands[8], *cv = in->narms <= 8 ? cands : malloc(in->narms * sizeof *cv);
@@ -409,19 +440,29 @@ static mpd_invb *in_wait_cond(const char *F, int L, mpd_in *in, opcls *c)
         mpd_rts_fatal("out of memory");
     mpd_invb *result = NULL;
     c = cls_lock(c);
+    if (c->holds && hold_held(c, in_grp(in)))
+        c = inq_hold_wait(c, in_grp(in), F, L);
     for (;;) {
-        uint64_t seq0 = c->seq;
+        uint64_t seq0 = c->seq, bound = upto;
         for (uint32_t a = 0; a < in->narms; a++) {
             cv[a].ib = NULL;
             cv[a].pinned = 0;
         }
+        /* the first look of a process an arrival woke sees what was there
+         * when it was woken, ?op included (MPD keeps later arrivals aside
+         * until it has looked) */
+        __atomic_store_n(&c->hbound, bound, __ATOMIC_RELAXED);
         /* st/by arms first: they release the lock */
         for (uint32_t a = 0; a < in->narms; a++)
             if (in->arms[a].has_st || in->arms[a].has_by)
-                scan_arm(&c, in, a, all_pure ? seen : 0, &cv[a], &wl);
+                scan_arm(&c, in, a, all_pure ? seen : 0, upto, &cv[a], &wl);
         /* plain arms: queue heads */
         uint32_t parm = 0, pk = 0;
         mpd_invb *ph = plain_heads(in, &parm, &pk);
+        if (ph && upto && ph->seq > upto)
+            ph = NULL; /* came after the wake-up */
+        upto = 0;
+        __atomic_store_n(&c->hbound, 0, __ATOMIC_RELAXED);
         if (ph) {
             cv[parm].ib = ph;
             cv[parm].order = ph->seq;
@@ -465,6 +506,10 @@ static mpd_invb *in_wait_cond(const char *F, int L, mpd_in *in, opcls *c)
             in->k = win->k;
             break;
         }
+        if (!win && bound && c->seq > bound) {
+            seen = 0; /* nothing in the first look: now the later arrivals */
+            continue;
+        }
         if (blocked_by_pin) {
             win->ib->flags |= MPD_INVF_SKIPPED;
             seen = 0; /* look at it again when offered */
@@ -489,6 +534,10 @@ static mpd_invb *in_wait_cond(const char *F, int L, mpd_in *in, opcls *c)
         w.rescan = 0;
         inq_w_append(c, &w); /* registered and parked atomically */
         opk_park_waiter_nokill(&c->lk, F, L);
+        if (w.holding) { /* woken by an arrival holding the class */
+            upto = w.got ? 0 : w.hseq;
+            inq_hold_end(c, &w);
+        }
         in_general_killed(w.got, cv, cands);
         c = cls_lock(c);
         if (w.got) {
@@ -520,7 +569,7 @@ mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
             return &mpd__semblk;
         }
         mpd_invb *ib = q->head;
-        if (ib && !ib->pins) {
+        if (ib && !ib->pins && !(c->holds && hold_held(c, q->grp))) { /* held: in_wait_one waits */
             inq_remove(q, ib);
             opk_release(&c->lk);
             return ib;

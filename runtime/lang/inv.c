@@ -479,6 +479,8 @@ int mpd_pending_op(mpd_op *op)
 {
     switch (op_kind(op)) {
     case MPD_OPK_INPUT:
+        if (__builtin_expect(__atomic_load_n(&op_queue(op)->cls->hbound, __ATOMIC_RELAXED), 0))
+            return in_pending_bounded(op);       /* a woken holder's first look */
         return (int)opq_sem_count(op_queue(op)); /* 0 at the waiting marker */
     default:
         return 0;

@@ -43,6 +43,24 @@ void mpd_op_proc(mpd_res *self, uint32_t i, uint32_t n, mpd_procfn fn, const cha
     }
 }
 
+/* The operation class of op i + j of a declaration starting at i (inhold.c
+ * holds classes): MPD's -- each declaration (a whole op array) is a class,
+ * unless the compiler's map joins it to others (ops an input statement
+ * services together, all input ops of a global).  The key is the address of
+ * the class's first op, never dereferenced. */
+static uintptr_t op_class_key(mpd_res *self, uint32_t i, uint32_t j)
+{
+    const uint32_t *map = res_rt(self)->clsmap;
+    if (map && map[i + j] != MPD_OP_CLASS_OWN)
+        return (uintptr_t)&self->ops[map[i + j]];
+    return (uintptr_t)&self->ops[i];
+}
+
+void mpd_op_classes(mpd_res *self, const uint32_t *map)
+{
+    res_rt(self)->clsmap = map;
+}
+
 void mpd_op_input(mpd_res *self, uint32_t i, uint32_t n, unsigned flags)
 {
     check_range(self, i, n);
@@ -57,6 +75,7 @@ void mpd_op_input(mpd_res *self, uint32_t i, uint32_t n, unsigned flags)
     for (uint32_t j = 0; j < n; j++) {
         mpd_op *op = &self->ops[i + j];
         qs[j].cls = c;
+        qs[j].grp = op_class_key(self, i, j);
         op->q = &qs[j];
         op->flags = (uint8_t)flags;
         op->name = self->pat->name;
@@ -86,6 +105,14 @@ void mpd_op_sem(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, lon
             op_set_sem1(op);
         MPD_TL(mpd__tl_semdecl(F, L, op, i + j));
         op_queue(op)->count = (uint32_t)init;
+        /* in a class the compiler named (a global's, one an input statement
+         * shares): MPD makes it an ordinary op, which a woken process
+         * holds; a semaphore is never held */
+        const uint32_t *map = res_rt(self)->clsmap;
+        if (map && map[i + j] != MPD_OP_CLASS_OWN)
+            in_uncount_op(op);
+        else
+            op_queue(op)->grp = 0;
     }
 }
 

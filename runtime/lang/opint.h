@@ -98,6 +98,11 @@ typedef struct opq {
     inwait *wfirst, *wlast; /* receivers waiting on this op alone */
     mpd_invb *head, *tail;
     opcls *cls;
+    /* Its operation class as MPD computes it (the address of the first op
+     * of the class's first declaration: a key, never dereferenced), which
+     * an input statement woken by an arrival holds until it runs
+     * (inhold.c); 0: a semaphore, never held. */
+    uintptr_t grp;
 } opq;
 /* count, fast, word and wfirst are read by the inline P/V of mpd/abi/ops.h */
 _Static_assert(offsetof(opq, count) == offsetof(struct mpd__opq_hot, count), "opq layout");
@@ -152,14 +157,19 @@ static inline void opq_sem_add1(opq *q)
 
 struct opcls {
     opk_lock lk;
-    _Atomic(opcls *) fwd;   /* merged into another class (inselect.c) */
-    uint64_t seq;           /* arrival counter */
-    uint64_t gen;           /* availability changes (see top) */
-    inwait *wfirst, *wlast; /* blocked statements with several ops or
+    _Atomic(opcls *) fwd;     /* merged into another class (inselect.c) */
+    uint64_t seq;             /* arrival counter */
+    uint64_t gen;             /* availability changes (see top) */
+    inwait *wfirst, *wlast;   /* blocked statements with several ops or
                                    st/by, FIFO (one-op plain ones wait in
                                    their op's own list) */
-    uint64_t ticket;        /* registration order of waiters */
-    int absorbed;           /* another class was merged into this one (its
+    uint64_t ticket;          /* registration order of waiters */
+    inwait *holds;            /* woken statements holding an op class
+                               (inhold.c): usually NULL */
+    inwait *hwfirst, *hwlast; /* statements waiting for a held class */
+    uint64_t hbound;          /* nonzero while a woken holder takes its first
+                                 look: ?op counts arrivals up to it (inhold.c) */
+    int absorbed;             /* another class was merged into this one (its
                                fwd points here): the object holding it is
                                never freed (reclaim.c) */
 };
@@ -191,9 +201,17 @@ struct inwait {
     mpd_proc *proc; /* parked until handed an invocation or woken */
     mpd_invb *got;  /* handed over directly by an arrival */
     uint32_t arm, k;
-    int rescan;      /* woken to re-examine (st/by arms)   */
+    int rescan; /* woken to re-examine (st/by arms)   */
+    /* woken holding op class hgrp (inhold.c): linked in its class's
+     * `holds` by hnext until it runs; hseq: the arrival that woke it (a
+     * statement with `by` chooses among the invocations up to it).  Next
+     * to rescan, which is cleared with it. */
+    int holding;
     uint64_t ticket; /* FIFO among waiters of both kinds   */
     opq *own;        /* the op list it waits in, or NULL   */
+    inwait *hnext;
+    uintptr_t hgrp;
+    uint64_t hseq;
 };
 
 #ifdef MPD__HANDOFF_INLINE
@@ -207,7 +225,8 @@ _Static_assert(sizeof(inwait) == sizeof(struct mpd__inwait_h1) &&
                    OPINT_SAME(inwait, arm, struct mpd__inwait_h1) &&
                    OPINT_SAME(inwait, k, struct mpd__inwait_h1) &&
                    OPINT_SAME(inwait, ticket, struct mpd__inwait_h1) &&
-                   OPINT_SAME(inwait, own, struct mpd__inwait_h1),
+                   OPINT_SAME(inwait, own, struct mpd__inwait_h1) &&
+                   OPINT_SAME(inwait, holding, struct mpd__inwait_h1),
                "handoff.h: inwait");
 _Static_assert(OPINT_SAME(opq, word, struct mpd__opq_h1) &&
                    OPINT_SAME(opq, wfirst, struct mpd__opq_h1) &&
@@ -252,6 +271,8 @@ typedef struct resrt {
     struct opq_chunk *qchunks;   /* its ops' queues (op.c), freed with it */
     void *blobs;                 /* its variables' strings, arrays and records
                                    (mpd_res_blob_new), freed with it */
+    const uint32_t *clsmap;      /* op index -> first op of its class, from
+                                    the compiler (mpd_op_classes), or NULL */
     struct resrt *lnext;         /* killed objects waiting to be freed (reclaim.c) */
     opk_grace *grace;
     /* Reclamation (reclaim.c).  A destroyed instance is freed once its
@@ -407,6 +428,7 @@ void in_arrive(mpd_op *op, mpd_invb *ib);        /* ib: stable memory */
 opcls *in_arrive_call(mpd_op *op, mpd_invb *ib); /* a call: the invoker parks next */
 void in_token(mpd_op *op);                       /* V on a counted op */
 void in_uncount_op(mpd_op *op);                  /* make it a real queue */
+int in_pending_bounded(mpd_op *op);              /* ?op during a holder's first look (inhold.c) */
 extern mpd_invb mpd__semblk;                     /* what P/receive of a token gives */
 void mpd__in_killed(mpd_op *op, mpd_invb *got);
 /* After a wait in an input statement or P on op: a process whose resource

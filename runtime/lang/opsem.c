@@ -92,6 +92,8 @@ static void op_P_general(const char *F, int L, mpd_op *op)
             inwait_start(&w, NULL); /* own-list waiters are never examined */
             w_append_own(c, &w, q);
             opk_park_waiter_nokill(&c->lk, F, L);
+            if (w.holding) /* an op that became a queue: in_arrive held it */
+                inq_hold_end(c, &w);
             in_killed_check(op, w.got);
             /* a token (NULL or mpd__semblk); or, if the op became a
              * queue meanwhile, a block */

@@ -20,13 +20,19 @@ impl<'a> Checker<'a> {
         let several =
             ins.arms.len() > 1 || ins.arms.iter().any(|a| !a.quants.is_empty() || a.st.is_some() || a.by.is_some());
         if several {
+            let mut set = Vec::new();
             for a in &arms {
                 match a.sig.op.as_ref() {
                     Some(r) if r.owner == self.comp && r.local.is_none() => {
                         self.queue_ops.insert(r.idx);
+                        set.push(r.idx);
                     }
                     _ => self.queue_all = true,
                 }
+            }
+            // one operation class (check::op_classes)
+            if !set.is_empty() {
+                self.class_sets.push(set);
             }
         }
         let id = self.fresh;

@@ -215,6 +215,9 @@ pub struct Checker<'a> {
     /// (arrival order across ops); `queue_all`: such an `in` names a capability.
     pub(crate) queue_ops: std::collections::HashSet<u32>,
     pub(crate) queue_all: bool,
+    /// The component's ops (first indexes) each input statement with several
+    /// ops or st/by names: MPD joins them into one operation class.
+    pub(crate) class_sets: Vec<Vec<u32>>,
     /// Traces: the C position (file, line) of the component's header (BODY, ENDBODY).
     trace_pos: String,
     /// The function being compiled (its body, loops, result, modes).
@@ -376,6 +379,7 @@ impl<'a> Checker<'a> {
             plain_ops: Default::default(),
             queue_ops: Default::default(),
             queue_all: false,
+            class_sets: Vec::new(),
         }
     }
 
@@ -605,6 +609,59 @@ impl<'a> Checker<'a> {
         component::ctype(t)
     }
 
+    /// MPD's operation classes (a woken input statement holds its class:
+    /// docs/ops.md): by default each op declaration is its own class; ops
+    /// an input statement services together are one (union-find over the
+    /// statements), and all input ops of a global are one, since its
+    /// importers' statements cannot be seen.  For each op index, the first
+    /// op of its class, or None for the default.  Empty when all are default.
+    fn op_classes(&self) -> Vec<Option<u32>> {
+        let mut map: Vec<Option<u32>> = vec![None; self.out.nops as usize];
+        let input = |o: &&ops::OpEntry| o.procfn.is_none();
+        if self.global {
+            for o in self.out.ops.iter().filter(input) {
+                for i in o.idx..o.idx + o.n {
+                    map[i as usize] = Some(0);
+                }
+            }
+        } else if !self.class_sets.is_empty() {
+            let mut parent: HashMap<u32, u32> = HashMap::new();
+            fn find(p: &mut HashMap<u32, u32>, x: u32) -> u32 {
+                let mut r = x;
+                while let Some(&q) = p.get(&r) {
+                    if q == r {
+                        break;
+                    }
+                    r = q;
+                }
+                p.insert(x, r);
+                r
+            }
+            for set in &self.class_sets {
+                for &x in set {
+                    parent.entry(x).or_insert(x);
+                    let (a, b) = (find(&mut parent, set[0]), find(&mut parent, x));
+                    // the smaller index stands for the class
+                    if a != b {
+                        parent.insert(a.max(b), a.min(b));
+                    }
+                }
+            }
+            for o in self.out.ops.iter().filter(input) {
+                if parent.contains_key(&o.idx) {
+                    let r = find(&mut parent, o.idx);
+                    for i in o.idx..o.idx + o.n {
+                        map[i as usize] = Some(r);
+                    }
+                }
+            }
+        }
+        if map.iter().all(|m| m.is_none()) {
+            map.clear();
+        }
+        map
+    }
+
     /// Assembles the component's C file (emit::component); returns it and the header importers need.
     fn finish_component(&mut self) -> (String, String) {
         let init_body = self.f.code.take();
@@ -631,7 +688,9 @@ impl<'a> Checker<'a> {
                 as_sem: self.plain_ops.contains(&o.idx) && !self.queue_all && !self.queue_ops.contains(&o.idx),
             })
             .collect();
+        let classes = self.op_classes();
         component::unit(&component::Unit {
+            classes,
             comp: &self.comp,
             file_name: &self.file_name,
             global: self.global,

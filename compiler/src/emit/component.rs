@@ -99,10 +99,20 @@ pub struct OpInit<'a> {
     pub as_sem: bool,
 }
 
-/// The op table set-up at the start of the initial code: one runtime call per op.
+/// The op table set-up at the start of the initial code: the operation
+/// classes (when some are not the default), then one runtime call per op.
 /// Procs' wrappers and processes have traced copies (`_tr`), chosen when tracing is on.
-fn op_inits(comp: &str, ops: &[OpInit]) -> String {
+fn op_inits(comp: &str, ops: &[OpInit], classes: &[Option<u32>]) -> String {
     let mut decls = String::new();
+    if !classes.is_empty() {
+        let map: Vec<String> =
+            classes.iter().map(|c| c.map_or("MPD_OP_CLASS_OWN".to_string(), |r| r.to_string())).collect();
+        decls.push_str(&format!(
+            "    static const uint32_t opclass_[{}] = {{{}}};\n    mpd_op_classes(&self->h, opclass_);\n",
+            map.len(),
+            map.join(", ")
+        ));
+    }
     for o in ops {
         match o.procfn {
             Some(f) => decls.push_str(&format!(
@@ -146,6 +156,8 @@ pub struct Unit<'a> {
     /// Lines of each proc (first, last, "R.f") for the blocked-process report.
     pub proc_spans: &'a [(u32, u32, String)],
     pub ops: Vec<OpInit<'a>>,
+    /// The first op of each op's class, None: its declaration's (check::op_classes).
+    pub classes: Vec<Option<u32>>,
     pub nops: u32,
     pub spec_nops: u32,
     /// The initial code, the C that starts the processes, and the final code.
@@ -253,7 +265,7 @@ pub fn unit(u: &Unit) -> (String, String) {
         init = names::res_init(comp),
         ops = names::OPS_LOCAL,
         st = st,
-        decls = op_inits(comp, &u.ops),
+        decls = op_inits(comp, &u.ops, &u.classes),
         body = u.init_body,
         starts = u.process_starts
     ));

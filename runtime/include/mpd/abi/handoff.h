@@ -59,8 +59,12 @@ struct mpd__inwait_h1 {
     mpd_invb *got;
     uint32_t arm, k;
     int rescan;
+    int holding; /* never set for a semaphore's waiter (lang/inhold.c) */
     uint64_t ticket;
     struct mpd__opq_h1 *own;
+    void *hnext;
+    uintptr_t hgrp;
+    uint64_t hseq;
 };
 /* An input op's queue (lang: opq). */
 struct mpd__opq_h1 {

@@ -308,6 +308,15 @@ void mpd_op_proc(mpd_res *self, uint32_t i, uint32_t n, mpd_procfn fn, const cha
                  unsigned flags);
 /* ops i..i+n-1 are implemented by input statements. */
 void mpd_op_input(mpd_res *self, uint32_t i, uint32_t n, unsigned flags);
+/* The operation classes of `self`'s ops (called before any op is declared):
+ * map[i] is the first op of op i's class, or MPD_OP_CLASS_OWN for the
+ * default (each declaration, a whole op array, is its own class).  A
+ * process that an arrival wakes in an input statement holds its class
+ * until it runs (docs/ops.md, "Held operation classes"); a semaphore op
+ * named in the map becomes an ordinary op of its class.  map must outlive
+ * the instance (a static table). */
+#define MPD_OP_CLASS_OWN 0xffffffffu
+void mpd_op_classes(mpd_res *self, const uint32_t *map);
 /* ops i..i+n-1 are semaphores: input ops whose queue is just a count, so
  * P/V (send/receive) cost what a semaphore costs.  They still work in any
  * input statement, when called, in co, forward and through capabilities (the

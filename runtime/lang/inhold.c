@@ -1,0 +1,113 @@
+/* inhold.c: operation classes held by one process at a time (MPD 1.0.1's
+ * and SR 2.3.3's rule; docs/ops.md, "Held operation classes").
+ *
+ * An arrival that wakes a process blocked in an input statement gives it
+ * the op's class (hold_give in inqueue.h: handoff, wake_cond,
+ * in_arrive_call); a process that starts an input statement on a held
+ * class -- in, receive, a P of an op that is not a semaphore, with or
+ * without else -- waits here until the class is passed to it; the woken
+ * process drops the hold as soon as it runs (inq_hold_end), in the
+ * critical section in which it takes its invocation or starts its scan,
+ * and the class goes to the oldest statement that waited for it, which
+ * drops it in turn when it runs.  So with p blocked in `receive a(x)` and
+ * q doing `send b(); send a(7); receive b()` (a, b one class), p takes its
+ * 7 before q takes its b.
+ *
+ * Holds live in the class's `holds` list (the holders' own inwait records,
+ * on their stacks until they run); the list is empty except between a
+ * wake-up and the woken process's next run, so an input statement pays one
+ * test of it.  Everything here runs with the class lock held.
+ */
+#include "opint.h"
+#include "opfast.h"
+#include "inqueue.h"
+
+void inq_hold_drop(opcls *c, inwait *w)
+{
+    inwait **pp = &c->holds;
+    while (*pp && *pp != w)
+        pp = &(*pp)->hnext;
+    if (*pp)
+        *pp = w->hnext;
+    w->holding = 0;
+    uintptr_t g = w->hgrp;
+    if (hold_held(c, g))
+        return; /* another woken process still holds it */
+    for (inwait *e = c->hwfirst; e; e = e->next) {
+        if (e->hgrp != g)
+            continue;
+        if (e->prev)
+            e->prev->next = e->next;
+        else
+            c->hwfirst = e->next;
+        if (e->next)
+            e->next->prev = e->prev;
+        else
+            c->hwlast = e->prev;
+        e->next = e->prev = NULL;
+        hold_give(c, e, g);
+        opk_wake(e->proc); /* does not switch: safe under the lock */
+        return;
+    }
+}
+
+void inq_hold_end(opcls *c0, inwait *w)
+{
+    opcls *c = cls_lock(c0);
+    if (c->holds == w && !w->hnext && !c->hwfirst) { /* the common case */
+        c->holds = NULL;
+        w->holding = 0;
+    } else {
+        inq_hold_drop(c, w);
+    }
+    opk_release(&c->lk);
+}
+
+opcls *inq_hold_wait(opcls *c, uintptr_t grp, const char *F, int L)
+{
+    while (grp && hold_held(c, grp)) {
+        w_retired_exit(c);
+        inwait e;
+        e.in = NULL;
+        e.got = NULL;
+        e.holding = 0;
+        e.hgrp = grp;
+        e.proc = mpd_self();
+        e.next = NULL;
+        e.prev = c->hwlast;
+        if (c->hwlast)
+            c->hwlast->next = &e;
+        else
+            c->hwfirst = &e;
+        c->hwlast = &e;
+        opk_park_waiter_nokill(&c->lk, F, L);
+        c = cls_lock(c);
+        /* woken holding the class (inq_hold_drop): the statement goes on
+         * in this critical section, so the hold is dropped at once (and
+         * passed on: the next one waits until this one releases the lock) */
+        if (e.holding) {
+            inq_hold_drop(c, &e);
+            w_retired_exit(c); /* its resource was destroyed meanwhile */
+            break;
+        }
+    }
+    return c;
+}
+
+/* ?op while a woken holder of op's class takes its first look (hbound set:
+ * inselect.c): the invocations that had arrived when it was woken. */
+int in_pending_bounded(mpd_op *op)
+{
+    opq *q = op_queue(op);
+    opcls *c = cls_lock(q->cls);
+    int n;
+    if (!c->hbound || op_counted(op)) {
+        n = (int)opq_sem_count(q);
+    } else {
+        n = 0;
+        for (mpd_invb *ib = q->head; ib && ib->seq <= c->hbound; ib = ib->next)
+            n++;
+    }
+    opk_release(&c->lk);
+    return n;
+}
