@@ -103,7 +103,8 @@ fn declarations() {
     assert_eq!(body("sem f[3][2]"), "(sem f[3,2])");
     assert_eq!(
         body("op f[1:10](int x, y; res real z) returns int r {send}"),
-        "(op f[1:10] (sig (int x y) (res real z) returns int r {send}))"
+        // one name per type: `y` is the type of an unnamed parameter (MPD 1.0.1)
+        "(op f[1:10] (sig (int x) (y) (res real z) returns int r {send}))"
     );
     assert_eq!(body("op a(), b(int), T c"), "(op a (sig)) (op b (sig (int))) (op c (optype T))");
     assert_eq!(body("op o(res int) {call,send}"), "(op o (sig (res int) {call,send}))");

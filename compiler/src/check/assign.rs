@@ -44,7 +44,7 @@ impl<'a> Checker<'a> {
                     self.f.code.put(&data::str_set(&p, &lhs.c, &v));
                 }
             }
-            Ty::Arr(e, _, _) => {
+            Ty::Arr(e, _, _, _) => {
                 let e = (**e).clone();
                 self.assign_array(lhs, rhs, e, &p, span);
             }
@@ -113,7 +113,7 @@ impl<'a> Checker<'a> {
         }
         let r = self.array_value(&rhs, e, span);
         let (mut depth, mut t) = (0, &lhs.ty);
-        while let Ty::Arr(e, _, _) = t {
+        while let Ty::Arr(e, _, _, _) = t {
             depth += 1;
             t = e;
         }

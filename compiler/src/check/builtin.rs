@@ -629,16 +629,17 @@ impl<'a> Checker<'a> {
         let mut t = v.ty.clone();
         for _ in 1..dim {
             match t {
-                Ty::Arr(e, _, _) => {
+                Ty::Arr(e, _, _, _) => {
                     c = data::arr_data(&c);
                     t = *e;
                 }
                 _ => break,
             }
         }
-        let ity = self.index_types.get(&v.c).and_then(|ts| ts.get((dim - 1) as usize)).cloned();
+        let ity =
+            self.index_types.get(&v.c).cloned().unwrap_or_else(|| v.ty.index_types()).get((dim - 1) as usize).cloned();
         match &t {
-            Ty::Arr(_, lo, hi) => {
+            Ty::Arr(_, lo, hi, _) => {
                 let k = if is_lb { *lo } else { *hi };
                 if let Some(k) = k {
                     return match ity {

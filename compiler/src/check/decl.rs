@@ -163,7 +163,12 @@ impl<'a> Checker<'a> {
             self.rec_type(fields, Some(i), ty.span);
             return;
         }
+        self.unfolded = None;
         let t = self.ty(ty);
+        // a type whose bounds MPD 1.0.1 does not fold may not size a record field
+        if let Some(noted) = self.unfolded.take() {
+            self.unfolded_types.insert(name.name.clone(), noted);
+        }
         let t = match (t, &ty.kind) {
             (Ty::Enum(e), _) => {
                 self.types.enums[e].name = name.name.clone();
@@ -265,8 +270,9 @@ impl<'a> Checker<'a> {
         }
         let index_tys = self.declared_index_types(v.ty.as_ref(), &item.dims);
         let mut dims: Vec<(String, String)> = outer.iter().map(|(_, _, l, h)| (l.clone(), h.clone())).collect();
-        for (lo, hi, _, _) in outer.iter().rev() {
-            tx.ty = Ty::Arr(Box::new(tx.ty), *lo, *hi);
+        let ixs: Vec<Ty> = item.dims.iter().map(|r| self.range_type(r)).collect();
+        for ((lo, hi, _, _), ix) in outer.iter().zip(ixs).rev() {
+            tx.ty = Ty::Arr(Box::new(tx.ty), *lo, *hi, Box::new(ix));
         }
         dims.extend(tx.dims);
         let ty = tx.ty;
@@ -372,7 +378,8 @@ impl<'a> Checker<'a> {
                             format!("cannot initialize a {} with a {}", self.types.show(&ty2), self.types.show(&iv.ty)),
                         );
                     }
-                    self.declare(&item.name, Sym::Const { v: k, ty: ty2 });
+                    let folds = item.init.as_ref().map_or(false, |e| self.mpd_folds(e));
+                    self.declare(&item.name, Sym::Const { v: k, ty: ty2, folds });
                     return true;
                 }
             }

@@ -246,13 +246,16 @@ impl<'a> Checker<'a> {
     }
 
     pub(super) fn ident(&mut self, id: &ast::Ident) -> V {
-        match self.lookup(&id.name).cloned() {
+        // a procedure named as a value (a capability) above its heading is
+        // undefined there, as a call is
+        let sym = if self.is_later_proc(&id.name) { self.resolve_use(id) } else { self.lookup(&id.name).cloned() };
+        match sym {
             Some(Sym::Var { c, ty, assignable }) => {
                 let form = if ty.is_blob() { Form::Blob } else { Form::Scalar };
                 let c = self.captured(&id.name, c, &ty);
                 V { c, ty, form, k: None, lv: assignable, slice: None }
             }
-            Some(Sym::Const { v, ty }) => {
+            Some(Sym::Const { v, ty, .. }) => {
                 let mut r = self.konst(v, ty.clone());
                 r.ty = ty;
                 r
@@ -335,7 +338,7 @@ impl<'a> Checker<'a> {
                                 let form = if ty.is_blob() { Form::Blob } else { Form::Scalar };
                                 V { c, ty, form, k: None, lv: assignable, slice: None }
                             }
-                            Sym::Const { v, ty } => {
+                            Sym::Const { v, ty, .. } => {
                                 let mut r = self.konst(v, ty.clone());
                                 r.ty = ty;
                                 r
@@ -563,7 +566,7 @@ impl<'a> Checker<'a> {
         self.f.code.put(&var::local_int(&k, "0"));
         let into = ConsInto { a: &a, k: &k, esize: &esize, strmax: &strmax };
         self.cons_fill(held, &counts, &ety, &into);
-        V { c: a, ty: Ty::Arr(Box::new(ety), None, None), form: Form::Blob, k: None, lv: false, slice: None }
+        V { c: a, ty: Ty::arr(ety, None, None), form: Form::Blob, k: None, lv: false, slice: None }
     }
 
     /// An array constructor's repetition counts, each in a temporary (1 when absent).
@@ -720,7 +723,7 @@ impl<'a> Checker<'a> {
         self.in_new = false;
         let mut leaf = &tx.ty;
         let mut ndims = 0;
-        while let Ty::Arr(e, _, _) = leaf {
+        while let Ty::Arr(e, _, _, _) = leaf {
             leaf = e;
             ndims += 1;
         }

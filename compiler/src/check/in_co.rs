@@ -144,6 +144,23 @@ impl<'a> Checker<'a> {
                     ),
                 );
             }
+            // the arm names the op's result exactly when there is one (MPD 1.0.1)
+            let ret = &last.sig.ret;
+            match (&arm.returns, *ret == Ty::Void) {
+                (None, false) => self.error(
+                    arm.span,
+                    format!(
+                        "missing return parameter (`{}` returns {}: name it, `in {}(...) returns r ->`)",
+                        last.sig.name,
+                        self.types.show(ret),
+                        last.sig.name
+                    ),
+                ),
+                (Some(r), true) => {
+                    self.error(r.span, format!("unexpected return parameter (`{}` returns no value)", last.sig.name))
+                }
+                _ => {}
+            }
         }
         (arms.len() == ins.arms.len()).then_some(arms)
     }

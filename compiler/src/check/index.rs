@@ -8,8 +8,10 @@ use crate::syntax::ast::{self, Span, Subscript};
 
 impl<'a> Checker<'a> {
     pub(super) fn index(&mut self, mut b: V, subs: &[Subscript], span: Span) -> V {
-        // an array variable declared with its dimensions knows their index types
-        let ixty = self.index_types.get(&b.c).cloned().unwrap_or_default();
+        // an array variable declared with its dimensions knows their index
+        // types; any other array (through a pointer, a type name, a call)
+        // carries them in its type
+        let ixty = self.index_types.get(&b.c).cloned().unwrap_or_else(|| b.ty.index_types());
         // a list with a slice takes at most one subscript per dimension (a
         // string has one): `s[1:2, 3]` is not a slice of a slice
         if subs.iter().any(|s| matches!(s, Subscript::Slice { .. })) {
@@ -75,7 +77,7 @@ impl<'a> Checker<'a> {
         for (k, s) in subs.iter().enumerate() {
             let want = ixty.get(k);
             let elem = match &ty {
-                Ty::Arr(e, _, _) => (**e).clone(),
+                Ty::Arr(e, _, _, _) => (**e).clone(),
                 Ty::Error => return V::err(),
                 _ => {
                     self.error(span, format!("too many subscripts for a {}", self.types.show(&b.ty)));
@@ -105,7 +107,7 @@ impl<'a> Checker<'a> {
         }
         for sl in shape.iter().rev() {
             if *sl {
-                ty = Ty::Arr(Box::new(ty), None, None);
+                ty = Ty::arr(ty, None, None);
             }
         }
         let subs_c = ed::section_subs(&parts);
@@ -140,7 +142,7 @@ impl<'a> Checker<'a> {
     pub(super) fn subscript(&mut self, b: V, i: V, span: Span) -> V {
         let p = self.pos(span);
         match &b.ty {
-            Ty::Arr(e, _, _) => {
+            Ty::Arr(e, _, _, _) => {
                 let e = (**e).clone();
                 let addr = ed::arr_elem(&p, &b.c, &i.c, self.opts.no_checks);
                 if e.is_blob() {
@@ -231,13 +233,13 @@ impl<'a> Checker<'a> {
         let loc = lo.and_then(|l| self.bound_c(l));
         let hic = self.bound_c(hi);
         match &b.ty {
-            Ty::Arr(e, _, _) => {
+            Ty::Arr(e, _, _, _) => {
                 let lo = loc.unwrap_or_else(|| ed::arr_lb(&b.c));
                 let hi = hic.unwrap_or_else(|| ed::arr_ub(&b.c));
                 let t = self.t();
                 V {
                     c: ed::arr_slice(&p, t, &b.c, &lo, &hi),
-                    ty: Ty::Arr(e.clone(), None, None),
+                    ty: Ty::arr((**e).clone(), None, None),
                     form: Form::Blob,
                     k: None,
                     lv: false,

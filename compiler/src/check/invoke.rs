@@ -432,6 +432,13 @@ impl<'a> Checker<'a> {
             }
         }
         let name = q.parts.last().unwrap().name.clone();
+        if !self.comp_visible(&name) && self.ifaces.contains_key(&name) {
+            self.error(
+                q.span,
+                format!("undefined identifier: {} (a resource is named only where it is imported)", name),
+            );
+            return V::err();
+        }
         let Some(iface) = self.ifaces.get(&name).cloned() else {
             if name == self.comp {
                 return self.create_self(args, vm, span);

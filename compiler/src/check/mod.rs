@@ -9,6 +9,7 @@
 mod assign;
 mod builtin;
 mod chunk;
+mod compile_time;
 mod decl;
 mod expr;
 mod files;
@@ -206,6 +207,11 @@ pub struct Checker<'a> {
     /// Procedures of the body whose text is not reached yet: (scope, line of
     /// the heading).  MPD 1.0.1 declares names in text order (procs.rs)
     later_procs: HashMap<String, (usize, usize)>,
+    /// the first bound (span; a string length?) of the type being elaborated
+    /// that MPD 1.0.1 does not fold (compile_time.rs)
+    unfolded: Option<(Span, bool)>,
+    /// types declared with such a bound (they may not size a record field)
+    unfolded_types: HashMap<String, (Span, bool)>,
     /// The index types of each array field of a record type: (record, field)
     field_index_types: HashMap<(usize, String), Vec<Ty>>,
     /// Input ops (first index) without parameters or result: semaphores at run
@@ -363,6 +369,8 @@ impl<'a> Checker<'a> {
             issue: Issue::Plain,
             field_index_types: HashMap::new(),
             later_procs: HashMap::new(),
+            unfolded: None,
+            unfolded_types: HashMap::new(),
             declared_ops: Vec::new(),
             implemented: Default::default(),
             in_spec: false,
@@ -510,6 +518,13 @@ impl<'a> Checker<'a> {
     }
 
     /// Reports a name with no symbol: undefined, or imported from several components.
+    /// Whether another component's name may be used here: the component
+    /// itself, or one imported (or extended) in scope.  MPD 1.0.1 knows a
+    /// resource compiled before only through an import.
+    pub(crate) fn comp_visible(&self, name: &str) -> bool {
+        name == self.comp || matches!(self.lookup(name), Some(Sym::Comp(_)))
+    }
+
     pub fn undefined(&mut self, span: Span, name: &str) {
         if self.imports_of(name).len() > 1 {
             self.error(span, format!("ambiguous identifier: {} (imported from several components; qualify it)", name));

@@ -166,6 +166,13 @@ impl<'a> Checker<'a> {
                 if let Some(Sym::Proc(sig)) = self.res_member(&rn, &name.name) {
                     let bv = self.expr(rb);
                     let r = sig.op.clone()?;
+                    if r.dims.is_empty() {
+                        self.error(
+                            ie.span,
+                            format!("subscripted object is not an array (`{}` is a single operation)", name.name),
+                        );
+                        return None;
+                    }
                     let i = self.expr(ie);
                     let want = r.ixty.first().cloned().unwrap_or(Ty::Int);
                     self.check_op_subscript(&want, &i, ie.span);
@@ -180,6 +187,12 @@ impl<'a> Checker<'a> {
 
     /// The flat, checked index of `op[i, j, ...]` (row-major) as C.
     fn op_subscripts(&mut self, r: &OpRef, name: &str, subs: &[ast::Subscript], span: Span) -> Option<String> {
+        // a single op, sem, procedure or process (a process family too) is
+        // not an array
+        if r.dims.is_empty() {
+            self.error(span, format!("subscripted object is not an array (`{}` is a single operation)", name));
+            return None;
+        }
         let dims = if r.dims.is_empty() { vec![(r.lo.clone(), r.n.clone())] } else { r.dims.clone() };
         // a[i][j] and a[i, j] both list the subscripts in order
         if subs.len() != dims.len() {

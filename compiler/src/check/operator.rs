@@ -1,7 +1,7 @@
 //! operator: checking and translating operators -- arithmetic, comparison,
 //! concatenation, unary operators -- with constant folding and int/real promotion.
 use super::konst::{fold, wrap, KV};
-use super::types::Ty;
+use super::types::{CapTy, Ty};
 use super::{Checker, Form, V};
 use crate::emit::expr as ee;
 use crate::syntax::ast::{BinaryOp, Expr, Span, UnaryOp};
@@ -244,13 +244,17 @@ impl<'a> Checker<'a> {
             {
                 V::scalar(ee::ptr_eq(&a.c, o, &b.c), Ty::Bool)
             }
-            (Ty::Cap(_) | Ty::Null, Ty::Cap(_) | Ty::Null) if matches!(op, Eq | Ne) => {
+            // capabilities compare when one could hold the other (MPD 1.0.1:
+            // "incompatible comparison" of caps of different ops or resources)
+            (Ty::Cap(_) | Ty::Null, Ty::Cap(_) | Ty::Null)
+                if matches!(op, Eq | Ne) && self.caps_comparable(&a.ty, &b.ty) =>
+            {
                 let x = if a.ty == Ty::Null { null_cap(&a.c) } else { a.c.clone() };
                 let y = if b.ty == Ty::Null { null_cap(&b.c) } else { b.c.clone() };
                 V::scalar(ee::cap_eq(&x, &y, o), Ty::Bool)
             }
             _ => {
-                let what = if self.types.same(&a.ty, &b.ty) {
+                let what = if self.types.same(&a.ty, &b.ty) && self.caps_comparable(&a.ty, &b.ty) {
                     "illegal comparison for unordered type"
                 } else {
                     "incompatible comparison"
@@ -267,6 +271,15 @@ impl<'a> Checker<'a> {
                 );
                 V::err()
             }
+        }
+    }
+
+    pub(super) fn caps_comparable(&self, a: &Ty, b: &Ty) -> bool {
+        match (a, b) {
+            // a sem and an op are never equal (MPD compares their kinds first)
+            (Ty::Cap(CapTy::Sem), Ty::Cap(CapTy::Op(_))) | (Ty::Cap(CapTy::Op(_)), Ty::Cap(CapTy::Sem)) => false,
+            (Ty::Cap(x), Ty::Cap(y)) => self.types.cap_compat(x, y) || self.types.cap_compat(y, x),
+            _ => true,
         }
     }
 

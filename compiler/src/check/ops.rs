@@ -472,7 +472,7 @@ impl<'a> Checker<'a> {
                 let v = self.expr(e);
                 let mut leaf = &v.ty;
                 let mut depth = 0;
-                while let Ty::Arr(el, _, _) = leaf {
+                while let Ty::Arr(el, _, _, _) = leaf {
                     leaf = el;
                     depth += 1;
                 }
@@ -577,7 +577,7 @@ impl<'a> Checker<'a> {
                     let v = self.expr(e);
                     let mut leaf = &v.ty;
                     let mut depth = 0;
-                    while let Ty::Arr(el, _, _) = leaf {
+                    while let Ty::Arr(el, _, _, _) = leaf {
                         leaf = el;
                         depth += 1;
                     }

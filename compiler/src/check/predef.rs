@@ -362,14 +362,7 @@ impl<'a> Checker<'a> {
         }
         let s = self.sv(&v);
         let t = self.t();
-        V {
-            c: eb::chars(t, &s),
-            ty: Ty::Arr(Box::new(Ty::Char), None, None),
-            form: Form::Blob,
-            k: None,
-            lv: false,
-            slice: None,
-        }
+        V { c: eb::chars(t, &s), ty: Ty::arr(Ty::Char, None, None), form: Form::Blob, k: None, lv: false, slice: None }
     }
 
     /// `free(p)`.

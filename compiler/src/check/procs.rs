@@ -105,6 +105,11 @@ impl<'a> Checker<'a> {
         self.resolve(&id.name)
     }
 
+    /// Whether `name` is a procedure of the body whose heading is not yet reached.
+    pub(crate) fn is_later_proc(&self, name: &str) -> bool {
+        self.later_procs.contains_key(name)
+    }
+
     /// Looks a name up, elaborating a procedure's signature on first use.
     pub fn resolve(&mut self, name: &str) -> Option<Sym> {
         let Some(idx) = self.scopes.iter().rposition(|s| s.map.contains_key(name)) else {
@@ -314,7 +319,7 @@ impl<'a> Checker<'a> {
             let (mut lbs, mut ubs) = (Vec::new(), Vec::new());
             let mut t = &ps.ty;
             let bound = |b: &Option<i64>| b.map(|l| l.to_string()).unwrap_or_else(|| "INT_MIN".into());
-            while let Ty::Arr(e, lo, hi) = t {
+            while let Ty::Arr(e, lo, hi, _) = t {
                 lbs.push(bound(lo));
                 ubs.push(bound(hi));
                 t = e;
@@ -395,8 +400,9 @@ impl<'a> Checker<'a> {
                     outer.push(self.range(r, true));
                 }
                 let mut ty = tx.ty;
-                for (lo, hi, _, _) in outer.iter().rev() {
-                    ty = Ty::Arr(Box::new(ty), *lo, *hi);
+                let ixs: Vec<Ty> = p.returns.as_ref().unwrap().dims.iter().map(|r| self.range_type(r)).collect();
+                for ((lo, hi, _, _), ix) in outer.iter().zip(ixs).rev() {
+                    ty = Ty::Arr(Box::new(ty), *lo, *hi, Box::new(ix));
                 }
                 let mut d: Vec<(String, String)> = outer.into_iter().map(|(_, _, l, h)| (l, h)).collect();
                 d.extend(tx.dims);
@@ -478,7 +484,7 @@ impl<'a> Checker<'a> {
     pub fn static_dims(&self, t: &Ty) -> Vec<(String, String)> {
         let mut out = Vec::new();
         let mut t = t;
-        while let Ty::Arr(e, lo, hi) = t {
+        while let Ty::Arr(e, lo, hi, _) = t {
             out.push((lo.unwrap_or(1).to_string(), hi.unwrap_or(0).to_string()));
             t = e;
         }
@@ -497,7 +503,7 @@ impl<'a> Checker<'a> {
 /// An array type with its bounds left to the run-time header (ref formals).
 fn unbounded(t: &Ty) -> Ty {
     match t {
-        Ty::Arr(e, _, _) => Ty::Arr(Box::new(unbounded(e)), None, None),
+        Ty::Arr(e, _, _, ix) => Ty::Arr(Box::new(unbounded(e)), None, None, ix.clone()),
         t => t.clone(),
     }
 }

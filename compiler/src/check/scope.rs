@@ -94,6 +94,9 @@ pub enum Sym {
     Const {
         v: KV,
         ty: Ty,
+        /// MPD 1.0.1 folds its value at compile time (compile_time.rs): it
+        /// may be a bound of a spec, a record or a type
+        folds: bool,
     },
     Type(Ty),
     /// An optype (by signature index): names op signatures, not a type of values.

@@ -12,6 +12,11 @@ impl<'a> Checker<'a> {
         self.f.code.line(self.line(s.span));
         match &s.kind {
             StmtKind::Decl(d) => self.decl(d),
+            // `call` takes an invocation with its parentheses, as `send`
+            // does; a bare op name is a call only as a statement of its own
+            StmtKind::Call(e) if !matches!(e.kind, ExprKind::Call { .. }) => {
+                self.error(e.span, "expected an invocation: `call` takes `op(args)`")
+            }
             StmtKind::Expr(e) | StmtKind::Call(e) => self.expr_stmt(e),
             StmtKind::Skip | StmtKind::Empty => {}
             StmtKind::Stop(e) => self.stop_stmt(e.as_ref(), s.span),
@@ -164,6 +169,24 @@ impl<'a> Checker<'a> {
             self.error(e.span, format!("destroy object is not a capability ({})", what));
             return;
         }
+        // an op, sem or procedure itself (or an element of an op array) is
+        // not a capability: only what holds one is destroyed (MPD 1.0.1)
+        let mut base = e;
+        while let ast::ExprKind::Index { base: b, .. } | ast::ExprKind::Paren(b) = &base.kind {
+            base = b;
+        }
+        if let ast::ExprKind::Ident(id) = &base.kind {
+            if let Some(Sym::Proc(_) | Sym::PendingProc(_)) = self.lookup(&id.name) {
+                self.error(
+                    e.span,
+                    format!(
+                        "destroy object is not a capability (`{}` is an operation, not a capability variable)",
+                        id.name
+                    ),
+                );
+                return;
+            }
+        }
         let v = self.expr(e);
         let p = self.pos(span);
         use emit::stmt::Destroyed;
@@ -175,7 +198,7 @@ impl<'a> Checker<'a> {
             Ty::Arr(..) if matches!(leaf_type(&v.ty), Ty::Cap(c) if !matches!(c, super::types::CapTy::Resource(_))) => {
                 let mut n = 0;
                 let mut t = &v.ty;
-                while let Ty::Arr(e, _, _) = t {
+                while let Ty::Arr(e, _, _, _) = t {
                     t = e;
                     n += 1;
                 }
@@ -467,7 +490,7 @@ pub fn has_reply(stmts: &[Stmt]) -> bool {
 /// The element type of (nested) arrays.
 fn leaf_type(t: &Ty) -> &Ty {
     match t {
-        Ty::Arr(e, _, _) => leaf_type(e),
+        Ty::Arr(e, _, _, _) => leaf_type(e),
         t => t,
     }
 }

@@ -69,7 +69,7 @@ impl<'a> Checker<'a> {
                         .all(|(r, s)| r.mode == s.mode && self.audit_same(&r.ty, &s.ty, depth + 1))
             }
             (Ty::Ptr(x), Ty::Ptr(y)) => self.audit_same(x, y, depth),
-            (Ty::Arr(x, l, h), Ty::Arr(y, m, k)) => (l, h) == (m, k) && self.audit_same(x, y, depth),
+            (Ty::Arr(x, l, h, _), Ty::Arr(y, m, k, _)) => (l, h) == (m, k) && self.audit_same(x, y, depth),
             _ => a == b,
         }
     }

@@ -240,11 +240,11 @@ impl<'a> Checker<'a> {
         let mut t = self.type_of(a);
         for _ in 1..dim {
             match t {
-                Ty::Arr(e, _, _) => t = *e,
+                Ty::Arr(e, _, _, _) => t = *e,
                 _ => break,
             }
         }
-        let Ty::Arr(_, lo, hi) = t else { return None };
+        let Ty::Arr(_, lo, hi, _) = t else { return None };
         let k = if is_lb { lo } else { hi }?;
         Some(match self.index_types_of(a).get((dim - 1) as usize) {
             Some(Ty::Bool) => KV::Bool(k != 0),

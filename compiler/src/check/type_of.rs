@@ -143,8 +143,8 @@ impl<'a> Checker<'a> {
             }
             let slice = matches!(s, Subscript::Slice { .. });
             ty = match ty {
-                Ty::Arr(e, _, _) if slice => Ty::Arr(e, None, None),
-                Ty::Arr(e, _, _) => *e,
+                Ty::Arr(e, _, _, _) if slice => Ty::arr(*e, None, None),
+                Ty::Arr(e, _, _, _) => *e,
                 Ty::Str(_) if slice => Ty::Str(None),
                 Ty::Str(_) => Ty::Char,
                 _ => Ty::Error,
@@ -181,7 +181,8 @@ impl<'a> Checker<'a> {
             _ => return Ty::Error,
         };
         let r = sig.op.as_ref().unwrap();
-        if n != r.dims.len().max(1) {
+        // a single op is no array (op_target.rs's op_subscripts)
+        if r.dims.is_empty() || n != r.dims.len() {
             return Ty::Error;
         }
         self.op_cap_type(&sig)
@@ -271,7 +272,7 @@ impl<'a> Checker<'a> {
         match (a, b) {
             (Ty::Char, Ty::Char) | (Ty::Bool, Ty::Bool) | (Ty::Enum(_), Ty::Enum(_)) => self.types.same(a, b),
             (Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File, Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File) => eq,
-            (Ty::Cap(_) | Ty::Null, Ty::Cap(_) | Ty::Null) => eq,
+            (Ty::Cap(_) | Ty::Null, Ty::Cap(_) | Ty::Null) => eq && self.caps_comparable(a, b),
             _ => false,
         }
     }
@@ -304,14 +305,14 @@ fn section_type(mut ty: Ty, subs: &[Subscript]) -> Ty {
     let mut shape = Vec::new();
     for s in subs {
         ty = match ty {
-            Ty::Arr(e, _, _) => *e,
+            Ty::Arr(e, _, _, _) => *e,
             _ => return Ty::Error,
         };
         shape.push(matches!(s, Subscript::Slice { .. }));
     }
     for sl in shape.iter().rev() {
         if *sl {
-            ty = Ty::Arr(Box::new(ty), None, None);
+            ty = Ty::arr(ty, None, None);
         }
     }
     ty

@@ -159,9 +159,7 @@ impl<'a> Checker<'a> {
             Res::File => Ty::File,
             Res::Vm => Ty::Cap(CapTy::Vm),
             Res::Resource => Ty::Cap(CapTy::Resource(self.comp.clone())),
-            Res::Chars => {
-                self.one_type(args, |t| t.is_string() || *t == Ty::Char, Ty::Arr(Box::new(Ty::Char), None, None))
-            }
+            Res::Chars => self.one_type(args, |t| t.is_string() || *t == Ty::Char, Ty::arr(Ty::Char, None, None)),
             Res::ArgType => self.arg_type_result(name, args),
             Res::IndexType => self.index_type_result(name, args),
         }
@@ -269,7 +267,7 @@ impl<'a> Checker<'a> {
         let outer = t.clone();
         for _ in 1..dim {
             match t {
-                Ty::Arr(e, _, _) => t = *e,
+                Ty::Arr(e, _, _, _) => t = *e,
                 _ => break,
             }
         }

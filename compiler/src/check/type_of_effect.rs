@@ -79,6 +79,9 @@ impl<'a> Checker<'a> {
     pub(super) fn create_type(&mut self, target: &ast::CreateTarget, args: &[Expr]) -> Ty {
         let ast::CreateTarget::Resource(q) = target else { return Ty::Cap(CapTy::Vm) };
         let name = q.parts.last().unwrap().name.clone();
+        if !self.comp_visible(&name) && self.ifaces.contains_key(&name) {
+            return Ty::Error;
+        }
         let nparams = match self.ifaces.get(&name) {
             Some(i) if i.global => return Ty::Error,
             Some(i) => i.params.len(),
@@ -101,7 +104,7 @@ impl<'a> Checker<'a> {
             if caps(&elem.kind) {
                 let ty = self.written_type_in(t, true);
                 let mut leaf = &ty;
-                while let Ty::Arr(e, _, _) = leaf {
+                while let Ty::Arr(e, _, _, _) = leaf {
                     leaf = e;
                 }
                 if matches!(leaf, Ty::Cap(CapTy::Sem | CapTy::Op(_))) {
@@ -146,6 +149,6 @@ impl<'a> Checker<'a> {
         if ety == Ty::Null {
             return Ty::Error;
         }
-        Ty::Arr(Box::new(ety), None, None)
+        Ty::arr(ety, None, None)
     }
 }

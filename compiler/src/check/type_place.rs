@@ -65,8 +65,8 @@ impl<'a> Checker<'a> {
                 return (lv, true);
             }
             (lv, blob, ty) = match ty {
-                Ty::Arr(_, _, _) if slice => (lv, true, Ty::Error),
-                Ty::Arr(e, _, _) => (lv, e.is_blob(), *e),
+                Ty::Arr(_, _, _, _) if slice => (lv, true, Ty::Error),
+                Ty::Arr(e, _, _, _) => (lv, e.is_blob(), *e),
                 Ty::Str(_) if slice => (lv && blob, false, Ty::Error),
                 Ty::Str(_) => (lv && blob, false, Ty::Char),
                 _ => (false, false, Ty::Error),
@@ -94,7 +94,17 @@ impl<'a> Checker<'a> {
     /// The index types the checker has on record for the array `expr(e)`
     /// gives (a declaration's `[color] int`, kept through subscripts and
     /// slices by index.rs; a record field's by its record): empty when none.
+    /// Any other array (through a pointer, a type name, a call) carries its
+    /// index types in its type (index.rs does the same).
     pub(super) fn index_types_of(&mut self, e: &Expr) -> Vec<Ty> {
+        let kept = self.kept_index_types(e);
+        if !kept.is_empty() {
+            return kept;
+        }
+        self.type_of(e).index_types()
+    }
+
+    fn kept_index_types(&mut self, e: &Expr) -> Vec<Ty> {
         match &e.kind {
             ExprKind::Paren(inner) => self.index_types_of(inner),
             ExprKind::Ident(id) => match self.lookup(&id.name).cloned() {
@@ -199,7 +209,8 @@ impl<'a> Checker<'a> {
                         }
                         if let Ty::Cap(CapTy::Resource(rn)) = self.type_of(base) {
                             if let Some(Sym::Proc(sig)) = self.res_member(&rn, &name.name) {
-                                return if sig.op.is_some() && n == 1 { Some(TargetOp::of(&sig)) } else { None };
+                                let array = sig.op.as_ref().is_some_and(|r| !r.dims.is_empty());
+                                return if array && n == 1 { Some(TargetOp::of(&sig)) } else { None };
                             }
                         }
                         self.cap_target_op(e)
@@ -233,8 +244,8 @@ impl<'a> Checker<'a> {
     /// array, none for a single op).
     fn named_op(&mut self, sig: &Rc<ProcSig>, n: usize) -> Option<TargetOp> {
         let r = sig.op.as_ref()?;
-        // op_subscripts: a single op's one "dimension" too
-        let fits = if n == 0 { r.dims.is_empty() } else { n == r.dims.len().max(1) };
+        // op_subscripts: a single op takes no subscript
+        let fits = if n == 0 { r.dims.is_empty() } else { n == r.dims.len() };
         if !fits || !self.op_reachable_here(r) {
             return None;
         }

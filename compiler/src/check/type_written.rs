@@ -213,7 +213,8 @@ impl<'a> Checker<'a> {
         let mut ty = elem;
         for r in ranges.iter().rev() {
             let (lo, hi) = self.written_range(r);
-            ty = Ty::Arr(Box::new(ty), lo, hi);
+            let ix = self.range_type(r);
+            ty = Ty::Arr(Box::new(ty), lo, hi, Box::new(ix));
         }
         ty
     }

@@ -25,7 +25,10 @@ pub enum Ty {
     PtrAny,
     /// The type of `null` before it meets a pointer, file or capability.
     Null,
-    Arr(Box<Ty>, Option<i64>, Option<i64>),
+    /// An array: element, static lower and upper bounds, and the type of its
+    /// index (int, char, bool or an enumeration: a subscript must have it,
+    /// MPD's "wrong subscript type", wherever the array is reached from).
+    Arr(Box<Ty>, Option<i64>, Option<i64>, Box<Ty>),
     /// Capability: to a resource, an operation (by signature index) or a sem.
     Cap(CapTy),
     /// A type named before its declaration (only behind `ptr`); resolved by name
@@ -110,6 +113,22 @@ impl Ty {
     pub fn is_char_array(&self) -> bool {
         matches!(self, Ty::Arr(e, ..) if **e == Ty::Char)
     }
+    /// An int-indexed array (slices, constructors and other values MPD
+    /// indexes from 1).
+    pub fn arr(e: Ty, lo: Option<i64>, hi: Option<i64>) -> Ty {
+        Ty::Arr(Box::new(e), lo, hi, Box::new(Ty::Int))
+    }
+    /// The index types of the dimensions of an array type, outermost first
+    /// (empty for anything else).
+    pub fn index_types(&self) -> Vec<Ty> {
+        let mut out = Vec::new();
+        let mut t = self;
+        while let Ty::Arr(e, _, _, ix) = t {
+            out.push((**ix).clone());
+            t = e;
+        }
+        out
+    }
     pub fn elem(&self) -> Option<&Ty> {
         match self {
             Ty::Arr(e, ..) => Some(e),
@@ -138,7 +157,7 @@ impl Types {
             Ty::Real | Ty::Ptr(_) | Ty::PtrAny | Ty::File | Ty::Null => 8,
             Ty::Cap(_) => 16,
             Ty::Str(Some(n)) => align(STR_HDR + *n as usize + 1, 16),
-            Ty::Arr(e, Some(lo), Some(hi)) => {
+            Ty::Arr(e, Some(lo), Some(hi), _) => {
                 let n = if hi >= lo { (hi - lo + 1) as usize } else { 0 };
                 align(ARR_HDR + n * self.size_of(e)?, 16)
             }
@@ -263,7 +282,7 @@ impl Types {
     fn same_exact(&self, a: &Ty, b: &Ty) -> bool {
         match (a, b) {
             (Ty::Str(Some(x)), Ty::Str(Some(y))) => x == y,
-            (Ty::Arr(x, l1, h1), Ty::Arr(y, l2, h2)) => {
+            (Ty::Arr(x, l1, h1, _), Ty::Arr(y, l2, h2, _)) => {
                 (l1.is_none() || l2.is_none() || l1 == l2)
                     && (h1.is_none() || h2.is_none() || h1 == h2)
                     && self.same_exact(x, y)
@@ -296,7 +315,7 @@ impl Types {
             Ty::Ptr(t) => format!("ptr {}", show(t)),
             Ty::PtrAny => "ptr any".into(),
             Ty::Null => "null".into(),
-            Ty::Arr(e, _, _) => format!("array of {}", show(e)),
+            Ty::Arr(e, _, _, _) => format!("array of {}", show(e)),
             Ty::Cap(CapTy::Resource(r)) => format!("cap {}", r),
             Ty::Cap(CapTy::Sem) => "cap sem".into(),
             Ty::Cap(CapTy::Vm) => "cap vm".into(),
@@ -344,9 +363,9 @@ mod tests {
         let t = Types::default();
         assert_eq!(t.size_of(&Ty::Int), Some(4));
         assert_eq!(t.size_of(&Ty::Str(Some(10))), Some(32));
-        let a = Ty::Arr(Box::new(Ty::Int), Some(1), Some(10));
+        let a = Ty::arr(Ty::Int, Some(1), Some(10));
         assert_eq!(t.size_of(&a), Some(16 + 48));
-        assert_eq!(t.size_of(&Ty::Arr(Box::new(Ty::Int), None, Some(3))), None);
+        assert_eq!(t.size_of(&Ty::arr(Ty::Int, None, Some(3))), None);
     }
     #[test]
     fn record_layout() {

@@ -50,6 +50,11 @@ impl<'a> Checker<'a> {
                     e.span,
                     if string { "maxlength is not an integer" } else { "illegal bounds type" },
                 );
+                // a known value MPD 1.0.1 would not know (compile_time.rs):
+                // noted for a record field, which must not have it
+                if !dyn_ok && v.k.is_some() && self.unfolded.is_none() && !self.mpd_folds(e) {
+                    self.unfolded = Some((e.span, string));
+                }
                 match v.k {
                     Some(KV::Int(n)) => (Some(n), n.to_string()),
                     Some(KV::Char(n)) => (Some(n as i64), n.to_string()),
@@ -152,6 +157,8 @@ impl<'a> Checker<'a> {
     pub(crate) fn range_type(&mut self, r: &Range) -> Ty {
         let e = match (&r.lo, &r.hi) {
             (Some(Bound::Expr(e)), _) => e,
+            // `[*:hi]` (a parameter): indexed like its upper bound
+            (Some(Bound::Star(_)), Bound::Expr(e)) => e,
             (None, Bound::Expr(e)) => {
                 if let ast::ExprKind::Ident(id) = &e.kind {
                     if let Some(Sym::Type(t)) = self.lookup(&id.name).cloned() {
@@ -167,7 +174,7 @@ impl<'a> Checker<'a> {
 
     /// Elaborates a type; with `dyn_ok`, bounds may be run-time expressions.
     pub fn tyx(&mut self, t: &ast::Type, dyn_ok: bool) -> Tyx {
-        let mut dims = Vec::new();
+        let dims = Vec::new();
         let mut strlen = None;
         let ty = match &t.kind {
             TypeKind::Bool => Ty::Bool,
@@ -207,7 +214,13 @@ impl<'a> Checker<'a> {
             }
             // `new(optype)` makes an op of that signature
             TypeKind::Named(q) if self.in_new => self.optype_named(q),
-            TypeKind::Named(q) => self.named_type(q),
+            TypeKind::Named(q) => {
+                // reported at the type's bound, as MPD 1.0.1 does
+                if let Some(&noted) = self.unfolded_types.get(&q.parts.last().unwrap().name) {
+                    self.unfolded.get_or_insert(noted);
+                }
+                self.named_type(q)
+            }
             TypeKind::Enum(lits) => {
                 let e = self.types.enums.len();
                 self.types.enums.push(super::types::EnumInfo {
@@ -236,7 +249,11 @@ impl<'a> Checker<'a> {
                         return Tyx { ty: Ty::Ptr(Box::new(Ty::Fwd(q.parts[0].name.clone()))), dims, strlen };
                     }
                 }
-                Ty::Ptr(Box::new(star_bounds_dynamic(&self.ty(inner))))
+                // what a pointer points to does not size a record
+                let noted = self.unfolded.take();
+                let t = Ty::Ptr(Box::new(star_bounds_dynamic(&self.ty(inner))));
+                self.unfolded = noted;
+                t
             }
             TypeKind::PtrAny => Ty::PtrAny,
             TypeKind::Sem => Ty::Cap(super::types::CapTy::Sem),
@@ -257,25 +274,26 @@ impl<'a> Checker<'a> {
                     ast::OpSig::Optype(q) => self.optype_named(q),
                 },
             },
-            TypeKind::Array { ranges, elem } => {
-                let inner = self.tyx(elem, dyn_ok);
-                let mut ty = inner.ty;
-                let mut rs = Vec::new();
-                for r in ranges {
-                    rs.push(self.range(r, dyn_ok));
-                }
-                for (lo, hi, _, _) in rs.iter().rev() {
-                    ty = Ty::Arr(Box::new(ty), *lo, *hi);
-                }
-                for (_, _, l, h) in rs {
-                    dims.push((l, h));
-                }
-                dims.extend(inner.dims);
-                strlen = inner.strlen;
-                ty
-            }
+            TypeKind::Array { ranges, elem } => return self.array_tyx(ranges, elem, dyn_ok),
         };
         Tyx { ty, dims, strlen }
+    }
+
+    /// `[ranges] elem`: each dimension keeps its bounds and its index type.
+    fn array_tyx(&mut self, ranges: &[Range], elem: &ast::Type, dyn_ok: bool) -> Tyx {
+        let inner = self.tyx(elem, dyn_ok);
+        let mut ty = inner.ty;
+        let mut rs = Vec::new();
+        for r in ranges {
+            rs.push(self.range(r, dyn_ok));
+        }
+        let ixs: Vec<Ty> = ranges.iter().map(|r| self.range_type(r)).collect();
+        for ((lo, hi, _, _), ix) in rs.iter().zip(ixs).rev() {
+            ty = Ty::Arr(Box::new(ty), *lo, *hi, Box::new(ix));
+        }
+        let mut dims: Vec<(String, String)> = rs.into_iter().map(|(_, _, l, h)| (l, h)).collect();
+        dims.extend(inner.dims);
+        Tyx { ty, dims, strlen: inner.strlen }
     }
 
     /// A record type; `reserved` is the table slot when the type's name
@@ -288,12 +306,25 @@ impl<'a> Checker<'a> {
             if f.names.iter().any(|n| self.no_stars(&f.ty, &n.dims, f.span)) {
                 return Ty::Error;
             }
+            self.unfolded = None;
             let ft = self.ty(&f.ty);
             for n in &f.names {
                 let ty = self.with_dims(&ft, &n.dims, false);
+                if let Some((at, string)) = self.unfolded.take() {
+                    let what = if string { "string length" } else { "array bounds" };
+                    self.error(
+                        at,
+                        format!(
+                            "non-constant {} in spec or record (field `{}`: MPD 1.0.1 computes only + - * / % << >> and or xor not and conversions of constants here)",
+                            what, n.name.name
+                        ),
+                    );
+                }
                 if fs.iter().any(|(x, _)| *x == n.name.name) {
                     self.error(n.name.span, format!("duplicate field `{}`", n.name.name));
                 }
+                // a field is named in MPD 1.0.1's one name space too
+                self.no_enum_lit(&n.name);
                 fs.push((n.name.name.clone(), ty));
                 let t = self.declared_index_types(Some(&f.ty), &n.dims);
                 if !t.is_empty() {
@@ -337,7 +368,7 @@ impl<'a> Checker<'a> {
     /// `cap X`: X names a resource, an optype or an op.
     pub(crate) fn cap_named(&mut self, q: &ast::QualName) -> Ty {
         let last = q.parts.last().unwrap();
-        let sym = if q.parts.len() == 2 { self.qualified(&q.parts[0], &q.parts[1]) } else { self.resolve(&last.name) };
+        let sym = if q.parts.len() == 2 { self.qualified(&q.parts[0], &q.parts[1]) } else { self.resolve_use(last) };
         match sym {
             Some(Sym::Type(t @ Ty::Cap(_))) => t,
             Some(Sym::Optype(k)) => Ty::Cap(super::types::CapTy::Op(k)),
@@ -361,6 +392,13 @@ impl<'a> Checker<'a> {
                 Ty::Error
             }
             _ if q.parts.len() == 1 && (self.ifaces.contains_key(&last.name) || last.name == self.comp) => {
+                if !self.comp_visible(&last.name) {
+                    self.error(
+                        last.span,
+                        format!("undefined identifier: {} (a resource is named only where it is imported)", last.name),
+                    );
+                    return Ty::Error;
+                }
                 Ty::Cap(super::types::CapTy::Resource(last.name.clone()))
             }
             None if q.parts.len() == 1 && super::builtin::is_predefined(&last.name) => {
@@ -491,9 +529,10 @@ impl<'a> Checker<'a> {
             // parameters may have bounds computed at run time: the actual gives them
             rs.push(self.range(r, star_ok));
         }
+        let ixs: Vec<Ty> = dims.iter().map(|r| self.range_type(r)).collect();
         let mut ty = base.clone();
-        for (lo, hi, _, _) in rs.iter().rev() {
-            ty = Ty::Arr(Box::new(ty), *lo, *hi);
+        for ((lo, hi, _, _), ix) in rs.iter().zip(ixs).rev() {
+            ty = Ty::Arr(Box::new(ty), *lo, *hi, Box::new(ix));
         }
         ty
     }
@@ -506,7 +545,7 @@ impl<'a> Checker<'a> {
         }
         match ty {
             Ty::Str(_) => var::str_size(&strlen.clone().unwrap_or_else(|| "0".into())),
-            Ty::Arr(e, _, _) => {
+            Ty::Arr(e, _, _, _) => {
                 let (lo, hi) = dims.first().cloned().unwrap_or(("1".into(), "0".into()));
                 let es = self.size_c(e, dims.get(1..).unwrap_or(&[]), strlen);
                 var::arr_size(&lo, &hi, &es)
@@ -525,7 +564,7 @@ impl<'a> Checker<'a> {
                 };
                 self.f.code.put(&var::str_init(addr, &max));
             }
-            Ty::Arr(e, slo, shi) => {
+            Ty::Arr(e, slo, shi, _) => {
                 let (lo, hi) = match (slo, shi, dims.first()) {
                     (_, _, Some(d)) => d.clone(),
                     (Some(l), Some(h), None) => (l.to_string(), h.to_string()),
@@ -593,8 +632,10 @@ impl<'a> Checker<'a> {
 /// is known at compile time.
 pub(super) fn star_bounds_dynamic(t: &Ty) -> Ty {
     match t {
-        Ty::Arr(e, lo, hi) if lo.is_none() || hi.is_none() => Ty::Arr(Box::new(star_bounds_dynamic(e)), None, None),
-        Ty::Arr(e, lo, hi) => Ty::Arr(Box::new(star_bounds_dynamic(e)), *lo, *hi),
+        Ty::Arr(e, lo, hi, ix) if lo.is_none() || hi.is_none() => {
+            Ty::Arr(Box::new(star_bounds_dynamic(e)), None, None, ix.clone())
+        }
+        Ty::Arr(e, lo, hi, ix) => Ty::Arr(Box::new(star_bounds_dynamic(e)), *lo, *hi, ix.clone()),
         t => t.clone(),
     }
 }

@@ -229,12 +229,10 @@ impl<'a, 'd> Parser<'a, 'd> {
             if !self.at_ident() {
                 names.extend(steal_result_name(&mut ty));
             }
+            // one name per type: after a `,` comes the next parameter's type
+            // (MPD 1.0.1: `(int a, b)` is an int `a` and an unnamed `b`)
             if self.at_ident() {
                 names.push(self.param_name()?);
-                while self.at(Punct::Comma) && self.continues_group() {
-                    self.bump();
-                    names.push(self.param_name()?);
-                }
             }
             out.push(Param { mode, ty, names, span: lo.to(self.prev_span()) });
             if !(self.eat(Punct::Comma) || self.eat(Punct::Semi) || (self.tok().nl_before && !self.at(Punct::RParen))) {
