@@ -86,7 +86,7 @@ fn constructors_slices_and_conversions() {
 #[test]
 fn declarations() {
     assert_eq!(body("int a = 1, b[10], c[1:n, 0:2] = x"), "(var int a = 1 b[10] c[1:n,0:2] = x)");
-    assert_eq!(body("const int N = 10; const M = 5"), "(const int N = 10) (const M = 5)");
+    assert_eq!(body("const int N = 10; const char C = 'c'"), "(const int N = 10) (const char C = 'c')");
     assert_eq!(body("string[10] s; string[*] t"), "(var string[10] s) (var string[*] t)");
     assert_eq!(body("[*]string[*] s"), "(var ([*] string[*]) s)");
     assert_eq!(body("fa i"), "(var fa i)");
@@ -226,6 +226,8 @@ fn error_messages_follow_mpd_wording() {
         body_errors("x := 1").contains("parse error at token ':': expected ';' or a new line (MPD assigns with '=')")
     );
     assert!(body_errors("fa i 'x' }").contains("parse error at literal 'x'"));
+    // MPD's constants have a type (SR's `const N := 5` is the SR parser's)
+    assert!(body_errors("const M = 5").contains("parse error at token '=': expected the constant's type"));
     assert!(body_errors("fa i \"abcdefghijklmnopqrstuvwxyz\"").contains("parse error at literal 'abcdefghijklmnop'"));
     assert!(body_errors("for [ i\n").contains("unexpected newline"));
     assert!(body_errors("s = \"abc\n").contains("unterminated string"));

@@ -608,9 +608,13 @@ impl<'a> Checker<'a> {
         for (n, ((v, sp), c)) in vals.into_iter().zip(counts).enumerate() {
             let h = self.tmp();
             if ety.is_string() {
-                // strings of different lengths may meet (the longest sets the
-                // element size): a deliberate difference, docs/differences.md
-                if !(v.ty.is_string() || v.ty == Ty::Error) {
+                // MPD 1.0.1 compares element types exactly, a string's
+                // declared length included when both are known ("ab" and
+                // "c", string[5] and string[3]); a length known only at run
+                // time (a slice, a concatenation) meets any (the longest
+                // sets the element size)
+                let lengths_differ = matches!((&ety, &v.ty), (Ty::Str(Some(a)), Ty::Str(Some(b))) if a != b);
+                if !(v.ty.is_string() || v.ty == Ty::Error) || lengths_differ {
                     self.cons_mismatch(n, &ety, &v.ty, sp);
                     continue;
                 }

@@ -56,9 +56,13 @@ impl<'a, 'd> Parser<'a, 'd> {
         if constant {
             self.bump();
         }
-        // `const N = 10` has no type: an identifier directly followed by `=`.
-        let untyped = constant && self.at_ident() && *self.nth(1) == TokKind::Punct(Punct::Eq);
-        let mut ty = if untyped { None } else { Some(self.type_()?) };
+        // `const N = 10` without a type: MPD 1.0.1's "parse error at token
+        // `='" (an untyped constant is SR's `const N := 10`, the SR parser's)
+        if constant && self.at_ident() && *self.nth(1) == TokKind::Punct(Punct::Eq) {
+            self.bump();
+            return Err(self.unexpected("the constant's type before its name (`const int N = ...`)"));
+        }
+        let mut ty = Some(self.type_()?);
         let mut stolen = if self.at_ident() { None } else { ty.as_mut().and_then(steal_result_name) };
         let mut vars = Vec::new();
         loop {
