@@ -58,6 +58,11 @@ impl<'a> Checker<'a> {
                     None => Ty::Error,
                 };
                 let t = self.with_dims(&t, &r.dims, true);
+                // a result name may not hide an enumeration literal, in an op
+                // heading as in a procedure's (MPD 1.0.1)
+                if let Some(n) = &r.name {
+                    self.no_enum_lit(n);
+                }
                 (t, r.name.as_ref().map(|n| n.name.clone()))
             }
         }

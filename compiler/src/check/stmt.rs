@@ -30,6 +30,10 @@ impl<'a> Checker<'a> {
                 self.invoke_stmt(inv, true);
                 self.flush_tmps();
             }
+            // `receive` takes `op(formals)`, as `call` takes `op(args)`
+            StmtKind::Receive(e) if !matches!(e.kind, ExprKind::Call { .. }) => {
+                self.error(e.span, "expected an invocation: `receive` takes `op(variables)`")
+            }
             StmtKind::Receive(e) => self.receive(e),
             StmtKind::P(e) => self.p_v(e, false),
             StmtKind::V(e) => self.p_v(e, true),
