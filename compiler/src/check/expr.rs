@@ -369,7 +369,6 @@ impl<'a> Checker<'a> {
             }
         }
         let b = self.expr(base);
-        let b = self.auto_deref(b);
         if let Ty::Cap(super::types::CapTy::Resource(rn)) = &b.ty {
             // rc.op: the capability of one op of the resource
             return match self.res_member(&rn.clone(), &name.name) {
@@ -464,16 +463,6 @@ impl<'a> Checker<'a> {
             }
         };
         emit::inop::env_ref(k, blob)
-    }
-
-    /// MPD lets `p.f` mean `p^.f` for pointers to records.
-    pub(super) fn auto_deref(&mut self, b: V) -> V {
-        if let Ty::Ptr(inner) = &b.ty {
-            if matches!(**inner, Ty::Rec(_) | Ty::Fwd(_)) {
-                return self.deref(b, Span::default());
-            }
-        }
-        b
     }
 
     pub fn deref(&mut self, p: V, span: Span) -> V {

@@ -233,6 +233,12 @@ impl<'a> Checker<'a> {
             };
             return V::scalar(ee::compare(&a.c, o, &b.c), Ty::Bool);
         }
+        // noop names no operation: a pointer compares with null (MPD 1.0.1)
+        let ptr = |t: &Ty| matches!(t, Ty::Ptr(_) | Ty::PtrAny);
+        if (ptr(&a.ty) && super::expr::is_noop(&b)) || (ptr(&b.ty) && super::expr::is_noop(&a)) {
+            self.error(span, "can't use `noop' in pointer context (use null)");
+            return V::scalar("0".into(), Ty::Bool);
+        }
         let same = self.types.same(&a.ty, &b.ty);
         match (&a.ty, &b.ty) {
             (Ty::Char, Ty::Char) | (Ty::Bool, Ty::Bool) | (Ty::Enum(_), Ty::Enum(_)) if same => {

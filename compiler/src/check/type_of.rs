@@ -93,11 +93,8 @@ impl<'a> Checker<'a> {
                 };
             }
         }
+        // `p.f` with p a pointer is not `p^.f`: MPD says "not a rec"
         let bt = self.type_of(base);
-        let bt = match bt {
-            Ty::Ptr(inner) if matches!(*inner, Ty::Rec(_) | Ty::Fwd(_)) => self.type_of_pointee(*inner),
-            t => t,
-        };
         match &bt {
             Ty::Cap(CapTy::Resource(rn)) => match self.res_member(rn, &name.name) {
                 Some(Sym::Proc(sig)) if sig.op.is_some() => self.op_cap_type(&sig),
