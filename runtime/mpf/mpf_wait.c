@@ -95,6 +95,16 @@ static inline mpf_lwpq *lwpq_of(mpf_t *m, mpf_lnvc *l)
     return &m->lwpq[l - mpf_lnvc_at(m, 0)];
 }
 
+static void lwp_append(mpf_lwpq *q, mpf_lwp_waiter *w)
+{
+    w->next = NULL;
+    if (q->tail)
+        q->tail->next = w;
+    else
+        q->head = w;
+    q->tail = w;
+}
+
 static void lwp_unlink(mpf_lwpq *q, mpf_lwp_waiter *w)
 {
     mpf_lwp_waiter *prev = NULL, *x = q->head;
@@ -150,12 +160,7 @@ int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t head, uint32_t seq
         atomic_store_explicit(&l->parked,
                               atomic_load_explicit(&l->parked, memory_order_relaxed) + 1,
                               memory_order_relaxed);
-        w->next = NULL;
-        if (q->tail)
-            q->tail->next = w;
-        else
-            q->head = w;
-        q->tail = w;
+        lwp_append(q, w);
     } else {
         /* A send holds only the send lock when it publishes, then advances
          * next_seq and reads `parked`: count ourselves first (a member stays
@@ -170,12 +175,7 @@ int mpf_wait_lwp(mpf_t *m, mpf_lnvc *l, mpf_conn *c, uint32_t head, uint32_t seq
             w->line = c->recv == MPF_FCFS;
             w->listed = 1;
             w->asleep = 0; /* a member that looks and finds a message stays awake */
-            w->next = NULL;
-            if (q->tail)
-                q->tail->next = w;
-            else
-                q->head = w;
-            q->tail = w;
+            lwp_append(q, w);
         }
         /* Waiting for our turn: the member before us may have been served
          * between our look and this lock, when we were not asleep yet, so
