@@ -61,6 +61,7 @@ impl<'a> Checker<'a> {
         let mut syms = i.syms.clone();
         // its arrays keep their index types here (g.a['c'] is checked as a['c'])
         for (c, t) in i.index_types.clone() {
+            self.names_changed();
             self.index_types.insert(c, t);
         }
         if g {
@@ -108,11 +109,11 @@ impl<'a> Checker<'a> {
         for (k, s) in syms {
             if extend {
                 if !again.contains(&k) {
-                    self.scopes.last_mut().unwrap().map.entry(k).or_insert(s);
+                    self.top_scope().map.entry(k).or_insert(s);
                 }
             } else {
                 let comp = n.name.clone();
-                self.scopes.last_mut().unwrap().imported.entry(k).or_default().push((comp, s));
+                self.top_scope().imported.entry(k).or_default().push((comp, s));
             }
         }
         if !again.is_empty() {
@@ -333,6 +334,7 @@ impl<'a> Checker<'a> {
         if !index_tys.is_empty() {
             // lb/ub of an array indexed by bool, char or an enumeration have
             // that type; a subscript must have it too
+            self.names_changed();
             self.index_types.insert(c.clone(), index_tys);
         }
         self.declare(&item.name, Sym::Var { c, ty, assignable: !v.constant });

@@ -291,7 +291,7 @@ impl<'a> Checker<'a> {
                     V { ty: Ty::Enum(e), ..self.konst(KV::Int(i), Ty::Int) }
                 }
                 _ => {
-                    match self.not_a_value(&Expr { kind: ExprKind::Ident(id.clone()), span: id.span }) {
+                    match self.not_a_value(&Expr::new(ExprKind::Ident(id.clone()), id.span)) {
                         Some(what) if super::builtin::is_predefined(&id.name) => {
                             self.error(id.span, format!("illegal use of predefined function ({})", what))
                         }
@@ -395,6 +395,7 @@ impl<'a> Checker<'a> {
                         let addr = data::field_addr(&b.c, off);
                         if let Some(t) = self.field_index_types.get(&(*r, name.name.clone())) {
                             // r.a['c'] is checked against a's declared index types
+                            self.typed.stale();
                             self.index_types.insert(addr.clone(), t.clone());
                         }
                         if fty.is_blob() {

@@ -177,6 +177,7 @@ impl<'a> Checker<'a> {
             let saved_code = std::mem::replace(&mut self.f.code, emit::Code::new(&self.file_name, self.opts.lines));
             let saved_tmp = self.f.used_tmp;
             self.f.used_tmp = false;
+            self.names_changed();
             let prev = self.f.capture.replace((self.scopes.len(), env_fields.clone()));
             self.f.code.open(emit::inop::CB_SWITCH);
             for (ai, arm) in ins.arms.iter().enumerate() {
@@ -203,6 +204,7 @@ impl<'a> Checker<'a> {
             }
             self.f.code.close_block();
             env_fields = self.f.capture.take().map(|c| c.1).unwrap_or_default();
+            self.names_changed();
             self.f.capture = prev;
             self.f.used_tmp = saved_tmp;
             let body = std::mem::replace(&mut self.f.code, saved_code).take();

@@ -63,6 +63,7 @@ impl<'a> Checker<'a> {
     /// known array) for the subscripts applied to it next.
     fn keep_index_types(&mut self, v: &V, left: &[Ty]) {
         if matches!(v.ty, Ty::Arr(..)) && !left.is_empty() {
+            self.names_changed();
             self.index_types.insert(v.c.clone(), left.to_vec());
         }
     }

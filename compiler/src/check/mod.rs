@@ -43,6 +43,7 @@ mod type_of_call;
 mod type_of_effect;
 mod type_place;
 mod type_written;
+mod typed;
 pub mod types;
 mod typexpr;
 mod untyped_init;
@@ -198,6 +199,8 @@ pub struct Checker<'a> {
     in_new: bool,
     /// An audit's `type_of` is running (type_audit.rs): no nested audits.
     auditing: bool,
+    /// What the type rules found for each expression node (typed.rs).
+    typed: typed::Typed,
     type_names: std::collections::HashSet<String>,
     /// Type names whose definition has a `*` bound (not for variables).
     star_types: HashMap<String, star_bounds::StarIn>,
@@ -377,6 +380,7 @@ impl<'a> Checker<'a> {
             fwd_types: Vec::new(),
             in_new: false,
             auditing: false,
+            typed: Default::default(),
             body_depth: None,
             spec_depth: 0,
             comp_sym: None,
@@ -420,10 +424,18 @@ impl<'a> Checker<'a> {
     // ---- scopes ------------------------------------------------------------
 
     pub fn push(&mut self) {
+        self.names_changed();
         self.scopes.push(Scope::default());
     }
     pub fn pop(&mut self) {
+        self.names_changed();
         self.scopes.pop();
+    }
+
+    /// The innermost scope, to declare in (the typed table's answers go stale).
+    pub(crate) fn top_scope(&mut self) -> &mut Scope {
+        self.names_changed();
+        self.scopes.last_mut().unwrap()
     }
     pub fn declare(&mut self, id: &ast::Ident, sym: Sym) {
         self.declare_named(id, sym, false)
@@ -449,7 +461,7 @@ impl<'a> Checker<'a> {
             self.type_names.insert(id.name.clone());
         }
         self.no_enum_lit(id);
-        self.scopes.last_mut().unwrap().map.insert(id.name.clone(), sym);
+        self.top_scope().map.insert(id.name.clone(), sym);
     }
 
     /// A name declared in an inner scope may not hide an enumeration literal (MPD 1.0.1).
@@ -499,8 +511,10 @@ impl<'a> Checker<'a> {
                 return;
             }
         }
+        self.names_changed();
         self.in_spec = true;
         self.stmt(s);
+        self.names_changed();
         self.in_spec = false;
     }
 
@@ -591,6 +605,7 @@ impl<'a> Checker<'a> {
                 } else {
                     self.f.code.put(&component::res_param_scalar(&c, i));
                 }
+                self.names_changed();
                 self.res_params.push(scope::PSig {
                     mode: p.mode,
                     ty: ty.clone(),

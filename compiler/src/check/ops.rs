@@ -268,6 +268,7 @@ impl<'a> Checker<'a> {
             self.out.nops += cnt;
             self.note_op_decl(&n.name, format!("{}#{}", self.comp, idx), false);
             let proc_impl = self.proc_names.contains(&n.name.name);
+            self.names_changed();
             self.out.ops.push(OpEntry {
                 name: n.name.name.clone(),
                 idx,
@@ -312,6 +313,7 @@ impl<'a> Checker<'a> {
         let idx = self.out.nops;
         self.out.nops += 1;
         let proc_impl = self.proc_names.contains(&name.name) && !self.replying.contains(&name.name);
+        self.names_changed();
         self.out.ops.push(OpEntry {
             name: name.name.clone(),
             idx,
@@ -330,7 +332,7 @@ impl<'a> Checker<'a> {
             external: false,
             op: Some(OpRef { proc_impl, global_owner: self.global, ..OpRef::scalar(self.comp.clone(), idx, inv) }),
         };
-        let top = self.scopes.last_mut().unwrap();
+        let top = self.top_scope();
         top.map.insert(name.name.clone(), Sym::Proc(Rc::new(sig)));
     }
 
@@ -399,7 +401,7 @@ impl<'a> Checker<'a> {
         } else {
             let o = self.tmp();
             self.f.code.put(&eops::local_ops_decl(&o, cnt));
-            self.scopes.last_mut().unwrap().local_ops.push(o.clone());
+            self.top_scope().local_ops.push(o.clone());
             o
         }
     }
@@ -597,6 +599,7 @@ impl<'a> Checker<'a> {
                 }
             }
             self.flush_tmps();
+            self.names_changed();
             self.out.ops.push(OpEntry {
                 name: it.name.name.clone(),
                 idx,

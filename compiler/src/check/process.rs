@@ -43,6 +43,7 @@ impl<'a> Checker<'a> {
             }),
         };
         self.declare(&p.name, Sym::Proc(Rc::new(sig)));
+        self.names_changed();
         self.out.ops.push(OpEntry {
             name: p.name.name.clone(),
             idx,

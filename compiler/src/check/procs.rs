@@ -20,7 +20,7 @@ impl<'a> Checker<'a> {
         self.push();
         for p in params {
             for n in &p.names {
-                self.scopes.last_mut().unwrap().map.insert(n.name.name.clone(), Sym::Formal);
+                self.top_scope().map.insert(n.name.name.clone(), Sym::Formal);
             }
         }
         let r = f(self);
@@ -77,6 +77,7 @@ impl<'a> Checker<'a> {
         // the signature is elaborated on first use, when the types it names exist
         let idx = self.out.nops;
         self.out.nops += 1;
+        self.names_changed();
         self.out.ops.push(super::ops::OpEntry {
             name: p.name.name.clone(),
             idx,
@@ -87,6 +88,7 @@ impl<'a> Checker<'a> {
         });
         self.declare(&p.name, Sym::PendingProc(Rc::new(p.clone())));
         let line = self.map.line_col(p.name.span.file, p.name.span.lo).0;
+        self.names_changed();
         self.later_procs.insert(p.name.name.clone(), (self.scopes.len() - 1, line));
     }
 
@@ -122,6 +124,7 @@ impl<'a> Checker<'a> {
         };
         if let Some(Sym::PendingProc(p)) = self.scopes[idx].map.get(name).cloned() {
             let sig = self.procedure_sig(&p);
+            self.names_changed();
             self.scopes[idx].map.insert(name.to_string(), sig.clone());
             return Some(sig);
         }
@@ -222,6 +225,7 @@ impl<'a> Checker<'a> {
             return;
         }
         // from its heading on, a procedure may be used (and call itself)
+        self.names_changed();
         self.later_procs.remove(&p.name.name);
         let sig = match self.resolve(&p.name.name) {
             Some(Sym::Proc(s)) if s.op.is_some() => s,
@@ -312,6 +316,7 @@ impl<'a> Checker<'a> {
             // a ref array is the actual itself, with the actual's bounds
             self.f.code.put(&var::local_blob_init(&c, &var::param(i)));
             if !ps.ixty.is_empty() {
+                self.names_changed();
                 self.index_types.insert(c.clone(), ps.ixty.clone());
             }
             let ty = unbounded(&ps.ty);
@@ -376,6 +381,7 @@ impl<'a> Checker<'a> {
             self.f.code.put(&var::local_scalar_init(&ps.ty, &c, &var::param(i)));
         }
         if !ps.ixty.is_empty() {
+            self.names_changed();
             self.index_types.insert(c.clone(), ps.ixty.clone());
         }
         self.declare(

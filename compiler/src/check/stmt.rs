@@ -110,7 +110,7 @@ impl<'a> Checker<'a> {
         let (b, c) = self.new_loop();
         self.f.code.open_block();
         self.push();
-        self.scopes.last_mut().unwrap().for_quants = true;
+        self.top_scope().for_quants = true;
         // a body assigning its control variable steers the loop (MPD
         // 1.0.1): it counts in the variable, never in chunks
         let steered: Vec<bool> = quants.iter().map(|q| super::loop_var::assigns(&body.stmts, &q.var.name)).collect();

@@ -13,8 +13,19 @@ use super::Checker;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Subscript, TypeKind, UnaryOp};
 
 impl<'a> Checker<'a> {
-    /// The value `expr(e)` folds `e` to, if it does.
+    /// The value `expr(e)` folds `e` to, if it does (the typed table's).
     pub(super) fn const_of(&mut self, e: &Expr) -> Option<KV> {
+        if let Some(k) = self.typed.get(e.id, &self.types).and_then(|n| n.k.clone()) {
+            return k;
+        }
+        let s = self.typed_stamp();
+        let k = self.const_rules(e);
+        self.typed_keep(e.id, s, |n| n.k = Some(k.clone()));
+        k
+    }
+
+    /// `const_of` by the rules.
+    fn const_rules(&mut self, e: &Expr) -> Option<KV> {
         match &e.kind {
             ExprKind::Int(n) => Some(KV::Int(wrap(*n))),
             ExprKind::Real(x) => Some(KV::Real(*x)),

@@ -25,8 +25,19 @@ use crate::syntax::ast::{self, BinaryOp, Expr, ExprKind, Subscript, UnaryOp};
 
 impl<'a> Checker<'a> {
     /// The type of `e` as `expr(e)` would give it, without emitting code or
-    /// messages.
+    /// messages: the typed table's, found by the rules the first time.
     pub fn type_of(&mut self, e: &Expr) -> Ty {
+        if let Some(t) = self.typed.get(e.id, &self.types).and_then(|n| n.ty.clone()) {
+            return t;
+        }
+        let s = self.typed_stamp();
+        let t = self.type_rules(e);
+        self.typed_keep(e.id, s, |n| n.ty = Some(t.clone()));
+        t
+    }
+
+    /// `type_of` by the rules.
+    fn type_rules(&mut self, e: &Expr) -> Ty {
         match &e.kind {
             ExprKind::Int(_) => Ty::Int,
             ExprKind::Real(_) => Ty::Real,

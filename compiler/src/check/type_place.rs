@@ -20,6 +20,17 @@ impl<'a> Checker<'a> {
     /// an assignable variable, a field or element of a variable, `p^`, a
     /// slice of a variable array or string.
     fn place(&mut self, e: &Expr) -> (bool, bool) {
+        if let Some(p) = self.typed.get(e.id, &self.types).and_then(|n| n.place) {
+            return p;
+        }
+        let s = self.typed_stamp();
+        let p = self.place_rules(e);
+        self.typed_keep(e.id, s, |n| n.place = Some(p));
+        p
+    }
+
+    /// `place` by the rules.
+    fn place_rules(&mut self, e: &Expr) -> (bool, bool) {
         // a variable of an erroneous type (its declaration was reported) is one still
         let ty = self.type_of(e);
         match &e.kind {

@@ -354,6 +354,7 @@ impl<'a> Checker<'a> {
                     }
                 };
                 for (name, t) in ixty {
+                    self.names_changed();
                     self.field_index_types.insert((i, name), t);
                 }
                 Ty::Rec(i)

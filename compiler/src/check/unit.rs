@@ -9,6 +9,7 @@ impl Checker<'_> {
     /// Checks one component and returns its C translation unit (None on errors).
     pub fn component(&mut self, c: &ast::Component, file_name: &str) -> Option<(CompOut, Iface)> {
         let errors_before = self.diags.error_count();
+        self.names_changed();
         self.comp = c.name.name.clone();
         self.file_name = file_name.to_string();
         self.global = c.kind == ast::ComponentKind::Global;
@@ -16,6 +17,7 @@ impl Checker<'_> {
         self.trace_pos = self.pos(c.name.span);
         self.push();
         self.spec_depth = self.scopes.len();
+        self.names_changed();
         self.comp_sym = Some(Sym::Comp(self.comp.clone()));
         self.body_procs(c);
         let order = self.spec_part(c);
@@ -27,6 +29,7 @@ impl Checker<'_> {
         self.undefined_fwd_types();
         self.pop();
         self.spec_depth = 0;
+        self.names_changed();
         self.comp_sym = None;
         self.at_top = false;
         if self.diags.error_count() > errors_before && !self.lenient {
@@ -48,6 +51,7 @@ impl Checker<'_> {
                     self.error(p.name.span, format!("duplicate implementation of {}", p.name.name));
                 }
                 if stmt::has_reply(&p.body.stmts) {
+                    self.names_changed();
                     self.replying.insert(p.name.name.clone());
                 }
             }

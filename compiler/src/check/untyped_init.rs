@@ -36,7 +36,7 @@ impl<'a> Checker<'a> {
             init.span,
             format!("illegal initializer: {} is a type, not a value (`: {}` declares one)", shown, shown),
         );
-        let t = ast::Type { kind: ast::TypeKind::Named(q), span: init.span };
+        let t = ast::Type::new(ast::TypeKind::Named(q), init.span);
         Some(self.tyx(&t, true))
     }
 

@@ -18,6 +18,22 @@
 /// Index of a source file in the [`crate::syntax::diag::SourceMap`].
 pub type FileId = u32;
 
+/// The identity of an expression or type node: what the checker's side
+/// tables (check/typed.rs) are keyed by.  Both front ends number their nodes
+/// from one counter for the whole process, so the nodes of every file of a
+/// compilation have distinct ids; a clone keeps its node's id (the same
+/// source text).  Ids take no part in comparing trees (`==` is structural).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    /// A new id, never given before in this process.
+    pub fn fresh() -> NodeId {
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+        NodeId(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
 /// A region of source text: byte offsets `lo..hi` (half open) into file `file`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Span {
@@ -293,10 +309,24 @@ pub struct ProcDecl {
 
 // ───────────────────────────── types ─────────────────────────────
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Type {
     pub kind: TypeKind,
     pub span: Span,
+    pub id: NodeId,
+}
+
+impl Type {
+    /// A type node with a fresh id.
+    pub fn new(kind: TypeKind, span: Span) -> Type {
+        Type { kind, span, id: NodeId::fresh() }
+    }
+}
+
+impl PartialEq for Type {
+    fn eq(&self, o: &Type) -> bool {
+        self.kind == o.kind && self.span == o.span
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -503,10 +533,24 @@ pub struct CoArm {
 
 // ───────────────────────────── expressions ─────────────────────────────
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Expr {
     pub kind: ExprKind,
     pub span: Span,
+    pub id: NodeId,
+}
+
+impl Expr {
+    /// An expression node with a fresh id.
+    pub fn new(kind: ExprKind, span: Span) -> Expr {
+        Expr { kind, span, id: NodeId::fresh() }
+    }
+}
+
+impl PartialEq for Expr {
+    fn eq(&self, o: &Expr) -> bool {
+        self.kind == o.kind && self.span == o.span
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -24,7 +24,7 @@ impl<'a, 'd> Parser<'a, 'd> {
         }
         self.h = h;
         self.peak = self.peak.max(h);
-        Ok(Expr { kind, span })
+        Ok(Expr::new(kind, span))
     }
 
     /// expr = binary [ assign_op expr | ":=:" expr ]      (right associative)
@@ -248,7 +248,7 @@ impl<'a, 'd> Parser<'a, 'd> {
                     Kw::String => TypeKind::String(None),
                     _ => TypeKind::File,
                 };
-                ExprKind::Type(Box::new(Type { kind, span: t.span }))
+                ExprKind::Type(Box::new(Type::new(kind, t.span)))
             }
             _ => return Err(self.unexpected("an expression")),
         };

@@ -87,7 +87,7 @@ impl<'a, 'd> Parser<'a, 'd> {
             TokKind::Ident(_) => TypeKind::Named(self.qual_name()?),
             _ => return Err(self.unexpected("a type")),
         };
-        Ok(Type { kind, span: lo.to(self.prev_span()) })
+        Ok(Type::new(kind, lo.to(self.prev_span())))
     }
 
     /// cap_target = "vm" | "sem" | "(" params ")" [ "returns" ... ] [ restriction ] | qual_name

@@ -55,7 +55,7 @@ fn assign(t: &T) -> Option<AssignOp> {
 }
 
 fn mk(kind: ExprKind, span: Span) -> Expr {
-    Expr { kind, span }
+    Expr::new(kind, span)
 }
 
 impl<'d> Parser<'d> {
@@ -285,7 +285,7 @@ impl<'d> Parser<'d> {
             "file" => TypeKind::File,
             _ => TypeKind::String(None),
         };
-        let callee = mk(ExprKind::Type(Box::new(Type { kind: tk, span: tsp })), tsp);
+        let callee = mk(ExprKind::Type(Box::new(Type::new(tk, tsp))), tsp);
         if !self.at_op("(") {
             return Err(self.unexpected("'('"));
         }
@@ -301,18 +301,18 @@ impl<'d> Parser<'d> {
         let ranges = self.subscripts()?;
         let item = if self.at_kw("sem") {
             let sp = self.bump().span;
-            Type { kind: TypeKind::Sem, span: sp }
+            Type::new(TypeKind::Sem, sp)
         } else if self.at_kw("op") {
             let sp = self.bump().span;
             let sig = self.op_prototype()?;
-            Type { kind: TypeKind::Op(Box::new(sig)), span: sp.to(self.prev_span()) }
+            Type::new(TypeKind::Op(Box::new(sig)), sp.to(self.prev_span()))
         } else {
             self.ty()?
         };
         let ty = if ranges.is_empty() {
             item
         } else {
-            Type { kind: TypeKind::Array { ranges, elem: Box::new(item) }, span: ilo.to(self.prev_span()) }
+            Type::new(TypeKind::Array { ranges, elem: Box::new(item) }, ilo.to(self.prev_span()))
         };
         self.expect_op(")")?;
         Ok(ExprKind::New(Box::new(ty)))

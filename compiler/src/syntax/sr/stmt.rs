@@ -162,7 +162,7 @@ impl<'d> Parser<'d> {
     fn do_loop(&mut self, arms: Vec<IfArm>, else_block: Option<Block>, span: Span) -> Stmt {
         let exit = Block { stmts: vec![Stmt { kind: StmtKind::Exit, span }], span };
         let body_if = Stmt { kind: StmtKind::If { arms, else_block: Some(else_block.unwrap_or(exit)) }, span };
-        let cond = Expr { kind: ExprKind::Bool(true), span };
+        let cond = Expr::new(ExprKind::Bool(true), span);
         Stmt { kind: StmtKind::While { cond, body: Block { stmts: vec![body_if], span } }, span }
     }
 
@@ -180,15 +180,15 @@ impl<'d> Parser<'d> {
                 let lo = self.span();
                 let quants = self.quantifiers_opt()?;
                 let q = self.qualified_id()?;
-                let mut op = Expr { kind: ExprKind::Ident(q.parts[0].clone()), span: q.parts[0].span };
+                let mut op = Expr::new(ExprKind::Ident(q.parts[0].clone()), q.parts[0].span);
                 if q.parts.len() > 1 {
                     let name = q.parts[1].clone();
-                    op = Expr { kind: ExprKind::Field { base: Box::new(op), name }, span: q.span };
+                    op = Expr::new(ExprKind::Field { base: Box::new(op), name }, q.span);
                 }
                 while self.at_op("[") {
                     let subs = self.subscript_list()?;
                     let span = op.span.to(self.prev_span());
-                    op = Expr { kind: ExprKind::Index { base: Box::new(op), subs }, span };
+                    op = Expr::new(ExprKind::Index { base: Box::new(op), subs }, span);
                 }
                 let formals = self.formal_names()?;
                 let returns = if self.eat_kw("returns") { Some(self.ident()?) } else { None };

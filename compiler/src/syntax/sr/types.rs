@@ -115,7 +115,7 @@ impl<'d> Parser<'d> {
         if self.at_op("[") {
             let ranges = self.subscripts()?;
             let elem = self.ty()?;
-            return Ok(Type { kind: TypeKind::Array { ranges, elem: Box::new(elem) }, span: lo.to(self.prev_span()) });
+            return Ok(Type::new(TypeKind::Array { ranges, elem: Box::new(elem) }, lo.to(self.prev_span())));
         }
         let scalar = match self.t() {
             T::Kw("bool") => Some(TypeKind::Bool),
@@ -127,7 +127,7 @@ impl<'d> Parser<'d> {
         };
         if let Some(kind) = scalar {
             self.bump();
-            return Ok(Type { kind, span: lo.to(self.prev_span()) });
+            return Ok(Type::new(kind, lo.to(self.prev_span())));
         }
         let kind = match self.t().clone() {
             T::Kw("string") => {
@@ -189,7 +189,7 @@ impl<'d> Parser<'d> {
             T::Id(_) => TypeKind::Named(self.qualified_id()?),
             _ => return Err(self.unexpected("a type")),
         };
-        Ok(Type { kind, span: lo.to(self.prev_span()) })
+        Ok(Type::new(kind, lo.to(self.prev_span())))
     }
 
     /// `( var_def { SEP var_def } )` of a record: `a, b : int; c : real`
