@@ -297,3 +297,32 @@ fn recovery_keeps_going_in_source_order() {
     assert!(d.contains("(proc f (a) {(= a 1)})"), "{}", d);
     assert!(d.contains("(in (p (x) -> {skip}))"), "{}", d);
 }
+
+/// The node ids of a parsed file (from its Debug form), in order.
+fn node_ids(src: &str, name: &str) -> (mpdc::syntax::ast::SourceFile, Vec<u32>) {
+    let mut map = SourceMap::new();
+    let mut diags = Diagnostics::new();
+    let f = parse_source(&mut map, name, src, &mut diags);
+    assert!(diags.render(&map).is_empty(), "unexpected errors in {}", name);
+    let dbg = format!("{:?}", f);
+    let ids = dbg.split("NodeId(").skip(1).map(|s| s[..s.find(')').unwrap()].parse().unwrap()).collect();
+    (f, ids)
+}
+
+#[test]
+fn every_expression_and_type_has_its_own_node_id() {
+    // both front ends number their nodes from one counter: no two nodes of
+    // a compilation share an id, and ids take no part in comparing trees
+    let mpd = "resource main()\n  type t = rec(int a; [3] real b)\n  t r\n  r.a = -(1 + r.a) * int(2.5)\n  write(r.b[2], new(int))\nend\n";
+    let sr = "resource main()\n  var x : int := 2\n  x := x * (x + 1)\n  write(x)\nend\n";
+    let (a, ia) = node_ids(mpd, "a.mpd");
+    let (b, ib) = node_ids(mpd, "a.mpd");
+    let (_, is) = node_ids(sr, "s.sr");
+    assert!(ia.len() > 15 && is.len() > 5, "too few ids: {:?} {:?}", ia, is);
+    assert!(a == b, "the same source parses to equal trees whatever their ids");
+    let mut all: Vec<u32> = ia.iter().chain(&ib).chain(&is).copied().collect();
+    let n = all.len();
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), n, "a node id was given twice");
+}

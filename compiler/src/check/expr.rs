@@ -2,6 +2,7 @@
 //! new, array constructors; operators are in operator.rs, subscripts and slices
 //! in index.rs, assignments in assign.rs, calls in builtin.rs and predef.rs.
 use super::konst::{wrap, KV};
+use super::resolved::Resolved;
 use super::scope::Sym;
 use super::types::{Ty, ARR_HDR};
 use super::{Checker, Form, V};
@@ -76,13 +77,13 @@ impl<'a> Checker<'a> {
                 .into(),
                 Ty::File,
             ),
-            ExprKind::Ident(id) => self.ident(id),
+            ExprKind::Ident(id) => self.ident(e, id),
             ExprKind::Paren(inner) => {
                 let mut v = self.expr(inner);
                 v.lv = false;
                 v
             }
-            ExprKind::Field { base, name } => self.field(base, name, e.span),
+            ExprKind::Field { base, name } => self.field(e, base, name),
             ExprKind::Index { base, subs } => self.index_value(e, base, subs),
             ExprKind::Call { callee, args } => self.call_expr(callee, args, e.span),
             ExprKind::Unary { op, operand } => self.unary(*op, operand, e.span),
@@ -245,62 +246,52 @@ impl<'a> Checker<'a> {
         V::scalar(t, Ty::Bool)
     }
 
-    pub(super) fn ident(&mut self, id: &ast::Ident) -> V {
+    /// A name `e` (`id`) as a value, by what it resolves to (resolved.rs).
+    pub(super) fn ident(&mut self, e: &Expr, id: &ast::Ident) -> V {
         // a procedure named as a value (a capability) above its heading is
         // undefined there, as a call is
-        let sym = if self.is_later_proc(&id.name) { self.resolve_use(id) } else { self.lookup(&id.name).cloned() };
-        match sym {
-            Some(Sym::Var { c, ty, assignable }) => {
+        let r = if self.is_later_proc(&id.name) {
+            match self.resolve_use(id) {
+                Some(s) => Resolved::of_sym(s),
+                None => self.resolution(e),
+            }
+        } else {
+            self.resolution(e)
+        };
+        match r {
+            Resolved::Var { c, ty, assignable } => {
                 let form = if ty.is_blob() { Form::Blob } else { Form::Scalar };
                 let c = self.captured(&id.name, c, &ty);
                 V { c, ty, form, k: None, lv: assignable, slice: None }
             }
-            Some(Sym::Const { v, ty, .. }) => {
+            Resolved::Const { v, ty } => {
                 let mut r = self.konst(v, ty.clone());
                 r.ty = ty;
                 r
             }
-            Some(Sym::EnumLit { e, i }) => {
+            Resolved::EnumLit { e, i } => {
                 let mut v = self.konst(KV::Int(i), Ty::Enum(e));
                 v.ty = Ty::Enum(e);
                 v
             }
-            Some(Sym::Proc(s)) if s.op.is_some() => self.op_cap_value(&s, id.span),
-            Some(Sym::Proc(_))
-            | Some(Sym::PendingProc(_))
-            | Some(Sym::Comp(_))
-            | Some(Sym::Type(_))
-            | Some(Sym::Optype(_)) => {
-                self.error(id.span, format!("`{}` is not a value", id.name));
-                V::err()
-            }
-            Some(Sym::Formal) => {
+            Resolved::Op(s) => self.op_cap_value(&s, id.span),
+            Resolved::NotValue(Sym::Formal) => {
                 self.error(id.span, format!("illegal reference to formal parameter {} (a parameter list's types and bounds cannot use its parameters)", id.name));
                 V::err()
             }
-            None => match id.name.as_str() {
-                "EOF" => self.konst(KV::Int(-1), Ty::Int),
-                "READ" | "WRITE" | "READWRITE" => {
-                    let e = self.predefined_enum("accessmode");
-                    let i = ["READ", "WRITE", "READWRITE"].iter().position(|x| *x == id.name).unwrap() as i64;
-                    V { ty: Ty::Enum(e), ..self.konst(KV::Int(i), Ty::Int) }
-                }
-                "ABSOLUTE" | "RELATIVE" | "EXTEND" => {
-                    let e = self.predefined_enum("seektype");
-                    let i = ["ABSOLUTE", "RELATIVE", "EXTEND"].iter().position(|x| *x == id.name).unwrap() as i64;
-                    V { ty: Ty::Enum(e), ..self.konst(KV::Int(i), Ty::Int) }
-                }
-                _ => {
-                    match self.not_a_value(&Expr::new(ExprKind::Ident(id.clone()), id.span)) {
-                        Some(what) if super::builtin::is_predefined(&id.name) => {
-                            self.error(id.span, format!("illegal use of predefined function ({})", what))
-                        }
-                        Some(what) => self.error(id.span, format!("`{}` is not a value ({})", id.name, what)),
-                        None => self.undefined(id.span, &id.name),
-                    }
-                    V::err()
-                }
-            },
+            Resolved::Proc(_) | Resolved::NotValue(_) | Resolved::Type(_) => {
+                self.error(id.span, format!("`{}` is not a value", id.name));
+                V::err()
+            }
+            Resolved::Predef(_) => {
+                let what = self.not_a_value(e).unwrap_or_default();
+                self.error(id.span, format!("illegal use of predefined function ({})", what));
+                V::err()
+            }
+            _ => {
+                self.undefined(id.span, &id.name);
+                V::err()
+            }
         }
     }
 
@@ -320,7 +311,10 @@ impl<'a> Checker<'a> {
         None
     }
 
-    pub(super) fn field(&mut self, base: &Expr, name: &ast::Ident, span: Span) -> V {
+    /// `base.name` (`e`): a component's member, an op of a resource
+    /// capability, a record's field.
+    pub(super) fn field(&mut self, e: &Expr, base: &Expr, name: &ast::Ident) -> V {
+        let span = e.span;
         // qualified name: component.member
         if let ExprKind::Ident(b) = &base.kind {
             if matches!(self.lookup(&b.name), Some(Sym::Type(_))) {
@@ -328,33 +322,29 @@ impl<'a> Checker<'a> {
                 self.error(b.span, format!("not a variable: {} is a type", b.name));
                 return V::err();
             }
-            if matches!(self.lookup(&b.name), Some(Sym::Comp(_))) || b.name == self.comp {
-                return match self.qualified(b, name) {
-                    Some(sym) => {
-                        let saved = self.scopes.len();
-                        let _ = saved;
-                        match sym {
-                            Sym::Var { c, ty, assignable } => {
-                                let form = if ty.is_blob() { Form::Blob } else { Form::Scalar };
-                                V { c, ty, form, k: None, lv: assignable, slice: None }
-                            }
-                            Sym::Const { v, ty, .. } => {
-                                let mut r = self.konst(v, ty.clone());
-                                r.ty = ty;
-                                r
-                            }
-                            Sym::EnumLit { e, i } => {
-                                let mut v = self.konst(KV::Int(i), Ty::Enum(e));
-                                v.ty = Ty::Enum(e);
-                                v
-                            }
-                            _ => {
-                                self.error(name.span, format!("`{}.{}` is not a value", b.name, name.name));
-                                V::err()
-                            }
+            if self.names_component(base) {
+                return match self.resolution(e) {
+                    Resolved::Member(m) => match *m {
+                        Resolved::Var { c, ty, assignable } => {
+                            let form = if ty.is_blob() { Form::Blob } else { Form::Scalar };
+                            V { c, ty, form, k: None, lv: assignable, slice: None }
                         }
-                    }
-                    None => {
+                        Resolved::Const { v, ty } => {
+                            let mut r = self.konst(v, ty.clone());
+                            r.ty = ty;
+                            r
+                        }
+                        Resolved::EnumLit { e, i } => {
+                            let mut v = self.konst(KV::Int(i), Ty::Enum(e));
+                            v.ty = Ty::Enum(e);
+                            v
+                        }
+                        _ => {
+                            self.error(name.span, format!("`{}.{}` is not a value", b.name, name.name));
+                            V::err()
+                        }
+                    },
+                    _ => {
                         // MPD 1.0.1's words: only the spec's names are qualified
                         self.error(
                             name.span,

@@ -35,6 +35,7 @@ mod spec_order;
 mod star_bounds;
 mod unit;
 pub use files::check_files;
+mod resolved;
 mod stmt;
 mod type_audit;
 mod type_const;

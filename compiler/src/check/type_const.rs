@@ -7,6 +7,7 @@
 //! erroneous expression).  The type audit (type_audit.rs) checks the two
 //! agree.
 use super::konst::{self, fold, wrap, KV};
+use super::resolved::Resolved;
 use super::scope::Sym;
 use super::types::Ty;
 use super::Checker;
@@ -45,15 +46,13 @@ impl<'a> Checker<'a> {
                     _ => None,
                 },
             },
-            // g.k for a constant k of component g
-            ExprKind::Field { base, name } => match &base.kind {
-                ExprKind::Ident(b) if self.names_component(base) && !self.names_a_type(b) => {
-                    match self.qualified(b, name) {
-                        Some(Sym::Const { v, .. }) => Some(v),
-                        Some(Sym::EnumLit { i, .. }) => Some(KV::Int(i)),
-                        _ => None,
-                    }
-                }
+            // g.k for a constant k of component g (what the name resolves to)
+            ExprKind::Field { base, .. } if self.names_component(base) => match self.resolution(e) {
+                Resolved::Member(m) => match *m {
+                    Resolved::Const { v, .. } => Some(v),
+                    Resolved::EnumLit { i, .. } => Some(KV::Int(i)),
+                    _ => None,
+                },
                 _ => None,
             },
             ExprKind::Unary { op, operand } => self.unary_const(*op, operand),
@@ -73,11 +72,6 @@ impl<'a> Checker<'a> {
             }
             _ => None,
         }
-    }
-
-    /// Whether `b` names a type (`t.f` is not a qualified name).
-    fn names_a_type(&self, b: &crate::syntax::ast::Ident) -> bool {
-        matches!(self.lookup(&b.name), Some(Sym::Type(_)))
     }
 
     /// `-k`, `+k`, `not k` (operator.rs's `unary`).

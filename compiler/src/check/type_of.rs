@@ -18,10 +18,11 @@
 //! says which translation it mirrors; type_audit.rs checks them against
 //! `expr` (MPD_AUDIT_TYPES=1, and the compiler's unit tests).
 use super::konst::KV;
+use super::resolved::Resolved;
 use super::scope::Sym;
-use super::types::{CapTy, Ty};
+use super::types::Ty;
 use super::Checker;
-use crate::syntax::ast::{self, BinaryOp, Expr, ExprKind, Subscript, UnaryOp};
+use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Subscript, UnaryOp};
 
 impl<'a> Checker<'a> {
     /// The type of `e` as `expr(e)` would give it, without emitting code or
@@ -46,9 +47,9 @@ impl<'a> Checker<'a> {
             ExprKind::Str(s) => Ty::Str(Some(s.len() as i64)),
             ExprKind::Null | ExprKind::Noop => Ty::Null,
             ExprKind::StdFile(_) => Ty::File,
-            ExprKind::Ident(id) => self.ident_type(id),
+            ExprKind::Ident(_) => self.ident_type(e),
             ExprKind::Paren(inner) => self.type_of(inner),
-            ExprKind::Field { base, name } => self.field_type(base, name),
+            ExprKind::Field { .. } => self.field_type(e),
             ExprKind::Index { base, subs } => self.index_type(e, base, subs),
             ExprKind::Unary { op, operand } => self.unary_type(*op, operand),
             ExprKind::Binary { op, lhs, rhs } => self.binary_type(*op, lhs, rhs),
@@ -67,54 +68,27 @@ impl<'a> Checker<'a> {
     /// enumeration's type; an op's capability (op_cap_value), an error for
     /// another resource's op named bare; EOF and the predefined
     /// enumeration literals.
-    fn ident_type(&mut self, id: &ast::Ident) -> Ty {
-        match self.lookup(&id.name).cloned() {
-            Some(Sym::Var { ty, .. }) | Some(Sym::Const { ty, .. }) => ty,
-            Some(Sym::EnumLit { e, .. }) => Ty::Enum(e),
-            Some(Sym::Proc(s)) if s.op.is_some() => {
-                if self.op_reachable_here(s.op.as_ref().unwrap()) {
-                    self.op_cap_type(&s)
-                } else {
-                    Ty::Error
-                }
-            }
-            Some(_) => Ty::Error,
-            None => match id.name.as_str() {
-                "EOF" => Ty::Int,
-                "READ" | "WRITE" | "READWRITE" => Ty::Enum(self.predefined_enum("accessmode")),
-                "ABSOLUTE" | "RELATIVE" | "EXTEND" => Ty::Enum(self.predefined_enum("seektype")),
-                _ => Ty::Error,
-            },
+    fn ident_type(&mut self, e: &Expr) -> Ty {
+        match self.resolution(e) {
+            Resolved::Var { ty, .. } | Resolved::Const { ty, .. } => ty,
+            Resolved::EnumLit { e, .. } => Ty::Enum(e),
+            Resolved::Op(s) if self.op_reachable_here(s.op.as_ref().unwrap()) => self.op_cap_type(&s),
+            _ => Ty::Error,
         }
     }
 
     /// `g.x` for a component g, `r.f` for a record (or a pointer to one),
     /// `rc.f` for an op f of a resource capability rc: its capability
     /// (expr.rs's `field`).
-    fn field_type(&mut self, base: &Expr, name: &ast::Ident) -> Ty {
-        if let ExprKind::Ident(b) = &base.kind {
-            if matches!(self.lookup(&b.name), Some(Sym::Type(_))) {
-                return Ty::Error;
-            }
-            if self.names_component(base) {
-                return match self.qualified(b, name) {
-                    Some(Sym::Var { ty, .. }) | Some(Sym::Const { ty, .. }) => ty,
-                    Some(Sym::EnumLit { e, .. }) => Ty::Enum(e),
-                    _ => Ty::Error,
-                };
-            }
-        }
-        // `p.f` with p a pointer is not `p^.f`: MPD says "not a rec"
-        let bt = self.type_of(base);
-        match &bt {
-            Ty::Cap(CapTy::Resource(rn)) => match self.res_member(rn, &name.name) {
-                Some(Sym::Proc(sig)) if sig.op.is_some() => self.op_cap_type(&sig),
+    fn field_type(&mut self, e: &Expr) -> Ty {
+        match self.resolution(e) {
+            Resolved::Member(m) => match *m {
+                Resolved::Var { ty, .. } | Resolved::Const { ty, .. } => ty,
+                Resolved::EnumLit { e, .. } => Ty::Enum(e),
                 _ => Ty::Error,
             },
-            Ty::Rec(r) => match self.types.recs[*r].fields.iter().find(|f| f.0 == name.name) {
-                Some((_, fty, _)) => fty.clone(),
-                None => Ty::Error,
-            },
+            Resolved::ResCapOp { sig, .. } => self.op_cap_type(&sig),
+            Resolved::RecField { rec, field } => self.types.recs[rec].fields[field].1.clone(),
             _ => Ty::Error,
         }
     }
@@ -174,18 +148,10 @@ impl<'a> Checker<'a> {
             n += subs.len();
             root = base;
         }
-        let sig = match &root.kind {
-            ExprKind::Ident(id) => match self.resolve_pure(&id.name) {
-                Some(Sym::Proc(sig)) if sig.op.as_ref().is_some_and(|r| self.op_reachable_here(r)) => sig,
-                _ => return Ty::Error,
-            },
-            ExprKind::Field { base, name } => match self.type_of(base) {
-                Ty::Cap(CapTy::Resource(rn)) => match self.res_member(&rn, &name.name) {
-                    Some(Sym::Proc(sig)) if sig.op.is_some() => sig,
-                    _ => return Ty::Error,
-                },
-                _ => return Ty::Error,
-            },
+        // a procedure whose heading is not elaborated is no op array
+        let sig = match self.resolution(root) {
+            Resolved::Op(sig) if self.op_reachable_here(sig.op.as_ref().unwrap()) => sig,
+            Resolved::ResCapOp { sig, .. } => sig,
             _ => return Ty::Error,
         };
         let r = sig.op.as_ref().unwrap();

@@ -2,6 +2,7 @@
 //! translating it -- whether it is a variable (`V::lv`: getarg's and read's
 //! destinations, `@x`, `x++`), the index types its array's declaration gave
 //! (lb/ub), and the capability type of an op.
+use super::resolved::Resolved;
 use super::scope::{ProcSig, Sym};
 use super::types::{CapTy, Ty};
 use super::Checker;
@@ -34,18 +35,19 @@ impl<'a> Checker<'a> {
         // a variable of an erroneous type (its declaration was reported) is one still
         let ty = self.type_of(e);
         match &e.kind {
-            ExprKind::Ident(id) => match self.lookup(&id.name) {
-                Some(Sym::Var { assignable, ty, .. }) => (*assignable, ty.is_blob()),
+            ExprKind::Ident(_) => match self.resolution(e) {
+                Resolved::Var { assignable, ty, .. } => (assignable, ty.is_blob()),
                 _ => (false, false),
             },
-            ExprKind::Field { base, name } => {
-                if let ExprKind::Ident(b) = &base.kind {
-                    if self.names_component(base) {
-                        return match self.qualified(b, name) {
-                            Some(Sym::Var { assignable, ty, .. }) => (assignable, ty.is_blob()),
+            ExprKind::Field { base, .. } => {
+                if self.names_component(base) {
+                    return match self.resolution(e) {
+                        Resolved::Member(m) => match *m {
+                            Resolved::Var { assignable, ty, .. } => (assignable, ty.is_blob()),
                             _ => (false, false),
-                        };
-                    }
+                        },
+                        _ => (false, false),
+                    };
                 }
                 // r.f of a record variable, or through a pointer to a record
                 let lv = match self.type_of(base) {

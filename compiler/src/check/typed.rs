@@ -38,6 +38,8 @@ pub(crate) struct Node {
     pub k: Option<Option<KV>>,
     /// (a variable, a blob in place)
     pub place: Option<(bool, bool)>,
+    /// What a name or field names (resolved.rs).
+    pub res: Option<super::resolved::Resolved>,
 }
 
 /// The table.
