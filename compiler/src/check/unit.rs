@@ -79,6 +79,8 @@ impl Checker<'_> {
         }
         order.uses = std::mem::take(&mut *self.spec_uses.borrow_mut());
         self.out.spec_nops = self.out.nops;
+        // `r.x` inside r now reads the exports (typexpr.rs's `qualified`)
+        self.names_changed();
         self.exports = self.scopes.last().unwrap().map.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         order
     }
