@@ -13,6 +13,7 @@ typedef struct alock_waiter {
     atomic_int woken;
 } alock_waiter;
 
+
 /* The default policy's trial (adaptive_trial.c), kept by the holder.  arm:
  * the choice of the current epoch, 0 the rules', 1 block; best: the one
  * kept; score: moving average of log(acquisition rate while blocking / rate
@@ -49,9 +50,17 @@ struct mpd_alock {
     mpd_spinlock qlock;
     alock_waiter *qhead, *qtail; /* under qlock */
 
-    /* waiting and scheduling policy */
+    /* waiting and scheduling policy (read by every spinning waiter: beside
+     * the lock word) */
     atomic_long spin_ns, sleep_ns;
-    atomic_int sched;
+    /* 1: a bounded spin looks at the lock word only every ~1 us from the
+     * start, instead of backing off from 1 pause (set by the default policy
+     * when holders keep re-taking the lock in front of waiters: "late looks",
+     * adaptive_lock.c spin_phase) */
+    atomic_int late_looks;
+    /* From here on, what the holder writes and reads: on lines of their own,
+     * so that waiters polling the lock word do not take them from it. */
+    _Alignas(64) atomic_int sched;
     /* ownership: the agent allowed to change attributes (NULL: anyone) */
     const void *_Atomic owner;
 
@@ -63,6 +72,11 @@ struct mpd_alock {
     double avg_wait_ns;           /* EWMA of contended waits (holder only) */
     double avg_spin_ns;           /* EWMA of waits won by spinning: what a running holder takes */
     double spin_fail;             /* EWMA 0..1: contended waits a spin would not have won */
+    /* late looks, measured (holder only): waits won by spinning with late
+     * looks since the last verdict, and the acquisitions by others during
+     * them; policy runs until the next probe of late looks, and the gap */
+    unsigned long late_n, late_passes;
+    int probe_wait, probe_gap;
     unsigned long contended_seen; /* st_contended at the last sample (holder only) */
     int idle_samples;             /* samples that saw nothing new, their decay not yet applied */
     int busy_samples;             /* busy samples since the default policy last ran (holder only) */
@@ -74,8 +88,11 @@ struct mpd_alock {
     atomic_int loud;
     mpd_alock_policy_fn _Atomic policy;
     void *_Atomic policy_arg;
-    atomic_ulong st_contended, st_spin_acq, st_blocks, st_timeouts, st_samples, st_adapt;
-    atomic_ulong st_spin_failed, st_holder_off, st_os_yields;
+    /* counted by the holder (single writer: a contended acquisition counts
+     * its wait once it holds the lock) */
+    atomic_ulong st_contended, st_spin_acq, st_samples, st_adapt, st_spin_failed, st_holder_off;
+    /* counted by waiters (interlocked), apart from what the holder reads */
+    _Alignas(64) atomic_ulong st_blocks, st_timeouts, st_os_yields;
 
     /* contention profile: written by the holder, read by the export, both
      * under prof_lk -- not under the lock itself, which a policy calling the
