@@ -406,8 +406,10 @@ void mpd_alock__lock_slow(mpd_alock_t *l, int prio)
     long t0 = mpd_alock__now_ns();
     long spin0 = atomic_load_explicit(&l->spin_ns, memory_order_relaxed);
     int spun = 0, off = 0, by_spin = 0, spin_failed = 0;
-    unsigned long acq0 = atomic_load_explicit(&l->acquisitions, memory_order_relaxed);
     int late = atomic_load_explicit(&l->late_looks, memory_order_relaxed);
+    /* acquisitions so far, to count those made in front of us (late looks
+     * only: a read of the holder's line) */
+    unsigned long acq0 = late ? atomic_load_explicit(&l->acquisitions, memory_order_relaxed) : 0;
     atomic_fetch_add(&l->waiting, 1);
     for (int round = 0;; round++) {
         if (spin_phase(l, b, round == 0 ? t0 : mpd_alock__now_ns(), late, &off)) {

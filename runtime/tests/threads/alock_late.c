@@ -1,8 +1,8 @@
 /* alock_late.c: the default policy's late looks (adaptive_monitor.c late_looks): it probes
  * looking late, keeps doing so while the lock is taken in front of its waiters at least 3
  * times per wait (over 32 spin wins), and goes back to looking early otherwise, probing again
- * after a gap that doubles (8 .. 1024 policy runs) after every probe that did not pay; static
- * kinds never look late.  Then mutual exclusion with late looks in force: exact counts with
+ * after a gap that doubles (8 .. 1024 policy runs) after every probe that did not pay; the
+ * parameter late_passes sets the threshold or turns it off; static kinds never look late.  Then mutual exclusion with late looks in force: exact counts with
  * OS threads and with lightweight threads on 2 VPs. */
 #include <pthread.h>
 #include <stdio.h>
@@ -76,6 +76,31 @@ static void policy_rules(void)
     policy_run(l);
     CHECK(!late(l));
     CHECK_EQ_L(l->probe_wait, 8);
+    mpd_alock_destroy(l);
+
+    /* the parameter: a threshold of one's own, or never */
+    mpd_alock_default_params_t prm = {.low = 0.25,
+                                      .high = 1.0,
+                                      .spin_max_ns = 20000,
+                                      .sleep_max_ns = 50000,
+                                      .block_cost_ns = 20000,
+                                      .late_passes = 5};
+    l = mpd_alock_create(NULL);
+    mpd_alock_monitor_t m = {0};
+    mpd_alock_get_waiting(l, &m.spin_ns, &m.sleep_ns);
+    mpd_alock_default_policy(l, &m, &prm);
+    CHECK(late(l));
+    measured(l, 32, 32 * 4); /* 4 per wait: enough for the default 3, not for 5 */
+    mpd_alock_get_waiting(l, &m.spin_ns, &m.sleep_ns);
+    mpd_alock_default_policy(l, &m, &prm);
+    CHECK(!late(l));
+    atomic_store(&l->late_looks, 1);
+    prm.late_passes = -1; /* never: even a lock looking late stops at once */
+    mpd_alock_default_policy(l, &m, &prm);
+    CHECK(!late(l));
+    for (int i = 0; i < 2000; i++)
+        mpd_alock_default_policy(l, &m, &prm);
+    CHECK(!late(l));
     mpd_alock_destroy(l);
 
     /* static kinds have no policy: they never look late, however contended */
