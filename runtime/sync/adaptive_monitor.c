@@ -236,6 +236,8 @@ int mpd_alock_set_policy(mpd_alock_t *l, const void *owner, mpd_alock_policy_fn 
     atomic_store(&l->policy, p);
     if (!own)
         mpd_alock__set_loud(l, MPD_ALOCK__LOUD_POLICY, 0);
+    if (p != mpd_alock_default_policy) /* late looks are the default policy's */
+        atomic_store_explicit(&l->late_looks, 0, memory_order_relaxed);
     mpd_spin_unlock(&l->qlock);
     return 0;
 }

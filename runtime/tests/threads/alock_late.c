@@ -103,6 +103,14 @@ static void policy_rules(void)
     CHECK(!late(l));
     mpd_alock_destroy(l);
 
+    /* late looks are the default policy's: another policy, or none, ends them */
+    l = mpd_alock_create(NULL);
+    policy_run(l);
+    CHECK(late(l));
+    CHECK(mpd_alock_set_policy(l, NULL, NULL, NULL) == 0);
+    CHECK(!late(l));
+    mpd_alock_destroy(l);
+
     /* static kinds have no policy: they never look late, however contended */
     mpd_alock_attr_t a;
     mpd_alock_attr_init(&a, MPD_ALOCK_SPIN);
