@@ -36,11 +36,13 @@ def main():
     tally = {"beats": 0, "matches": 0, "loses": 0, "inconclusive": 0}
     for app in apps:
         nvps = sorted({n for a, n, _ in runs if a == app})
-        kinds = [k for k in STATIC + ("adaptive",) if any((app, n, k) in runs for n in nvps)]
+        kinds = [k for k in STATIC + ("adaptive", "adaptive-old") if any((app, n, k) in runs for n in nvps)]
+        old = "adaptive-old" in kinds  # run-baselines.sh OLD=DIR: another build's adaptive lock
         print("### %s\n" % app)
         print("| VPs | " + " | ".join("%s median" % k for k in kinds) +
-              " | best static | adaptive / best: median [95% CI] | verdict |")
-        print("|---:|" + "---:|" * len(kinds) + "---|---:|---|")
+              " | best static | adaptive / best: median [95% CI] | verdict |" +
+              (" adaptive / adaptive-old [95% CI] |" if old else ""))
+        print("|---:|" + "---:|" * len(kinds) + "---|---:|---|" + ("---:|" if old else ""))
         for n in nvps:
             med = {k: statistics.median(runs[(app, n, k)].values()) for k in kinds if (app, n, k) in runs}
             statics = [k for k in STATIC if k in med]
@@ -54,7 +56,13 @@ def main():
             tally[verdict] += 1
             top = min(med, key=lambda k: med[k])
             cells = " | ".join(("**%.3f**" if k == top else "%.3f") % med[k] for k in kinds)
-            print("| %d | %s | %s | %.3f [%.3f, %.3f] | %s |" % (n, cells, best, r, lo, hi, verdict))
+            extra = ""
+            if old and (app, n, "adaptive-old") in runs:
+                ro = sorted(set(runs[(app, n, "adaptive")]) & set(runs[(app, n, "adaptive-old")]))
+                qo = [runs[(app, n, "adaptive")][x] / runs[(app, n, "adaptive-old")][x] for x in ro]
+                olo, ohi = boot_median_ci(qo)
+                extra = " %.3f [%.3f, %.3f] |" % (statistics.median(qo), olo, ohi)
+            print("| %d | %s | %s | %.3f [%.3f, %.3f] | %s |%s" % (n, cells, best, r, lo, hi, verdict, extra))
         print()
     print("Adaptive vs best static: beats at %(beats)d, matches (CI excludes a loss > 5%%) at %(matches)d, "
           "loses at %(loses)d, inconclusive at %(inconclusive)d point(s)." % tally)

@@ -7,6 +7,8 @@
 # the date and the machine's load; baselines_stats.py prints adaptive / best static with
 # a 95% bootstrap interval ("matches" only when it excludes a loss of more than 5%).
 #   VPS: list of VP counts (default "1 2 3 4"); ROUNDS (default 12).
+#   OLD=DIR: also run the adaptive lock of another build's tsp/phold in DIR (kind
+#   adaptive-old, same rounds): old against new policy, side by side.
 set -e
 VPS=${1:-"1 2 3 4"}; ROUNDS=${2:-12}
 BUILD=${BUILD:-$PWD/build}
@@ -17,8 +19,10 @@ RAW=${RAW:-$R/baselines-raw.dat}
 TSP_ARGS=${TSP_ARGS:-"13 1 7"}
 PHOLD_ARGS=${PHOLD_ARGS:-"400 256 0"}
 KINDS="spin block backoff spinblock adaptive pthread"
+[ -n "${OLD:-}" ] && KINDS="$KINDS adaptive-old"
 run1() {  # run1 APP ARGS... -> seconds of one run
-  "$B/$1" "$2" "$3" $4 | sed -n 's/.*seconds=\([0-9.]*\).*/\1/p'
+  if [ "$2" = adaptive-old ]; then bin=$OLD/$1; k=adaptive; else bin=$B/$1; k=$2; fi
+  "$bin" "$k" "$3" $4 | sed -n 's/.*seconds=\([0-9.]*\).*/\1/p'
 }
 order() {  # order R: KINDS rotated by R, reversed when R is odd
   r=$1; set -- $KINDS; n=$#; i=0; out=""

@@ -49,33 +49,58 @@ struct mpd_alock {
     mpd_spinlock qlock;
     alock_waiter *qhead, *qtail; /* under qlock */
 
-    /* waiting and scheduling policy */
+    /* waiting and scheduling policy (read by every spinning waiter: beside
+     * the lock word) */
     atomic_long spin_ns, sleep_ns;
+    /* 1: a bounded spin looks at the lock word only every ~1 us from the
+     * start, instead of backing off from 1 pause (set by the default policy
+     * when holders keep re-taking the lock in front of waiters: "late looks",
+     * adaptive_lock.c spin_phase) */
+    atomic_int late_looks;
+    /* scheduling policy (read by blocking waiters) */
     atomic_int sched;
     /* ownership: the agent allowed to change attributes (NULL: anyone) */
     const void *_Atomic owner;
 
-    /* monitor: written by the lock holder */
+    /* From here on, what the holder writes and reads, on lines of their own
+     * so that waiters polling the lock word do not take them from it.  First
+     * what every unlock or sample touches, on one line: a sample that finds
+     * nothing new reads only these (and `waiting`). */
+    _Alignas(64) int sample_left; /* unlocks until the next sample (holder only) */
     atomic_int sample_every;
-    int sample_left; /* unlocks until the next sample (holder only) */
     atomic_ulong acquisitions;
-    double avg_waiting;
-    double avg_wait_ns;           /* EWMA of contended waits (holder only) */
-    double avg_spin_ns;           /* EWMA of waits won by spinning: what a running holder takes */
-    double spin_fail;             /* EWMA 0..1: contended waits a spin would not have won */
-    unsigned long contended_seen; /* st_contended at the last sample (holder only) */
-    int idle_samples;             /* samples that saw nothing new, their decay not yet applied */
-    int busy_samples;             /* busy samples since the default policy last ran (holder only) */
-#define POLICY_BATCH_NOW 1000     /* busy_samples value that makes the next busy sample run it */
-    unsigned long policy_runs;    /* times the monitor called the policy (holder only; for tests) */
+    atomic_ulong st_samples;
+    unsigned long prof_next; /* st_samples value of the next profile sample (ULONG_MAX: none) */
     /* Why a sample may not be quiet, in one word so that the quiet check tests
      * it once (MPD_ALOCK__LOUD_*): bits set and cleared with interlocked
      * instructions, and only when they change, by their one writer each. */
     atomic_int loud;
+    unsigned long contended_seen; /* st_contended at the last sample (holder only) */
+    /* counted by the holder (single writer: a contended acquisition counts
+     * its wait once it holds the lock) */
+    atomic_ulong st_contended;
+
+    /* the rest of the monitor: written by the lock holder */
+    atomic_ulong st_spin_acq, st_adapt, st_spin_failed, st_holder_off;
+    double avg_waiting;
+    double avg_wait_ns; /* EWMA of contended waits (holder only) */
+    double avg_spin_ns; /* EWMA of waits won by spinning: what a running holder takes */
+    double spin_fail;   /* EWMA 0..1: contended waits a spin would not have won */
+    /* late looks, measured (holder only): waits won by spinning with late
+     * looks since the last verdict, and the acquisitions by others during
+     * them; policy runs until the next probe of late looks, and the gap */
+    unsigned long late_n, late_passes;
+    int probe_wait, probe_gap;
+    int idle_samples;          /* samples that saw nothing new, their decay not yet applied */
+    int busy_samples;          /* busy samples since the default policy last ran (holder only) */
+#define POLICY_BATCH_NOW 1000  /* busy_samples value that makes the next busy sample run it */
+    unsigned long policy_runs; /* times the monitor called the policy (holder only; for tests) */
     mpd_alock_policy_fn _Atomic policy;
     void *_Atomic policy_arg;
-    atomic_ulong st_contended, st_spin_acq, st_blocks, st_timeouts, st_samples, st_adapt;
-    atomic_ulong st_spin_failed, st_holder_off, st_os_yields;
+    alock_trial trial; /* the default policy's (holder only) */
+
+    /* counted by waiters (interlocked), apart from what the holder reads */
+    _Alignas(64) atomic_ulong st_blocks, st_timeouts, st_os_yields;
 
     /* contention profile: written by the holder, read by the export, both
      * under prof_lk -- not under the lock itself, which a policy calling the
@@ -84,10 +109,8 @@ struct mpd_alock {
     mpd_alock_sample_t *prof;
     size_t prof_cap, prof_len;
     unsigned long prof_stride;
-    unsigned long prof_next; /* st_samples value of the next profile sample (ULONG_MAX: none) */
     long created_ns;
-    double last_t;     /* time of the last profile sample */
-    alock_trial trial; /* the default policy's (holder only) */
+    double last_t; /* time of the last profile sample */
     char name[48];
 };
 

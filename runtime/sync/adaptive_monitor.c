@@ -236,6 +236,8 @@ int mpd_alock_set_policy(mpd_alock_t *l, const void *owner, mpd_alock_policy_fn 
     atomic_store(&l->policy, p);
     if (!own)
         mpd_alock__set_loud(l, MPD_ALOCK__LOUD_POLICY, 0);
+    if (p != mpd_alock_default_policy) /* late looks are the default policy's */
+        atomic_store_explicit(&l->late_looks, 0, memory_order_relaxed);
     mpd_spin_unlock(&l->qlock);
     return 0;
 }
@@ -310,6 +312,56 @@ int mpd_alock__usable_cpus(void)
     return c;
 }
 
+/* Late looks (adaptive_lock.c spin_phase): whether a spinning waiter should
+ * look at the lock word only every ~1 us.  Each look pulls the lock's line
+ * (and the data it guards) away from the holder; when the holder re-takes
+ * the lock again and again while a waiter waits -- TSP's work queue, taken
+ * every ~100-300 ns by each searcher -- every look costs the holder a cache
+ * miss at its next acquisition, and the handoffs the early looks win move the
+ * line back and forth.  glibc's mutex gets the late looks for free: its
+ * waiter's futex call takes about a microsecond.  When waits end with the
+ * holder's release instead (PHOLD: waits under 1 us, the lock taken by one
+ * thread at a time), late looks only lengthen every wait.  The two cannot be
+ * told apart while looking early (acquisitions by others during a spin win
+ * average ~1.4 for both), but can while looking late: TSP's queue lock is
+ * re-taken ~17 times during a late wait, PHOLD's locks 1-2.3 times.  So the
+ * policy probes: it looks late for LATE_JUDGE spin wins and keeps doing so
+ * while the lock was taken in front of the waiter at least late_passes times
+ * per wait; otherwise it looks early again and probes after probe_gap policy
+ * runs, the gap doubling after each probe that did not pay (8 .. 1024). */
+#define LATE_JUDGE 32
+#define LATE_PASSES 3 /* default of the parameter late_passes */
+#define PROBE_GAP_MIN 8
+#define PROBE_GAP_MAX 1024
+static void late_looks(mpd_alock_t *l, double passes)
+{
+    if (passes < 0) { /* never */
+        if (atomic_load_explicit(&l->late_looks, memory_order_relaxed))
+            atomic_store_explicit(&l->late_looks, 0, memory_order_relaxed);
+        return;
+    }
+    if (passes == 0)
+        passes = LATE_PASSES;
+    if (atomic_load_explicit(&l->late_looks, memory_order_relaxed)) {
+        if (l->late_n < LATE_JUDGE)
+            return;
+        int keep = (double)l->late_passes >= passes * (double)l->late_n;
+        l->late_n = l->late_passes = 0;
+        if (keep) {
+            l->probe_gap = 0; /* the next probe that does not pay starts the gaps again */
+            return;
+        }
+        atomic_store_explicit(&l->late_looks, 0, memory_order_relaxed);
+        l->probe_gap = l->probe_gap == 0              ? PROBE_GAP_MIN
+                       : l->probe_gap < PROBE_GAP_MAX ? 2 * l->probe_gap
+                                                      : PROBE_GAP_MAX;
+        l->probe_wait = l->probe_gap;
+    } else if (--l->probe_wait <= 0) {
+        l->late_n = l->late_passes = 0;
+        atomic_store_explicit(&l->late_looks, 1, memory_order_relaxed);
+    }
+}
+
 /* How far a back-off moves between spinning (0) and blocking (1), in steps of
  * BACKOFF_STEPS: the continuous value changed at nearly every sample, and
  * every change rewrites the waiting policy in the lock's busiest cache line
@@ -319,7 +371,8 @@ int mpd_alock__usable_cpus(void)
 void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg)
 {
     static const mpd_alock_default_params_t def = {
-        0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000, 8, 4000, 0.5, 0.2, 0, 0, 0, 0};
+        0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000, 8, 4000, 0.5, 0.2, 0, 0, 0,
+        0,    0};
     const mpd_alock_default_params_t *p = arg ? arg : &def;
     long spin, sleep;
     /* Spin failures (the holder was off-CPU, or the wait outlasted the spin):
@@ -387,6 +440,7 @@ void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void
         spin = p->spin_min_ns;
         sleep = MPD_ALOCK_FOREVER;
     }
+    late_looks(l, p->late_passes);
     if (spin != m->spin_ns || sleep != m->sleep_ns) {
         /* The policy acts for the lock itself: refused while an agent owns it. */
         if (mpd_alock_set_waiting(l, l, spin, sleep) == 0)

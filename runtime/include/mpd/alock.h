@@ -134,7 +134,10 @@ const char *mpd_alock_name(const mpd_alock_t *l);
  * target): a wait much longer than that is almost always a holder that is
  * not running.  A bounded spin backs off exponentially between looks (up
  * to ~1 us), so that a lock taken and released at a high rate stays with
- * the CPU that holds it instead of moving at every release.  Spin failures
+ * the CPU that holds it instead of moving at every release; and where the
+ * holder re-takes the lock again and again in front of its waiters, they
+ * look only every ~1 us from the start (late looks, probed and kept while
+ * the lock is taken at least late_passes times per wait).  Spin failures
  * override the rest: while
  * spin_fail (the share of recent contended waits that a spin did not win)
  * is at least fail_high the lock blocks at once, and it spins again only
@@ -176,6 +179,11 @@ typedef struct {
      * when the machine is idle; the spin-failure rule blocks anyway when
      * holders are really preempted */
     int oversub_block;
+    /* added later; 0 = 3: late looks (docs/threads.md) -- a bounded spin
+     * looks at the lock word only every ~1 us while the lock is taken at
+     * least late_passes times in front of a waiter per wait, probed from time
+     * to time; negative: never look late */
+    double late_passes;
 } mpd_alock_default_params_t;
 void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg);
 

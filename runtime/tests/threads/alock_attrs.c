@@ -114,7 +114,7 @@ int main(void)
     CHECK_EQ_L(mpd_alock_set_waiting(l, &agent1, 9, 9), 0);
     /* the default parameters, with every waiter counted as if on one CPU */
     mpd_alock_default_params_t one = {
-        0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000, 0, 0, 0, 0, 1, 0, 0, 0};
+        0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000, 0, 0, 0, 0, 1, 0, 0, 0, 0};
     /* the built-in policy acts for the lock: it is refused while an agent owns it */
     mpd_alock_monitor_t m = {0, 10, 10.0, 0, 0, 0, 0, 9, 9, 0.0, 0.0, 0.0};
     mpd_alock_default_policy(l, &m, &one);
@@ -206,8 +206,8 @@ int main(void)
     mpd_alock_stats(l, &hs1);
     CHECK_EQ_L((long)(hs1.adaptations - hs0.adaptations), moves);
     CHECK_EQ_L(moves, 5);
-    mpd_alock_default_params_t pp = {0.25, 1.0, 30000, 0, 50000, 20000, 2,
-                                     1000, 0.9, 0.5,   0, 0,     0,     0};
+    mpd_alock_default_params_t pp = {0.25, 1.0, 30000, 0, 50000, 20000, 2, 1000,
+                                     0.9,  0.5, 0,     0, 0,     0,     0};
     m.avg_spin_ns = 1500;
     m.spin_fail = 0.6;
     m.spin_ns = sp;
@@ -260,7 +260,7 @@ int main(void)
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
     mpd_alock_default_params_t over = {
-        0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000, 0, 0, 0, 0, 0, 0, 0, 1};
+        0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000, 0, 0, 0, 0, 0, 0, 0, 1, 0};
     m.spin_ns = sp;
     m.sleep_ns = sl;
     mpd_alock_default_policy(l, &m, &over);
