@@ -205,6 +205,8 @@ static void *vp_thread(void *arg)
     slice_reset(vp);
     mpd__vp_signals_init(vp);
     loop_fiber_init(vp);
+    if (mpd__compact) /* VP 0 alone starts awake */
+        mpd__compact_first_sleep();
     mpd__vp_loop_run(vp);
     mpd__vp_signals_fini(vp);
     return NULL;
@@ -297,7 +299,19 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
         vp->sched_st = vp->sched->init(i, n);
         mpd__vps[i] = vp;
     }
-    mpd__mode_set(n == 1, mpd__vps[0]->sched == &mpd_sched_fifo);
+    /* Compaction (compact.c) needs the FIFO scheduler everywhere (the others
+     * may pin processes to VPs) and the time slice (its trigger) */
+    int all_fifo = 1;
+    for (int i = 0; i < n; i++)
+        all_fifo &= mpd__vps[i]->sched == &mpd_sched_fifo;
+    mpd__compact =
+        n > 1 && all_fifo && mpd__slice > 0 && !mpd__tl_on && env_num("MPD_COMPACT", 0, 1, 1);
+    mpd__compact_idle_ns = env_num("MPD_COMPACT_IDLE_US", 0, 10000000, 1000) * 1000;
+    mpd__compact_trial_ns = env_num("MPD_COMPACT_TRIAL_US", 1, 10000000, 1000) * 1000;
+    mpd__compact_debug = (int)env_num("MPD_COMPACT_DEBUG", 0, 1, 0);
+    if (mpd__compact)
+        mpd__compact_start(n);
+    mpd__mode_set(n == 1 || mpd__compact, mpd__vps[0]->sched == &mpd_sched_fifo);
     started = 1;
     mpd__signals_install();
     mpd_vp *vp0 = mpd__vps[0];

@@ -199,17 +199,43 @@ extern atomic_int mpd__prio_mixed;
 void mpd__prio_mixed_on(void);
 /* The mode for one VP or several, and whether the (one) VP runs the FIFO
  * scheduler; the transitions are in mpd/rt.h. */
-static inline void mpd__mode_set(int one_vp, int fifo)
+static inline long mpd__mode_for(int one_vp, int fifo)
 {
     if (!one_vp)
-        mpd__mode = MPD_MODE_MULTI;
-    else if (!fifo || mpd__tl_on) /* the timeline needs every switch and wakeup */
-        mpd__mode = MPD_MODE_ONE;
-    else if (MPD_RT_HAND1 && !atomic_load_explicit(&mpd__prio_mixed, memory_order_relaxed))
-        mpd__mode = MPD_MODE_HANDOFF;
-    else
-        mpd__mode = MPD_MODE_FAST;
+        return MPD_MODE_MULTI;
+    if (!fifo || mpd__tl_on) /* the timeline needs every switch and wakeup */
+        return MPD_MODE_ONE;
+    if (MPD_RT_HAND1 && !atomic_load_explicit(&mpd__prio_mixed, memory_order_relaxed))
+        return MPD_MODE_HANDOFF;
+    return MPD_MODE_FAST;
 }
+/* A store other VPs may read (compaction: the dormant ones) is atomic. */
+static inline void mpd__mode_set(int one_vp, int fifo)
+{
+    __atomic_store_n(&mpd__mode, mpd__mode_for(one_vp, fifo), __ATOMIC_RELEASE);
+}
+
+/* compact.c: the one-VP mode while one VP has all the work (docs/runtime.md,
+ * "Compaction") */
+
+extern int64_t mpd__compact_idle_ns;  /* idle this long, a VP goes dormant */
+extern int64_t mpd__compact_trial_ns; /* how long an expansion is on trial */
+extern int mpd__compact_debug;        /* MPD_COMPACT_DEBUG */
+/* 1: the last VP awake is to enter the one-VP mode; 2: every VP but the
+ * last is to become dormant (an expansion that did not pay) */
+extern atomic_int mpd__compact_req;
+extern atomic_int mpd__compact_trial_on; /* an expansion is on trial */
+extern atomic_int mpd__ndormant;         /* VPs dormant (not counted in nsleep) */
+void mpd__compact_start(int nvp);
+void mpd__compact_first_sleep(void);
+void mpd__compact_idle(struct mpd_vp *vp);
+void mpd__compact_now(struct mpd_vp *vp);
+void mpd__compact_wake_dormant(void);
+void mpd__compact_slice_end(mpd_proc *self);
+void mpd__compact_slice_end_multi(void);
+void mpd__compact_trial_check(void);
+void mpd__compact_stop(void);
+int mpd__vp_stopping(void);
 extern size_t mpd__stack_default;
 extern long mpd__max_procs;
 extern int64_t mpd__start_ns;

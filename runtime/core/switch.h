@@ -100,6 +100,13 @@ mpd_proc *mpd__pick_next_slow(mpd_vp *vp);
  * woke last (runnext), then this VP's own queue, then the shared one. */
 static inline mpd_proc *pick_fifo_multi(mpd_vp *vp)
 {
+    /* compaction waits for this VP at its loop's top (vp.c) */
+    if (__builtin_expect(atomic_load_explicit(&mpd__compact_req, memory_order_relaxed), 0))
+        return NULL;
+    /* processes that talk may switch for long without a slice end or a
+     * look at the loop: an expansion's trial ends here too */
+    if (__builtin_expect(atomic_load_explicit(&mpd__compact_trial_on, memory_order_relaxed), 0))
+        mpd__compact_trial_check();
     if (atomic_load_explicit(&vp->runnext, memory_order_relaxed)) {
         mpd_proc *r = atomic_exchange_explicit(&vp->runnext, NULL, memory_order_acq_rel);
         if (r)

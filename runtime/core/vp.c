@@ -86,7 +86,15 @@ void mpd__wake_idle_vp_sc(void)
                 futex_wake(&idle_seq, 1);
                 break;
             }
+    } else if (mpd__nvp > 2 && atomic_load_explicit(&mpd__ndormant, memory_order_relaxed) > 0 &&
+               atomic_load(&nspin) == 0 && !atomic_load(&mpd__compact_req)) {
+        mpd__compact_wake_dormant(); /* nobody idle to take it, some VPs dormant */
     }
+}
+
+int mpd__vp_stopping(void)
+{
+    return atomic_load(&stopping);
 }
 
 /* A VP leaving (or about to sleep in) its idle wait takes the pending wake:
@@ -243,6 +251,21 @@ void mpd__slice_expired(void)
         slice_reset(vp);
         return;
     }
+    if (mpd__compact) {
+        if (mpd__mode_one_vp())
+            mpd__compact_slice_end((mpd_proc *)(void *)vp->hot.cur);
+        else {
+            int req = atomic_load_explicit(&mpd__compact_req, memory_order_relaxed);
+            if (req == 1) {
+                mpd__compact_now(vp); /* a loop top of the program: as safe as the VP loop */
+            } else if (req == 2) {    /* to the VP loop, which makes this VP dormant */
+                mpd__switch_out(PS_READY, (mpd_proc *)(void *)vp->hot.cur, NULL);
+                return;
+            } else {
+                mpd__compact_slice_end_multi();
+            }
+        }
+    }
     mpd_yield();
 }
 
@@ -359,6 +382,8 @@ static void stop_all(void)
     atomic_store(&stopping, 1);
     atomic_fetch_add(&idle_seq, 2);
     futex_wake(&idle_seq, INT_MAX);
+    if (mpd__compact)
+        mpd__compact_stop();
 }
 
 /* Every VP is in its loop with nothing to do, no timer and no blocking
@@ -414,7 +439,11 @@ static int all_idle_and_nothing_pending(void)
      * the program was declared deadlocked while the process ran (TSan in
      * mpf mixed: collect_blocked racing mpd_blocking_call). */
     atomic_thread_fence(memory_order_seq_cst);
-    return atomic_load(&nsleep) == mpd__nvp;
+    /* dormant VPs (compaction) after nsleep: one woken by an expansion
+     * leaves their count before it joins nsleep, so read in this order a
+     * VP is never counted twice */
+    int asleep = atomic_load(&nsleep);
+    return asleep + atomic_load(&mpd__ndormant) == mpd__nvp;
 }
 
 /* From any thread (the distributed layer's termination detection): is
@@ -513,6 +542,8 @@ static mpd_proc *idle_wait(mpd_vp *vp)
     mpd_proc *p;
     mpd_proc *seen[64] = {0};
     unsigned long seen_gets[64] = {0};
+    if (atomic_load_explicit(&mpd__compact_req, memory_order_relaxed))
+        return NULL; /* this VP is the last awake: it compacts at its loop's top */
     if (!mpd__mode_one_vp()) {
         atomic_fetch_add(&nspin, 1);
         /* by default ~10-50 us: long enough to catch a quick handoff from
@@ -524,13 +555,16 @@ static mpd_proc *idle_wait(mpd_vp *vp)
                 if (!p)
                     p = steal_local(vp, seen_gets, 1);
             }
-            if (p || atomic_load_explicit(&stopping, memory_order_relaxed)) {
+            if (p || atomic_load_explicit(&stopping, memory_order_relaxed) ||
+                atomic_load_explicit(&mpd__compact_req, memory_order_relaxed)) {
                 atomic_fetch_sub(&nspin, 1);
                 /* more work queued: make sure another VP comes to look */
                 if (p && vp_has_more(vp))
                     mpd__wake_idle_vp();
                 return p;
             }
+            if (mpd__compact && (i & 31) == 31)
+                mpd__compact_trial_check();
             for (int k = 0; k < 10; k++) {
 #if defined(__x86_64__)
                 __builtin_ia32_pause();
@@ -561,7 +595,7 @@ static mpd_proc *idle_wait(mpd_vp *vp)
         if (!p)
             p = steal_local(vp, seen_gets, 0);
     }
-    if (p || atomic_load(&stopping)) {
+    if (p || atomic_load(&stopping) || atomic_load(&mpd__compact_req)) {
         atomic_fetch_sub(&nsleep, 1);
         take_pending_wake();
         mpd_spin_unlock(&idle_mu);
@@ -586,6 +620,13 @@ static mpd_proc *idle_wait(mpd_vp *vp)
         ts.tv_nsec = d % 1000000000;
         tp = &ts;
     }
+    if (mpd__compact && !mpd__mode_one_vp() &&
+        (!tp || ts.tv_sec > 0 || ts.tv_nsec > mpd__compact_idle_ns)) {
+        /* wake up in time to go dormant (the VP loop) */
+        ts.tv_sec = mpd__compact_idle_ns / 1000000000;
+        ts.tv_nsec = mpd__compact_idle_ns % 1000000000;
+        tp = &ts;
+    }
     atomic_store_explicit(&vp->asleep, 1, memory_order_relaxed);
     futex_wait(&idle_seq, seq, tp);
     atomic_store_explicit(&vp->asleep, 0, memory_order_relaxed);
@@ -605,17 +646,37 @@ int mpd__vp_asleep(int i)
 /* The loop each VP runs on its thread's own stack. */
 void mpd__vp_loop_run(mpd_vp *vp)
 {
+    int64_t idle_since = 0; /* compaction: when this VP last had work */
     for (;;) {
         mpd__post_switch(vp);
         if (atomic_load_explicit(&stopping, memory_order_relaxed))
             return;
+        if (mpd__compact && !mpd__mode_one_vp()) {
+            int req = atomic_load_explicit(&mpd__compact_req, memory_order_relaxed);
+            if (req == 1)
+                mpd__compact_now(vp);
+            else if (req == 2)
+                mpd__compact_idle(vp); /* dormant, unless the last VP awake */
+            else
+                mpd__compact_trial_check();
+        }
         mpd_proc *p = pick_next(vp);
         if (!p) {
             MPD_TL(mpd__tl_loop_idle());
             p = idle_wait(vp);
+            if (!p && mpd__compact && !mpd__mode_one_vp()) {
+                int64_t now = mpd_now_ns();
+                if (!idle_since)
+                    idle_since = now;
+                else if (now - idle_since >= mpd__compact_idle_ns) {
+                    idle_since = 0;
+                    mpd__compact_idle(vp);
+                }
+            }
         }
         if (!p)
             continue;
+        idle_since = 0;
         MPD_TL(mpd__tl_loop_run(p));
         PSTATE_SET(p, P_RUNNING);
         vp_qs_note(vp, 0);

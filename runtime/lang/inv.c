@@ -190,6 +190,8 @@ static void proc_send(mpd_op *op, const mpd_invb *ib)
  * used by send, forward and co.  Never blocks. */
 void inv_deliver(const char *F, int L, mpd_op *op, mpd_invb *h)
 {
+    if (mpd__compact && mpd_rt_single()) /* compaction's trigger (core/compact.c) */
+        mpd__compact_talk++;
     switch (op_kind(op)) {
     case MPD_OPK_PROC:
         proc_spawn(op, h);
@@ -279,16 +281,22 @@ OPK_BODY opk_sret mpd__call_op_body(const char *F, int L, mpd_op *op, mpd_invb *
                 mpd__call_held(op, ib); /* it may switch: hold the instance */
             return OPK_SRET(NULL, 0);
         }
-        return call_proc(F, L, op, ib); /* the proc gets a process */
-    case MPD_OPK_INPUT: {               /* rendezvous: no copy */
+        return call_proc(F, L, op, ib);      /* the proc gets a process */
+    case MPD_OPK_INPUT: {                    /* rendezvous: no copy */
+        if (mpd__compact && mpd_rt_single()) /* compaction's trigger (core/compact.c) */
+            mpd__compact_talk++;
         if (op_counted(op))
             in_uncount_op(op); /* the caller waits for its servicing */
         ib->flags = MPD_INVF_PARKED;
         ib->done = mpd_self();
         ib->orig = NULL;
         ib->co = NULL;
-        if (!mpd_rt_single()) /* its answer looks at op (inv_answer) */
+        /* its answer looks at op (inv_answer); with compaction the answer
+         * may come in the other mode, so the count is kept in both */
+        if (!mpd_rt_single())
             __atomic_fetch_add(&res_rt(op->owner)->calls_parked, 1, __ATOMIC_RELAXED);
+        else if (mpd__compact) /* one VP awake: no other thread looks */
+            res_rt(op->owner)->calls_parked++;
         opcls *c = in_arrive_call(op, ib);
         if (mpd_rt_single())
             return OPK_SRET(NULL, opk_park_inline(F, L));

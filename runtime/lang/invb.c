@@ -141,11 +141,14 @@ void inv_answer(mpd_invb *ib)
     if (parked_on) {
         mpd_proc *p = ib->done;
         ib->done = NULL;
-        if (!mpd_rt_single()) {
+        if (!mpd_rt_single())
             answer_barrier(parked_on); /* the invoker is surely parked */
-            /* the last look at the op's object: it may be freed now */
+        /* the last look at the op's object: it may be freed now; with
+         * compaction counted in both modes (inv.c) */
+        if (!mpd_rt_single())
             __atomic_fetch_sub(&res_rt(parked_on->owner)->calls_parked, 1, __ATOMIC_RELEASE);
-        }
+        else if (mpd__compact)
+            res_rt(parked_on->owner)->calls_parked--;
         opk_wake(p);
         return;
     }

@@ -100,7 +100,8 @@ void mpd_op_sem(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, lon
         mpd_op *op = &self->ops[i + j];
         op->flags |= MPD_OPF_COUNTED;
         /* the inline P/V may touch it unlocked; traced P/V take the slow
-         * paths, which write P, CONTP and V (and the timeline's P and V) */
+         * paths, which write P, CONTP and V (and the timeline's P and V);
+         * with compaction an expansion clears it (opobj.c) */
         if (mpd_rt_single() && !mpd_trc_on && !mpd__tl_on)
             op_set_sem1(op);
         MPD_TL(mpd__tl_semdecl(F, L, op, i + j));

@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 #include "opint.h"
 #include "disthook.h"
+#include "mpd/abi/trace.h"
+#include "core/timeline.h"
 
 static opk_lock tablk = OPK_LOCK_INIT;
 static uint32_t nslots = 1; /* slot 0 unused */
@@ -117,6 +119,45 @@ void obj_undirect_all(void)
             __atomic_store_n(&ops[i].direct, 0, __ATOMIC_SEQ_CST);
     }
     opk_release(&tablk);
+    free(free_slot);
+}
+
+/* Compaction (core/compact.c) calls this on the one VP awake, every other
+ * VP dormant: on = 0 just before the runtime expands to several VPs, which
+ * the generated code's unlocked inline P/V of a SEM1 op would not survive,
+ * so every op loses SEM1 (as when it becomes a queue: waiters in its own
+ * list stay there for the general paths); on = 1 just after it has
+ * compacted, when every live counted op with nobody waiting in its own
+ * list gets SEM1 back, as if declared on one VP (op.c). */
+void mpd__lang_sem1_all(int on)
+{
+    if (on && (mpd_trc_on || mpd__tl_on))
+        return;
+    unsigned char *free_slot = calloc(nslots, 1);
+    if (!free_slot)
+        mpd_rts_fatal("out of memory");
+    for (uint32_t s = freelist; s; s = slot_ent(s)->nextfree)
+        free_slot[s] = 1;
+    for (uint32_t s = 1; s < nslots; s++) {
+        if (free_slot[s])
+            continue;
+        slotent *e = slot_ent(s);
+        mpd_op *ops = atomic_load_explicit(&e->ops, memory_order_relaxed);
+        uint32_t n = atomic_load_explicit(&e->nops, memory_order_relaxed);
+        for (uint32_t i = 0; ops && i < n; i++) {
+            mpd_op *op = &ops[i];
+            if (op_kind(op) != MPD_OPK_INPUT || !op_queue(op))
+                continue;
+            if (!on) {
+                if (op_flags(op) & MPD_OPF_SEM1)
+                    op_clear_flags(op, MPD_OPF_SEM1);
+            } else if (op_counted(op) && !(op_flags(op) & MPD_OPF_SEM1) && !op_queue(op)->wfirst &&
+                       !op_queue(op)->cls->wfirst && !op_queue(op)->cls->holds &&
+                       !atomic_load_explicit(&op_queue(op)->cls->fwd, memory_order_relaxed)) {
+                op_set_sem1(op);
+            }
+        }
+    }
     free(free_slot);
 }
 

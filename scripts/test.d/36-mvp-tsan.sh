@@ -1,5 +1,6 @@
 # Multi-VP stress programs (tests/corpus/conc/mp_*.mpd: send/receive, in with
-# st/by, co, semaphores, call/reply/forward, create/destroy), compiled by our
+# st/by, co, semaphores, call/reply/forward, create/destroy, compaction's
+# flips between one VP and several), compiled by our
 # mpd against a ThreadSanitizer build of the runtime and run with
 # MPD_PARALLEL=2 and 4: each must print its .std and TSan must stay silent.
 R=$(pwd)/runtime
@@ -18,4 +19,8 @@ fi
 . scripts/san-runs.sh
 san_runs tsan "$T" "clang -fsanitize=thread -g" "2 4" "tests/corpus/conc/mp_*.mpd" \
   TSAN_OPTIONS="halt_on_error=1 exitcode=66"
+# compaction's flips (runtime/core/compact.c): tiny thresholds make the mode
+# go between one VP and several dozens of times in one run
+san_runs tsan-flips "$T" "clang -fsanitize=thread -g" "2 4" "tests/corpus/conc/mp_compact.mpd" \
+  TSAN_OPTIONS="halt_on_error=1 exitcode=66" MPD_SLICE=20 MPD_COMPACT_IDLE_US=0 MPD_COMPACT_TRIAL_US=2
 need_tally mvp-tsan $p $f

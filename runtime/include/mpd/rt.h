@@ -335,14 +335,26 @@ int mpd_waitq_wake_all(mpd_waitq *q);
  *   MPD_MODE_MULTI    several VPs: locks, atomics, general paths
  * Transitions (core/rt_internal.h, mpd__mode_set, and core/priority.c):
  *   - ONE before the runtime starts;
- *   - at start (core/main.c): MULTI if MPD_PARALLEL > 1 (it never changes:
- *     the VP count is fixed); else HANDOFF, FAST or ONE as above;
+ *   - at start (core/main.c): with MPD_PARALLEL > 1, MULTI, or with
+ *     compaction (core/compact.c, MPD_COMPACT) FAST or ONE, which then
+ *     alternate with MULTI at run time: MULTI while several VPs have work,
+ *     FAST/ONE while one VP has it all and the others are dormant; with one
+ *     VP HANDOFF, FAST or ONE as above;
  *   - mpd_rt_set_sched on one VP: FIFO gives HANDOFF or FAST, another ONE;
  *   - the first priority other than 0: HANDOFF becomes FAST, for good.
  * HANDOFF is 0 so that the inline P tests "handoff off, or a remote wakeup
  * or a timer pending" with one `or` of the mode and the two counts. */
 enum { MPD_MODE_HANDOFF = 0, MPD_MODE_FAST = 1, MPD_MODE_ONE = 2, MPD_MODE_MULTI = 3 };
 extern long mpd__mode;
+/* 1 when the mode changes at run time between the one-VP modes and MULTI
+ * (several VPs, compaction: core/compact.c).  Then what is decided from the
+ * mode for longer than a switch is redone at each flip (SEM1 ops,
+ * lang/opobj.c) or kept in both modes (calls parked on an object, counted
+ * in both). */
+extern int mpd__compact;
+/* With compaction, in the one-VP mode: sends, calls of input ops and
+ * receives so far (the trigger of an expansion wants slices without them). */
+extern unsigned long mpd__compact_talk;
 /* One VP (HANDOFF, FAST, ONE): no other OS thread touches processes, and
  * locks protecting process-level data may be skipped. */
 static inline int mpd__mode_one_vp(void)
