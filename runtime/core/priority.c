@@ -34,7 +34,7 @@ void mpd__rq_insert_by_priority(runq *q, mpd_proc *p)
 }
 
 /* Whether a process waits in the shared ready queue with priority >= pr. */
-static int ready_at_least(int pr)
+int mpd__ready_at_least(int pr)
 {
     runq *q = &mpd__fifo_q;
     if (!mpd__mode_one_vp())
@@ -56,6 +56,6 @@ void mpd_proc_set_priority(mpd_proc *p, int priority)
         return;
     /* lowered its own: the yield puts it back after every ready process
      * of priority >= its new one, and runs the first of them */
-    if (vp->sched != &mpd_sched_fifo || ready_at_least(priority))
+    if (vp->sched != &mpd_sched_fifo || mpd__ready_at_least(priority))
         mpd_yield();
 }

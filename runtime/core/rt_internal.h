@@ -197,6 +197,9 @@ _Static_assert((int)P_READY == (int)MPD__PS_READY && (int)P_RUNNING == (int)MPD_
  * appends without comparing) and, with several VPs, the runnext slot. */
 extern atomic_int mpd__prio_mixed;
 void mpd__prio_mixed_on(void);
+/* Whether a process of priority >= pr waits in the FIFO scheduler's shared
+ * queue (where every ready process is once priorities are mixed). */
+int mpd__ready_at_least(int pr);
 /* The mode for one VP or several, and whether the (one) VP runs the FIFO
  * scheduler; the transitions are in mpd/rt.h. */
 static inline long mpd__mode_for(int one_vp, int fifo)

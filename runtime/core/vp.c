@@ -236,6 +236,13 @@ void mpd_yield(void)
 {
     mpd_vp *vp = vp_self();
     mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
+    /* MPD reschedules a yielding process in priority order: with only
+     * lower priorities ready it goes on (nap(0), an expired slice) */
+    if (atomic_load_explicit(&mpd__prio_mixed, memory_order_relaxed) && vp->sched == &mpd_sched_fifo &&
+        self && !mpd__ready_at_least(self->hot.priority)) {
+        slice_reset(vp);
+        return;
+    }
     mpd_proc *next = pick_next(vp);
     if (!next) {
         slice_reset(vp);

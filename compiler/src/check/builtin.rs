@@ -22,7 +22,7 @@ impl<'a> Checker<'a> {
             ExprKind::Ident(id) => match self.resolve_use(id) {
                 // an imported op does not hide a predefined function of the same name
                 Some(Sym::Proc(_)) if self.imported_only(&id.name) && is_predefined(&id.name) => {
-                    self.predefined(&id.name, args, span)
+                    self.predefined_in_order(&id.name, args, span)
                 }
                 Some(Sym::Proc(sig)) => self.call_proc(&sig, args, span),
                 Some(Sym::Type(ty)) => match ty {
@@ -38,7 +38,7 @@ impl<'a> Checker<'a> {
                     self.error(id.span, format!("`{}` cannot be invoked", id.name));
                     V::err()
                 }
-                None => self.predefined(&id.name, args, span),
+                None => self.predefined_in_order(&id.name, args, span),
             },
             ExprKind::Field { base, name } => {
                 if let ExprKind::Ident(b) = &base.kind {

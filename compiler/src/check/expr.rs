@@ -44,6 +44,9 @@ impl<'a> Checker<'a> {
 
     /// Checks an expression and returns its C translation.
     pub fn expr(&mut self, e: &Expr) -> V {
+        if let Some(v) = self.preset_of(e) {
+            return v; // evaluated already, in order (order.rs)
+        }
         if self.opts.audit_types && !self.auditing {
             return self.audited_expr(e);
         }
@@ -91,9 +94,12 @@ impl<'a> Checker<'a> {
                 self.and_or(*op, lhs, rhs, e.span)
             }
             ExprKind::Binary { op, lhs, rhs } => {
-                let a = self.expr(lhs);
-                let b = self.expr(rhs);
-                self.binary(*op, a, b, e.span)
+                let rtl = |s: &mut Self| super::order::call_operator(*op, s.type_of(lhs).is_string());
+                self.in_order(&[&**lhs, &**rhs], rtl, |s| {
+                    let a = s.expr(lhs);
+                    let b = s.expr(rhs);
+                    s.binary(*op, a, b, e.span)
+                })
             }
             ExprKind::Assign { op, lhs, rhs } => {
                 if let Some(what) = self.not_a_value(rhs) {

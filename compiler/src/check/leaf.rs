@@ -11,7 +11,7 @@ use super::Checker;
 use crate::syntax::ast::{Bound, DeclKind, Expr, ExprKind, Stmt, StmtKind, Subscript};
 
 /// Predefined functions that neither block, switch nor do I/O.
-fn pure_predefined(name: &str) -> bool {
+pub(super) fn pure_predefined(name: &str) -> bool {
     matches!(
         name,
         "sqrt"

@@ -24,6 +24,7 @@ mod msg;
 mod op_target;
 mod operator;
 mod ops;
+mod order;
 mod predef;
 mod predef_args;
 mod predef_io;
@@ -230,6 +231,9 @@ pub struct Checker<'a> {
     pub(crate) class_sets: Vec<Vec<u32>>,
     /// Traces: the C position (file, line) of the component's header (BODY, ENDBODY).
     trace_pos: String,
+    /// Operands already evaluated into temporaries, in MPD 1.0.1's order
+    /// (order.rs): `expr` of one of these gives its temporary.
+    preset: HashMap<*const ast::Expr, V>,
     /// The function being compiled (its body, loops, result, modes).
     f: FnCtx,
     /// The component's C collected so far (members, prototypes, functions, op table).
@@ -393,6 +397,7 @@ impl<'a> Checker<'a> {
             queue_ops: Default::default(),
             queue_all: false,
             class_sets: Vec::new(),
+            preset: HashMap::new(),
         }
     }
 

@@ -223,3 +223,14 @@ pub fn one_c_expression(c: &str) -> bool {
     }
     depth == 0 && !c.is_empty()
 }
+
+/// `c` after the operands `(name, C)` were evaluated, in the order given,
+/// into temporaries of their own type (check/order.rs).
+pub fn sequenced(temps: &[(String, String)], c: &str) -> String {
+    let mut s = String::from("({ ");
+    for (t, v) in temps {
+        s.push_str(&format!("__auto_type {} = {}; ", t, v));
+    }
+    s.push_str(&format!("{}; }})", c));
+    s
+}

@@ -1,0 +1,127 @@
+//! order: the order in which operands with side effects are evaluated.
+//!
+//! C leaves the order of a call's arguments and of most operators' operands
+//! unspecified, so the generated C fixes it where it can be seen: when two
+//! or more operands of one construct have side effects (a call of a proc,
+//! op or non-pure predefined function, an assignment, `++`, `create`), they
+//! are evaluated into temporaries first, in MPD 1.0.1's order.  MPD 1.0.1
+//! compiled predefined functions, string comparison, `||`, `mod` and `**`
+//! into C calls, which its i386 C compilers evaluated right to left
+//! (`write(pop(), pop())` pops the second value first); the other operators
+//! it left to C's operators, evaluated left to right, and the arguments of
+//! procs and ops it put into the invocation block left to right.
+use super::leaf::pure_predefined;
+use super::scope::Sym;
+use super::types::Ty;
+use super::{Checker, V};
+use crate::emit;
+use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Span, Subscript, UnaryOp};
+
+/// Whether `op` was a C call in MPD 1.0.1 for operands of these types
+/// (strings: comparisons and `||`).
+pub(super) fn call_operator(op: BinaryOp, string_operands: bool) -> bool {
+    use BinaryOp::*;
+    matches!(op, Concat | Mod | Pow) || string_operands && matches!(op, Eq | Ne | Lt | Le | Gt | Ge)
+}
+
+impl<'a> Checker<'a> {
+    /// The temporary an operand was already evaluated into, if any.
+    pub(super) fn preset_of(&self, e: &Expr) -> Option<V> {
+        if self.preset.is_empty() {
+            return None;
+        }
+        self.preset.get(&(e as *const Expr)).cloned()
+    }
+
+    /// Whether evaluating `e` can change what another operand sees: a call
+    /// of a proc, an op or a predefined function that is not pure,
+    /// `create`, an assignment, a swap, `++` or `--`.  Conversions and
+    /// record constructors are as their arguments.
+    pub(super) fn has_effect(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Assign { .. } | ExprKind::Swap { .. } | ExprKind::Create { .. } => true,
+            ExprKind::Unary { op, operand } => {
+                matches!(op, UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec)
+                    || self.has_effect(operand)
+            }
+            ExprKind::Binary { lhs, rhs, .. } => self.has_effect(lhs) || self.has_effect(rhs),
+            ExprKind::Paren(x) | ExprKind::Field { base: x, .. } => self.has_effect(x),
+            ExprKind::Index { base, subs } => {
+                self.has_effect(base)
+                    || subs.iter().any(|s| match s {
+                        Subscript::Index(x) => self.has_effect(x),
+                        Subscript::Slice { .. } => false,
+                    })
+            }
+            ExprKind::ArrayCons(es) => es.iter().any(|a| self.has_effect(&a.value)),
+            ExprKind::Call { callee, args } => {
+                let pure = match &callee.kind {
+                    ExprKind::Type(_) => true,
+                    ExprKind::Ident(id) => match self.lookup(&id.name) {
+                        Some(Sym::Type(_)) => true,
+                        None => pure_predefined(&id.name),
+                        _ => false,
+                    },
+                    _ => false,
+                };
+                !pure || args.iter().any(|a| self.has_effect(a))
+            }
+            _ => false,
+        }
+    }
+
+    /// Translates a construct (`f`) whose operands are `ops`, with the
+    /// operands that have side effects evaluated first, right to left when
+    /// `rtl`, else left to right (top of file).  Only values are moved:
+    /// operands that are variables (a destination, a `var` argument) and
+    /// those that are not scalars or strings stay where `f` puts them.
+    pub(super) fn in_order(
+        &mut self,
+        ops: &[&Expr],
+        rtl: impl FnOnce(&mut Self) -> bool,
+        f: impl FnOnce(&mut Self) -> V,
+    ) -> V {
+        let mut moved: Vec<&Expr> = Vec::new();
+        for e in ops {
+            if self.has_effect(e) && !self.is_variable(e) && self.movable(e) {
+                moved.push(e);
+            }
+        }
+        if moved.len() < 2 {
+            return f(self);
+        }
+        if rtl(self) {
+            moved.reverse();
+        }
+        let mut temps = Vec::new();
+        for e in &moved {
+            let v = self.expr(e);
+            if v.ty == Ty::Error {
+                continue;
+            }
+            let t = self.tmp();
+            temps.push((t.clone(), v.c.clone()));
+            self.preset.insert(*e as *const Expr, V { c: t, lv: false, slice: None, k: None, ..v });
+        }
+        let v = f(self);
+        for e in &moved {
+            self.preset.remove(&(*e as *const Expr));
+        }
+        if temps.is_empty() || v.ty == Ty::Error {
+            return v;
+        }
+        V { c: emit::expr::sequenced(&temps, &v.c), lv: false, slice: None, ..v }
+    }
+
+    /// Scalars and strings: values a temporary of the C's own type holds.
+    fn movable(&mut self, e: &Expr) -> bool {
+        let t = self.type_of(e);
+        (t.is_scalar() && !matches!(t, Ty::Void | Ty::Error)) || t.is_string()
+    }
+
+    /// A call of a predefined function: its arguments right to left.
+    pub(super) fn predefined_in_order(&mut self, name: &str, args: &[Expr], span: Span) -> V {
+        let ops: Vec<&Expr> = args.iter().collect();
+        self.in_order(&ops, |_| true, |s| s.predefined(name, args, span))
+    }
+}
