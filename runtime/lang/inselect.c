@@ -125,8 +125,18 @@ static void scan_arm(opcls **cp, mpd_in *in, uint32_t a, uint64_t seen, uint64_t
             }
             ib->pins++;
             opk_release(&c->lk);
-            int ok = ar->has_st ? in->st(in->env, a, k, ib) : 1;
-            double key = (ok && ar->has_by) ? in->by(in->env, a, k, ib) : 0;
+            int ok;
+            double key = 0;
+            if (pick && ar->has_st && ar->has_by) {
+                /* as MPD 1.0.1: once there is a candidate, `by` first, and
+                 * `st` only for an invocation that would beat it (so st and
+                 * by run as many times, in the same order, as there) */
+                key = in->by(in->env, a, k, ib);
+                ok = key < pickkey && in->st(in->env, a, k, ib);
+            } else {
+                ok = ar->has_st ? in->st(in->env, a, k, ib) : 1;
+                key = (ok && ar->has_by) ? in->by(in->env, a, k, ib) : 0;
+            }
             c = *cp = cls_lock(c);
             int take = ok && (!pick || key < pickkey);
             if (ok && !first)

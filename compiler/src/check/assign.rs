@@ -272,10 +272,13 @@ impl<'a> Checker<'a> {
                 return Some(v);
             }
         }
-        let l = self.expr(lhs);
+        let mut l = self.expr(lhs);
         if !l.lv && l.ty != Ty::Error {
             self.error(lhs.span, "assignment target is not a variable");
             return None;
+        }
+        if let AssignOp::Compound(_) = op {
+            l = self.pin(lhs, l); // named twice: `a[f()] += 1` calls f once
         }
         let r = match op {
             AssignOp::Plain => self.expr(rhs),
@@ -308,7 +311,9 @@ impl<'a> Checker<'a> {
 
     pub(super) fn swap(&mut self, lhs: &Expr, rhs: &Expr, span: Span) -> Option<V> {
         let a = self.expr(lhs);
+        let a = self.pin(lhs, a);
         let b = self.expr(rhs);
+        let b = self.pin(rhs, b);
         if a.ty == Ty::Error || b.ty == Ty::Error {
             return None;
         }

@@ -13,8 +13,8 @@
 use super::leaf::pure_predefined;
 use super::scope::Sym;
 use super::types::Ty;
-use super::{Checker, V};
-use crate::emit;
+use super::{Checker, Form, V};
+use crate::emit::{self, var};
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Span, Subscript, UnaryOp};
 
 /// Whether `op` was a C call in MPD 1.0.1 for operands of these types
@@ -123,5 +123,61 @@ impl<'a> Checker<'a> {
     pub(super) fn predefined_in_order(&mut self, name: &str, args: &[Expr], span: Span) -> V {
         let ops: Vec<&Expr> = args.iter().collect();
         self.in_order(&ops, |_| true, |s| s.predefined(name, args, span))
+    }
+
+    /// A variable named twice by one construct (a compound assignment, a
+    /// swap) whose designator has side effects (`a[f()] += 1`): evaluated
+    /// once, into its address (a scalar) or its blob pointer, as MPD 1.0.1
+    /// evaluates it.
+    pub(super) fn pin(&mut self, e: &Expr, v: V) -> V {
+        if !v.lv || v.slice.is_some() || v.ty == Ty::Error || !self.has_effect(e) {
+            return v;
+        }
+        let t = self.tmp();
+        match v.form {
+            Form::Scalar => {
+                let ct = self.ctype(&v.ty);
+                self.f.code.put(&var::pin_scalar(&ct, &t, &v.c));
+                V { c: var::pinned(&t), ..v }
+            }
+            Form::Blob => {
+                self.f.code.put(&var::local_c("char *", &t, &v.c));
+                V { c: t, ..v }
+            }
+            Form::View => v,
+        }
+    }
+
+    /// Whether a `for` limit keeps its value while a body that cannot switch
+    /// runs (a chunk of iterations may then use one reading of it): no side
+    /// effects, no pointer, and no name in it that the body may assign.
+    pub(super) fn limit_stable(&self, end: &Expr, body: &[crate::syntax::ast::Stmt]) -> bool {
+        fn names<'e>(e: &'e Expr, out: &mut Vec<&'e str>) -> bool {
+            match &e.kind {
+                ExprKind::Ident(id) => {
+                    out.push(&id.name);
+                    true
+                }
+                ExprKind::Unary { op: UnaryOp::Deref | UnaryOp::AddrOf, .. } => false,
+                ExprKind::Unary { operand, .. } => names(operand, out),
+                ExprKind::Binary { lhs, rhs, .. } => names(lhs, out) && names(rhs, out),
+                ExprKind::Paren(x) | ExprKind::Field { base: x, .. } => names(x, out),
+                ExprKind::Index { base, subs } => {
+                    names(base, out)
+                        && subs.iter().all(|s| match s {
+                            Subscript::Index(x) => names(x, out),
+                            Subscript::Slice { .. } => false,
+                        })
+                }
+                ExprKind::Call { callee, args } => {
+                    matches!(callee.kind, ExprKind::Ident(_) | ExprKind::Type(_)) && args.iter().all(|a| names(a, out))
+                }
+                ExprKind::Int(_) | ExprKind::Char(_) | ExprKind::Bool(_) | ExprKind::Real(_) => true,
+                ExprKind::Low(_) | ExprKind::High(_) => true,
+                _ => false,
+            }
+        }
+        let mut ns = Vec::new();
+        !self.has_effect(end) && names(end, &mut ns) && ns.iter().all(|n| !super::loop_var::assigns(body, n))
     }
 }

@@ -3,7 +3,7 @@ use super::chunk;
 use super::scope::Sym;
 use super::types::Ty;
 use super::{Checker, FnKind, Form, V};
-use crate::emit::{self, names};
+use crate::emit::{self, data, names};
 use crate::syntax::ast::{self, ExprKind, Stmt, StmtKind, UnaryOp};
 
 impl<'a> Checker<'a> {
@@ -114,7 +114,11 @@ impl<'a> Checker<'a> {
         // a body assigning its control variable steers the loop (MPD
         // 1.0.1): it counts in the variable, never in chunks
         let steered: Vec<bool> = quants.iter().map(|q| super::loop_var::assigns(&body.stmts, &q.var.name)).collect();
-        let chunk = !self.opts.no_slice && quants.len() == 1 && !steered[0] && chunk::block_can_chunk(body);
+        let chunk = !self.opts.no_slice
+            && quants.len() == 1
+            && !steered[0]
+            && chunk::block_can_chunk(body)
+            && self.limit_stable(&quants[0].end, &body.stmts);
         let (n, sl) = self.quantifiers(quants, chunk, &steered);
         if sl.is_none() {
             self.loop_top();
@@ -370,14 +374,30 @@ impl<'a> Checker<'a> {
         for (qi, q) in qs.iter().enumerate() {
             let steer = steered.get(qi).copied().unwrap_or(false);
             self.f.code.line(self.line(q.span));
+            // MPD 1.0.1 (and SR) test the limit and add the step afresh at
+            // every iteration, as C's `for` does: a body that changes `n`
+            // changes `for [i = 1 to n]`.  So do we, unless translating them
+            // needed code of their own (then once, before the loop); their
+            // temporaries are freed at the top of each iteration
+            let at = self.f.code.out.len();
+            let tmps_before = std::mem::replace(&mut self.f.used_tmp, false);
             let super::quant::Quant { ty, real, start, end, step } = self.quant(q);
+            let afresh = self.f.code.out.len() == at;
+            let limit_tmps = afresh && self.f.used_tmp;
+            self.f.used_tmp |= tmps_before;
             let (e, st) = (self.tmp(), self.tmp());
             let var = format!("{}_{}", names::var(&q.var.name), self.fresh);
             self.fresh += 1;
             // long long guards against overflow at the end of the int range
             let lt = if real { "double" } else { "long long" };
             let et = if real || end.ty == Ty::Real { "double" } else { "int" };
-            self.f.code.put(&emit::stmt::quant_bounds(et, &e, &end.c, &st, &step));
+            let (e_test, st) = if afresh {
+                self.f.code.put(&emit::stmt::quant_limit(et, &e));
+                (emit::stmt::quant_limit_test(&e, &end.c), emit::stmt::quant_step(&step))
+            } else {
+                self.f.code.put(&emit::stmt::quant_bounds(et, &e, &end.c, &st, &step));
+                (e.clone(), st)
+            };
             self.flush_tmps();
             let cmp = if q.downto { ">=" } else { "<=" };
             if chunk && !real && q.step.is_none() && q.st.is_none() {
@@ -387,9 +407,12 @@ impl<'a> Checker<'a> {
                 let v = format!("{}_l", var);
                 // iterations left after this one: up to e, or down to e
                 let left = if q.downto { format!("{} - {}", v, e) } else { format!("{} - {}", e, v) };
-                let cl = emit::stmt::chunk_loop(n, &v, &start.c, cmp, &e, &left, &st);
+                let cl = emit::stmt::chunk_loop(n, &v, &start.c, cmp, &e_test, &left, &st);
                 self.f.code.put(&cl.head);
                 self.f.code.open(&cl.open);
+                if limit_tmps {
+                    self.f.code.put(data::TMP_FREE);
+                }
                 // the next loop top would reach 0: switch there and take a fresh slice
                 for l in &cl.body {
                     self.f.code.put(l);
@@ -407,11 +430,14 @@ impl<'a> Checker<'a> {
             } else if steer {
                 // the variable lives outside the C loop so that the step reads it
                 let ct = self.ctype(&ty);
-                let (decl, open) = emit::stmt::steered_quant_loop(&ct, lt, &var, &start.c, cmp, &e, &st);
+                let (decl, open) = emit::stmt::steered_quant_loop(&ct, lt, &var, &start.c, cmp, &e_test, &st);
                 self.f.code.put(&decl);
                 self.f.code.open(&open);
             } else {
-                self.f.code.open(&emit::stmt::quant_loop(lt, &var, &start.c, cmp, &e, &st));
+                self.f.code.open(&emit::stmt::quant_loop(lt, &var, &start.c, cmp, &e_test, &st));
+            }
+            if limit_tmps && slice_var.is_none() {
+                self.f.code.put(data::TMP_FREE);
             }
             let ct = self.ctype(&ty);
             if steer {

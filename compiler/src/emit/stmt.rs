@@ -126,6 +126,22 @@ pub fn quant_bounds(et: &str, e: &str, end: &str, st: &str, step: &str) -> Strin
     format!("{et} {} = {}; {et} {} = {};", e, end, st, step, et = et)
 }
 
+/// The limit `e` of a quantifier tested afresh at each iteration.
+pub fn quant_limit(et: &str, e: &str) -> String {
+    format!("{} {};", et, e)
+}
+
+/// The test's side of a limit tested afresh: evaluated into `e`, which the
+/// loop's body reads (what is left of a chunk).
+pub fn quant_limit_test(e: &str, end: &str) -> String {
+    format!("({} = ({}))", e, end)
+}
+
+/// A step added afresh at each iteration.
+pub fn quant_step(step: &str) -> String {
+    format!("({})", step)
+}
+
 /// The C names of chunk `n`'s variables: (slice left, switch now, chunk size, counter).
 pub fn chunk_names(n: u32) -> (String, String, String, String) {
     (format!("_sl{}", n), format!("_sk{}", n), format!("_sn{}", n), format!("_su{}", n))

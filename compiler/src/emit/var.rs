@@ -99,6 +99,16 @@ pub fn local_c(ct: &str, c: &str, init: &str) -> String {
     format!("{} {} = {};", ct, c, init)
 }
 
+/// `t` holds the address of the scalar variable `c` (of C type `ct`).
+pub fn pin_scalar(ct: &str, t: &str, c: &str) -> String {
+    format!("{} *{} = &({});", ct, t, c)
+}
+
+/// The variable whose address `t` holds.
+pub fn pinned(t: &str) -> String {
+    format!("(*{})", t)
+}
+
 /// `lhs = v;`: a scalar store.
 pub fn store(lhs: &str, v: &str) -> String {
     format!("{} = {};", lhs, v)
