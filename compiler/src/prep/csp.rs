@@ -221,7 +221,7 @@ impl Csp {
         Ok(format!(
             "fi fi; \
              if csp_pass{n} = 1 & csp_arm{n} = 0 & ?csp_mine > 0 -> {ask} \
-             [] csp_pass{n} = 1 -> fa csp_k := 1 to ?csp_mine -> receive csp_mine(csp_with{n}, csp_o{n}, csp_q1{n}, csp_q1{n}, csp_q1{n}, csp_q1{n}) af fi; \
+             [] csp_pass{n} = 1 -> var csp_cm{n} := ?csp_mine; fa csp_k := 1 to csp_cm{n} -> receive csp_mine(csp_with{n}, csp_o{n}, csp_q1{n}, csp_q1{n}, csp_q1{n}, csp_q1{n}) af fi; \
              if csp_arm{n} = 0 -> exit fi af; {end}",
             n = n,
             ask = ask(&n),
@@ -491,17 +491,17 @@ do active > 0 -> \
 in csp_ready(who, n, c) -> \
   answer[who] := c; \
   var mw[1:n], mt[1:n], ma[1:n], mx[1:n], my[1:n]: int; var mo[1:n]: bool; var m := 0; \
-  fa k := 1 to ?csp_alt -> receive csp_alt(w, wi, o, t, a, x, y); \
+  var csp_na1 := ?csp_alt; fa k := 1 to csp_na1 -> receive csp_alt(w, wi, o, t, a, x, y); \
     if w = who -> var dead := wi < 1 or wi > np; if not dead -> dead := csp_implicit & state[wi] = 2 fi; \
       if not dead -> m++; mw[m] := wi; mo[m] := o; mt[m] := t; ma[m] := a; mx[m] := x; my[m] := y fi \
     [] else -> send csp_alt(w, wi, o, t, a, x, y) fi af; \
   var partner := 0, pa, px, py, mine: int; \
-  fa k := 1 to ?csp_alt -> receive csp_alt(w, wi, o, t, a, x, y); \
+  var csp_na2 := ?csp_alt; fa k := 1 to csp_na2 -> receive csp_alt(w, wi, o, t, a, x, y); \
     if partner = 0 & wi = who & state[w] = 1 -> \
       fa j := 1 to m st mw[j] = w & mo[j] != o & mt[j] = t -> partner := w; pa := a; px := x; py := y; mine := j; exit af fi; \
     send csp_alt(w, wi, o, t, a, x, y) af; \
   if partner != 0 -> \
-    fa k := 1 to ?csp_alt -> receive csp_alt(w, wi, o, t, a, x, y); if w != partner -> send csp_alt(w, wi, o, t, a, x, y) fi af; \
+    var csp_na3 := ?csp_alt; fa k := 1 to csp_na3 -> receive csp_alt(w, wi, o, t, a, x, y); if w != partner -> send csp_alt(w, wi, o, t, a, x, y) fi af; \
     state[partner] := 0; nalt[partner] := 0; active++; \
     send answer[partner](who, pa, px, py); send c(partner, ma[mine], mx[mine], my[mine]) \
   [] m = 0 -> send c(0, 0, 0, 0) \
@@ -512,7 +512,7 @@ in csp_ready(who, n, c) -> \
 [] csp_die(who) -> \
   state[who] := 2; active--; \
   if csp_implicit -> \
-    fa k := 1 to ?csp_alt -> receive csp_alt(w, wi, o, t, a, x, y); \
+    var csp_na4 := ?csp_alt; fa k := 1 to csp_na4 -> receive csp_alt(w, wi, o, t, a, x, y); \
       if wi = who -> nalt[w]-- [] else -> send csp_alt(w, wi, o, t, a, x, y) fi af; \
     fa k := 1 to np st state[k] = 1 & nalt[k] = 0 -> state[k] := 0; active++; send answer[k](0, 0, 0, 0) af \
   fi \

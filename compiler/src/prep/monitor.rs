@@ -73,7 +73,7 @@ c.m_minrank := m_mr; c.m_print := m_pr; reply; \
 do true -> \
 in m_s() returns woke -> woke := ?m_w > 0; \
 if woke -> in m_w(m_r, m_g) by m_r -> send m_g() ni fi \
-[] m_sa() -> fa m_k := 1 to ?m_w -> in m_w(m_r, m_g) by m_r -> send m_g() ni af \
+[] m_sa() -> var m_c := ?m_w; fa m_k := 1 to m_c -> in m_w(m_r, m_g) by m_r -> send m_g() ni af \
 [] m_e() returns e -> e := ?m_w = 0 \
 [] m_mr() returns r -> var m_n := ?m_w; var m_r: int; var m_g: cap (); \
 if m_n = 0 -> write(\"\\t**** minrank called on empty Q ****\"); r := 999999 fi; \
