@@ -31,77 +31,101 @@ pub struct ChunkVars {
 /// Whether `b` can run in a chunked loop: it cannot switch to another
 /// process, except in a `P` that waits (emitted as a chunked P).
 pub fn block_can_chunk(b: &Block) -> bool {
-    b.stmts.iter().all(stmt)
+    let w = Walk { call: &|callee: &Expr, _: &[Expr]| matches!(callee.kind, ExprKind::Type(_)), p: true };
+    b.stmts.iter().all(|s| w.stmt(s))
 }
 
-fn stmt(s: &Stmt) -> bool {
-    match &s.kind {
-        StmtKind::Skip | StmtKind::Empty | StmtKind::Exit | StmtKind::Next => true,
-        StmtKind::Expr(e) | StmtKind::V(e) | StmtKind::P(e) => expr(e),
-        StmtKind::If { arms, else_block } => {
-            arms.iter().all(|a| expr(&a.cond) && block_can_chunk(&a.body))
-                && else_block.as_ref().map_or(true, block_can_chunk)
-        }
-        StmtKind::Begin(b) => block_can_chunk(b),
-        StmtKind::Decl(d) => match &d.kind {
-            DeclKind::Var(v) => {
-                v.ty.as_ref().map_or(true, ty)
-                    && v.vars.iter().all(|i| i.dims.iter().all(range) && i.init.as_ref().map_or(true, expr))
+/// Whether `b` cannot switch to another process at all (no `P` either),
+/// where `call(callee, args)` says which calls keep it so (their arguments
+/// are looked at here).
+pub fn block_cannot_switch(b: &Block, call: &dyn Fn(&Expr, &[Expr]) -> bool) -> bool {
+    let w = Walk { call, p: false };
+    b.stmts.iter().all(|s| w.stmt(s))
+}
+
+/// The walk: which calls are inline, and whether a `P` is allowed.
+struct Walk<'c> {
+    call: &'c dyn Fn(&Expr, &[Expr]) -> bool,
+    p: bool,
+}
+
+impl Walk<'_> {
+    fn block(&self, b: &Block) -> bool {
+        b.stmts.iter().all(|s| self.stmt(s))
+    }
+
+    fn stmt(&self, s: &Stmt) -> bool {
+        match &s.kind {
+            StmtKind::Skip | StmtKind::Empty | StmtKind::Exit | StmtKind::Next => true,
+            StmtKind::Expr(e) | StmtKind::V(e) => self.expr(e),
+            StmtKind::P(e) => self.p && self.expr(e),
+            StmtKind::If { arms, else_block } => {
+                arms.iter().all(|a| self.expr(&a.cond) && self.block(&a.body))
+                    && else_block.as_ref().map_or(true, |b| self.block(b))
             }
+            StmtKind::Begin(b) => self.block(b),
+            StmtKind::Decl(d) => match &d.kind {
+                DeclKind::Var(v) => {
+                    v.ty.as_ref().map_or(true, |t| self.ty(t))
+                        && v.vars.iter().all(|i| {
+                            i.dims.iter().all(|r| self.range(r)) && i.init.as_ref().map_or(true, |e| self.expr(e))
+                        })
+                }
+                _ => false,
+            },
             _ => false,
-        },
-        _ => false,
-    }
-}
-
-fn ty(t: &Type) -> bool {
-    match &t.kind {
-        TypeKind::Bool | TypeKind::Int | TypeKind::Char | TypeKind::Real | TypeKind::Double => true,
-        TypeKind::Named(_) | TypeKind::PtrAny | TypeKind::Cap(_) => true,
-        TypeKind::Ptr(t) => ty(t),
-        TypeKind::String(b) => b.as_ref().map_or(true, bound),
-        _ => false,
-    }
-}
-
-fn range(r: &Range) -> bool {
-    r.lo.as_ref().map_or(true, bound) && bound(&r.hi)
-}
-
-fn bound(b: &Bound) -> bool {
-    match b {
-        Bound::Expr(e) => expr(e),
-        Bound::Star(_) => true,
-    }
-}
-
-fn expr(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Int(_) | ExprKind::Real(_) | ExprKind::Char(_) | ExprKind::Str(_) | ExprKind::Bool(_) => true,
-        ExprKind::Null | ExprKind::Noop | ExprKind::StdFile(_) | ExprKind::Ident(_) => true,
-        ExprKind::Low(_) | ExprKind::High(_) => true,
-        ExprKind::Field { base, .. } => expr(base),
-        ExprKind::Index { base, subs } => expr(base) && subs.iter().all(subscript),
-        // a conversion (`int(x)`) is inline; any other call may switch
-        ExprKind::Call { callee, args } => matches!(callee.kind, ExprKind::Type(_)) && args.iter().all(expr),
-        ExprKind::Unary { operand, .. } => expr(operand),
-        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Assign { lhs, rhs, .. } | ExprKind::Swap { lhs, rhs } => {
-            expr(lhs) && expr(rhs)
         }
-        ExprKind::ArrayCons(elems) => elems.iter().all(elem),
-        ExprKind::Paren(e) => expr(e),
-        ExprKind::Type(t) => ty(t),
-        ExprKind::New(_) | ExprKind::Create { .. } => false,
     }
-}
 
-fn subscript(s: &Subscript) -> bool {
-    match s {
-        Subscript::Index(e) => expr(e),
-        Subscript::Slice { lo, hi, .. } => lo.as_ref().map_or(true, bound) && bound(hi),
+    fn ty(&self, t: &Type) -> bool {
+        match &t.kind {
+            TypeKind::Bool | TypeKind::Int | TypeKind::Char | TypeKind::Real | TypeKind::Double => true,
+            TypeKind::Named(_) | TypeKind::PtrAny | TypeKind::Cap(_) => true,
+            TypeKind::Ptr(t) => self.ty(t),
+            TypeKind::String(b) => b.as_ref().map_or(true, |b| self.bound(b)),
+            _ => false,
+        }
     }
-}
 
-fn elem(a: &ArrayElem) -> bool {
-    a.count.as_ref().map_or(true, expr) && expr(&a.value)
+    fn range(&self, r: &Range) -> bool {
+        r.lo.as_ref().map_or(true, |b| self.bound(b)) && self.bound(&r.hi)
+    }
+
+    fn bound(&self, b: &Bound) -> bool {
+        match b {
+            Bound::Expr(e) => self.expr(e),
+            Bound::Star(_) => true,
+        }
+    }
+
+    fn expr(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Int(_) | ExprKind::Real(_) | ExprKind::Char(_) | ExprKind::Str(_) | ExprKind::Bool(_) => true,
+            ExprKind::Null | ExprKind::Noop | ExprKind::StdFile(_) | ExprKind::Ident(_) => true,
+            ExprKind::Low(_) | ExprKind::High(_) => true,
+            ExprKind::Field { base, .. } => self.expr(base),
+            ExprKind::Index { base, subs } => self.expr(base) && subs.iter().all(|s| self.subscript(s)),
+            // a conversion (`int(x)`) is inline; which other calls are is the walk's
+            ExprKind::Call { callee, args } => (self.call)(callee, args) && args.iter().all(|a| self.expr(a)),
+            ExprKind::Unary { operand, .. } => self.expr(operand),
+            ExprKind::Binary { lhs, rhs, .. } | ExprKind::Assign { lhs, rhs, .. } | ExprKind::Swap { lhs, rhs } => {
+                self.expr(lhs) && self.expr(rhs)
+            }
+            ExprKind::ArrayCons(elems) => elems.iter().all(|a| self.elem(a)),
+            ExprKind::Paren(e) => self.expr(e),
+            ExprKind::Type(t) => self.ty(t),
+            ExprKind::New(_) | ExprKind::Create { .. } => false,
+        }
+    }
+
+    fn subscript(&self, s: &Subscript) -> bool {
+        match s {
+            Subscript::Index(e) => self.expr(e),
+            Subscript::Slice { lo, hi, .. } => lo.as_ref().map_or(true, |b| self.bound(b)) && self.bound(hi),
+        }
+    }
+
+    fn elem(&self, a: &ArrayElem) -> bool {
+        a.count.as_ref().map_or(true, |c| self.expr(c)) && self.expr(&a.value)
+    }
 }

@@ -344,7 +344,7 @@ impl<'a> Checker<'a> {
         }
         self.f.code.open_block();
         self.push();
-        let (n, _) = self.quantifiers(&arm.quants, false, &[]);
+        let (n, _, _) = self.quantifiers(&arm.quants, false, false, &[]);
         let Some((sig, target)) = self.op_target(callee) else {
             self.pop();
             for _ in 0..n {

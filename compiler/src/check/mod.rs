@@ -234,6 +234,9 @@ pub struct Checker<'a> {
     /// Operands already evaluated into temporaries, in MPD 1.0.1's order
     /// (order.rs): `expr` of one of these gives its temporary.
     preset: HashMap<*const ast::Expr, V>,
+    /// The statements of each proc of the body, by name (unit.rs), for what
+    /// a call of it may assign (order.rs `limit_kept`).
+    proc_bodies: HashMap<String, Vec<ast::Stmt>>,
     /// The function being compiled (its body, loops, result, modes).
     f: FnCtx,
     /// The component's C collected so far (members, prototypes, functions, op table).
@@ -398,6 +401,7 @@ impl<'a> Checker<'a> {
             queue_all: false,
             class_sets: Vec::new(),
             preset: HashMap::new(),
+            proc_bodies: HashMap::new(),
         }
     }
 

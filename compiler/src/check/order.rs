@@ -10,12 +10,13 @@
 //! (`write(pop(), pop())` pops the second value first); the other operators
 //! it left to C's operators, evaluated left to right, and the arguments of
 //! procs and ops it put into the invocation block left to right.
+use super::chunk;
 use super::leaf::pure_predefined;
 use super::scope::Sym;
 use super::types::Ty;
 use super::{Checker, Form, V};
 use crate::emit::{self, var};
-use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Span, Subscript, UnaryOp};
+use crate::syntax::ast::{BinaryOp, Block, Expr, ExprKind, Span, Subscript, UnaryOp};
 
 /// Whether `op` was a C call in MPD 1.0.1 for operands of these types
 /// (strings: comparisons and `||`).
@@ -179,5 +180,59 @@ impl<'a> Checker<'a> {
         }
         let mut ns = Vec::new();
         !self.has_effect(end) && names(end, &mut ns) && ns.iter().all(|n| !super::loop_var::assigns(body, n))
+    }
+
+    /// Whether a `for` limit can change only while the loop top switches
+    /// (then it is read once and again after each switch there, not at every
+    /// test): the limit is stable (`limit_stable`), and the body cannot
+    /// switch -- its only calls are conversions, pure predefined functions
+    /// and leaf procs of this body that do not assign a name of the limit.
+    pub(super) fn limit_kept(&self, end: &Expr, body: &Block) -> bool {
+        if !self.limit_stable(end, &body.stmts) {
+            return false;
+        }
+        let mut ns = Vec::new();
+        collect_names(end, &mut ns);
+        let call = |callee: &Expr, _: &[Expr]| match &callee.kind {
+            ExprKind::Type(_) => true,
+            ExprKind::Ident(id) => match self.lookup(&id.name) {
+                Some(Sym::Type(_)) => true,
+                None => pure_predefined(&id.name),
+                Some(Sym::Proc(_)) => match self.proc_bodies.get(&id.name) {
+                    Some(b) => {
+                        self.proc_names.contains(&id.name)
+                            && self.is_leaf_body(b)
+                            && ns.iter().all(|n| !super::loop_var::assigns(b, n))
+                    }
+                    None => false,
+                },
+                _ => false,
+            },
+            _ => false,
+        };
+        chunk::block_cannot_switch(body, &call)
+    }
+}
+
+/// The names an expression reads (for `limit_kept`).
+fn collect_names<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
+    match &e.kind {
+        ExprKind::Ident(id) => out.push(&id.name),
+        ExprKind::Unary { operand, .. } => collect_names(operand, out),
+        ExprKind::Binary { lhs, rhs, .. } => {
+            collect_names(lhs, out);
+            collect_names(rhs, out)
+        }
+        ExprKind::Paren(x) | ExprKind::Field { base: x, .. } => collect_names(x, out),
+        ExprKind::Index { base, subs } => {
+            collect_names(base, out);
+            for s in subs {
+                if let Subscript::Index(x) = s {
+                    collect_names(x, out)
+                }
+            }
+        }
+        ExprKind::Call { args, .. } => args.iter().for_each(|a| collect_names(a, out)),
+        _ => {}
     }
 }

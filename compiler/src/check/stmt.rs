@@ -119,9 +119,19 @@ impl<'a> Checker<'a> {
             && !steered[0]
             && chunk::block_can_chunk(body)
             && self.limit_stable(&quants[0].end, &body.stmts);
-        let (n, sl) = self.quantifiers(quants, chunk, &steered);
-        if sl.is_none() {
-            self.loop_top();
+        // a limit only other processes can change is read again only when
+        // the loop top switched (order.rs limit_kept)
+        let kept = !chunk
+            && !self.opts.no_slice
+            && quants.len() == 1
+            && !steered[0]
+            && quants[0].step.is_none()
+            && self.limit_kept(&quants[0].end, body);
+        let (n, sl, reread) = self.quantifiers(quants, chunk, kept, &steered);
+        match (&sl, reread) {
+            (None, Some((e, end))) => self.f.code.put(&emit::stmt::loop_yield_reread(&e, &end)),
+            (None, None) => self.loop_top(),
+            _ => {}
         }
         self.block(body);
         self.f.code.put(&emit::stmt::label(&c));
@@ -363,14 +373,19 @@ impl<'a> Checker<'a> {
     /// by one may count its slice per chunk of iterations (see chunk.rs).
     /// `steered[i]`: the body may assign quantifier i's variable, so the loop
     /// steps from the variable's value (MPD 1.0.1's loop variable).
+    /// `kept`: one quantifier whose limit only the loop top's switches can
+    /// change: it is read before the loop, and the limit's variable and C
+    /// are returned for the loop top to read it again.
     pub(crate) fn quantifiers(
         &mut self,
         qs: &[ast::Quantifier],
         chunk: bool,
+        kept: bool,
         steered: &[bool],
-    ) -> (usize, Option<String>) {
+    ) -> (usize, Option<String>, Option<(String, String)>) {
         let mut opened = 0;
         let mut slice_var = None;
+        let mut reread = None;
         for (qi, q) in qs.iter().enumerate() {
             let steer = steered.get(qi).copied().unwrap_or(false);
             self.f.code.line(self.line(q.span));
@@ -391,7 +406,14 @@ impl<'a> Checker<'a> {
             // long long guards against overflow at the end of the int range
             let lt = if real { "double" } else { "long long" };
             let et = if real || end.ty == Ty::Real { "double" } else { "int" };
-            let (e_test, st) = if afresh {
+            let kept = kept && afresh && !limit_tmps;
+            // a kept limit has the counter's width: the loop's test then
+            // needs no extension of a limit the loop top may change
+            let et = if kept && et == "int" { lt } else { et };
+            if kept {
+                reread = Some((e.clone(), end.c.clone()));
+            }
+            let (e_test, st) = if afresh && !kept {
                 self.f.code.put(&emit::stmt::quant_limit(et, &e));
                 (emit::stmt::quant_limit_test(&e, &end.c), emit::stmt::quant_step(&step))
             } else {
@@ -453,7 +475,7 @@ impl<'a> Checker<'a> {
                 opened += 1;
             }
         }
-        (opened, slice_var)
+        (opened, slice_var, reread)
     }
 
     fn expr_stmt(&mut self, e: &ast::Expr) {

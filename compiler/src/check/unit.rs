@@ -47,6 +47,7 @@ impl Checker<'_> {
         let Some(body) = &c.body else { return };
         for it in &body.items {
             if let ast::StmtKind::Decl(ast::Decl { kind: ast::DeclKind::Proc(p), .. }) = &it.kind {
+                self.proc_bodies.insert(p.name.name.clone(), p.body.stmts.clone());
                 if !self.proc_names.insert(p.name.name.clone()) {
                     self.error(p.name.span, format!("duplicate implementation of {}", p.name.name));
                 }

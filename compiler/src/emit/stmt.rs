@@ -126,6 +126,12 @@ pub fn quant_bounds(et: &str, e: &str, end: &str, st: &str, step: &str) -> Strin
     format!("{et} {} = {}; {et} {} = {};", e, end, st, step, et = et)
 }
 
+/// The loop top of a loop whose limit only other processes can change: `e`
+/// read again (`end`) when the time slice ran out there.
+pub fn loop_yield_reread(e: &str, end: &str) -> String {
+    format!("if (mpd_maybe_yielded()) {} = ({});", e, end)
+}
+
 /// The limit `e` of a quantifier tested afresh at each iteration.
 pub fn quant_limit(et: &str, e: &str) -> String {
     format!("{} {};", et, e)

@@ -642,6 +642,49 @@ expired:
 #endif
 }
 
+/* mpd_maybe_yield() that says whether the countdown ran out (and so other
+ * processes may have run): a loop whose limit only they can change reads it
+ * again then, and keeps it in a register otherwise. */
+static inline int mpd_maybe_yielded(void)
+{
+#if defined(__x86_64__) && !defined(MPD_NO_TLS_ASM)
+    long off = mpd__slice_off();
+    __asm__ goto("subq $1, %%fs:(%0)\n\t"
+                 "jle %l[expired]"
+                 :
+                 : "r"(off)
+                 : "cc"
+                 : expired);
+    return 0;
+expired:
+    mpd__slice_expired();
+    return 1;
+#elif defined(__aarch64__) && !defined(MPD_NO_TLS_ASM)
+    unsigned long off, tp;
+    long left;
+    __asm__("adrp %0, :gottprel:mpd__tls_slice\n\t"
+            "ldr %0, [%0, #:gottprel_lo12:mpd__tls_slice]"
+            : "=r"(off));
+    __asm__ volatile("mrs %0, tpidr_el0\n\t"
+                     "ldr %1, [%0, %2]\n\t"
+                     "sub %1, %1, #1\n\t"
+                     "str %1, [%0, %2]"
+                     : "=&r"(tp), "=&r"(left)
+                     : "r"(off));
+    if (__builtin_expect(left <= 0, 0)) {
+        mpd__slice_expired();
+        return 1;
+    }
+    return 0;
+#else
+    if (__builtin_expect(--*mpd__slice_ptr() <= 0, 0)) {
+        mpd__slice_expired();
+        return 1;
+    }
+    return 0;
+#endif
+}
+
 /* A counted loop whose body cannot switch takes its slice in chunks: it
  * reads the countdown once (mpd_slice_get), counts in a local, switches
  * where mpd_maybe_yield() would (mpd_slice_renew: switch if another process
