@@ -78,8 +78,8 @@ void mpd_arr_slice_set(const char *f, int l, void *a, int lo, int hi, const void
         mpd_rts_abort(f, l, "illegal slice [%d:%d] of array with bounds [%d:%d]", lo, hi, h->lb,
                       h->ub);
     int n = hi >= lo ? hi - lo + 1 : 0;
-    if (n != count(hv))
-        mpd_rts_abort(f, l, "size mismatch on array assignment:  [%d:%d] := [%d:%d]", lo, hi,
+    if (n != count(hv)) /* MPD's words for a slice target */
+        mpd_rts_abort(f, l, "size mismatch on assignment to slice: [%d:%d] := [%d:%d]", lo, hi,
                       hv->lb, hv->ub);
     copy_elems(MPD_ARR_DATA(a) + (size_t)(lo - h->lb) * h->esize, (const char *)v + MPD_ARR_HDR, n,
                h->esize, hv->esize);
@@ -204,7 +204,7 @@ static void sec_set(const char *f, int l, void *b, int n, const mpd_sub *s, cons
     const mpd_arrhdr *hs = src;
     int cnt = hi >= lo ? hi - lo + 1 : 0;
     if (cnt != count(hs))
-        mpd_rts_abort(f, l, "size mismatch on array assignment:  [%d:%d] := [%d:%d]", lo, hi,
+        mpd_rts_abort(f, l, "size mismatch on assignment to slice: [%d:%d] := [%d:%d]", lo, hi,
                       hs->lb, hs->ub);
     for (int i = 0; i < cnt; i++) {
         const char *se = (const char *)src + MPD_ARR_HDR + (size_t)i * hs->esize;
