@@ -105,8 +105,8 @@ void mpd_str_slice_set(const char *f, int l, void *blob, int lo, int hi, mpd_sv 
         mpd_rts_abort(f, l, "illegal slice [%d:%d] of string[%d] with current length %d", lo, hi,
                       h->max, h->len);
     if (v.len != hi - lo + 1)
-        mpd_rts_abort(f, l, "string of length %d is wrong length to assign to slice [%d:%d]", v.len, lo,
-                      hi);
+        mpd_rts_abort(f, l, "string of length %d is wrong length to assign to slice [%d:%d]", v.len,
+                      lo, hi);
     memmove(MPD_STR_CHARS(blob) + lo - 1, v.p, (size_t)v.len);
 }
 
