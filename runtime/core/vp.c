@@ -238,8 +238,8 @@ void mpd_yield(void)
     mpd_proc *self = (mpd_proc *)(void *)vp->hot.cur;
     /* MPD reschedules a yielding process in priority order: with only
      * lower priorities ready it goes on (nap(0), an expired slice) */
-    if (atomic_load_explicit(&mpd__prio_mixed, memory_order_relaxed) && vp->sched == &mpd_sched_fifo &&
-        self && !mpd__ready_at_least(self->hot.priority)) {
+    if (atomic_load_explicit(&mpd__prio_mixed, memory_order_relaxed) &&
+        vp->sched == &mpd_sched_fifo && self && !mpd__ready_at_least(self->hot.priority)) {
         slice_reset(vp);
         return;
     }

@@ -49,7 +49,7 @@ static void main_one(void *arg)
     mpd_proc_set_priority(mpd_self(), 3); /* c, equal now, goes first */
     CHECK(!strcmp(order, "ebdMc"));
     mpd_proc_set_priority(mpd_self(), 3); /* unchanged: no yield */
-    mpd_yield(); /* only a (1) is ready: a yield goes on, as MPD's did */
+    mpd_yield();                          /* only a (1) is ready: a yield goes on, as MPD's did */
     CHECK(!strcmp(order, "ebdMc"));
     mpd_proc_set_priority(mpd_self(), 1); /* a, equal now, goes first */
     CHECK(!strcmp(order, "ebdMca"));
