@@ -339,3 +339,31 @@ mpd_cap mpd_rescap_op(mpd_cap rc, uint32_t i)
 {
     return unalias(mpd_cap_op_of(rc, i));
 }
+
+/* One op's SEM1 flag at a flip of compaction (mpd__lang_sem1_all). */
+static void sem1_flip(mpd_op *op, void *arg)
+{
+    int on = *(int *)arg;
+    if (!on) {
+        if (op_flags(op) & MPD_OPF_SEM1)
+            op_clear_flags(op, MPD_OPF_SEM1);
+    } else if (op_counted(op) && !(op_flags(op) & MPD_OPF_SEM1) && !op_queue(op)->wfirst &&
+               !op_queue(op)->cls->wfirst && !op_queue(op)->cls->holds &&
+               !atomic_load_explicit(&op_queue(op)->cls->fwd, memory_order_relaxed)) {
+        op_set_sem1(op);
+    }
+}
+
+/* Compaction (core/compact.c) calls this on the one VP awake, every other
+ * VP dormant: on = 0 just before the runtime expands to several VPs, which
+ * the generated code's unlocked inline P/V of a SEM1 op would not survive,
+ * so every op loses SEM1 (as when it becomes a queue: waiters in its own
+ * list stay there for the general paths); on = 1 just after it has
+ * compacted, when every live counted op with nobody waiting in its own
+ * list gets SEM1 back, as if declared on one VP (above). */
+void mpd__lang_sem1_all(int on)
+{
+    if (on && (mpd_trc_on || mpd__tl_on))
+        return;
+    obj_each_input_op(sem1_flip, &on);
+}

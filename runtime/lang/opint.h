@@ -365,6 +365,7 @@ const char *obj_lastname(uint64_t id); /* pattern name of a slot */
  * A program with one vm keeps the inline fast path untouched. */
 extern _Atomic int op_vms_many;
 void obj_undirect_all(void);
+void obj_each_input_op(void (*fn)(mpd_op *, void *), void *arg);
 uint32_t res_vm_of(mpd_res *r); /* res_vm, out of line */
 extern const mpd_respat obj_localpat;
 mpd_cap op_alias_base(mpd_cap rc); /* op.c: see mpd_rescap_with_op */

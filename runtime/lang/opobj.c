@@ -3,8 +3,6 @@
 #include <sys/mman.h>
 #include "opint.h"
 #include "disthook.h"
-#include "mpd/abi/trace.h"
-#include "core/timeline.h"
 
 static opk_lock tablk = OPK_LOCK_INIT;
 static uint32_t nslots = 1; /* slot 0 unused */
@@ -122,17 +120,11 @@ void obj_undirect_all(void)
     free(free_slot);
 }
 
-/* Compaction (core/compact.c) calls this on the one VP awake, every other
- * VP dormant: on = 0 just before the runtime expands to several VPs, which
- * the generated code's unlocked inline P/V of a SEM1 op would not survive,
- * so every op loses SEM1 (as when it becomes a queue: waiters in its own
- * list stay there for the general paths); on = 1 just after it has
- * compacted, when every live counted op with nobody waiting in its own
- * list gets SEM1 back, as if declared on one VP (op.c). */
-void mpd__lang_sem1_all(int on)
+/* Calls fn(op, arg) for every input op with a queue of every live object:
+ * compaction's look at every op (op.c mpd__lang_sem1_all), on the one VP
+ * awake with every other VP dormant. */
+void obj_each_input_op(void (*fn)(mpd_op *, void *), void *arg)
 {
-    if (on && (mpd_trc_on || mpd__tl_on))
-        return;
     unsigned char *free_slot = calloc(nslots, 1);
     if (!free_slot)
         mpd_rts_fatal("out of memory");
@@ -144,19 +136,9 @@ void mpd__lang_sem1_all(int on)
         slotent *e = slot_ent(s);
         mpd_op *ops = atomic_load_explicit(&e->ops, memory_order_relaxed);
         uint32_t n = atomic_load_explicit(&e->nops, memory_order_relaxed);
-        for (uint32_t i = 0; ops && i < n; i++) {
-            mpd_op *op = &ops[i];
-            if (op_kind(op) != MPD_OPK_INPUT || !op_queue(op))
-                continue;
-            if (!on) {
-                if (op_flags(op) & MPD_OPF_SEM1)
-                    op_clear_flags(op, MPD_OPF_SEM1);
-            } else if (op_counted(op) && !(op_flags(op) & MPD_OPF_SEM1) && !op_queue(op)->wfirst &&
-                       !op_queue(op)->cls->wfirst && !op_queue(op)->cls->holds &&
-                       !atomic_load_explicit(&op_queue(op)->cls->fwd, memory_order_relaxed)) {
-                op_set_sem1(op);
-            }
-        }
+        for (uint32_t i = 0; ops && i < n; i++)
+            if (op_kind(&ops[i]) == MPD_OPK_INPUT && op_queue(&ops[i]))
+                fn(&ops[i], arg);
     }
     free(free_slot);
 }
