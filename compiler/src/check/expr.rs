@@ -95,7 +95,7 @@ impl<'a> Checker<'a> {
             }
             ExprKind::Binary { op, lhs, rhs } => {
                 let rtl = |s: &mut Self| super::order::call_operator(*op, s.type_of(lhs).is_string());
-                self.in_order(&[&**lhs, &**rhs], rtl, |s| {
+                self.in_order(&[&**lhs, &**rhs], &[], rtl, |s| {
                     let a = s.expr(lhs);
                     let b = s.expr(rhs);
                     s.binary(*op, a, b, e.span)

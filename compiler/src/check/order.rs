@@ -71,27 +71,43 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// Translates a construct (`f`) whose operands are `ops`, with the
-    /// operands that have side effects evaluated first, right to left when
-    /// `rtl`, else left to right (top of file).  Only values are moved:
-    /// operands that are variables (a destination, a `var` argument) and
-    /// those that are not scalars or strings stay where `f` puts them.
+    /// Translates a construct (`f`) whose operands are `ops`: when one of
+    /// them has side effects, the values of all of them (a C call, `rtl`:
+    /// right to left) or of those with effects (an inline operator: left to
+    /// right) are taken first (top of file).  Constants, the operands
+    /// `dests` names (destinations of input) and those that are not scalars
+    /// or strings stay where `f` puts them.
     pub(super) fn in_order(
         &mut self,
         ops: &[&Expr],
+        dests: &[usize],
         rtl: impl FnOnce(&mut Self) -> bool,
         f: impl FnOnce(&mut Self) -> V,
     ) -> V {
+        // once any operand has side effects, every operand's value is taken
+        // in the order (`write(total(a), a[1])`: a[1] before the call, as
+        // right to left reads it), but constants and destinations
+        if !ops.iter().any(|e| self.has_effect(e)) {
+            return f(self);
+        }
+        // a C call (rtl) takes every argument's value in its order; an inline
+        // operator only moves the operands with effects ahead, in order, as
+        // MPD 1.0.1's gcc evaluated a call before a plain operand
+        // (`n * 100 + f()` calls f first)
+        let rtl = rtl(self);
         let mut moved: Vec<&Expr> = Vec::new();
-        for e in ops {
-            if self.has_effect(e) && !self.is_variable(e) && self.movable(e) {
+        for (i, e) in ops.iter().enumerate() {
+            let take = if rtl { self.const_of(e).is_none() } else { self.has_effect(e) };
+            if take && !dests.contains(&i) && self.movable(e) {
                 moved.push(e);
             }
         }
-        if moved.len() < 2 {
+        // one call beside a plain operand that reads something is moved too
+        let reads_beside = |s: &mut Self| ops.iter().any(|e| !s.has_effect(e) && s.const_of(e).is_none());
+        if moved.is_empty() || moved.len() < 2 && (rtl || !reads_beside(self)) {
             return f(self);
         }
-        if rtl(self) {
+        if rtl {
             moved.reverse();
         }
         let mut temps = Vec::new();
@@ -123,7 +139,14 @@ impl<'a> Checker<'a> {
     /// A call of a predefined function: its arguments right to left.
     pub(super) fn predefined_in_order(&mut self, name: &str, args: &[Expr], span: Span) -> V {
         let ops: Vec<&Expr> = args.iter().collect();
-        self.in_order(&ops, |_| true, |s| s.predefined(name, args, span))
+        // the arguments input goes into stay where the function puts them
+        let dests: Vec<usize> = match name {
+            "read" | "get" | "scanf" | "sscanf" | "getarg" | "sprintf" | "free" => {
+                (0..args.len()).filter(|&i| self.is_variable(&args[i])).collect()
+            }
+            _ => Vec::new(),
+        };
+        self.in_order(&ops, &dests, |_| true, |s| s.predefined(name, args, span))
     }
 
     /// A variable named twice by one construct (a compound assignment, a
