@@ -329,7 +329,10 @@ impl<'a> Checker<'a> {
                     );
                 }
                 if fs.iter().any(|(x, _)| *x == n.name.name) {
-                    self.error(n.name.span, format!("duplicate field `{}`", n.name.name));
+                    self.error(
+                        n.name.span,
+                        format!("duplicate identifier: {} (a second field of that name)", n.name.name),
+                    );
                 }
                 // a field is named in MPD 1.0.1's one name space too
                 self.no_enum_lit(&n.name);
