@@ -247,3 +247,15 @@ fn an_op_named_in_a_rejected_predefined_argument_is_still_referenced() {
     assert!(d.contains("seek(), argument 1: not a file"), "{}", d);
     assert!(!d.contains("declared but not implemented"), "{}", d);
 }
+
+#[test]
+fn an_undefined_parameter_type_is_the_only_message() {
+    // `procedure p(x)` with x undefined: MPD 1.0.1 reports the name only; the
+    // "unnamed parameter" warning is for a known type without a name
+    let (d, c) = compile("resource r()\n  procedure p(colour) { skip }\nend\n");
+    assert!(c.is_empty());
+    assert!(d.contains("undefined identifier: colour"), "{}", d);
+    assert!(!d.contains("unnamed parameter"), "{}", d);
+    let (d, _) = compile("resource r()\n  type colour = int\n  procedure p(colour) { skip }\n  p(1)\nend\n");
+    assert!(d.contains("warning: unnamed parameter is inaccessible"), "{}", d);
+}

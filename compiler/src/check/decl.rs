@@ -188,6 +188,7 @@ impl<'a> Checker<'a> {
     fn optype_decl(&mut self, name: &ast::Ident, sig: &ast::OpSig, span: ast::Span) {
         let (ps, rt, restr) = match sig {
             ast::OpSig::Explicit { params, returns, restriction, .. } => {
+                self.heading_names_distinct(params, returns.as_ref());
                 let ps = self.params(params);
                 let (rt, _) = self.ret_spec(returns.as_ref());
                 (ps, rt, *restriction)
@@ -425,8 +426,9 @@ impl<'a> Checker<'a> {
     }
 
     /// The parameters and the result of an op or external heading have
-    /// distinct names (MPD 1.0.1: "duplicate identifier").
-    fn heading_names_distinct(&mut self, params: &[ast::Param], ret: Option<&ast::ReturnSpec>) {
+    /// distinct names (MPD 1.0.1: "duplicate identifier"); so do an
+    /// optype's and a `cap (...)` or `new(op (...))` type's.
+    pub(super) fn heading_names_distinct(&mut self, params: &[ast::Param], ret: Option<&ast::ReturnSpec>) {
         let mut seen = std::collections::HashSet::new();
         let names =
             params.iter().flat_map(|p| p.names.iter().map(|n| &n.name)).chain(ret.and_then(|r| r.name.as_ref()));

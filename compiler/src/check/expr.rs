@@ -370,6 +370,10 @@ impl<'a> Checker<'a> {
             return match self.res_member(&rn.clone(), &name.name) {
                 Some(Sym::Proc(sig)) if sig.op.is_some() => {
                     let r = sig.op.clone().unwrap();
+                    if !r.dims.is_empty() {
+                        self.op_array_as_value(&name.name, r.sem, span);
+                        return V::err();
+                    }
                     let k = self.op_sig(&sig);
                     let ty =
                         if r.sem { Ty::Cap(super::types::CapTy::Sem) } else { Ty::Cap(super::types::CapTy::Op(k)) };

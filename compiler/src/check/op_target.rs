@@ -97,6 +97,10 @@ impl<'a> Checker<'a> {
                     if matches!(self.lookup(&b.name), Some(Sym::Comp(_))) {
                         if let Some(Sym::Proc(sig)) = self.qualified(b, name) {
                             let r = sig.op.clone()?;
+                            if !r.dims.is_empty() {
+                                self.whole_op_array_target(&format!("{}.{}", b.name, name.name), how, e.span);
+                                return None;
+                            }
                             if !self.op_reachable(&r, e.span) {
                                 return None;
                             }
@@ -109,6 +113,10 @@ impl<'a> Checker<'a> {
                 if let Ty::Cap(CapTy::Resource(rn)) = &bv.ty {
                     let sig = self.res_member(rn, &name.name);
                     return match sig {
+                        Some(Sym::Proc(sig)) if sig.op.as_ref().is_some_and(|r| !r.dims.is_empty()) => {
+                            self.whole_op_array_target(&name.name, how, e.span);
+                            None
+                        }
                         Some(Sym::Proc(sig)) => {
                             let idx = sig.op.as_ref().map(|r| r.idx).unwrap_or(0);
                             Some((sig, Target::Cap(CapC::rc_op(&bv.c, idx.to_string()))))
@@ -349,6 +357,10 @@ impl<'a> Checker<'a> {
     /// The value of an op name used as a capability (`c = links`).
     pub fn op_cap_value(&mut self, sig: &ProcSig, span: Span) -> V {
         let r = sig.op.clone().unwrap();
+        if !r.dims.is_empty() {
+            self.op_array_as_value(&sig.name, r.sem, span);
+            return V::err();
+        }
         if !self.op_reachable(&r, span) {
             return V::err();
         }
@@ -356,5 +368,28 @@ impl<'a> Checker<'a> {
         let k = self.op_sig(sig);
         let ty = if r.sem { Ty::Cap(CapTy::Sem) } else { Ty::Cap(CapTy::Op(k)) };
         V::scalar(eops::cap_of(&inst, r.idx), ty)
+    }
+
+    /// An op or sem array named whole where a value is wanted (`a == noop`,
+    /// `x = a`, `p(a)`): MPD 1.0.1 rejects each use ("incompatible
+    /// comparison", "incompatible assignment", ...); its elements are
+    /// capabilities, the array is not one.
+    pub fn op_array_as_value(&mut self, name: &str, sem: bool, span: Span) {
+        let what = if sem { "semaphores" } else { "operations" };
+        self.error(
+            span,
+            format!("incompatible use of {}: an array of {} is not a capability (subscript it)", name, what),
+        );
+    }
+
+    /// An op array reached through a component or a resource capability
+    /// (`g.a`, `rc.a`) where one op is needed: MPD 1.0.1's words for the use.
+    fn whole_op_array_target(&mut self, name: &str, how: OpUse, span: Span) {
+        let what = match how {
+            OpUse::Invoke => format!("invocation: not an op: {} is an array of ops (subscript it)", name),
+            OpUse::Input => format!("cannot in/receive/P: not an op: {} is an array of ops (subscript it)", name),
+            OpUse::Pending => format!("`?' requires an operation: {} is an array of ops", name),
+        };
+        self.error(span, what);
     }
 }

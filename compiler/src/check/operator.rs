@@ -1,7 +1,7 @@
 //! operator: checking and translating operators -- arithmetic, comparison,
 //! concatenation, unary operators -- with constant folding and int/real promotion.
 use super::konst::{fold, wrap, KV};
-use super::types::{CapTy, Ty};
+use super::types::Ty;
 use super::{Checker, Form, V};
 use crate::emit::expr as ee;
 use crate::syntax::ast::{BinaryOp, Expr, Span, UnaryOp};
@@ -209,10 +209,13 @@ impl<'a> Checker<'a> {
         };
         // arrays (char arrays too) and records are not compared (MPD 1.0.1)
         if matches!(a.ty, Ty::Arr(..) | Ty::Rec(_)) || matches!(b.ty, Ty::Arr(..) | Ty::Rec(_)) {
+            // an array with null (a cap array) or a scalar: both of MPD's words
+            let what = if self.types.same(&a.ty, &b.ty) { "" } else { "incompatible comparison; " };
             self.error(
                 span,
                 format!(
-                    "illegal type for comparison: cannot compare {} with {} (compare elements or fields)",
+                    "{}illegal type for comparison: cannot compare {} with {} (compare elements or fields)",
+                    what,
                     self.types.show(&a.ty),
                     self.types.show(&b.ty)
                 ),
@@ -246,7 +249,7 @@ impl<'a> Checker<'a> {
             }
             // pointers and files are equal or not; they have no order
             (Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File, Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File)
-                if matches!(op, Eq | Ne) =>
+                if matches!(op, Eq | Ne) && self.ptrs_comparable(&a.ty, &b.ty) =>
             {
                 V::scalar(ee::ptr_eq(&a.c, o, &b.c), Ty::Bool)
             }
@@ -280,10 +283,34 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Pointers compare when they point to the same type, or either is a
+    /// `ptr any` (at any depth: `ptr ptr any` with `ptr ptr int`), or one is
+    /// null; a file only with a file or null (MPD 1.0.1: "incompatible
+    /// comparison" for `ptr int` with `ptr real`, or with `stdin`).
+    fn ptrs_comparable(&self, a: &Ty, b: &Ty) -> bool {
+        match (a, b) {
+            (Ty::Null, _) | (_, Ty::Null) => true,
+            (Ty::File, Ty::File) => true,
+            (Ty::File, _) | (_, Ty::File) => false,
+            (Ty::PtrAny, _) | (_, Ty::PtrAny) => true,
+            (Ty::Ptr(x), Ty::Ptr(y)) => self.pointees_match(x, y),
+            _ => false,
+        }
+    }
+
+    fn pointees_match(&self, x: &Ty, y: &Ty) -> bool {
+        match (x, y) {
+            (Ty::PtrAny, Ty::Ptr(_) | Ty::PtrAny) | (Ty::Ptr(_), Ty::PtrAny) => true,
+            (Ty::Ptr(p), Ty::Ptr(q)) => self.pointees_match(p, q),
+            // MPD compares string lengths exactly where both are known
+            (Ty::Str(Some(m)), Ty::Str(Some(n))) => m == n,
+            _ => self.types.same(x, y),
+        }
+    }
+
     pub(super) fn caps_comparable(&self, a: &Ty, b: &Ty) -> bool {
         match (a, b) {
-            // a sem and an op are never equal (MPD compares their kinds first)
-            (Ty::Cap(CapTy::Sem), Ty::Cap(CapTy::Op(_))) | (Ty::Cap(CapTy::Op(_)), Ty::Cap(CapTy::Sem)) => false,
+            // a sem compares with an op `() {send}` only (Types::cap_compat)
             (Ty::Cap(x), Ty::Cap(y)) => self.types.cap_compat(x, y) || self.types.cap_compat(y, x),
             _ => true,
         }

@@ -294,9 +294,13 @@ impl<'a> Checker<'a> {
         if p.kind == ProcKind::Procedure {
             let mut v = Vec::new();
             for g in &p.params {
-                if g.names.is_empty() {
-                    // `procedure p(real)`: a parameter the body cannot name
+                // `procedure p(real)`: a parameter the body cannot name; not
+                // said of `procedure p(x)` with x undefined (one error is enough)
+                let undefined = matches!(&g.ty.kind, ast::TypeKind::Named(_)) && self.written_type(&g.ty) == Ty::Error;
+                if g.names.is_empty() && !undefined {
                     self.diags.warning(g.span, "unnamed parameter is inaccessible");
+                }
+                if g.names.is_empty() {
                     v.push((format!("_unnamed{}", v.len()), g.span));
                 }
                 v.extend(g.names.iter().map(|n| (n.name.name.clone(), n.name.span)));

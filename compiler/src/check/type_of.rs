@@ -72,7 +72,12 @@ impl<'a> Checker<'a> {
         match self.resolution(e) {
             Resolved::Var { ty, .. } | Resolved::Const { ty, .. } => ty,
             Resolved::EnumLit { e, .. } => Ty::Enum(e),
-            Resolved::Op(s) if self.op_reachable_here(s.op.as_ref().unwrap()) => self.op_cap_type(&s),
+            // an op array named whole is no value (op_cap_value)
+            Resolved::Op(s)
+                if s.op.as_ref().unwrap().dims.is_empty() && self.op_reachable_here(s.op.as_ref().unwrap()) =>
+            {
+                self.op_cap_type(&s)
+            }
             _ => Ty::Error,
         }
     }
@@ -87,7 +92,9 @@ impl<'a> Checker<'a> {
                 Resolved::EnumLit { e, .. } => Ty::Enum(e),
                 _ => Ty::Error,
             },
-            Resolved::ResCapOp { sig, .. } => self.op_cap_type(&sig),
+            Resolved::ResCapOp { sig, .. } if sig.op.as_ref().is_some_and(|r| r.dims.is_empty()) => {
+                self.op_cap_type(&sig)
+            }
             Resolved::RecField { rec, field } => self.types.recs[rec].fields[field].1.clone(),
             _ => Ty::Error,
         }

@@ -225,7 +225,7 @@ impl Types {
     /// Capabilities are compatible when they designate the same kind of
     /// thing: a resource of the same name, or operations of the same
     /// signature (parameter kinds and types, result); a semaphore is an op
-    /// without parameters or result.  An op capability given another
+    /// `() {send}`.  An op capability given another
     /// signature would invoke the op with a block of the wrong layout.
     pub fn cap_compat(&self, a: &CapTy, b: &CapTy) -> bool {
         match (a, b) {
@@ -260,8 +260,12 @@ impl Types {
                 r
             }
             (CapTy::Sem, CapTy::Sem) | (CapTy::Vm, CapTy::Vm) => true,
+            // a semaphore is an op without parameters or result that can
+            // only be sent to: MPD 1.0.1 rejects `cap () c = s`
+            // ("incompatible initialization") and takes `cap () {send}`
             (CapTy::Sem, CapTy::Op(k)) | (CapTy::Op(k), CapTy::Sem) => {
-                self.sigs[*k].params.is_empty() && self.sigs[*k].ret == Ty::Void
+                let p = &self.sigs[*k];
+                p.params.is_empty() && p.ret == Ty::Void && p.no_call && !p.no_send
             }
             _ => false,
         }

@@ -27,6 +27,7 @@ impl<'a> Checker<'a> {
         kind: &str,
         span: ast::Span,
     ) -> Ty {
+        self.heading_names_distinct(params, returns);
         let ps = self.params(params);
         let (rt, _) = self.ret_spec(returns);
         self.fresh += 1;
@@ -77,6 +78,13 @@ impl<'a> Checker<'a> {
         if r.lo.is_none() {
             if let Bound::Expr(ast::Expr { kind: ast::ExprKind::Ident(id), .. }) = &r.hi {
                 if let Some(Sym::Type(t)) = self.lookup(&id.name).cloned() {
+                    // `[color]` is SR's; MPD 1.0.1 takes a single bound as 1 to n
+                    if self.dialect(id.span) == super::msg::Dialect::Mpd {
+                        let n = &id.name;
+                        let how = format!("{} is a type (write [low({}):high({})])", n, n, n);
+                        self.error(id.span, format!("single bound is not integer: [n] means 1 to n, and {}", how));
+                        return (Some(1), Some(1), "1".into(), "1".into());
+                    }
                     return match t {
                         Ty::Enum(e) => {
                             let n = self.types.enums[e].lits.len() as i64;
@@ -321,7 +329,10 @@ impl<'a> Checker<'a> {
                     );
                 }
                 if fs.iter().any(|(x, _)| *x == n.name.name) {
-                    self.error(n.name.span, format!("duplicate field `{}`", n.name.name));
+                    self.error(
+                        n.name.span,
+                        format!("duplicate identifier: {} (a second field of that name)", n.name.name),
+                    );
                 }
                 // a field is named in MPD 1.0.1's one name space too
                 self.no_enum_lit(&n.name);
