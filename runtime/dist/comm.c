@@ -820,7 +820,12 @@ static void handle(dmsg *m, int src, mpd_invb *blk)
         free(m);
         return;
     default:
-        dist_deliver_inbound(m, src, blk); /* requests: the listener's */
+        /* received by a VP between processes: invocations go straight to
+         * their ops; the rest (and all the communication thread gets) to
+         * the listener */
+        if (mpd__vp() && !mpd_self() && dist_serve_direct(m, src, blk))
+            return;
+        dist_deliver_inbound(m, src, blk);
         return;
     }
 }
