@@ -125,6 +125,7 @@ _Noreturn void dist_exit_all(int status, int report);
 
 /* ---- serve.c: requests from other vms ------------------------------------ */
 
+void dist_serve_init(void);  /* before dist_comm_start */
 void dist_serve_start(void); /* the listener process */
 /* whoever receives: hand it over (blk: its block, received apart, or NULL) */
 void dist_deliver_inbound(dmsg *m, int src, mpd_invb *blk);

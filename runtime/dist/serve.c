@@ -459,9 +459,16 @@ static void listener(void *arg)
     }
 }
 
-void dist_serve_start(void)
+/* Before the communication thread starts: a request it receives at once
+ * (a VM_INIT) wakes the listener's event, which must not be initialized
+ * over that wake (TSan: a race, and the wake could be lost). */
+void dist_serve_init(void)
 {
     mpd_ext_init(&listener_ev);
+}
+
+void dist_serve_start(void)
+{
     mpd_proc_attr a = MPD_PROC_ATTR_INIT;
     a.name = "listener";
     a.detached = 1;
