@@ -454,7 +454,9 @@ int mpd_rt_idle_now(void)
 {
     mpd_spin_lock(&idle_mu);
     int idle;
-    if (mpd__mode_one_vp() && !vp_self()) {
+    /* one VP in all (not one VP left running by compaction: its parked
+     * VPs count otherwise, and this path never saw the program idle) */
+    if (mpd__nvp == 1 && mpd__mode_one_vp() && !vp_self()) {
         /* Another thread (the distributed layer's communication thread)
          * must not read the one VP's queue: only the VP touches it, with
          * no lock (TSan: a race with pick_next).  Nor need it: the VP
