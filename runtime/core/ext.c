@@ -11,7 +11,8 @@ int (*mpd__idle_hook)(void);
 
 void mpd_rt_set_idle_hook(int (*fn)(void))
 {
-    mpd__idle_hook = fn;
+    /* set by a process while other VPs may be looking (TSan) */
+    __atomic_store_n(&mpd__idle_hook, fn, __ATOMIC_RELEASE);
 }
 
 /* Asked by a VP with nothing to do before it sleeps (vp.c poll_outside). */
@@ -19,7 +20,7 @@ int (*mpd__poll_hook)(void);
 
 void mpd_rt_set_poll_hook(int (*fn)(void))
 {
-    mpd__poll_hook = fn;
+    __atomic_store_n(&mpd__poll_hook, fn, __ATOMIC_RELEASE);
 }
 
 void mpd_ext_init(mpd_ext *e)

@@ -460,7 +460,24 @@ static int all_idle_and_nothing_pending(void)
 int mpd_rt_idle_now(void)
 {
     mpd_spin_lock(&idle_mu);
-    int idle = all_idle_and_nothing_pending();
+    int idle;
+    /* one VP in all (not one VP left running by compaction: its parked
+     * VPs count otherwise, and this path never saw the program idle) */
+    if (mpd__nvp == 1 && mpd__mode_one_vp() && !vp_self()) {
+        /* Another thread (the distributed layer's communication thread)
+         * must not read the one VP's queue: only the VP touches it, with
+         * no lock (TSan: a race with pick_next).  Nor need it: the VP
+         * counts itself asleep (under idle_mu, held here) only after it
+         * found nothing to run, other threads ready processes through the
+         * inbox, and a woken VP stops counting before it takes work.  So
+         * the pending work is read first, the count last, as below. */
+        idle = atomic_load(&mpd__ntimers) == 0 && atomic_load(&mpd__io_pending) == 0 &&
+               atomic_load(&mpd__inbox) == NULL;
+        atomic_thread_fence(memory_order_seq_cst);
+        idle = idle && atomic_load(&nsleep) == mpd__nvp;
+    } else {
+        idle = all_idle_and_nothing_pending();
+    }
     mpd_spin_unlock(&idle_mu);
     return idle;
 }
@@ -529,7 +546,7 @@ static mpd_proc *poll_outside(mpd_vp *vp)
 {
     mpd_proc *p = NULL;
     for (;;) {
-        int r = mpd__poll_hook();
+        int r = __atomic_load_n(&mpd__poll_hook, __ATOMIC_ACQUIRE)();
         p = pick_next(vp);
         if (p || r < 0 || atomic_load_explicit(&stopping, memory_order_relaxed))
             break;
@@ -581,7 +598,7 @@ static mpd_proc *idle_wait(mpd_vp *vp)
             }
         }
     }
-    if (mpd__poll_hook) {
+    if (__atomic_load_n(&mpd__poll_hook, __ATOMIC_ACQUIRE)) {
         p = poll_outside(vp);
         if (p || atomic_load(&stopping))
             return p;
@@ -609,7 +626,8 @@ static mpd_proc *idle_wait(mpd_vp *vp)
         return p;
     }
     /* the idle hook (ext.c) may say that work can still come from outside */
-    if (all_idle_and_nothing_pending() && !(mpd__idle_hook && mpd__idle_hook())) {
+    if (all_idle_and_nothing_pending() && !(__atomic_load_n(&mpd__idle_hook, __ATOMIC_ACQUIRE) &&
+                                            __atomic_load_n(&mpd__idle_hook, __ATOMIC_ACQUIRE)())) {
         quiesce();
         p = pick_next(vp);
         atomic_fetch_sub(&nsleep, 1);

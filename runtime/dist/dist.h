@@ -125,9 +125,13 @@ _Noreturn void dist_exit_all(int status, int report);
 
 /* ---- serve.c: requests from other vms ------------------------------------ */
 
+void dist_serve_init(void);  /* before dist_comm_start */
 void dist_serve_start(void); /* the listener process */
 /* whoever receives: hand it over (blk: its block, received apart, or NULL) */
 void dist_deliver_inbound(dmsg *m, int src, mpd_invb *blk);
+/* a VP with no process running: deliver a call or send to its op at once
+ * (1), or leave it to the listener (0) */
+int dist_serve_direct(dmsg *m, int src, mpd_invb *blk);
 
 extern _Atomic uint32_t dist_home_vm; /* the vm this process serves (0: none) */
 extern int dist_home_machine;

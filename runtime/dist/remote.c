@@ -264,21 +264,26 @@ static int hook_main_resource(const mpd_respat *pat, mpd_invb *args)
 {
     (void)pat;
     (void)args;
+    /* serving no vm until told (VM_INIT), set before anything can be
+     * received: a VM_INIT the listener served on another VP was undone
+     * when this was done after the communication thread started (TSan) */
+    atomic_store(&dist_home_vm, 0);
+    mpd__cap_vm = UINT32_MAX;
+    res_set_home_vm(UINT32_MAX);
+    dist_serve_init();
     dist_comm_start();
     dist_failure_install();
     dist_term_install();
-    dist_serve_start();
-    if (dist_rank == 0) {
+    if (dist_rank == 0) { /* the main vm: no VM_INIT comes here */
         atomic_store(&dist_home_vm, DVM(1));
         mpd__cap_vm = DVM(1);
         res_set_home_vm(DVM(1));
         dist_vms_note(1, 0);
+        dist_serve_start();
         return 0;
     }
-    atomic_store(&dist_home_vm, 0);
     opk_install_report();
-    mpd__cap_vm = UINT32_MAX;
-    res_set_home_vm(UINT32_MAX);
+    dist_serve_start();
     return 1;
 }
 

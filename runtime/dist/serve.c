@@ -27,6 +27,10 @@ typedef struct inbound {
 } inbound;
 static inbound *qhead, *qtail;
 static pthread_mutex_t qmu = PTHREAD_MUTEX_INITIALIZER;
+/* Requests queued for the listener and not yet served: while any is, a
+ * newer invocation is queued behind it too (one sender's invocations
+ * reach an op in the order they were sent). */
+static atomic_int unserved;
 static mpd_ext listener_ev;
 
 void dist_deliver_inbound(dmsg *m, int src, mpd_invb *blk)
@@ -38,6 +42,7 @@ void dist_deliver_inbound(dmsg *m, int src, mpd_invb *blk)
     i->blk = blk;
     i->src = src;
     i->next = NULL;
+    atomic_fetch_add(&unserved, 1);
     pthread_mutex_lock(&qmu);
     if (qtail)
         qtail->next = i;
@@ -201,6 +206,32 @@ static void serve_invoke(dmsg *m, int src, mpd_invb *blk)
         h->flags |= MPD_INVF_REMOTE;
     }
     inv_deliver(F, L, op, h); /* never blocks; procs get a process */
+}
+
+/* On a VP with no process running (the core's poll hook): a call or send
+ * that finds its op goes straight to it -- a proc's process is started
+ * here, an input op's queue gets the block and its waiter is readied --
+ * and runs on this VP next, with no listener process in between (one
+ * switch less per message).  Everything else (refusals, which may abort;
+ * an invoker with a priority, which the new process must take: opk_spawn
+ * takes it from the spawning process; other requests) goes to the
+ * listener.  Returns 1 when m was consumed. */
+int dist_serve_direct(dmsg *m, int src, mpd_invb *blk)
+{
+    if ((m->type != DM_CALL && m->type != DM_SEND) || m->prio != 0 ||
+        m->dst_vm != atomic_load(&dist_home_vm) || atomic_load(&unserved))
+        return 0;
+    const char *why;
+    mpd_op *op = resolve(m->cap, &why);
+    int kind = m->type == DM_CALL ? MPD_INV_CALL : MPD_INV_SEND;
+    if (!op || (op_flags(op) & (kind == MPD_INV_CALL ? MPD_OP_SENDONLY : MPD_OP_CALLONLY)))
+        return 0;
+    int k = op_kind(op);
+    if (k != MPD_OPK_PROC && k != MPD_OPK_INPUT)
+        return 0;
+    serve_invoke(m, src, blk);
+    free(m);
+    return 1;
 }
 
 static void serve_pending(dmsg *m, int src)
@@ -424,12 +455,20 @@ static void listener(void *arg)
             blk = NULL;
         }
         serve_one(m, src, blk);
+        atomic_fetch_sub(&unserved, 1);
     }
+}
+
+/* Before the communication thread starts: a request it receives at once
+ * (a VM_INIT) wakes the listener's event, which must not be initialized
+ * over that wake (TSan: a race, and the wake could be lost). */
+void dist_serve_init(void)
+{
+    mpd_ext_init(&listener_ev);
 }
 
 void dist_serve_start(void)
 {
-    mpd_ext_init(&listener_ev);
     mpd_proc_attr a = MPD_PROC_ATTR_INIT;
     a.name = "listener";
     a.detached = 1;

@@ -1,6 +1,7 @@
 /* tmp.c: statement temporaries and heap blobs for generated code. */
 #include "mpd/abi/lang.h"
 #include <stdlib.h>
+#include <string.h>
 
 struct mpd_tmp {
     struct mpd_tmp *next;
@@ -20,6 +21,20 @@ static void *zalloc(size_t n)
 void *mpd_tmp_alloc(mpd_tmp **list, size_t n)
 {
     mpd_tmp *t = zalloc(sizeof(mpd_tmp) + n);
+    t->next = *list;
+    *list = t;
+    return t + 1;
+}
+
+/* A block of n bytes whose bytes from `zeroed` on are all written by the
+ * caller (or are alignment padding nobody reads): a 64 KiB string[*]
+ * argument is copied once, not zeroed first and then copied over. */
+void *mpd_tmp_alloc_head(mpd_tmp **list, size_t n, size_t zeroed)
+{
+    mpd_tmp *t = malloc(sizeof(mpd_tmp) + MPD_ALIGN(n));
+    if (!t)
+        mpd_rts_fatal("out of memory (%zu bytes)", n);
+    memset(t + 1, 0, zeroed < n ? zeroed : n);
     t->next = *list;
     *list = t;
     return t + 1;

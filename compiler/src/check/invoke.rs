@@ -229,7 +229,7 @@ impl<'a> Checker<'a> {
             self.f.code.put(&eops::block_on_stack(inv, b, sz));
         } else {
             let t = self.t();
-            self.f.code.put(&eops::block_on_heap(inv, b, t, sz));
+            self.f.code.put(&eops::block_on_heap(inv, b, t, sz, !offs.is_empty()));
         }
         for (i, o, view) in offs {
             self.f.code.put(&eops::set_param_offset(b, *i, o));

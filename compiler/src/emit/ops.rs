@@ -305,7 +305,20 @@ pub fn block_on_stack(inv: &str, b: &str, sz: &str) -> String {
 }
 
 /// Block `b` on the heap, freed with the statement's temporaries `t`.
-pub fn block_on_heap(inv: &str, b: &str, t: &str, sz: &str) -> String {
+/// With dynamic parameters only the fixed part (`struct inv`) is zeroed:
+/// every byte after it is a dynamic parameter copied in whole next, or
+/// alignment padding nobody reads (a 64 KiB `string[*]` argument is
+/// copied once, not zeroed and then copied).
+pub fn block_on_heap(inv: &str, b: &str, t: &str, sz: &str, dynamic: bool) -> String {
+    if dynamic {
+        return format!(
+            "struct {inv} *{b} = mpd_tmp_alloc_head({t}, {sz}, sizeof(struct {inv})); {b}->h.size = (uint32_t){sz};",
+            inv = inv,
+            b = b,
+            t = t,
+            sz = sz
+        );
+    }
     format!(
         "struct {inv} *{b} = mpd_tmp_alloc({t}, {sz}); {b}->h.size = (uint32_t){sz};",
         inv = inv,

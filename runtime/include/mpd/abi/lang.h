@@ -34,6 +34,9 @@ extern "C" {
 /* ---- temporaries ---------------------------------------------------- */
 typedef struct mpd_tmp mpd_tmp;
 void *mpd_tmp_alloc(mpd_tmp **list, size_t n); /* zeroed, 16-aligned */
+/* The same with only the first `zeroed` bytes zeroed: an invocation block
+ * whose dynamic parameters (after its fixed part) are copied over next */
+void *mpd_tmp_alloc_head(mpd_tmp **list, size_t n, size_t zeroed);
 void mpd__tmp_free_list(mpd_tmp **list);
 /* Frees the statement's temporaries; inline because most statements made none. */
 static inline void mpd_tmp_free(mpd_tmp **list)
