@@ -522,7 +522,8 @@ impl<'a> Checker<'a> {
                 let s = self.sv(&v);
                 V { c: s, ty: Ty::Str(Some(1)), form: Form::View, k: None, lv: false, slice: None }
             }
-            t if t.is_scalar() => {
+            // a file or capability has no text (MPD: illegal conversion)
+            t if t.is_scalar() && !matches!(t, Ty::File | Ty::Cap(_)) => {
                 let val = self.out_val(&v);
                 let t = self.t();
                 V {

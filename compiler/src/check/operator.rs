@@ -287,7 +287,7 @@ impl<'a> Checker<'a> {
     /// `ptr any` (at any depth: `ptr ptr any` with `ptr ptr int`), or one is
     /// null; a file only with a file or null (MPD 1.0.1: "incompatible
     /// comparison" for `ptr int` with `ptr real`, or with `stdin`).
-    fn ptrs_comparable(&self, a: &Ty, b: &Ty) -> bool {
+    pub(super) fn ptrs_comparable(&self, a: &Ty, b: &Ty) -> bool {
         match (a, b) {
             (Ty::Null, _) | (_, Ty::Null) => true,
             (Ty::File, Ty::File) => true,

@@ -252,7 +252,9 @@ impl<'a> Checker<'a> {
         let eq = matches!(op, Eq | Ne);
         match (a, b) {
             (Ty::Char, Ty::Char) | (Ty::Bool, Ty::Bool) | (Ty::Enum(_), Ty::Enum(_)) => self.types.same(a, b),
-            (Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File, Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File) => eq,
+            (Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File, Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File) => {
+                eq && self.ptrs_comparable(a, b)
+            }
             (Ty::Cap(_) | Ty::Null, Ty::Cap(_) | Ty::Null) => eq && self.caps_comparable(a, b),
             _ => false,
         }

@@ -122,9 +122,10 @@ impl<'a> Checker<'a> {
                 return match from {
                     Ty::Str(_) => from,
                     Ty::Char => Ty::Str(Some(1)),
+                    Ty::File | Ty::Cap(_) => Ty::Error, // no text (convert_to_string)
                     t if t.is_char_array() || t.is_scalar() => Ty::Str(None),
                     _ => Ty::Error,
-                }
+                };
             }
             Ty::Ptr(_) | Ty::PtrAny => ptr(&from) || matches!(from, Ty::Null | Ty::Int) || stringy,
             _ => false,

@@ -236,13 +236,16 @@ impl<'a> Checker<'a> {
                     if matches!(self.lookup(&b.name), Some(Sym::Comp(_))) {
                         if let Some(Sym::Proc(sig)) = self.qualified(b, name) {
                             let r = sig.op.as_ref()?;
-                            return if self.op_reachable_here(r) { Some(TargetOp::of(&sig)) } else { None };
+                            // an op array named whole is not one op (op_target.rs)
+                            let one = r.dims.is_empty() && self.op_reachable_here(r);
+                            return if one { Some(TargetOp::of(&sig)) } else { None };
                         }
                     }
                 }
                 let bt = self.type_of(base);
                 if let Ty::Cap(CapTy::Resource(rn)) = bt {
                     return match self.res_member(&rn, &name.name) {
+                        Some(Sym::Proc(sig)) if sig.op.as_ref().is_some_and(|r| !r.dims.is_empty()) => None,
                         Some(Sym::Proc(sig)) => Some(TargetOp::of(&sig)),
                         _ => None,
                     };
