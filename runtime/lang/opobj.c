@@ -95,13 +95,11 @@ mpd_res *obj_new(size_t size, uint32_t nops, const mpd_respat *pat, resrt *paren
 
 _Atomic int op_vms_many;
 
-/* Clears `direct` on every op of every live object (the first create vm()).
- * Under the table lock every slot not on the free list holds a live object
- * whose op table is valid; a proc declared meanwhile reads op_vms_many
- * after storing its own flag (mpd_op_proc). */
-void obj_undirect_all(void)
+/* Calls fn(op, arg) for every op of every live object: every slot not on
+ * the free list holds a live object whose op table is valid (the caller
+ * holds the table lock, or every other VP is dormant). */
+static void each_op(void (*fn)(mpd_op *, void *), void *arg)
 {
-    opk_acquire(&tablk);
     unsigned char *free_slot = calloc(nslots, 1);
     if (!free_slot)
         mpd_rts_fatal("out of memory");
@@ -114,10 +112,37 @@ void obj_undirect_all(void)
         mpd_op *ops = atomic_load_explicit(&e->ops, memory_order_relaxed);
         uint32_t n = atomic_load_explicit(&e->nops, memory_order_relaxed);
         for (uint32_t i = 0; ops && i < n; i++)
-            __atomic_store_n(&ops[i].direct, 0, __ATOMIC_SEQ_CST);
+            fn(&ops[i], arg);
     }
-    opk_release(&tablk);
     free(free_slot);
+}
+
+static void undirect(mpd_op *op, void *arg)
+{
+    (void)arg;
+    __atomic_store_n(&op->direct, 0, __ATOMIC_SEQ_CST);
+}
+
+/* Clears `direct` on every op of every live object (the first create vm()),
+ * under the table lock; a proc declared meanwhile reads op_vms_many after
+ * storing its own flag (mpd_op_proc). */
+void obj_undirect_all(void)
+{
+    opk_acquire(&tablk);
+    each_op(undirect, NULL);
+    opk_release(&tablk);
+}
+
+struct input_fn {
+    void (*fn)(mpd_op *, void *);
+    void *arg;
+};
+
+static void if_input(mpd_op *op, void *arg)
+{
+    struct input_fn *f = arg;
+    if (op_kind(op) == MPD_OPK_INPUT && op_queue(op))
+        f->fn(op, f->arg);
 }
 
 /* Calls fn(op, arg) for every input op with a queue of every live object:
@@ -125,22 +150,8 @@ void obj_undirect_all(void)
  * awake with every other VP dormant. */
 void obj_each_input_op(void (*fn)(mpd_op *, void *), void *arg)
 {
-    unsigned char *free_slot = calloc(nslots, 1);
-    if (!free_slot)
-        mpd_rts_fatal("out of memory");
-    for (uint32_t s = freelist; s; s = slot_ent(s)->nextfree)
-        free_slot[s] = 1;
-    for (uint32_t s = 1; s < nslots; s++) {
-        if (free_slot[s])
-            continue;
-        slotent *e = slot_ent(s);
-        mpd_op *ops = atomic_load_explicit(&e->ops, memory_order_relaxed);
-        uint32_t n = atomic_load_explicit(&e->nops, memory_order_relaxed);
-        for (uint32_t i = 0; ops && i < n; i++)
-            if (op_kind(&ops[i]) == MPD_OPK_INPUT && op_queue(&ops[i]))
-                fn(&ops[i], arg);
-    }
-    free(free_slot);
+    struct input_fn f = {fn, arg};
+    each_op(if_input, &f);
 }
 
 const char *obj_lastname(uint64_t id)

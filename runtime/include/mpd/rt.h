@@ -609,42 +609,10 @@ static inline long mpd__slice_off(void)
 long *mpd__slice_ptr(void); /* the countdown's address (core/vp.c) */
 #endif
 
-static inline void mpd_maybe_yield(void)
-{
-#if defined(__x86_64__) && !defined(MPD_NO_TLS_ASM)
-    long off = mpd__slice_off();
-    __asm__ goto("subq $1, %%fs:(%0)\n\t"
-                 "jle %l[expired]"
-                 :
-                 : "r"(off)
-                 : "cc"
-                 : expired);
-    return;
-expired:
-    mpd__slice_expired();
-#elif defined(__aarch64__) && !defined(MPD_NO_TLS_ASM)
-    unsigned long off, tp;
-    long left;
-    __asm__("adrp %0, :gottprel:mpd__tls_slice\n\t"
-            "ldr %0, [%0, #:gottprel_lo12:mpd__tls_slice]"
-            : "=r"(off));
-    __asm__ volatile("mrs %0, tpidr_el0\n\t"
-                     "ldr %1, [%0, %2]\n\t"
-                     "sub %1, %1, #1\n\t"
-                     "str %1, [%0, %2]"
-                     : "=&r"(tp), "=&r"(left)
-                     : "r"(off));
-    if (__builtin_expect(left <= 0, 0))
-        mpd__slice_expired();
-#else
-    if (__builtin_expect(--*mpd__slice_ptr() <= 0, 0))
-        mpd__slice_expired();
-#endif
-}
-
-/* mpd_maybe_yield() that says whether the countdown ran out (and so other
- * processes may have run): a loop whose limit only they can change reads it
- * again then, and keeps it in a register otherwise. */
+/* One step of the time slice's countdown, switching when it runs out; 1
+ * then (other processes may have run: a loop whose limit only they can
+ * change reads it again, and keeps it in a register otherwise).  The loop
+ * top of generated code is mpd_maybe_yield(), below. */
 static inline int mpd_maybe_yielded(void)
 {
 #if defined(__x86_64__) && !defined(MPD_NO_TLS_ASM)
@@ -683,6 +651,11 @@ expired:
     }
     return 0;
 #endif
+}
+
+static inline void mpd_maybe_yield(void)
+{
+    (void)mpd_maybe_yielded();
 }
 
 /* A counted loop whose body cannot switch takes its slice in chunks: it
