@@ -476,7 +476,16 @@ impl<'a> Checker<'a> {
         let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
         for (i, (f, ps)) in arm.formals.iter().zip(sig.params.iter()).enumerate() {
             let c = self.blk_param_of(&emit::inop::inv_block(&inv, ib), i, ps);
-            self.declare(f, Sym::Var { c, ty: ps.ty.clone(), assignable: true });
+            let mut ty = ps.ty.clone();
+            if matches!(ps.ty, Ty::Arr(..)) && ps.mode != ast::ParamMode::Ref {
+                // an array takes the formal's lower bounds, as in a proc (the
+                // block's copy is the arm's own; rebasing it again is a no-op)
+                let (lbs, ubs) = super::procs::formal_bounds(&ps.ty);
+                self.f.code.put(&emit::var::arr_rebase(&c, &lbs, &ubs));
+            } else if matches!(ps.ty, Ty::Arr(..)) {
+                ty = super::procs::unbounded(&ps.ty); // a ref array is the actual, its bounds too
+            }
+            self.declare(f, Sym::Var { c, ty, assignable: true });
         }
         if let Some(r) = &arm.returns {
             let c = emit::inop::inv_result(&inv, ib);

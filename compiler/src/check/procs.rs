@@ -330,14 +330,7 @@ impl<'a> Checker<'a> {
             // arrays take the formal's lower bounds: a private copy, rebased;
             // var/res/ref copy back when the procedure returns
             // (or, for `[*:hi]`, its upper bound)
-            let (mut lbs, mut ubs) = (Vec::new(), Vec::new());
-            let mut t = &ps.ty;
-            let bound = |b: &Option<i64>| b.map(|l| l.to_string()).unwrap_or_else(|| "INT_MIN".into());
-            while let Ty::Arr(e, lo, hi, _) = t {
-                lbs.push(bound(lo));
-                ubs.push(bound(hi));
-                t = e;
-            }
+            let (lbs, ubs) = formal_bounds(&ps.ty);
             for l in var::arr_param_copy(&c, i, &lbs, &ubs) {
                 self.f.code.put(&l);
             }
@@ -516,9 +509,23 @@ impl<'a> Checker<'a> {
 }
 
 /// An array type with its bounds left to the run-time header (ref formals).
-fn unbounded(t: &Ty) -> Ty {
+pub(super) fn unbounded(t: &Ty) -> Ty {
     match t {
         Ty::Arr(e, _, _, ix) => Ty::Arr(Box::new(unbounded(e)), None, None, ix.clone()),
         t => t.clone(),
     }
+}
+
+/// The C of an array formal's bounds, per dimension (INT_MIN where the
+/// actual's bound is kept): what its actual is rebased to.
+pub(super) fn formal_bounds(ty: &Ty) -> (Vec<String>, Vec<String>) {
+    let (mut lbs, mut ubs) = (Vec::new(), Vec::new());
+    let mut t = ty;
+    let bound = |b: &Option<i64>| b.map(|l| l.to_string()).unwrap_or_else(|| "INT_MIN".into());
+    while let Ty::Arr(e, lo, hi, _) = t {
+        lbs.push(bound(lo));
+        ubs.push(bound(hi));
+        t = e;
+    }
+    (lbs, ubs)
 }

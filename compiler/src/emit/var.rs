@@ -163,16 +163,18 @@ pub fn param(i: usize) -> String {
 /// A private copy of array parameter i, rebased to the formal's bounds (`lbs`,
 /// `ubs`: one per dimension, INT_MIN where the actual's bound is kept).
 pub fn arr_param_copy(c: &str, i: usize, lbs: &[String], ubs: &[String]) -> Vec<String> {
-    vec![
-        format!("char *{} = mpd_blob_dup(&_f, p{}, MPD_BLOB_ARR);", c, i),
-        format!(
-            "mpd_arr_rebase({}, {}, (const int[]){{{}}}, (const int[]){{{}}});",
-            c,
-            lbs.len(),
-            lbs.join(", "),
-            ubs.join(", ")
-        ),
-    ]
+    vec![format!("char *{} = mpd_blob_dup(&_f, p{}, MPD_BLOB_ARR);", c, i), arr_rebase(c, lbs, ubs)]
+}
+
+/// Array blob `c` rebased in place to a formal's bounds (as arr_param_copy).
+pub fn arr_rebase(c: &str, lbs: &[String], ubs: &[String]) -> String {
+    format!(
+        "mpd_arr_rebase({}, {}, (const int[]){{{}}}, (const int[]){{{}}});",
+        c,
+        lbs.len(),
+        lbs.join(", "),
+        ubs.join(", ")
+    )
 }
 
 /// Copies array `c` back into var/res array parameter i when the procedure returns.
