@@ -44,6 +44,9 @@ pub fn op_key(r: &OpRef) -> String {
 /// Where an invocation goes, and a capability value as C (emit/ops.rs).
 pub use crate::emit::ops::{CapC, Target};
 
+/// The most op (and semaphore) array elements one component declares.
+const MAX_OPS: u32 = 1 << 22;
+
 impl<'a> Checker<'a> {
     /// The instance pointer of an op's owner, as seen from here.
     pub fn owner_inst(&mut self, r: &OpRef) -> String {
@@ -543,6 +546,16 @@ impl<'a> Checker<'a> {
                     out.push(("1".into(), "1".into()));
                 }
             }
+        }
+        // each element is an op of the instance's table (and a slot of its
+        // class map): more than the runtime can hold is an error here, not
+        // an allocation failure of the compiler or of the program
+        if self.out.nops as u64 + total as u64 > MAX_OPS as u64 {
+            self.error(
+                span,
+                format!("too many operations: {} more elements (at most {} in one component)", total, MAX_OPS),
+            );
+            return (vec![("1".into(), "1".into()); out.len()], 1);
         }
         (out, total)
     }
