@@ -45,7 +45,7 @@ pub fn op_key(r: &OpRef) -> String {
 pub use crate::emit::ops::{CapC, Target};
 
 /// The most op (and semaphore) array elements one component declares.
-const MAX_OPS: u32 = 1 << 22;
+const MAX_OPS: u32 = 1 << 20;
 
 impl<'a> Checker<'a> {
     /// The instance pointer of an op's owner, as seen from here.
