@@ -43,6 +43,28 @@ impl<'a> Checker<'a> {
     }
 
     /// Checks an expression and returns its C translation.
+    /// The value a name resolved to a variable, a constant or an
+    /// enumeration literal stands for (a name, or a component's member).
+    fn named_value(&mut self, r: Resolved) -> V {
+        match r {
+            Resolved::Var { c, ty, assignable } => {
+                let form = if ty.is_blob() { Form::Blob } else { Form::Scalar };
+                V { c, ty, form, k: None, lv: assignable, slice: None }
+            }
+            Resolved::Const { v, ty } => {
+                let mut r = self.konst(v, ty.clone());
+                r.ty = ty;
+                r
+            }
+            Resolved::EnumLit { e, i } => {
+                let mut v = self.konst(KV::Int(i), Ty::Enum(e));
+                v.ty = Ty::Enum(e);
+                v
+            }
+            _ => V::err(),
+        }
+    }
+
     pub fn expr(&mut self, e: &Expr) -> V {
         if let Some(v) = self.preset_of(e) {
             return v; // evaluated already, in order (order.rs)
@@ -266,20 +288,10 @@ impl<'a> Checker<'a> {
         };
         match r {
             Resolved::Var { c, ty, assignable } => {
-                let form = if ty.is_blob() { Form::Blob } else { Form::Scalar };
                 let c = self.captured(&id.name, c, &ty);
-                V { c, ty, form, k: None, lv: assignable, slice: None }
+                self.named_value(Resolved::Var { c, ty, assignable })
             }
-            Resolved::Const { v, ty } => {
-                let mut r = self.konst(v, ty.clone());
-                r.ty = ty;
-                r
-            }
-            Resolved::EnumLit { e, i } => {
-                let mut v = self.konst(KV::Int(i), Ty::Enum(e));
-                v.ty = Ty::Enum(e);
-                v
-            }
+            r @ (Resolved::Const { .. } | Resolved::EnumLit { .. }) => self.named_value(r),
             Resolved::Op(s) => self.op_cap_value(&s, id.span),
             Resolved::NotValue(Sym::Formal) => {
                 self.error(id.span, format!("illegal reference to formal parameter {} (a parameter list's types and bounds cannot use its parameters)", id.name));
@@ -331,19 +343,8 @@ impl<'a> Checker<'a> {
             if self.names_component(base) {
                 return match self.resolution(e) {
                     Resolved::Member(m) => match *m {
-                        Resolved::Var { c, ty, assignable } => {
-                            let form = if ty.is_blob() { Form::Blob } else { Form::Scalar };
-                            V { c, ty, form, k: None, lv: assignable, slice: None }
-                        }
-                        Resolved::Const { v, ty } => {
-                            let mut r = self.konst(v, ty.clone());
-                            r.ty = ty;
-                            r
-                        }
-                        Resolved::EnumLit { e, i } => {
-                            let mut v = self.konst(KV::Int(i), Ty::Enum(e));
-                            v.ty = Ty::Enum(e);
-                            v
+                        r @ (Resolved::Var { .. } | Resolved::Const { .. } | Resolved::EnumLit { .. }) => {
+                            self.named_value(r)
                         }
                         _ => {
                             self.error(name.span, format!("`{}.{}` is not a value", b.name, name.name));
