@@ -2,6 +2,7 @@
 each one ended."""
 import os
 import re
+import resource
 import shutil
 import subprocess
 import tempfile
@@ -12,10 +13,21 @@ LOCATED = re.compile(r":\d+:\d+: error|line\s+\d+: fatal")
 FAILURES = ("cc", "panic", "crash", "hang", "unlocated")
 
 
-def _run(cmd, cwd, timeout, env=None, stdin=None):
+# Address space of a compilation (ours or cc under it): a mutant that makes
+# the compiler allocate without bound is a failure (an abort: "crash"), not a
+# machine brought to a halt.
+MEMORY_LIMIT = 4 << 30
+
+
+def _limit_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def _run(cmd, cwd, timeout, env=None, stdin=None, limit=False):
     try:
         p = subprocess.run(cmd, cwd=cwd, timeout=timeout, capture_output=True,
-                           env=env, stdin=stdin if stdin is not None else subprocess.DEVNULL)
+                           env=env, stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                           preexec_fn=_limit_memory if limit else None)
         return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
     except subprocess.TimeoutExpired as e:
         out = (e.stdout or b"").decode("utf-8", "replace")
@@ -59,7 +71,7 @@ def compile_ours(bindir, src, timeout=60, link=False):
     w = Workdir(src)
     try:
         args = [os.path.join(os.path.abspath(bindir), "mpd")] + ([] if link else ["-c"]) + ["-q", w.name]
-        rc, out, err = _run(args, w.dir, timeout)
+        rc, out, err = _run(args, w.dir, timeout, limit=True)
         return classify_ours(rc, out, err), (out + err)
     finally:
         w.clean()
@@ -69,7 +81,7 @@ def compile_oracle(bindir, src, timeout=60):
     """(accepted, messages) for MPD 1.0.1 (-c: compile only)."""
     w = Workdir(src)
     try:
-        rc, out, err = _run([os.path.join(os.path.abspath(bindir), "mpd"), "-c", "-q", w.name], w.dir, timeout)
+        rc, out, err = _run([os.path.join(os.path.abspath(bindir), "mpd"), "-c", "-q", w.name], w.dir, timeout, limit=True)
         if rc is None:
             return None, "timeout"
         return rc == 0, out + err
