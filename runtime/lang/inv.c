@@ -455,8 +455,10 @@ mpd_invb *mpd_forward(const char *F, int L, mpd_invb *cur, mpd_cap c, mpd_invb *
     mpd_invb *h = inv_copy(nib);
     h->kind = cur->kind;
     mpd_invb *keep = cur;
-    if (cur->co) { /* the co waits for h instead */
+    if (cur->co) { /* the co waits for h instead, as the same arm */
         h->co = cur->co;
+        h->co_arm = cur->co_arm;
+        h->co_idx = cur->co_idx;
         cur->co = NULL;
         cur->flags |= MPD_INVF_ANSWERED;
     } else if (owned(cur)) { /* proc copy or queued block */
