@@ -22,18 +22,28 @@
 #include "opfast.h"
 #include "inqueue.h"
 
-void inq_hold_drop(opcls *c, inwait *w)
+/* Class group g of c is no longer held: pass it on. */
+static void hold_pass(opcls *c, uintptr_t g)
 {
-    inwait **pp = &c->holds;
-    while (*pp && *pp != w)
-        pp = &(*pp)->hnext;
-    if (*pp)
-        *pp = w->hnext;
-    w->holding = 0;
-    uintptr_t g = w->hgrp;
-    if (hold_held(c, g))
-        return; /* another woken process still holds it */
-    for (inwait *e = c->hwfirst; e; e = e->next) {
+    /* what arrived during the hold goes first to the statements that
+     * waited before it (MPD puts them ahead of those that came during it) */
+    if (c->dq) {
+        wakelist wl = {NULL};
+        inq_offer_deferred(c, &wl);
+        for (inwait *x = wl.first, *n; x; x = n) {
+            n = x->next;       /* read before waking: x dies after */
+            opk_wake(x->proc); /* does not switch: safe under the lock */
+        }
+        if (hold_held(c, g))
+            return; /* passed to a waiter of the old arrivals first */
+    }
+    /* the statements that started while it was held: with invocations
+     * queued, the oldest gets the class to look at them; with none, MPD
+     * lets them all wait as any statement, unwoken and holding nothing (so
+     * an arrival now is counted and offered in their order) */
+    int avail = *grp_count(g) != 0;
+    for (inwait *e = c->hwfirst, *n; e; e = n) {
+        n = e->next;
         if (e->hgrp != g)
             continue;
         if (e->prev)
@@ -45,16 +55,32 @@ void inq_hold_drop(opcls *c, inwait *w)
         else
             c->hwlast = e->prev;
         e->next = e->prev = NULL;
-        hold_give(c, e, g);
+        if (avail) {
+            hold_give(c, e, g);
+            e->rescan = HOLD_LOOK;
+        }
         opk_wake(e->proc); /* does not switch: safe under the lock */
-        return;
+        if (avail)
+            return;
     }
+}
+
+void inq_hold_drop(opcls *c, inwait *w)
+{
+    inwait **pp = &c->holds;
+    while (*pp && *pp != w)
+        pp = &(*pp)->hnext;
+    if (*pp)
+        *pp = w->hnext;
+    w->holding = 0;
+    if (!hold_held(c, w->hgrp)) /* else another woken process still holds it */
+        hold_pass(c, w->hgrp);
 }
 
 void inq_hold_end(opcls *c0, inwait *w)
 {
     opcls *c = cls_lock(c0);
-    if (c->holds == w && !w->hnext && !c->hwfirst) { /* the common case */
+    if (c->holds == w && !w->hnext && !c->hwfirst && !c->dq) { /* the common case */
         c->holds = NULL;
         w->holding = 0;
     } else {
@@ -71,6 +97,7 @@ opcls *inq_hold_wait(opcls *c, uintptr_t grp, const char *F, int L)
         e.in = NULL;
         e.got = NULL;
         e.holding = 0;
+        e.rescan = 0;
         e.hgrp = grp;
         e.proc = mpd_self();
         e.next = NULL;
@@ -94,19 +121,39 @@ opcls *inq_hold_wait(opcls *c, uintptr_t grp, const char *F, int L)
     return c;
 }
 
-/* ?op while a woken holder of op's class takes its first look (hbound set:
- * inselect.c): the invocations that had arrived when it was woken. */
-int in_pending_bounded(mpd_op *op)
+/* The arrivals class group grp of c (locked) has counted for ?op: while
+ * woken statements hold it, those up to the oldest hold's start (MPD keeps
+ * later ones aside until the holder has run); 0: all of them. */
+static uint64_t held_bound(const opcls *c, uintptr_t grp)
+{
+    uint64_t b = 0;
+    for (const inwait *h = c->holds; h; h = h->hnext)
+        if (h->hgrp == grp && h->rescan != HOLD_IDLE && (!b || h->hseq < b))
+            b = h->hseq;
+    return b;
+}
+
+/* ?op of an input op.  MPD 1.0.1 counts an invocation from its arrival
+ * until an input statement takes it -- one handed straight to a woken
+ * statement too, until that statement runs -- but not those that arrive
+ * while a woken statement holds the class, until it has run; a woken
+ * holder's first look (hbound: inselect.c) sees what had arrived when it
+ * was woken. */
+int in_pending(mpd_op *op)
 {
     opq *q = op_queue(op);
     opcls *c = cls_lock(q->cls);
+    uint64_t bound = c->hbound ? c->hbound : held_bound(c, q->grp);
     int n;
-    if (!c->hbound || op_counted(op)) {
+    if (op_counted(op) || (!bound && !c->holds)) {
         n = (int)opq_sem_count(q);
     } else {
         n = 0;
-        for (mpd_invb *ib = q->head; ib && ib->seq <= c->hbound; ib = ib->next)
+        for (mpd_invb *ib = q->head; ib && (!bound || ib->seq <= bound); ib = ib->next)
             n++;
+        for (const inwait *h = c->holds; h; h = h->hnext)
+            if (h->got && h->got->op == op && (!bound || h->got->seq <= bound))
+                n++;
     }
     opk_release(&c->lk);
     return n;

@@ -19,10 +19,31 @@
 #include "opfast.h"
 #include "inqueue.h"
 
+/* Holds of statements given a class to look at it (HOLD_LOOK, inqueue.h)
+ * go idle when its last queued invocation is taken, and wake again at the
+ * next arrival. */
+static void hold_idle(opcls *c, uintptr_t grp)
+{
+    for (inwait *h = c->holds; h; h = h->hnext)
+        if (h->rescan == HOLD_LOOK && !h->got && h->hgrp == grp)
+            h->rescan = HOLD_IDLE;
+}
+
+static void hold_wake_idle(opcls *c, uintptr_t grp)
+{
+    for (inwait *h = c->holds; h; h = h->hnext)
+        if (h->rescan == HOLD_IDLE && h->hgrp == grp) {
+            h->rescan = HOLD_LOOK;
+            h->hseq = c->seq;
+        }
+}
+
 /* ---- queue primitives (class lock held) -------------------------------- */
 
 static void q_push(opq *q, mpd_invb *ib)
 {
+    if (q->grp)
+        (*grp_count(q->grp))++;
     ib->next = NULL;
     ib->prev = q->tail;
     if (q->tail)
@@ -34,8 +55,10 @@ static void q_push(opq *q, mpd_invb *ib)
     __atomic_store_n(&q->count, q->count + 1, __ATOMIC_RELAXED);
 }
 
-void inq_remove(opq *q, mpd_invb *ib)
+void inq_remove(opcls *c, opq *q, mpd_invb *ib)
 {
+    if (q->grp && --*grp_count(q->grp) == 0 && __builtin_expect(c->holds != NULL, 0))
+        hold_idle(c, q->grp);
     if (ib->prev)
         ib->prev->next = ib->next;
     else
@@ -142,7 +165,7 @@ static int handoff(opcls *c, mpd_op *op, mpd_invb *ib, int queued, wakelist *wl)
     if (w->own)
         arm = k = 0;
     if (queued)
-        inq_remove(op_queue(op), ib);
+        inq_remove(c, op_queue(op), ib);
     ib->state = INV_TAKEN;
     inq_w_unlink(c, w);
     w->got = ib;
@@ -166,10 +189,8 @@ static void wake_cond(opcls *c, mpd_op *op, wakelist *wl)
         if (w_covers(w, op, 0, &arm, &k)) {
             inq_w_unlink(c, w);
             w->rescan = 1;
-            if (grp) {
-                hold_give(c, w, grp);
-                w->hseq = c->seq; /* its first look stops here */
-            }
+            if (grp)
+                hold_give(c, w, grp); /* hseq: its first look stops here */
             wake_add(wl, w);
         }
     }
@@ -180,7 +201,17 @@ static void wake_cond(opcls *c, mpd_op *op, wakelist *wl)
  * st/by waiters on op. */
 static void dispatch(opcls *c, mpd_op *op, mpd_invb *ib, int queued, wakelist *wl)
 {
-    if ((c->wfirst || op_queue(op)->wfirst) && handoff(c, op, ib, queued, wl))
+    opq *q = op_queue(op);
+    if (__builtin_expect(c->holds != NULL, 0) && hold_held(c, q->grp)) {
+        /* MPD wakes one process of a class at a time: what arrives while a
+         * woken one has not run waits for it (inq_offer_deferred) */
+        if (!queued)
+            q_push(q, ib);
+        hold_defer(c, q);
+        hold_wake_idle(c, q->grp);
+        return;
+    }
+    if ((c->wfirst || q->wfirst) && handoff(c, op, ib, queued, wl))
         return;
     if (!queued)
         q_push(op_queue(op), ib);
@@ -188,6 +219,64 @@ static void dispatch(opcls *c, mpd_op *op, mpd_invb *ib, int queued, wakelist *w
         wake_cond(c, op, wl);
     else
         c->gen++;
+}
+
+void inq_defer_unlink(opcls *c, opq *q)
+{
+    opq **pp = &c->dq;
+    while (*pp && *pp != q)
+        pp = &(*pp)->dnext;
+    if (*pp)
+        *pp = q->dnext;
+    q->dnext = NULL;
+    q->deferred = 0;
+}
+
+/* The oldest invocation of q that no scanner holds. */
+static mpd_invb *q_first_free(const opq *q)
+{
+    mpd_invb *ib = q->head;
+    while (ib && ib->pins)
+        ib = ib->next;
+    return ib;
+}
+
+/* The arrivals deferred by a hold, now that it has ended (MPD moves its
+ * class's new invocations to the old list and wakes the next process):
+ * oldest first, each goes to a waiter that takes it, which holds the class
+ * in turn (the rest wait for that hold to end); an op none takes leaves
+ * the list, its st/by waiters woken to look. */
+void inq_offer_deferred(opcls *c, wakelist *wl)
+{
+    for (;;) {
+        opq **best = NULL;
+        mpd_invb *bib = NULL;
+        for (opq **pp = &c->dq; *pp;) {
+            opq *q = *pp;
+            mpd_invb *ib = q_first_free(q);
+            if (!ib) { /* taken meanwhile */
+                *pp = q->dnext;
+                q->dnext = NULL;
+                q->deferred = 0;
+                continue;
+            }
+            if (!hold_held(c, q->grp) && (!bib || ib->seq < bib->seq)) {
+                best = pp;
+                bib = ib;
+            }
+            pp = &q->dnext;
+        }
+        if (!best)
+            return;
+        opq *q = *best;
+        if ((c->wfirst || q->wfirst) && handoff(c, bib->op, bib, 1, wl))
+            continue;
+        *best = q->dnext;
+        q->dnext = NULL;
+        q->deferred = 0;
+        if (c->wfirst)
+            wake_cond(c, bib->op, wl);
+    }
 }
 
 /* A parameterless block standing for one token of a semaphore that has
@@ -313,7 +402,7 @@ opcls *in_arrive_call(mpd_op *op, mpd_invb *ib)
     opcls *c = cls_lock(q->cls);
     ib->seq = ++c->seq;
     inwait *w = q->wfirst;
-    if (w && !c->wfirst) { /* the common case: a receiver waits */
+    if (w && !c->wfirst && !c->holds) { /* the common case: a receiver waits */
         ib->state = INV_TAKEN;
         inq_w_unlink(c, w);
         w->got = ib;
@@ -344,7 +433,7 @@ void inq_take(opcls *c, mpd_invb *ib, wakelist *wl)
 {
     opq *q = op_queue(ib->op);
     int skipped = ib->flags & MPD_INVF_SKIPPED;
-    inq_remove(q, ib);
+    inq_remove(c, q, ib);
     if (skipped && q->head && !q->head->pins)
         dispatch(c, ib->op, q->head, 1, wl);
 }
@@ -360,13 +449,15 @@ void in_purge(mpd_op *op)
         n = ib->next;
         if (ib->pins)
             continue; /* a scanner holds it: leave it queued */
-        inq_remove(q, ib);
+        inq_remove(c, q, ib);
         *tail = ib;
         tail = &ib->next;
     }
     *tail = NULL;
     if (op_counted(op))
         __atomic_store_n(&q->count, 0, __ATOMIC_RELAXED);
+    if (q->deferred) /* the op dies: nothing of it is offered any more */
+        inq_defer_unlink(c, q);
     opk_release(&c->lk);
     while (list) {
         mpd_invb *n = list->next;

@@ -13,8 +13,8 @@ typedef struct wakelist {
 } wakelist;
 
 /* inqueue.c */
-void inq_remove(opq *q, mpd_invb *ib);          /* out of q; TAKEN */
-void inq_w_link(opcls *c, inwait *w, opq *own); /* own NULL: the class's list */
+void inq_remove(opcls *c, opq *q, mpd_invb *ib); /* out of q (class c); TAKEN */
+void inq_w_link(opcls *c, inwait *w, opq *own);  /* own NULL: the class's list */
 void inq_w_unlink(opcls *c, inwait *w);
 void inq_w_append(opcls *c, inwait *w);               /* the list its statement belongs in */
 void inq_take(opcls *c, mpd_invb *ib, wakelist *wl);  /* out of its queue for good */
@@ -95,17 +95,40 @@ static inline void hold_give(opcls *c, inwait *w, uintptr_t grp)
 {
     w->holding = 1;
     w->hgrp = grp;
+    w->hseq = c->seq; /* ?op counts the arrivals up to here (in_pending) */
     w->hnext = c->holds;
     c->holds = w;
 }
 void inq_hold_drop(opcls *c, inwait *w); /* c locked; passes the class on */
+/* A statement that waited for a held class and is given it to look at
+ * the queue (inq_hold_wait) has rescan HOLD_LOOK; HOLD_IDLE once the last
+ * queued invocation was taken meanwhile (inqueue.c, hold_idle).  MPD
+ * passes a class on only when its holder has taken its invocation, and
+ * wakes nobody for an empty queue: arrivals during an idle hold are
+ * counted by ?op (in_pending), though still offered in MPD's order; the
+ * first one makes the hold a real one again (hold_wake_idle). */
+enum { HOLD_LOOK = 2, HOLD_IDLE = 3 };
+/* An arrival at q while its class is held (c locked): it waits in the
+ * queue, offered to nobody until the hold ends. */
+static inline void hold_defer(opcls *c, opq *q)
+{
+    if (!q->deferred) {
+        q->deferred = 1;
+        q->dnext = c->dq;
+        c->dq = q;
+    }
+}
+/* Offer the deferred arrivals of the classes no longer held (c locked). */
+void inq_offer_deferred(opcls *c, wakelist *wl);
+/* q is purged (c locked): out of the deferred list. */
+void inq_defer_unlink(opcls *c, opq *q);
 /* The woken w (holding) drops its hold: locks w's class c0 for it. */
 void inq_hold_end(opcls *c0, inwait *w);
 /* The same, inline for the common case: one VP, w the only holder and
  * nobody waiting for the class. */
 static inline void hold_end(opcls *c, inwait *w)
 {
-    if (mpd_rt_single() && c->holds == w && !w->hnext && !c->hwfirst &&
+    if (mpd_rt_single() && c->holds == w && !w->hnext && !c->hwfirst && !c->dq &&
         !atomic_load_explicit(&c->fwd, memory_order_relaxed)) {
         c->holds = NULL;
         w->holding = 0;

@@ -53,6 +53,12 @@ static opcls *cls_merge(opcls *a, opcls *b)
             a->wlast = b->wlast;
             b->wfirst = b->wlast = NULL;
         }
+        while (b->dq) { /* deferred arrivals too */
+            opq *q = b->dq;
+            b->dq = q->dnext;
+            q->dnext = a->dq;
+            a->dq = q;
+        }
         while (b->holds) { /* held classes and their waiters move too */
             inwait *h = b->holds;
             b->holds = h->hnext;
@@ -582,7 +588,7 @@ mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
         }
         mpd_invb *ib = q->head;
         if (ib && !ib->pins && !(c->holds && hold_held(c, q->grp))) { /* held: in_wait_one waits */
-            inq_remove(q, ib);
+            inq_remove(c, q, ib);
             opk_release(&c->lk);
             return ib;
         }

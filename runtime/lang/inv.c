@@ -489,9 +489,7 @@ int mpd_pending_op(mpd_op *op)
 {
     switch (op_kind(op)) {
     case MPD_OPK_INPUT:
-        if (__builtin_expect(__atomic_load_n(&op_queue(op)->cls->hbound, __ATOMIC_RELAXED), 0))
-            return in_pending_bounded(op);       /* a woken holder's first look */
-        return (int)opq_sem_count(op_queue(op)); /* 0 at the waiting marker */
+        return in_pending(op); /* holds change what counts: under the class lock */
     default:
         return 0;
     }

@@ -43,22 +43,31 @@ void mpd_op_proc(mpd_res *self, uint32_t i, uint32_t n, mpd_procfn fn, const cha
     }
 }
 
-/* The operation class of op i + j of a declaration starting at i (inhold.c
- * holds classes): MPD's -- each declaration (a whole op array) is a class,
- * unless the compiler's map joins it to others (ops an input statement
- * services together, all input ops of a global).  The key is the address of
- * the class's first op, never dereferenced. */
-static uintptr_t op_class_key(mpd_res *self, uint32_t i, uint32_t j)
+/* The operation class of op i + j of a declaration starting at i, whose
+ * queues are qs (inhold.c holds classes): MPD's -- each declaration (a
+ * whole op array) is a class, unless the compiler's map joins it to others
+ * (ops an input statement services together, all input ops of a global).
+ * The key is the class's count of queued invocations (opint.h, grp). */
+static uintptr_t op_class_key(mpd_res *self, uint32_t i, uint32_t j, opq *qs)
 {
-    const uint32_t *map = res_rt(self)->clsmap;
+    resrt *rt = res_rt(self);
+    const uint32_t *map = rt->clsmap;
     if (map && map[i + j] != MPD_OP_CLASS_OWN)
-        return (uintptr_t)&self->ops[map[i + j]];
-    return (uintptr_t)&self->ops[i];
+        return (uintptr_t)&rt->gcount[map[i + j]];
+    return (uintptr_t)&qs[0].gown;
 }
 
 void mpd_op_classes(mpd_res *self, const uint32_t *map)
 {
-    res_rt(self)->clsmap = map;
+    resrt *rt = res_rt(self);
+    rt->clsmap = map;
+    /* the classes' counts of queued invocations, indexed by first op */
+    struct opq_chunk *ch = calloc(1, sizeof *ch + (self->nops ? self->nops : 1) * sizeof(uint32_t));
+    if (!ch)
+        mpd_rts_fatal("out of memory");
+    ch->next = rt->qchunks;
+    rt->qchunks = ch;
+    rt->gcount = (uint32_t *)(void *)ch->q;
 }
 
 void mpd_op_input(mpd_res *self, uint32_t i, uint32_t n, unsigned flags)
@@ -75,7 +84,7 @@ void mpd_op_input(mpd_res *self, uint32_t i, uint32_t n, unsigned flags)
     for (uint32_t j = 0; j < n; j++) {
         mpd_op *op = &self->ops[i + j];
         qs[j].cls = c;
-        qs[j].grp = op_class_key(self, i, j);
+        qs[j].grp = op_class_key(self, i, j, qs);
         op->q = &qs[j];
         op->flags = (uint8_t)flags;
         op->name = self->pat->name;

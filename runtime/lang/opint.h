@@ -98,12 +98,26 @@ typedef struct opq {
     inwait *wfirst, *wlast; /* receivers waiting on this op alone */
     mpd_invb *head, *tail;
     opcls *cls;
-    /* Its operation class as MPD computes it (the address of the first op
-     * of the class's first declaration: a key, never dereferenced), which
-     * an input statement woken by an arrival holds until it runs
-     * (inhold.c); 0: a semaphore, never held. */
+    /* Its operation class as MPD computes it, which an input statement
+     * woken by an arrival holds until it runs (inhold.c); 0: a semaphore,
+     * never held.  The key is the address of the class's count of queued
+     * invocations (a uint32_t: grp_count), one per class: gown of the
+     * first op of its declaration, or its instance's gcount entry when
+     * the compiler's map joins declarations. */
     uintptr_t grp;
+    /* Invocations that arrived while a woken statement held the class
+     * (MPD's "new" list): linked in the class's `dq` until offered to the
+     * waiters when the hold ends (inhold.c). */
+    struct opq *dnext;
+    int deferred;
+    uint32_t gown; /* the count of its declaration's class (grp) */
 } opq;
+/* How many invocations are queued at the ops of class grp (a hold passed
+ * on to look at an empty class is idle: inhold.c). */
+static inline uint32_t *grp_count(uintptr_t grp)
+{
+    return (uint32_t *)grp;
+}
 /* count, fast, word and wfirst are read by the inline P/V of mpd/abi/ops.h */
 _Static_assert(offsetof(opq, count) == offsetof(struct mpd__opq_hot, count), "opq layout");
 _Static_assert(offsetof(opq, fast) == offsetof(struct mpd__opq_hot, fast), "opq layout");
@@ -167,6 +181,7 @@ struct opcls {
     inwait *holds;            /* woken statements holding an op class
                                (inhold.c): usually NULL */
     inwait *hwfirst, *hwlast; /* statements waiting for a held class */
+    opq *dq;                  /* ops with arrivals deferred by a hold */
     uint64_t hbound;          /* nonzero while a woken holder takes its first
                                  look: ?op counts arrivals up to it (inhold.c) */
     int absorbed;             /* another class was merged into this one (its
@@ -269,6 +284,8 @@ typedef struct resrt {
                                answered yet (the answer locks the op's class
                                through the op: invb.c, answer_barrier) */
     struct opq_chunk *qchunks;   /* its ops' queues (op.c), freed with it */
+    uint32_t *gcount;            /* the map's classes' counts (opq.grp),
+                                    in a chunk of qchunks */
     void *blobs;                 /* its variables' strings, arrays and records
                                    (mpd_res_blob_new), freed with it */
     const uint32_t *clsmap;      /* op index -> first op of its class, from
@@ -429,7 +446,7 @@ void in_arrive(mpd_op *op, mpd_invb *ib);        /* ib: stable memory */
 opcls *in_arrive_call(mpd_op *op, mpd_invb *ib); /* a call: the invoker parks next */
 void in_token(mpd_op *op);                       /* V on a counted op */
 void in_uncount_op(mpd_op *op);                  /* make it a real queue */
-int in_pending_bounded(mpd_op *op);              /* ?op during a holder's first look (inhold.c) */
+int in_pending(mpd_op *op);                      /* ?op of an input op (inhold.c) */
 extern mpd_invb mpd__semblk;                     /* what P/receive of a token gives */
 void mpd__in_killed(mpd_op *op, mpd_invb *got);
 /* After a wait in an input statement or P on op: a process whose resource
