@@ -53,27 +53,30 @@ int inv_answer_creator(resrt *rt)
     return 1;
 }
 
-/* ---- invocation block memory: per-thread caches by 64-byte size class --- */
+/* ---- invocation block memory: per-thread caches by size class ----------- */
 
 /* Sends never block, so a producer queues a whole slice of invocations
  * (10,000 by default) before its receiver runs, and the receiver frees as
  * many: a cache of 64 blocks sent nearly every block through malloc/free,
  * and glibc's trimming of the heap's top turned each slice's blocks into
  * fresh pages to fault in (perf, pipeline at 1 VP: ~25% page faults, ~17%
- * malloc/free).  A VP's thread keeps up to INV_CACHE_VP bytes per size
- * class, enough for two slices of queued sends, so that a steady stream
- * reuses warm blocks; any other thread (it may exit, and its cache with
- * it) keeps INV_CACHE_OTHER blocks.  The cache is LIFO: the block freed
- * last, the one most likely in cache, is reused first. */
-#define NCLASS 4 /* 64, 128, 192, 256 bytes */
-#define INV_CACHE_VP (4u << 20)
-#define INV_CACHE_OTHER 64u
+ * malloc/free).  A VP's thread keeps up to INV_CACHE_VP bytes of blocks,
+ * enough for a few slices of queued sends, so that a steady stream reuses
+ * blocks; any other thread (it may exit, and its cache with it) keeps
+ * INV_CACHE_OTHER bytes.  The cache is LIFO: the block freed last, the one
+ * most likely in the CPU's cache, is reused first.  Classes are 16 bytes
+ * apart: a queued send's block is read and written once more by its
+ * receiver, and a 96-byte block (the header and one int) rounded up to 128
+ * cost a quarter more memory traffic. */
+#define NCLASS 16 /* 16, 32, ... 256 bytes */
+#define INV_CACHE_VP (8u << 20)
+#define INV_CACHE_OTHER (8u << 10)
 static _Thread_local mpd_invb *cache[NCLASS];
-static _Thread_local unsigned cachen[NCLASS];
+static _Thread_local size_t cache_bytes;
 
 static unsigned size_class(uint32_t size)
 {
-    return (size + 63) / 64 - 1;
+    return (size + 15) / 16 - 1;
 }
 
 mpd_invb *inv_alloc(uint32_t size)
@@ -83,9 +86,9 @@ mpd_invb *inv_alloc(uint32_t size)
     if (c < NCLASS && cache[c]) {
         ib = cache[c];
         cache[c] = ib->next;
-        cachen[c]--;
+        cache_bytes -= (c + 1) * 16;
     } else {
-        ib = malloc(c < NCLASS ? (c + 1) * 64 : size);
+        ib = malloc(c < NCLASS ? (c + 1) * 16 : size);
         if (!ib)
             mpd_rts_fatal("out of memory for invocation blocks");
     }
@@ -96,11 +99,11 @@ void inv_free(mpd_invb *ib)
 {
     unsigned c = size_class(ib->size);
     if (c < NCLASS) {
-        unsigned max = mpd__tls_vp ? INV_CACHE_VP / ((c + 1) * 64) : INV_CACHE_OTHER;
-        if (cachen[c] < max) {
+        size_t sz = (c + 1) * 16;
+        if (cache_bytes + sz <= (mpd__tls_vp ? INV_CACHE_VP : INV_CACHE_OTHER)) {
             ib->next = cache[c];
             cache[c] = ib;
-            cachen[c]++;
+            cache_bytes += sz;
             return;
         }
     }
