@@ -104,6 +104,11 @@ typedef struct opq {
      * (inhold.c); 0: a semaphore, never held. */
     uintptr_t grp;
 } opq;
+/* Bit 0 of grp (the key is an op's address otherwise): the op is alone in
+ * its class (a declaration of one op that the compiler's map leaves
+ * alone), so a sender may yield to let its receiver drain the queue (send
+ * flow control, inv.c).  In the key itself, so the queue stays 56 bytes. */
+#define OPQ_GRP_ALONE ((uintptr_t)1)
 /* count, fast, word and wfirst are read by the inline P/V of mpd/abi/ops.h */
 _Static_assert(offsetof(opq, count) == offsetof(struct mpd__opq_hot, count), "opq layout");
 _Static_assert(offsetof(opq, fast) == offsetof(struct mpd__opq_hot, fast), "opq layout");
