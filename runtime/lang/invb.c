@@ -72,11 +72,12 @@ int inv_answer_creator(resrt *rt)
 #define INV_CACHE_VP (8u << 20)
 #define INV_CACHE_OTHER (8u << 10)
 static _Thread_local mpd_invb *cache[NCLASS];
-/* Bytes the cache may still take.  A thread starts with the small budget;
+/* 16-byte units the cache may still take (units: the class number plus
+ * one, no multiply on the hot path).  A thread starts with the small budget;
  * the first free that finds it spent on a VP's thread grants the large
  * one (out of line: the hot path tests one count, as it did with the
  * fixed 64 blocks). */
-static _Thread_local size_t cache_room = INV_CACHE_OTHER;
+static _Thread_local size_t cache_room = INV_CACHE_OTHER / 16;
 static _Thread_local int cache_on_vp;
 
 static unsigned size_class(uint32_t size)
@@ -91,7 +92,7 @@ mpd_invb *inv_alloc(uint32_t size)
     if (c < NCLASS && cache[c]) {
         ib = cache[c];
         cache[c] = ib->next;
-        cache_room += (c + 1) * 16;
+        cache_room += c + 1;
     } else {
         ib = malloc(c < NCLASS ? (c + 1) * 16 : size);
         if (!ib)
@@ -104,7 +105,7 @@ static __attribute__((noinline)) void inv_free_full(mpd_invb *ib, unsigned c)
 {
     if (c < NCLASS && !cache_on_vp && mpd__tls_vp) {
         cache_on_vp = 1;
-        cache_room += INV_CACHE_VP - INV_CACHE_OTHER;
+        cache_room += (INV_CACHE_VP - INV_CACHE_OTHER) / 16;
         inv_free(ib);
         return;
     }
@@ -114,11 +115,10 @@ static __attribute__((noinline)) void inv_free_full(mpd_invb *ib, unsigned c)
 void inv_free(mpd_invb *ib)
 {
     unsigned c = size_class(ib->size);
-    size_t sz = (c + 1) * 16;
-    if (c < NCLASS && sz <= cache_room) {
+    if (c < NCLASS && c + 1 <= cache_room) {
         ib->next = cache[c];
         cache[c] = ib;
-        cache_room -= sz;
+        cache_room -= c + 1;
         return;
     }
     inv_free_full(ib, c);
