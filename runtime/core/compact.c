@@ -33,6 +33,7 @@ static mpd_spinlock dorm_mu = MPD_SPINLOCK_INIT;
 /* ONE mode: the process the last slice end sent to the tail of the queue */
 static mpd_proc *expiry_yielder;
 unsigned long mpd__compact_talk;
+uint32_t mpd__send_flow;
 static unsigned long talk_seen; /* mpd__compact_talk at the previous slice end */
 #define TALK_MAX 4              /* messages between two slice ends that still count as none */
 

@@ -309,6 +309,7 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
     mpd__compact_idle_ns = env_num("MPD_COMPACT_IDLE_US", 0, 10000000, 1000) * 1000;
     mpd__compact_trial_ns = env_num("MPD_COMPACT_TRIAL_US", 1, 10000000, 1000) * 1000;
     mpd__compact_debug = (int)env_num("MPD_COMPACT_DEBUG", 0, 1, 0);
+    mpd__send_flow = n > 1 ? (uint32_t)env_num("MPD_SEND_FLOW", 0, 1u << 30, 1024) : 0;
     if (mpd__compact)
         mpd__compact_start(n);
     mpd__mode_set(n == 1 || mpd__compact, mpd__vps[0]->sched == &mpd_sched_fifo);

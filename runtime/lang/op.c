@@ -85,6 +85,8 @@ void mpd_op_input(mpd_res *self, uint32_t i, uint32_t n, unsigned flags)
         mpd_op *op = &self->ops[i + j];
         qs[j].cls = c;
         qs[j].grp = op_class_key(self, i, j, qs);
+        if (n == 1 && (!rt->clsmap || rt->clsmap[i] == MPD_OP_CLASS_OWN))
+            qs[j].grp |= OPQ_GRP_ALONE;
         op->q = &qs[j];
         op->flags = (uint8_t)flags;
         op->name = self->pat->name;

@@ -112,11 +112,16 @@ typedef struct opq {
     int deferred;
     uint32_t gown; /* the count of its declaration's class (grp) */
 } opq;
+/* Bit 0 of grp (the key is a count's address otherwise): the op is alone
+ * in its class (a declaration of one op that the compiler's map leaves
+ * alone), so a sender may yield to let its receiver drain the queue (send
+ * flow control, inv.c). */
+#define OPQ_GRP_ALONE ((uintptr_t)1)
 /* How many invocations are queued at the ops of class grp (a hold passed
  * on to look at an empty class is idle: inhold.c). */
 static inline uint32_t *grp_count(uintptr_t grp)
 {
-    return (uint32_t *)grp;
+    return (uint32_t *)(grp & ~OPQ_GRP_ALONE);
 }
 /* count, fast, word and wfirst are read by the inline P/V of mpd/abi/ops.h */
 _Static_assert(offsetof(opq, count) == offsetof(struct mpd__opq_hot, count), "opq layout");

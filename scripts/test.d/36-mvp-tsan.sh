@@ -20,7 +20,8 @@ fi
 san_runs tsan "$T" "clang -fsanitize=thread -g" "2 4" "tests/corpus/conc/mp_*.mpd" \
   TSAN_OPTIONS="halt_on_error=1 exitcode=66"
 # compaction's flips (runtime/core/compact.c): tiny thresholds make the mode
-# go between one VP and several dozens of times in one run
-san_runs tsan-flips "$T" "clang -fsanitize=thread -g" "2 4" "tests/corpus/conc/mp_compact.mpd" \
+# go between one VP and several dozens of times in one run (mp_flow: with
+# the send flow control's yields, lang/inv.c)
+san_runs tsan-flips "$T" "clang -fsanitize=thread -g" "2 4" "tests/corpus/conc/mp_compact.mpd tests/corpus/conc/mp_flow.mpd" \
   TSAN_OPTIONS="halt_on_error=1 exitcode=66" MPD_SLICE=20 MPD_COMPACT_IDLE_US=0 MPD_COMPACT_TRIAL_US=2
 need_tally mvp-tsan $p $f

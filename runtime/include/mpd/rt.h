@@ -355,6 +355,11 @@ extern int mpd__compact;
 /* With compaction, in the one-VP mode: sends, calls of input ops and
  * receives so far (the trigger of an expansion wants slices without them). */
 extern unsigned long mpd__compact_talk;
+/* Several VPs only: a process whose send leaves at least this many
+ * invocations queued on an input op yields, every 64th such send, so its
+ * receiver runs (MPD_SEND_FLOW, default 1024; 0: never; lang/inv.c).  0
+ * with one VP, where the order stays MPD 1.0.1's. */
+extern uint32_t mpd__send_flow;
 /* One VP (HANDOFF, FAST, ONE): no other OS thread touches processes, and
  * locks protecting process-level data may be skipped. */
 static inline int mpd__mode_one_vp(void)
