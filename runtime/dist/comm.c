@@ -426,7 +426,23 @@ static atomic_int exit_req; /* status + 1 */
 static atomic_int exit_report;
 static atomic_int exit_got_exit; /* not rank 0: EXIT from rank 0 arrived */
 /* done_from and exit_got_exit are set by whoever receives (a VP too) */
-static int *done_from; /* rank 0: DONE arrived from rank i */
+static int *done_from;   /* rank 0: DONE arrived from rank i */
+static atomic_int *dead; /* rank 0: rank i died (failure.c): sent nothing */
+
+int dist_exit_started(void)
+{
+    return atomic_load(&exit_req) || exit_got_exit;
+}
+
+void dist_exit_without(int r, int status)
+{
+    atomic_store(&dead[r], 1);
+    __atomic_store_n(&done_from[r], 1, __ATOMIC_RELEASE);
+    int zero = 0;
+    atomic_store(&exit_report, 0);
+    atomic_compare_exchange_strong(&exit_req, &zero, status + 1);
+    comm_wake();
+}
 
 _Noreturn void dist_exit_all(int status, int report)
 {
@@ -631,6 +647,8 @@ static _Noreturn void finish_process(int status)
 /* Rank 0: EXIT to rank r, then its output until its DONE (bounded). */
 static void exit_one(int r, int report)
 {
+    if (atomic_load(&dead[r]))
+        return;
     dmsg *m = dmsg_new(DM_EXIT, 0);
     m->aux = (uint32_t)report;
     dist_send_control(r, m);
@@ -662,6 +680,7 @@ static _Noreturn void exit_sequence(int status)
         finish_process(0);
     }
     mpd_io_flush_all();
+    dist_failure_write_report(); /* a vm's process died */
     int report = atomic_load(&exit_report);
     int live[4096];
     int n = dist_vms_live(live, 4096); /* newest first */
@@ -689,7 +708,8 @@ static void *comm_main(void *arg)
     dist_hosts = calloc((size_t)dist_size, sizeof *dist_hosts);
     partials = calloc((size_t)dist_size, sizeof *partials);
     done_from = calloc((size_t)dist_size, sizeof *done_from);
-    if (!dist_hosts || !partials || !done_from)
+    dead = calloc((size_t)dist_size, sizeof *dead);
+    if (!dist_hosts || !partials || !done_from || !dead)
         mpd_rts_fatal("out of memory");
     /* the host this process is on: MPD_HOST if set (a cluster whose MPI
      * names hosts otherwise than gethostname, or hosts simulated on one
@@ -829,6 +849,15 @@ static void handle(dmsg *m, int src, mpd_invb *blk)
     case DM_DONE:
         if (dist_rank == 0)
             __atomic_store_n(&done_from[src], 1, __ATOMIC_RELEASE);
+        free(m);
+        return;
+    case DM_DEAD: /* a process of src's host died (failure.c) */
+        if (dist_rank == 0 && m->aux < (uint32_t)dist_size) {
+            if (!m->status)
+                dist_failure_dead((int)m->aux);
+            else if (m->aux == (uint32_t)src) /* it ends by mpirun's SIGTERM */
+                dist_failure_terminated((int)m->aux);
+        }
         free(m);
         return;
     case DM_ABORT:
