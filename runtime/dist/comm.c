@@ -112,6 +112,54 @@ const char *dist_intern(const char *s)
 /* Not the main vm: fds 1 and 2 are pipes read here, forwarded to rank 0. */
 static int out_rd[3] = {-1, -1, -1};
 
+/* Whether the pipes may hold output a send must forward first.  C stdio's
+ * stdout and stderr (MPD's output statements, the runtime's messages,
+ * externals' printf) write through out_write_fd, which sets it: a send
+ * after no output looks at no pipe (a poll per send was ~25% of a remote
+ * call, bench/dist/results/2026-11-27-dist17d.md).  What an external
+ * write(2)s on fd 1 or 2 itself is forwarded by the communication
+ * thread's next look, not ordered before a later send. */
+static atomic_int out_dirty;
+
+static ssize_t out_write_fd(void *cookie, const char *buf, size_t n)
+{
+    int fd = (int)(intptr_t)cookie;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(fd, buf + done, n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        done += (size_t)w;
+    }
+    atomic_store_explicit(&out_dirty, 1, memory_order_release); /* after the bytes */
+    return done || !n ? (ssize_t)done : -1;
+}
+
+/* stdout and stderr become streams writing through out_write_fd (line
+ * buffered and unbuffered, as before); without them every send looks. */
+static void stdio_through_cookie(void)
+{
+    cookie_io_functions_t io = {.write = out_write_fd};
+    fflush(stdout);
+    fflush(stderr);
+    FILE *o = fopencookie((void *)(intptr_t)1, "w", io);
+    FILE *e = fopencookie((void *)(intptr_t)2, "w", io);
+    if (!o || !e || setvbuf(o, NULL, _IOLBF, BUFSIZ) || setvbuf(e, NULL, _IONBF, 0)) {
+        if (o)
+            fclose(o);
+        if (e)
+            fclose(e);
+        atomic_store(&out_dirty, -1); /* always look */
+        setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
+        return;
+    }
+    stdout = o;
+    stderr = e;
+    mpd_io_std_rebind();
+}
+
 static void redirect_output(void)
 {
     for (int fd = 1; fd <= 2; fd++) {
@@ -125,7 +173,7 @@ static void redirect_output(void)
     }
     /* every output statement goes out at once: its line must reach the
      * main vm before anything this vm sends after it */
-    setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
+    stdio_through_cookie();
     mpd_stdout->autoflush = 1;
 }
 
@@ -220,11 +268,16 @@ static void output_barrier_locked(int rank)
     out_unacked = 0;
 }
 
-/* Forwards what is in the pipes; under send_mu. */
-static void drain_output_locked(void)
+/* Forwards what is in the pipes; under send_mu.  force: look even when
+ * no stdio output was written since the last look (raw writes). */
+static void drain_output_locked(int force)
 {
     if (out_rd[1] < 0)
         return;
+    if (!force && !atomic_load_explicit(&out_dirty, memory_order_acquire))
+        return;
+    if (atomic_load_explicit(&out_dirty, memory_order_relaxed) > 0)
+        atomic_store_explicit(&out_dirty, 0, memory_order_relaxed); /* before the look */
     /* one system call when both pipes are empty (every reply looks) */
     struct pollfd pf[2] = {{out_rd[1], POLLIN, 0}, {out_rd[2], POLLIN, 0}};
     if (poll(pf, 2, 0) <= 0)
@@ -339,7 +392,7 @@ void dist_send_block(int rank, dmsg *m, const void *blk)
         atomic_fetch_add(&dist_nsent, 1); /* counted before it can arrive */
     uint32_t blen = blk ? m->blen : 0;
     pthread_mutex_lock(&send_mu);
-    drain_output_locked();
+    drain_output_locked(0);
     output_barrier_locked(rank);
     send_locked(rank, m);
     if (blen) /* right after its header: nothing of ours comes between */
@@ -662,7 +715,7 @@ static _Noreturn void exit_sequence(int status)
 {
     if (dist_rank != 0) {
         pthread_mutex_lock(&send_mu);
-        drain_output_locked();
+        drain_output_locked(1);
         if (!exit_got_exit) { /* this vm ends the program */
             dmsg *m = dmsg_new(DM_ABORT, 0);
             m->status = status;
@@ -674,7 +727,7 @@ static _Noreturn void exit_sequence(int status)
             if (!poll_once())
                 wait_a_little(200000);
         pthread_mutex_lock(&send_mu);
-        drain_output_locked();
+        drain_output_locked(1);
         send_locked(0, dmsg_new(DM_DONE, 0));
         pthread_mutex_unlock(&send_mu);
         finish_process(0);
@@ -746,7 +799,7 @@ static void *comm_main(void *arg)
         if (e)
             exit_sequence(e - 1);
         if (out_rd[1] >= 0 && pthread_mutex_trylock(&send_mu) == 0) {
-            drain_output_locked();
+            drain_output_locked(1);
             pthread_mutex_unlock(&send_mu);
         }
         /* term.c's state is the receiver's.  Only tried: blocking on the
