@@ -31,6 +31,7 @@
 
 #define TAG 7007
 #define DIST_TAG_BLOCK 7008 /* a block sent apart (dmsg.blen) */
+#define CONTROL_SEND_MS 50  /* dist_send_control's wait for completion */
 
 int dist_rank, dist_size;
 char (*dist_hosts)[64];
@@ -408,8 +409,17 @@ void dist_send_control(int rank, dmsg *m)
     MPI_Request r;
     MPI_Isend(m, (int)m->len, MPI_BYTE, rank, TAG, comm, &r);
     int done = 0;
-    while (!done)
+    /* bounded: over TCP a send to a process that died never completes,
+     * and this thread must go on receiving (failure.c's notes).  A small
+     * message to a live one completes at once; one not done by then is
+     * left to MPI (it still goes out), its buffer with it */
+    int64_t until = now_ns() + (int64_t)CONTROL_SEND_MS * 1000000;
+    while (!done && now_ns() < until)
         MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    if (!done) {
+        MPI_Request_free(&r);
+        return; /* m stays MPI's */
+    }
     free(m);
 }
 

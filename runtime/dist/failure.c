@@ -13,10 +13,13 @@
  *    rank), which reports it -- before mpirun's SIGTERM, which needs a
  *    round trip between mpirun and its daemons;
  *  - a process that gets SIGTERM from its launcher (the run being ended)
- *    tells rank 0 so (DM_DEAD, itself, status 1) before it ends: so rank
- *    0, which sees its own host's peers end, tells the one that died
- *    first from those mpirun ended after it (it waits TERMED_WAIT_MS for
- *    that note before it reports a peer of its own host);
+ *    tells rank 0 so (DM_DEAD, itself, status 1; on rank 0's host also by
+ *    a datagram on rank 0's abstract socket, which no busy MPI receiver
+ *    delays) before it ends.  Before any such note (or rank 0's own
+ *    SIGTERM) a death is the failure and is reported at once; after it, a
+ *    death waits TERMED_WAIT_MS for its note, and the earliest one without
+ *    is reported (on a loaded host mpirun's SIGTERM can end rank 0's
+ *    neighbours before the note from another host arrives);
  *  - SIGTERM on rank 0: it ends once a death is reported, or when none
  *    can be expected any more (DEAD_NOTE_WAIT_MS, short of the SIGKILL);
  *    with none, SIGTERM was from outside and ends it as any program.
@@ -26,6 +29,7 @@
  * which sends nothing to the dead.  A host where the run has only one
  * process has nobody to watch it (docs/distributed.md, "Failures"). */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -33,7 +37,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #include "dist/dist.h"
@@ -55,6 +61,9 @@ static atomic_int *termed; /* rank 0: [rank] said it ends by mpirun's SIGTERM */
 static int64_t *dead_at;   /* rank 0: [rank] seen dead at (ms), watch thread */
 /* rank 0: how long a local peer's death waits for its "ended by SIGTERM" */
 #define TERMED_WAIT_MS 200
+/* rank 0: a sign that mpirun is ending the run was seen (a note "ended by
+ * SIGTERM", or its own SIGTERM): deaths from then on wait for their note */
+static atomic_int teardown;
 
 static void say(const char *s)
 {
@@ -86,9 +95,8 @@ void dist_failure_write_report(void)
     say(report_msg);
 }
 
-/* Rank 0: rank r is dead (its own look or a note): report it, end the
- * run without it. */
-void dist_failure_dead(int r)
+/* Rank 0: rank r is dead: report it, end the run without it. */
+static void report_dead(int r)
 {
     /* once the run ends, processes end: not a failure */
     if (r <= 0 || r >= dist_size || dist_exit_started() || atomic_exchange(&told[r], 1))
@@ -107,12 +115,46 @@ void dist_failure_dead(int r)
     dist_exit_without(r, 1);
 }
 
+static int term_sock = -1;
+static socklen_t term_sock_addr(struct sockaddr_un *a);
+
+/* Rank 0: a note from another host says rank r died.  It waits, as a
+ * death seen here does, for a note that mpirun ended r (a watcher there
+ * also sees its neighbours ended after the death): the watch thread
+ * decides, woken through its socket. */
+void dist_failure_dead(int r)
+{
+    if (r <= 0 || r >= dist_size)
+        return;
+    int v = -(r + 1);
+    struct sockaddr_un a;
+    socklen_t len = term_sock_addr(&a);
+    if (term_sock < 0 ||
+        sendto(term_sock, &v, sizeof v, MSG_DONTWAIT, (struct sockaddr *)&a, len) != sizeof v)
+        report_dead(r); /* no socket: at once */
+}
+
 /* A process told rank 0 it ends by its launcher's SIGTERM: the run is
  * being ended (mpirun's answer to a death elsewhere), it is not the dead. */
 void dist_failure_terminated(int r)
 {
-    if (r > 0 && r < dist_size)
+    if (r > 0 && r < dist_size) {
         atomic_store(&termed[r], 1);
+        atomic_store(&teardown, 1);
+    }
+}
+
+/* Rank 0's datagram socket for its own host's notes "ended by SIGTERM"
+ * (an abstract name: nothing left in the file system): they must beat the
+ * 0.2 s rank 0 gives a dead neighbour, and MPI may not deliver them in
+ * time (rank 0's receiver can be busy with a send to the dead).  Rank 0's
+ * receiver also passes the notes of deaths on other hosts through it. */
+static socklen_t term_sock_addr(struct sockaddr_un *a)
+{
+    memset(a, 0, sizeof *a);
+    a->sun_family = AF_UNIX;
+    int n = snprintf(a->sun_path + 1, sizeof a->sun_path - 1, "mpd-dist-%d-term", dist_pids[0]);
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }
 
 static void tell_rank0(int r, int status)
@@ -137,8 +179,10 @@ static int64_t now_ms(void)
 static void peer_dead(int r)
 {
     if (dist_rank == 0) {
+        /* before any sign that mpirun is ending the run, a death is the
+         * failure itself: reported at once (as if seen long ago) */
         if (!dead_at[r])
-            dead_at[r] = now_ms();
+            dead_at[r] = atomic_load(&teardown) ? now_ms() : 1;
         return;
     }
     /* the main vm's death: mpirun ends the run, nobody is left to tell */
@@ -167,11 +211,27 @@ static _Noreturn void die_by_sigterm(void)
  * note saying so; then the default action.  Rank 0 goes on (watch_main). */
 static void on_sigterm(pid_t sender)
 {
-    look_at_peers();
-    if (dist_rank == 0)
+    if (dist_rank == 0) {
+        atomic_store(&teardown, 1);
+        look_at_peers();
         return;
-    if (sender == getppid() && !dist_exit_started())
+    }
+    /* no last look here: the neighbours that ended by now were ended by
+     * the same SIGTERM, most likely (a death before it was seen, by its
+     * pidfd, and told already) */
+    if (sender == getppid() && !dist_exit_started()) {
+        if (local_peer(0)) {
+            struct sockaddr_un a;
+            socklen_t len = term_sock_addr(&a);
+            int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+            if (fd >= 0) {
+                (void)sendto(fd, &dist_rank, sizeof dist_rank, MSG_DONTWAIT, (struct sockaddr *)&a,
+                             len);
+                close(fd);
+            }
+        }
         tell_rank0(dist_rank, 1);
+    }
     die_by_sigterm();
 }
 
@@ -180,15 +240,17 @@ static void on_sigterm(pid_t sender)
 static int rank0_due(int64_t term_at)
 {
     int64_t now = now_ms();
-    int pending = 0;
+    int pending = 0, first = -1;
     for (int r = 1; r < dist_size; r++) {
         if (!dead_at[r] || atomic_load(&termed[r]) || atomic_load(&told[r]))
             continue;
-        if (now - dead_at[r] >= TERMED_WAIT_MS)
-            dist_failure_dead(r);
-        else
+        if (now - dead_at[r] < TERMED_WAIT_MS)
             pending = 1;
+        else if (first < 0 || dead_at[r] < dead_at[first])
+            first = r; /* the first to die is the one to report */
     }
+    if (first > 0)
+        report_dead(first);
     if (!term_at)
         return pending;
     if (atomic_load(&reported)) {
@@ -198,9 +260,9 @@ static int rank0_due(int64_t term_at)
     int remote = 0;
     for (int r = 1; r < dist_size; r++)
         remote |= !local_peer(r);
-    if (!pending && (!remote || now - term_at >= DEAD_NOTE_WAIT_MS))
-        die_by_sigterm(); /* ended from outside, as any program */
-    return 1;
+    if (pending || (remote && now - term_at < DEAD_NOTE_WAIT_MS))
+        return 1;
+    die_by_sigterm(); /* ended from outside, as any program */
 }
 
 static void on_term_signal(int sig, siginfo_t *si, void *uc)
@@ -221,6 +283,10 @@ static void *watch_main(void *arg)
     if (!pf || !rank_of)
         mpd_rts_fatal("out of memory");
     pf[n++] = (struct pollfd){term_pipe[0], POLLIN, 0};
+    if (term_sock >= 0) {
+        rank_of[n] = -1;
+        pf[n++] = (struct pollfd){term_sock, POLLIN, 0};
+    }
     int unwatched = 0; /* peers with no pidfd (an old kernel): looked at */
     for (int r = 0; r < dist_size; r++) {
         if (!local_peer(r))
@@ -251,7 +317,14 @@ static void *watch_main(void *arg)
             }
         }
         for (int i = 1; i < n; i++)
-            if (pf[i].fd >= 0 && pf[i].revents) {
+            if (rank_of[i] < 0 && pf[i].revents) { /* notes of this host */
+                int v;
+                while (recv(pf[i].fd, &v, sizeof v, MSG_DONTWAIT) == (ssize_t)sizeof v)
+                    if (v > 0)
+                        dist_failure_terminated(v);
+                    else if (v < 0 && -v - 1 < dist_size)
+                        peer_dead(-v - 1);
+            } else if (pf[i].fd >= 0 && pf[i].revents) {
                 peer_dead(rank_of[i]);
                 close(pf[i].fd);
                 pf[i].fd = -1; /* poll skips it */
@@ -273,6 +346,15 @@ void dist_failure_install(void)
         mpd_rts_fatal("cannot watch the other processes of the run");
     for (int i = 0; i < 2; i++)
         (void)fcntl(term_pipe[i], F_SETFD, FD_CLOEXEC);
+    if (dist_rank == 0) {
+        struct sockaddr_un a;
+        socklen_t len = term_sock_addr(&a);
+        term_sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (term_sock >= 0 && bind(term_sock, (struct sockaddr *)&a, len) != 0) {
+            close(term_sock); /* notes come by MPI only */
+            term_sock = -1;
+        }
+    }
     pthread_t t;
     pthread_attr_t a;
     pthread_attr_init(&a);
