@@ -461,9 +461,9 @@ int mpd_rt_idle_now(void)
 {
     mpd_spin_lock(&idle_mu);
     int idle;
-    /* one VP in all (not one VP left running by compaction: its parked
-     * VPs count otherwise, and this path never saw the program idle) */
-    if (mpd__nvp == 1 && mpd__mode_one_vp() && !vp_self()) {
+    /* the one-VP mode: one VP in all, or one left running by compaction
+     * with the others dormant (they count in mpd__ndormant, not nsleep) */
+    if (mpd__mode_one_vp() && !vp_self()) {
         /* Another thread (the distributed layer's communication thread)
          * must not read the one VP's queue: only the VP touches it, with
          * no lock (TSan: a race with pick_next).  Nor need it: the VP
@@ -474,7 +474,9 @@ int mpd_rt_idle_now(void)
         idle = atomic_load(&mpd__ntimers) == 0 && atomic_load(&mpd__io_pending) == 0 &&
                atomic_load(&mpd__inbox) == NULL;
         atomic_thread_fence(memory_order_seq_cst);
-        idle = idle && atomic_load(&nsleep) == mpd__nvp;
+        /* the mode leaves ONE only on the running VP, in a process (an
+         * expansion), which is then not asleep: no false idle across it */
+        idle = idle && atomic_load(&nsleep) + atomic_load(&mpd__ndormant) == mpd__nvp;
     } else {
         idle = all_idle_and_nothing_pending();
     }

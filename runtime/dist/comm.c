@@ -31,6 +31,7 @@
 
 #define TAG 7007
 #define DIST_TAG_BLOCK 7008 /* a block sent apart (dmsg.blen) */
+#define CONTROL_SEND_MS 50  /* dist_send_control's wait for completion */
 
 int dist_rank, dist_size;
 char (*dist_hosts)[64];
@@ -112,6 +113,54 @@ const char *dist_intern(const char *s)
 /* Not the main vm: fds 1 and 2 are pipes read here, forwarded to rank 0. */
 static int out_rd[3] = {-1, -1, -1};
 
+/* Whether the pipes may hold output a send must forward first.  C stdio's
+ * stdout and stderr (MPD's output statements, the runtime's messages,
+ * externals' printf) write through out_write_fd, which sets it: a send
+ * after no output looks at no pipe (a poll per send was ~25% of a remote
+ * call, bench/dist/results/2026-11-27-dist17d.md).  What an external
+ * write(2)s on fd 1 or 2 itself is forwarded by the communication
+ * thread's next look, not ordered before a later send. */
+static atomic_int out_dirty;
+
+static ssize_t out_write_fd(void *cookie, const char *buf, size_t n)
+{
+    int fd = (int)(intptr_t)cookie;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(fd, buf + done, n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        done += (size_t)w;
+    }
+    atomic_store_explicit(&out_dirty, 1, memory_order_release); /* after the bytes */
+    return done || !n ? (ssize_t)done : -1;
+}
+
+/* stdout and stderr become streams writing through out_write_fd (line
+ * buffered and unbuffered, as before); without them every send looks. */
+static void stdio_through_cookie(void)
+{
+    cookie_io_functions_t io = {.write = out_write_fd};
+    fflush(stdout);
+    fflush(stderr);
+    FILE *o = fopencookie((void *)(intptr_t)1, "w", io);
+    FILE *e = fopencookie((void *)(intptr_t)2, "w", io);
+    if (!o || !e || setvbuf(o, NULL, _IOLBF, BUFSIZ) || setvbuf(e, NULL, _IONBF, 0)) {
+        if (o)
+            fclose(o);
+        if (e)
+            fclose(e);
+        atomic_store(&out_dirty, -1); /* always look */
+        setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
+        return;
+    }
+    stdout = o;
+    stderr = e;
+    mpd_io_std_rebind();
+}
+
 static void redirect_output(void)
 {
     for (int fd = 1; fd <= 2; fd++) {
@@ -125,7 +174,7 @@ static void redirect_output(void)
     }
     /* every output statement goes out at once: its line must reach the
      * main vm before anything this vm sends after it */
-    setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
+    stdio_through_cookie();
     mpd_stdout->autoflush = 1;
 }
 
@@ -220,11 +269,16 @@ static void output_barrier_locked(int rank)
     out_unacked = 0;
 }
 
-/* Forwards what is in the pipes; under send_mu. */
-static void drain_output_locked(void)
+/* Forwards what is in the pipes; under send_mu.  force: look even when
+ * no stdio output was written since the last look (raw writes). */
+static void drain_output_locked(int force)
 {
     if (out_rd[1] < 0)
         return;
+    if (!force && !atomic_load_explicit(&out_dirty, memory_order_acquire))
+        return;
+    if (atomic_load_explicit(&out_dirty, memory_order_relaxed) > 0)
+        atomic_store_explicit(&out_dirty, 0, memory_order_relaxed); /* before the look */
     /* one system call when both pipes are empty (every reply looks) */
     struct pollfd pf[2] = {{out_rd[1], POLLIN, 0}, {out_rd[2], POLLIN, 0}};
     if (poll(pf, 2, 0) <= 0)
@@ -339,7 +393,7 @@ void dist_send_block(int rank, dmsg *m, const void *blk)
         atomic_fetch_add(&dist_nsent, 1); /* counted before it can arrive */
     uint32_t blen = blk ? m->blen : 0;
     pthread_mutex_lock(&send_mu);
-    drain_output_locked();
+    drain_output_locked(0);
     output_barrier_locked(rank);
     send_locked(rank, m);
     if (blen) /* right after its header: nothing of ours comes between */
@@ -355,8 +409,17 @@ void dist_send_control(int rank, dmsg *m)
     MPI_Request r;
     MPI_Isend(m, (int)m->len, MPI_BYTE, rank, TAG, comm, &r);
     int done = 0;
-    while (!done)
+    /* bounded: over TCP a send to a process that died never completes,
+     * and this thread must go on receiving (failure.c's notes).  A small
+     * message to a live one completes at once; one not done by then is
+     * left to MPI (it still goes out), its buffer with it */
+    int64_t until = now_ns() + (int64_t)CONTROL_SEND_MS * 1000000;
+    while (!done && now_ns() < until)
         MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    if (!done) {
+        MPI_Request_free(&r);
+        return; /* m stays MPI's */
+    }
     free(m);
 }
 
@@ -426,7 +489,23 @@ static atomic_int exit_req; /* status + 1 */
 static atomic_int exit_report;
 static atomic_int exit_got_exit; /* not rank 0: EXIT from rank 0 arrived */
 /* done_from and exit_got_exit are set by whoever receives (a VP too) */
-static int *done_from; /* rank 0: DONE arrived from rank i */
+static int *done_from;   /* rank 0: DONE arrived from rank i */
+static atomic_int *dead; /* rank 0: rank i died (failure.c): sent nothing */
+
+int dist_exit_started(void)
+{
+    return atomic_load(&exit_req) || exit_got_exit;
+}
+
+void dist_exit_without(int r, int status)
+{
+    atomic_store(&dead[r], 1);
+    __atomic_store_n(&done_from[r], 1, __ATOMIC_RELEASE);
+    int zero = 0;
+    atomic_store(&exit_report, 0);
+    atomic_compare_exchange_strong(&exit_req, &zero, status + 1);
+    comm_wake();
+}
 
 _Noreturn void dist_exit_all(int status, int report)
 {
@@ -631,6 +710,8 @@ static _Noreturn void finish_process(int status)
 /* Rank 0: EXIT to rank r, then its output until its DONE (bounded). */
 static void exit_one(int r, int report)
 {
+    if (atomic_load(&dead[r]))
+        return;
     dmsg *m = dmsg_new(DM_EXIT, 0);
     m->aux = (uint32_t)report;
     dist_send_control(r, m);
@@ -644,7 +725,7 @@ static _Noreturn void exit_sequence(int status)
 {
     if (dist_rank != 0) {
         pthread_mutex_lock(&send_mu);
-        drain_output_locked();
+        drain_output_locked(1);
         if (!exit_got_exit) { /* this vm ends the program */
             dmsg *m = dmsg_new(DM_ABORT, 0);
             m->status = status;
@@ -656,12 +737,13 @@ static _Noreturn void exit_sequence(int status)
             if (!poll_once())
                 wait_a_little(200000);
         pthread_mutex_lock(&send_mu);
-        drain_output_locked();
+        drain_output_locked(1);
         send_locked(0, dmsg_new(DM_DONE, 0));
         pthread_mutex_unlock(&send_mu);
         finish_process(0);
     }
     mpd_io_flush_all();
+    dist_failure_write_report(); /* a vm's process died */
     int report = atomic_load(&exit_report);
     int live[4096];
     int n = dist_vms_live(live, 4096); /* newest first */
@@ -689,7 +771,8 @@ static void *comm_main(void *arg)
     dist_hosts = calloc((size_t)dist_size, sizeof *dist_hosts);
     partials = calloc((size_t)dist_size, sizeof *partials);
     done_from = calloc((size_t)dist_size, sizeof *done_from);
-    if (!dist_hosts || !partials || !done_from)
+    dead = calloc((size_t)dist_size, sizeof *dead);
+    if (!dist_hosts || !partials || !done_from || !dead)
         mpd_rts_fatal("out of memory");
     /* the host this process is on: MPD_HOST if set (a cluster whose MPI
      * names hosts otherwise than gethostname, or hosts simulated on one
@@ -726,7 +809,7 @@ static void *comm_main(void *arg)
         if (e)
             exit_sequence(e - 1);
         if (out_rd[1] >= 0 && pthread_mutex_trylock(&send_mu) == 0) {
-            drain_output_locked();
+            drain_output_locked(1);
             pthread_mutex_unlock(&send_mu);
         }
         /* term.c's state is the receiver's.  Only tried: blocking on the
@@ -829,6 +912,15 @@ static void handle(dmsg *m, int src, mpd_invb *blk)
     case DM_DONE:
         if (dist_rank == 0)
             __atomic_store_n(&done_from[src], 1, __ATOMIC_RELEASE);
+        free(m);
+        return;
+    case DM_DEAD: /* a process of src's host died (failure.c) */
+        if (dist_rank == 0 && m->aux < (uint32_t)dist_size) {
+            if (!m->status)
+                dist_failure_dead((int)m->aux);
+            else if (m->aux == (uint32_t)src) /* it ends by mpirun's SIGTERM */
+                dist_failure_terminated((int)m->aux);
+        }
         free(m);
         return;
     case DM_ABORT:

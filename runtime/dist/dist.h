@@ -47,6 +47,8 @@ enum dmsg_type {
     DM_EXIT,        /* rank 0 to all: end (aux 1: report blocked processes first) */
     DM_DONE,        /* answer to EXIT: all output sent, finalizing */
     DM_ABORT,       /* to rank 0: this process ends the program with status */
+    DM_DEAD,        /* to rank 0: the process of rank aux (this host) has died;
+                       status 1: aux (the sender) ends by its launcher's SIGTERM */
     DM_TYPE_END
 };
 
@@ -152,7 +154,14 @@ uint32_t dist_vms_of_rank(int rank);    /* rank 0: its vm (0: none); no lock */
 
 extern int *dist_pids;
 extern char (*dist_real_hosts)[64];
-void dist_failure_install(void);
+void dist_failure_install(void);        /* after dist_comm_start */
+void dist_failure_dead(int rank);       /* rank 0: rank died: report, end */
+void dist_failure_write_report(void);   /* rank 0: that report, once */
+void dist_failure_terminated(int rank); /* rank 0: rank ends by mpirun's SIGTERM */
+/* rank 0: end the run with status, sending nothing to the dead rank */
+void dist_exit_without(int dead_rank, int status);
+/* the exit sequence has begun: processes end now, deaths are expected */
+int dist_exit_started(void);
 
 /* ---- term.c: termination detection ---------------------------------------- */
 

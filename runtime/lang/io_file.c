@@ -48,6 +48,13 @@ void mpd_io_std_reset(void)
     std_err.autoflush = 1;
 }
 
+void mpd_io_std_rebind(void)
+{
+    std_out.fp = stdout;
+    std_err.fp = stderr;
+    mpd_io_std_reset();
+}
+
 __attribute__((constructor)) static void io_std_init(void)
 {
     std_in.fp = stdin;

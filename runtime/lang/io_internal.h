@@ -40,6 +40,9 @@ struct mpd_file_s {
 
 /* Checks f for an operation: aborts on null/closed; returns 0 for noop. */
 int io_usable(const char *file, int line, mpd_file f);
+/* The standard files take the C streams stdout and stderr are now (the
+ * distributed layer replaces them: dist/comm.c). */
+void mpd_io_std_rebind(void);
 /* Writes one whole output statement to f (handles ordering and flushing). */
 void io_emit(const char *file, int line, mpd_file f, const char *p, size_t n);
 /* Runs fn(arg) where it may block without stopping the other MPD processes
