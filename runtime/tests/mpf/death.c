@@ -251,7 +251,15 @@ static int kill_iteration(mpf_t *m, int i)
         }
         MUST(mpf_close_receive(m, 0, r));
     }
-    /* the slot is free again; a new conversation there starts with no sleeper */
+    /* the slot is free again; a new conversation there starts with no sleeper,
+     * whatever count an earlier incarnation left behind (simulated: every free
+     * slot is given a stuck count and flag, which the reaper above could not
+     * have repaired -- without the reset on reuse the check below fails) */
+    for (uint32_t k = 0; k < m->r->max_lnvcs; k++) {
+        mpf_lnvc *l = mpf_lnvc_at(m, k);
+        if (l->state == LNVC_FREE)
+            atomic_store(&l->sleepers, 1 + (uint32_t)(i % 3));
+    }
     int again = MUST(mpf_open_send(m, 1, name));
     if (sleepers_of(m, again) != 0)
         bad++;
