@@ -50,6 +50,13 @@ static void test_contracts(void)
     CHECK_RC(mpf_init_ex(&m, &o), -MPF_EINVAL);
     o.pool_bytes = (size_t)1 << 33;
     CHECK_RC(mpf_init_ex(&m, &o), -MPF_EINVAL);
+    /* short messages only (no data block needed): the one-longest-message
+     * check does not apply, and a size wrapped by rounding up left a pool of
+     * 0 blocks behind a successful init */
+    mpf_options s = {.pool_bytes = SIZE_MAX, .max_message = 16};
+    CHECK_RC(mpf_init_ex(&m, &s), -MPF_EINVAL);
+    s.pool_bytes = SIZE_MAX - 4000;
+    CHECK_RC(mpf_init_ex(&m, &s), -MPF_EINVAL);
 }
 
 struct waiter {
