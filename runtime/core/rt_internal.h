@@ -271,6 +271,7 @@ void mpd__ready_remote(mpd_proc *p); /* from any thread */
 void mpd__wake_idle_vp(void);
 void mpd__wake_idle_vp_sc(void);   /* after publishing with a seq_cst RMW */
 void mpd__wake_all_idle_vps(void); /* every sleeping VP: for work pinned to one VP */
+void mpd__wake_vp(int i);          /* VP i if it sleeps: for work pinned to it */
 void mpd__proc_start(void *arg);
 void mpd__vp_loop_run(mpd_vp *vp);
 void mpd__post_switch(mpd_vp *vp);

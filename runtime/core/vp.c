@@ -61,9 +61,22 @@ __attribute__((noinline)) long *mpd__slice_ptr(void)
     return &mpd__tls_slice;
 }
 
-static void futex_wait(atomic_uint *w, unsigned val, const struct timespec *rel)
+/* The idle wait: woken by any plain wake, or by mpd__wake_vp for this VP's
+ * bit.  FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC time. */
+static void idle_futex_wait(unsigned val, const struct timespec *rel, unsigned bit)
 {
-    syscall(SYS_futex, (unsigned *)w, FUTEX_WAIT_PRIVATE, val, rel, NULL, 0);
+    struct timespec abs, *ap = NULL;
+    if (rel) {
+        clock_gettime(CLOCK_MONOTONIC, &abs);
+        abs.tv_sec += rel->tv_sec;
+        abs.tv_nsec += rel->tv_nsec;
+        if (abs.tv_nsec >= 1000000000) {
+            abs.tv_sec++;
+            abs.tv_nsec -= 1000000000;
+        }
+        ap = &abs;
+    }
+    syscall(SYS_futex, (unsigned *)&idle_seq, FUTEX_WAIT_BITSET_PRIVATE, val, ap, NULL, bit);
 }
 static void futex_wake(atomic_uint *w, int n)
 {
@@ -122,6 +135,31 @@ void mpd__wake_all_idle_vps(void)
     if (atomic_load(&nsleep) > 0) {
         atomic_fetch_add(&idle_seq, 2); /* keeps the pending bit as it is */
         futex_wake(&idle_seq, INT_MAX);
+    }
+}
+
+/* A sleeping VP waits with its own bit (idle_wait): one VP can be woken
+ * without the others.  More than 32 VPs share bits: a few extra wakeups. */
+static unsigned vp_bit(int index)
+{
+    return 1u << (index & 31);
+}
+
+/* Wakes VP i if it sleeps: for work queued for it alone (a thread pinned
+ * there).  Waking every sleeper for it cost, with 4 VPs on 2 CPUs, two
+ * futile wakeups per handoff, each taking a CPU from a VP with work.  The
+ * sequence still moves, so a VP on its way to sleep looks again.  The waker
+ * clears the VP's asleep flag: a woken VP may wait milliseconds for a CPU,
+ * and every idle VP's nudge (threads/sched_cfg.c) used to wake it again
+ * meanwhile -- tens of thousands of futile futex calls in a TSP run. */
+void mpd__wake_vp(int i)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load(&nsleep) > 0) {
+        atomic_fetch_add(&idle_seq, 2); /* keeps the pending bit as it is */
+        if (atomic_exchange(&mpd__vps[i]->asleep, 0))
+            syscall(SYS_futex, (unsigned *)&idle_seq, FUTEX_WAKE_BITSET_PRIVATE, INT_MAX, NULL,
+                    NULL, vp_bit(i));
     }
 }
 
@@ -655,7 +693,7 @@ static mpd_proc *idle_wait(mpd_vp *vp)
         tp = &ts;
     }
     atomic_store_explicit(&vp->asleep, 1, memory_order_relaxed);
-    futex_wait(&idle_seq, seq, tp);
+    idle_futex_wait(seq, tp, vp_bit(vp->index));
     atomic_store_explicit(&vp->asleep, 0, memory_order_relaxed);
     atomic_fetch_sub(&nsleep, 1);
     /* before it takes work of its own: see all_idle_and_nothing_pending */

@@ -290,7 +290,7 @@ static void cfg_put(void *st, mpd_proc *p)
     cq_insert(q, p, atomic_load_explicit(&target->policy, memory_order_relaxed));
     mpd_spin_unlock(&q->lk);
     if (target != s)
-        mpd__wake_all_idle_vps(); /* the target VP may be asleep */
+        mpd__wake_vp(target->vp); /* the target VP may be asleep; only it can run p */
 }
 
 static void apply_pending(vpsched *s)
@@ -445,7 +445,7 @@ static void nudge_pinned(vpsched *s)
         vpsched *o = &vps[(s->vp + k) % nvps];
         if (o->q == &o->local && atomic_load_explicit(&o->local.n, memory_order_relaxed) > 0 &&
             !atomic_load_explicit(&o->migrate, memory_order_relaxed) && mpd__vp_asleep(o->vp)) {
-            mpd__wake_all_idle_vps();
+            mpd__wake_vp(o->vp); /* once: the wake clears its asleep flag */
             return;
         }
     }

@@ -285,6 +285,16 @@ static void main_trampoline(void *arg)
 
 extern int (*_Atomic mpd_alock__prio_hook)(void);
 
+/* The runtime ended with threads blocked for ever (a deadlock, or a thread
+ * lost by the library): mpd_threads_main says so instead of "done" -- a test
+ * whose checks follow a join would otherwise never run them and pass. */
+static int threads_deadlocked;
+static void threads_report(void)
+{
+    threads_deadlocked = 1;
+    mpd_rt_report_blocked();
+}
+
 int mpd_threads_main(int nvp, void (*main_fn)(void *), void *arg)
 {
     if (nvp > 0)
@@ -298,7 +308,12 @@ int mpd_threads_main(int nvp, void (*main_fn)(void *), void *arg)
     m.fn = main_fn;
     m.arg = arg;
     static char *argv0[] = {"mpd-threads", NULL};
+    threads_deadlocked = 0;
+    mpd_rt_set_report(threads_report);
     int r = mpd_rt_main(1, argv0, main_trampoline, &m);
+    mpd_rt_set_report(NULL);
+    if (r == 0 && threads_deadlocked)
+        r = EDEADLK;
     mpd_alock_set_backend(NULL);
     mpd_ras_set_yield(NULL);
     mpd_ras_set_uniprocessor(0);

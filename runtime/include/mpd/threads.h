@@ -78,7 +78,9 @@ typedef struct {
 void mpd_thread_attr_init(mpd_thread_attr_t *a);
 
 /* Runs main_fn(arg) as a thread on nvp VPs (<= 0: runtime default) and
- * returns when every thread has finished (status of the runtime). */
+ * returns when every thread has finished (status of the runtime), or
+ * EDEADLK when the run ended with threads blocked for ever (each reported on
+ * stderr as "RTS warning: blocked process"). */
 int mpd_threads_main(int nvp, void (*main_fn)(void *), void *arg);
 
 int mpd_thread_fork(mpd_thread_t **t, const mpd_thread_attr_t *a, void *(*fn)(void *), void *arg);
