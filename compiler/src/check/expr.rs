@@ -278,15 +278,7 @@ impl<'a> Checker<'a> {
     pub(super) fn ident(&mut self, e: &Expr, id: &ast::Ident) -> V {
         // a procedure named as a value (a capability) above its heading is
         // undefined there, as a call is
-        let r = if self.is_later_proc(&id.name) {
-            match self.resolve_use(id) {
-                Some(s) => Resolved::of_sym(s),
-                None => self.resolution(e),
-            }
-        } else {
-            self.resolution(e)
-        };
-        match r {
+        match self.resolution_used(e, id, true) {
             Resolved::Var { c, ty, assignable } => {
                 let c = self.captured(&id.name, c, &ty);
                 self.named_value(Resolved::Var { c, ty, assignable })

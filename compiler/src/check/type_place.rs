@@ -195,11 +195,14 @@ impl<'a> Checker<'a> {
     /// rc.f[i], or the op a capability designates.
     pub(super) fn target_op(&mut self, e: &Expr) -> Option<TargetOp> {
         match &e.kind {
-            ExprKind::Ident(id) => match self.resolve_pure(&id.name) {
-                Some(Sym::Proc(sig)) => self.named_op(&sig, 0),
-                Some(Sym::Var { .. }) => self.cap_target_op(e),
-                _ => None,
-            },
+            ExprKind::Ident(_) => {
+                let r = self.resolution(e);
+                match self.callee_sig(&r) {
+                    Some(sig) => self.named_op(&sig, 0),
+                    None if matches!(r, Resolved::Var { .. }) => self.cap_target_op(e),
+                    None => None,
+                }
+            }
             ExprKind::Index { .. } => {
                 let (mut root, mut n) = (e, 0);
                 while let ExprKind::Index { base, subs } = &root.kind {
@@ -209,49 +212,50 @@ impl<'a> Checker<'a> {
                     n += subs.len();
                     root = base;
                 }
-                match &root.kind {
-                    ExprKind::Ident(id) => match self.resolve_pure(&id.name) {
-                        Some(Sym::Proc(sig)) => self.named_op(&sig, n),
+                if !matches!(root.kind, ExprKind::Ident(_) | ExprKind::Field { .. }) {
+                    return self.cap_target_op(e);
+                }
+                let r = self.resolution(root);
+                if let Some(sig) = self.callee_sig(&r) {
+                    return self.named_op(&sig, n);
+                }
+                match r {
+                    Resolved::Member(m) => match *m {
+                        Resolved::Op(sig) | Resolved::Proc(sig) => self.named_op(&sig, n),
                         _ => self.cap_target_op(e),
                     },
-                    ExprKind::Field { base, name } => {
-                        if let (true, ExprKind::Ident(b)) = (self.names_component(base), &base.kind) {
-                            if let Some(Sym::Proc(sig)) = self.qualified(b, name) {
-                                return self.named_op(&sig, n);
-                            }
+                    Resolved::ResCapOp { sig } => {
+                        let array = sig.op.as_ref().is_some_and(|r| !r.dims.is_empty());
+                        if array && n == 1 {
+                            Some(TargetOp::of(&sig))
+                        } else {
+                            None
                         }
-                        if let Ty::Cap(CapTy::Resource(rn)) = self.type_of(base) {
-                            if let Some(Sym::Proc(sig)) = self.res_member(&rn, &name.name) {
-                                let array = sig.op.as_ref().is_some_and(|r| !r.dims.is_empty());
-                                return if array && n == 1 { Some(TargetOp::of(&sig)) } else { None };
-                            }
-                        }
-                        self.cap_target_op(e)
                     }
                     _ => self.cap_target_op(e),
                 }
             }
-            ExprKind::Field { base, name } => {
-                if let ExprKind::Ident(b) = &base.kind {
-                    if matches!(self.lookup(&b.name), Some(Sym::Comp(_))) {
-                        if let Some(Sym::Proc(sig)) = self.qualified(b, name) {
+            ExprKind::Field { base, .. } => match self.resolution(e) {
+                Resolved::Member(m) if matches!(&base.kind, ExprKind::Ident(b) if matches!(self.lookup(&b.name), Some(Sym::Comp(_)))) =>
+                {
+                    match *m {
+                        Resolved::Op(sig) | Resolved::Proc(sig) => {
                             let r = sig.op.as_ref()?;
                             // an op array named whole is not one op (op_target.rs)
                             let one = r.dims.is_empty() && self.op_reachable_here(r);
-                            return if one { Some(TargetOp::of(&sig)) } else { None };
+                            if one {
+                                Some(TargetOp::of(&sig))
+                            } else {
+                                None
+                            }
                         }
+                        _ => self.cap_target_op(e),
                     }
                 }
-                let bt = self.type_of(base);
-                if let Ty::Cap(CapTy::Resource(rn)) = bt {
-                    return match self.res_member(&rn, &name.name) {
-                        Some(Sym::Proc(sig)) if sig.op.as_ref().is_some_and(|r| !r.dims.is_empty()) => None,
-                        Some(Sym::Proc(sig)) => Some(TargetOp::of(&sig)),
-                        _ => None,
-                    };
-                }
-                self.cap_target_op(e)
-            }
+                Resolved::ResCapOp { sig } if sig.op.as_ref().is_some_and(|r| !r.dims.is_empty()) => None,
+                Resolved::ResCapOp { sig } => Some(TargetOp::of(&sig)),
+                _ => self.cap_target_op(e),
+            },
             _ => self.cap_target_op(e),
         }
     }
