@@ -645,8 +645,7 @@ impl<'a> Checker<'a> {
                 _ => break,
             }
         }
-        let ity =
-            self.index_types.get(&v.c).cloned().unwrap_or_else(|| v.ty.index_types()).get((dim - 1) as usize).cloned();
+        let ity = v.ty.index_types().get((dim - 1) as usize).cloned();
         match &t {
             Ty::Arr(_, lo, hi, _) => {
                 let k = if is_lb { *lo } else { *hi };

@@ -386,11 +386,6 @@ impl<'a> Checker<'a> {
                     Some((_, fty, off)) => {
                         let (fty, off) = (fty.clone(), *off);
                         let addr = data::field_addr(&b.c, off);
-                        if let Some(t) = self.field_index_types.get(&(*r, name.name.clone())) {
-                            // r.a['c'] is checked against a's declared index types
-                            self.typed.stale();
-                            self.index_types.insert(addr.clone(), t.clone());
-                        }
                         if fty.is_blob() {
                             V { c: addr, ty: fty, form: Form::Blob, k: None, lv: b.lv, slice: None }
                         } else {

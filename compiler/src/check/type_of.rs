@@ -14,7 +14,7 @@
 //! invocations in type_of_call.rs; assignments, swap, create, new and array
 //! constructors in type_of_effect.rs; types written in expressions in
 //! type_written.rs; constant values (which `||` and folding need) in
-//! type_const.rs; variables and index types in type_place.rs.  Each rule
+//! type_const.rs; variables and the ops invocations reach in type_place.rs.  Each rule
 //! says which translation it mirrors; type_audit.rs checks them against
 //! `expr` (MPD_AUDIT_TYPES=1, and the compiler's unit tests).
 use super::konst::KV;

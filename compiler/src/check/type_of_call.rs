@@ -282,7 +282,7 @@ impl<'a> Checker<'a> {
         if !matches!(t, Ty::Arr(..)) || !matches!(outer, Ty::Arr(..)) {
             return Ty::Error;
         }
-        match self.index_types_of(a).get((dim - 1) as usize) {
+        match self.type_of(a).index_types().get((dim - 1) as usize) {
             Some(t @ (Ty::Bool | Ty::Char | Ty::Enum(_))) => t.clone(),
             _ => Ty::Int,
         }

@@ -1,12 +1,10 @@
 //! type_place: what an expression designates, worked out without
 //! translating it -- whether it is a variable (`V::lv`: getarg's and read's
-//! destinations, `@x`, `x++`), the index types its array's declaration gave
-//! (lb/ub), and the capability type of an op.
+//! destinations, `@x`, `x++`) and the capability type of an op.
 use super::resolved::Resolved;
 use super::scope::{ProcSig, Sym};
 use super::types::{CapTy, Ty};
 use super::Checker;
-use crate::emit;
 use crate::syntax::ast::{Expr, ExprKind, Subscript, UnaryOp};
 use std::rc::Rc;
 
@@ -102,80 +100,6 @@ impl<'a> Checker<'a> {
             }
             _ => false,
         }
-    }
-
-    /// The index types the checker has on record for the array `expr(e)`
-    /// gives (a declaration's `[color] int`, kept through subscripts and
-    /// slices by index.rs; a record field's by its record): empty when none.
-    /// Any other array (through a pointer, a type name, a call) carries its
-    /// index types in its type (index.rs does the same).
-    pub(super) fn index_types_of(&mut self, e: &Expr) -> Vec<Ty> {
-        let kept = self.kept_index_types(e);
-        if !kept.is_empty() {
-            return kept;
-        }
-        self.type_of(e).index_types()
-    }
-
-    fn kept_index_types(&mut self, e: &Expr) -> Vec<Ty> {
-        match &e.kind {
-            ExprKind::Paren(inner) => self.index_types_of(inner),
-            ExprKind::Ident(id) => match self.lookup(&id.name).cloned() {
-                Some(Sym::Var { c, .. }) if !self.would_capture(&id.name, &c) => {
-                    self.index_types.get(&c).cloned().unwrap_or_default()
-                }
-                _ => vec![],
-            },
-            ExprKind::Field { base, name } => {
-                if let ExprKind::Ident(b) = &base.kind {
-                    if self.names_component(base) {
-                        return match self.qualified(b, name) {
-                            Some(Sym::Var { c, .. }) => self.index_types.get(&c).cloned().unwrap_or_default(),
-                            _ => vec![],
-                        };
-                    }
-                }
-                let bt = match self.type_of(base) {
-                    Ty::Ptr(inner) if matches!(*inner, Ty::Rec(_) | Ty::Fwd(_)) => self.type_of_pointee(*inner),
-                    t => t,
-                };
-                match bt {
-                    Ty::Rec(r) => self.field_index_types.get(&(r, name.name.clone())).cloned().unwrap_or_default(),
-                    _ => vec![],
-                }
-            }
-            ExprKind::Index { base, subs } => {
-                let ixty = self.index_types_of(base);
-                if !matches!(self.type_of(e), Ty::Arr(..)) || ixty.is_empty() {
-                    return vec![];
-                }
-                // a section keeps an int per range
-                if let Some(k) = subs.iter().position(|s| matches!(s, Subscript::Slice { .. })) {
-                    if k + 1 < subs.len() {
-                        return subs[k..]
-                            .iter()
-                            .filter(|s| matches!(s, Subscript::Slice { .. }))
-                            .map(|_| Ty::Int)
-                            .collect();
-                    }
-                }
-                let used = subs.iter().filter(|s| matches!(s, Subscript::Index(_))).count();
-                let mut left = ixty.get(used..).unwrap_or_default().to_vec();
-                if matches!(subs.last(), Some(Subscript::Slice { .. })) && !left.is_empty() {
-                    left[0] = Ty::Int;
-                }
-                left
-            }
-            _ => vec![],
-        }
-    }
-
-    /// Whether a local `name` (C `c`) is reached through an st/by
-    /// callback's environment here (expr.rs's `captured`).
-    fn would_capture(&self, name: &str, c: &str) -> bool {
-        let Some((depth, _)) = &self.f.capture else { return false };
-        let idx = self.scopes.iter().rposition(|s| s.map.contains_key(name)).unwrap_or(0);
-        idx < *depth && !emit::names::outside_frame(c)
     }
 
     /// The capability type of op `sig` (op_cap_value): a semaphore's, or an

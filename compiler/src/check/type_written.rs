@@ -134,11 +134,11 @@ impl<'a> Checker<'a> {
         for p in params {
             let t = self.written_type(&p.ty);
             if p.names.is_empty() {
-                ps.push(PSig { mode: p.mode, ty: t.clone(), name: String::new(), ixty: vec![] });
+                ps.push(PSig { mode: p.mode, ty: t.clone(), name: String::new() });
             }
             for n in &p.names {
                 let ty = self.written_dims(t.clone(), &n.dims);
-                ps.push(PSig { mode: p.mode, ty, name: n.name.name.clone(), ixty: vec![] });
+                ps.push(PSig { mode: p.mode, ty, name: n.name.name.clone() });
             }
         }
         ps
