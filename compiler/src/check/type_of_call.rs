@@ -264,11 +264,9 @@ impl<'a> Checker<'a> {
             return Ty::Error;
         }
         let a = &args[0];
-        if let ExprKind::Ident(id) = &a.kind {
-            if let Some(Sym::Proc(sig)) = self.lookup(&id.name) {
-                if sig.op.as_ref().is_some_and(|r| !r.dims.is_empty()) {
-                    return Ty::Int;
-                }
+        if let (ExprKind::Ident(_), Resolved::Op(sig)) = (&a.kind, self.resolution(a)) {
+            if sig.op.as_ref().is_some_and(|r| !r.dims.is_empty()) {
+                return Ty::Int;
             }
         }
         let mut t = self.type_of(a);

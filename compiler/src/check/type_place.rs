@@ -94,7 +94,7 @@ impl<'a> Checker<'a> {
             root = b2;
         }
         match &root.kind {
-            ExprKind::Ident(id) => matches!(self.lookup(&id.name), Some(Sym::Proc(s)) if s.op.is_some()),
+            ExprKind::Ident(_) => matches!(self.resolution(root), Resolved::Op(_)),
             ExprKind::Field { base: rb, .. } if !self.names_component(rb) => {
                 matches!(self.type_of(rb), Ty::Cap(CapTy::Resource(_)))
             }
