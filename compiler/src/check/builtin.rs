@@ -1,6 +1,7 @@
 //! builtin: invocations — procedures, conversions, record constructors and MPD's
 //! predefined functions (I/O through mpd/abi/io.h, the rest through mpd/abi/lang.h or C).
 use super::konst::{self, KV};
+use super::resolved::Resolved;
 use super::scope::{PSig, ProcSig, Sym};
 use super::types::Ty;
 use super::{Checker, Form, V};
@@ -19,32 +20,39 @@ impl<'a> Checker<'a> {
                 };
                 self.convert(ty, args, span)
             }
-            ExprKind::Ident(id) => match self.resolve_use(id) {
+            ExprKind::Ident(id) => match self.resolution_used(callee, id, true) {
                 // an imported op does not hide a predefined function of the same name
-                Some(Sym::Proc(_)) if self.imported_only(&id.name) && is_predefined(&id.name) => {
+                Resolved::Op(_) | Resolved::Proc(_) if self.imported_only(&id.name) && is_predefined(&id.name) => {
                     self.predefined_in_order(&id.name, args, span)
                 }
-                Some(Sym::Proc(sig)) => self.call_proc(&sig, args, span),
-                Some(Sym::Type(ty)) => match ty {
+                Resolved::Op(sig) | Resolved::Proc(sig) => self.call_proc(&sig, args, span),
+                Resolved::Type(ty) => match ty {
                     Ty::Rec(_) => self.rec_cons(ty, args, span),
                     _ => self.convert(ty, args, span),
                 },
-                Some(Sym::Var { .. }) => self.op_call(callee, args, span),
-                Some(Sym::Comp(_)) => {
+                Resolved::Var { .. } => self.op_call(callee, args, span),
+                Resolved::NotValue(Sym::Comp(_)) => {
                     self.error(id.span, format!("not an op: {} (it names a component)", id.name));
                     V::err()
                 }
-                Some(_) => {
+                // no symbol: a predefined function, else undefined (EOF and
+                // the predefined enumerations' literals are no functions)
+                Resolved::Predef(_) | Resolved::Nothing => self.predefined_in_order(&id.name, args, span),
+                Resolved::Const { .. } | Resolved::EnumLit { .. } if self.lookup(&id.name).is_none() => {
+                    self.predefined_in_order(&id.name, args, span)
+                }
+                _ => {
                     self.error(id.span, format!("`{}` cannot be invoked", id.name));
                     V::err()
                 }
-                None => self.predefined_in_order(&id.name, args, span),
             },
-            ExprKind::Field { base, name } => {
+            ExprKind::Field { base, .. } => {
                 if let ExprKind::Ident(b) = &base.kind {
                     if matches!(self.lookup(&b.name), Some(Sym::Comp(_))) {
-                        if let Some(Sym::Proc(sig)) = self.qualified(b, name) {
-                            return self.call_proc(&sig, args, span);
+                        if let Resolved::Member(m) = self.resolution(callee) {
+                            if let Resolved::Op(sig) | Resolved::Proc(sig) = *m {
+                                return self.call_proc(&sig, args, span);
+                            }
                         }
                     }
                 }
@@ -637,8 +645,7 @@ impl<'a> Checker<'a> {
                 _ => break,
             }
         }
-        let ity =
-            self.index_types.get(&v.c).cloned().unwrap_or_else(|| v.ty.index_types()).get((dim - 1) as usize).cloned();
+        let ity = v.ty.index_types().get((dim - 1) as usize).cloned();
         match &t {
             Ty::Arr(_, lo, hi, _) => {
                 let k = if is_lb { *lo } else { *hi };

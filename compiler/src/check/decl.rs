@@ -59,11 +59,6 @@ impl<'a> Checker<'a> {
         let i = &self.ifaces[&n.name];
         let g = i.global;
         let mut syms = i.syms.clone();
-        // its arrays keep their index types here (g.a['c'] is checked as a['c'])
-        for (c, t) in i.index_types.clone() {
-            self.names_changed();
-            self.index_types.insert(c, t);
-        }
         if g {
             let f = names::global_field(&n.name);
             if !self.imported_globals.contains(&n.name) {
@@ -270,7 +265,6 @@ impl<'a> Checker<'a> {
         for r in &item.dims {
             outer.push(self.range(r, true));
         }
-        let index_tys = self.declared_index_types(v.ty.as_ref(), &item.dims);
         let mut dims: Vec<(String, String)> = outer.iter().map(|(_, _, l, h)| (l.clone(), h.clone())).collect();
         let ixs: Vec<Ty> = item.dims.iter().map(|r| self.range_type(r)).collect();
         for ((lo, hi, _, _), ix) in outer.iter().zip(ixs).rev() {
@@ -331,12 +325,6 @@ impl<'a> Checker<'a> {
         if let Some((iv, sp)) = init {
             self.with_mismatch("incompatible initialization".into(), |c| c.assign_into(&var, iv, sp));
             self.flush_tmps();
-        }
-        if !index_tys.is_empty() {
-            // lb/ub of an array indexed by bool, char or an enumeration have
-            // that type; a subscript must have it too
-            self.names_changed();
-            self.index_types.insert(c.clone(), index_tys);
         }
         self.declare(&item.name, Sym::Var { c, ty, assignable: !v.constant });
     }

@@ -278,15 +278,7 @@ impl<'a> Checker<'a> {
     pub(super) fn ident(&mut self, e: &Expr, id: &ast::Ident) -> V {
         // a procedure named as a value (a capability) above its heading is
         // undefined there, as a call is
-        let r = if self.is_later_proc(&id.name) {
-            match self.resolve_use(id) {
-                Some(s) => Resolved::of_sym(s),
-                None => self.resolution(e),
-            }
-        } else {
-            self.resolution(e)
-        };
-        match r {
+        match self.resolution_used(e, id, true) {
             Resolved::Var { c, ty, assignable } => {
                 let c = self.captured(&id.name, c, &ty);
                 self.named_value(Resolved::Var { c, ty, assignable })
@@ -394,11 +386,6 @@ impl<'a> Checker<'a> {
                     Some((_, fty, off)) => {
                         let (fty, off) = (fty.clone(), *off);
                         let addr = data::field_addr(&b.c, off);
-                        if let Some(t) = self.field_index_types.get(&(*r, name.name.clone())) {
-                            // r.a['c'] is checked against a's declared index types
-                            self.typed.stale();
-                            self.index_types.insert(addr.clone(), t.clone());
-                        }
                         if fty.is_blob() {
                             V { c: addr, ty: fty, form: Form::Blob, k: None, lv: b.lv, slice: None }
                         } else {

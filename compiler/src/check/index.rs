@@ -8,10 +8,10 @@ use crate::syntax::ast::{self, Span, Subscript};
 
 impl<'a> Checker<'a> {
     pub(super) fn index(&mut self, mut b: V, subs: &[Subscript], span: Span) -> V {
-        // an array variable declared with its dimensions knows their index
-        // types; any other array (through a pointer, a type name, a call)
-        // carries them in its type
-        let ixty = self.index_types.get(&b.c).cloned().unwrap_or_else(|| b.ty.index_types());
+        // an array carries its index types in its type (a declaration's,
+        // a type name's, a formal's, a record field's, what a subscript or
+        // slice leaves)
+        let ixty = b.ty.index_types();
         // a list with a slice takes at most one subscript per dimension (a
         // string has one): `s[1:2, 3]` is not a slice of a slice
         if subs.iter().any(|s| matches!(s, Subscript::Slice { .. })) {
@@ -46,33 +46,17 @@ impl<'a> Checker<'a> {
                 }
             };
         }
-        // what is left keeps its index types: a[i][j], a[1:2][k] and
-        // r.a[i] are checked as a[i, j] is; a slice is indexed from 1 by
-        // int, whatever its array's index type (MPD 1.0.1)
-        let used = subs.iter().filter(|s| matches!(s, Subscript::Index(_))).count();
-        let mut left = ixty.get(used..).unwrap_or_default().to_vec();
-        if matches!(subs.last(), Some(Subscript::Slice { .. })) && !left.is_empty() {
-            left[0] = Ty::Int;
-        }
-        self.keep_index_types(&b, &left);
+        // what is left keeps its index types in its type: a[i][j] and
+        // r.a[i] are checked as a[i, j] is; a slice is indexed from 1 by int,
+        // whatever its array's index type (MPD 1.0.1)
         let _ = span;
         b
-    }
-
-    /// Records the index types `left` of array `v` (a subscript or slice of a
-    /// known array) for the subscripts applied to it next.
-    fn keep_index_types(&mut self, v: &V, left: &[Ty]) {
-        if matches!(v.ty, Ty::Arr(..)) && !left.is_empty() {
-            self.names_changed();
-            self.index_types.insert(v.c.clone(), left.to_vec());
-        }
     }
 
     /// A section like `a[*, 2]`: a range followed by more subscripts; `ixty`:
     /// the index types of the dimensions from the first one subscripted.
     pub(super) fn section(&mut self, b: V, subs: &[Subscript], span: Span, ixty: &[Ty]) -> V {
         let mut parts = Vec::new();
-        let mut left = Vec::new();
         let mut ty = b.ty.clone();
         let mut shape: Vec<bool> = Vec::new();
         for (k, s) in subs.iter().enumerate() {
@@ -97,7 +81,6 @@ impl<'a> Checker<'a> {
                 }
                 Subscript::Slice { lo, hi, .. } => {
                     self.slice_bound_types(lo.as_ref(), hi, want);
-                    left.push(Ty::Int);
                     let l = lo.as_ref().and_then(|l| self.bound_c(l)).unwrap_or_else(|| ed::SECTION_LO.into());
                     let h = self.bound_c(hi).unwrap_or_else(|| ed::SECTION_HI.into());
                     parts.push(ed::section_range(&l, &h));
@@ -116,9 +99,6 @@ impl<'a> Checker<'a> {
         let t = self.t();
         let v = V { c: ed::arr_section(&p, t, &b.c, &subs_c), ty, form: Form::Blob, k: None, lv: false, slice: None };
         let v = v.with_slice_of(b.c.clone(), "#sec".into(), subs_c, b.lv);
-        if !ixty.is_empty() {
-            self.keep_index_types(&v, &left);
-        }
         v
     }
 

@@ -3,6 +3,7 @@
 //! filled (emit/ops.rs spells it), results copied back.
 use super::konst::KV;
 use super::ops::Target;
+use super::resolved::Resolved;
 use super::scope::{OpRef, PSig, ProcSig, Sym};
 use super::types::{CapTy, Ty};
 use super::{Checker, FnKind, Form, Issue, V};
@@ -344,7 +345,7 @@ impl<'a> Checker<'a> {
             }
         };
         if let ExprKind::Ident(id) = &callee.kind {
-            if let Some(Sym::Proc(sig)) = self.resolve(&id.name) {
+            if let Resolved::Op(sig) | Resolved::Proc(sig) = self.resolution_used(callee, id, false) {
                 if sig.external && self.plain_issue() {
                     // `send f()` of an external: MPD 1.0.1 runs it; here in place
                     let v = self.call_expr(callee, args, e.span);

@@ -132,8 +132,6 @@ pub struct Iface {
     pub imports: Vec<String>,
     /// What each spec item declares and uses (import cycles: spec_order).
     pub order: spec_order::SpecOrder,
-    /// The index types of its exported arrays, by C name (index.rs)
-    pub index_types: Vec<(String, Vec<Ty>)>,
 }
 
 /// The checker state for one component.
@@ -206,9 +204,6 @@ pub struct Checker<'a> {
     type_names: std::collections::HashSet<String>,
     /// Type names whose definition has a `*` bound (not for variables).
     star_types: HashMap<String, star_bounds::StarIn>,
-    /// The index type of each dimension of an array, by the C of the array: its
-    /// variable, or a record field, slice or subscript of one (index.rs)
-    index_types: HashMap<String, Vec<Ty>>,
     /// Procedures of the body whose text is not reached yet: (scope, line of
     /// the heading).  MPD 1.0.1 declares names in text order (procs.rs)
     later_procs: HashMap<String, (usize, usize)>,
@@ -217,8 +212,6 @@ pub struct Checker<'a> {
     unfolded: Option<(Span, bool)>,
     /// types declared with such a bound (they may not size a record field)
     unfolded_types: HashMap<String, (Span, bool)>,
-    /// The index types of each array field of a record type: (record, field)
-    field_index_types: HashMap<(usize, String), Vec<Ty>>,
     /// Input ops (first index) without parameters or result: semaphores at run
     /// time (a semaphore op) unless an input statement needs their queue.
     pub(crate) plain_ops: std::collections::HashSet<u32>,
@@ -376,9 +369,7 @@ impl<'a> Checker<'a> {
             res_params: Vec::new(),
             trace_pos: String::new(),
             replying: Default::default(),
-            index_types: HashMap::new(),
             issue: Issue::Plain,
-            field_index_types: HashMap::new(),
             later_procs: HashMap::new(),
             unfolded: None,
             unfolded_types: HashMap::new(),
@@ -616,12 +607,7 @@ impl<'a> Checker<'a> {
                     self.f.code.put(&component::res_param_scalar(&c, i));
                 }
                 self.names_changed();
-                self.res_params.push(scope::PSig {
-                    mode: p.mode,
-                    ty: ty.clone(),
-                    name: n.name.name.clone(),
-                    ixty: vec![],
-                });
+                self.res_params.push(scope::PSig { mode: p.mode, ty: ty.clone(), name: n.name.name.clone() });
                 self.declare_named(&n.name, Sym::Var { c, ty, assignable: true }, true);
             }
         }

@@ -2,6 +2,7 @@
 //! `rc.f[i]`, or a capability value -- checked for its use (MPD 1.0.1's
 //! words for misuse), as a signature and a Target (emit/ops.rs).
 use super::ops::{op_key, CapC, OpUse, Target};
+use super::resolved::Resolved;
 use super::scope::{OpRef, ProcSig, Sym};
 use super::types::{CapTy, Ty};
 use super::{Checker, V};
@@ -42,7 +43,7 @@ impl<'a> Checker<'a> {
             b = base;
         }
         if let ExprKind::Ident(id) = &b.kind {
-            if let Some(Sym::Proc(sig)) = self.resolve(&id.name) {
+            if let Resolved::Op(sig) | Resolved::Proc(sig) = self.resolution_used(b, id, false) {
                 if let Some(op) = &sig.op {
                     self.implemented.insert(op_key(op));
                 }
@@ -52,8 +53,8 @@ impl<'a> Checker<'a> {
 
     fn op_target_any(&mut self, e: &Expr, how: OpUse) -> Option<(Rc<ProcSig>, Target)> {
         match &e.kind {
-            ExprKind::Ident(id) => match self.resolve_use(id) {
-                Some(Sym::Proc(sig)) if sig.op.is_none() => {
+            ExprKind::Ident(id) => match self.resolution_used(e, id, true) {
+                Resolved::Op(sig) | Resolved::Proc(sig) if sig.op.is_none() => {
                     // an external: a C function, called in place
                     match how {
                         OpUse::Input => self.error(
@@ -65,7 +66,7 @@ impl<'a> Checker<'a> {
                     }
                     None
                 }
-                Some(Sym::Proc(sig)) => {
+                Resolved::Op(sig) | Resolved::Proc(sig) => {
                     let r = sig.op.clone()?;
                     if !r.dims.is_empty() {
                         let what = match how {
@@ -81,8 +82,13 @@ impl<'a> Checker<'a> {
                     }
                     Some((sig, Target::Op(self.op_ptr(&r, &r.idx.to_string()))))
                 }
-                Some(Sym::Var { .. }) => self.cap_target(e, how),
-                None => {
+                Resolved::Var { .. } => self.cap_target(e, how),
+                // no symbol (EOF and the predefined enumerations' literals are no ops)
+                Resolved::Predef(_) | Resolved::Nothing => {
+                    self.undefined(e.span, &id.name);
+                    None
+                }
+                Resolved::Const { .. } | Resolved::EnumLit { .. } if self.lookup(&id.name).is_none() => {
                     self.undefined(e.span, &id.name);
                     None
                 }
@@ -95,7 +101,7 @@ impl<'a> Checker<'a> {
             ExprKind::Field { base, name } => {
                 if let ExprKind::Ident(b) = &base.kind {
                     if matches!(self.lookup(&b.name), Some(Sym::Comp(_))) {
-                        if let Some(Sym::Proc(sig)) = self.qualified(b, name) {
+                        if let Resolved::Op(sig) | Resolved::Proc(sig) = self.resolution(e).member() {
                             let r = sig.op.clone()?;
                             if !r.dims.is_empty() {
                                 self.whole_op_array_target(&format!("{}.{}", b.name, name.name), how, e.span);
@@ -146,7 +152,7 @@ impl<'a> Checker<'a> {
         }
         let (base, subs) = (b, &all);
         if let ExprKind::Ident(id) = &base.kind {
-            if let Some(Sym::Proc(sig)) = self.resolve(&id.name) {
+            if let Resolved::Op(sig) | Resolved::Proc(sig) = self.resolution_used(base, id, false) {
                 let r = sig.op.clone()?;
                 if !self.op_reachable(&r, e.span) {
                     return None;
@@ -156,9 +162,9 @@ impl<'a> Checker<'a> {
             }
         }
         // g.f[i]: an element of an op array of component g
-        if let ExprKind::Field { base: rb, name } = &base.kind {
-            if let (true, ExprKind::Ident(b)) = (self.names_component(rb), &rb.kind) {
-                if let Some(Sym::Proc(sig)) = self.qualified(b, name) {
+        if let ExprKind::Field { base: rb, .. } = &base.kind {
+            if self.names_component(rb) {
+                if let Resolved::Op(sig) | Resolved::Proc(sig) = self.resolution(base).member() {
                     let r = sig.op.clone()?;
                     if !self.op_reachable(&r, e.span) {
                         return None;
@@ -170,24 +176,22 @@ impl<'a> Checker<'a> {
         }
         // rc.p[i]: an element of an op array of a resource capability
         if let (ExprKind::Field { base: rb, name }, [ast::Subscript::Index(ie)]) = (&base.kind, subs.as_slice()) {
-            if let Ty::Cap(CapTy::Resource(rn)) = self.type_of(rb) {
-                if let Some(Sym::Proc(sig)) = self.res_member(&rn, &name.name) {
-                    let bv = self.expr(rb);
-                    let r = sig.op.clone()?;
-                    if r.dims.is_empty() {
-                        self.error(
-                            ie.span,
-                            format!("subscripted object is not an array (`{}` is a single operation)", name.name),
-                        );
-                        return None;
-                    }
-                    let i = self.expr(ie);
-                    let want = r.ixty.first().cloned().unwrap_or(Ty::Int);
-                    self.check_op_subscript(&want, &i, ie.span);
-                    let p = self.pos(ie.span);
-                    let ix = eops::op_index(&p, &i.c, &r.lo, &r.n);
-                    return Some((sig, Target::Cap(CapC::rc_op(&bv.c, eops::op_elem(r.idx, &ix)))));
+            if let Resolved::ResCapOp { sig } = self.resolution(base) {
+                let bv = self.expr(rb);
+                let r = sig.op.clone()?;
+                if r.dims.is_empty() {
+                    self.error(
+                        ie.span,
+                        format!("subscripted object is not an array (`{}` is a single operation)", name.name),
+                    );
+                    return None;
                 }
+                let i = self.expr(ie);
+                let want = r.ixty.first().cloned().unwrap_or(Ty::Int);
+                self.check_op_subscript(&want, &i, ie.span);
+                let p = self.pos(ie.span);
+                let ix = eops::op_index(&p, &i.c, &r.lo, &r.n);
+                return Some((sig, Target::Cap(CapC::rc_op(&bv.c, eops::op_elem(r.idx, &ix)))));
             }
         }
         self.cap_target(e, OpUse::Invoke)

@@ -22,11 +22,8 @@ impl<'a> Checker<'a> {
         // quantifier ranges over, as in MPD 1.0.1: `process p[c = 'a' to 'b']`
         // sees c as 97 and 98 in its body (a real quantifier is truncated);
         // the `st` condition still sees the quantifier's own type
-        let params: Vec<PSig> = p
-            .quants
-            .iter()
-            .map(|q| PSig { mode: ParamMode::Default, ty: Ty::Int, name: q.var.name.clone(), ixty: vec![] })
-            .collect();
+        let params: Vec<PSig> =
+            p.quants.iter().map(|q| PSig { mode: ParamMode::Default, ty: Ty::Int, name: q.var.name.clone() }).collect();
         self.inv_struct(&inv, &params, &Ty::Void, p.name.span);
         let sig = ProcSig {
             name: p.name.name.clone(),

@@ -37,12 +37,11 @@ impl<'a> Checker<'a> {
         for p in params {
             let t = self.ty(&p.ty);
             if p.names.is_empty() {
-                out.push(PSig { mode: p.mode, ty: t.clone(), name: String::new(), ixty: vec![] });
+                out.push(PSig { mode: p.mode, ty: t.clone(), name: String::new() });
             }
             for n in &p.names {
                 let ty = self.with_dims(&t, &n.dims, true);
-                let ixty = n.dims.iter().map(|r| self.range_type(r)).collect();
-                out.push(PSig { mode: p.mode, ty, name: n.name.name.clone(), ixty });
+                out.push(PSig { mode: p.mode, ty, name: n.name.name.clone() });
             }
         }
         out
@@ -319,10 +318,6 @@ impl<'a> Checker<'a> {
         if let (Ty::Arr(..), ParamMode::Ref) = (&ps.ty, ps.mode) {
             // a ref array is the actual itself, with the actual's bounds
             self.f.code.put(&var::local_blob_init(&c, &var::param(i)));
-            if !ps.ixty.is_empty() {
-                self.names_changed();
-                self.index_types.insert(c.clone(), ps.ixty.clone());
-            }
             let ty = unbounded(&ps.ty);
             self.declare(&ast::Ident { name: n.to_string(), span: sp }, Sym::Var { c, ty, assignable: true });
             return;
@@ -376,10 +371,6 @@ impl<'a> Checker<'a> {
             copyback.push_str(&var::copy_back(i, &c));
         } else {
             self.f.code.put(&var::local_scalar_init(&ps.ty, &c, &var::param(i)));
-        }
-        if !ps.ixty.is_empty() {
-            self.names_changed();
-            self.index_types.insert(c.clone(), ps.ixty.clone());
         }
         self.declare(
             &ast::Ident { name: n.to_string(), span: sp },

@@ -6,10 +6,11 @@
 //! signature), a procedure, a predefined function (its table row), a type,
 //! a member `g.x` of a component, an op `rc.f` of a resource capability, a
 //! record's field.  The type rules (`ident_type`, `field_type`,
-//! `op_elem_type`), `const_of` and `place` ask it, and so does the
-//! translation (`expr`'s names and component members): each node is looked
-//! up once per state of the names, and what the rules typed is what the
-//! translation emits.
+//! `op_elem_type`, the callee of `call_type`, `target_op`), `const_of` and
+//! `place` ask it, and so does the translation (`expr`'s names and
+//! component members, `call_expr`'s callees, op_target.rs's designators,
+//! through `resolution_used`): each node is looked up once per state of
+//! the names, and what the rules typed is what the translation emits.
 use super::konst::KV;
 use super::predef::{self, Predef};
 use super::scope::{ProcSig, Sym};
@@ -18,11 +19,7 @@ use super::Checker;
 use crate::syntax::ast::{Expr, ExprKind, Ident};
 use std::rc::Rc;
 
-/// What a name or a field names.  The signatures of procedures, the rows of
-/// predefined functions and the types named are recorded for the calls'
-/// rules (type_of_call.rs's `call_type`, the plan's next change), which do
-/// not read them yet.
-#[allow(dead_code)]
+/// What a name or a field names.
 #[derive(Clone)]
 pub(crate) enum Resolved {
     /// A variable: its C (lvalue, or a blob's address), type, assignability.
@@ -49,9 +46,9 @@ pub(crate) enum Resolved {
     Type(Ty),
     /// `g.x`: what member x of component g names there.
     Member(Box<Resolved>),
-    /// `rc.f`: op f of resource `res`, through a capability.
+    /// `rc.f`: member f of a resource's spec that is an op (or an external:
+    /// no `op` in its signature), through a capability.
     ResCapOp {
-        res: String,
         sig: Rc<ProcSig>,
     },
     /// `r.f`: field `field` of record type `rec`.
@@ -60,13 +57,22 @@ pub(crate) enum Resolved {
         field: usize,
     },
     /// A name that is no value (a component, an optype, a procedure whose
-    /// heading is not elaborated yet, a formal of the list being elaborated).
+    /// heading is not elaborated yet, a formal of the list being elaborated):
+    /// a procedure is one as a callee (`callee_sig`).
     NotValue(Sym),
     /// Nothing of that name (no member, no field).
     Nothing,
 }
 
 impl Resolved {
+    /// What member `g.x` names (Nothing for what is no member).
+    pub(super) fn member(self) -> Resolved {
+        match self {
+            Resolved::Member(m) => *m,
+            _ => Resolved::Nothing,
+        }
+    }
+
     pub(super) fn of_sym(s: Sym) -> Resolved {
         match s {
             Sym::Var { c, ty, assignable } => Resolved::Var { c, ty, assignable },
@@ -95,6 +101,39 @@ impl<'a> Checker<'a> {
         };
         self.typed_keep(e.id, s, |n| n.res = Some(r.clone()));
         r
+    }
+
+    /// What name `e` (`id`) names where the translation uses it: the
+    /// table's, but a procedure whose heading is not elaborated yet is
+    /// elaborated now (procs.rs's `resolve`: its signature goes into the
+    /// scope, its invocation block into the C), and one of the body named
+    /// above its heading is reported there when `report` (`resolve_use`).
+    pub(super) fn resolution_used(&mut self, e: &Expr, id: &Ident, report: bool) -> Resolved {
+        if report && self.is_later_proc(&id.name) {
+            return match self.resolve_use(id) {
+                Some(s) => Resolved::of_sym(s),
+                None => self.resolution(e),
+            };
+        }
+        match self.resolution(e) {
+            Resolved::NotValue(Sym::PendingProc(_)) => {
+                self.resolve(&id.name).map_or(Resolved::Nothing, Resolved::of_sym)
+            }
+            r => r,
+        }
+    }
+
+    /// The signature `r` names as the callee of a call or the op of an
+    /// invocation: an op's or a procedure's, or the one a procedure whose
+    /// heading is not elaborated yet will have (type_written.rs's
+    /// `pending_sig`, not kept: working it out may register its formals'
+    /// types, see typed.rs).
+    pub(super) fn callee_sig(&mut self, r: &Resolved) -> Option<Rc<ProcSig>> {
+        match r {
+            Resolved::Op(sig) | Resolved::Proc(sig) => Some(sig.clone()),
+            Resolved::NotValue(Sym::PendingProc(p)) => Some(self.pending_sig(p)),
+            _ => None,
+        }
     }
 
     /// A name: its symbol in the scopes open here, else MPD's predefined
@@ -133,7 +172,7 @@ impl<'a> Checker<'a> {
         }
         match self.type_of(base) {
             Ty::Cap(CapTy::Resource(rn)) => match self.res_member(&rn, &name.name) {
-                Some(Sym::Proc(sig)) if sig.op.is_some() => Resolved::ResCapOp { res: rn, sig },
+                Some(Sym::Proc(sig)) => Resolved::ResCapOp { sig },
                 _ => Resolved::Nothing,
             },
             Ty::Rec(r) => match self.types.recs[r].fields.iter().position(|f| f.0 == name.name) {

@@ -11,9 +11,6 @@ pub struct PSig {
     pub mode: ParamMode,
     pub ty: Ty,
     pub name: String,
-    /// The index type of each dimension declared with the parameter's name
-    /// (`bool a[false:true]`); empty when unknown.
-    pub ixty: Vec<Ty>,
 }
 
 /// A procedure, proc, or operation that can be called.

@@ -251,7 +251,7 @@ impl<'a> Checker<'a> {
         }
         let Ty::Arr(_, lo, hi, _) = t else { return None };
         let k = if is_lb { lo } else { hi }?;
-        Some(match self.index_types_of(a).get((dim - 1) as usize) {
+        Some(match self.type_of(a).index_types().get((dim - 1) as usize) {
             Some(Ty::Bool) => KV::Bool(k != 0),
             Some(Ty::Char) => KV::Char(k as u8),
             _ => KV::Int(k),

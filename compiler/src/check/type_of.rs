@@ -14,7 +14,7 @@
 //! invocations in type_of_call.rs; assignments, swap, create, new and array
 //! constructors in type_of_effect.rs; types written in expressions in
 //! type_written.rs; constant values (which `||` and folding need) in
-//! type_const.rs; variables and index types in type_place.rs.  Each rule
+//! type_const.rs; variables and the ops invocations reach in type_place.rs.  Each rule
 //! says which translation it mirrors; type_audit.rs checks them against
 //! `expr` (MPD_AUDIT_TYPES=1, and the compiler's unit tests).
 use super::konst::KV;
@@ -92,9 +92,7 @@ impl<'a> Checker<'a> {
                 Resolved::EnumLit { e, .. } => Ty::Enum(e),
                 _ => Ty::Error,
             },
-            Resolved::ResCapOp { sig, .. } if sig.op.as_ref().is_some_and(|r| r.dims.is_empty()) => {
-                self.op_cap_type(&sig)
-            }
+            Resolved::ResCapOp { sig } if sig.op.as_ref().is_some_and(|r| r.dims.is_empty()) => self.op_cap_type(&sig),
             Resolved::RecField { rec, field } => self.types.recs[rec].fields[field].1.clone(),
             _ => Ty::Error,
         }
@@ -158,7 +156,7 @@ impl<'a> Checker<'a> {
         // a procedure whose heading is not elaborated is no op array
         let sig = match self.resolution(root) {
             Resolved::Op(sig) if self.op_reachable_here(sig.op.as_ref().unwrap()) => sig,
-            Resolved::ResCapOp { sig, .. } => sig,
+            Resolved::ResCapOp { sig } if sig.op.is_some() => sig,
             _ => return Ty::Error,
         };
         let r = sig.op.as_ref().unwrap();

@@ -2,7 +2,8 @@
 //! ops, record constructors, conversions `T(x)` and MPD's predefined
 //! functions (their table's result rules, predef.rs).  Each rule says which
 //! translation (builtin.rs, invoke.rs, predef.rs) it mirrors.
-use super::predef::{self, Res};
+use super::predef::{self, Predef, Res};
+use super::resolved::Resolved;
 use super::scope::{ProcSig, Sym};
 use super::types::{CapTy, Ty};
 use super::Checker;
@@ -21,30 +22,37 @@ impl<'a> Checker<'a> {
                 };
                 self.convert_type(&to, args)
             }
-            ExprKind::Ident(id) => match self.resolve_pure(&id.name) {
-                // an imported op does not hide a predefined function of the same name
-                Some(Sym::Proc(_)) if self.imported_only_name(&id.name) && predef::is_predefined(&id.name) => {
-                    self.predef_type(&id.name, args)
+            ExprKind::Ident(id) => {
+                let r = self.resolution(callee);
+                if let Some(sig) = self.callee_sig(&r) {
+                    // an imported op does not hide a predefined function of the same name
+                    return match predef::lookup(&id.name) {
+                        Some(d) if self.imported_only_name(&id.name) => self.predef_type(&id.name, d, args),
+                        _ => self.proc_call_type(&sig, args),
+                    };
                 }
-                Some(Sym::Proc(sig)) => self.proc_call_type(&sig, args),
-                // a record constructor has one item per field
-                Some(Sym::Type(ty @ Ty::Rec(r))) => {
-                    if self.types.recs[r].fields.len() == args.len() {
-                        ty
-                    } else {
-                        Ty::Error
+                match r {
+                    // a record constructor has one item per field
+                    Resolved::Type(ty @ Ty::Rec(r)) => {
+                        if self.types.recs[r].fields.len() == args.len() {
+                            ty
+                        } else {
+                            Ty::Error
+                        }
                     }
+                    Resolved::Type(ty) => self.convert_type(&ty, args),
+                    Resolved::Var { .. } => self.op_call_type(callee, args),
+                    Resolved::Predef(d) => self.predef_type(&id.name, d, args),
+                    _ => Ty::Error,
                 }
-                Some(Sym::Type(ty)) => self.convert_type(&ty, args),
-                Some(Sym::Var { .. }) => self.op_call_type(callee, args),
-                Some(_) => Ty::Error,
-                None => self.predef_type(&id.name, args),
-            },
-            ExprKind::Field { base, name } => {
+            }
+            ExprKind::Field { base, .. } => {
                 if let ExprKind::Ident(b) = &base.kind {
                     if matches!(self.lookup(&b.name), Some(Sym::Comp(_))) {
-                        if let Some(Sym::Proc(sig)) = self.qualified(b, name) {
-                            return self.proc_call_type(&sig, args);
+                        if let Resolved::Member(m) = self.resolution(callee) {
+                            if let Resolved::Op(sig) | Resolved::Proc(sig) = *m {
+                                return self.proc_call_type(&sig, args);
+                            }
                         }
                     }
                 }
@@ -137,11 +145,10 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// A call of predefined function `name` (predefined): an error for an
-    /// unknown name or arguments its row rejects (predef_args), else the
-    /// row's result rule.
-    fn predef_type(&mut self, name: &str, args: &[Expr]) -> Ty {
-        let Some(d) = predef::lookup(name) else { return Ty::Error };
+    /// A call of predefined function `name`, of row `d` (predefined): an
+    /// error for arguments its row rejects (predef_args), else the row's
+    /// result rule.
+    fn predef_type(&mut self, name: &str, d: &Predef, args: &[Expr]) -> Ty {
         if let Some((least, most, kinds)) = d.args {
             if args.len() < least || args.len() > most {
                 return Ty::Error;
@@ -257,11 +264,9 @@ impl<'a> Checker<'a> {
             return Ty::Error;
         }
         let a = &args[0];
-        if let ExprKind::Ident(id) = &a.kind {
-            if let Some(Sym::Proc(sig)) = self.lookup(&id.name) {
-                if sig.op.as_ref().is_some_and(|r| !r.dims.is_empty()) {
-                    return Ty::Int;
-                }
+        if let (ExprKind::Ident(_), Resolved::Op(sig)) = (&a.kind, self.resolution(a)) {
+            if sig.op.as_ref().is_some_and(|r| !r.dims.is_empty()) {
+                return Ty::Int;
             }
         }
         let mut t = self.type_of(a);
@@ -275,7 +280,7 @@ impl<'a> Checker<'a> {
         if !matches!(t, Ty::Arr(..)) || !matches!(outer, Ty::Arr(..)) {
             return Ty::Error;
         }
-        match self.index_types_of(a).get((dim - 1) as usize) {
+        match self.type_of(a).index_types().get((dim - 1) as usize) {
             Some(t @ (Ty::Bool | Ty::Char | Ty::Enum(_))) => t.clone(),
             _ => Ty::Int,
         }

@@ -1,12 +1,10 @@
 //! type_place: what an expression designates, worked out without
 //! translating it -- whether it is a variable (`V::lv`: getarg's and read's
-//! destinations, `@x`, `x++`), the index types its array's declaration gave
-//! (lb/ub), and the capability type of an op.
+//! destinations, `@x`, `x++`) and the capability type of an op.
 use super::resolved::Resolved;
 use super::scope::{ProcSig, Sym};
 use super::types::{CapTy, Ty};
 use super::Checker;
-use crate::emit;
 use crate::syntax::ast::{Expr, ExprKind, Subscript, UnaryOp};
 use std::rc::Rc;
 
@@ -96,86 +94,12 @@ impl<'a> Checker<'a> {
             root = b2;
         }
         match &root.kind {
-            ExprKind::Ident(id) => matches!(self.lookup(&id.name), Some(Sym::Proc(s)) if s.op.is_some()),
+            ExprKind::Ident(_) => matches!(self.resolution(root), Resolved::Op(_)),
             ExprKind::Field { base: rb, .. } if !self.names_component(rb) => {
                 matches!(self.type_of(rb), Ty::Cap(CapTy::Resource(_)))
             }
             _ => false,
         }
-    }
-
-    /// The index types the checker has on record for the array `expr(e)`
-    /// gives (a declaration's `[color] int`, kept through subscripts and
-    /// slices by index.rs; a record field's by its record): empty when none.
-    /// Any other array (through a pointer, a type name, a call) carries its
-    /// index types in its type (index.rs does the same).
-    pub(super) fn index_types_of(&mut self, e: &Expr) -> Vec<Ty> {
-        let kept = self.kept_index_types(e);
-        if !kept.is_empty() {
-            return kept;
-        }
-        self.type_of(e).index_types()
-    }
-
-    fn kept_index_types(&mut self, e: &Expr) -> Vec<Ty> {
-        match &e.kind {
-            ExprKind::Paren(inner) => self.index_types_of(inner),
-            ExprKind::Ident(id) => match self.lookup(&id.name).cloned() {
-                Some(Sym::Var { c, .. }) if !self.would_capture(&id.name, &c) => {
-                    self.index_types.get(&c).cloned().unwrap_or_default()
-                }
-                _ => vec![],
-            },
-            ExprKind::Field { base, name } => {
-                if let ExprKind::Ident(b) = &base.kind {
-                    if self.names_component(base) {
-                        return match self.qualified(b, name) {
-                            Some(Sym::Var { c, .. }) => self.index_types.get(&c).cloned().unwrap_or_default(),
-                            _ => vec![],
-                        };
-                    }
-                }
-                let bt = match self.type_of(base) {
-                    Ty::Ptr(inner) if matches!(*inner, Ty::Rec(_) | Ty::Fwd(_)) => self.type_of_pointee(*inner),
-                    t => t,
-                };
-                match bt {
-                    Ty::Rec(r) => self.field_index_types.get(&(r, name.name.clone())).cloned().unwrap_or_default(),
-                    _ => vec![],
-                }
-            }
-            ExprKind::Index { base, subs } => {
-                let ixty = self.index_types_of(base);
-                if !matches!(self.type_of(e), Ty::Arr(..)) || ixty.is_empty() {
-                    return vec![];
-                }
-                // a section keeps an int per range
-                if let Some(k) = subs.iter().position(|s| matches!(s, Subscript::Slice { .. })) {
-                    if k + 1 < subs.len() {
-                        return subs[k..]
-                            .iter()
-                            .filter(|s| matches!(s, Subscript::Slice { .. }))
-                            .map(|_| Ty::Int)
-                            .collect();
-                    }
-                }
-                let used = subs.iter().filter(|s| matches!(s, Subscript::Index(_))).count();
-                let mut left = ixty.get(used..).unwrap_or_default().to_vec();
-                if matches!(subs.last(), Some(Subscript::Slice { .. })) && !left.is_empty() {
-                    left[0] = Ty::Int;
-                }
-                left
-            }
-            _ => vec![],
-        }
-    }
-
-    /// Whether a local `name` (C `c`) is reached through an st/by
-    /// callback's environment here (expr.rs's `captured`).
-    fn would_capture(&self, name: &str, c: &str) -> bool {
-        let Some((depth, _)) = &self.f.capture else { return false };
-        let idx = self.scopes.iter().rposition(|s| s.map.contains_key(name)).unwrap_or(0);
-        idx < *depth && !emit::names::outside_frame(c)
     }
 
     /// The capability type of op `sig` (op_cap_value): a semaphore's, or an
@@ -195,11 +119,14 @@ impl<'a> Checker<'a> {
     /// rc.f[i], or the op a capability designates.
     pub(super) fn target_op(&mut self, e: &Expr) -> Option<TargetOp> {
         match &e.kind {
-            ExprKind::Ident(id) => match self.resolve_pure(&id.name) {
-                Some(Sym::Proc(sig)) => self.named_op(&sig, 0),
-                Some(Sym::Var { .. }) => self.cap_target_op(e),
-                _ => None,
-            },
+            ExprKind::Ident(_) => {
+                let r = self.resolution(e);
+                match self.callee_sig(&r) {
+                    Some(sig) => self.named_op(&sig, 0),
+                    None if matches!(r, Resolved::Var { .. }) => self.cap_target_op(e),
+                    None => None,
+                }
+            }
             ExprKind::Index { .. } => {
                 let (mut root, mut n) = (e, 0);
                 while let ExprKind::Index { base, subs } = &root.kind {
@@ -209,49 +136,50 @@ impl<'a> Checker<'a> {
                     n += subs.len();
                     root = base;
                 }
-                match &root.kind {
-                    ExprKind::Ident(id) => match self.resolve_pure(&id.name) {
-                        Some(Sym::Proc(sig)) => self.named_op(&sig, n),
+                if !matches!(root.kind, ExprKind::Ident(_) | ExprKind::Field { .. }) {
+                    return self.cap_target_op(e);
+                }
+                let r = self.resolution(root);
+                if let Some(sig) = self.callee_sig(&r) {
+                    return self.named_op(&sig, n);
+                }
+                match r {
+                    Resolved::Member(m) => match *m {
+                        Resolved::Op(sig) | Resolved::Proc(sig) => self.named_op(&sig, n),
                         _ => self.cap_target_op(e),
                     },
-                    ExprKind::Field { base, name } => {
-                        if let (true, ExprKind::Ident(b)) = (self.names_component(base), &base.kind) {
-                            if let Some(Sym::Proc(sig)) = self.qualified(b, name) {
-                                return self.named_op(&sig, n);
-                            }
+                    Resolved::ResCapOp { sig } => {
+                        let array = sig.op.as_ref().is_some_and(|r| !r.dims.is_empty());
+                        if array && n == 1 {
+                            Some(TargetOp::of(&sig))
+                        } else {
+                            None
                         }
-                        if let Ty::Cap(CapTy::Resource(rn)) = self.type_of(base) {
-                            if let Some(Sym::Proc(sig)) = self.res_member(&rn, &name.name) {
-                                let array = sig.op.as_ref().is_some_and(|r| !r.dims.is_empty());
-                                return if array && n == 1 { Some(TargetOp::of(&sig)) } else { None };
-                            }
-                        }
-                        self.cap_target_op(e)
                     }
                     _ => self.cap_target_op(e),
                 }
             }
-            ExprKind::Field { base, name } => {
-                if let ExprKind::Ident(b) = &base.kind {
-                    if matches!(self.lookup(&b.name), Some(Sym::Comp(_))) {
-                        if let Some(Sym::Proc(sig)) = self.qualified(b, name) {
+            ExprKind::Field { base, .. } => match self.resolution(e) {
+                Resolved::Member(m) if matches!(&base.kind, ExprKind::Ident(b) if matches!(self.lookup(&b.name), Some(Sym::Comp(_)))) =>
+                {
+                    match *m {
+                        Resolved::Op(sig) | Resolved::Proc(sig) => {
                             let r = sig.op.as_ref()?;
                             // an op array named whole is not one op (op_target.rs)
                             let one = r.dims.is_empty() && self.op_reachable_here(r);
-                            return if one { Some(TargetOp::of(&sig)) } else { None };
+                            if one {
+                                Some(TargetOp::of(&sig))
+                            } else {
+                                None
+                            }
                         }
+                        _ => self.cap_target_op(e),
                     }
                 }
-                let bt = self.type_of(base);
-                if let Ty::Cap(CapTy::Resource(rn)) = bt {
-                    return match self.res_member(&rn, &name.name) {
-                        Some(Sym::Proc(sig)) if sig.op.as_ref().is_some_and(|r| !r.dims.is_empty()) => None,
-                        Some(Sym::Proc(sig)) => Some(TargetOp::of(&sig)),
-                        _ => None,
-                    };
-                }
-                self.cap_target_op(e)
-            }
+                Resolved::ResCapOp { sig } if sig.op.as_ref().is_some_and(|r| !r.dims.is_empty()) => None,
+                Resolved::ResCapOp { sig } => Some(TargetOp::of(&sig)),
+                _ => self.cap_target_op(e),
+            },
             _ => self.cap_target_op(e),
         }
     }

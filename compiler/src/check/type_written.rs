@@ -134,11 +134,11 @@ impl<'a> Checker<'a> {
         for p in params {
             let t = self.written_type(&p.ty);
             if p.names.is_empty() {
-                ps.push(PSig { mode: p.mode, ty: t.clone(), name: String::new(), ixty: vec![] });
+                ps.push(PSig { mode: p.mode, ty: t.clone(), name: String::new() });
             }
             for n in &p.names {
                 let ty = self.written_dims(t.clone(), &n.dims);
-                ps.push(PSig { mode: p.mode, ty, name: n.name.name.clone(), ixty: vec![] });
+                ps.push(PSig { mode: p.mode, ty, name: n.name.name.clone() });
             }
         }
         ps
@@ -161,31 +161,35 @@ impl<'a> Checker<'a> {
     /// A name looked up as `resolve` does, but a procedure whose signature
     /// is not elaborated yet (it is on first use: procs.rs's
     /// `procedure_sig`, which also defines its invocation block) gets the
-    /// signature it will have, worked out here without elaborating it.
+    /// signature it will have (`pending_sig`).
     pub(super) fn resolve_pure(&mut self, name: &str) -> Option<Sym> {
         match self.lookup(name).cloned() {
-            Some(Sym::PendingProc(p)) => {
-                let params = self.written_params(&p.params);
-                let ret = self.written_ret(p.returns.as_ref());
-                let idx = self.out.ops.iter().find(|o| o.name == p.name.name).map(|o| o.idx).unwrap_or(0);
-                let inv = format!("inv_{}_{}", self.comp, p.name.name);
-                Some(Sym::Proc(std::rc::Rc::new(ProcSig {
-                    name: p.name.name.clone(),
-                    cname: crate::emit::names::proc_fn(&self.comp, &p.name.name),
-                    params,
-                    ret,
-                    ret_name: None,
-                    selfc: self.self_arg(),
-                    external: false,
-                    op: Some(OpRef {
-                        proc_impl: !self.replying.contains(&p.name.name),
-                        global_owner: self.global,
-                        ..OpRef::scalar(self.comp.clone(), idx, inv)
-                    }),
-                })))
-            }
+            Some(Sym::PendingProc(p)) => Some(Sym::Proc(self.pending_sig(&p))),
             sym => sym,
         }
+    }
+
+    /// The signature procedure `p`, whose heading is not elaborated yet,
+    /// will have, worked out here without elaborating it.
+    pub(super) fn pending_sig(&mut self, p: &ast::ProcDecl) -> std::rc::Rc<ProcSig> {
+        let params = self.written_params(&p.params);
+        let ret = self.written_ret(p.returns.as_ref());
+        let idx = self.out.ops.iter().find(|o| o.name == p.name.name).map(|o| o.idx).unwrap_or(0);
+        let inv = format!("inv_{}_{}", self.comp, p.name.name);
+        std::rc::Rc::new(ProcSig {
+            name: p.name.name.clone(),
+            cname: crate::emit::names::proc_fn(&self.comp, &p.name.name),
+            params,
+            ret,
+            ret_name: None,
+            selfc: self.self_arg(),
+            external: false,
+            op: Some(OpRef {
+                proc_impl: !self.replying.contains(&p.name.name),
+                global_owner: self.global,
+                ..OpRef::scalar(self.comp.clone(), idx, inv)
+            }),
+        })
     }
 
     /// `rec(...)` written in place (rec_type): its fields laid out.

@@ -11,8 +11,8 @@
 //!
 //! An answer depends on what the names mean where it was asked: the table
 //! is the typing of the program for the scopes open now.  Every change to
-//! them (a scope opened or closed, a name declared or completed, an index
-//! type kept, the component or function being compiled) makes the answers
+//! them (a scope opened or closed, a name declared or completed, the
+//! component or function being compiled) makes the answers
 //! stale (`Typed::stale`, an epoch), and so does a new entry in the type
 //! table; an answer whose own computation registered a type (a type written
 //! in place: `new(rec(...))`) is not kept, so that asking again registers

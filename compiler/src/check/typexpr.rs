@@ -150,18 +150,6 @@ impl<'a> Checker<'a> {
     }
 
     /// The type of the values of a range (int, char, bool or an enumeration).
-    /// The index types of an array declared with `dims` after its name and
-    /// type `ty`, whose own `[...]` dims (`[2] int w`) come after them.
-    pub(crate) fn declared_index_types(&mut self, ty: Option<&ast::Type>, dims: &[Range]) -> Vec<Ty> {
-        let mut t: Vec<Ty> = dims.iter().map(|r| self.range_type(r)).collect();
-        let mut inner = ty;
-        while let Some(ast::Type { kind: ast::TypeKind::Array { ranges, elem }, .. }) = inner {
-            t.extend(ranges.iter().map(|r| self.range_type(r)));
-            inner = Some(elem);
-        }
-        t
-    }
-
     pub(crate) fn range_type(&mut self, r: &Range) -> Ty {
         let e = match (&r.lo, &r.hi) {
             (Some(Bound::Expr(e)), _) => e,
@@ -308,7 +296,6 @@ impl<'a> Checker<'a> {
     /// was declared first (so fields may point to it: `rec(int v; ptr node next)`).
     pub(crate) fn rec_type(&mut self, fields: &[ast::Field], reserved: Option<usize>, span: ast::Span) -> Ty {
         let mut fs: Vec<(String, Ty)> = Vec::new();
-        let mut ixty: Vec<(String, Vec<Ty>)> = Vec::new();
         for f in fields {
             // a field's size must be known: no `*` bound
             if f.names.iter().any(|n| self.no_stars(&f.ty, &n.dims, f.span)) {
@@ -337,10 +324,6 @@ impl<'a> Checker<'a> {
                 // a field is named in MPD 1.0.1's one name space too
                 self.no_enum_lit(&n.name);
                 fs.push((n.name.name.clone(), ty));
-                let t = self.declared_index_types(Some(&f.ty), &n.dims);
-                if !t.is_empty() {
-                    ixty.push((n.name.name.clone(), t));
-                }
             }
         }
         if let Some(i) = reserved {
@@ -364,10 +347,6 @@ impl<'a> Checker<'a> {
                         self.types.recs.len() - 1
                     }
                 };
-                for (name, t) in ixty {
-                    self.names_changed();
-                    self.field_index_types.insert((i, name), t);
-                }
                 Ty::Rec(i)
             }
             None => {

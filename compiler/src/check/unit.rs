@@ -124,7 +124,7 @@ impl Checker<'_> {
     }
 
     /// What importers see of the component: its exported names, constants,
-    /// imports, parameters, the index types of its arrays and its C header.
+    /// imports, parameters and its C header.
     fn iface(&self, c: &ast::Component, header: String, order: spec_order::SpecOrder) -> Iface {
         let consts = c
             .spec
@@ -144,16 +144,7 @@ impl Checker<'_> {
                 _ => vec![],
             })
             .collect();
-        let index_types = self
-            .exports
-            .iter()
-            .filter_map(|(_, s)| match s {
-                Sym::Var { c, .. } => self.index_types.get(c).map(|t| (c.clone(), t.clone())),
-                _ => None,
-            })
-            .collect();
         Iface {
-            index_types,
             syms: self.exports.clone(),
             global: self.global,
             header,

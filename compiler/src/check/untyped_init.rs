@@ -7,7 +7,7 @@
 //! (`var p := t`, `var p := r.t`) is the same error, but the declaration
 //! most likely meant `var p : t`, so the variable gets that type and later
 //! uses are checked against it instead of being silenced.
-use super::scope::Sym;
+use super::resolved::Resolved;
 use super::types::Ty;
 use super::typexpr::Tyx;
 use super::Checker;
@@ -17,17 +17,13 @@ impl<'a> Checker<'a> {
     /// When the initializer of an untyped declarator names a type: reports it
     /// and returns that type, to declare the variable with.
     pub(super) fn untyped_init_names_type(&mut self, init: &Expr) -> Option<Tyx> {
-        let q = match &init.kind {
-            ExprKind::Ident(id) => match self.lookup(&id.name) {
-                Some(Sym::Type(_)) => QualName { parts: vec![id.clone()], span: init.span },
-                _ => return None,
-            },
-            ExprKind::Field { base, name } => match &base.kind {
-                ExprKind::Ident(b) if matches!(self.qualified(b, name), Some(Sym::Type(_))) => {
-                    QualName { parts: vec![b.clone(), name.clone()], span: init.span }
-                }
-                _ => return None,
-            },
+        // what the name or component member names (resolved.rs)
+        let q = match (&init.kind, self.resolution(init)) {
+            (ExprKind::Ident(id), Resolved::Type(_)) => QualName { parts: vec![id.clone()], span: init.span },
+            (ExprKind::Field { base, name }, Resolved::Member(m)) if matches!(*m, Resolved::Type(_)) => {
+                let ExprKind::Ident(b) = &base.kind else { return None };
+                QualName { parts: vec![b.clone(), name.clone()], span: init.span }
+            }
             _ => return None,
         };
         let shown: Vec<&str> = q.parts.iter().map(|p| p.name.as_str()).collect();
