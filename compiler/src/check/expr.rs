@@ -338,6 +338,8 @@ impl<'a> Checker<'a> {
                         r @ (Resolved::Var { .. } | Resolved::Const { .. } | Resolved::EnumLit { .. }) => {
                             self.named_value(r)
                         }
+                        // `g.op` is a capability for the global's op, as `op` is
+                        Resolved::Op(s) => self.op_cap_value(&s, name.span),
                         _ => {
                             self.error(name.span, format!("`{}.{}` is not a value", b.name, name.name));
                             V::err()

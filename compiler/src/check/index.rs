@@ -230,11 +230,19 @@ impl<'a> Checker<'a> {
             }
             Ty::Str(_) => {
                 let sv = self.sv(&b);
+                // a computed view (a slice, a `||`) is named once: its C
+                // written twice doubled the C at each nested slice
+                let bound = (b.form != Form::Blob).then(|| (self.tmp(), sv.clone()));
+                let sv = bound.as_ref().map_or(sv, |(t, _)| t.clone());
                 let max = if b.form == Form::Blob { ed::str_max(&b.c) } else { ed::sv_len(&sv) };
                 let lo = loc.unwrap_or_else(|| "1".into());
                 let hi = hic.unwrap_or_else(|| ed::sv_len(&sv));
+                let c = ed::str_slice(&p, &sv, &max, &lo, &hi);
                 V {
-                    c: ed::str_slice(&p, &sv, &max, &lo, &hi),
+                    c: match bound {
+                        Some(t) => crate::emit::expr::sequenced(&[t], &c),
+                        None => c,
+                    },
                     ty: Ty::Str(None),
                     form: Form::View,
                     k: None,

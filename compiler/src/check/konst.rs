@@ -10,6 +10,10 @@ pub enum KV {
     Str(Vec<u8>),
 }
 
+/// The longest string `||` of constants folds to (the compiler's memory and
+/// the C it writes grew exponentially with a chain of doubled constants).
+pub const MAX_FOLDED_STRING: usize = 4096;
+
 /// Wraps to MPD's 32-bit int.
 pub fn wrap(v: i64) -> i64 {
     v as i32 as i64
@@ -46,7 +50,11 @@ pub fn fold(op: BinaryOp, a: &KV, b: &KV) -> Option<KV> {
         (And, Int(x), Int(y)) => Int(x & y),
         (Or, Int(x), Int(y)) => Int(x | y),
         (Xor, Int(x), Int(y)) => Int(x ^ y),
-        (Concat, Str(x), Str(y)) => Str([x.as_slice(), y.as_slice()].concat()),
+        // a longer result is left to the run time: each use of a constant
+        // is a C literal, and `||` of constants doubles a length per line
+        (Concat, Str(x), Str(y)) if x.len() + y.len() <= MAX_FOLDED_STRING => {
+            Str([x.as_slice(), y.as_slice()].concat())
+        }
         (Eq | Ne | Lt | Le | Gt | Ge, _, _) => {
             let ord = match (a, b) {
                 (Int(x), Int(y)) => x.cmp(y),
@@ -119,6 +127,8 @@ mod tests {
         assert_eq!(fold(BinaryOp::Mod, &KV::Int(7), &KV::Int(-3)), Some(KV::Int(-2)));
         assert_eq!(fold(BinaryOp::Rem, &KV::Int(-3), &KV::Int(2)), Some(KV::Int(-1)));
         assert_eq!(fold(BinaryOp::Add, &KV::Int(2147483647), &KV::Int(1)), Some(KV::Int(-2147483648)));
+        let long = KV::Str(vec![b'x'; MAX_FOLDED_STRING / 2 + 1]);
+        assert_eq!(fold(BinaryOp::Concat, &long, &long), None);
         assert_eq!(fold(BinaryOp::Lt, &KV::Str(b"ab".to_vec()), &KV::Str(b"b".to_vec())), Some(KV::Bool(true)));
     }
     #[test]

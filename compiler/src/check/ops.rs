@@ -532,12 +532,13 @@ impl<'a> Checker<'a> {
     /// Constant dimensions of an op or sem array: ([(lo, count)], total).
     fn const_dims(&mut self, dims: &[ast::Range], span: Span) -> (Vec<(String, String)>, u32) {
         let mut out = Vec::new();
-        let mut total = 1u32;
+        // counted in u64: one dimension of a full int range is 2^32 elements
+        let mut total = 1u64;
         for r in dims {
             let (lo, hi, _, _) = self.range(r, false);
             match (lo, hi) {
                 (Some(l), Some(h)) if h >= l - 1 => {
-                    let n = (h - l + 1) as u32;
+                    let n = (h - l + 1) as u64;
                     total = total.saturating_mul(n);
                     out.push((l.to_string(), n.to_string()));
                 }
@@ -550,14 +551,14 @@ impl<'a> Checker<'a> {
         // each element is an op of the instance's table (and a slot of its
         // class map): more than the runtime can hold is an error here, not
         // an allocation failure of the compiler or of the program
-        if self.out.nops as u64 + total as u64 > MAX_OPS as u64 {
+        if self.out.nops as u64 + total > MAX_OPS as u64 {
             self.error(
                 span,
                 format!("too many operations: {} more elements (at most {} in one component)", total, MAX_OPS),
             );
             return (vec![("1".into(), "1".into()); out.len()], 1);
         }
-        (out, total)
+        (out, total as u32)
     }
 
     /// `sem s[dims] = init`.

@@ -77,6 +77,14 @@ impl<'a> Checker<'a> {
             );
             return V::err();
         }
+        // raw characters go into text only (MPD 1.0.1: an int or a char
+        // here is an error, as for put)
+        if !(v.ty.is_string() || v.ty.is_char_array() || v.ty == Ty::Error) {
+            let what = format!("get(), argument {}", skip + 1);
+            self.error(args[skip].span, format!("{}: not a char array or string ({})", what, self.types.show(&v.ty)));
+            // still get's int (type_of's rule: the result type whatever the argument)
+            return V::scalar("0".into(), Ty::Int);
+        }
         let d = self.dest(&v, args[skip].span, &format!("get(), argument {}", skip + 1));
         V::scalar(io::get(&p, &f, &d), Ty::Int)
     }

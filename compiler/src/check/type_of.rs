@@ -82,7 +82,8 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// `g.x` for a component g, `r.f` for a record (or a pointer to one),
+    /// `g.x` for a component g (a variable, constant, literal or op),
+    /// `r.f` for a record (or a pointer to one),
     /// `rc.f` for an op f of a resource capability rc: its capability
     /// (expr.rs's `field`).
     fn field_type(&mut self, e: &Expr) -> Ty {
@@ -90,6 +91,12 @@ impl<'a> Checker<'a> {
             Resolved::Member(m) => match *m {
                 Resolved::Var { ty, .. } | Resolved::Const { ty, .. } => ty,
                 Resolved::EnumLit { e, .. } => Ty::Enum(e),
+                // `g.op`: as the op named alone (ident_type)
+                Resolved::Op(s)
+                    if s.op.as_ref().unwrap().dims.is_empty() && self.op_reachable_here(s.op.as_ref().unwrap()) =>
+                {
+                    self.op_cap_type(&s)
+                }
                 _ => Ty::Error,
             },
             Resolved::ResCapOp { sig } if sig.op.as_ref().is_some_and(|r| r.dims.is_empty()) => self.op_cap_type(&sig),

@@ -210,13 +210,23 @@ impl Types {
             (Ty::Str(_), Ty::Str(_)) => true,
             (Ty::Arr(x, ..), Ty::Arr(y, ..)) => self.same(x, y),
             (Ty::Ptr(x), Ty::Ptr(y)) => self.same(x, y),
+            // records match by structure, as in MPD 1.0.1 (field names
+            // aside): their fields exactly, string lengths and array bounds
+            // included (one record is copied over the other, so the layouts
+            // must agree); records that point to themselves are compared to
+            // a few levels (they overflowed the compiler's stack)
             (Ty::Rec(x), Ty::Rec(y)) => {
-                x == y || {
+                x == y || self.cmp_depth.get() > 8 || {
                     let (p, q) = (&self.recs[*x], &self.recs[*y]);
-                    p.fields.len() == q.fields.len()
-                        && p.fields.iter().zip(&q.fields).all(|(f, g)| self.same(&f.1, &g.1))
+                    self.cmp_depth.set(self.cmp_depth.get() + 1);
+                    let r = p.fields.len() == q.fields.len()
+                        && p.fields.iter().zip(&q.fields).all(|(f, g)| self.same_exact(&f.1, &g.1));
+                    self.cmp_depth.set(self.cmp_depth.get() - 1);
+                    r
                 }
             }
+            // enumerations match when they have as many literals (MPD 1.0.1)
+            (Ty::Enum(x), Ty::Enum(y)) => self.enums[*x].lits.len() == self.enums[*y].lits.len(),
             (Ty::Cap(x), Ty::Cap(y)) => self.cap_compat(x, y),
             _ => a == b,
         }

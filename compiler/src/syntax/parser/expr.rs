@@ -225,7 +225,9 @@ impl<'a, 'd> Parser<'a, 'd> {
                 self.expect(Punct::LParen)?;
                 // Expressions inside the type (bounds) count toward this node's height.
                 let saved = std::mem::replace(&mut self.peak, 0);
+                let in_new = std::mem::replace(&mut self.in_new, k == Kw::New);
                 let ty = self.type_();
+                self.in_new = in_new;
                 let inner = std::mem::replace(&mut self.peak, saved);
                 self.peak = self.peak.max(inner);
                 let ty = Box::new(ty?);

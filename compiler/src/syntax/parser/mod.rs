@@ -45,6 +45,7 @@ pub(crate) fn parse(file: FileId, src: &str, diags: &mut Diagnostics) -> SourceF
         last_error: usize::MAX,
         h: 0,
         peak: 0,
+        in_new: false,
         extra: Vec::new(),
     };
     let tree = p.source_file();
@@ -66,6 +67,8 @@ pub(super) struct Parser<'a, 'd> {
     h: u32,
     /// Greatest expression height built since it was last reset (for `new(T)` etc.).
     peak: u32,
+    /// Inside `new(...)`, the one place `sem` and `op (...)` are types.
+    in_new: bool,
     /// Further statements produced by one source statement (`op a(), b()` gives one
     /// `Op` declaration per item); the statement list appends them after the first.
     extra: Vec<Stmt>,

@@ -173,18 +173,18 @@ impl<'a, 'd> Parser<'a, 'd> {
         Ok(if k == Kw::P { StmtKind::P(e) } else { StmtKind::V(e) })
     }
 
-    /// if_stmt = "if" expr block { "else" "if" expr block } [ "else" block ]
+    /// if_stmt = "if" "(" expr ")" block { "else" "if" "(" expr ")" block } [ "else" block ]
     pub(super) fn if_stmt(&mut self) -> PResult<StmtKind> {
         let mut arms = Vec::new();
         let mut else_block = None;
         let lo = self.bump().span;
-        let cond = self.expr_no_assign()?;
+        let cond = self.condition()?;
         let body = self.block()?;
         arms.push(IfArm { cond, body, span: lo.to(self.prev_span()) });
         while self.at_kw(Kw::Else) {
             let lo = self.bump().span;
             if self.eat_kw(Kw::If) {
-                let cond = self.expr_no_assign()?;
+                let cond = self.condition()?;
                 let body = self.block()?;
                 arms.push(IfArm { cond, body, span: lo.to(self.prev_span()) });
             } else {
@@ -195,12 +195,21 @@ impl<'a, 'd> Parser<'a, 'd> {
         Ok(StmtKind::If { arms, else_block })
     }
 
-    /// while_stmt = "while" expr block
+    /// while_stmt = "while" "(" expr ")" block
     pub(super) fn while_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
-        let cond = self.expr_no_assign()?;
+        let cond = self.condition()?;
         let body = self.block()?;
         Ok(StmtKind::While { cond, body })
+    }
+
+    /// The condition of `if`/`while`: parenthesised, as MPD's grammar has it
+    /// (`while not(go) {` and `if (a) or (b) {` are parse errors there)
+    fn condition(&mut self) -> PResult<Expr> {
+        if !self.at(Punct::LParen) {
+            return Err(self.unexpected("'('"));
+        }
+        self.paren_or_constructor()
     }
 
     /// for_stmt = "for" quantifiers block

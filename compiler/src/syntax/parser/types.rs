@@ -68,7 +68,10 @@ impl<'a, 'd> Parser<'a, 'd> {
                     self.bump();
                     TypeKind::Cap(self.cap_target()?)
                 }
-                // Only meaningful in `new(...)`; the checker rejects them elsewhere.
+                // types only in `new(...)`: elsewhere MPD's grammar has no
+                // `sem` or `op` type (a formal `op (int x) c` is a parse
+                // error there; `cap (int x) c` is the capability)
+                Kw::Sem | Kw::Op if !self.in_new => return Err(self.unexpected("a type")),
                 Kw::Sem => {
                     self.bump();
                     TypeKind::Sem
