@@ -106,7 +106,10 @@ impl<'a> Checker<'a> {
                 if !again.contains(&k) {
                     self.top_scope().map.entry(k).or_insert(s);
                 }
-            } else {
+            } else if !matches!(s, Sym::Comp(_)) {
+                // imports are not transitive: a component the imported
+                // spec imports is not named here unless imported here too
+                // (MPD 1.0.1 and SR 2.3.3: "undefined identifier")
                 let comp = n.name.clone();
                 self.top_scope().imported.entry(k).or_default().push((comp, s));
             }

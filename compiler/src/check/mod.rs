@@ -480,11 +480,7 @@ impl<'a> Checker<'a> {
             .or_else(|| self.comp_sym.as_ref().filter(|_| name == self.comp))
             .or_else(|| match self.imports_of(name).as_slice() {
                 [(c, s)] => {
-                    // a component's name passed along by an import is not a
-                    // declaration of that spec
-                    if !matches!(s, Sym::Comp(_)) {
-                        self.note_spec_use(c, name, false);
-                    }
+                    self.note_spec_use(c, name, false);
                     Some(*s)
                 }
                 _ => None,
