@@ -221,15 +221,22 @@ static void dispatch(opcls *c, mpd_op *op, mpd_invb *ib, int queued, wakelist *w
         c->gen++;
 }
 
+/* Take the op *pp out of the deferred list. */
+static void defer_pop(opq **pp)
+{
+    opq *q = *pp;
+    *pp = q->dnext;
+    q->dnext = NULL;
+    q->deferred = 0;
+}
+
 void inq_defer_unlink(opcls *c, opq *q)
 {
     opq **pp = &c->dq;
     while (*pp && *pp != q)
         pp = &(*pp)->dnext;
     if (*pp)
-        *pp = q->dnext;
-    q->dnext = NULL;
-    q->deferred = 0;
+        defer_pop(pp);
 }
 
 /* The oldest invocation of q that no scanner holds. */
@@ -255,9 +262,7 @@ void inq_offer_deferred(opcls *c, wakelist *wl)
             opq *q = *pp;
             mpd_invb *ib = q_first_free(q);
             if (!ib) { /* taken meanwhile */
-                *pp = q->dnext;
-                q->dnext = NULL;
-                q->deferred = 0;
+                defer_pop(pp);
                 continue;
             }
             if (!hold_held(c, q->grp) && (!bib || ib->seq < bib->seq)) {
@@ -271,9 +276,7 @@ void inq_offer_deferred(opcls *c, wakelist *wl)
         opq *q = *best;
         if ((c->wfirst || q->wfirst) && handoff(c, bib->op, bib, 1, wl))
             continue;
-        *best = q->dnext;
-        q->dnext = NULL;
-        q->deferred = 0;
+        defer_pop(best);
         if (c->wfirst)
             wake_cond(c, bib->op, wl);
     }
