@@ -187,8 +187,7 @@ impl<'a> Checker<'a> {
         let (ps, rt, restr) = match sig {
             ast::OpSig::Explicit { params, returns, restriction, .. } => {
                 self.heading_names_distinct(params, returns.as_ref());
-                let ps = self.params(params);
-                let (rt, _) = self.ret_spec(returns.as_ref());
+                let (ps, rt, _) = self.heading(params, returns.as_ref());
                 (ps, rt, *restriction)
             }
             ast::OpSig::Optype(q) => {
@@ -451,8 +450,7 @@ impl<'a> Checker<'a> {
                 for (n, k) in op.names.iter().zip(&reserved) {
                     self.declare(&n.name, Sym::Type(Ty::Cap(super::types::CapTy::Op(*k))));
                 }
-                let ps = self.params(params);
-                let (rt, rn) = self.ret_spec(returns.as_ref());
+                let (ps, rt, rn) = self.heading(params, returns.as_ref());
                 self.pop();
                 self.heading_names_distinct(params, returns.as_ref());
                 for k in reserved {

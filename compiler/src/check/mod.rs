@@ -495,8 +495,20 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// Checks one spec item (a variable in a resource's spec is an error).
+    /// Checks one spec item (a statement, or a variable in a resource's spec, is an error).
     fn spec_item_decl(&mut self, s: &ast::Stmt) {
+        // a spec part declares; code runs in a body (MPD 1.0.1 and SR 2.3.3:
+        // "statement not allowed in specification part", or a parse error for
+        // an expression such as a bare `f` or `write(x)`)
+        let declares = match &s.kind {
+            ast::StmtKind::Decl(d) => !matches!(d.kind, ast::DeclKind::Proc(_) | ast::DeclKind::Final(_)),
+            ast::StmtKind::Empty => true,
+            _ => false,
+        };
+        if !declares {
+            self.error(s.span, "statement not allowed in specification part: only declarations and imports");
+            return;
+        }
         // a resource's spec is its interface, shared by all its instances:
         // a variable there has no instance to live in (a global's may)
         if let ast::StmtKind::Decl(d) = &s.kind {

@@ -28,11 +28,27 @@ impl<'a> Checker<'a> {
         r
     }
 
-    pub(crate) fn params(&mut self, params: &[ast::Param]) -> Vec<PSig> {
-        self.without_formals(params, |c| c.params_of(params))
-    }
-
-    pub(crate) fn params_of(&mut self, params: &[ast::Param]) -> Vec<PSig> {
+    /// An op's or procedure's heading, elaborated in MPD 1.0.1's order: the
+    /// result's name, then the result's type and bounds, then each parameter's
+    /// type and bounds followed by its name.  A type or bound that names a
+    /// formal declared before it is an "illegal reference to formal parameter"
+    /// (`returns money money`, `(int n, int x[n])`); one declared after it is
+    /// not seen (`(int x[n], int n)` takes the outer n).
+    pub(crate) fn heading(
+        &mut self,
+        params: &[ast::Param],
+        r: Option<&ast::ReturnSpec>,
+    ) -> (Vec<PSig>, Ty, Option<String>) {
+        // a formal may not hide an enumeration literal (MPD 1.0.1)
+        let ret_name = r.and_then(|r| r.name.as_ref());
+        for n in params.iter().flat_map(|p| p.names.iter().map(|n| &n.name)).chain(ret_name) {
+            self.no_enum_lit(n);
+        }
+        self.push();
+        if let Some(n) = ret_name {
+            self.top_scope().map.insert(n.name.clone(), Sym::Formal);
+        }
+        let ret = self.ret_type(r);
         let mut out = Vec::new();
         for p in params {
             let t = self.ty(&p.ty);
@@ -42,29 +58,22 @@ impl<'a> Checker<'a> {
             for n in &p.names {
                 let ty = self.with_dims(&t, &n.dims, true);
                 out.push(PSig { mode: p.mode, ty, name: n.name.name.clone() });
+                self.top_scope().map.insert(n.name.name.clone(), Sym::Formal);
             }
         }
-        out
+        self.pop();
+        (out, ret, ret_name.map(|n| n.name.clone()))
     }
 
-    pub(crate) fn ret_spec(&mut self, r: Option<&ast::ReturnSpec>) -> (Ty, Option<String>) {
-        match r {
-            None => (Ty::Void, None),
-            Some(r) => {
-                let t = match &r.ty {
-                    Some(t) if self.no_stars(t, &r.dims, r.span) => Ty::Error,
-                    Some(t) => self.ty(t),
-                    None => Ty::Error,
-                };
-                let t = self.with_dims(&t, &r.dims, true);
-                // a result name may not hide an enumeration literal, in an op
-                // heading as in a procedure's (MPD 1.0.1)
-                if let Some(n) = &r.name {
-                    self.no_enum_lit(n);
-                }
-                (t, r.name.as_ref().map(|n| n.name.clone()))
-            }
-        }
+    /// The type of a heading's result (void without one).
+    fn ret_type(&mut self, r: Option<&ast::ReturnSpec>) -> Ty {
+        let Some(r) = r else { return Ty::Void };
+        let t = match &r.ty {
+            Some(t) if self.no_stars(t, &r.dims, r.span) => Ty::Error,
+            Some(t) => self.ty(t),
+            None => Ty::Error,
+        };
+        self.with_dims(&t, &r.dims, true)
     }
 
     /// `procedure` declares its op itself; declare it before the body text so calls
@@ -131,8 +140,7 @@ impl<'a> Checker<'a> {
     }
 
     pub(crate) fn procedure_sig(&mut self, p: &ast::ProcDecl) -> Sym {
-        let params = self.params(&p.params);
-        let (ret, ret_name) = self.ret_spec(p.returns.as_ref());
+        let (params, ret, ret_name) = self.heading(&p.params, p.returns.as_ref());
         let idx = self.out.ops.iter().find(|o| o.name == p.name.name).map(|o| o.idx).unwrap_or(0);
         let inv = format!("inv_{}_{}", self.comp, p.name.name);
         self.inv_struct(&inv, &params, &ret, p.name.span);

@@ -127,7 +127,7 @@ impl<'a> Checker<'a> {
         Ty::Cap(CapTy::Op(self.types.sigs.len() - 1))
     }
 
-    /// The parameters of a heading (procs.rs's `params_of`; the index
+    /// The parameters of a heading (procs.rs's `heading`; the index
     /// types of their dimensions are the declaration's business).
     fn written_params(&mut self, params: &[ast::Param]) -> Vec<PSig> {
         let mut ps = Vec::new();
@@ -144,7 +144,7 @@ impl<'a> Checker<'a> {
         ps
     }
 
-    /// The result type of a heading (procs.rs's `ret_spec`).
+    /// The result type of a heading (procs.rs's `heading`).
     fn written_ret(&mut self, returns: Option<&ast::ReturnSpec>) -> Ty {
         match returns {
             None => Ty::Void,

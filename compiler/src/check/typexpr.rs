@@ -28,8 +28,7 @@ impl<'a> Checker<'a> {
         span: ast::Span,
     ) -> Ty {
         self.heading_names_distinct(params, returns);
-        let ps = self.params(params);
-        let (rt, _) = self.ret_spec(returns);
+        let (ps, rt, _) = self.heading(params, returns);
         self.fresh += 1;
         let inv = format!("inv_{}_{}{}", self.comp, kind, self.fresh);
         self.inv_struct(&inv, &ps, &rt, span);
