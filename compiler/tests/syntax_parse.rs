@@ -102,7 +102,7 @@ fn declarations() {
     assert_eq!(body("sem s[3] = 1, t"), "(sem s[3] = 1 t)");
     assert_eq!(body("sem f[3][2]"), "(sem f[3,2])");
     assert_eq!(
-        body("op f[1:10](int x, y; res real z) returns int r {send}"),
+        body("op f[1:10](int x, y, res real z) returns int r {send}"),
         // one name per type: `y` is the type of an unnamed parameter (MPD 1.0.1)
         "(op f[1:10] (sig (int x) (y) (res real z) returns int r {send}))"
     );

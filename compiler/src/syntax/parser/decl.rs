@@ -207,9 +207,7 @@ impl<'a, 'd> Parser<'a, 'd> {
     }
 
     /// params = "(" [ param { "," param } ] ")"
-    /// param  = [ "val" | "var" | "res" | "ref" ] type [ param_name { "," param_name } ]
-    /// A name after "," continues the previous group when that group already has a name
-    /// and what follows cannot start a new group (`int x, y` vs `int x, real y`).
+    /// param  = [ "val" | "var" | "res" | "ref" ] type [ param_name ]
     pub(super) fn params(&mut self) -> PResult<Vec<Param>> {
         self.expect(Punct::LParen)?;
         let mut out: Vec<Param> = Vec::new();
@@ -239,24 +237,17 @@ impl<'a, 'd> Parser<'a, 'd> {
                 names.push(self.param_name()?);
             }
             out.push(Param { mode, ty, names, span: lo.to(self.prev_span()) });
-            if !(self.eat(Punct::Comma) || self.eat(Punct::Semi) || (self.tok().nl_before && !self.at(Punct::RParen))) {
+            // parameters are separated by commas only (MPD 1.0.1: a `;` or a
+            // line break between them is a parse error; SR's `;` is SR's)
+            if self.at(Punct::Semi) || (self.tok().nl_before && !self.at(Punct::RParen)) {
+                return Err(self.unexpected("',' or ')' (parameters are separated by commas)"));
+            }
+            if !self.eat(Punct::Comma) {
                 break;
             }
         }
         self.expect(Punct::RParen)?;
         Ok(out)
-    }
-
-    /// At a ",": is the next item another name of the current group?
-    /// It is when that name ends its line (`rec(int x, y` ⏎ `string s)`: the line break
-    /// separates fields, as in MPD 1.0.1) or is followed by `,` `)` `[` `;`.
-    pub(super) fn continues_group(&self) -> bool {
-        matches!(self.nth(1), TokKind::Ident(_))
-            && (self.nth_tok(2).nl_before
-                || matches!(
-                    self.nth(2),
-                    TokKind::Punct(Punct::Comma | Punct::RParen | Punct::LBracket | Punct::Semi) | TokKind::Newline
-                ))
     }
 
     /// param_name = ID { "[" ranges "]" }

@@ -107,7 +107,7 @@ impl<'a, 'd> Parser<'a, 'd> {
         Ok(CapTarget::Named(self.qual_name()?))
     }
 
-    /// fields = "(" field { ( ";" | "," ) field } ")"    field = type param_name { "," param_name }
+    /// fields = "(" field { ( ";" | newline ) field } ")"    field = type param_name { "," param_name }
     pub(super) fn fields(&mut self) -> PResult<Vec<Field>> {
         self.expect(Punct::LParen)?;
         let mut out = Vec::new();
@@ -122,14 +122,17 @@ impl<'a, 'd> Parser<'a, 'd> {
             } else {
                 steal_result_name(&mut ty).ok_or_else(|| self.unexpected("a field name"))?
             };
+            // a comma adds a name of this type; groups are separated by ";"
+            // or a line break (MPD 1.0.1: `rec(int a, real b)` is a parse error)
             let mut names = vec![first];
-            while self.at(Punct::Comma) && self.continues_group() {
-                self.bump();
+            while self.eat(Punct::Comma) {
+                if !self.at_ident() {
+                    return Err(self.unexpected("a field name (a new field type follows ';' or a line break)"));
+                }
                 names.push(self.param_name()?);
             }
             out.push(Field { ty, names, span: lo.to(self.prev_span()) });
-            // Fields are separated by ";" or "," — or just by a line break.
-            if !(self.eat(Punct::Semi) || self.eat(Punct::Comma) || self.tok().nl_before) {
+            if !(self.eat(Punct::Semi) || self.tok().nl_before) {
                 break;
             }
         }
