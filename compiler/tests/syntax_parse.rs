@@ -93,11 +93,11 @@ fn declarations() {
     assert_eq!(body("r.T x"), "(var r.T x)");
     assert_eq!(body("type t = rec(int a, b; real x)"), "(type t (rec (int a b) (real x)))");
     assert_eq!(body("type e = enum(red, green)"), "(type e (enum red green))");
-    assert_eq!(body("ptr any p; ptr int q; cap vm v; cap sem s; cap r c; cap (int x) returns int f"),
-        "(var (ptr any) p) (var (ptr int) q) (var (cap vm) v) (var (cap sem) s) (var (cap r) c) (var (cap (sig (int x) returns int)) f)");
+    assert_eq!(body("ptr any p; ptr int q; cap vm v; cap sem s; cap r c; cap (int x) returns int r f"),
+        "(var (ptr any) p) (var (ptr int) q) (var (cap vm) v) (var (cap sem) s) (var (cap r) c) (var (cap (sig (int x) returns int r)) f)");
     assert_eq!(
-        body("cap (int) returns int v fc; cap (int x) returns int f = g"),
-        "(var (cap (sig (int) returns int v)) fc) (var (cap (sig (int x) returns int)) f = g)"
+        body("cap (int) returns int v fc; cap (int x) returns int r f = g"),
+        "(var (cap (sig (int) returns int v)) fc) (var (cap (sig (int x) returns int r)) f = g)"
     );
     assert_eq!(body("sem s[3] = 1, t"), "(sem s[3] = 1 t)");
     assert_eq!(body("sem f[3][2]"), "(sem f[3,2])");

@@ -1,6 +1,6 @@
 //! Parser: declarations — variables, constants, types, ops, semaphores, procs, imports.
 
-use super::steal_result_name;
+use super::cap_result_name;
 use super::{PResult, Parser};
 use crate::syntax::ast::*;
 use crate::syntax::token::{Kw, Punct, TokKind};
@@ -62,14 +62,16 @@ impl<'a, 'd> Parser<'a, 'd> {
             self.bump();
             return Err(self.unexpected("the constant's type before its name (`const int N = ...`)"));
         }
-        let mut ty = Some(self.type_()?);
-        let mut stolen = if self.at_ident() { None } else { ty.as_mut().and_then(steal_result_name) };
+        let ty = Some(self.type_()?);
+        if !self.at_ident() {
+            if let Some(r) = ty.as_ref().and_then(cap_result_name) {
+                let what = format!("the variable's name (`{r}` names the result: `cap (...) returns <type> r {r}`)");
+                return Err(self.unexpected(&what));
+            }
+        }
         let mut vars = Vec::new();
         loop {
-            let (name, dims) = match stolen.take() {
-                Some(pn) => (pn.name, pn.dims),
-                None => (self.ident()?, self.dims()?),
-            };
+            let (name, dims) = (self.ident()?, self.dims()?);
             let init = if self.eat(Punct::Eq) { Some(self.expr_no_assign()?) } else { None };
             vars.push(VarItem { span: name.span.to(self.prev_span()), name, dims, init });
             if !self.eat(Punct::Comma) {
@@ -226,11 +228,10 @@ impl<'a, 'd> Parser<'a, 'd> {
             if mode != ParamMode::Default {
                 self.bump();
             }
-            let mut ty = self.type_()?;
+            // `cap (int) returns int f` with no name after it is an unnamed
+            // parameter whose capability's result is named f (MPD 1.0.1)
+            let ty = self.type_()?;
             let mut names = Vec::new();
-            if !self.at_ident() {
-                names.extend(steal_result_name(&mut ty));
-            }
             // one name per type: after a `,` comes the next parameter's type
             // (MPD 1.0.1: `(int a, b)` is an int `a` and an unnamed `b`)
             if self.at_ident() {

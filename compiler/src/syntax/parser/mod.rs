@@ -137,15 +137,14 @@ pub(super) fn ends_list(k: &TokKind) -> bool {
     )
 }
 
-/// In `cap (int) returns int f` with no further name, `f` names the declared item, not
-/// the result: take it back from the signature (the result stays unnamed).
-pub(super) fn steal_result_name(ty: &mut Type) -> Option<ParamName> {
-    let TypeKind::Cap(CapTarget::Sig(sig)) = &mut ty.kind else { return None };
-    let OpSig::Explicit { returns: Some(r), .. } = sig.as_mut() else { return None };
+/// The result's name in a capability type `cap (int) returns int f`: when no
+/// further name follows, MPD 1.0.1 still reads `f` as the result's name (the
+/// declared item has none), so the parser says what to write instead.
+pub(super) fn cap_result_name(ty: &Type) -> Option<&str> {
+    let TypeKind::Cap(CapTarget::Sig(sig)) = &ty.kind else { return None };
+    let OpSig::Explicit { returns: Some(r), .. } = sig.as_ref() else { return None };
     r.ty.as_ref()?;
-    let name = r.name.take()?;
-    let dims = std::mem::take(&mut r.dims);
-    Some(ParamName { span: name.span, name, dims })
+    r.name.as_ref().map(|n| n.name.as_str())
 }
 
 /// Keyword types that can start a declaration (`int x`) or a conversion (`int(x)`).

@@ -1,6 +1,6 @@
 //! Parser: types (`int`, `string[n]`, `rec(...)`, `ptr T`, `cap ...`, `[ranges] T`, names).
 
-use super::{steal_result_name, PResult, Parser};
+use super::{cap_result_name, PResult, Parser};
 use crate::syntax::ast::*;
 use crate::syntax::token::{Kw, Punct, TokKind};
 
@@ -116,12 +116,15 @@ impl<'a, 'd> Parser<'a, 'd> {
                 break;
             }
             let lo = self.span();
-            let mut ty = self.type_()?;
-            let first = if self.at_ident() {
-                self.param_name()?
-            } else {
-                steal_result_name(&mut ty).ok_or_else(|| self.unexpected("a field name"))?
-            };
+            let ty = self.type_()?;
+            if !self.at_ident() {
+                let what = match cap_result_name(&ty) {
+                    Some(r) => format!("a field name (`{r}` names the result: `cap (...) returns <type> r {r}`)"),
+                    None => "a field name".to_string(),
+                };
+                return Err(self.unexpected(&what));
+            }
+            let first = self.param_name()?;
             // a comma adds a name of this type; groups are separated by ";"
             // or a line break (MPD 1.0.1: `rec(int a, real b)` is a parse error)
             let mut names = vec![first];
