@@ -366,8 +366,9 @@ impl<'a> Checker<'a> {
                 Some(Sym::Proc(sig)) if sig.op.is_some() => {
                     let r = sig.op.clone().unwrap();
                     if !r.dims.is_empty() {
-                        self.op_array_as_value(&name.name, r.sem, span);
-                        return V::err();
+                        // rc.a whole: the capabilities of the instance's ops
+                        let rc = b.c.clone();
+                        return self.op_array_value(&sig, &move |_, r, k| ops::rescap_op(&rc, &ops::op_elem(r.idx, k)));
                     }
                     let k = self.op_sig(&sig);
                     let ty =

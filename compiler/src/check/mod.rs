@@ -21,6 +21,7 @@ mod konst;
 mod leaf;
 mod loop_var;
 mod msg;
+mod op_array_value;
 mod op_target;
 mod operator;
 mod ops;

@@ -361,29 +361,16 @@ impl<'a> Checker<'a> {
     /// The value of an op name used as a capability (`c = links`).
     pub fn op_cap_value(&mut self, sig: &ProcSig, span: Span) -> V {
         let r = sig.op.clone().unwrap();
-        if !r.dims.is_empty() {
-            self.op_array_as_value(&sig.name, r.sem, span);
-            return V::err();
-        }
         if !self.op_reachable(&r, span) {
             return V::err();
+        }
+        if !r.dims.is_empty() {
+            return self.op_array_value(sig, &|c, r, k| c.named_op_elem_cap(r, k));
         }
         let inst = self.owner_inst(&r);
         let k = self.op_sig(sig);
         let ty = if r.sem { Ty::Cap(CapTy::Sem) } else { Ty::Cap(CapTy::Op(k)) };
         V::scalar(eops::cap_of(&inst, r.idx), ty)
-    }
-
-    /// An op or sem array named whole where a value is wanted (`a == noop`,
-    /// `x = a`, `p(a)`): MPD 1.0.1 rejects each use ("incompatible
-    /// comparison", "incompatible assignment", ...); its elements are
-    /// capabilities, the array is not one.
-    pub fn op_array_as_value(&mut self, name: &str, sem: bool, span: Span) {
-        let what = if sem { "semaphores" } else { "operations" };
-        self.error(
-            span,
-            format!("incompatible use of {}: an array of {} is not a capability (subscript it)", name, what),
-        );
     }
 
     /// An op array reached through a component or a resource capability

@@ -19,7 +19,7 @@
 //! `expr` (MPD_AUDIT_TYPES=1, and the compiler's unit tests).
 use super::konst::KV;
 use super::resolved::Resolved;
-use super::scope::Sym;
+use super::scope::{ProcSig, Sym};
 use super::types::Ty;
 use super::Checker;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Subscript, UnaryOp};
@@ -72,13 +72,18 @@ impl<'a> Checker<'a> {
         match self.resolution(e) {
             Resolved::Var { ty, .. } | Resolved::Const { ty, .. } => ty,
             Resolved::EnumLit { e, .. } => Ty::Enum(e),
-            // an op array named whole is no value (op_cap_value)
-            Resolved::Op(s)
-                if s.op.as_ref().unwrap().dims.is_empty() && self.op_reachable_here(s.op.as_ref().unwrap()) =>
-            {
-                self.op_cap_type(&s)
-            }
+            // an op array named whole is an array of capabilities (op_array_value)
+            Resolved::Op(s) if self.op_reachable_here(s.op.as_ref().unwrap()) => self.op_value_type(&s),
             _ => Ty::Error,
+        }
+    }
+
+    /// An op's capability type, or an op array's array of them.
+    fn op_value_type(&mut self, s: &ProcSig) -> Ty {
+        if s.op.as_ref().unwrap().dims.is_empty() {
+            self.op_cap_type(s)
+        } else {
+            self.op_array_value_type(s)
         }
     }
 
@@ -92,14 +97,10 @@ impl<'a> Checker<'a> {
                 Resolved::Var { ty, .. } | Resolved::Const { ty, .. } => ty,
                 Resolved::EnumLit { e, .. } => Ty::Enum(e),
                 // `g.op`: as the op named alone (ident_type)
-                Resolved::Op(s)
-                    if s.op.as_ref().unwrap().dims.is_empty() && self.op_reachable_here(s.op.as_ref().unwrap()) =>
-                {
-                    self.op_cap_type(&s)
-                }
+                Resolved::Op(s) if self.op_reachable_here(s.op.as_ref().unwrap()) => self.op_value_type(&s),
                 _ => Ty::Error,
             },
-            Resolved::ResCapOp { sig } if sig.op.as_ref().is_some_and(|r| r.dims.is_empty()) => self.op_cap_type(&sig),
+            Resolved::ResCapOp { sig } => self.op_value_type(&sig),
             Resolved::RecField { rec, field } => self.types.recs[rec].fields[field].1.clone(),
             _ => Ty::Error,
         }
