@@ -33,7 +33,7 @@ impl<'a> Checker<'a> {
         let size = self.size_c(&ty, &dims, &None);
         let (a, k) = (self.tmp(), self.tmp());
         let t = self.t();
-        self.f.code.put(&var::local_blob_init(&a, &format!("mpd_tmp_alloc({}, {})", t, size)));
+        self.f.code.put(&var::tmp_blob(&a, t, &size));
         self.init_blob(&a, &ty, &dims, &None);
         self.f.code.put(&var::local_int(&k, "0"));
         self.fill_caps(&a, &ty, &dims, &r, &k, elem);

@@ -5,7 +5,7 @@
 //! process.rs; the C is spelled in emit/ops.rs and emit/inop.rs.
 use super::scope::{OpRef, PSig, ProcSig, Sym};
 use super::types::{SigInfo, Ty};
-use super::Checker;
+use super::{Checker, V};
 use crate::emit::{inop, names, ops as eops};
 use crate::syntax::ast::{self, ExprKind, ParamMode, Span};
 use std::rc::Rc;
@@ -465,6 +465,32 @@ impl<'a> Checker<'a> {
         (out, total)
     }
 
+    /// A semaphore's initial value: an int for one semaphore, an array of
+    /// ints of the declaration's shape for an array of them (MPD 1.0.1:
+    /// `sem s[3] = 0` and `sem s = (1, 2)` are an "incompatible semaphore
+    /// initializer"); the value and its depth.  The sizes are checked when
+    /// it runs (the runtime compares the counts).
+    fn sem_init(&mut self, e: &ast::Expr, ndims: usize) -> (V, usize) {
+        let v = self.expr(e);
+        let mut leaf = &v.ty;
+        let mut depth = 0;
+        while let Ty::Arr(el, _, _, _) = leaf {
+            leaf = el;
+            depth += 1;
+        }
+        if *leaf != Ty::Int && *leaf != Ty::Error {
+            self.error(e.span, "incompatible semaphore initializer (it must be an int)");
+        } else if depth != ndims && *leaf != Ty::Error {
+            let want = if ndims == 0 {
+                "one int".to_string()
+            } else {
+                format!("an array of ints with {} dimension(s), as `([n] 0)`", ndims)
+            };
+            self.error(e.span, format!("incompatible semaphore initializer (it must be {})", want));
+        }
+        (v, depth)
+    }
+
     /// A semaphore array with bounds known at run time: a local op object.
     fn dyn_sem(&mut self, it: &ast::SemItem) {
         let ixty = self.index_types(&it.dims);
@@ -474,16 +500,7 @@ impl<'a> Checker<'a> {
         let p = self.pos(it.span);
         match &it.init {
             Some(e) => {
-                let v = self.expr(e);
-                let mut leaf = &v.ty;
-                let mut depth = 0;
-                while let Ty::Arr(el, _, _, _) = leaf {
-                    leaf = el;
-                    depth += 1;
-                }
-                if *leaf != Ty::Int && *leaf != Ty::Error {
-                    self.error(e.span, "incompatible semaphore initializer (it must be an int)");
-                }
+                let (v, depth) = self.sem_init(e, it.dims.len());
                 if depth == 0 {
                     self.f.code.put(&inop::sem_local(&p, &obj, &cnt, &v.c));
                 } else {
@@ -590,16 +607,7 @@ impl<'a> Checker<'a> {
             let p = self.pos(it.span);
             match &it.init {
                 Some(e) => {
-                    let v = self.expr(e);
-                    let mut leaf = &v.ty;
-                    let mut depth = 0;
-                    while let Ty::Arr(el, _, _, _) = leaf {
-                        leaf = el;
-                        depth += 1;
-                    }
-                    if *leaf != Ty::Int && *leaf != Ty::Error {
-                        self.error(e.span, "incompatible semaphore initializer (it must be an int)");
-                    }
+                    let (v, depth) = self.sem_init(e, it.dims.len());
                     if depth == 0 {
                         self.f.code.put(&inop::sem_own(&p, idx, cnt, &v.c));
                     } else {

@@ -73,6 +73,11 @@ pub fn local_blob(c: &str) -> String {
     format!("char *{};", c)
 }
 
+/// A local blob pointer to `size` fresh zeroed bytes of temporary pool `pool`.
+pub fn tmp_blob(c: &str, pool: &str, size: &str) -> String {
+    format!("char *{} = mpd_tmp_alloc({}, {});", c, pool, size)
+}
+
 /// A local blob pointer set to `init`.
 pub fn local_blob_init(c: &str, init: &str) -> String {
     format!("char *{} = {};", c, init)
