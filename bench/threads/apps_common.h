@@ -62,7 +62,7 @@ static app_lock_t *app_lock(const char *name, enum app_kind k)
         a.sleep_ns = MPD_ALOCK_FOREVER;
     }
     const char *v =
-        getenv("APP_ADAPTIVE"); /* oversub|trial|nolate: a default-policy variant, to measure it */
+        getenv("APP_ADAPTIVE"); /* oversub|trial|nolate|oversubwait: a default-policy variant, to measure it */
     if (k == APP_ADAPTIVE && v && *v) {
         /* the documented defaults (mpd/alock.h), then the variant */
         static mpd_alock_default_params_t p = {.low = 0.25,
@@ -76,6 +76,8 @@ static app_lock_t *app_lock(const char *name, enum app_kind k)
             p.trial_acq = 1024;
         else if (strcmp(v, "nolate") == 0)
             p.late_passes = -1;
+        else if (strcmp(v, "oversubwait") == 0)
+            p.oversub_waiters = 1;
         a.policy_arg = &p;
     }
     a.name = name;

@@ -372,7 +372,7 @@ void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void
 {
     static const mpd_alock_default_params_t def = {
         0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000, 8, 4000, 0.5, 0.2, 0, 0, 0,
-        0,    0};
+        0,    0, 0};
     const mpd_alock_default_params_t *p = arg ? arg : &def;
     long spin, sleep;
     /* Spin failures (the holder was off-CPU, or the wait outlasted the spin):
@@ -391,6 +391,17 @@ void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void
     int cpus = p->cpus > 0 ? p->cpus : mpd_alock__usable_cpus();
     int spare = mpd__nvp <= cpus ? cpus - 1 : 0;
     double waiters = m->avg_waiting - (double)spare;
+    /* More VPs than CPUs: a backed-off waiter yields its CPU to the OS at
+     * every look (adaptive_lock.c spin_phase), so it takes no CPU that a
+     * runnable VP -- the holder's included -- needs, and the waiter count is
+     * no reason to block; parking it only adds a VP's sleep and wake-up to
+     * every contended acquisition.  TSP at 4 VPs on 2 quiet CPUs: blocking on
+     * the count made the adaptive lock as slow as `block`, 1.55x pthread
+     * (docs/threads.md, "Results").  Waits that a spin does not win still
+     * block: the spin-failure rule above, and waits longer than a block
+     * costs below.  oversub_waiters = 1 keeps the count (the old rule). */
+    if (mpd__nvp > cpus && !p->oversub_waiters && waiters > 0)
+        waiters = 0;
     /* Opt-in (oversub_block): with more VPs than CPUs every spinning waiter
      * holds a CPU that a VP with work needs, so while contention lasts (the
      * averages are not back to 0) the lock blocks.  It was the default

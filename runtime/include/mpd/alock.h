@@ -184,6 +184,13 @@ typedef struct {
      * least late_passes times in front of a waiter per wait, probed from time
      * to time; negative: never look late */
     double late_passes;
+    /* added later; 0 = default: with more VPs than CPUs the waiter average
+     * does not make the lock block (a backed-off waiter gives its CPU back
+     * to the OS at every look then, so a spinning waiter takes no CPU that a
+     * runnable VP needs; only waits a spin does not win -- spin failures, or
+     * waits longer than a block costs -- make it block); 1: every waiter
+     * counts against low/high then, as before (docs/threads.md) */
+    int oversub_waiters;
 } mpd_alock_default_params_t;
 void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg);
 

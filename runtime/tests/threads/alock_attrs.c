@@ -114,7 +114,7 @@ int main(void)
     CHECK_EQ_L(mpd_alock_set_waiting(l, &agent1, 9, 9), 0);
     /* the default parameters, with every waiter counted as if on one CPU */
     mpd_alock_default_params_t one = {
-        0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000, 0, 0, 0, 0, 1, 0, 0, 0, 0};
+        0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0};
     /* the built-in policy acts for the lock: it is refused while an agent owns it */
     mpd_alock_monitor_t m = {0, 10, 10.0, 0, 0, 0, 0, 9, 9, 0.0, 0.0, 0.0};
     mpd_alock_default_policy(l, &m, &one);
@@ -207,7 +207,7 @@ int main(void)
     CHECK_EQ_L((long)(hs1.adaptations - hs0.adaptations), moves);
     CHECK_EQ_L(moves, 5);
     mpd_alock_default_params_t pp = {0.25, 1.0, 30000, 0, 50000, 20000, 2, 1000,
-                                     0.9,  0.5, 0,     0, 0,     0,     0};
+                                     0.9,  0.5, 0,     0, 0,     0,     0, 0};
     m.avg_spin_ns = 1500;
     m.spin_fail = 0.6;
     m.spin_ns = sp;
@@ -233,11 +233,41 @@ int main(void)
         int st = sp == 0 && sl == MPD_ALOCK_FOREVER ? 2 : sl == MPD_ALOCK_FOREVER ? 0 : 1;
         CHECK_EQ_L(st, wstate[i]);
     }
-    mpd__nvp = 5; /* more VPs than CPUs: no spare CPUs, every waiter counts */
-    m.avg_waiting = 0.6;
+    /* more VPs than CPUs: no spare CPUs, and a backed-off waiter yields its CPU at
+     * every look, so by default the waiter count does not make the lock block or
+     * back off: it spins (bounded), whatever the count */
+    mpd__nvp = 5;
+    double ow[] = {0.6, 1.5, 3.0};
+    for (int i = 0; i < 3; i++) {
+        m.avg_waiting = ow[i];
+        m.spin_ns = sp;
+        m.sleep_ns = sl;
+        mpd_alock_default_policy(l, &m, &four);
+        mpd_alock_get_waiting(l, &sp, &sl);
+        CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
+    }
+    /* ... but waits a spin does not win still block there: long waits, spin failures */
+    m.avg_wait_ns = 100000;
     m.spin_ns = sp;
     m.sleep_ns = sl;
     mpd_alock_default_policy(l, &m, &four);
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp == 0 && sl == MPD_ALOCK_FOREVER);
+    m.avg_wait_ns = 500;
+    m.spin_fail = 0.6;
+    m.spin_ns = sp;
+    m.sleep_ns = sl;
+    mpd_alock_default_policy(l, &m, &four);
+    mpd_alock_get_waiting(l, &sp, &sl);
+    CHECK(sp == 0 && sl == MPD_ALOCK_FOREVER);
+    m.spin_fail = 0;
+    /* with oversub_waiters every waiter counts there (the old rule): back-off at 0.6 */
+    mpd_alock_default_params_t fourw = four;
+    fourw.oversub_waiters = 1;
+    m.avg_waiting = 0.6;
+    m.spin_ns = sp;
+    m.sleep_ns = sl;
+    mpd_alock_default_policy(l, &m, &fourw);
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp > 0 && sp < MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl > 1000 && sl < 50000);
     mpd__nvp = 4; /* as many VPs as CPUs: spare CPUs again, spin */
@@ -260,7 +290,7 @@ int main(void)
     mpd_alock_get_waiting(l, &sp, &sl);
     CHECK(sp == MPD_ALOCK_DEFAULT_SPIN_MAX_NS && sl == MPD_ALOCK_FOREVER);
     mpd_alock_default_params_t over = {
-        0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000, 0, 0, 0, 0, 0, 0, 0, 1, 0};
+        0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0};
     m.spin_ns = sp;
     m.sleep_ns = sl;
     mpd_alock_default_policy(l, &m, &over);
