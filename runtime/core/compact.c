@@ -432,7 +432,10 @@ static void expand(int64_t now, int groups)
     if (groups) {
         for (int i = 0; i < mpd__nvp; i++)
             __atomic_store_n(&talk_multi[i].n, 0, __ATOMIC_RELAXED);
-        place_groups();
+        /* with priorities mixed everything goes to the shared queue,
+         * which alone keeps MPD's priority order (vp_wake) */
+        if (!atomic_load_explicit(&mpd__prio_mixed, memory_order_relaxed))
+            place_groups();
         __atomic_store_n(&mpd__compact_count_multi, 1, __ATOMIC_RELAXED);
     }
     atomic_store_explicit(&trial_start, now, memory_order_relaxed);
