@@ -31,6 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 PATTERNS = [
     ("pipeline", "pipeline", [200000], "main -> 4 stages -> sink, ns per message"),
     ("pairs", "pairs", [100000], "4 independent ping-pong pairs, ns per round of 4"),
+    ("pairs_inst", "pairs_inst", [100000], "the same, each pair in a resource instance of its own"),
     ("fanin", "fanin", [400000], "4 producers -> 1 consumer, ns per message"),
     ("bag1", "bag", [100000, 700], "bag of tasks served by `in`, 4 workers, ~1 us tasks"),
     ("bag50", "bag", [4000, 35000], "the same, ~50 us tasks"),

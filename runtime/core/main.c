@@ -202,11 +202,13 @@ static void *vp_thread(void *arg)
 {
     mpd_vp *vp = arg;
     mpd__tls_vp = &vp->hot;
-    slice_reset(vp);
     mpd__vp_signals_init(vp);
     loop_fiber_init(vp);
     if (mpd__compact) /* VP 0 alone starts awake */
         mpd__compact_first_sleep();
+    /* after the first sleep: meanwhile VP 0 may change the fresh slice
+     * (compaction's groups trigger, compact.c) */
+    slice_reset(vp);
     mpd__vp_loop_run(vp);
     mpd__vp_signals_fini(vp);
     return NULL;
@@ -308,7 +310,8 @@ int mpd_rt_main(int argc, char **argv, void (*main_fn)(void *), void *arg)
         n > 1 && all_fifo && mpd__slice > 0 && !mpd__tl_on && env_num("MPD_COMPACT", 0, 1, 1);
     mpd__compact_idle_ns = env_num("MPD_COMPACT_IDLE_US", 0, 10000000, 1000) * 1000;
     mpd__compact_trial_ns = env_num("MPD_COMPACT_TRIAL_US", 1, 10000000, 1000) * 1000;
-    mpd__compact_debug = (int)env_num("MPD_COMPACT_DEBUG", 0, 1, 0);
+    mpd__compact_sample_every = (unsigned long)env_num("MPD_COMPACT_SAMPLE", 0, 1L << 40, 65536);
+    mpd__compact_debug = (int)env_num("MPD_COMPACT_DEBUG", 0, 2, 0);
     mpd__send_flow = n > 1 ? (uint32_t)env_num("MPD_SEND_FLOW", 0, 1u << 30, 1024) : 0;
     if (mpd__compact)
         mpd__compact_start(n);

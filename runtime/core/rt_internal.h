@@ -237,6 +237,8 @@ void mpd__compact_wake_dormant(void);
 void mpd__compact_slice_end(mpd_proc *self);
 void mpd__compact_slice_end_multi(void);
 void mpd__compact_trial_check(void);
+extern unsigned long mpd__compact_sample_every; /* MPD_COMPACT_SAMPLE: 0 off */
+long mpd__compact_expansions(long *groups);
 void mpd__compact_stop(void);
 int mpd__vp_stopping(void);
 extern size_t mpd__stack_default;

@@ -574,8 +574,8 @@ static mpd_invb *receive_tl(const char *F, int L, mpd_op *op);
 
 mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
 {
-    if (mpd__compact && mpd_rt_single()) /* compaction's trigger (core/compact.c) */
-        mpd__compact_talk++;
+    if (mpd__compact && talk_note()) /* compaction's triggers and trials (core/compact.c) */
+        talk_sample(op);
     if (__builtin_expect(mpd__tl_on, 0))
         return receive_tl(F, L, op);
     if (op_kind(op) == MPD_OPK_INPUT) { /* fast path: the head is free */

@@ -186,12 +186,41 @@ static void proc_send(mpd_op *op, const mpd_invb *ib)
     }
 }
 
+/* What couples the processes that talk through op, for compaction's look
+ * at who talks with whom (core/compact.c): an input op's lock class (all
+ * input ops of an instance share it, and contend for it on several VPs),
+ * any other op itself.  Out of line: only every so many messages. */
+void talk_sample(mpd_op *op)
+{
+    opq *q = op_kind(op) == MPD_OPK_INPUT ? op_queue(op) : NULL;
+    mpd__compact_sample(q ? (const void *)q->cls : (const void *)op);
+}
+
+__attribute__((always_inline)) static inline void deliver(const char *F, int L, mpd_op *op,
+                                                          mpd_invb *h);
+
+/* inv_deliver of a message compaction looks at: off the usual path */
+__attribute__((noinline, cold)) static void deliver_sampled(const char *F, int L, mpd_op *op,
+                                                            mpd_invb *h)
+{
+    talk_sample(op);
+    deliver(F, L, op, h);
+}
+
 /* Route a runtime-owned block h whose answer goes to h->done/orig/co:
  * used by send, forward and co.  Never blocks. */
 void inv_deliver(const char *F, int L, mpd_op *op, mpd_invb *h)
 {
-    if (mpd__compact && mpd_rt_single()) /* compaction's trigger (core/compact.c) */
-        mpd__compact_talk++;
+    if (mpd__compact && talk_note()) { /* compaction's triggers and trials (core/compact.c) */
+        deliver_sampled(F, L, op, h);
+        return;
+    }
+    deliver(F, L, op, h);
+}
+
+__attribute__((always_inline)) static inline void deliver(const char *F, int L, mpd_op *op,
+                                                          mpd_invb *h)
+{
     switch (op_kind(op)) {
     case MPD_OPK_PROC:
         proc_spawn(op, h);
@@ -283,8 +312,8 @@ OPK_BODY opk_sret mpd__call_op_body(const char *F, int L, mpd_op *op, mpd_invb *
         }
         return call_proc(F, L, op, ib);      /* the proc gets a process */
     case MPD_OPK_INPUT: {                    /* rendezvous: no copy */
-        if (mpd__compact && mpd_rt_single()) /* compaction's trigger (core/compact.c) */
-            mpd__compact_talk++;
+        if (mpd__compact && talk_note()) /* compaction's triggers and trials (core/compact.c) */
+            talk_sample(op);
         if (op_counted(op))
             in_uncount_op(op); /* the caller waits for its servicing */
         ib->flags = MPD_INVF_PARKED;

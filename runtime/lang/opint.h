@@ -343,6 +343,23 @@ static inline opq *op_queue(mpd_op *op)
 {
     return (opq *)op->q;
 }
+/* A send, a call of an input op or a receive, with compaction
+ * (mpd__compact): its triggers and trials count it (core/compact.c).  1
+ * when it is one to look at: then the caller calls talk_sample (lang/inv.c)
+ * on a path of its own, so that the usual one makes no call (a call there
+ * made inv_deliver save a register more on every send, with one VP too). */
+void talk_sample(mpd_op *op);
+static inline int talk_note(void)
+{
+    if (mpd__mode != MPD_MODE_MULTI)
+        return __builtin_expect(--mpd__compact_left == 0, 0);
+    if (__builtin_expect(__atomic_load_n(&mpd__compact_count_multi, __ATOMIC_RELAXED), 0)) {
+        unsigned long *c = mpd__tls_talk;
+        if (c) /* read by the trial's end on another VP */
+            __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+    }
+    return 0;
+}
 /* The inline P/V of mpd/abi/ops.h read an input op's SEM1 state from its
  * queue: every change of the flag goes through these two (and `fast` only
  * changes otherwise with the marker: opq_mark_waiting above). */

@@ -42,7 +42,7 @@ func pipeline(n int) {
 	fmt.Println("pipeline", n, <-done)
 }
 
-func pairs(n int) {
+func pairs(n int, name string) {
 	const P = 4
 	var wg sync.WaitGroup
 	for i := 0; i < P; i++ {
@@ -62,7 +62,7 @@ func pairs(n int) {
 		}()
 	}
 	wg.Wait()
-	fmt.Println("pairs", n)
+	fmt.Println(name, n)
 }
 
 func fanin(n int) {
@@ -239,7 +239,9 @@ func main() {
 	case "pipeline":
 		pipeline(n)
 	case "pairs":
-		pairs(n)
+		pairs(n, "pairs")
+	case "pairs_inst": // Go has no instances: the same program
+		pairs(n, "pairs_inst")
 	case "fanin":
 		fanin(n)
 	case "bag":

@@ -352,9 +352,17 @@ extern long mpd__mode;
  * lang/opobj.c) or kept in both modes (calls parked on an object, counted
  * in both). */
 extern int mpd__compact;
-/* With compaction, in the one-VP mode: sends, calls of input ops and
- * receives so far (the trigger of an expansion wants slices without them). */
-extern unsigned long mpd__compact_talk;
+/* With compaction, in the one-VP mode: messages (sends, calls of input
+ * ops, receives) left before the next one is looked at (core/compact.c:
+ * its triggers count them, and look for groups of processes that talk only
+ * among themselves).  A count down, so that a message costs one decrement
+ * and branch. */
+extern long mpd__compact_left;
+void mpd__compact_sample(const void *key);
+/* With compaction, several VPs: 1 while a trial counts messages, in a
+ * counter of each VP's thread (mpd__tls_talk: NULL in other threads). */
+extern int mpd__compact_count_multi;
+extern _Thread_local unsigned long *mpd__tls_talk;
 /* Several VPs only: a process whose send leaves at least this many
  * invocations queued on an input op yields, every 64th such send, so its
  * receiver runs (MPD_SEND_FLOW, default 1024; 0: never; lang/inv.c).  0
