@@ -410,7 +410,9 @@ impl<'a> Checker<'a> {
             let v = self.tmp();
             let ct = self.ctype(&ty);
             self.f.code.put(&emit::co::quant_load(&ct, &v, qv, d, stride, j));
-            self.declare(&q.var, Sym::Var { c: v, ty, assignable: false });
+            // the arm's copy of its quantifier values (MPD 1.0.1 lets the
+            // post-processing block assign it)
+            self.declare(&q.var, Sym::Var { c: v, ty, assignable: true });
         }
         let inv = sig.op.as_ref().map(|r| r.inv.clone()).unwrap_or_default();
         let blk = emit::inop::inv_block(&inv, d);
@@ -492,7 +494,10 @@ impl<'a> Checker<'a> {
             self.declare(r, Sym::Var { c, ty: sig.ret.clone(), assignable: true });
         }
         if let Some((c, id, ty, _)) = qv {
-            self.declare(id, Sym::Var { c: c.clone(), ty: ty.clone(), assignable: false });
+            // in the arm's body the quantifier is the arm's own copy, which
+            // MPD 1.0.1 lets it assign; st and by only read it
+            let assignable = ib != emit::inop::CB_INVB;
+            self.declare(id, Sym::Var { c: c.clone(), ty: ty.clone(), assignable });
         }
     }
 }

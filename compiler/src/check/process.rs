@@ -99,7 +99,9 @@ impl<'a> Checker<'a> {
         for (i, ps) in params.iter().enumerate() {
             self.declare(
                 &p.quants[i].var,
-                Sym::Var { c: eops::process_param(i), ty: ps.ty.clone(), assignable: false },
+                // each process's own copy of its quantifier value: MPD
+                // 1.0.1 lets the body assign it
+                Sym::Var { c: eops::process_param(i), ty: ps.ty.clone(), assignable: true },
             );
         }
         // tracing: a process is traced as a proc (after the SEND that

@@ -257,10 +257,19 @@ impl<'a, 'd> Parser<'a, 'd> {
         loop {
             self.skip_seps();
             if self.at_kw(Kw::Else) {
+                // one else, after at least one arm, and last (MPD 1.0.1's
+                // grammar: anything else is a parse error)
+                if arms.is_empty() || else_block.is_some() {
+                    return Err(self.unexpected("an input arm (`else` is the last arm, once, after an op's)"));
+                }
                 let lo = self.bump().span;
                 self.expect(Punct::Arrow)?;
                 let stmts = self.stmt_list();
                 else_block = Some(Block { stmts, span: lo.to(self.prev_span()) });
+                self.skip_seps();
+                if self.at(Punct::Box) {
+                    return Err(self.unexpected("'ni' (`else` is the last arm)"));
+                }
             } else {
                 match self.in_arm() {
                     Ok(a) => arms.push(a),
