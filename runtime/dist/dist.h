@@ -87,6 +87,9 @@ dmsg *dmsg_new(int type, size_t plen);
 /* The same with the payload left uninitialized: the caller fills all of
  * it (an invocation's block: no zeroing of what is copied over next). */
 dmsg *dmsg_new_raw(int type, size_t plen);
+/* Frees a message built by dmsg_new(_raw) (or a received one): its
+ * buffer may serve the thread's next message. */
+void dmsg_free(dmsg *m);
 /* Checks a message as received (n bytes from rank src): NULL if it is
  * well formed, else what is wrong with it. */
 const char *dmsg_check(const void *buf, size_t n);
@@ -114,6 +117,17 @@ void dist_send_control(int rank, dmsg *m);
 dmsg *dist_request(int rank, dmsg *m, const char *F, int L);
 /* The same with a block sent apart (blk, m->blen bytes; NULL: none). */
 dmsg *dist_request_block(int rank, dmsg *m, const void *blk, const char *F, int L);
+/* The same for a call: a reply of status 0 with exactly into_n bytes of
+ * payload is copied into `into` by the receiver and NULL returned; any
+ * other reply is returned as dist_request's. */
+dmsg *dist_request_into(int rank, dmsg *m, const void *blk, void *into, uint32_t into_n,
+                        const char *F, int L);
+/* A received message handed to handle() lives in the receive buffer:
+ * what must outlive the handling is kept (a copy; a message already of
+ * its own is returned as is), the rest released (freed unless it is the
+ * receive buffer). */
+dmsg *dist_msg_keep(dmsg *m);
+void dist_msg_release(dmsg *m);
 /* An interned copy of a file name (invocations keep it). */
 const char *dist_intern(const char *s);
 

@@ -64,7 +64,9 @@ void dist_invoke(const char *F, int L, mpd_cap c, mpd_invb *ib, int kind)
         dist_send_block(r, m, blk);
         return;
     }
-    dmsg *rep = dist_request_block(r, m, blk, F, L);
+    dmsg *rep = dist_request_into(r, m, blk, ib + 1, n, F, L);
+    if (!rep)
+        return; /* the results are in ib */
     check_reply(rep, F, L);
     if (dmsg_plen(rep) != n) {
         uint32_t got = dmsg_plen(rep);
