@@ -31,6 +31,12 @@
 
 #define TAG 7007
 #define DIST_TAG_BLOCK 7008 /* a block sent apart (dmsg.blen) */
+#define DIST_TAG_REST 7009  /* the rest of a message longer than RECV_INLINE */
+/* Every message on TAG is at most this long: it is received into the
+ * receive posted ahead (below), a buffer of this size.  A longer one goes
+ * as its header alone on TAG (its len says the whole length) and the rest
+ * on DIST_TAG_REST right after it, under the same send lock. */
+#define RECV_INLINE 32768
 #define CONTROL_SEND_MS 50  /* dist_send_control's wait for completion */
 
 int dist_rank, dist_size;
@@ -89,13 +95,21 @@ typedef struct istr {
 static istr *interned;
 static pthread_mutex_t intern_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* The last name this thread interned: an invocation's file is looked up
+ * per message, almost always the same one -- no lock, no list walk (the
+ * interned strings are never freed or changed). */
+static _Thread_local const char *intern_last;
+
 const char *dist_intern(const char *s)
 {
+    const char *l = intern_last;
+    if (l && !strcmp(l, s))
+        return l;
     pthread_mutex_lock(&intern_mu);
     for (istr *i = interned; i; i = i->next)
         if (!strcmp(i->s, s)) {
             pthread_mutex_unlock(&intern_mu);
-            return i->s;
+            return intern_last = i->s;
         }
     size_t n = strlen(s) + 1;
     istr *i = malloc(sizeof *i + n);
@@ -105,7 +119,7 @@ const char *dist_intern(const char *s)
     i->next = interned;
     interned = i;
     pthread_mutex_unlock(&intern_mu);
-    return i->s;
+    return intern_last = i->s;
 }
 
 /* ---- output of the other vms -------------------------------------------- */
@@ -241,10 +255,30 @@ static void direct_output(void)
     mpd_io_std_reset();
 }
 
+/* The communicator returns errors (a message too long for the receive
+ * posted ahead must be refused, not abort the process); a failed send is
+ * what MPI's default handler made it: the job's end. */
+static void mpi_send_check(int rc)
+{
+    if (rc == MPI_SUCCESS)
+        return;
+    char why[MPI_MAX_ERROR_STRING];
+    int n = 0;
+    MPI_Error_string(rc, why, &n);
+    fprintf(stderr, "RTS fatal: MPI send failed: %.*s\n", n, why);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
 static void send_locked(int rank, dmsg *m)
 {
-    MPI_Send(m, (int)m->len, MPI_BYTE, rank, TAG, comm);
-    free(m);
+    if (m->len <= RECV_INLINE) {
+        mpi_send_check(MPI_Send(m, (int)m->len, MPI_BYTE, rank, TAG, comm));
+    } else {
+        mpi_send_check(MPI_Send(m, (int)sizeof(dmsg), MPI_BYTE, rank, TAG, comm));
+        mpi_send_check(MPI_Send(DMSG_PAYLOAD(m), (int)dmsg_plen(m), MPI_BYTE, rank,
+                                DIST_TAG_REST, comm));
+    }
+    dmsg_free(m);
 }
 
 /* Output sent to rank 0 that rank 0 may not have written yet (under
@@ -264,8 +298,8 @@ static void output_barrier_locked(int rank)
         return;
     dmsg *b = dmsg_new(DM_OUTPUT, 0);
     b->aux = 1;
-    MPI_Ssend(b, (int)b->len, MPI_BYTE, 0, TAG, comm);
-    free(b);
+    mpi_send_check(MPI_Ssend(b, (int)b->len, MPI_BYTE, 0, TAG, comm));
+    dmsg_free(b);
     out_unacked = 0;
 }
 
@@ -397,9 +431,23 @@ void dist_send_block(int rank, dmsg *m, const void *blk)
     output_barrier_locked(rank);
     send_locked(rank, m);
     if (blen) /* right after its header: nothing of ours comes between */
-        MPI_Send(blk, (int)blen, MPI_BYTE, rank, DIST_TAG_BLOCK, comm);
+        mpi_send_check(MPI_Send(blk, (int)blen, MPI_BYTE, rank, DIST_TAG_BLOCK, comm));
     pthread_mutex_unlock(&send_mu);
     note_traffic(); /* the answer is looked for by the VP that goes idle */
+}
+
+void dist_send_pieces(int rank, dmsg *m, const void *const *src, const uint32_t *len, int k)
+{
+    atomic_fetch_add(&dist_nsent, 1); /* counted before it can arrive */
+    pthread_mutex_lock(&send_mu);
+    drain_output_locked(0);
+    output_barrier_locked(rank);
+    send_locked(rank, m);
+    /* right after their header, in order: nothing of ours comes between */
+    for (int i = 0; i < k; i++)
+        mpi_send_check(MPI_Send(src[i], (int)len[i], MPI_BYTE, rank, DIST_TAG_BLOCK, comm));
+    pthread_mutex_unlock(&send_mu);
+    note_traffic();
 }
 
 /* The communication thread's own control messages: never waits for the
@@ -428,7 +476,9 @@ void dist_send_control(int rank, dmsg *m)
 typedef struct rpc {
     uint64_t tag;
     mpd_ext ev;
-    dmsg *reply;
+    dmsg *reply;   /* NULL: the results went into `into` */
+    void *into;    /* where a successful reply's payload of into_n bytes goes */
+    uint32_t into_n;
     struct rpc *next;
 } rpc;
 static rpc *rpcs;
@@ -443,9 +493,17 @@ dmsg *dist_request(int rank, dmsg *m, const char *F, int L)
 
 dmsg *dist_request_block(int rank, dmsg *m, const void *blk, const char *F, int L)
 {
+    return dist_request_into(rank, m, blk, NULL, 0, F, L);
+}
+
+dmsg *dist_request_into(int rank, dmsg *m, const void *blk, void *into, uint32_t into_n,
+                        const char *F, int L)
+{
     rpc w;
     mpd_ext_init(&w.ev);
     w.reply = NULL;
+    w.into = into;
+    w.into_n = into_n;
     pthread_mutex_lock(&rpc_mu);
     w.tag = next_tag++;
     w.next = rpcs;
@@ -476,8 +534,17 @@ static void reply_arrived(dmsg *m, int src)
     pthread_mutex_unlock(&rpc_mu);
     if (!w) {
         dmsg_reject(src, "a reply to no request");
-        free(m);
+        dist_msg_release(m);
         return;
+    }
+    if (w->into && m->status == 0 && dmsg_plen(m) == w->into_n) {
+        /* a call's results, straight into the caller's block: no copy of
+         * the reply kept, no second copy by the caller */
+        memcpy(w->into, DMSG_PAYLOAD(m), w->into_n);
+        dist_msg_release(m);
+        m = NULL;
+    } else {
+        m = dist_msg_keep(m);
     }
     __atomic_store_n(&w->reply, m, __ATOMIC_RELEASE);
     mpd_ext_wake(&w->ev);
@@ -538,67 +605,192 @@ static void handle(dmsg *m, int src, mpd_invb *blk);
  * back to run what they readied. */
 #define RECV_BATCH 64
 
-/* The block of invocation m, sent apart right after it by src: received
- * straight into a new invocation block.  NULL, or what is wrong. */
-static const char *recv_block(const dmsg *m, int src, mpd_invb **out)
+/* ---- the receive posted ahead ---------------------------------------------
+ * One receive (any source, TAG) is always posted, into rbuf, and tested
+ * by whoever receives (under recv_mu): a message that arrives is matched
+ * to it at once and lands in a buffer used again for the next one -- no
+ * probe, no second match, no malloc per message (perf: MPI's probe and
+ * receive with their THREAD_MULTIPLE locks were ~70% of a remote call).
+ * What is handled is used in place; what must outlive the handling (a
+ * reply handed to its waiter, a request queued for the listener) is
+ * copied out by dist_msg_keep.  The next receive is posted only after the
+ * handling: a sender's MPI_Ssend (output_barrier_locked) still completes
+ * only once everything it sent before was handled. */
+static union {
+    dmsg m;
+    char b[RECV_INLINE];
+} rbuf_store;
+static dmsg *const rbuf = &rbuf_store.m;
+static MPI_Request rreq = MPI_REQUEST_NULL;
+
+dmsg *dist_msg_keep(dmsg *m)
 {
-    int flag = 0;
+    if (m != rbuf)
+        return m;
+    dmsg *c = malloc(m->len);
+    if (!c)
+        mpd_rts_fatal("out of memory for a message");
+    memcpy(c, m, m->len);
+    return c;
+}
+
+void dist_msg_release(dmsg *m)
+{
+    if (m != rbuf)
+        free(m);
+}
+
+/* n bytes from src on tag, sent right after a message already received
+ * (under the sender's lock): received straight into buf.  Bounded: what a
+ * header promised and never came is dropped, not waited for forever.
+ * NULL, or what is wrong. */
+static const char *recv_bounded(void *buf, uint32_t n, int src, int tag)
+{
+    MPI_Request r;
     MPI_Status st;
-    /* it is on its way (sent under the sender's lock right after m); a
-     * header whose block never comes is dropped, not waited for forever */
+    int flag = 0;
+    if (MPI_Irecv(buf, (int)n, MPI_BYTE, src, tag, comm, &r) != MPI_SUCCESS)
+        return "a message part that could not be received";
     int64_t until = now_ns() + (int64_t)10 * 1000000000;
+    int rc;
+    unsigned looks = 0;
+    /* the clock every 64th look: a 64 KiB block takes microseconds, a
+     * clock read per look was 9% of the receiving VP's time (perf) */
     do
-        MPI_Iprobe(src, DIST_TAG_BLOCK, comm, &flag, &st);
-    while (!flag && now_ns() < until);
-    if (!flag)
-        return "an invocation whose block never came";
+        rc = MPI_Test(&r, &flag, &st);
+    while (rc == MPI_SUCCESS && !flag && ((++looks & 63) || now_ns() < until));
+    if (rc != MPI_SUCCESS)
+        return "a message part longer than its header says";
+    if (!flag) {
+        MPI_Cancel(&r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        return "a message whose second part never came";
+    }
     int count;
     MPI_Get_count(&st, MPI_BYTE, &count);
-    if (count < 0 || (uint32_t)count != m->blen) {
-        void *junk = malloc(count > 0 ? (size_t)count : 1);
-        MPI_Recv(junk, count, MPI_BYTE, src, DIST_TAG_BLOCK, comm, MPI_STATUS_IGNORE);
-        free(junk);
-        return "an invocation's block of another size than its header says";
-    }
+    if (count < 0 || (uint32_t)count != n)
+        return "a message part shorter than its header says";
+    return NULL;
+}
+
+/* The block of invocation m, sent apart right after it by src: received
+ * straight into a new invocation block, its size known from the header
+ * (no probe).  NULL, or what is wrong. */
+static const char *recv_block(const dmsg *m, int src, mpd_invb **out)
+{
     uint32_t size = (uint32_t)sizeof(mpd_invb) + m->blen;
     mpd_invb *h = inv_alloc(size);
     memset(h, 0, sizeof *h);
     h->size = size;
-    MPI_Recv(h + 1, count, MPI_BYTE, src, DIST_TAG_BLOCK, comm, MPI_STATUS_IGNORE);
+    const char *why = recv_bounded(h + 1, m->blen, src, DIST_TAG_BLOCK);
+    if (why) {
+        inv_free(h);
+        return why;
+    }
     *out = h;
     return NULL;
+}
+
+/* The block of invocation m sent in pieces (dist_send_pieces): the bytes
+ * inline in m, and each piece received straight into its place. */
+static const char *recv_pieces(const dmsg *m, int src, mpd_invb **out)
+{
+    uint32_t size = (uint32_t)sizeof(mpd_invb) + m->blen, k = (uint32_t)m->status;
+    mpd_invb *h = inv_alloc(size);
+    memset(h, 0, sizeof *h);
+    h->size = size;
+    char *base = (char *)(h + 1);
+    const uint32_t *t = (const uint32_t *)(DMSG_PAYLOAD(m) + m->aux);
+    const char *in = DMSG_PAYLOAD(m) + m->aux + 12 * k;
+    uint32_t at = 0;
+    const char *why = NULL;
+    for (uint32_t i = 0; i <= k; i++) { /* checked (dist_pieces_check) */
+        uint32_t off = i < k ? t[3 * i] : m->blen;
+        memcpy(base + at, in, off - at);
+        in += off - at;
+        if (i == k)
+            break;
+        uint32_t len = t[3 * i + 1], gap = t[3 * i + 2];
+        if (!why) /* after a piece that failed, the rest are not waited for */
+            why = recv_bounded(base + off, len, src, DIST_TAG_BLOCK);
+        /* its gap (a string's room past its length) is left as the
+         * allocator gave it, as the sender's own bytes there were: nobody
+         * reads past a string's length, and zeroing it cost 12x (a
+         * 3-character string[65536]: 27,000 against 333,000 sends/s, the
+         * zeroed pages faulted in) */
+        at = off + len + gap;
+    }
+    if (why) {
+        inv_free(h);
+        return why;
+    }
+    *out = h;
+    return NULL;
+}
+
+/* The message that completed the posted receive (count bytes in rbuf):
+ * in rbuf, or -- a header promising more (send_locked) -- whole in a new
+ * buffer.  NULL with *why when it cannot be used. */
+static dmsg *recv_whole(int count, int src, const char **why)
+{
+    *why = NULL;
+    if (count != (int)sizeof(dmsg) || rbuf->magic != DMSG_MAGIC || rbuf->len <= RECV_INLINE)
+        return rbuf; /* dmsg_check judges it */
+    if (rbuf->len > sizeof(dmsg) + DMSG_MAX) {
+        *why = "a message too large";
+        return NULL;
+    }
+    dmsg *m = malloc(rbuf->len);
+    if (!m)
+        mpd_rts_fatal("out of memory for a message");
+    memcpy(m, rbuf, sizeof(dmsg));
+    *why = recv_bounded(DMSG_PAYLOAD(m), dmsg_plen(m), src, DIST_TAG_REST);
+    if (*why) {
+        free(m);
+        return NULL;
+    }
+    return m;
 }
 
 /* Receives and handles what has arrived; returns how many.  Under recv_mu. */
 static int poll_locked(void)
 {
-    int flag = 0, n = 0;
-    MPI_Status st;
-    MPI_Message msg;
-    /* a matched probe: the receive takes the message the probe found,
-     * with no second match of the queue (perf: matching was a good part
-     * of a polling VP's time) */
-    MPI_Improbe(MPI_ANY_SOURCE, TAG, comm, &flag, &msg, &st);
-    while (flag) {
-        int count;
-        MPI_Get_count(&st, MPI_BYTE, &count);
-        void *buf = malloc(count > 0 ? (size_t)count : 1);
-        if (!buf)
-            mpd_rts_fatal("out of memory for a message");
-        MPI_Mrecv(buf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
-        const char *why = dmsg_check(buf, (size_t)count);
-        mpd_invb *blk = NULL;
-        if (!why && ((dmsg *)buf)->blen)
-            why = recv_block(buf, st.MPI_SOURCE, &blk);
-        if (why) {
-            dmsg_reject(st.MPI_SOURCE, why);
-            free(buf);
-        } else {
-            handle(buf, st.MPI_SOURCE, blk);
+    int n = 0;
+    for (;;) {
+        if (rreq == MPI_REQUEST_NULL &&
+            MPI_Irecv(rbuf, RECV_INLINE, MPI_BYTE, MPI_ANY_SOURCE, TAG, comm, &rreq) !=
+                MPI_SUCCESS)
+            mpd_rts_fatal("cannot post a receive");
+        int flag = 0;
+        MPI_Status st;
+        int rc = MPI_Test(&rreq, &flag, &st);
+        if (rc != MPI_SUCCESS) { /* longer than any message we send */
+            rreq = MPI_REQUEST_NULL; /* a failed receive's request is freed */
+            dmsg_reject(st.MPI_SOURCE, "a message too long");
+            if (++n == RECV_BATCH)
+                break;
+            continue;
         }
+        if (!flag)
+            break;
+        int count, src = st.MPI_SOURCE;
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        const char *why;
+        dmsg *m = recv_whole(count, src, &why);
+        if (m) {
+            why = dmsg_check(m, m == rbuf ? (size_t)count : m->len);
+            mpd_invb *blk = NULL;
+            if (!why && m->blen)
+                why = m->status ? recv_pieces(m, src, &blk) : recv_block(m, src, &blk);
+            if (why)
+                dist_msg_release(m);
+            else
+                handle(m, src, blk);
+        }
+        if (why)
+            dmsg_reject(src, why);
         if (++n == RECV_BATCH)
             break;
-        MPI_Improbe(MPI_ANY_SOURCE, TAG, comm, &flag, &msg, &st);
     }
     return n;
 }
@@ -702,6 +894,10 @@ static _Noreturn void finish_process(int status)
     until.tv_sec += 2;
     if (pthread_mutex_timedlock(&send_mu, &until) != 0)
         _exit(status);
+    if (rreq != MPI_REQUEST_NULL) {
+        MPI_Cancel(&rreq);
+        MPI_Wait(&rreq, MPI_STATUS_IGNORE);
+    }
     MPI_Comm_free(&comm);
     MPI_Finalize();
     _exit(status);
@@ -794,6 +990,8 @@ static void *comm_main(void *arg)
     gethostname(real, sizeof real - 1);
     MPI_Allgather(&pid, 1, MPI_INT, dist_pids, 1, MPI_INT, comm);
     MPI_Allgather(real, 64, MPI_CHAR, dist_real_hosts, 64, MPI_CHAR, comm);
+    /* a receive's errors are ours to handle (poll_locked) */
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     if (dist_rank != 0)
         redirect_output();
     else
@@ -881,19 +1079,19 @@ static void handle(dmsg *m, int src, mpd_invb *blk)
             out_receive(m, src);
         else
             dmsg_reject(src, "output sent to a vm other than the main one");
-        free(m);
+        dist_msg_release(m);
         return;
     case DM_PROBE:
         dist_term_on_probe(m, src);
-        free(m);
+        dist_msg_release(m);
         return;
     case DM_PROBE_ACK:
         dist_term_on_ack(m, src);
-        free(m);
+        dist_msg_release(m);
         return;
     case DM_IDLE:
         dist_term_on_idle(src);
-        free(m);
+        dist_msg_release(m);
         return;
     case DM_EXIT:
         if (dist_rank != 0 && src == 0) {
@@ -907,12 +1105,12 @@ static void handle(dmsg *m, int src, mpd_invb *blk)
                 atomic_store(&exit_req, 1);
             }
         }
-        free(m);
+        dist_msg_release(m);
         return;
     case DM_DONE:
         if (dist_rank == 0)
             __atomic_store_n(&done_from[src], 1, __ATOMIC_RELEASE);
-        free(m);
+        dist_msg_release(m);
         return;
     case DM_DEAD: /* a process of src's host died (failure.c) */
         if (dist_rank == 0 && m->aux < (uint32_t)dist_size) {
@@ -921,7 +1119,7 @@ static void handle(dmsg *m, int src, mpd_invb *blk)
             else if (m->aux == (uint32_t)src) /* it ends by mpirun's SIGTERM */
                 dist_failure_terminated((int)m->aux);
         }
-        free(m);
+        dist_msg_release(m);
         return;
     case DM_ABORT:
         if (dist_rank == 0 && !atomic_load(&exit_req)) {
@@ -929,7 +1127,7 @@ static void handle(dmsg *m, int src, mpd_invb *blk)
             atomic_store(&exit_report, 0);
             atomic_store(&exit_req, m->status + 1);
         }
-        free(m);
+        dist_msg_release(m);
         return;
     default:
         /* received by a VP between processes: invocations go straight to

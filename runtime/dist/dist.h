@@ -75,6 +75,15 @@ typedef struct dmsg {
 /* A block at least this large travels as a message of its own (blen):
  * neither side copies it between the invocation block and the message. */
 #define DIST_BLOCK_APART 16384
+/* A send's large argument at least this large (mpd_send_gather) goes from
+ * where it is, as a message of its own (a piece): the block is not built
+ * around it first (dmsg.status = the number of pieces; dist_pieces_check).
+ * A string piece is its header and its length's characters, not its
+ * maximum's: the rest of its room in the block (the piece's gap) is not
+ * sent, and not written by the receiver either. */
+#define DIST_PIECE_APART 4096
+#define DIST_PIECES_MAX 64
+const char *dist_pieces_check(const dmsg *m);
 
 #define DMSG_PAYLOAD(m) ((char *)(m) + sizeof(dmsg))
 static inline uint32_t dmsg_plen(const dmsg *m)
@@ -87,6 +96,9 @@ dmsg *dmsg_new(int type, size_t plen);
 /* The same with the payload left uninitialized: the caller fills all of
  * it (an invocation's block: no zeroing of what is copied over next). */
 dmsg *dmsg_new_raw(int type, size_t plen);
+/* Frees a message built by dmsg_new(_raw) (or a received one): its
+ * buffer may serve the thread's next message. */
+void dmsg_free(dmsg *m);
 /* Checks a message as received (n bytes from rank src): NULL if it is
  * well formed, else what is wrong with it. */
 const char *dmsg_check(const void *buf, size_t n);
@@ -112,8 +124,22 @@ void dist_send_control(int rank, dmsg *m);
 /* Sends request m to rank and waits (a visible wait at F, L) for its
  * reply, which the caller frees. */
 dmsg *dist_request(int rank, dmsg *m, const char *F, int L);
+/* An invocation in pieces: m (its table and inline bytes built), then the
+ * k pieces (src, len) as messages of their own. */
+void dist_send_pieces(int rank, dmsg *m, const void *const *src, const uint32_t *len, int k);
 /* The same with a block sent apart (blk, m->blen bytes; NULL: none). */
 dmsg *dist_request_block(int rank, dmsg *m, const void *blk, const char *F, int L);
+/* The same for a call: a reply of status 0 with exactly into_n bytes of
+ * payload is copied into `into` by the receiver and NULL returned; any
+ * other reply is returned as dist_request's. */
+dmsg *dist_request_into(int rank, dmsg *m, const void *blk, void *into, uint32_t into_n,
+                        const char *F, int L);
+/* A received message handed to handle() lives in the receive buffer:
+ * what must outlive the handling is kept (a copy; a message already of
+ * its own is returned as is), the rest released (freed unless it is the
+ * receive buffer). */
+dmsg *dist_msg_keep(dmsg *m);
+void dist_msg_release(dmsg *m);
 /* An interned copy of a file name (invocations keep it). */
 const char *dist_intern(const char *s);
 

@@ -38,7 +38,7 @@ void dist_deliver_inbound(dmsg *m, int src, mpd_invb *blk)
     inbound *i = malloc(sizeof *i);
     if (!i)
         mpd_rts_fatal("out of memory");
-    i->m = m;
+    i->m = dist_msg_keep(m);
     i->blk = blk;
     i->src = src;
     i->next = NULL;
@@ -230,7 +230,7 @@ int dist_serve_direct(dmsg *m, int src, mpd_invb *blk)
     if (k != MPD_OPK_PROC && k != MPD_OPK_INPUT)
         return 0;
     serve_invoke(m, src, blk);
-    free(m);
+    dist_msg_release(m);
     return 1;
 }
 

@@ -24,6 +24,10 @@ typedef struct mpd_dist_ops {
     mpd_cap (*create_on)(const char *F, int L, const mpd_respat *pat, mpd_invb *args, mpd_cap vm);
     /* call/send through a capability of another vm; call: results in ib */
     void (*invoke)(const char *F, int L, mpd_cap c, mpd_invb *ib, int kind);
+    /* send through a capability of another vm whose large arguments are
+     * not in ib yet: g (n pieces) says where they are and go (NULL: the
+     * language layer copies them in and calls invoke) */
+    void (*send_gather)(const char *F, int L, mpd_cap c, mpd_invb *ib, const mpd_gather *g, int n);
     /* a runtime-owned block h (send, forward, co) for a capability of
      * another vm: answered through h->done/orig/co like inv_deliver's */
     void (*deliver)(const char *F, int L, mpd_cap c, mpd_invb *h);

@@ -451,6 +451,20 @@ void mpd_send(const char *F, int L, mpd_cap c, mpd_invb *ib)
     mpd_invoke(F, L, c, ib, MPD_INV_SEND);
 }
 
+void mpd_send_gather(const char *F, int L, mpd_cap c, mpd_invb *ib, const mpd_gather *g, int n)
+{
+    if (cap_is_remote(c) && mpd__dist->send_gather) {
+        ib->kind = MPD_INV_SEND;
+        ib->file = F;
+        ib->line = L;
+        mpd__dist->send_gather(F, L, c, ib, g, n);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        memcpy(g[i].dst, g[i].src, g[i].n);
+    mpd_invoke(F, L, c, ib, MPD_INV_SEND);
+}
+
 /* ---- reply and forward -------------------------------------------------- */
 
 /* Does the servicing code own ib (a runtime block not held by a co)? */

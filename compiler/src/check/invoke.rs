@@ -95,7 +95,11 @@ impl<'a> Checker<'a> {
         let sz = self.tmp();
         self.f.code.put(&eops::block_size(&sz, &r.inv));
         let Some(offs) = self.dynamic_params(sig, args, &vals, &sz) else { return V::err() };
-        self.block_alloc(sig, &r.inv, &b, &sz, &offs, &vals);
+        // `send c.op(...)`: the blob arguments are copied into the block by
+        // the runtime (emit::ops::send_gather), which sends them from where they
+        // are when c is of another vm (the distributed deployment)
+        let gather = send && matches!(self.issue, Issue::Plain) && matches!(target, Target::Cap(_));
+        let pieces = self.block_alloc(sig, &r.inv, &b, &sz, &offs, &vals, gather);
         let backs = self.fill_params(sig, &b, vals, args, send);
         let pos = self.pos(span);
         match self.issue.clone() {
@@ -124,7 +128,14 @@ impl<'a> Checker<'a> {
             }
             Issue::Plain => {}
         }
-        self.f.code.put(&eops::invoke(&pos, target, &b, send));
+        let gathered = match (&target, &pieces) {
+            (Target::Cap(c), Some((g, n))) => Some(eops::send_gather(&pos, &c.to_string(), &b, g, *n)),
+            _ => None,
+        };
+        match gathered {
+            Some(code) => self.f.code.put(&code),
+            None => self.f.code.put(&eops::invoke(&pos, target, &b, send)),
+        }
         for (v, dst, sp) in backs {
             let src = V { lv: false, ..dst };
             self.assign_into(&v, src, sp);
@@ -201,7 +212,10 @@ impl<'a> Checker<'a> {
     }
 
     /// Allocates block `b` of struct `inv` and size `sz`, and copies the
-    /// dynamic parameters `offs` into it.
+    /// dynamic parameters `offs` into it -- or, with `gather`, records the
+    /// copies of blob values in an array of pieces (emit::ops::gather_piece) the runtime makes
+    /// them from: returns that array's name and length when there is one.
+    #[allow(clippy::too_many_arguments)]
     fn block_alloc(
         &mut self,
         sig: &ProcSig,
@@ -210,7 +224,8 @@ impl<'a> Checker<'a> {
         sz: &str,
         offs: &[(usize, String, Option<String>)],
         vals: &[V],
-    ) {
+        gather: bool,
+    ) -> Option<(String, usize)> {
         // A block of static size lives on the invoker's stack: the runtime copies
         // it whenever it must outlive the statement (send, co, forward, create,
         // a proc that gets a process), so only its size is a concern.
@@ -232,14 +247,29 @@ impl<'a> Checker<'a> {
             let t = self.t();
             self.f.code.put(&eops::block_on_heap(inv, b, t, sz, !offs.is_empty()));
         }
+        let nblobs = offs.iter().filter(|(_, _, view)| view.is_none()).count();
+        let g = if gather && nblobs > 0 {
+            let g = self.tmp();
+            self.f.code.put(&eops::gather_decl(&g, nblobs));
+            Some(g)
+        } else {
+            None
+        };
+        let mut k = 0;
         for (i, o, view) in offs {
             self.f.code.put(&eops::set_param_offset(b, *i, o));
             let dst = eops::param_at(b, o);
-            match view {
-                Some(t) => self.f.code.put(&eops::copy_str_param(&dst, t)),
-                None => self.f.code.put(&eops::copy_blob_param(&dst, &vals[*i].c, sig.params[*i].ty.is_string())),
+            let string = sig.params[*i].ty.is_string();
+            match (view, &g) {
+                (Some(t), _) => self.f.code.put(&eops::copy_str_param(&dst, t)),
+                (None, Some(g)) => {
+                    self.f.code.put(&eops::gather_piece(g, k, &dst, &vals[*i].c, string));
+                    k += 1;
+                }
+                (None, None) => self.f.code.put(&eops::copy_blob_param(&dst, &vals[*i].c, string)),
             }
         }
+        g.map(|g| (g, nblobs))
     }
 
     /// Assigns the value and var arguments to their fields of block `b`

@@ -348,7 +348,31 @@ pub fn copy_blob_param(dst: &str, v: &str, string: bool) -> String {
     format!("memcpy({d}, {v}, mpd_blob_size_k({v}, {k}));", d = dst, v = v, k = blob_kind(string))
 }
 
+/// `mpd_gather g[n];`: the blob copies a `send` leaves to the runtime.
+pub fn gather_decl(g: &str, n: usize) -> String {
+    format!("mpd_gather {}[{}];", g, n)
+}
+
+/// Piece `k` of `g`: blob `v` (by its own size) goes to `dst`.
+pub fn gather_piece(g: &str, k: usize, dst: &str, v: &str, string: bool) -> String {
+    format!(
+        "{g}[{k}].dst = {d}; {g}[{k}].src = {v}; {g}[{k}].n = mpd_blob_size_k({v}, {kind}); {g}[{k}].str = {s};",
+        g = g,
+        k = k,
+        d = dst,
+        v = v,
+        kind = blob_kind(string),
+        s = string as i32
+    )
+}
+
 // ---- issuing an invocation
+
+/// `send c(args)` of block `b` whose blob arguments are the `n` pieces of
+/// `g`, copied in (or sent from where they are) by the runtime.
+pub fn send_gather(pos: &str, c: &str, b: &str, g: &str, n: usize) -> String {
+    format!("mpd_send_gather({}, {}, &{}->h, {}, {});", pos, c, b, g, n)
+}
 
 /// `send f()` of an external runs the C function `call` in place.
 pub fn discard(call: &str) -> String {

@@ -44,6 +44,28 @@ static void usable(const dmsg *m, size_t n)
     }
     if (m->type == DM_VM_CREATE)
         CHECK(dmsg_str(m, dmsg_plen(m)) != NULL, "accepted an unterminated host name");
+    /* a block in pieces (dist_send_pieces): a send; its table inside the
+     * payload, the pieces ascending and disjoint inside the block, the
+     * inline bytes exactly the rest of the block */
+    if (m->status && (m->type == DM_CALL || m->type == DM_SEND || m->type == DM_CREATE)) {
+        CHECK(m->type == DM_SEND, "accepted pieces apart for type %d", m->type);
+        uint32_t k = (uint32_t)m->status, plen = dmsg_plen(m);
+        CHECK((uint64_t)m->aux + 12ull * k <= plen, "accepted a table of pieces past the payload");
+        if ((uint64_t)m->aux + 12ull * k <= plen) {
+            const uint32_t *t = (const uint32_t *)(DMSG_PAYLOAD(m) + m->aux);
+            uint64_t end = 0, apart = 0;
+            for (uint32_t i = 0; i < k; i++) {
+                uint64_t off = t[3 * i], len = t[3 * i + 1], gap = t[3 * i + 2];
+                CHECK(off >= end && len > 0 && off + len + gap <= m->blen,
+                      "accepted a piece out of order or outside the block");
+                end = off + len + gap;
+                apart += len + gap;
+            }
+            CHECK(plen - m->aux - 12ull * k == m->blen - apart,
+                  "accepted inline bytes that are not the rest of the block");
+        }
+        return;
+    }
     /* a block apart: only for an invocation whose payload holds no block */
     if (m->blen) {
         CHECK(m->type == DM_CALL || m->type == DM_SEND, "accepted a block apart for type %d",
@@ -51,6 +73,11 @@ static void usable(const dmsg *m, size_t n)
         CHECK(m->aux == dmsg_plen(m), "accepted a block apart and a block in the payload");
         CHECK(m->blen <= DMSG_MAX, "accepted a block apart larger than any message");
     }
+}
+
+static size_t off0_pad(size_t fl)
+{
+    return (fl + 7) & ~(size_t)7;
 }
 
 static dmsg *sample(int type, size_t *n)
@@ -63,6 +90,34 @@ static dmsg *sample(int type, size_t *n)
     if (apart)
         blk = 0;
     dmsg *m;
+    /* a send whose large arguments come as pieces apart (mpd_send_gather) */
+    if (type == DM_SEND && rnd() % 3 == 0) {
+        uint32_t k = 1 + rnd() % 3, blen = 0, off[3], len[3], gap[3];
+        for (uint32_t i = 0; i < k; i++) {
+            off[i] = blen + rnd() % 64;
+            len[i] = 1 + rnd() % 20000;
+            gap[i] = rnd() % 2 ? 0 : rnd() % 30000;
+            blen = off[i] + len[i] + gap[i];
+        }
+        blen += rnd() % 64;
+        uint32_t inl = blen;
+        for (uint32_t i = 0; i < k; i++)
+            inl -= len[i] + gap[i];
+        m = dmsg_new(type, off0_pad(fl) + 12 * k + inl);
+        memcpy(DMSG_PAYLOAD(m), file, fl);
+        m->aux = (uint32_t)off0_pad(fl);
+        m->kind = MPD_INV_SEND;
+        m->blen = blen;
+        m->status = (int32_t)k;
+        uint32_t *t = (uint32_t *)(DMSG_PAYLOAD(m) + m->aux);
+        for (uint32_t i = 0; i < k; i++) {
+            t[3 * i] = off[i];
+            t[3 * i + 1] = len[i];
+            t[3 * i + 2] = gap[i];
+        }
+        *n = m->len;
+        return m;
+    }
     switch (type) {
     case DM_CALL:
     case DM_SEND:

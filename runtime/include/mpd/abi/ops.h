@@ -389,6 +389,18 @@ static inline void mpd_call(const char *F, int L, mpd_cap c, mpd_invb *ib);
 static inline void mpd_call_rc(const char *F, int L, mpd_cap rc, uint32_t i, mpd_invb *ib);
 /* send c(args): never blocks; `ib` may be reused as soon as it returns. */
 void mpd_send(const char *F, int L, mpd_cap c, mpd_invb *ib);
+/* `send c.op(...)` with large string or array arguments: their copies
+ * into the block (g[i].n bytes from g[i].src to g[i].dst, inside ib) are
+ * left to the runtime, which makes them for a local op and, for an op of
+ * another vm in the distributed deployment, sends those arguments from
+ * where they are instead (docs/distributed.md, "Performance"). */
+typedef struct mpd_gather {
+    void *dst;
+    const void *src;
+    size_t n;
+    int str; /* a string: only its header and its length's characters count */
+} mpd_gather;
+void mpd_send_gather(const char *F, int L, mpd_cap c, mpd_invb *ib, const mpd_gather *g, int n);
 /* call or send by kind (MPD_INV_CALL / MPD_INV_SEND): the one entry point. */
 void mpd_invoke(const char *F, int L, mpd_cap c, mpd_invb *ib, int kind);
 
