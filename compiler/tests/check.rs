@@ -197,6 +197,34 @@ fn appending_to_a_string_variable_is_in_place() {
 }
 
 #[test]
+fn rule_errors_come_in_walk_order_once() {
+    // the operators' rules word their errors (type_operator.rs); each is
+    // reported when the walk reaches its node, once, though write types its
+    // arguments ahead and `||` its operands again
+    let (d, c) = compile(concat!(
+        "resource r()\n  bool b\n  ptr int p\n",
+        "  write(undeclared_v, b + 1, (b - 1) || \"x\", p == noop)\n",
+        "  if (b * 1 < 2 / \"y\") { skip }\nend\n"
+    ));
+    assert!(c.is_empty());
+    let at = |m: &str| {
+        assert_eq!(d.matches(m).count(), 1, "{} once in:\n{}", m, d);
+        d.find(m).unwrap()
+    };
+    let order = [
+        "4:9: error: undefined identifier: undeclared_v",
+        "4:23: error: non-numeric arithmetic operand: operator + needs int or real operands, not bool and int",
+        "4:31: error: non-numeric arithmetic operand: operator - needs",
+        "4:46: error: can't use `noop' in pointer context (use null)",
+        "5:7: error: non-numeric arithmetic operand: operator * needs",
+        "5:15: error: non-numeric arithmetic operand: operator / needs int or real operands, not int and string[1]",
+    ];
+    let pos: Vec<usize> = order.iter().map(|m| at(m)).collect();
+    assert!(pos.windows(2).all(|w| w[0] < w[1]), "out of order:\n{}", d);
+    assert_eq!(d.matches("error:").count(), order.len(), "{}", d);
+}
+
+#[test]
 fn a_wrong_maxlength_is_reported_once() {
     // a real, string or bool maximum length: one message each, as MPD 1.0.1
     // gives (the bound's own evaluation used to report it a second time)

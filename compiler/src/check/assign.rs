@@ -293,7 +293,7 @@ impl<'a> Checker<'a> {
                 if self.compound_not_numeric(b, &cur, &r, span) {
                     return None;
                 }
-                self.binary(b, cur, r, span)
+                self.compound_operator(b, cur, r, span)
             }
         };
         if l.ty.is_scalar() && l.slice.is_none() && l.ty != Ty::Error && r.ty != Ty::Error {

@@ -112,15 +112,13 @@ impl<'a> Checker<'a> {
             ExprKind::Index { base, subs } => self.index_value(e, base, subs),
             ExprKind::Call { callee, args } => self.call_expr(callee, args, e.span),
             ExprKind::Unary { op, operand } => self.unary(*op, operand, e.span),
-            ExprKind::Binary { op: op @ (BinaryOp::And | BinaryOp::Or), lhs, rhs } => {
-                self.and_or(*op, lhs, rhs, e.span)
-            }
+            ExprKind::Binary { op: op @ (BinaryOp::And | BinaryOp::Or), lhs, rhs } => self.and_or(e, *op, lhs, rhs),
             ExprKind::Binary { op, lhs, rhs } => {
                 let rtl = |s: &mut Self| super::order::call_operator(*op, s.type_of(lhs).is_string());
                 self.in_order(&[&**lhs, &**rhs], &[], rtl, |s| {
                     let a = s.expr(lhs);
                     let b = s.expr(rhs);
-                    s.binary(*op, a, b, e.span)
+                    s.binary_node(e, *op, a, b)
                 })
             }
             ExprKind::Assign { op, lhs, rhs } => {
@@ -256,12 +254,12 @@ impl<'a> Checker<'a> {
     /// some operands need first (a call through a capability, a string
     /// result, ...) are put under an `if` on a's value.  On ints (bitwise)
     /// both are evaluated.
-    pub(super) fn and_or(&mut self, op: BinaryOp, lhs: &Expr, rhs: &Expr, span: Span) -> V {
+    pub(super) fn and_or(&mut self, e: &Expr, op: BinaryOp, lhs: &Expr, rhs: &Expr) -> V {
         let a = self.expr(lhs);
         let mark = self.f.code.out.len();
         let b = self.expr(rhs);
         if self.f.code.out.len() == mark || a.ty != Ty::Bool || b.ty != Ty::Bool {
-            return self.binary(op, a, b, span);
+            return self.binary_node(e, op, a, b);
         }
         let pre = self.f.code.out.split_off(mark);
         let t = self.tmp();

@@ -1,4 +1,5 @@
 //! konst: compile-time constant values and folding of operators on them.
+use super::types::Ty;
 use crate::syntax::ast::BinaryOp;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -17,6 +18,30 @@ pub const MAX_FOLDED_STRING: usize = 4096;
 /// Wraps to MPD's 32-bit int.
 pub fn wrap(v: i64) -> i64 {
     v as i32 as i64
+}
+
+/// Folds `x op y` of operands whose types passed the operator's rules: an
+/// int with a real is a real, a char in `||` a string; with the type of the
+/// value (a string's length in it).
+pub fn fold_typed(op: BinaryOp, x: KV, y: KV) -> Option<(KV, Ty)> {
+    let concat = op == BinaryOp::Concat;
+    let (x, y) = match (&x, &y) {
+        (KV::Int(i), KV::Real(_)) => (KV::Real(*i as f64), y),
+        (KV::Real(_), KV::Int(j)) => (x, KV::Real(*j as f64)),
+        (KV::Char(c), KV::Str(_)) if concat => (KV::Str(vec![*c]), y),
+        (KV::Str(_), KV::Char(c)) if concat => (x, KV::Str(vec![*c])),
+        (KV::Char(c), KV::Char(d)) if concat => (KV::Str(vec![*c]), KV::Str(vec![*d])),
+        _ => (x, y),
+    };
+    let k = fold(op, &x, &y)?;
+    let ty = match &k {
+        KV::Int(_) => Ty::Int,
+        KV::Real(_) => Ty::Real,
+        KV::Bool(_) => Ty::Bool,
+        KV::Char(_) => Ty::Char,
+        KV::Str(s) => Ty::Str(Some(s.len() as i64)),
+    };
+    Some((k, ty))
 }
 
 /// Folds `a op b` when both are constants and the result is well defined.

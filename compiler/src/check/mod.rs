@@ -44,6 +44,7 @@ mod type_const;
 mod type_of;
 mod type_of_call;
 mod type_of_effect;
+mod type_operator;
 mod type_place;
 mod type_written;
 mod typed;

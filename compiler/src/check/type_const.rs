@@ -6,7 +6,7 @@
 //! and predefined functions that `expr` folds; None otherwise (and for an
 //! erroneous expression).  The type audit (type_audit.rs) checks the two
 //! agree.
-use super::konst::{self, fold, wrap, KV};
+use super::konst::{self, fold_typed, wrap, KV};
 use super::resolved::Resolved;
 use super::scope::Sym;
 use super::types::Ty;
@@ -92,29 +92,12 @@ impl<'a> Checker<'a> {
     /// operation is well defined and its operand types pass the rules;
     /// with the type of the value.
     pub(super) fn const_binary(&mut self, op: BinaryOp, lhs: &Expr, rhs: &Expr) -> Option<(KV, Ty)> {
-        use BinaryOp::*;
         let (x, a) = self.const_typed(lhs)?;
         let (y, b) = self.const_typed(rhs)?;
         if self.operands_type(op, a, b) == Ty::Error {
             return None;
         }
-        let (x, y) = match (&x, &y) {
-            (KV::Int(i), KV::Real(_)) => (KV::Real(*i as f64), y),
-            (KV::Real(_), KV::Int(j)) => (x, KV::Real(*j as f64)),
-            (KV::Char(c), KV::Str(_)) if op == Concat => (KV::Str(vec![*c]), y),
-            (KV::Str(_), KV::Char(c)) if op == Concat => (x, KV::Str(vec![*c])),
-            (KV::Char(c), KV::Char(d)) if op == Concat => (KV::Str(vec![*c]), KV::Str(vec![*d])),
-            _ => (x, y),
-        };
-        let k = fold(op, &x, &y)?;
-        let ty = match &k {
-            KV::Int(_) => Ty::Int,
-            KV::Real(_) => Ty::Real,
-            KV::Bool(_) => Ty::Bool,
-            KV::Char(_) => Ty::Char,
-            KV::Str(s) => Ty::Str(Some(s.len() as i64)),
-        };
-        Some((k, ty))
+        fold_typed(op, x, y)
     }
 
     /// A constant and its type: a fold's type comes with its value, so a

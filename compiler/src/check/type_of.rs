@@ -32,6 +32,7 @@ impl<'a> Checker<'a> {
             return t;
         }
         let s = self.typed_stamp();
+        self.typed.forget_error(e.id);
         let t = self.type_rules(e);
         self.typed_keep(e.id, s, |n| n.ty = Some(t.clone()));
         t
@@ -52,7 +53,7 @@ impl<'a> Checker<'a> {
             ExprKind::Field { .. } => self.field_type(e),
             ExprKind::Index { base, subs } => self.index_type(e, base, subs),
             ExprKind::Unary { op, operand } => self.unary_type(*op, operand),
-            ExprKind::Binary { op, lhs, rhs } => self.binary_type(*op, lhs, rhs),
+            ExprKind::Binary { op, lhs, rhs } => self.binary_type(e, *op, lhs, rhs),
             ExprKind::Type(_) => Ty::Error,
             ExprKind::Call { callee, args } => self.call_type(callee, args),
             ExprKind::Low(t) | ExprKind::High(t) => self.low_high_type(t),
@@ -203,8 +204,16 @@ impl<'a> Checker<'a> {
 
     /// Arithmetic, shifts, and/or/xor, comparisons and `||` (operator.rs's
     /// `binary`): a `||` of two constants is folded, its length in its type.
-    fn binary_type(&mut self, op: BinaryOp, lhs: &Expr, rhs: &Expr) -> Ty {
+    /// An error for operands that do not fit the operator (type_operator.rs).
+    fn binary_type(&mut self, e: &Expr, op: BinaryOp, lhs: &Expr, rhs: &Expr) -> Ty {
         let (a, b) = (self.type_of(lhs), self.type_of(rhs));
+        if a != Ty::Error && b != Ty::Error {
+            let ptr = |t: &Ty| matches!(t, Ty::Ptr(_) | Ty::PtrAny);
+            let noop = ptr(&a) && is_noop(rhs) || ptr(&b) && is_noop(lhs);
+            if let Some(m) = self.operator_error(op, &a, &b, noop) {
+                self.rule_error(e, m);
+            }
+        }
         let t = self.operands_type(op, a, b);
         if op == BinaryOp::Concat && t != Ty::Error {
             // the operands' values (with their types: no second type_of of
@@ -214,77 +223,6 @@ impl<'a> Checker<'a> {
             }
         }
         t
-    }
-
-    /// The type `binary_typed` gives `a op b` for operands of types `a` and
-    /// `b` (folding keeps it, but for `||`'s length): checked as for
-    /// variables.
-    pub(super) fn operands_type(&self, op: BinaryOp, a: Ty, b: Ty) -> Ty {
-        use BinaryOp::*;
-        if a == Ty::Error || b == Ty::Error {
-            return Ty::Error;
-        }
-        match op {
-            Concat => {
-                let ok = |t: &Ty| t.is_string() || *t == Ty::Char;
-                if ok(&a) && ok(&b) {
-                    Ty::Str(None)
-                } else {
-                    Ty::Error
-                }
-            }
-            Eq | Ne | Lt | Le | Gt | Ge if self.comparable(op, &a, &b) => Ty::Bool,
-            Eq | Ne | Lt | Le | Gt | Ge => Ty::Error,
-            _ => arith_type(op, a, b),
-        }
-    }
-
-    /// Whether `a op b` is a comparison `compare` accepts (the same rules).
-    pub(crate) fn comparable(&self, op: BinaryOp, a: &Ty, b: &Ty) -> bool {
-        use BinaryOp::*;
-        if *a == Ty::Error || *b == Ty::Error {
-            return false;
-        }
-        if matches!(a, Ty::Arr(..) | Ty::Rec(_)) || matches!(b, Ty::Arr(..) | Ty::Rec(_)) {
-            return false;
-        }
-        let stringy = |t: &Ty| t.is_string();
-        if stringy(a) && stringy(b) {
-            return true;
-        }
-        if a.is_numeric() && b.is_numeric() {
-            return true;
-        }
-        let eq = matches!(op, Eq | Ne);
-        match (a, b) {
-            (Ty::Char, Ty::Char) | (Ty::Bool, Ty::Bool) | (Ty::Enum(_), Ty::Enum(_)) => self.types.same(a, b),
-            (Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File, Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::File) => {
-                eq && self.ptrs_comparable(a, b)
-            }
-            (Ty::Cap(_) | Ty::Null, Ty::Cap(_) | Ty::Null) => eq && self.caps_comparable(a, b),
-            _ => false,
-        }
-    }
-}
-
-/// The type of `a op b` for the operators other than `||` and comparisons,
-/// neither operand an error: pointer arithmetic (ptr +/- int, int + ptr,
-/// ptr - ptr), int or real arithmetic, int shifts, bool or int and/or/xor.
-fn arith_type(op: BinaryOp, a: Ty, b: Ty) -> Ty {
-    use BinaryOp::*;
-    let is_ptr = |t: &Ty| matches!(t, Ty::Ptr(_) | Ty::PtrAny);
-    match op {
-        Add | Sub | Mul | Div | Pow | Rem | Mod => match (&a, &b) {
-            (Ty::Ptr(_), Ty::Int) if matches!(op, Add | Sub) => a,
-            (Ty::Int, Ty::Ptr(_)) if op == Add => b,
-            _ if is_ptr(&a) && is_ptr(&b) && op == Sub => Ty::Int,
-            _ if !a.is_numeric() || !b.is_numeric() => Ty::Error,
-            (Ty::Int, Ty::Int) => Ty::Int,
-            _ => Ty::Real,
-        },
-        Shl | Shr if a == Ty::Int && b == Ty::Int => Ty::Int,
-        And | Or | Xor if a == b && matches!(a, Ty::Bool | Ty::Int) => a,
-        _ => Ty::Error,
     }
 }
 
@@ -305,4 +243,13 @@ fn section_type(mut ty: Ty, subs: &[Subscript]) -> Ty {
         }
     }
     ty
+}
+
+/// Whether `e` is `noop` (parenthesized or not).
+fn is_noop(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Noop => true,
+        ExprKind::Paren(inner) => is_noop(inner),
+        _ => false,
+    }
 }

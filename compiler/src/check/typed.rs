@@ -19,11 +19,18 @@
 //! it again exactly as before (the generated C stays byte-identical).  When
 //! check becomes one pass that records the program (docs/architecture.md's
 //! plan), the epoch goes: each node is then typed once, in its own scope.
+//!
+//! The errors are the rules' too: a rule that rejects its node words the
+//! error (`rule_error`), which the table keeps by node; it is reported when
+//! the walk reaches the node (`checked`), once however many times the node
+//! is typed or checked.  Why not at once: a rule is asked ahead of the walk
+//! (an argument check types a later argument first, the audit every node),
+//! and the messages come in the order of the walk, MPD 1.0.1's.
 use super::konst::KV;
 use super::types::{Ty, Types};
 use super::Checker;
-use crate::syntax::ast::NodeId;
-use std::collections::HashMap;
+use crate::syntax::ast::{Expr, NodeId, Span};
+use std::collections::{HashMap, HashSet};
 
 /// When an answer was given: the epoch of the names and the size of the
 /// type table.
@@ -47,6 +54,11 @@ pub(crate) struct Node {
 pub(crate) struct Typed {
     nodes: HashMap<NodeId, Node>,
     epoch: u64,
+    /// The error each node's rule found the last time it ran (not stamped:
+    /// the last run is the one the node's current entry comes from).
+    found: HashMap<NodeId, (Span, String)>,
+    /// The nodes whose error was reported.
+    reported: HashSet<NodeId>,
 }
 
 impl Typed {
@@ -63,6 +75,11 @@ impl Typed {
     pub fn get(&self, id: NodeId, types: &Types) -> Option<&Node> {
         let s = self.stamp(types);
         self.nodes.get(&id).filter(|n| n.stamp == s)
+    }
+
+    /// The rule of `id` runs again: what it found before goes.
+    pub fn forget_error(&mut self, id: NodeId) {
+        self.found.remove(&id);
     }
 
     /// The entry of `id` to fill, made anew if stale.
@@ -87,6 +104,24 @@ impl<'a> Checker<'a> {
         if self.typed.stamp(&self.types) == s {
             f(self.typed.entry(id, s));
         }
+    }
+
+    /// The rule of node `e` rejects it: `msg`, reported when the walk
+    /// reaches it (`checked`).
+    pub(super) fn rule_error(&mut self, e: &Expr, msg: String) {
+        self.typed.found.insert(e.id, (e.span, msg));
+    }
+
+    /// The type of `e`, whose error, if its rule found one, is reported
+    /// now (once per node): the walk has reached `e`.
+    pub(super) fn checked(&mut self, e: &Expr) -> Ty {
+        let t = self.type_of(e);
+        if let Some((span, msg)) = self.typed.found.get(&e.id).cloned() {
+            if self.typed.reported.insert(e.id) {
+                self.error(span, msg);
+            }
+        }
+        t
     }
 
     /// The names changed (a scope, a declaration, the unit or function).
