@@ -225,6 +225,29 @@ fn rule_errors_come_in_walk_order_once() {
 }
 
 #[test]
+fn unary_rule_errors_come_in_walk_order_once() {
+    // the unary operators' rules (type_operator.rs): one message per node,
+    // none for an operand whose own error stands
+    let (d, c) = compile(concat!(
+        "resource r()\n  bool b; int i; ptr any pa\n",
+        "  write(-b, -(-b), not undeclared_v, @3, pa^, i^)\n  3++\nend\n"
+    ));
+    assert!(c.is_empty());
+    let order = [
+        "3:9: error: unary +/- operand is not simple numeric (bool)",
+        "3:15: error: unary +/- operand is not simple numeric (bool)",
+        "3:24: error: undefined identifier: undeclared_v",
+        "3:38: error: object of `@' is not a variable",
+        "3:42: error: cannot dereference a `ptr any'",
+        "3:47: error: dereference object is not a pointer (int)",
+        "4:3: error: expr++: not a variable",
+    ];
+    let pos: Vec<usize> = order.iter().map(|m| d.find(m).unwrap_or_else(|| panic!("{} in:\n{}", m, d))).collect();
+    assert!(pos.windows(2).all(|w| w[0] < w[1]), "out of order:\n{}", d);
+    assert_eq!(d.matches("error:").count(), order.len(), "{}", d);
+}
+
+#[test]
 fn a_wrong_maxlength_is_reported_once() {
     // a real, string or bool maximum length: one message each, as MPD 1.0.1
     // gives (the bound's own evaluation used to report it a second time)

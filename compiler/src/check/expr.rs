@@ -111,7 +111,7 @@ impl<'a> Checker<'a> {
             ExprKind::Field { base, name } => self.field(e, base, name),
             ExprKind::Index { base, subs } => self.index_value(e, base, subs),
             ExprKind::Call { callee, args } => self.call_expr(callee, args, e.span),
-            ExprKind::Unary { op, operand } => self.unary(*op, operand, e.span),
+            ExprKind::Unary { op, operand } => self.unary(e, *op, operand),
             ExprKind::Binary { op: op @ (BinaryOp::And | BinaryOp::Or), lhs, rhs } => self.and_or(e, *op, lhs, rhs),
             ExprKind::Binary { op, lhs, rhs } => {
                 let rtl = |s: &mut Self| super::order::call_operator(*op, s.type_of(lhs).is_string());
@@ -455,39 +455,22 @@ impl<'a> Checker<'a> {
         emit::inop::env_ref(k, blob)
     }
 
+    /// The C of `p^`, which passed the rules (type_operator.rs).
     pub fn deref(&mut self, p: V, span: Span) -> V {
-        match &p.ty {
-            Ty::Ptr(inner) => {
-                let mut inner = (**inner).clone();
-                if let Ty::Fwd(n) = &inner {
-                    inner = match self.lookup(n) {
-                        Some(Sym::Type(t)) => t.clone(),
-                        _ => {
-                            self.error(span, format!("`{}` is not a type", n));
-                            return V::err();
-                        }
-                    };
-                }
-                let pc = if self.opts.no_checks { p.c.clone() } else { data::ptr_check(&self.pos(span), &p.c) };
-                if inner.is_blob() {
-                    V { c: data::blob_at(&pc), ty: inner, form: Form::Blob, k: None, lv: true, slice: None }
-                } else {
-                    let ct = self.ctype(&inner);
-                    V { c: data::at(&ct, &pc), ty: inner, form: Form::Scalar, k: None, lv: true, slice: None }
-                }
-            }
-            Ty::Error => V::err(),
-            _ => {
-                self.error(
-                    span,
-                    if p.ty == Ty::PtrAny {
-                        "cannot dereference a `ptr any'".to_string()
-                    } else {
-                        format!("dereference object is not a pointer ({})", self.types.show(&p.ty))
-                    },
-                );
-                V::err()
-            }
+        let Ty::Ptr(inner) = &p.ty else { return V::err() };
+        let inner = match &**inner {
+            Ty::Fwd(n) => match self.lookup(n) {
+                Some(Sym::Type(t)) => t.clone(),
+                _ => return V::err(),
+            },
+            t => t.clone(),
+        };
+        let pc = if self.opts.no_checks { p.c.clone() } else { data::ptr_check(&self.pos(span), &p.c) };
+        if inner.is_blob() {
+            V { c: data::blob_at(&pc), ty: inner, form: Form::Blob, k: None, lv: true, slice: None }
+        } else {
+            let ct = self.ctype(&inner);
+            V { c: data::at(&ct, &pc), ty: inner, form: Form::Scalar, k: None, lv: true, slice: None }
         }
     }
 

@@ -170,90 +170,55 @@ impl<'a> Checker<'a> {
         }
     }
 
-    pub(super) fn unary(&mut self, op: UnaryOp, operand: &Expr, span: Span) -> V {
+    /// The operator node `e`, `op operand`: its rule checks it
+    /// (type_operator.rs) once the operand is translated, then its C.
+    pub(super) fn unary(&mut self, e: &Expr, op: UnaryOp, operand: &Expr) -> V {
+        if op == UnaryOp::Pending {
+            return self.pending(operand);
+        }
+        let v = self.expr(operand);
+        if !self.passes(e) {
+            return V::err();
+        }
         match op {
-            UnaryOp::Neg | UnaryOp::Plus => {
-                let v = self.expr(operand);
-                if !v.ty.is_numeric() {
-                    self.error(span, format!("unary +/- operand is not simple numeric ({})", self.types.show(&v.ty)));
-                    return V::err();
-                }
-                if op == UnaryOp::Plus {
-                    return V { lv: false, slice: None, ..v };
-                }
-                match v.k {
-                    Some(KV::Int(n)) => self.konst(KV::Int(wrap(-n)), Ty::Int),
-                    Some(KV::Real(x)) => self.konst(KV::Real(-x), Ty::Real),
-                    _ if v.ty == Ty::Int => V::scalar(ee::int_neg(&v.c), Ty::Int),
-                    _ => V::scalar(ee::real_neg(&v.c), v.ty),
-                }
-            }
-            UnaryOp::Not => {
-                let v = self.expr(operand);
-                match (&v.ty, &v.k) {
-                    (Ty::Bool, Some(KV::Bool(b))) => self.konst(KV::Bool(!b), Ty::Bool),
-                    (Ty::Bool, _) => V::scalar(ee::not(&v.c, false), Ty::Bool),
-                    (Ty::Int, Some(KV::Int(n))) => self.konst(KV::Int(!n), Ty::Int),
-                    (Ty::Int, _) => V::scalar(ee::not(&v.c, true), Ty::Int),
-                    (Ty::Error, _) => V::err(),
-                    _ => {
-                        self.error(span, format!("NOT operand is not bool or int ({})", self.types.show(&v.ty)));
-                        V::err()
-                    }
-                }
-            }
+            UnaryOp::Plus => V { lv: false, slice: None, ..v },
+            UnaryOp::Neg => match v.k {
+                Some(KV::Int(n)) => self.konst(KV::Int(wrap(-n)), Ty::Int),
+                Some(KV::Real(x)) => self.konst(KV::Real(-x), Ty::Real),
+                _ if v.ty == Ty::Int => V::scalar(ee::int_neg(&v.c), Ty::Int),
+                _ => V::scalar(ee::real_neg(&v.c), v.ty),
+            },
+            UnaryOp::Not => match (&v.ty, &v.k) {
+                (Ty::Bool, Some(KV::Bool(b))) => self.konst(KV::Bool(!b), Ty::Bool),
+                (Ty::Bool, _) => V::scalar(ee::not(&v.c, false), Ty::Bool),
+                (Ty::Int, Some(KV::Int(n))) => self.konst(KV::Int(!n), Ty::Int),
+                (Ty::Int, _) => V::scalar(ee::not(&v.c, true), Ty::Int),
+                _ => V::err(),
+            },
             UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec => {
-                let v = self.expr(operand);
-                if !v.lv {
-                    let form = match op {
-                        UnaryOp::PreInc => "++expr",
-                        UnaryOp::PreDec => "--expr",
-                        UnaryOp::PostInc => "expr++",
-                        _ => "expr--",
-                    };
-                    self.error(span, format!("{}: not a variable", form));
-                    return V::err();
-                }
-                let o = if matches!(op, UnaryOp::PreInc | UnaryOp::PostInc) { "++" } else { "--" };
+                let up = matches!(op, UnaryOp::PreInc | UnaryOp::PostInc);
                 let pre = matches!(op, UnaryOp::PreInc | UnaryOp::PreDec);
                 match &v.ty {
-                    Ty::Int | Ty::Char | Ty::Enum(_) | Ty::Real => {
-                        V::scalar(ee::inc_dec(&v.c, o == "++", pre), v.ty.clone())
-                    }
+                    Ty::Int | Ty::Char | Ty::Enum(_) | Ty::Real => V::scalar(ee::inc_dec(&v.c, up, pre), v.ty.clone()),
                     Ty::Ptr(t) => {
                         let sz = self.types.size_of(t).unwrap_or(1);
                         let c = if pre {
-                            ee::ptr_step(&v.c, o == "++", sz)
+                            ee::ptr_step(&v.c, up, sz)
                         } else {
                             let tmp = self.tmp();
-                            ee::ptr_step_post(&tmp, &v.c, o == "++", sz)
+                            ee::ptr_step_post(&tmp, &v.c, up, sz)
                         };
                         V::scalar(c, v.ty.clone())
                     }
-                    Ty::Error => V::err(),
-                    _ => {
-                        self.error(span, format!("increment/decrement: not an ordered type ({} needs an int, char, enum, real or pointer variable)", o));
-                        V::err()
-                    }
+                    _ => V::err(),
                 }
             }
             UnaryOp::AddrOf => {
-                let v = self.expr(operand);
-                if !v.lv {
-                    self.error(span, "object of `@' is not a variable");
-                    return V::err();
-                }
                 let c = ee::addr_of(&v.c, v.form == Form::Blob);
                 V::scalar(c, Ty::Ptr(Box::new(v.ty)))
             }
-            UnaryOp::Deref => {
-                let v = self.expr(operand);
-                self.deref(v, span)
-            }
-            UnaryOp::Pending => {
-                let _ = span;
-                self.pending(operand)
-            }
+            UnaryOp::Deref => self.deref(v, e.span),
+            UnaryOp::Pending => unreachable!(),
         }
     }
 }

@@ -52,7 +52,7 @@ impl<'a> Checker<'a> {
             ExprKind::Paren(inner) => self.type_of(inner),
             ExprKind::Field { .. } => self.field_type(e),
             ExprKind::Index { base, subs } => self.index_type(e, base, subs),
-            ExprKind::Unary { op, operand } => self.unary_type(*op, operand),
+            ExprKind::Unary { op, operand } => self.unary_type(e, *op, operand),
             ExprKind::Binary { op, lhs, rhs } => self.binary_type(e, *op, lhs, rhs),
             ExprKind::Type(_) => Ty::Error,
             ExprKind::Call { callee, args } => self.call_type(callee, args),
@@ -179,8 +179,13 @@ impl<'a> Checker<'a> {
     /// `-x`, `+x`, `not x`, `p^` (operator.rs's `unary`); `++x`, `x--`...
     /// of an ordered, real or pointer variable; `@x` of a variable; `?op`
     /// of what an invocation could reach (input.rs's `pending`).
-    fn unary_type(&mut self, op: UnaryOp, operand: &Expr) -> Ty {
+    /// An error for an operand the operator does not take
+    /// (type_operator.rs).
+    fn unary_type(&mut self, e: &Expr, op: UnaryOp, operand: &Expr) -> Ty {
         let t = self.type_of(operand);
+        if let Some(m) = self.unary_error(op, operand, &t) {
+            self.rule_error(e, m);
+        }
         match op {
             UnaryOp::Neg | UnaryOp::Plus if t.is_numeric() => t,
             UnaryOp::Not if matches!(t, Ty::Bool | Ty::Int) => t,

@@ -3,9 +3,10 @@
 //! words) when the operands do not fit.  type_of.rs's rules use them for
 //! the nodes of operators, type_const.rs for folding, and assign.rs for a
 //! compound assignment's operator; operator.rs only emits what they passed.
+use super::scope::Sym;
 use super::types::Ty;
 use super::Checker;
-use crate::syntax::ast::BinaryOp;
+use crate::syntax::ast::{BinaryOp, Expr, UnaryOp};
 
 impl<'a> Checker<'a> {
     /// The type `a op b` has for operands of types `a` and `b` (folding
@@ -145,6 +146,53 @@ impl<'a> Checker<'a> {
             // a sem compares with an op `() {send}` only (Types::cap_compat)
             (Ty::Cap(x), Ty::Cap(y)) => self.types.cap_compat(x, y) || self.types.cap_compat(y, x),
             _ => true,
+        }
+    }
+
+    /// The error of the unary operator node `op operand`, the operand of
+    /// type `t` (None: accepted, or the operand's own error stands).  `?op`
+    /// has the rules of the designators (op_target.rs).
+    pub(super) fn unary_error(&mut self, op: UnaryOp, operand: &Expr, t: &Ty) -> Option<String> {
+        let shown = self.types.show(t);
+        match op {
+            UnaryOp::Neg | UnaryOp::Plus if !t.is_numeric() => {
+                Some(format!("unary +/- operand is not simple numeric ({})", shown))
+            }
+            UnaryOp::Not if !matches!(t, Ty::Bool | Ty::Int | Ty::Error) => {
+                Some(format!("NOT operand is not bool or int ({})", shown))
+            }
+            UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec if *t != Ty::Error => {
+                let form = match op {
+                    UnaryOp::PreInc => "++expr",
+                    UnaryOp::PreDec => "--expr",
+                    UnaryOp::PostInc => "expr++",
+                    _ => "expr--",
+                };
+                let o = if matches!(op, UnaryOp::PreInc | UnaryOp::PostInc) { "++" } else { "--" };
+                if !self.is_variable(operand) {
+                    Some(format!("{}: not a variable", form))
+                } else if !matches!(t, Ty::Int | Ty::Char | Ty::Enum(_) | Ty::Real | Ty::Ptr(_)) {
+                    Some(format!("increment/decrement: not an ordered type ({} needs an int, char, enum, real or pointer variable)", o))
+                } else {
+                    None
+                }
+            }
+            UnaryOp::AddrOf if *t != Ty::Error && !self.is_variable(operand) => {
+                Some("object of `@' is not a variable".into())
+            }
+            UnaryOp::Deref => match t {
+                // a pointer to a type named ahead that was never declared
+                Ty::Ptr(inner) => match &**inner {
+                    Ty::Fwd(n) if !matches!(self.lookup(n), Some(Sym::Type(_))) => {
+                        Some(format!("`{}` is not a type", n))
+                    }
+                    _ => None,
+                },
+                Ty::Error => None,
+                Ty::PtrAny => Some("cannot dereference a `ptr any'".into()),
+                _ => Some(format!("dereference object is not a pointer ({})", shown)),
+            },
+            _ => None,
         }
     }
 }

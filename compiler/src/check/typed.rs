@@ -124,6 +124,13 @@ impl<'a> Checker<'a> {
         t
     }
 
+    /// Whether node `e` passes its rule, whose error is reported now if
+    /// it has one (`checked`).
+    pub(super) fn passes(&mut self, e: &Expr) -> bool {
+        self.checked(e);
+        !self.typed.found.contains_key(&e.id)
+    }
+
     /// The names changed (a scope, a declaration, the unit or function).
     pub(super) fn names_changed(&mut self) {
         self.typed.stale();
