@@ -248,6 +248,30 @@ fn unary_rule_errors_come_in_walk_order_once() {
 }
 
 #[test]
+fn names_that_are_no_values_are_the_rules_errors() {
+    // a name's rule words why it is no value (type_of.rs); each is reported
+    // once, where the walk meets it, among the operators' errors
+    let (d, c) = compile(concat!(
+        "resource r()\n  type t = int\n  int x = t + 1\n",
+        "  write(abs, r, undeclared_q, 99999999999 + true, x)\n",
+        "  procedure pp(int n, int a[1:n]) { skip }\nend\n"
+    ));
+    assert!(c.is_empty());
+    let order = [
+        "3:11: error: `t` is not a value",
+        "4:9: error: illegal use of predefined function (abs is a predefined function: it can only be called)",
+        "4:14: error: `r` is not a value",
+        "4:17: error: undefined identifier: undeclared_q",
+        "4:31: error: integer literal too large",
+        "4:31: error: non-numeric arithmetic operand: operator + needs int or real operands, not int and bool",
+        "5:31: error: illegal reference to formal parameter n",
+    ];
+    let pos: Vec<usize> = order.iter().map(|m| d.find(m).unwrap_or_else(|| panic!("{} in:\n{}", m, d))).collect();
+    assert!(pos.windows(2).all(|w| w[0] < w[1]), "out of order:\n{}", d);
+    assert_eq!(d.matches("error:").count(), order.len(), "{}", d);
+}
+
+#[test]
 fn a_wrong_maxlength_is_reported_once() {
     // a real, string or bool maximum length: one message each, as MPD 1.0.1
     // gives (the bound's own evaluation used to report it a second time)

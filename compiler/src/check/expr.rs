@@ -79,9 +79,7 @@ impl<'a> Checker<'a> {
     pub(super) fn expr_of(&mut self, e: &Expr) -> V {
         match &e.kind {
             ExprKind::Int(n) => {
-                if *n > u32::MAX as i64 {
-                    self.error(e.span, "integer literal too large");
-                }
+                self.checked(e);
                 self.konst(KV::Int(wrap(*n)), Ty::Int)
             }
             ExprKind::Real(x) => self.konst(KV::Real(*x), Ty::Real),
@@ -283,21 +281,9 @@ impl<'a> Checker<'a> {
             }
             r @ (Resolved::Const { .. } | Resolved::EnumLit { .. }) => self.named_value(r),
             Resolved::Op(s) => self.op_cap_value(&s, id.span),
-            Resolved::NotValue(Sym::Formal) => {
-                self.error(id.span, format!("illegal reference to formal parameter {} (a parameter list's types and bounds cannot use its parameters)", id.name));
-                V::err()
-            }
-            Resolved::Proc(_) | Resolved::NotValue(_) | Resolved::Type(_) => {
-                self.error(id.span, format!("`{}` is not a value", id.name));
-                V::err()
-            }
-            Resolved::Predef(_) => {
-                let what = self.not_a_value(e).unwrap_or_default();
-                self.error(id.span, format!("illegal use of predefined function ({})", what));
-                V::err()
-            }
+            // no value here: the rule's error (type_of.rs's not_a_value_error)
             _ => {
-                self.undefined(id.span, &id.name);
+                self.checked(e);
                 V::err()
             }
         }

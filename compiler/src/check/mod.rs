@@ -551,10 +551,16 @@ impl<'a> Checker<'a> {
     }
 
     pub fn undefined(&mut self, span: Span, name: &str) {
+        let m = self.undefined_words(name);
+        self.error(span, m);
+    }
+
+    /// What a name with no symbol is called: undefined, or ambiguous.
+    pub(crate) fn undefined_words(&self, name: &str) -> String {
         if self.imports_of(name).len() > 1 {
-            self.error(span, format!("ambiguous identifier: {} (imported from several components; qualify it)", name));
+            format!("ambiguous identifier: {} (imported from several components; qualify it)", name)
         } else {
-            self.error(span, format!("undefined identifier: {}", name));
+            format!("undefined identifier: {}", name)
         }
     }
 

@@ -22,7 +22,7 @@ use super::resolved::Resolved;
 use super::scope::{ProcSig, Sym};
 use super::types::Ty;
 use super::Checker;
-use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Subscript, UnaryOp};
+use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Ident, Subscript, UnaryOp};
 
 impl<'a> Checker<'a> {
     /// The type of `e` as `expr(e)` would give it, without emitting code or
@@ -41,14 +41,19 @@ impl<'a> Checker<'a> {
     /// `type_of` by the rules.
     fn type_rules(&mut self, e: &Expr) -> Ty {
         match &e.kind {
-            ExprKind::Int(_) => Ty::Int,
+            ExprKind::Int(n) => {
+                if *n > u32::MAX as i64 {
+                    self.rule_error(e, e.span, "integer literal too large".into());
+                }
+                Ty::Int
+            }
             ExprKind::Real(_) => Ty::Real,
             ExprKind::Char(_) => Ty::Char,
             ExprKind::Bool(_) => Ty::Bool,
             ExprKind::Str(s) => Ty::Str(Some(s.len() as i64)),
             ExprKind::Null | ExprKind::Noop => Ty::Null,
             ExprKind::StdFile(_) => Ty::File,
-            ExprKind::Ident(_) => self.ident_type(e),
+            ExprKind::Ident(id) => self.ident_type(e, id),
             ExprKind::Paren(inner) => self.type_of(inner),
             ExprKind::Field { .. } => self.field_type(e),
             ExprKind::Index { base, subs } => self.index_type(e, base, subs),
@@ -68,9 +73,14 @@ impl<'a> Checker<'a> {
     /// A name (expr.rs's `ident`): its variable's, constant's or
     /// enumeration's type; an op's capability (op_cap_value), an error for
     /// another resource's op named bare; EOF and the predefined
-    /// enumeration literals.
-    fn ident_type(&mut self, e: &Expr) -> Ty {
-        match self.resolution(e) {
+    /// enumeration literals.  An error for a name that is no value here
+    /// (an op's own errors are the designators', op_target.rs).
+    fn ident_type(&mut self, e: &Expr, id: &Ident) -> Ty {
+        let r = self.resolution(e);
+        if let Some(m) = self.not_a_value_error(e, id, &r) {
+            self.rule_error(e, id.span, m);
+        }
+        match r {
             Resolved::Var { ty, .. } | Resolved::Const { ty, .. } => ty,
             Resolved::EnumLit { e, .. } => Ty::Enum(e),
             // an op array named whole is an array of capabilities (op_array_value)
@@ -86,6 +96,22 @@ impl<'a> Checker<'a> {
         } else {
             self.op_array_value_type(s)
         }
+    }
+
+    /// Why the name `id` (node `e`), resolved to `r`, is no value, in MPD
+    /// 1.0.1's words: a formal named in its own parameter list, a
+    /// procedure, type or component, a predefined function not called, a
+    /// name with no symbol.
+    fn not_a_value_error(&self, e: &Expr, id: &Ident, r: &Resolved) -> Option<String> {
+        Some(match r {
+            Resolved::Var { .. } | Resolved::Const { .. } | Resolved::EnumLit { .. } | Resolved::Op(_) => return None,
+            Resolved::NotValue(Sym::Formal) => format!("illegal reference to formal parameter {} (a parameter list's types and bounds cannot use its parameters)", id.name),
+            Resolved::Proc(_) | Resolved::NotValue(_) | Resolved::Type(_) => format!("`{}` is not a value", id.name),
+            Resolved::Predef(_) => {
+                format!("illegal use of predefined function ({})", self.not_a_value(e).unwrap_or_default())
+            }
+            _ => self.undefined_words(&id.name),
+        })
     }
 
     /// `g.x` for a component g (a variable, constant, literal or op),
@@ -184,7 +210,7 @@ impl<'a> Checker<'a> {
     fn unary_type(&mut self, e: &Expr, op: UnaryOp, operand: &Expr) -> Ty {
         let t = self.type_of(operand);
         if let Some(m) = self.unary_error(op, operand, &t) {
-            self.rule_error(e, m);
+            self.rule_error(e, e.span, m);
         }
         match op {
             UnaryOp::Neg | UnaryOp::Plus if t.is_numeric() => t,
@@ -216,7 +242,7 @@ impl<'a> Checker<'a> {
             let ptr = |t: &Ty| matches!(t, Ty::Ptr(_) | Ty::PtrAny);
             let noop = ptr(&a) && is_noop(rhs) || ptr(&b) && is_noop(lhs);
             if let Some(m) = self.operator_error(op, &a, &b, noop) {
-                self.rule_error(e, m);
+                self.rule_error(e, e.span, m);
             }
         }
         let t = self.operands_type(op, a, b);

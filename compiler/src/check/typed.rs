@@ -106,10 +106,10 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// The rule of node `e` rejects it: `msg`, reported when the walk
-    /// reaches it (`checked`).
-    pub(super) fn rule_error(&mut self, e: &Expr, msg: String) {
-        self.typed.found.insert(e.id, (e.span, msg));
+    /// The rule of node `e` rejects it: `msg` at `span` (e's, or a part
+    /// of it), reported when the walk reaches it (`checked`).
+    pub(super) fn rule_error(&mut self, e: &Expr, span: Span, msg: String) {
+        self.typed.found.insert(e.id, (span, msg));
     }
 
     /// The type of `e`, whose error, if its rule found one, is reported
