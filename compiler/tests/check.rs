@@ -196,6 +196,20 @@ fn appending_to_a_string_variable_is_in_place() {
     assert_eq!(c.matches("mpd_str_append(").count(), 2, "{}", c);
 }
 
+/// The diagnostics `d` are exactly the errors `order`, in that order, each
+/// once (a message given by its position and start).
+fn errors_in_order(d: &str, order: &[&str]) {
+    let pos: Vec<usize> = order
+        .iter()
+        .map(|m| {
+            assert_eq!(d.matches(m).count(), 1, "{} once in:\n{}", m, d);
+            d.find(m).unwrap()
+        })
+        .collect();
+    assert!(pos.windows(2).all(|w| w[0] < w[1]), "out of order:\n{}", d);
+    assert_eq!(d.matches("error:").count(), order.len(), "{}", d);
+}
+
 #[test]
 fn rule_errors_come_in_walk_order_once() {
     // the operators' rules word their errors (type_operator.rs); each is
@@ -207,10 +221,6 @@ fn rule_errors_come_in_walk_order_once() {
         "  if (b * 1 < 2 / \"y\") { skip }\nend\n"
     ));
     assert!(c.is_empty());
-    let at = |m: &str| {
-        assert_eq!(d.matches(m).count(), 1, "{} once in:\n{}", m, d);
-        d.find(m).unwrap()
-    };
     let order = [
         "4:9: error: undefined identifier: undeclared_v",
         "4:23: error: non-numeric arithmetic operand: operator + needs int or real operands, not bool and int",
@@ -219,9 +229,7 @@ fn rule_errors_come_in_walk_order_once() {
         "5:7: error: non-numeric arithmetic operand: operator * needs",
         "5:15: error: non-numeric arithmetic operand: operator / needs int or real operands, not int and string[1]",
     ];
-    let pos: Vec<usize> = order.iter().map(|m| at(m)).collect();
-    assert!(pos.windows(2).all(|w| w[0] < w[1]), "out of order:\n{}", d);
-    assert_eq!(d.matches("error:").count(), order.len(), "{}", d);
+    errors_in_order(&d, &order);
 }
 
 #[test]
@@ -242,9 +250,7 @@ fn unary_rule_errors_come_in_walk_order_once() {
         "3:47: error: dereference object is not a pointer (int)",
         "4:3: error: expr++: not a variable",
     ];
-    let pos: Vec<usize> = order.iter().map(|m| d.find(m).unwrap_or_else(|| panic!("{} in:\n{}", m, d))).collect();
-    assert!(pos.windows(2).all(|w| w[0] < w[1]), "out of order:\n{}", d);
-    assert_eq!(d.matches("error:").count(), order.len(), "{}", d);
+    errors_in_order(&d, &order);
 }
 
 #[test]
@@ -266,9 +272,26 @@ fn names_that_are_no_values_are_the_rules_errors() {
         "4:31: error: non-numeric arithmetic operand: operator + needs int or real operands, not int and bool",
         "5:31: error: illegal reference to formal parameter n",
     ];
-    let pos: Vec<usize> = order.iter().map(|m| d.find(m).unwrap_or_else(|| panic!("{} in:\n{}", m, d))).collect();
-    assert!(pos.windows(2).all(|w| w[0] < w[1]), "out of order:\n{}", d);
-    assert_eq!(d.matches("error:").count(), order.len(), "{}", d);
+    errors_in_order(&d, &order);
+}
+
+#[test]
+fn missing_fields_are_the_rules_errors() {
+    // field_error (type_of.rs) words them; once each, in the walk's order
+    let (d, c) = compile(concat!(
+        "resource r()\n  type t = rec(int a; int b)\n  t x; int i\n",
+        "  write(t.a, x.zz, i.f, x.zz.yy, (x.a).q, r.a)\nend\n"
+    ));
+    assert!(c.is_empty());
+    let order = [
+        "4:9: error: not a variable: t is a type",
+        "4:16: error: unknown field: zz (in t)",
+        "4:20: error: not a rec: `.f` needs a record, not a int",
+        "4:27: error: unknown field: zz (in t)",
+        "4:34: error: not a rec: `.q` needs a record, not a int",
+        "4:45: error: undefined identifier: a (`r` has no member of that name in its spec)",
+    ];
+    errors_in_order(&d, &order);
 }
 
 #[test]

@@ -20,9 +20,9 @@
 use super::konst::KV;
 use super::resolved::Resolved;
 use super::scope::{ProcSig, Sym};
-use super::types::Ty;
+use super::types::{CapTy, Ty};
 use super::Checker;
-use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Ident, Subscript, UnaryOp};
+use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Ident, Span, Subscript, UnaryOp};
 
 impl<'a> Checker<'a> {
     /// The type of `e` as `expr(e)` would give it, without emitting code or
@@ -55,7 +55,7 @@ impl<'a> Checker<'a> {
             ExprKind::StdFile(_) => Ty::File,
             ExprKind::Ident(id) => self.ident_type(e, id),
             ExprKind::Paren(inner) => self.type_of(inner),
-            ExprKind::Field { .. } => self.field_type(e),
+            ExprKind::Field { base, name } => self.field_type(e, base, name),
             ExprKind::Index { base, subs } => self.index_type(e, base, subs),
             ExprKind::Unary { op, operand } => self.unary_type(e, *op, operand),
             ExprKind::Binary { op, lhs, rhs } => self.binary_type(e, *op, lhs, rhs),
@@ -117,9 +117,14 @@ impl<'a> Checker<'a> {
     /// `g.x` for a component g (a variable, constant, literal or op),
     /// `r.f` for a record (or a pointer to one),
     /// `rc.f` for an op f of a resource capability rc: its capability
-    /// (expr.rs's `field`).
-    fn field_type(&mut self, e: &Expr) -> Ty {
-        match self.resolution(e) {
+    /// (expr.rs's `field`).  An error for what has no such field or member
+    /// (`field_error`).
+    fn field_type(&mut self, e: &Expr, base: &Expr, name: &Ident) -> Ty {
+        let r = self.resolution(e);
+        if let Some((span, m)) = self.field_error(e, base, name, &r) {
+            self.rule_error(e, span, m);
+        }
+        match r {
             Resolved::Member(m) => match *m {
                 Resolved::Var { ty, .. } | Resolved::Const { ty, .. } => ty,
                 Resolved::EnumLit { e, .. } => Ty::Enum(e),
@@ -131,6 +136,44 @@ impl<'a> Checker<'a> {
             Resolved::RecField { rec, field } => self.types.recs[rec].fields[field].1.clone(),
             _ => Ty::Error,
         }
+    }
+
+    /// Why `base.name` (node `e`, resolved to `r`) is wrong, in MPD 1.0.1's
+    /// words, and where: a type's field, a component member that is no
+    /// value or not in its spec, a resource capability's missing op, a
+    /// record's missing field, a field of what is no record.
+    fn field_error(&mut self, e: &Expr, base: &Expr, name: &Ident, r: &Resolved) -> Option<(Span, String)> {
+        if let ExprKind::Ident(b) = &base.kind {
+            if matches!(self.lookup(&b.name), Some(Sym::Type(_))) {
+                return Some((b.span, format!("not a variable: {} is a type", b.name)));
+            }
+            if self.names_component(base) {
+                let m = match r {
+                    Resolved::Member(m) => match **m {
+                        Resolved::Var { .. } | Resolved::Const { .. } | Resolved::EnumLit { .. } => return None,
+                        Resolved::Op(_) => return None,
+                        _ => format!("`{}.{}` is not a value", b.name, name.name),
+                    },
+                    _ => format!(
+                        "undefined identifier: {} (`{}` has no member of that name in its spec)",
+                        name.name, b.name
+                    ),
+                };
+                return Some((name.span, m));
+            }
+        }
+        let t = self.type_of(base);
+        let m = match (&t, r) {
+            (Ty::Cap(CapTy::Resource(_)), Resolved::ResCapOp { sig }) if sig.op.is_some() => return None,
+            (Ty::Cap(CapTy::Resource(rn)), _) => format!("resource {} has no operation `{}`", rn, name.name),
+            (Ty::Rec(_), Resolved::RecField { .. }) | (Ty::Error, _) => return None,
+            (Ty::Rec(_), _) => format!("unknown field: {} (in {})", name.name, self.types.show(&t)),
+            _ => {
+                let m = format!("not a rec: `.{}` needs a record, not a {}", name.name, self.types.show(&t));
+                return Some((e.span, m));
+            }
+        };
+        Some((name.span, m))
     }
 
     /// What a pointer to `inner` designates (a forward-named type resolved).
