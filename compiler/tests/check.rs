@@ -295,6 +295,25 @@ fn missing_fields_are_the_rules_errors() {
 }
 
 #[test]
+fn swap_errors_are_its_rules() {
+    // swap_type (type_of_effect.rs): types, then slices, then variables
+    let (d, c) = compile(concat!(
+        "resource r()\n  int a[5]; int b[5]; string[5] s; int i; real x\n",
+        "  (a[1:2]) :=: b\n  i :=: x\n  (i) :=: i\n  (s || s)[1:2] :=: s\nend\n"
+    ));
+    assert!(c.is_empty());
+    errors_in_order(
+        &d,
+        &[
+            "3:3: error: cannot swap into or out of a slice",
+            "4:3: error: incompatible swap (cannot swap a int with a real)",
+            "5:3: error: both sides of swap operator must be variables",
+            "6:3: error: both sides of swap operator must be variables",
+        ],
+    );
+}
+
+#[test]
 fn a_wrong_maxlength_is_reported_once() {
     // a real, string or bool maximum length: one message each, as MPD 1.0.1
     // gives (the bound's own evaluation used to report it a second time)

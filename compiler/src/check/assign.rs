@@ -309,32 +309,15 @@ impl<'a> Checker<'a> {
         Some(l)
     }
 
-    pub(super) fn swap(&mut self, lhs: &Expr, rhs: &Expr, span: Span) -> Option<V> {
+    /// `a :=: b` (node `e`): both sides translated, its rule checks it
+    /// (type_of_effect.rs's `swap_type`), then its C.
+    pub(super) fn swap(&mut self, e: &Expr, lhs: &Expr, rhs: &Expr) -> Option<V> {
+        let span = e.span;
         let a = self.expr(lhs);
         let a = self.pin(lhs, a);
         let b = self.expr(rhs);
         let b = self.pin(rhs, b);
-        if a.ty == Ty::Error || b.ty == Ty::Error {
-            return None;
-        }
-        // MPD 1.0.1's order: types, then slices, then variables
-        if !self.types.assignable(&a.ty, &b.ty) || !self.types.assignable(&b.ty, &a.ty) {
-            self.error(
-                span,
-                format!(
-                    "incompatible swap (cannot swap a {} with a {})",
-                    self.types.show(&a.ty),
-                    self.types.show(&b.ty)
-                ),
-            );
-            return None;
-        }
-        if a.slice.is_some() || b.slice.is_some() {
-            self.error(span, "cannot swap into or out of a slice");
-            return None;
-        }
-        if !a.lv || !b.lv {
-            self.error(span, "both sides of swap operator must be variables");
+        if a.ty == Ty::Error || b.ty == Ty::Error || !self.passes(e) {
             return None;
         }
         let p = self.pos(span);

@@ -132,7 +132,7 @@ impl<'a> Checker<'a> {
                 }
             }
             // the value of a swap is the left variable's new value
-            ExprKind::Swap { lhs, rhs } => self.swap(lhs, rhs, e.span).unwrap_or_else(V::err),
+            ExprKind::Swap { lhs, rhs } => self.swap(e, lhs, rhs).unwrap_or_else(V::err),
             ExprKind::ArrayCons(elems) => self.array_cons(elems, e.span),
             ExprKind::Type(t) => {
                 self.error(t.span, "a type is not a value here");

@@ -63,7 +63,7 @@ impl<'a> Checker<'a> {
             ExprKind::Call { callee, args } => self.call_type(callee, args),
             ExprKind::Low(t) | ExprKind::High(t) => self.low_high_type(t),
             ExprKind::Assign { op, lhs, rhs } => self.assign_type(*op, lhs, rhs),
-            ExprKind::Swap { lhs, rhs } => self.swap_type(lhs, rhs),
+            ExprKind::Swap { lhs, rhs } => self.swap_type(e, lhs, rhs),
             ExprKind::ArrayCons(elems) => self.cons_type(elems),
             ExprKind::New(t) => self.new_type(t),
             ExprKind::Create { target, args, .. } => self.create_type(target, args),

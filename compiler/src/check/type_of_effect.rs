@@ -58,12 +58,24 @@ impl<'a> Checker<'a> {
 
     /// `a :=: b` (assign.rs's `swap`): a's type, when each is assignable to
     /// the other and both are variables, neither a slice.
-    pub(super) fn swap_type(&mut self, lhs: &Expr, rhs: &Expr) -> Ty {
+    /// An error, in MPD 1.0.1's order: types, then slices, then variables.
+    pub(super) fn swap_type(&mut self, e: &Expr, lhs: &Expr, rhs: &Expr) -> Ty {
         let (a, b) = (self.type_of(lhs), self.type_of(rhs));
         if a == Ty::Error || b == Ty::Error {
             return Ty::Error;
         }
-        if !self.types.assignable(&a, &b) || !self.types.assignable(&b, &a) {
+        let m = if !self.types.assignable(&a, &b) || !self.types.assignable(&b, &a) {
+            let (sa, sb) = (self.types.show(&a), self.types.show(&b));
+            Some(format!("incompatible swap (cannot swap a {} with a {})", sa, sb))
+        } else if self.slice_of_variable(lhs) || self.slice_of_variable(rhs) {
+            Some("cannot swap into or out of a slice".to_string())
+        } else if !self.is_variable(lhs) || !self.is_variable(rhs) {
+            Some("both sides of swap operator must be variables".to_string())
+        } else {
+            None
+        };
+        if let Some(m) = m {
+            self.rule_error(e, e.span, m);
             return Ty::Error;
         }
         let sliced = |e: &Expr| matches!(&e.kind, ExprKind::Index { subs, .. } if subs.iter().any(|s| matches!(s, Subscript::Slice { .. })));
@@ -71,6 +83,18 @@ impl<'a> Checker<'a> {
             return Ty::Error;
         }
         a
+    }
+
+    /// Whether `e` is a slice or section of a variable (parenthesized or
+    /// not): what assigning to it would change.
+    fn slice_of_variable(&mut self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Paren(inner) => self.slice_of_variable(inner),
+            ExprKind::Index { subs, .. } if subs.iter().any(|s| matches!(s, Subscript::Slice { .. })) => {
+                self.is_variable(e)
+            }
+            _ => false,
+        }
     }
 
     /// `create r(args)` (invoke.rs's `create`): a capability for r, r a
