@@ -2,13 +2,15 @@
 //!
 //! Some checks need an operand's type before its C is made (is the first
 //! argument of write a file? are both slice bounds of one type?).  `type_of`
-//! answers from the symbols and the type rules alone: it writes no C, reports
-//! nothing, makes no temporaries and declares nothing, so the expression's
-//! own errors are reported once, when it is translated.  It gives the type
-//! `expr` would give, Ty::Error where `expr` would report an error (or the
-//! type `expr` gives anyway).  The only state it touches is the type table:
-//! a type written in place (`new(rec(int i))`, an op's capability) gets an
-//! entry there, as the predefined enumerations do.
+//! answers from the symbols and the type rules alone: it writes no C, makes
+//! no temporaries and declares nothing.  It gives the type `expr` would
+//! give, Ty::Error where an error is reported (or the type `expr` gives
+//! anyway).  A rule that rejects its node words the error (`rule_error`:
+//! the operators, names, fields, swap, literals so far); it is reported
+//! when the walk reaches the node (typed.rs's `checked`), once, whatever
+//! asked first.  The only state it touches is the type table: a type
+//! written in place (`new(rec(int i))`, an op's capability) gets an entry
+//! there, as the predefined enumerations do.
 //!
 //! The rules live by kind: names, fields, subscripts and operators here;
 //! invocations in type_of_call.rs; assignments, swap, create, new and array
