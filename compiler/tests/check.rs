@@ -314,6 +314,19 @@ fn swap_errors_are_its_rules() {
 }
 
 #[test]
+fn an_operand_the_rules_find_erroneous_gives_no_second_error() {
+    // succ/pred of an undefined name: its translation gave a bool after the
+    // error and the operator then reported a mismatch; the operator's rule
+    // sees an erroneous operand and stays quiet (MPD 1.0.1: the one error)
+    let (d, c) = compile(concat!(
+        "resource r()\n  type color = enum(red, green, blue)\n",
+        "  write(succ(cwf) == green, pred(undeclared_z) + 1)\nend\n"
+    ));
+    assert!(c.is_empty());
+    errors_in_order(&d, &["3:14: error: undefined identifier: cwf", "3:34: error: undefined identifier: undeclared_z"]);
+}
+
+#[test]
 fn a_wrong_maxlength_is_reported_once() {
     // a real, string or bool maximum length: one message each, as MPD 1.0.1
     // gives (the bound's own evaluation used to report it a second time)
