@@ -327,6 +327,21 @@ fn an_operand_the_rules_find_erroneous_gives_no_second_error() {
 }
 
 #[test]
+fn assigning_what_is_no_value_is_the_rules_error() {
+    // assign_type words it at the value, before the target is looked at
+    let (d, c) = compile("resource r()\n  int c\n  c = abs\n  write(c = r, c = undeclared_u)\nend\n");
+    assert!(c.is_empty());
+    errors_in_order(
+        &d,
+        &[
+            "3:7: error: incompatible assignment (abs is a predefined function: it can only be called)",
+            "4:13: error: incompatible assignment (r names a component, not a value)",
+            "4:20: error: undefined identifier: undeclared_u",
+        ],
+    );
+}
+
+#[test]
 fn a_wrong_maxlength_is_reported_once() {
     // a real, string or bool maximum length: one message each, as MPD 1.0.1
     // gives (the bound's own evaluation used to report it a second time)

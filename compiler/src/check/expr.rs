@@ -120,9 +120,9 @@ impl<'a> Checker<'a> {
                 })
             }
             ExprKind::Assign { op, lhs, rhs } => {
-                if let Some(what) = self.not_a_value(rhs) {
-                    // `c = abs`, `c = r`: MPD 1.0.1 calls it an incompatible assignment
-                    self.error(rhs.span, format!("incompatible assignment ({})", what));
+                // a value that is none (`c = abs`): the rule's error
+                // (assign_type; its only one so far, found before the target)
+                if !self.passes(e) {
                     return V::err();
                 }
                 // the value of an assignment is the variable's new value
@@ -134,8 +134,8 @@ impl<'a> Checker<'a> {
             // the value of a swap is the left variable's new value
             ExprKind::Swap { lhs, rhs } => self.swap(e, lhs, rhs).unwrap_or_else(V::err),
             ExprKind::ArrayCons(elems) => self.array_cons(elems, e.span),
-            ExprKind::Type(t) => {
-                self.error(t.span, "a type is not a value here");
+            ExprKind::Type(_) => {
+                self.checked(e);
                 V::err()
             }
             ExprKind::New(t) => self.new_value(t, e.span),

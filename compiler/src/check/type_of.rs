@@ -61,10 +61,13 @@ impl<'a> Checker<'a> {
             ExprKind::Index { base, subs } => self.index_type(e, base, subs),
             ExprKind::Unary { op, operand } => self.unary_type(e, *op, operand),
             ExprKind::Binary { op, lhs, rhs } => self.binary_type(e, *op, lhs, rhs),
-            ExprKind::Type(_) => Ty::Error,
+            ExprKind::Type(t) => {
+                self.rule_error(e, t.span, "a type is not a value here".into());
+                Ty::Error
+            }
             ExprKind::Call { callee, args } => self.call_type(callee, args),
             ExprKind::Low(t) | ExprKind::High(t) => self.low_high_type(t),
-            ExprKind::Assign { op, lhs, rhs } => self.assign_type(*op, lhs, rhs),
+            ExprKind::Assign { op, lhs, rhs } => self.assign_type(e, *op, lhs, rhs),
             ExprKind::Swap { lhs, rhs } => self.swap_type(e, lhs, rhs),
             ExprKind::ArrayCons(elems) => self.cons_type(elems),
             ExprKind::New(t) => self.new_type(t),

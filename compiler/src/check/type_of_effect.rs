@@ -10,8 +10,10 @@ impl<'a> Checker<'a> {
     /// type; rc.f := e and rc.f[i] := e give the op's capability.  An error
     /// for a value that is not one, a target that is not a variable, `||=`
     /// on what is not a string, arithmetic on what is not a number.
-    pub(super) fn assign_type(&mut self, op: AssignOp, lhs: &Expr, rhs: &Expr) -> Ty {
-        if self.not_a_value(rhs).is_some() {
+    pub(super) fn assign_type(&mut self, e: &Expr, op: AssignOp, lhs: &Expr, rhs: &Expr) -> Ty {
+        if let Some(what) = self.not_a_value(rhs) {
+            // `c = abs`, `c = r`: MPD 1.0.1 calls it an incompatible assignment
+            self.rule_error(e, rhs.span, format!("incompatible assignment ({})", what));
             return Ty::Error;
         }
         let t = self.type_of(lhs);
