@@ -56,6 +56,13 @@ impl<'a> Checker<'a> {
                         }
                     }
                 }
+                // an external of a resource's spec through a capability
+                // (`c.abs(x)`) is the C function itself, as in MPD 1.0.1
+                if let Resolved::ResCapOp { sig } = self.resolution(callee) {
+                    if sig.external {
+                        return self.call_proc(&sig, args, span);
+                    }
+                }
                 self.op_call(callee, args, span)
             }
             _ => self.op_call(callee, args, span),

@@ -374,6 +374,27 @@ impl<'a> Checker<'a> {
                 return V::err();
             }
         };
+        let external = match &callee.kind {
+            ExprKind::Field { .. } => match self.resolution(callee) {
+                Resolved::ResCapOp { sig } if sig.external => Some(sig),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(sig) = external {
+            // `call c.abs(x)` / `send c.abs(x)` of an external of c's spec:
+            // the C function, run in place (MPD 1.0.1); co, forward and
+            // create cannot issue it
+            if !self.plain_issue() {
+                self.error(e.span, format!("{} is an external (a C function): it can only be called", sig.name));
+                return V::err();
+            }
+            let v = self.call_expr(callee, args, e.span);
+            if v.ty != Ty::Error {
+                self.f.code.put(&eops::discard(&v.c));
+            }
+            return V::scalar("0".into(), Ty::Void);
+        }
         if let ExprKind::Ident(id) = &callee.kind {
             if let Resolved::Op(sig) | Resolved::Proc(sig) = self.resolution_used(callee, id, false) {
                 if sig.external && self.plain_issue() {

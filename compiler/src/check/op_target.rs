@@ -21,6 +21,14 @@ impl<'a> Checker<'a> {
     /// an error in MPD 1.0.1's words for that use.  An input use (in,
     /// receive, P) of an op of this component implements it.
     pub fn op_target_for(&mut self, e: &Expr, how: OpUse) -> Option<(Rc<ProcSig>, Target)> {
+        // an external of a resource's spec through a capability (`c.abs`)
+        // is a C function: only a plain call reaches it (builtin.rs)
+        if let Resolved::ResCapOp { sig } = self.resolution(e) {
+            if sig.external {
+                self.error(e.span, format!("{} is an external (a C function): it can only be called", sig.name));
+                return None;
+            }
+        }
         let Some(r) = self.op_target_any(e, how) else {
             // a misused op array (`in q[i:2](x)`) is still the op the program
             // services: one error, not a second "declared but not implemented"

@@ -137,7 +137,7 @@ impl<'a> Checker<'a> {
                 Resolved::Op(s) if self.op_reachable_here(s.op.as_ref().unwrap()) => self.op_value_type(&s),
                 _ => Ty::Error,
             },
-            Resolved::ResCapOp { sig } => self.op_value_type(&sig),
+            Resolved::ResCapOp { sig } if sig.op.is_some() => self.op_value_type(&sig),
             Resolved::RecField { rec, field } => self.types.recs[rec].fields[field].1.clone(),
             _ => Ty::Error,
         }

@@ -56,6 +56,12 @@ impl<'a> Checker<'a> {
                         }
                     }
                 }
+                // `c.abs(x)` of an external (builtin.rs's call_expr)
+                if let Resolved::ResCapOp { sig } = self.resolution(callee) {
+                    if sig.external {
+                        return self.proc_call_type(&sig, args);
+                    }
+                }
                 self.op_call_type(callee, args)
             }
             _ => self.op_call_type(callee, args),

@@ -118,6 +118,10 @@ impl<'a> Checker<'a> {
     /// an element of an op array (one subscript per dimension), g.f, rc.f,
     /// rc.f[i], or the op a capability designates.
     pub(super) fn target_op(&mut self, e: &Expr) -> Option<TargetOp> {
+        // an external through a capability is no op (op_target_for)
+        if matches!(self.resolution(e), Resolved::ResCapOp { sig } if sig.external) {
+            return None;
+        }
         match &e.kind {
             ExprKind::Ident(_) => {
                 let r = self.resolution(e);
