@@ -61,8 +61,8 @@ static app_lock_t *app_lock(const char *name, enum app_kind k)
         a.spin_ns = 20000;
         a.sleep_ns = MPD_ALOCK_FOREVER;
     }
-    const char *v =
-        getenv("APP_ADAPTIVE"); /* oversub|trial|nolate|oversubwait: a default-policy variant, to measure it */
+    const char *v = getenv(
+        "APP_ADAPTIVE"); /* oversub|trial|nolate|oversubwait: a default-policy variant, to measure it */
     if (k == APP_ADAPTIVE && v && *v) {
         /* the documented defaults (mpd/alock.h), then the variant */
         static mpd_alock_default_params_t p = {.low = 0.25,

@@ -32,7 +32,7 @@ static atomic_uint dorm_gen;            /* futex word: bumped by each expansion 
 static mpd_spinlock dorm_mu = MPD_SPINLOCK_INIT;
 /* ONE mode: the process the last slice end sent to the tail of the queue */
 static mpd_proc *expiry_yielder;
-long mpd__compact_left = LONG_MAX; /* rt.h; mpd__compact_start */
+long mpd__compact_left = LONG_MAX;         /* rt.h; mpd__compact_start */
 static unsigned long sample_at = LONG_MAX; /* the message count when mpd__compact_left is 0 */
 /* Messages so far in the one-VP mode (sends, calls of input ops, receives). */
 static inline unsigned long talk_now(void)
@@ -124,7 +124,7 @@ static double rate_talk; /* messages per ns in the one-VP mode, before it */
 typedef struct {
     _Alignas(64) unsigned long n; /* __atomic: its VP adds, a trial's end reads */
 } talk_ctr;
-static talk_ctr *talk_multi; /* several VPs, a talk trial: messages per VP */
+static talk_ctr *talk_multi;                /* several VPs, a talk trial: messages per VP */
 _Thread_local unsigned long *mpd__tls_talk; /* rt.h: &talk_multi[this VP].n */
 
 /* lang/opobj.c, where the language layer is linked: SEM1 ops (the
@@ -313,8 +313,6 @@ void mpd__compact_sample(const void *key)
     }
 }
 
-
-
 /* A VP other than 0 at its start, with compaction on. */
 void mpd__compact_first_sleep(void)
 {
@@ -452,8 +450,8 @@ static void expand(int64_t now, int groups)
     n_expand_groups += groups;
     if (mpd__compact_debug)
         fprintf(stderr, "expand %ld at %.3f ms (talk %lu%s%ld%s)\n", n_expand,
-                (mpd_now_ns() - mpd__start_ns) / 1e6, talk_now(),
-                groups ? ", " : "", groups ? group_ngroups : 0L, groups ? " groups" : "");
+                (mpd_now_ns() - mpd__start_ns) / 1e6, talk_now(), groups ? ", " : "",
+                groups ? group_ngroups : 0L, groups ? " groups" : "");
     atomic_store(&mpd__ndormant, 0);
     atomic_store(&mpd__compact_req, 0);
     atomic_fetch_add(&dorm_gen, 1);
@@ -591,7 +589,8 @@ long mpd__compact_expansions(long *groups)
 void mpd__compact_stop(void)
 {
     if (mpd__compact_debug)
-        fprintf(stderr, "compact: %ld expansions (%ld by groups), %ld compactions, end at %.3f ms\n",
+        fprintf(stderr,
+                "compact: %ld expansions (%ld by groups), %ld compactions, end at %.3f ms\n",
                 n_expand, n_expand_groups, n_compact, (mpd_now_ns() - mpd__start_ns) / 1e6);
     atomic_fetch_add(&dorm_gen, 1);
     futex_wake_gen();

@@ -37,7 +37,7 @@
  * as its header alone on TAG (its len says the whole length) and the rest
  * on DIST_TAG_REST right after it, under the same send lock. */
 #define RECV_INLINE 32768
-#define CONTROL_SEND_MS 50  /* dist_send_control's wait for completion */
+#define CONTROL_SEND_MS 50 /* dist_send_control's wait for completion */
 
 int dist_rank, dist_size;
 char (*dist_hosts)[64];
@@ -275,8 +275,8 @@ static void send_locked(int rank, dmsg *m)
         mpi_send_check(MPI_Send(m, (int)m->len, MPI_BYTE, rank, TAG, comm));
     } else {
         mpi_send_check(MPI_Send(m, (int)sizeof(dmsg), MPI_BYTE, rank, TAG, comm));
-        mpi_send_check(MPI_Send(DMSG_PAYLOAD(m), (int)dmsg_plen(m), MPI_BYTE, rank,
-                                DIST_TAG_REST, comm));
+        mpi_send_check(
+            MPI_Send(DMSG_PAYLOAD(m), (int)dmsg_plen(m), MPI_BYTE, rank, DIST_TAG_REST, comm));
     }
     dmsg_free(m);
 }
@@ -476,8 +476,8 @@ void dist_send_control(int rank, dmsg *m)
 typedef struct rpc {
     uint64_t tag;
     mpd_ext ev;
-    dmsg *reply;   /* NULL: the results went into `into` */
-    void *into;    /* where a successful reply's payload of into_n bytes goes */
+    dmsg *reply; /* NULL: the results went into `into` */
+    void *into;  /* where a successful reply's payload of into_n bytes goes */
     uint32_t into_n;
     struct rpc *next;
 } rpc;
@@ -758,13 +758,12 @@ static int poll_locked(void)
     int n = 0;
     for (;;) {
         if (rreq == MPI_REQUEST_NULL &&
-            MPI_Irecv(rbuf, RECV_INLINE, MPI_BYTE, MPI_ANY_SOURCE, TAG, comm, &rreq) !=
-                MPI_SUCCESS)
+            MPI_Irecv(rbuf, RECV_INLINE, MPI_BYTE, MPI_ANY_SOURCE, TAG, comm, &rreq) != MPI_SUCCESS)
             mpd_rts_fatal("cannot post a receive");
         int flag = 0;
         MPI_Status st;
         int rc = MPI_Test(&rreq, &flag, &st);
-        if (rc != MPI_SUCCESS) { /* longer than any message we send */
+        if (rc != MPI_SUCCESS) {     /* longer than any message we send */
             rreq = MPI_REQUEST_NULL; /* a failed receive's request is freed */
             dmsg_reject(st.MPI_SOURCE, "a message too long");
             if (++n == RECV_BATCH)

@@ -310,8 +310,8 @@ OPK_BODY opk_sret mpd__call_op_body(const char *F, int L, mpd_op *op, mpd_invb *
                 mpd__call_held(op, ib); /* it may switch: hold the instance */
             return OPK_SRET(NULL, 0);
         }
-        return call_proc(F, L, op, ib);      /* the proc gets a process */
-    case MPD_OPK_INPUT: {                    /* rendezvous: no copy */
+        return call_proc(F, L, op, ib);  /* the proc gets a process */
+    case MPD_OPK_INPUT: {                /* rendezvous: no copy */
         if (mpd__compact && talk_note()) /* compaction's triggers and trials (core/compact.c) */
             talk_sample(op);
         if (op_counted(op))

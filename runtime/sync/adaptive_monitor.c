@@ -371,8 +371,8 @@ static void late_looks(mpd_alock_t *l, double passes)
 void mpd_alock_default_policy(mpd_alock_t *l, const mpd_alock_monitor_t *m, void *arg)
 {
     static const mpd_alock_default_params_t def = {
-        0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000, 8, 4000, 0.5, 0.2, 0, 0, 0,
-        0,    0, 0};
+        0.25, 1.0, MPD_ALOCK_DEFAULT_SPIN_MAX_NS, 0, 50000, 20000, 8, 4000, 0.5, 0.2, 0, 0, 0, 0,
+        0,    0};
     const mpd_alock_default_params_t *p = arg ? arg : &def;
     long spin, sleep;
     /* Spin failures (the holder was off-CPU, or the wait outlasted the spin):
