@@ -374,38 +374,23 @@ impl<'a> Checker<'a> {
                 return V::err();
             }
         };
+        // `send f()` / `call c.f()` of an external (by name, or of a
+        // resource's spec through a capability): MPD 1.0.1 runs the C
+        // function; here in place.  Co, forward and create cannot issue it
+        // (op_target says so).
         let external = match &callee.kind {
-            ExprKind::Field { .. } => match self.resolution(callee) {
-                Resolved::ResCapOp { sig } if sig.external => Some(sig),
-                _ => None,
-            },
-            _ => None,
-        };
-        if let Some(sig) = external {
-            // `call c.abs(x)` / `send c.abs(x)` of an external of c's spec:
-            // the C function, run in place (MPD 1.0.1); co, forward and
-            // create cannot issue it
-            if !self.plain_issue() {
-                self.error(e.span, format!("{} is an external (a C function): it can only be called", sig.name));
-                return V::err();
+            ExprKind::Field { .. } => matches!(self.resolution(callee), Resolved::ResCapOp { sig } if sig.external),
+            ExprKind::Ident(id) => {
+                matches!(self.resolution_used(callee, id, false), Resolved::Op(sig) | Resolved::Proc(sig) if sig.external)
             }
+            _ => false,
+        };
+        if external && self.plain_issue() {
             let v = self.call_expr(callee, args, e.span);
             if v.ty != Ty::Error {
                 self.f.code.put(&eops::discard(&v.c));
             }
             return V::scalar("0".into(), Ty::Void);
-        }
-        if let ExprKind::Ident(id) = &callee.kind {
-            if let Resolved::Op(sig) | Resolved::Proc(sig) = self.resolution_used(callee, id, false) {
-                if sig.external && self.plain_issue() {
-                    // `send f()` of an external: MPD 1.0.1 runs it; here in place
-                    let v = self.call_expr(callee, args, e.span);
-                    if v.ty != Ty::Error {
-                        self.f.code.put(&eops::discard(&v.c));
-                    }
-                    return V::scalar("0".into(), Ty::Void);
-                }
-            }
         }
         let Some((sig, target)) = self.op_target(callee) else { return V::err() };
         let r = sig.op.clone().unwrap();
