@@ -65,48 +65,6 @@ int mpd_rep_count(const char *f, int l, int n)
     return n;
 }
 
-/* sem s[n][m] = (...): one initial value per element, row by row */
-static uint32_t sem_init_rec(const char *f, int l, mpd_res *self, uint32_t i, uint32_t end,
-                             const void *a, int depth)
-{
-    const mpd_arrhdr *h = a;
-    int n = h->ub >= h->lb ? h->ub - h->lb + 1 : 0;
-    for (int k = 0; k < n && i < end; k++) {
-        const char *e = (const char *)a + MPD_ARR_HDR + (size_t)k * h->esize;
-        if (depth > 1)
-            i = sem_init_rec(f, l, self, i, end, e, depth - 1);
-        else
-            mpd_op_sem(f, l, self, i++, 1, *(const int *)e);
-    }
-    return i;
-}
-
-/* How many initial values the constructor a of depth levels holds. */
-static uint64_t sem_init_count(const void *a, int depth)
-{
-    const mpd_arrhdr *h = a;
-    int n = h->ub >= h->lb ? h->ub - h->lb + 1 : 0;
-    if (depth <= 1)
-        return (uint64_t)n;
-    uint64_t total = 0;
-    for (int k = 0; k < n; k++)
-        total += sem_init_count((const char *)a + MPD_ARR_HDR + (size_t)k * h->esize, depth - 1);
-    return total;
-}
-
-void mpd_sem_init_arr(const char *f, int l, mpd_res *self, uint32_t idx, uint32_t n, const void *a,
-                      int depth)
-{
-    /* one value per semaphore (MPD 1.0.1 aborts on a size mismatch too) */
-    uint64_t have = sem_init_count(a, depth);
-    if (have != n)
-        mpd_rts_abort(f, l, "size mismatch in semaphore initializer: %llu values for %u semaphores",
-                      (unsigned long long)have, n);
-    uint32_t i = sem_init_rec(f, l, self, idx, idx + n, a, depth);
-    if (i < idx + n)
-        mpd_op_sem(f, l, self, i, idx + n - i, 0);
-}
-
 int *mpd_ivec_set(int *v, int *cap, int i, int val)
 {
     if (i >= *cap) {

@@ -19,6 +19,8 @@
  * test of it.  Everything here runs with the class lock held.
  */
 #include "opint.h"
+#include "mpd/abi/trace.h"
+#include "core/timeline.h"
 #include "opfast.h"
 #include "inqueue.h"
 
@@ -75,6 +77,7 @@ void inq_hold_drop(opcls *c, inwait *w)
     w->holding = 0;
     if (!hold_held(c, w->hgrp)) /* else another woken process still holds it */
         hold_pass(c, w->hgrp);
+    hold_ended(c, w->hgrp);
 }
 
 void inq_hold_end(opcls *c0, inwait *w)
@@ -83,6 +86,7 @@ void inq_hold_end(opcls *c0, inwait *w)
     if (c->holds == w && !w->hnext && !c->hwfirst && !c->dq) { /* the common case */
         c->holds = NULL;
         w->holding = 0;
+        hold_ended(c, w->hgrp);
     } else {
         inq_hold_drop(c, w);
     }
@@ -95,6 +99,7 @@ opcls *inq_hold_wait(opcls *c, uintptr_t grp, const char *F, int L)
         w_retired_exit(c);
         inwait e;
         e.in = NULL;
+        e.own = NULL;
         e.got = NULL;
         e.holding = 0;
         e.rescan = 0;
@@ -119,6 +124,27 @@ opcls *inq_hold_wait(opcls *c, uintptr_t grp, const char *F, int L)
         }
     }
     return c;
+}
+
+void hold_sem1_back(opcls *c, uintptr_t grp)
+{
+    opq *q = grp_alone_q(grp);
+    mpd_op *op = q->op;
+    /* suspended (the flag kept, the word below the marker), and live */
+    if (op_kind(op) != MPD_OPK_INPUT || !(op_flags(op) & MPD_OPF_SEM1) ||
+        opq_word(q) >= OPQ_WAITING || !mpd_rt_single() || hold_held(c, grp) || q->deferred ||
+        (q->wfirst && opq_sem_count(q)) || atomic_load_explicit(&c->fwd, memory_order_relaxed))
+        return;
+    for (const inwait *e = c->hwfirst; e; e = e->next)
+        if (e->hgrp == grp)
+            return;
+    opq_sem1_resume(q);
+}
+
+/* The inline P's end of a hold (mpd/abi/handoff.h). */
+void mpd__hold_end_h1(mpd_op *op, struct mpd__inwait_h1 *w)
+{
+    inq_hold_end(op_queue(op)->cls, (inwait *)(void *)w);
 }
 
 /* The arrivals class group grp of c (locked) has counted for ?op: while
@@ -152,9 +178,16 @@ int in_pending(mpd_op *op)
         for (mpd_invb *ib = q->head; ib && (!bound || ib->seq <= bound); ib = ib->next)
             n++;
         for (const inwait *h = c->holds; h; h = h->hnext)
-            if (h->got && h->got->op == op && (!bound || h->got->seq <= bound))
+            if (h->got && h->got != &mpd__semblk && h->got->op == op &&
+                (!bound || h->got->seq <= bound))
                 n++;
     }
+    /* a unit a V handed to a woken P of a held counted op (or of one that
+     * became a queue since) counts until that process has run: one in its
+     * own list, handed &mpd__semblk (or NULL by the inline V) */
+    for (const inwait *h = c->holds; h; h = h->hnext)
+        if (h->own == q && (!h->got || h->got == &mpd__semblk))
+            n++;
     opk_release(&c->lk);
     return n;
 }

@@ -313,11 +313,15 @@ mpd_invb mpd__semblk = {sizeof(mpd_invb),
                         0,
                         0};
 
+static void uncount1(opcls *c, mpd_op *op);
+
 void in_token(mpd_op *op)
 {
     opq *q = op_queue(op);
     wakelist wl = {NULL};
     opcls *c = cls_lock(q->cls);
+    if (__builtin_expect(c->holds != NULL, 0) && q->grp && hold_held(c, q->grp))
+        uncount1(c, op);   /* held: MPD defers what arrives (dispatch) */
     if (!op_counted(op)) { /* it became a queue meanwhile */
         opk_release(&c->lk);
         in_arrive(op, token_block());
@@ -354,6 +358,7 @@ static void uncount1(opcls *c, mpd_op *op)
         return;
     opq *q = op_queue(op);
     uint32_t n = opq_sem_count(q);
+    q->hc1 = 0; /* a queue from now on */
     op_clear_flags(op, MPD_OPF_COUNTED | MPD_OPF_SEM1);
     __atomic_store_n(&q->count, 0, __ATOMIC_RELAXED);
     for (uint32_t i = 0; i < n; i++) {

@@ -98,6 +98,21 @@ static inline void hold_give(opcls *c, inwait *w, uintptr_t grp)
     w->hseq = c->seq; /* ?op counts the arrivals up to here (in_pending) */
     w->hnext = c->holds;
     c->holds = w;
+    /* a held counted op's SEM1 is suspended while held: its inline P and
+     * V, which do not look at the class, go out of line (hold_sem1_back) */
+    if (grp & OPQ_GRP_ALONE) {
+        opq *q = grp_alone_q(grp);
+        if (__builtin_expect(q->hc1, 0))
+            opq_sem1_suspend(q);
+    }
+}
+/* A hold of class grp of c (locked) ended: a held counted op alone in it
+ * becomes SEM1 again once nothing holds or waits for the class. */
+void hold_sem1_back(opcls *c, uintptr_t grp);
+static inline void hold_ended(opcls *c, uintptr_t grp)
+{
+    if ((grp & OPQ_GRP_ALONE) && __builtin_expect(grp_alone_q(grp)->hc1, 0))
+        hold_sem1_back(c, grp);
 }
 void inq_hold_drop(opcls *c, inwait *w); /* c locked; passes the class on */
 /* A statement that waited for a held class and is given it to look at
@@ -132,6 +147,7 @@ static inline void hold_end(opcls *c, inwait *w)
         !atomic_load_explicit(&c->fwd, memory_order_relaxed)) {
         c->holds = NULL;
         w->holding = 0;
+        hold_ended(c, w->hgrp);
     } else {
         inq_hold_end(c, w);
     }

@@ -52,7 +52,7 @@ static uintptr_t op_class_key(mpd_res *self, uint32_t i, uint32_t j, opq *qs)
 {
     resrt *rt = res_rt(self);
     const uint32_t *map = rt->clsmap;
-    if (map && map[i + j] != MPD_OP_CLASS_OWN)
+    if (map && map[i + j] < MPD_OP_CLASS_HELD)
         return (uintptr_t)&rt->gcount[map[i + j]];
     return (uintptr_t)&qs[0].gown;
 }
@@ -84,8 +84,9 @@ void mpd_op_input(mpd_res *self, uint32_t i, uint32_t n, unsigned flags)
     for (uint32_t j = 0; j < n; j++) {
         mpd_op *op = &self->ops[i + j];
         qs[j].cls = c;
+        qs[j].op = op;
         qs[j].grp = op_class_key(self, i, j, qs);
-        if (n == 1 && (!rt->clsmap || rt->clsmap[i] == MPD_OP_CLASS_OWN))
+        if (n == 1 && (!rt->clsmap || rt->clsmap[i] >= MPD_OP_CLASS_HELD))
             qs[j].grp |= OPQ_GRP_ALONE;
         op->q = &qs[j];
         op->flags = (uint8_t)flags;
@@ -101,31 +102,116 @@ const struct mpd__opq_hot mpd__opq_none; /* mpd/abi/ops.h: mpd__op_hotq */
  * class lock, which is no lock at all on one VP).  If an input statement
  * with several ops or st/by ever services it, it turns into an ordinary
  * queue (inqueue.c, inq_uncount). */
-void mpd_op_sem(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, long init)
+/* Ops i..i+n-1 as semaphores, each with initial value init, or inits[j]
+ * when inits is given; held: no semaphore in MPD's sense (below). */
+static void op_sem_decl(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, long init,
+                        const int *inits, int held)
 {
     check_range(self, i, n);
-    if (init < 0)
-        mpd_rts_abort(F, L, "illegal semaphore initializer value: %ld", init);
+    for (uint32_t j = 0; j < (inits ? n : 1); j++) {
+        long v = inits ? inits[j] : init;
+        if (v < 0)
+            mpd_rts_abort(F, L, "illegal semaphore initializer value: %ld", v);
+    }
     mpd_op_input(self, i, n, 0);
+    const uint32_t *map = res_rt(self)->clsmap;
     for (uint32_t j = 0; j < n; j++) {
         mpd_op *op = &self->ops[i + j];
         op->flags |= MPD_OPF_COUNTED;
+        MPD_TL(mpd__tl_semdecl(F, L, op, i + j));
+        op_queue(op)->count = (uint32_t)(inits ? inits[j] : init);
+        /* in a class the compiler named (a global's, one an input statement
+         * shares): MPD makes it an ordinary op, which a woken process
+         * holds; a semaphore is never held */
+        if (map && map[i + j] < MPD_OP_CLASS_HELD) {
+            in_uncount_op(op);
+            continue;
+        }
+        /* no semaphore in MPD's sense: counted, but it keeps its class key,
+         * so a process it wakes holds the class (inhold.c).  Alone in its
+         * class it may still be SEM1 while not held (opint.h, hc1): the
+         * hold's give clears that, its end sets it again. */
+        int hc = held || (map && map[i + j] == MPD_OP_CLASS_HELD);
+        if (hc) {
+            if (!(op_queue(op)->grp & OPQ_GRP_ALONE))
+                continue;
+            op_queue(op)->hc1 = 1;
+        } else {
+            op_queue(op)->grp = 0;
+        }
         /* the inline P/V may touch it unlocked; traced P/V take the slow
          * paths, which write P, CONTP and V (and the timeline's P and V);
          * with compaction an expansion clears it (opobj.c) */
         if (mpd_rt_single() && !mpd_trc_on && !mpd__tl_on)
             op_set_sem1(op);
-        MPD_TL(mpd__tl_semdecl(F, L, op, i + j));
-        op_queue(op)->count = (uint32_t)init;
-        /* in a class the compiler named (a global's, one an input statement
-         * shares): MPD makes it an ordinary op, which a woken process
-         * holds; a semaphore is never held */
-        const uint32_t *map = res_rt(self)->clsmap;
-        if (map && map[i + j] != MPD_OP_CLASS_OWN)
-            in_uncount_op(op);
-        else
-            op_queue(op)->grp = 0;
     }
+}
+
+void mpd_op_sem(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, long init)
+{
+    op_sem_decl(F, L, self, i, n, init, NULL, 0);
+}
+
+void mpd_op_sem_held(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, long init)
+{
+    op_sem_decl(F, L, self, i, n, init, NULL, 1);
+}
+
+/* sem s[n][m] = (...): one initial value per element, row by row, into v */
+static uint32_t sem_init_rec(int *v, uint32_t i, uint32_t end, const void *a, int depth)
+{
+    const mpd_arrhdr *h = a;
+    int n = h->ub >= h->lb ? h->ub - h->lb + 1 : 0;
+    for (int k = 0; k < n && i < end; k++) {
+        const char *e = (const char *)a + MPD_ARR_HDR + (size_t)k * h->esize;
+        if (depth > 1)
+            i = sem_init_rec(v, i, end, e, depth - 1);
+        else
+            v[i++] = *(const int *)e;
+    }
+    return i;
+}
+
+/* How many initial values the constructor a of depth levels holds. */
+static uint64_t sem_init_count(const void *a, int depth)
+{
+    const mpd_arrhdr *h = a;
+    int n = h->ub >= h->lb ? h->ub - h->lb + 1 : 0;
+    if (depth <= 1)
+        return (uint64_t)n;
+    uint64_t total = 0;
+    for (int k = 0; k < n; k++)
+        total += sem_init_count((const char *)a + MPD_ARR_HDR + (size_t)k * h->esize, depth - 1);
+    return total;
+}
+
+/* The whole array is declared at once: it is one operation class. */
+static void sem_init_arr(const char *f, int l, mpd_res *self, uint32_t idx, uint32_t n,
+                         const void *a, int depth, int held)
+{
+    /* one value per semaphore (MPD 1.0.1 aborts on a size mismatch too) */
+    uint64_t have = sem_init_count(a, depth);
+    if (have != n)
+        mpd_rts_abort(f, l, "size mismatch in semaphore initializer: %llu values for %u semaphores",
+                      (unsigned long long)have, n);
+    int *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    if (!v)
+        mpd_rts_fatal("out of memory");
+    sem_init_rec(v, 0, n, a, depth);
+    op_sem_decl(f, l, self, idx, n, 0, v, held);
+    free(v);
+}
+
+void mpd_sem_init_arr(const char *f, int l, mpd_res *self, uint32_t idx, uint32_t n, const void *a,
+                      int depth)
+{
+    sem_init_arr(f, l, self, idx, n, a, depth, 0);
+}
+
+void mpd_sem_init_arr_held(const char *f, int l, mpd_res *self, uint32_t idx, uint32_t n,
+                           const void *a, int depth)
+{
+    sem_init_arr(f, l, self, idx, n, a, depth, 1);
 }
 
 /* ---- local op blocks ---------------------------------------------------- */
@@ -358,7 +444,8 @@ static void sem1_flip(mpd_op *op, void *arg)
     if (!on) {
         if (op_flags(op) & MPD_OPF_SEM1)
             op_clear_flags(op, MPD_OPF_SEM1);
-    } else if (op_counted(op) && !(op_flags(op) & MPD_OPF_SEM1) && !op_queue(op)->wfirst &&
+    } else if (op_counted(op) && (!op_queue(op)->grp || op_queue(op)->hc1) &&
+               !(op_flags(op) & MPD_OPF_SEM1) && !op_queue(op)->wfirst &&
                !op_queue(op)->cls->wfirst && !op_queue(op)->cls->holds &&
                !atomic_load_explicit(&op_queue(op)->cls->fwd, memory_order_relaxed)) {
         op_set_sem1(op);

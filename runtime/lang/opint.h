@@ -96,8 +96,6 @@ typedef struct opq {
         uint64_t word; /* (fast << 32) | count: mpd/abi/ops.h */
     };
     inwait *wfirst, *wlast; /* receivers waiting on this op alone */
-    mpd_invb *head, *tail;
-    opcls *cls;
     /* Its operation class as MPD computes it, which an input statement
      * woken by an arrival holds until it runs (inhold.c); 0: a semaphore,
      * never held.  The key is the address of the class's count of queued
@@ -105,12 +103,19 @@ typedef struct opq {
      * first op of its declaration, or its instance's gcount entry when
      * the compiler's map joins declarations. */
     uintptr_t grp;
+    opcls *cls;
+    mpd_invb *head, *tail;
     /* Invocations that arrived while a woken statement held the class
      * (MPD's "new" list): linked in the class's `dq` until offered to the
      * waiters when the hold ends (inhold.c). */
     struct opq *dnext;
     int deferred;
     uint32_t gown; /* the count of its declaration's class (grp) */
+    /* A counted op MPD holds (mpd_op_sem_held), alone in its class, on one
+     * VP: SEM1 while no hold is on it -- a V that wakes a P gives the hold
+     * and clears SEM1, the hold's end sets it again (hold_sem1_back). */
+    uint8_t hc1;
+    mpd_op *op; /* the op this is the queue of */
 } opq;
 /* Bit 0 of grp (the key is a count's address otherwise): the op is alone
  * in its class (a declaration of one op that the compiler's map leaves
@@ -122,6 +127,11 @@ typedef struct opq {
 static inline uint32_t *grp_count(uintptr_t grp)
 {
     return (uint32_t *)(grp & ~OPQ_GRP_ALONE);
+}
+/* The queue of the one op of class grp, which is OPQ_GRP_ALONE. */
+static inline opq *grp_alone_q(uintptr_t grp)
+{
+    return (opq *)(void *)((char *)grp_count(grp) - offsetof(opq, gown));
 }
 /* count, fast, word and wfirst are read by the inline P/V of mpd/abi/ops.h */
 _Static_assert(offsetof(opq, count) == offsetof(struct mpd__opq_hot, count), "opq layout");
@@ -155,6 +165,24 @@ static inline void opq_unmark_if_empty(opq *q)
 {
     if (!q->wfirst && opq_word(q) == OPQ_WAITING)
         __atomic_store_n(&q->word, MPD__OPQ_FAST1, __ATOMIC_RELAXED);
+}
+/* A SEM1 op (flag kept) whose inline P and V must go out of line for a
+ * while (a held counted op while held: inhold.c): `fast` 0, count 0 at
+ * the marker.  opq_sem1_resume undoes it. */
+static inline void opq_sem1_suspend(opq *q)
+{
+    uint64_t w = opq_word(q);
+    if (w == OPQ_WAITING)
+        __atomic_store_n(&q->word, 0, __ATOMIC_RELAXED);
+    else if (w > OPQ_WAITING)
+        __atomic_store_n(&q->fast, 0, __ATOMIC_RELAXED);
+}
+static inline void opq_sem1_resume(opq *q)
+{
+    if (q->wfirst)
+        __atomic_store_n(&q->word, OPQ_WAITING, __ATOMIC_RELAXED); /* count 0 */
+    else
+        __atomic_store_n(&q->fast, 1, __ATOMIC_RELAXED);
 }
 /* The value of a counted op: the count, 0 at the marker. */
 static inline uint32_t opq_sem_count(const opq *q)
@@ -246,12 +274,23 @@ _Static_assert(sizeof(inwait) == sizeof(struct mpd__inwait_h1) &&
                    OPINT_SAME(inwait, k, struct mpd__inwait_h1) &&
                    OPINT_SAME(inwait, ticket, struct mpd__inwait_h1) &&
                    OPINT_SAME(inwait, own, struct mpd__inwait_h1) &&
-                   OPINT_SAME(inwait, holding, struct mpd__inwait_h1),
+                   OPINT_SAME(inwait, holding, struct mpd__inwait_h1) &&
+                   OPINT_SAME(inwait, hnext, struct mpd__inwait_h1) &&
+                   OPINT_SAME(inwait, hgrp, struct mpd__inwait_h1) &&
+                   OPINT_SAME(inwait, hseq, struct mpd__inwait_h1),
                "handoff.h: inwait");
 _Static_assert(OPINT_SAME(opq, word, struct mpd__opq_h1) &&
                    OPINT_SAME(opq, wfirst, struct mpd__opq_h1) &&
-                   OPINT_SAME(opq, wlast, struct mpd__opq_h1),
+                   OPINT_SAME(opq, wlast, struct mpd__opq_h1) &&
+                   OPINT_SAME(opq, grp, struct mpd__opq_h1) &&
+                   OPINT_SAME(opq, cls, struct mpd__opq_h1),
                "handoff.h: opq");
+_Static_assert(OPINT_SAME(opcls, fwd, struct mpd__cls_h1) &&
+                   OPINT_SAME(opcls, seq, struct mpd__cls_h1) &&
+                   OPINT_SAME(opcls, holds, struct mpd__cls_h1) &&
+                   OPINT_SAME(opcls, hwfirst, struct mpd__cls_h1) &&
+                   OPINT_SAME(opcls, dq, struct mpd__cls_h1),
+               "handoff.h: opcls");
 #undef OPINT_SAME
 #endif
 

@@ -22,7 +22,9 @@ static inline int sem1(mpd_op *op, opq **qp)
         return 0;
     opq *q = op_queue(op);
     *qp = q;
-    return !atomic_load_explicit(&q->cls->fwd, memory_order_relaxed);
+    /* a held counted op's SEM1 is suspended while held (word below the
+     * marker: opint.h, hc1) */
+    return opq_word(q) >= OPQ_WAITING && !atomic_load_explicit(&q->cls->fwd, memory_order_relaxed);
 }
 
 static void op_P_general(const char *F, int L, mpd_op *op);
@@ -61,9 +63,12 @@ OPK_BODY opk_sret mpd__op_P_body(const char *F, int L, mpd_op *op)
         w_retired_exit(NULL);
         inwait w; /* in, rescan: never read for own-list waiters */
         w.got = NULL;
+        w.holding = 0;
         w.proc = opk_self_on(&vp);
         inq_w_link(q->cls, &w, q);
         int sw = opk_park_self_nokill(vp, w.proc, F, L);
+        if (w.holding) /* a held counted op (opint.h, hc1) */
+            inq_hold_end(q->cls, &w);
         in_killed_check(op, w.got);
         if (__builtin_expect(w.got != NULL, 0) && w.got != &mpd__semblk)
             mpd_in_done(w.got); /* the op became a queue meanwhile */
@@ -80,6 +85,10 @@ static void op_P_general(const char *F, int L, mpd_op *op)
     if (op_kind(op) == MPD_OPK_INPUT && op_counted(op)) { /* a semaphore */
         q = op_queue(op);
         opcls *c = cls_lock(q->cls);
+        /* an op MPD does not make a semaphore, its class held by a woken
+         * process: wait for the class, as every input statement does */
+        if (__builtin_expect(c->holds != NULL, 0) && q->grp && hold_held(c, q->grp))
+            c = inq_hold_wait(c, q->grp, F, L);
         if (op_counted(op)) {
             if (opq_sem_count(q)) {
                 __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
@@ -153,6 +162,8 @@ void mpd__op_V_untraced(const char *F, int L, mpd_op *op)
         w->got = &mpd__semblk;
         w->arm = w->k = 0;
         q->cls->seq++;
+        if (q->grp) /* a held counted op: w holds its class */
+            hold_give(q->cls, w, q->grp);
         opk_wake(w->proc);
         return;
     }

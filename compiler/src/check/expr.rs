@@ -158,6 +158,7 @@ impl<'a> Checker<'a> {
                     return match self.op_target(e) {
                         Some((sig, super::ops::Target::Op(op))) => {
                             let r = sig.op.clone().unwrap();
+                            self.note_nosema(&r);
                             let k = self.op_sig(&sig);
                             let ty = if r.sem {
                                 Ty::Cap(super::types::CapTy::Sem)

@@ -19,6 +19,14 @@ impl<'a> Checker<'a> {
         // at the invocations (st/by), need their queues
         let several =
             ins.arms.len() > 1 || ins.arms.iter().any(|a| !a.quants.is_empty() || a.st.is_some() || a.by.is_some());
+        if ins.else_block.is_some() {
+            // MPD makes no semaphore of an op an `in` with else serves
+            for a in &arms {
+                if let Some(r) = a.sig.op.as_ref() {
+                    self.note_nosema(r);
+                }
+            }
+        }
         if several {
             let mut set = Vec::new();
             for a in &arms {

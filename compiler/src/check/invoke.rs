@@ -27,6 +27,9 @@ impl<'a> Checker<'a> {
                 _ => return true,
             },
         };
+        if let Some(r) = &from.op {
+            self.note_nosema(r); /* MPD: forwarding unmakes both semaphores */
+        }
         let sig_of = |s: &ProcSig| {
             let r = s.op.as_ref();
             super::types::SigInfo {
@@ -80,6 +83,9 @@ impl<'a> Checker<'a> {
         let forward = matches!(self.issue, Issue::Forward { .. });
         if forward && !self.forward_ok(sig, span) {
             return V::err();
+        }
+        if !send || !matches!(self.issue, Issue::Plain) {
+            self.note_nosema(&r);
         }
         let restricted = matches!(self.issue, Issue::Plain | Issue::CoArm { .. });
         if restricted && !self.restriction_ok(&r, &sig.name, send, span) {

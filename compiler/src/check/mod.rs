@@ -217,6 +217,10 @@ pub struct Checker<'a> {
     /// Input ops (first index) without parameters or result: semaphores at run
     /// time (a semaphore op) unless an input statement needs their queue.
     pub(crate) plain_ops: std::collections::HashSet<u32>,
+    /// Ops (first indexes) MPD 1.0.1 makes no semaphore of (its opscan):
+    /// exported, called, forwarded, sent to in a co, used as a capability or
+    /// served by an `in` with else.  Counted all the same, but held.
+    pub(crate) nosema: std::collections::HashSet<u32>,
     /// Ops named by an `in` with several ops or st/by: they keep a real queue
     /// (arrival order across ops); `queue_all`: such an `in` names a capability.
     pub(crate) queue_ops: std::collections::HashSet<u32>,
@@ -390,6 +394,7 @@ impl<'a> Checker<'a> {
             star_types: HashMap::new(),
             lenient: false,
             plain_ops: Default::default(),
+            nosema: Default::default(),
             queue_ops: Default::default(),
             queue_all: false,
             class_sets: Vec::new(),
@@ -695,6 +700,13 @@ impl<'a> Checker<'a> {
                     for i in o.idx..o.idx + o.n {
                         map[i as usize] = Some(r);
                     }
+                }
+            }
+        }
+        for o in self.out.ops.iter().filter(input) {
+            if self.nosema.contains(&o.idx) {
+                for i in o.idx..o.idx + o.n {
+                    map[i as usize].get_or_insert(component::CLASS_HELD);
                 }
             }
         }

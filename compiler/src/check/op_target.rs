@@ -372,6 +372,7 @@ impl<'a> Checker<'a> {
         if !self.op_reachable(&r, span) {
             return V::err();
         }
+        self.note_nosema(&r);
         if !r.dims.is_empty() {
             return self.op_array_value(sig, &|c, r, k| c.named_op_elem_cap(r, k));
         }

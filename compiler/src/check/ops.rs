@@ -131,6 +131,16 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// A use of op `r` after which MPD 1.0.1 makes no semaphore of it
+    /// (op.c's opscan: called, forwarded, sent to in a co, used as a
+    /// capability, served by an `in` with else; declared in a spec): its
+    /// waking arrivals hold its class as any op's would.
+    pub fn note_nosema(&mut self, r: &OpRef) {
+        if r.owner == self.comp && r.local.is_none() {
+            self.nosema.insert(r.idx);
+        }
+    }
+
     /// An op is implemented once: by a proc, or by input statements (in,
     /// receive).  Servicing a proc's op with input would wait for
     /// invocations the proc takes (MPD: "duplicate implementation").
@@ -282,6 +292,9 @@ impl<'a> Checker<'a> {
             });
             if params.is_empty() && ret == Ty::Void {
                 self.plain_ops.insert(idx);
+                if self.in_spec {
+                    self.nosema.insert(idx);
+                }
             }
             let sig = ProcSig {
                 name: n.name.name.clone(),
@@ -498,18 +511,20 @@ impl<'a> Checker<'a> {
         let obj = self.local_ops(&cnt);
         self.note_op_decl(&it.name, obj.clone(), true);
         let p = self.pos(it.span);
+        // MPD makes no semaphore of one declared in a block or a spec
+        let held = !self.at_top || self.in_spec;
         match &it.init {
             Some(e) => {
                 let (v, depth) = self.sem_init(e, it.dims.len());
                 if depth == 0 {
-                    self.f.code.put(&inop::sem_local(&p, &obj, &cnt, &v.c));
+                    self.f.code.put(&inop::sem_local(&p, &obj, &cnt, &v.c, held));
                 } else {
-                    self.f.code.put(&inop::sem_local_arr(&p, &obj, &cnt, &v.c, depth));
+                    self.f.code.put(&inop::sem_local_arr(&p, &obj, &cnt, &v.c, depth, held));
                 }
                 self.f.code.put(&inop::trace_sems(&p, &inop::sem_local_first(&obj), &cnt, depth == 0));
             }
             None => {
-                self.f.code.put(&inop::sem_local(&p, &obj, &cnt, "0"));
+                self.f.code.put(&inop::sem_local(&p, &obj, &cnt, "0", held));
                 self.f.code.put(&inop::trace_sems(&p, &inop::sem_local_first(&obj), &cnt, false));
             }
         }
@@ -602,6 +617,9 @@ impl<'a> Checker<'a> {
             }
             let idx = self.out.nops;
             self.out.nops += cnt;
+            if self.in_spec {
+                self.nosema.insert(idx);
+            }
             self.note_op_decl(&it.name, format!("{}#{}", self.comp, idx), true);
             self.f.code.line(self.line(it.span));
             let p = self.pos(it.span);

@@ -99,14 +99,24 @@ pub struct OpInit<'a> {
     pub as_sem: bool,
 }
 
+/// In the class map: the op's own class, and no semaphore in MPD's sense
+/// (MPD_OP_CLASS_HELD: counted, but held).
+pub const CLASS_HELD: u32 = u32::MAX - 1;
+
 /// The op table set-up at the start of the initial code: the operation
 /// classes (when some are not the default), then one runtime call per op.
 /// Procs' wrappers and processes have traced copies (`_tr`), chosen when tracing is on.
 fn op_inits(comp: &str, ops: &[OpInit], classes: &[Option<u32>]) -> String {
     let mut decls = String::new();
     if !classes.is_empty() {
-        let map: Vec<String> =
-            classes.iter().map(|c| c.map_or("MPD_OP_CLASS_OWN".to_string(), |r| r.to_string())).collect();
+        let map: Vec<String> = classes
+            .iter()
+            .map(|c| match c {
+                None => "MPD_OP_CLASS_OWN".to_string(),
+                Some(CLASS_HELD) => "MPD_OP_CLASS_HELD".to_string(),
+                Some(r) => r.to_string(),
+            })
+            .collect();
         decls.push_str(&format!(
             "    static const uint32_t opclass_[{}] = {{{}}};\n    mpd_op_classes(&self->h, opclass_);\n",
             map.len(),

@@ -76,13 +76,17 @@ pub fn pending(pos: &str, target: Target) -> String {
 
 /// The semaphores declared in a block or with run-time bounds: the
 /// `cnt` ops of local op object `obj`, all initialized to `init`.
-pub fn sem_local(pos: &str, obj: &str, cnt: &str, init: &str) -> String {
-    format!("mpd_op_sem({}, {}, 0, (uint32_t)({}), {});", pos, obj, cnt, init)
+/// `held`: no semaphore in MPD's sense (declared in a block, or exported):
+/// counted, but a process it wakes holds its class.
+pub fn sem_local(pos: &str, obj: &str, cnt: &str, init: &str, held: bool) -> String {
+    let f = if held { "mpd_op_sem_held" } else { "mpd_op_sem" };
+    format!("{}({}, {}, 0, (uint32_t)({}), {});", f, pos, obj, cnt, init)
 }
 
 /// Local semaphores initialized from array `init` of `depth` dimensions.
-pub fn sem_local_arr(pos: &str, obj: &str, cnt: &str, init: &str, depth: usize) -> String {
-    format!("mpd_sem_init_arr({}, {}, 0, (uint32_t)({}), {}, {});", pos, obj, cnt, init, depth)
+pub fn sem_local_arr(pos: &str, obj: &str, cnt: &str, init: &str, depth: usize, held: bool) -> String {
+    let f = if held { "mpd_sem_init_arr_held" } else { "mpd_sem_init_arr" };
+    format!("{}({}, {}, 0, (uint32_t)({}), {}, {});", f, pos, obj, cnt, init, depth)
 }
 
 /// The first semaphore of local op object `obj`.

@@ -66,10 +66,24 @@ struct mpd__inwait_h1 {
     uintptr_t hgrp;
     uint64_t hseq;
 };
+/* The start of an op class (lang: opcls). */
+struct mpd__cls_h1 {
+    mpd_spinlock lk;
+    void *fwd;
+    uint64_t seq; /* arrival counter */
+    uint64_t gen;
+    void *wfirst, *wlast;
+    uint64_t ticket;
+    struct mpd__inwait_h1 *holds;            /* woken statements holding a class */
+    struct mpd__inwait_h1 *hwfirst, *hwlast; /* waiting for a held class */
+    void *dq;                                /* arrivals deferred by a hold */
+};
 /* An input op's queue (lang: opq). */
 struct mpd__opq_h1 {
     uint64_t word; /* mpd/abi/ops.h: (fast << 32) | count */
     struct mpd__inwait_h1 *wfirst, *wlast;
+    uintptr_t grp; /* its class (0: a semaphore, never held) */
+    struct mpd__cls_h1 *cls;
 };
 
 extern struct mpd__runq_h1 mpd__rq_h1; /* the ready queue */
@@ -80,15 +94,20 @@ extern _Thread_local long mpd__tls_slice;
 extern int opk__any_killed;
 extern mpd_invb mpd__semblk; /* the token a V hands a P */
 void mpd__post_switch_h1(void);
-void mpd__in_killed(mpd_op *op, mpd_invb *got); /* lang/inqueue.c */
-int mpd__self_retired(void);                    /* lang/opcore.c */
+void mpd__in_killed(mpd_op *op, mpd_invb *got);              /* lang/inqueue.c */
+void mpd__hold_end_h1(mpd_op *op, struct mpd__inwait_h1 *w); /* lang/inhold.c */
+int mpd__self_retired(void);                                 /* lang/opcore.c */
 
-/* Neither touches the op's class: a SEM1 op is never in a class-wide
- * waiter's statement (those turn their ops into queues first), and a unit
- * handed straight to a waiter never enters a queue, so it needs no
- * arrival number.  A waiter in the op's own list is handed a unit by
- * leaving its `got` NULL (the out-of-line paths store &mpd__semblk, the
- * same), its arm and k already 0. */
+/* A SEM1 op is never in a class-wide waiter's statement (those turn their
+ * ops into queues first), and a unit handed straight to a waiter never
+ * enters a queue, so it needs no arrival number.  A waiter in the op's own
+ * list is handed a unit by leaving its `got` NULL (the out-of-line paths
+ * store &mpd__semblk, the same), its arm and k already 0.  Only an op that
+ * MPD would not make a semaphore (grp set: lang/op.c, mpd_op_sem_held)
+ * touches its class: the waiter a V wakes holds it until it runs, and
+ * meanwhile the op's SEM1 is suspended (its word's `fast` half 0, the
+ * flag kept), so every P and V of it takes the out-of-line paths, which
+ * see the hold (lang/inhold.c). */
 
 /* V of a semaphore op with waiters (its word is MPD__OPQ_WAITING, so
  * q->wfirst is set): hand the unit to the oldest and make it ready; the
@@ -105,6 +124,15 @@ __attribute__((always_inline)) static inline int mpd__v_handoff(struct mpd__opq_
     } else {
         q->wlast = 0;
         q->word = MPD__OPQ_FAST1;
+    }
+    if (__builtin_expect(q->grp != 0, 0)) { /* held: w holds the class */
+        struct mpd__cls_h1 *c = q->cls;
+        w->holding = 1;
+        w->hgrp = q->grp;
+        w->hseq = ++c->seq; /* an arrival (?op counts up to it) */
+        w->hnext = c->holds;
+        c->holds = w;
+        q->word = 0; /* SEM1 suspended while held: `fast` 0, count 0 */
     }
     struct mpd__proc_h1 *p = w->proc;
     p->hot.wait = 0; /* in no list now (lang/inqueue.c, inq_w_unlink) */
@@ -147,6 +175,7 @@ mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__opq_h1 *q, uint64_t
     struct mpd__proc_h1 *self = (struct mpd__proc_h1 *)(void *)vp->hot.cur;
     struct mpd__inwait_h1 w;
     w.got = 0;
+    w.holding = 0;
     w.proc = self;
     w.own = q;
     w.ticket = 0;
@@ -182,8 +211,25 @@ mpd__p_handoff(const char *F, int L, mpd_op *op, struct mpd__opq_h1 *q, uint64_t
     if (__builtin_expect(vp->post_kind | __atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED), 0)) {
         if (vp->post_kind)
             mpd__post_switch_h1();
-        if (__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED))
+        if (__atomic_load_n(&opk__any_killed, __ATOMIC_RELAXED)) {
+            if (w.holding) /* the hold first: the process may end below */
+                mpd__hold_end_h1(op, &w);
             mpd__in_killed(op, w.got); /* retired: give the unit back, end */
+        }
+    }
+    if (__builtin_expect(w.holding, 0)) {
+        /* woken holding a held counted op's class (mpd__v_handoff): with
+         * nothing else holding or waiting for it, and nothing sent to the
+         * op meanwhile (that makes it a queue), the hold ends here and the
+         * op is SEM1 again, count 0 (lang/inhold.c, hold_sem1_back) */
+        struct mpd__cls_h1 *c = q->cls;
+        if (c->holds == &w && !w.hnext && !c->hwfirst && !c->dq &&
+            (__atomic_load_n(&op->flags, __ATOMIC_RELAXED) & MPD__OPF_SEM1)) {
+            c->holds = 0; /* (an expansion to several VPs or a queue clears SEM1) */
+            q->word = q->wfirst ? MPD__OPQ_WAITING : MPD__OPQ_FAST1;
+        } else {
+            mpd__hold_end_h1(op, &w);
+        }
     }
     if (__builtin_expect(w.got != 0, 0) && w.got != &mpd__semblk)
         mpd_in_done(w.got);

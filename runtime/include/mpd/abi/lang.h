@@ -226,6 +226,9 @@ int *mpd_ivec_set(int *v, int *cap, int i, int val);
 /* sem s[...] = array: element k of the array (row by row) initialises sem idx+k */
 void mpd_sem_init_arr(const char *f, int l, mpd_res *self, uint32_t idx, uint32_t n, const void *a,
                       int depth);
+/* the same for semaphores MPD does not make semaphores (mpd_op_sem_held) */
+void mpd_sem_init_arr_held(const char *f, int l, mpd_res *self, uint32_t idx, uint32_t n,
+                           const void *a, int depth);
 
 /* the capability of an op known by pointer (an element of an op array) */
 static inline mpd_cap mpd_cap_of_op(mpd_op *op)

@@ -316,6 +316,11 @@ void mpd_op_input(mpd_res *self, uint32_t i, uint32_t n, unsigned flags);
  * named in the map becomes an ordinary op of its class.  map must outlive
  * the instance (a static table). */
 #define MPD_OP_CLASS_OWN 0xffffffffu
+/* Its declaration's own class, and no semaphore in MPD's sense (exported,
+ * called, forwarded, sent to in a co, used as a capability, or served by an
+ * `in` with else): declared with mpd_op_sem it stays counted, but a process
+ * it wakes holds its class as any op's would. */
+#define MPD_OP_CLASS_HELD 0xfffffffeu
 void mpd_op_classes(mpd_res *self, const uint32_t *map);
 /* ops i..i+n-1 are semaphores: input ops whose queue is just a count, so
  * P/V (send/receive) cost what a semaphore costs.  They still work in any
@@ -324,6 +329,9 @@ void mpd_op_classes(mpd_res *self, const uint32_t *map);
  * this for `sem s[n] = init` AND for every parameterless, result-less input
  * op (init 0).  A negative init aborts: "illegal semaphore initializer value". */
 void mpd_op_sem(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, long init);
+/* The same for ops that MPD does not make semaphores (ops declared in a
+ * block; see also MPD_OP_CLASS_HELD): counted, but held. */
+void mpd_op_sem_held(const char *F, int L, mpd_res *self, uint32_t i, uint32_t n, long init);
 
 /* Local ops of a proc (op declared inside a block) of instance `self`: a new
  * object with n ops that the block declares with the calls above (passing the returned
