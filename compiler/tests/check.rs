@@ -404,3 +404,25 @@ fn an_undefined_parameter_type_is_the_only_message() {
     let (d, _) = compile("resource r()\n  type colour = int\n  procedure p(colour) { skip }\n  p(1)\nend\n");
     assert!(d.contains("warning: unnamed parameter is inaccessible"), "{}", d);
 }
+
+#[test]
+fn invocation_errors_are_their_rules() {
+    // call_type (type_of_call.rs) words a record constructor's item count,
+    // before the items; once though write types its arguments ahead
+    let (d, c) = compile(concat!(
+        "resource r()\n  type pt = rec(int x; real y)\n",
+        "  write(undeclared_a, int(pt(1, undeclared_b)), int(pt(undeclared_c)))\n",
+        "  pt q = pt(1, 2.0, 3)\nend\n"
+    ));
+    assert!(c.is_empty());
+    errors_in_order(
+        &d,
+        &[
+            "3:9: error: undefined identifier: undeclared_a",
+            "3:33: error: undefined identifier: undeclared_b",
+            "3:23: error: illegal conversion: cannot convert a pt to int",
+            "3:53: error: wrong number of items for rec constructor (pt has 2 fields, not 1)",
+            "4:10: error: wrong number of items for rec constructor (pt has 2 fields, not 3)",
+        ],
+    );
+}

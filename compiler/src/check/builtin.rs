@@ -11,7 +11,11 @@ use crate::syntax::ast::{self, Expr, ExprKind, ParamMode, Span, TypeKind};
 use std::rc::Rc;
 
 impl<'a> Checker<'a> {
-    pub fn call_expr(&mut self, callee: &Expr, args: &[Expr], span: Span) -> V {
+    /// The call `e`, `callee(args)`: a conversion, a record constructor, a
+    /// call of a proc or op, an invocation through a capability, or a
+    /// predefined function.
+    pub fn call_expr(&mut self, e: &Expr, callee: &Expr, args: &[Expr]) -> V {
+        let span = e.span;
         match &callee.kind {
             ExprKind::Type(t) => {
                 let ty = match &t.kind {
@@ -27,7 +31,7 @@ impl<'a> Checker<'a> {
                 }
                 Resolved::Op(sig) | Resolved::Proc(sig) => self.call_proc(&sig, args, span),
                 Resolved::Type(ty) => match ty {
-                    Ty::Rec(_) => self.rec_cons(ty, args, span),
+                    Ty::Rec(_) => self.rec_cons(e, ty, args),
                     _ => self.convert(ty, args, span),
                 },
                 Resolved::Var { .. } => self.op_call(callee, args, span),
@@ -376,21 +380,14 @@ impl<'a> Checker<'a> {
         self.invoke_block(&sig, target, args, false, span)
     }
 
-    fn rec_cons(&mut self, ty: Ty, args: &[Expr], span: Span) -> V {
+    /// The record constructor `e`, `ty(args)`: its item count is its rule's
+    /// (call_type), checked before the items.
+    fn rec_cons(&mut self, e: &Expr, ty: Ty, args: &[Expr]) -> V {
         let Ty::Rec(r) = ty else { return V::err() };
-        let fields = self.types.recs[r].fields.clone();
-        if fields.len() != args.len() {
-            self.error(
-                span,
-                format!(
-                    "wrong number of items for rec constructor ({} has {} fields, not {})",
-                    self.types.recs[r].name,
-                    fields.len(),
-                    args.len()
-                ),
-            );
+        if !self.passes(e) {
             return V::err();
         }
+        let fields = self.types.recs[r].fields.clone();
         let size = self.types.recs[r].size;
         let b = self.tmp();
         let t = self.t();

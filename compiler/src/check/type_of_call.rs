@@ -12,8 +12,9 @@ use crate::syntax::ast::{Expr, ExprKind, TypeKind};
 impl<'a> Checker<'a> {
     /// `callee(args)` (call_expr): a conversion when the callee is a type, a
     /// record constructor for a record type's name, a proc's or op's result,
-    /// or a predefined function's.
-    pub(super) fn call_type(&mut self, callee: &Expr, args: &[Expr]) -> Ty {
+    /// or a predefined function's.  `e` is the call's node, whose errors
+    /// are these rules' (a record constructor's item count).
+    pub(super) fn call_type(&mut self, e: &Expr, callee: &Expr, args: &[Expr]) -> Ty {
         match &callee.kind {
             ExprKind::Type(t) => {
                 let to = match &t.kind {
@@ -34,11 +35,18 @@ impl<'a> Checker<'a> {
                 match r {
                     // a record constructor has one item per field
                     Resolved::Type(ty @ Ty::Rec(r)) => {
-                        if self.types.recs[r].fields.len() == args.len() {
-                            ty
-                        } else {
-                            Ty::Error
+                        let rec = &self.types.recs[r];
+                        if rec.fields.len() == args.len() {
+                            return ty;
                         }
+                        let m = format!(
+                            "wrong number of items for rec constructor ({} has {} fields, not {})",
+                            rec.name,
+                            rec.fields.len(),
+                            args.len()
+                        );
+                        self.rule_error(e, e.span, m);
+                        Ty::Error
                     }
                     Resolved::Type(ty) => self.convert_type(&ty, args),
                     Resolved::Var { .. } => self.op_call_type(callee, args),
