@@ -407,12 +407,15 @@ fn an_undefined_parameter_type_is_the_only_message() {
 
 #[test]
 fn invocation_errors_are_their_rules() {
-    // call_type (type_of_call.rs) words a record constructor's item count,
-    // before the items; once though write types its arguments ahead
+    // call_type (type_of_call.rs) words a record constructor's item count
+    // and a conversion's argument count, before the arguments, and a
+    // conversion's pair after its argument; once though write types its
+    // arguments ahead
     let (d, c) = compile(concat!(
         "resource r()\n  type pt = rec(int x; real y)\n",
         "  write(undeclared_a, int(pt(1, undeclared_b)), int(pt(undeclared_c)))\n",
-        "  pt q = pt(1, 2.0, 3)\nend\n"
+        "  pt q = pt(1, 2.0, 3)\n",
+        "  write(real(undeclared_d, 1), bool(null), string(stdin), char(2.5) || \"x\")\nend\n"
     ));
     assert!(c.is_empty());
     errors_in_order(
@@ -423,6 +426,9 @@ fn invocation_errors_are_their_rules() {
             "3:23: error: illegal conversion: cannot convert a pt to int",
             "3:53: error: wrong number of items for rec constructor (pt has 2 fields, not 1)",
             "4:10: error: wrong number of items for rec constructor (pt has 2 fields, not 3)",
+            "5:9: error: illegal conversion: a conversion takes one argument",
+            "5:32: error: illegal conversion: cannot convert null or noop to bool",
+            "5:44: error: illegal conversion: cannot convert a file to a string",
         ],
     );
 }

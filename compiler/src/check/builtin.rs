@@ -22,7 +22,7 @@ impl<'a> Checker<'a> {
                     TypeKind::String(None) => Ty::Str(None),
                     _ => self.ty(t),
                 };
-                self.convert(ty, args, span)
+                self.convert(e, ty, args)
             }
             ExprKind::Ident(id) => match self.resolution_used(callee, id, true) {
                 // an imported op does not hide a predefined function of the same name
@@ -32,7 +32,7 @@ impl<'a> Checker<'a> {
                 Resolved::Op(sig) | Resolved::Proc(sig) => self.call_proc(&sig, args, span),
                 Resolved::Type(ty) => match ty {
                     Ty::Rec(_) => self.rec_cons(e, ty, args),
-                    _ => self.convert(ty, args, span),
+                    _ => self.convert(e, ty, args),
                 },
                 Resolved::Var { .. } => self.op_call(callee, args, span),
                 Resolved::NotValue(Sym::Comp(_)) => {
@@ -424,22 +424,20 @@ impl<'a> Checker<'a> {
         Some(self.expr(&args[0]))
     }
 
-    /// Type conversions `T(x)`.
-    fn convert(&mut self, to: Ty, args: &[Expr], span: Span) -> V {
-        let Some(v) = self.one_arg(args, span, "illegal conversion: a conversion") else { return V::err() };
-        if v.ty == Ty::Error || to == Ty::Error {
-            return V::err();
+    /// The conversion `e`, `to(x)`: its rule (convert_type) checks the
+    /// argument count before the argument and the pair after it.
+    fn convert(&mut self, e: &Expr, to: Ty, args: &[Expr]) -> V {
+        if args.len() != 1 {
+            return self.rejected(e);
         }
-        // null and noop are no numbers, truth values or text (MPD 1.0.1);
-        // a pointer variable's address may still be converted
-        if v.ty == Ty::Null && !matches!(to, Ty::Ptr(_) | Ty::PtrAny) {
-            self.error(span, format!("illegal conversion: cannot convert null or noop to {}", self.types.show(&to)));
+        let v = self.expr(&args[0]);
+        if !self.passes(e) || v.ty == Ty::Error || to == Ty::Error {
             return V::err();
         }
         if let Some(k) = self.convert_const(&to, &v) {
             return k;
         }
-        let p = self.pos(span);
+        let p = self.pos(e.span);
         let stringy = v.ty.is_string() || v.ty.is_char_array();
         let sv = if stringy { self.sv(&v) } else { String::new() };
         match (&to, &v.ty) {
@@ -497,26 +495,17 @@ impl<'a> Checker<'a> {
                 let name = &self.types.enums[*e].name;
                 V::scalar(convert::enum_of(&p, &v.c, v.ty == Ty::Real, n, name), to.clone())
             }
-            (Ty::Str(_), _) => self.convert_to_string(v, &p, span),
+            (Ty::Str(_), _) => self.convert_to_string(e, v, &p),
             (Ty::Ptr(_) | Ty::PtrAny, Ty::Ptr(_) | Ty::PtrAny | Ty::Null) => V::scalar(v.c, to.clone()),
             (Ty::Ptr(_) | Ty::PtrAny, Ty::Int) => V::scalar(convert::ptr_of_int(&v.c), to.clone()),
             (Ty::Ptr(_) | Ty::PtrAny, _) if stringy => V::scalar(convert::of_str(FromStr::Ptr, &p, &sv), to.clone()),
-            _ => {
-                self.error(
-                    span,
-                    format!(
-                        "illegal conversion: cannot convert a {} to {}",
-                        self.types.show(&v.ty),
-                        self.types.show(&to)
-                    ),
-                );
-                V::err()
-            }
+            _ => self.rejected(e),
         }
     }
 
-    /// A conversion `string(x)`: of a string, a char array, a char or another scalar.
-    fn convert_to_string(&mut self, v: V, p: &str, span: Span) -> V {
+    /// A conversion `string(x)`, node `e`: of a string, a char array, a char
+    /// or another scalar (the rest its rule rejects).
+    fn convert_to_string(&mut self, e: &Expr, v: V, p: &str) -> V {
         match &v.ty {
             Ty::Str(_) => V { lv: false, ..v },
             t if t.is_char_array() => {
@@ -547,13 +536,7 @@ impl<'a> Checker<'a> {
                     slice: None,
                 }
             }
-            _ => {
-                self.error(
-                    span,
-                    format!("illegal conversion: cannot convert a {} to a string", self.types.show(&v.ty)),
-                );
-                V::err()
-            }
+            _ => self.rejected(e),
         }
     }
 

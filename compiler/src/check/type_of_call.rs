@@ -21,7 +21,7 @@ impl<'a> Checker<'a> {
                     TypeKind::String(None) => Ty::Str(None),
                     _ => self.written_type(t),
                 };
-                self.convert_type(&to, args)
+                self.convert_type(e, &to, args)
             }
             ExprKind::Ident(id) => {
                 let r = self.resolution(callee);
@@ -48,7 +48,7 @@ impl<'a> Checker<'a> {
                         self.rule_error(e, e.span, m);
                         Ty::Error
                     }
-                    Resolved::Type(ty) => self.convert_type(&ty, args),
+                    Resolved::Type(ty) => self.convert_type(e, &ty, args),
                     Resolved::Var { .. } => self.op_call_type(callee, args),
                     Resolved::Predef(d) => self.predef_type(&id.name, d, args),
                     _ => Ty::Error,
@@ -113,50 +113,36 @@ impl<'a> Checker<'a> {
         op.ret
     }
 
-    /// A conversion `to(x)` (convert): `to`, but a string keeps a string's
-    /// type and a char becomes a string of length 1 (convert_to_string);
-    /// an error for a pair with no conversion.
-    pub(super) fn convert_type(&mut self, to: &Ty, args: &[Expr]) -> Ty {
+    /// A conversion `to(x)`, node `e` (convert): `to`, but a string keeps a
+    /// string's type and a char becomes a string of length 1
+    /// (convert_to_string).  An error, in MPD 1.0.1's words, for a count
+    /// of arguments other than one, null or noop converted to what is no
+    /// pointer, and a pair with no conversion.
+    pub(super) fn convert_type(&mut self, e: &Expr, to: &Ty, args: &[Expr]) -> Ty {
         if args.len() != 1 {
+            self.rule_error(e, e.span, "illegal conversion: a conversion takes one argument".into());
             return Ty::Error;
         }
         let from = self.type_of(&args[0]);
-        if from == Ty::Error || *to == Ty::Error || from == Ty::Null && !matches!(to, Ty::Ptr(_) | Ty::PtrAny) {
+        if from == Ty::Error || *to == Ty::Error {
             return Ty::Error;
         }
-        let stringy = from.is_string() || from.is_char_array();
         let ptr = |t: &Ty| matches!(t, Ty::Ptr(_) | Ty::PtrAny);
-        let ok = match to {
-            Ty::Int => matches!(from, Ty::Int | Ty::Real | Ty::Char | Ty::Bool | Ty::Enum(_)) || ptr(&from) || stringy,
-            Ty::Real => {
-                matches!(from, Ty::Int | Ty::Real | Ty::Char | Ty::Bool | Ty::Enum(_) | Ty::Null)
-                    || ptr(&from)
-                    || stringy
-            }
-            Ty::Char => matches!(from, Ty::Int | Ty::Char | Ty::Bool | Ty::Enum(_) | Ty::Real) || ptr(&from) || stringy,
-            Ty::Bool => {
-                matches!(from, Ty::Bool | Ty::Int | Ty::Char | Ty::Real | Ty::Enum(_) | Ty::Null)
-                    || ptr(&from)
-                    || stringy
-            }
-            Ty::Enum(_) => matches!(from, Ty::Int | Ty::Char | Ty::Enum(_) | Ty::Bool | Ty::Real),
-            Ty::Str(_) => {
-                return match from {
-                    Ty::Str(_) => from,
-                    Ty::Char => Ty::Str(Some(1)),
-                    Ty::File | Ty::Cap(_) => Ty::Error, // no text (convert_to_string)
-                    t if t.is_char_array() || t.is_scalar() => Ty::Str(None),
-                    _ => Ty::Error,
-                };
-            }
-            Ty::Ptr(_) | Ty::PtrAny => ptr(&from) || matches!(from, Ty::Null | Ty::Int) || stringy,
-            _ => false,
-        };
-        if ok {
-            to.clone()
-        } else {
-            Ty::Error
+        if from == Ty::Null && !ptr(to) {
+            let m = format!("illegal conversion: cannot convert null or noop to {}", self.types.show(to));
+            self.rule_error(e, e.span, m);
+            return Ty::Error;
         }
+        let t = conversion_type(to, &from);
+        if t == Ty::Error {
+            let (sf, st) = (self.types.show(&from), self.types.show(to));
+            let m = match to {
+                Ty::Str(_) => format!("illegal conversion: cannot convert a {} to a string", sf),
+                _ => format!("illegal conversion: cannot convert a {} to {}", sf, st),
+            };
+            self.rule_error(e, e.span, m);
+        }
+        t
     }
 
     /// A call of predefined function `name`, of row `d` (predefined): an
@@ -298,5 +284,42 @@ impl<'a> Checker<'a> {
             Some(t @ (Ty::Bool | Ty::Char | Ty::Enum(_))) => t.clone(),
             _ => Ty::Int,
         }
+    }
+}
+
+/// The type of the conversion `to(x)` of an x of type `from` (neither an
+/// error, x not null unless `to` is a pointer), Ty::Error for a pair with no
+/// conversion: numbers, characters, truth values, enumerations, pointers
+/// and text convert among themselves as builtin.rs's `convert` translates
+/// them; a file or capability has no text.
+fn conversion_type(to: &Ty, from: &Ty) -> Ty {
+    let stringy = from.is_string() || from.is_char_array();
+    let ptr = |t: &Ty| matches!(t, Ty::Ptr(_) | Ty::PtrAny);
+    let ok = match to {
+        Ty::Int => matches!(from, Ty::Int | Ty::Real | Ty::Char | Ty::Bool | Ty::Enum(_)) || ptr(from) || stringy,
+        Ty::Real => {
+            matches!(from, Ty::Int | Ty::Real | Ty::Char | Ty::Bool | Ty::Enum(_) | Ty::Null) || ptr(from) || stringy
+        }
+        Ty::Char => matches!(from, Ty::Int | Ty::Char | Ty::Bool | Ty::Enum(_) | Ty::Real) || ptr(from) || stringy,
+        Ty::Bool => {
+            matches!(from, Ty::Bool | Ty::Int | Ty::Char | Ty::Real | Ty::Enum(_) | Ty::Null) || ptr(from) || stringy
+        }
+        Ty::Enum(_) => matches!(from, Ty::Int | Ty::Char | Ty::Enum(_) | Ty::Bool | Ty::Real),
+        Ty::Str(_) => {
+            return match from {
+                Ty::Str(_) => from.clone(),
+                Ty::Char => Ty::Str(Some(1)),
+                Ty::File | Ty::Cap(_) => Ty::Error, // no text (convert_to_string)
+                t if t.is_char_array() || t.is_scalar() => Ty::Str(None),
+                _ => Ty::Error,
+            };
+        }
+        Ty::Ptr(_) | Ty::PtrAny => ptr(from) || matches!(from, Ty::Null | Ty::Int) || stringy,
+        _ => false,
+    };
+    if ok {
+        to.clone()
+    } else {
+        Ty::Error
     }
 }
