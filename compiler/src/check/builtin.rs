@@ -27,7 +27,7 @@ impl<'a> Checker<'a> {
             ExprKind::Ident(id) => match self.resolution_used(callee, id, true) {
                 // an imported op does not hide a predefined function of the same name
                 Resolved::Op(_) | Resolved::Proc(_) if self.imported_only(&id.name) && is_predefined(&id.name) => {
-                    self.predefined_in_order(&id.name, args, span)
+                    self.predefined_in_order(e, &id.name, args)
                 }
                 Resolved::Op(sig) | Resolved::Proc(sig) => self.call_proc(&sig, args, span),
                 Resolved::Type(ty) => match ty {
@@ -41,9 +41,9 @@ impl<'a> Checker<'a> {
                 }
                 // no symbol: a predefined function, else undefined (EOF and
                 // the predefined enumerations' literals are no functions)
-                Resolved::Predef(_) | Resolved::Nothing => self.predefined_in_order(&id.name, args, span),
+                Resolved::Predef(_) | Resolved::Nothing => self.predefined_in_order(e, &id.name, args),
                 Resolved::Const { .. } | Resolved::EnumLit { .. } if self.lookup(&id.name).is_none() => {
-                    self.predefined_in_order(&id.name, args, span)
+                    self.predefined_in_order(e, &id.name, args)
                 }
                 _ => {
                     self.error(id.span, format!("`{}` cannot be invoked", id.name));
