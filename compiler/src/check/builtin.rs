@@ -606,8 +606,9 @@ impl<'a> Checker<'a> {
 
     /// lb/ub of dimension `dim` of an array (or of an op array); the result has
     /// the index type of that dimension (int, bool, char or an enumeration).
-    pub(super) fn array_bound(&mut self, is_lb: bool, a: &Expr, dim: i64, name: &str, span: Span) -> V {
-        let _ = span;
+    /// Node `call`'s errors (what is no array, too few dimensions) are its
+    /// rule's, index_type_result's, reported after the array.
+    pub(super) fn array_bound(&mut self, call: &Expr, is_lb: bool, a: &Expr, dim: i64) -> V {
         if let ExprKind::Ident(id) = &a.kind {
             if let Some(Sym::Proc(sig)) = self.lookup(&id.name).cloned() {
                 // an op array's bounds; a single op or procedure has none
@@ -657,14 +658,7 @@ impl<'a> Checker<'a> {
                 }
             }
             Ty::Error => V::err(),
-            _ => {
-                if matches!(v.ty, Ty::Arr(..)) {
-                    self.error(a.span, format!("{}(), argument 2: array does not have that many dimensions", name));
-                } else {
-                    self.error(a.span, format!("{}(), argument 1: not an array ({})", name, self.types.show(&v.ty)));
-                }
-                V::err()
-            }
+            _ => self.rejected(call),
         }
     }
 

@@ -305,7 +305,7 @@ impl<'a> Checker<'a> {
                 1
             }
             Some(d) => match self.expr(d).k {
-                Some(KV::Int(n)) if n >= 1 => n,
+                Some(KV::Int(n)) if n >= 1 => bound_dim(Some(d)),
                 Some(KV::Int(_)) => {
                     self.error(d.span, format!("{}(), argument 2: value must be greater than zero", name));
                     1
@@ -320,7 +320,7 @@ impl<'a> Checker<'a> {
             },
             None => 1,
         };
-        self.array_bound(name == "lb", &args[0], dim, name, span)
+        self.array_bound(call, name == "lb", &args[0], dim)
     }
 
     /// `lb1(a)` .. `ub9(a)`: lb(a, 1) .. ub(a, 9).
@@ -330,7 +330,7 @@ impl<'a> Checker<'a> {
             return V::err();
         }
         let dim = (name.as_bytes()[2] - b'0') as i64;
-        self.array_bound(name.starts_with('l'), &args[0], dim, name, span)
+        self.array_bound(call, name.starts_with('l'), &args[0], dim)
     }
 
     /// `length(s)`, `maxlength(s)`: folded when known at compile time.
@@ -443,6 +443,18 @@ pub(crate) fn is_predefined(name: &str) -> bool {
 }
 
 /// An integer literal, possibly in parentheses.
+/// The dimension `lb(a, d)` or `ub(a, d)` asks for (d None: the first):
+/// d's value when it is an integer literal greater than zero, else 1 (the
+/// handler, pd_bound, reports a d that is none).  The translation and the
+/// type rule (index_type_result) both take it from here.
+pub(super) fn bound_dim(d: Option<&Expr>) -> i64 {
+    match d.map(|d| &d.kind) {
+        Some(ExprKind::Paren(x)) => bound_dim(Some(x)),
+        Some(ExprKind::Int(n)) if wrap(*n) >= 1 => wrap(*n),
+        _ => 1,
+    }
+}
+
 fn is_int_literal(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Int(_) => true,

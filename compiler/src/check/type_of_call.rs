@@ -28,7 +28,7 @@ impl<'a> Checker<'a> {
                 if let Some(sig) = self.callee_sig(&r) {
                     // an imported op does not hide a predefined function of the same name
                     return match predef::lookup(&id.name) {
-                        Some(d) if self.imported_only_name(&id.name) => self.predef_type(&id.name, d, args),
+                        Some(d) if self.imported_only_name(&id.name) => self.predef_type(e, &id.name, d, args),
                         _ => self.proc_call_type(&sig, args),
                     };
                 }
@@ -50,7 +50,7 @@ impl<'a> Checker<'a> {
                     }
                     Resolved::Type(ty) => self.convert_type(e, &ty, args),
                     Resolved::Var { .. } => self.op_call_type(callee, args),
-                    Resolved::Predef(d) => self.predef_type(&id.name, d, args),
+                    Resolved::Predef(d) => self.predef_type(e, &id.name, d, args),
                     _ => Ty::Error,
                 }
             }
@@ -148,7 +148,7 @@ impl<'a> Checker<'a> {
     /// A call of predefined function `name`, of row `d` (predefined): an
     /// error for arguments its row rejects (predef_args), else the row's
     /// result rule.
-    fn predef_type(&mut self, name: &str, d: &Predef, args: &[Expr]) -> Ty {
+    fn predef_type(&mut self, e: &Expr, name: &str, d: &Predef, args: &[Expr]) -> Ty {
         if let Some((least, most, kinds)) = d.args {
             if args.len() < least || args.len() > most {
                 return Ty::Error;
@@ -169,7 +169,7 @@ impl<'a> Checker<'a> {
             Res::Resource => Ty::Cap(CapTy::Resource(self.comp.clone())),
             Res::Chars => self.one_type(args, |t| t.is_string() || *t == Ty::Char, Ty::arr(Ty::Char, None, None)),
             Res::ArgType => self.arg_type_result(name, args),
-            Res::IndexType => self.index_type_result(name, args),
+            Res::IndexType => self.index_type_result(e, name, args),
         }
     }
 
@@ -245,20 +245,20 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// lb and ub (pd_bound, pd_bound_n, array_bound): the index type of the
-    /// dimension asked for when the array's declaration gave it (bool, char,
-    /// an enumeration), else int; an op array's bounds are ints.
-    fn index_type_result(&mut self, name: &str, args: &[Expr]) -> Ty {
+    /// lb and ub (pd_bound, pd_bound_n, array_bound), node `e`: the index
+    /// type of the dimension asked for when the array's declaration gave it
+    /// (bool, char, an enumeration), else int; an op array's bounds are
+    /// ints.  An error, after the array, for what is no array or has fewer
+    /// dimensions (the argument count and the dimension's literal are the
+    /// handler's).
+    fn index_type_result(&mut self, e: &Expr, name: &str, args: &[Expr]) -> Ty {
         let dim = if name.len() == 3 {
             (name.as_bytes()[2] - b'0') as i64
         } else {
             if args.is_empty() || args.len() > 2 {
                 return Ty::Error;
             }
-            match args.get(1).map(|d| &d.kind) {
-                Some(ExprKind::Int(n)) if *n >= 1 => *n,
-                _ => 1,
-            }
+            predef::bound_dim(args.get(1))
         };
         if args.len() != 1 && name.len() == 3 {
             return Ty::Error;
@@ -269,18 +269,28 @@ impl<'a> Checker<'a> {
                 return Ty::Int;
             }
         }
-        let mut t = self.type_of(a);
-        let outer = t.clone();
+        let outer = self.type_of(a);
+        let mut t = outer.clone();
         for _ in 1..dim {
             match t {
                 Ty::Arr(e, _, _, _) => t = *e,
                 _ => break,
             }
         }
-        if !matches!(t, Ty::Arr(..)) || !matches!(outer, Ty::Arr(..)) {
-            return Ty::Error;
+        match t {
+            Ty::Arr(..) => {}
+            Ty::Error => return Ty::Error,
+            _ => {
+                let m = if matches!(outer, Ty::Arr(..)) {
+                    format!("{}(), argument 2: array does not have that many dimensions", name)
+                } else {
+                    format!("{}(), argument 1: not an array ({})", name, self.types.show(&outer))
+                };
+                self.rule_error(e, a.span, m);
+                return Ty::Error;
+            }
         }
-        match self.type_of(a).index_types().get((dim - 1) as usize) {
+        match outer.index_types().get((dim - 1) as usize) {
             Some(t @ (Ty::Bool | Ty::Char | Ty::Enum(_))) => t.clone(),
             _ => Ty::Int,
         }
