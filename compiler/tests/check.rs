@@ -440,3 +440,25 @@ fn invocation_errors_are_their_rules() {
         ],
     );
 }
+
+#[test]
+fn a_direct_calls_argument_count_is_its_rules() {
+    // proc_call_type words it, reported before the arguments (whose own
+    // errors are then not reached), once though write types it ahead
+    let (d, c) = compile(concat!(
+        "resource r()\n  procedure two(int a, int b) { skip }\n",
+        "  write(undeclared_g, 1); two(1); two(undeclared_h)\n",
+        "  two(1, 2, undeclared_i); write(two(1) + 1)\nend\n"
+    ));
+    assert!(c.is_empty());
+    errors_in_order(
+        &d,
+        &[
+            "3:9: error: undefined identifier: undeclared_g",
+            "3:27: error: two(): not enough arguments (two takes 2, not 1)",
+            "3:35: error: two(): not enough arguments (two takes 2, not 1)",
+            "4:3: error: two(): too many arguments (two takes 2, not 3)",
+            "4:34: error: two(): not enough arguments (two takes 2, not 1)",
+        ],
+    );
+}

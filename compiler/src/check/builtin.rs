@@ -29,7 +29,7 @@ impl<'a> Checker<'a> {
                 Resolved::Op(_) | Resolved::Proc(_) if self.imported_only(&id.name) && is_predefined(&id.name) => {
                     self.predefined_in_order(e, &id.name, args)
                 }
-                Resolved::Op(sig) | Resolved::Proc(sig) => self.call_proc(&sig, args, span),
+                Resolved::Op(sig) | Resolved::Proc(sig) => self.call_proc(e, &sig, args),
                 Resolved::Type(ty) => match ty {
                     Ty::Rec(_) => self.rec_cons(e, ty, args),
                     _ => self.convert(e, ty, args),
@@ -55,7 +55,7 @@ impl<'a> Checker<'a> {
                     if matches!(self.lookup(&b.name), Some(Sym::Comp(_))) {
                         if let Resolved::Member(m) = self.resolution(callee) {
                             if let Resolved::Op(sig) | Resolved::Proc(sig) = *m {
-                                return self.call_proc(&sig, args, span);
+                                return self.call_proc(e, &sig, args);
                             }
                         }
                     }
@@ -64,7 +64,7 @@ impl<'a> Checker<'a> {
                 // (`c.abs(x)`) is the C function itself, as in MPD 1.0.1
                 if let Resolved::ResCapOp { sig } = self.resolution(callee) {
                     if sig.external {
-                        return self.call_proc(&sig, args, span);
+                        return self.call_proc(e, &sig, args);
                     }
                 }
                 self.op_call(callee, args, span)
@@ -73,8 +73,11 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// A call of an op implemented by a proc: direct, or through an invocation block.
-    fn call_proc(&mut self, sig: &Rc<ProcSig>, args: &[Expr], span: Span) -> V {
+    /// The call `e` of an op implemented by a proc: direct, or through an
+    /// invocation block.  A direct call's argument count is its rule's
+    /// (proc_call_type), checked before the arguments.
+    fn call_proc(&mut self, e: &Expr, sig: &Rc<ProcSig>, args: &[Expr]) -> V {
+        let span = e.span;
         // ops not implemented by a proc of this component (or of a global) go
         // through an invocation block
         if let Some(r) = &sig.op {
@@ -96,8 +99,7 @@ impl<'a> Checker<'a> {
             }
         }
         if args.len() != sig.params.len() {
-            self.error(span, super::msg::arity(&sig.name, sig.params.len(), args.len()));
-            return V::err();
+            return self.rejected(e);
         }
         let mut cargs = vec![
             sig.selfc.clone(),

@@ -29,7 +29,7 @@ impl<'a> Checker<'a> {
                     // an imported op does not hide a predefined function of the same name
                     return match predef::lookup(&id.name) {
                         Some(d) if self.imported_only_name(&id.name) => self.predef_type(e, &id.name, d, args),
-                        _ => self.proc_call_type(&sig, args),
+                        _ => self.proc_call_type(e, &sig, args),
                     };
                 }
                 match r {
@@ -59,7 +59,7 @@ impl<'a> Checker<'a> {
                     if matches!(self.lookup(&b.name), Some(Sym::Comp(_))) {
                         if let Resolved::Member(m) = self.resolution(callee) {
                             if let Resolved::Op(sig) | Resolved::Proc(sig) = *m {
-                                return self.proc_call_type(&sig, args);
+                                return self.proc_call_type(e, &sig, args);
                             }
                         }
                     }
@@ -67,7 +67,7 @@ impl<'a> Checker<'a> {
                 // `c.abs(x)` of an external (builtin.rs's call_expr)
                 if let Resolved::ResCapOp { sig } = self.resolution(callee) {
                     if sig.external {
-                        return self.proc_call_type(&sig, args);
+                        return self.proc_call_type(e, &sig, args);
                     }
                 }
                 self.op_call_type(callee, args)
@@ -76,15 +76,19 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// A call of a proc or of an op by its name (call_proc): its result;
-    /// an error for an op array not subscripted, a semaphore invoked through
-    /// a block, a wrong argument count, a result whose size is not known.
-    fn proc_call_type(&mut self, sig: &ProcSig, args: &[Expr]) -> Ty {
+    /// A call of a proc or of an op by its name (call_proc), node `e`: its
+    /// result; an error for an op array not subscripted, a semaphore invoked
+    /// through a block, a wrong argument count, a result whose size is not
+    /// known.  The argument count of a direct call (a procedure, an
+    /// external, an op this component's proc implements) is worded here
+    /// (an invocation block's is invoke.rs's still).
+    fn proc_call_type(&mut self, e: &Expr, sig: &ProcSig, args: &[Expr]) -> Ty {
+        let mut direct = true;
         if let Some(r) = &sig.op {
             if !r.dims.is_empty() || !self.op_reachable_here(r) || r.no_call {
                 return Ty::Error;
             }
-            let direct = r.proc_impl && (r.owner == self.comp || r.global_owner);
+            direct = r.proc_impl && (r.owner == self.comp || r.global_owner);
             if !direct && r.sem {
                 return Ty::Error;
             }
@@ -93,6 +97,9 @@ impl<'a> Checker<'a> {
             }
         }
         if args.len() != sig.params.len() {
+            if direct {
+                self.rule_error(e, e.span, super::msg::arity(&sig.name, sig.params.len(), args.len()));
+            }
             return Ty::Error;
         }
         sig.ret.clone()
