@@ -404,3 +404,61 @@ fn an_undefined_parameter_type_is_the_only_message() {
     let (d, _) = compile("resource r()\n  type colour = int\n  procedure p(colour) { skip }\n  p(1)\nend\n");
     assert!(d.contains("warning: unnamed parameter is inaccessible"), "{}", d);
 }
+
+#[test]
+fn invocation_errors_are_their_rules() {
+    // call_type (type_of_call.rs) words a record constructor's item count
+    // and a conversion's argument count, before the arguments, and a
+    // conversion's pair and lb/ub's array after their argument (lb's
+    // dimension is its handler's, before); once though write types its
+    // arguments ahead
+    let (d, c) = compile(concat!(
+        "resource r()\n  type pt = rec(int x; real y)\n",
+        "  write(undeclared_a, int(pt(1, undeclared_b)), int(pt(undeclared_c)))\n",
+        "  pt q = pt(1, 2.0, 3)\n",
+        "  write(real(undeclared_d, 1), bool(null), string(stdin), char(2.5) || \"x\")\n",
+        "  int n, k[3]; write(lb(n, 0), lb(k + undeclared_f, 0), ub(q), lb(k, (2)))\nend\n"
+    ));
+    assert!(c.is_empty());
+    errors_in_order(
+        &d,
+        &[
+            "3:9: error: undefined identifier: undeclared_a",
+            "3:33: error: undefined identifier: undeclared_b",
+            "3:23: error: illegal conversion: cannot convert a pt to int",
+            "3:53: error: wrong number of items for rec constructor (pt has 2 fields, not 1)",
+            "4:10: error: wrong number of items for rec constructor (pt has 2 fields, not 3)",
+            "5:9: error: illegal conversion: a conversion takes one argument",
+            "5:32: error: illegal conversion: cannot convert null or noop to bool",
+            "5:44: error: illegal conversion: cannot convert a file to a string",
+            "6:28: error: lb(), argument 2: value must be greater than zero",
+            "6:25: error: lb(), argument 1: not an array (int)",
+            "6:53: error: lb(), argument 2: value must be greater than zero",
+            "6:39: error: undefined identifier: undeclared_f",
+            "6:60: error: ub(), argument 1: not an array (pt)",
+            "6:67: error: lb(), argument 2: array does not have that many dimensions",
+        ],
+    );
+}
+
+#[test]
+fn a_direct_calls_argument_count_is_its_rules() {
+    // proc_call_type words it, reported before the arguments (whose own
+    // errors are then not reached), once though write types it ahead
+    let (d, c) = compile(concat!(
+        "resource r()\n  procedure two(int a, int b) { skip }\n",
+        "  write(undeclared_g, 1); two(1); two(undeclared_h)\n",
+        "  two(1, 2, undeclared_i); write(two(1) + 1)\nend\n"
+    ));
+    assert!(c.is_empty());
+    errors_in_order(
+        &d,
+        &[
+            "3:9: error: undefined identifier: undeclared_g",
+            "3:27: error: two(): not enough arguments (two takes 2, not 1)",
+            "3:35: error: two(): not enough arguments (two takes 2, not 1)",
+            "4:3: error: two(): too many arguments (two takes 2, not 3)",
+            "4:34: error: two(): not enough arguments (two takes 2, not 1)",
+        ],
+    );
+}

@@ -11,24 +11,28 @@ use crate::syntax::ast::{self, Expr, ExprKind, ParamMode, Span, TypeKind};
 use std::rc::Rc;
 
 impl<'a> Checker<'a> {
-    pub fn call_expr(&mut self, callee: &Expr, args: &[Expr], span: Span) -> V {
+    /// The call `e`, `callee(args)`: a conversion, a record constructor, a
+    /// call of a proc or op, an invocation through a capability, or a
+    /// predefined function.
+    pub fn call_expr(&mut self, e: &Expr, callee: &Expr, args: &[Expr]) -> V {
+        let span = e.span;
         match &callee.kind {
             ExprKind::Type(t) => {
                 let ty = match &t.kind {
                     TypeKind::String(None) => Ty::Str(None),
                     _ => self.ty(t),
                 };
-                self.convert(ty, args, span)
+                self.convert(e, ty, args)
             }
             ExprKind::Ident(id) => match self.resolution_used(callee, id, true) {
                 // an imported op does not hide a predefined function of the same name
                 Resolved::Op(_) | Resolved::Proc(_) if self.imported_only(&id.name) && is_predefined(&id.name) => {
-                    self.predefined_in_order(&id.name, args, span)
+                    self.predefined_in_order(e, &id.name, args)
                 }
-                Resolved::Op(sig) | Resolved::Proc(sig) => self.call_proc(&sig, args, span),
+                Resolved::Op(sig) | Resolved::Proc(sig) => self.call_proc(e, &sig, args),
                 Resolved::Type(ty) => match ty {
-                    Ty::Rec(_) => self.rec_cons(ty, args, span),
-                    _ => self.convert(ty, args, span),
+                    Ty::Rec(_) => self.rec_cons(e, ty, args),
+                    _ => self.convert(e, ty, args),
                 },
                 Resolved::Var { .. } => self.op_call(callee, args, span),
                 Resolved::NotValue(Sym::Comp(_)) => {
@@ -37,9 +41,9 @@ impl<'a> Checker<'a> {
                 }
                 // no symbol: a predefined function, else undefined (EOF and
                 // the predefined enumerations' literals are no functions)
-                Resolved::Predef(_) | Resolved::Nothing => self.predefined_in_order(&id.name, args, span),
+                Resolved::Predef(_) | Resolved::Nothing => self.predefined_in_order(e, &id.name, args),
                 Resolved::Const { .. } | Resolved::EnumLit { .. } if self.lookup(&id.name).is_none() => {
-                    self.predefined_in_order(&id.name, args, span)
+                    self.predefined_in_order(e, &id.name, args)
                 }
                 _ => {
                     self.error(id.span, format!("`{}` cannot be invoked", id.name));
@@ -51,7 +55,7 @@ impl<'a> Checker<'a> {
                     if matches!(self.lookup(&b.name), Some(Sym::Comp(_))) {
                         if let Resolved::Member(m) = self.resolution(callee) {
                             if let Resolved::Op(sig) | Resolved::Proc(sig) = *m {
-                                return self.call_proc(&sig, args, span);
+                                return self.call_proc(e, &sig, args);
                             }
                         }
                     }
@@ -60,7 +64,7 @@ impl<'a> Checker<'a> {
                 // (`c.abs(x)`) is the C function itself, as in MPD 1.0.1
                 if let Resolved::ResCapOp { sig } = self.resolution(callee) {
                     if sig.external {
-                        return self.call_proc(&sig, args, span);
+                        return self.call_proc(e, &sig, args);
                     }
                 }
                 self.op_call(callee, args, span)
@@ -69,8 +73,11 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// A call of an op implemented by a proc: direct, or through an invocation block.
-    fn call_proc(&mut self, sig: &Rc<ProcSig>, args: &[Expr], span: Span) -> V {
+    /// The call `e` of an op implemented by a proc: direct, or through an
+    /// invocation block.  A direct call's argument count is its rule's
+    /// (proc_call_type), checked before the arguments.
+    fn call_proc(&mut self, e: &Expr, sig: &Rc<ProcSig>, args: &[Expr]) -> V {
+        let span = e.span;
         // ops not implemented by a proc of this component (or of a global) go
         // through an invocation block
         if let Some(r) = &sig.op {
@@ -92,8 +99,7 @@ impl<'a> Checker<'a> {
             }
         }
         if args.len() != sig.params.len() {
-            self.error(span, super::msg::arity(&sig.name, sig.params.len(), args.len()));
-            return V::err();
+            return self.rejected(e);
         }
         let mut cargs = vec![
             sig.selfc.clone(),
@@ -376,21 +382,14 @@ impl<'a> Checker<'a> {
         self.invoke_block(&sig, target, args, false, span)
     }
 
-    fn rec_cons(&mut self, ty: Ty, args: &[Expr], span: Span) -> V {
+    /// The record constructor `e`, `ty(args)`: its item count is its rule's
+    /// (call_type), checked before the items.
+    fn rec_cons(&mut self, e: &Expr, ty: Ty, args: &[Expr]) -> V {
         let Ty::Rec(r) = ty else { return V::err() };
-        let fields = self.types.recs[r].fields.clone();
-        if fields.len() != args.len() {
-            self.error(
-                span,
-                format!(
-                    "wrong number of items for rec constructor ({} has {} fields, not {})",
-                    self.types.recs[r].name,
-                    fields.len(),
-                    args.len()
-                ),
-            );
+        if !self.passes(e) {
             return V::err();
         }
+        let fields = self.types.recs[r].fields.clone();
         let size = self.types.recs[r].size;
         let b = self.tmp();
         let t = self.t();
@@ -427,22 +426,20 @@ impl<'a> Checker<'a> {
         Some(self.expr(&args[0]))
     }
 
-    /// Type conversions `T(x)`.
-    fn convert(&mut self, to: Ty, args: &[Expr], span: Span) -> V {
-        let Some(v) = self.one_arg(args, span, "illegal conversion: a conversion") else { return V::err() };
-        if v.ty == Ty::Error || to == Ty::Error {
-            return V::err();
+    /// The conversion `e`, `to(x)`: its rule (convert_type) checks the
+    /// argument count before the argument and the pair after it.
+    fn convert(&mut self, e: &Expr, to: Ty, args: &[Expr]) -> V {
+        if args.len() != 1 {
+            return self.rejected(e);
         }
-        // null and noop are no numbers, truth values or text (MPD 1.0.1);
-        // a pointer variable's address may still be converted
-        if v.ty == Ty::Null && !matches!(to, Ty::Ptr(_) | Ty::PtrAny) {
-            self.error(span, format!("illegal conversion: cannot convert null or noop to {}", self.types.show(&to)));
+        let v = self.expr(&args[0]);
+        if !self.passes(e) || v.ty == Ty::Error || to == Ty::Error {
             return V::err();
         }
         if let Some(k) = self.convert_const(&to, &v) {
             return k;
         }
-        let p = self.pos(span);
+        let p = self.pos(e.span);
         let stringy = v.ty.is_string() || v.ty.is_char_array();
         let sv = if stringy { self.sv(&v) } else { String::new() };
         match (&to, &v.ty) {
@@ -500,26 +497,17 @@ impl<'a> Checker<'a> {
                 let name = &self.types.enums[*e].name;
                 V::scalar(convert::enum_of(&p, &v.c, v.ty == Ty::Real, n, name), to.clone())
             }
-            (Ty::Str(_), _) => self.convert_to_string(v, &p, span),
+            (Ty::Str(_), _) => self.convert_to_string(e, v, &p),
             (Ty::Ptr(_) | Ty::PtrAny, Ty::Ptr(_) | Ty::PtrAny | Ty::Null) => V::scalar(v.c, to.clone()),
             (Ty::Ptr(_) | Ty::PtrAny, Ty::Int) => V::scalar(convert::ptr_of_int(&v.c), to.clone()),
             (Ty::Ptr(_) | Ty::PtrAny, _) if stringy => V::scalar(convert::of_str(FromStr::Ptr, &p, &sv), to.clone()),
-            _ => {
-                self.error(
-                    span,
-                    format!(
-                        "illegal conversion: cannot convert a {} to {}",
-                        self.types.show(&v.ty),
-                        self.types.show(&to)
-                    ),
-                );
-                V::err()
-            }
+            _ => self.rejected(e),
         }
     }
 
-    /// A conversion `string(x)`: of a string, a char array, a char or another scalar.
-    fn convert_to_string(&mut self, v: V, p: &str, span: Span) -> V {
+    /// A conversion `string(x)`, node `e`: of a string, a char array, a char
+    /// or another scalar (the rest its rule rejects).
+    fn convert_to_string(&mut self, e: &Expr, v: V, p: &str) -> V {
         match &v.ty {
             Ty::Str(_) => V { lv: false, ..v },
             t if t.is_char_array() => {
@@ -550,13 +538,7 @@ impl<'a> Checker<'a> {
                     slice: None,
                 }
             }
-            _ => {
-                self.error(
-                    span,
-                    format!("illegal conversion: cannot convert a {} to a string", self.types.show(&v.ty)),
-                );
-                V::err()
-            }
+            _ => self.rejected(e),
         }
     }
 
@@ -626,8 +608,9 @@ impl<'a> Checker<'a> {
 
     /// lb/ub of dimension `dim` of an array (or of an op array); the result has
     /// the index type of that dimension (int, bool, char or an enumeration).
-    pub(super) fn array_bound(&mut self, is_lb: bool, a: &Expr, dim: i64, name: &str, span: Span) -> V {
-        let _ = span;
+    /// Node `call`'s errors (what is no array, too few dimensions) are its
+    /// rule's, index_type_result's, reported after the array.
+    pub(super) fn array_bound(&mut self, call: &Expr, is_lb: bool, a: &Expr, dim: i64) -> V {
         if let ExprKind::Ident(id) = &a.kind {
             if let Some(Sym::Proc(sig)) = self.lookup(&id.name).cloned() {
                 // an op array's bounds; a single op or procedure has none
@@ -677,14 +660,7 @@ impl<'a> Checker<'a> {
                 }
             }
             Ty::Error => V::err(),
-            _ => {
-                if matches!(v.ty, Ty::Arr(..)) {
-                    self.error(a.span, format!("{}(), argument 2: array does not have that many dimensions", name));
-                } else {
-                    self.error(a.span, format!("{}(), argument 1: not an array ({})", name, self.types.show(&v.ty)));
-                }
-                V::err()
-            }
+            _ => self.rejected(call),
         }
     }
 

@@ -108,7 +108,7 @@ impl<'a> Checker<'a> {
             }
             ExprKind::Field { base, name } => self.field(e, base, name),
             ExprKind::Index { base, subs } => self.index_value(e, base, subs),
-            ExprKind::Call { callee, args } => self.call_expr(callee, args, e.span),
+            ExprKind::Call { callee, args } => self.call_expr(e, callee, args),
             ExprKind::Unary { op, operand } => self.unary(e, *op, operand),
             ExprKind::Binary { op: op @ (BinaryOp::And | BinaryOp::Or), lhs, rhs } => self.and_or(e, *op, lhs, rhs),
             ExprKind::Binary { op, lhs, rhs } => {

@@ -392,7 +392,7 @@ impl<'a> Checker<'a> {
             _ => false,
         };
         if external && self.plain_issue() {
-            let v = self.call_expr(callee, args, e.span);
+            let v = self.call_expr(e, callee, args);
             if v.ty != Ty::Error {
                 self.f.code.put(&eops::discard(&v.c));
             }

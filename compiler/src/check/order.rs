@@ -16,7 +16,7 @@ use super::scope::Sym;
 use super::types::Ty;
 use super::{Checker, Form, V};
 use crate::emit::{self, var};
-use crate::syntax::ast::{BinaryOp, Block, Expr, ExprKind, Span, Subscript, UnaryOp};
+use crate::syntax::ast::{BinaryOp, Block, Expr, ExprKind, Subscript, UnaryOp};
 
 /// Whether `op` was a C call in MPD 1.0.1 for operands of these types
 /// (strings: comparisons and `||`).
@@ -137,7 +137,7 @@ impl<'a> Checker<'a> {
     }
 
     /// A call of a predefined function: its arguments right to left.
-    pub(super) fn predefined_in_order(&mut self, name: &str, args: &[Expr], span: Span) -> V {
+    pub(super) fn predefined_in_order(&mut self, call: &Expr, name: &str, args: &[Expr]) -> V {
         let ops: Vec<&Expr> = args.iter().collect();
         // the arguments input goes into stay where the function puts them
         let dests: Vec<usize> = match name {
@@ -146,7 +146,7 @@ impl<'a> Checker<'a> {
             }
             _ => Vec::new(),
         };
-        self.in_order(&ops, &dests, |_| true, |s| s.predefined(name, args, span))
+        self.in_order(&ops, &dests, |_| true, |s| s.predefined(call, name, args))
     }
 
     /// A variable named twice by one construct (a compound assignment, a

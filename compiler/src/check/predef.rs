@@ -11,10 +11,11 @@ use super::predef_args::Arg;
 use super::types::{CapTy, Ty};
 use super::{Checker, Form, V};
 use crate::emit::builtin as eb;
-use crate::syntax::ast::{Expr, ExprKind, Span};
+use crate::syntax::ast::{Expr, ExprKind};
 
-/// Checks and translates a call of a predefined function (name, arguments, call's span).
-pub type Handler = for<'a, 'b, 'c, 'd> fn(&'a mut Checker<'b>, &'c str, &'d [Expr], Span) -> V;
+/// Checks and translates a call of a predefined function (name, arguments,
+/// the call's node).
+pub type Handler = for<'a, 'b, 'c, 'd, 'e> fn(&'a mut Checker<'b>, &'c str, &'d [Expr], &'e Expr) -> V;
 
 /// What a predefined function returns.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -68,7 +69,7 @@ pub struct Predef {
 /// A handler method as a table entry.
 macro_rules! h {
     ($m:ident) => {
-        |c, name, args, span| c.$m(name, args, span)
+        |c, name, args, call| c.$m(name, args, call)
     };
 }
 
@@ -137,8 +138,10 @@ pub fn lookup(name: &str) -> Option<&'static Predef> {
 }
 
 impl<'a> Checker<'a> {
-    /// A call of predefined function `name`: its row's argument check, then its handler.
-    pub(super) fn predefined(&mut self, name: &str, args: &[Expr], span: Span) -> V {
+    /// A call of predefined function `name` (node `call`): its row's
+    /// argument check, then its handler.
+    pub(super) fn predefined(&mut self, call: &Expr, name: &str, args: &[Expr]) -> V {
+        let span = call.span;
         let Some(d) = lookup(name) else {
             self.undefined(span, name);
             return V::err();
@@ -146,13 +149,13 @@ impl<'a> Checker<'a> {
         if !self.predef_args_ok(name, args, span) {
             return V::err();
         }
-        let v = (d.handler)(self, name, args, span);
+        let v = (d.handler)(self, name, args, call);
         debug_assert!(d.result.admits(&v.ty), "{}() gave a {:?}", name, v.ty);
         v
     }
 
     /// numargs, age, mymachine, mypriority, myvm, myresource: no arguments.
-    fn pd_system(&mut self, name: &str, _: &[Expr], _: Span) -> V {
+    fn pd_system(&mut self, name: &str, _: &[Expr], _: &Expr) -> V {
         match name {
             "numargs" => V::scalar(eb::NUMARGS.into(), Ty::Int),
             "age" => V::scalar(eb::AGE.into(), Ty::Int),
@@ -166,7 +169,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `random()`, `random(ub)`, `random(lb, ub)`.
-    fn pd_random(&mut self, _: &str, args: &[Expr], span: Span) -> V {
+    fn pd_random(&mut self, _: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         if !self.want(args, 0..=2, "random", span) {
             return V::err();
         }
@@ -175,7 +179,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `seed(x)`.
-    fn pd_seed(&mut self, _: &str, args: &[Expr], span: Span) -> V {
+    fn pd_seed(&mut self, _: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         if !self.want(args, 1..=1, "seed", span) {
             return V::err();
         }
@@ -184,7 +189,8 @@ impl<'a> Checker<'a> {
     }
 
     /// sqrt, ceil, floor, round, sin, cos, tan, asin, acos of a number.
-    fn pd_math1(&mut self, name: &str, args: &[Expr], span: Span) -> V {
+    fn pd_math1(&mut self, name: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         if !self.want(args, 1..=1, name, span) {
             return V::err();
         }
@@ -193,7 +199,8 @@ impl<'a> Checker<'a> {
     }
 
     /// log, exp, atan of one number, or two (a base; atan2).
-    fn pd_math12(&mut self, name: &str, args: &[Expr], span: Span) -> V {
+    fn pd_math12(&mut self, name: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         if !self.want(args, 1..=2, name, span) {
             return V::err();
         }
@@ -202,7 +209,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `abs(x)` of an int (folded when constant) or a real.
-    fn pd_abs(&mut self, _: &str, args: &[Expr], span: Span) -> V {
+    fn pd_abs(&mut self, _: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         let Some(v) = self.one_arg(args, span, "abs") else { return V::err() };
         match (&v.ty, &v.k) {
             (Ty::Int, Some(KV::Int(n))) => self.konst(KV::Int(wrap(n.abs())), Ty::Int),
@@ -218,7 +226,8 @@ impl<'a> Checker<'a> {
 
     /// `min(x...)`, `max(x...)` of ordered values of one type, or numbers
     /// (real if any is); folded over int constants.
-    fn pd_min_max(&mut self, name: &str, args: &[Expr], span: Span) -> V {
+    fn pd_min_max(&mut self, name: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         if args.is_empty() {
             self.error(span, format!("{} needs arguments", name));
             return V::err();
@@ -255,7 +264,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `pred(x)`, `succ(x)` of an ordered value (checked at run time but for ints).
-    fn pd_pred_succ(&mut self, name: &str, args: &[Expr], span: Span) -> V {
+    fn pd_pred_succ(&mut self, name: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         let Some(v) = self.one_arg(args, span, name) else { return V::err() };
         if !v.ty.is_ordinal() {
             if v.ty != Ty::Error {
@@ -280,7 +290,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `lb(a [, dim])`, `ub(a [, dim])`: dim is an integer literal.
-    fn pd_bound(&mut self, name: &str, args: &[Expr], span: Span) -> V {
+    fn pd_bound(&mut self, name: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         if !self.want(args, 1..=2, name, span) {
             return V::err();
         }
@@ -294,7 +305,7 @@ impl<'a> Checker<'a> {
                 1
             }
             Some(d) => match self.expr(d).k {
-                Some(KV::Int(n)) if n >= 1 => n,
+                Some(KV::Int(n)) if n >= 1 => bound_dim(Some(d)),
                 Some(KV::Int(_)) => {
                     self.error(d.span, format!("{}(), argument 2: value must be greater than zero", name));
                     1
@@ -309,20 +320,22 @@ impl<'a> Checker<'a> {
             },
             None => 1,
         };
-        self.array_bound(name == "lb", &args[0], dim, name, span)
+        self.array_bound(call, name == "lb", &args[0], dim)
     }
 
     /// `lb1(a)` .. `ub9(a)`: lb(a, 1) .. ub(a, 9).
-    fn pd_bound_n(&mut self, name: &str, args: &[Expr], span: Span) -> V {
+    fn pd_bound_n(&mut self, name: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         if !self.want(args, 1..=1, name, span) {
             return V::err();
         }
         let dim = (name.as_bytes()[2] - b'0') as i64;
-        self.array_bound(name.starts_with('l'), &args[0], dim, name, span)
+        self.array_bound(call, name.starts_with('l'), &args[0], dim)
     }
 
     /// `length(s)`, `maxlength(s)`: folded when known at compile time.
-    fn pd_length(&mut self, name: &str, args: &[Expr], span: Span) -> V {
+    fn pd_length(&mut self, name: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         let Some(v) = self.one_arg(args, span, name) else { return V::err() };
         if !v.ty.is_string() {
             if v.ty != Ty::Error {
@@ -346,7 +359,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `chars(s)`: the characters of a string (or char) as a char array.
-    fn pd_chars(&mut self, _: &str, args: &[Expr], span: Span) -> V {
+    fn pd_chars(&mut self, _: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         let Some(v) = self.one_arg(args, span, "chars") else { return V::err() };
         if !(v.ty.is_string() || v.ty == Ty::Char) {
             if v.ty != Ty::Error {
@@ -366,7 +380,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `free(p)`.
-    fn pd_free(&mut self, _: &str, args: &[Expr], span: Span) -> V {
+    fn pd_free(&mut self, _: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         let Some(v) = self.one_arg(args, span, "free") else { return V::err() };
         if !matches!(v.ty, Ty::Ptr(_) | Ty::PtrAny | Ty::Null | Ty::Error) {
             self.error(span, "free needs a pointer");
@@ -376,7 +391,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `nap(ms)`.
-    fn pd_nap(&mut self, _: &str, args: &[Expr], span: Span) -> V {
+    fn pd_nap(&mut self, _: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         if !self.want(args, 1..=1, "nap", span) {
             return V::err();
         }
@@ -385,7 +401,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `locate(n, host [, path])`: machine number n names host.
-    fn pd_locate(&mut self, _: &str, args: &[Expr], span: Span) -> V {
+    fn pd_locate(&mut self, _: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         if !self.want(args, 2..=3, "locate", span) {
             return V::err();
         }
@@ -410,7 +427,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `setpriority(n)`.
-    fn pd_setpriority(&mut self, _: &str, args: &[Expr], span: Span) -> V {
+    fn pd_setpriority(&mut self, _: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         if !self.want(args, 1..=1, "setpriority", span) {
             return V::err();
         }
@@ -425,6 +443,18 @@ pub(crate) fn is_predefined(name: &str) -> bool {
 }
 
 /// An integer literal, possibly in parentheses.
+/// The dimension `lb(a, d)` or `ub(a, d)` asks for (d None: the first):
+/// d's value when it is an integer literal greater than zero, else 1 (the
+/// handler, pd_bound, reports a d that is none).  The translation and the
+/// type rule (index_type_result) both take it from here.
+pub(super) fn bound_dim(d: Option<&Expr>) -> i64 {
+    match d.map(|d| &d.kind) {
+        Some(ExprKind::Paren(x)) => bound_dim(Some(x)),
+        Some(ExprKind::Int(n)) if wrap(*n) >= 1 => wrap(*n),
+        _ => 1,
+    }
+}
+
 fn is_int_literal(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Int(_) => true,

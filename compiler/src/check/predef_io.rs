@@ -7,7 +7,8 @@ use crate::syntax::ast::{Expr, Span};
 
 impl<'a> Checker<'a> {
     /// `write([f,] x...)`, `writes([f,] x...)`: printable values to f (stdout).
-    pub(super) fn pd_write(&mut self, name: &str, args: &[Expr], span: Span) -> V {
+    pub(super) fn pd_write(&mut self, name: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         let p = self.pos(span);
         let (f, skip) = self.file_arg(args);
         let (n, vs) = self.vals(&args[skip..], name, skip + 1);
@@ -15,7 +16,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `put([f,] s)`: a string's characters, nothing added.
-    pub(super) fn pd_put(&mut self, _: &str, args: &[Expr], span: Span) -> V {
+    pub(super) fn pd_put(&mut self, _: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         let p = self.pos(span);
         let (f, skip) = self.file_arg(args);
         if !self.want(&args[skip..], 1..=1, "put", span) {
@@ -26,7 +28,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `printf([f,] fmt, x...)`.
-    pub(super) fn pd_printf(&mut self, _: &str, args: &[Expr], span: Span) -> V {
+    pub(super) fn pd_printf(&mut self, _: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         let p = self.pos(span);
         let (f, skip) = self.file_arg(args);
         if args.len() <= skip {
@@ -39,7 +42,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `sprintf(s, fmt, x...)`: s must be a string variable.
-    pub(super) fn pd_sprintf(&mut self, _: &str, args: &[Expr], span: Span) -> V {
+    pub(super) fn pd_sprintf(&mut self, _: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         let p = self.pos(span);
         if args.len() < 2 {
             self.error(span, "sprintf needs a string variable and a format");
@@ -55,7 +59,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `read([f,] v...)`: from f (stdin) into variables; the count read or EOF.
-    pub(super) fn pd_read(&mut self, _: &str, args: &[Expr], span: Span) -> V {
+    pub(super) fn pd_read(&mut self, _: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         let p = self.pos(span);
         let (f, skip) = self.in_file_arg(args);
         let (n, ds) = self.dests(&args[skip..], "read", skip + 1);
@@ -63,7 +68,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `get([f,] v)`: a line into a string or char array variable.
-    pub(super) fn pd_get(&mut self, _: &str, args: &[Expr], span: Span) -> V {
+    pub(super) fn pd_get(&mut self, _: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         let p = self.pos(span);
         let (f, skip) = self.in_file_arg(args);
         if !self.want(&args[skip..], 1..=1, "get", span) {
@@ -90,7 +96,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `scanf([f,] fmt, v...)`.
-    pub(super) fn pd_scanf(&mut self, _: &str, args: &[Expr], span: Span) -> V {
+    pub(super) fn pd_scanf(&mut self, _: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         let p = self.pos(span);
         let (f, skip) = self.in_file_arg(args);
         if args.len() <= skip {
@@ -103,7 +110,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `sscanf(s, fmt, v...)`.
-    pub(super) fn pd_sscanf(&mut self, _: &str, args: &[Expr], span: Span) -> V {
+    pub(super) fn pd_sscanf(&mut self, _: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         let p = self.pos(span);
         if args.len() < 2 {
             self.error(span, "sscanf needs a string and a format");
@@ -116,7 +124,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `open(path, mode)`: a file, or null.
-    pub(super) fn pd_open(&mut self, _: &str, args: &[Expr], span: Span) -> V {
+    pub(super) fn pd_open(&mut self, _: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         let p = self.pos(span);
         if !self.want(args, 2..=2, "open", span) {
             return V::err();
@@ -127,7 +136,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `close(f)`, `flush(f)`, `where(f)`.
-    pub(super) fn pd_file_op(&mut self, name: &str, args: &[Expr], span: Span) -> V {
+    pub(super) fn pd_file_op(&mut self, name: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         let p = self.pos(span);
         if !self.want(args, 1..=1, name, span) {
             return V::err();
@@ -145,7 +155,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `seek(f, how, offset)`.
-    pub(super) fn pd_seek(&mut self, _: &str, args: &[Expr], span: Span) -> V {
+    pub(super) fn pd_seek(&mut self, _: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         let p = self.pos(span);
         if !self.want(args, 3..=3, "seek", span) {
             return V::err();
@@ -158,7 +169,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `remove(path)`.
-    pub(super) fn pd_remove(&mut self, _: &str, args: &[Expr], span: Span) -> V {
+    pub(super) fn pd_remove(&mut self, _: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         if !self.want(args, 1..=1, "remove", span) {
             return V::err();
         }
@@ -167,7 +179,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `getarg(n, v)`: command-line argument n into v.
-    pub(super) fn pd_getarg(&mut self, _: &str, args: &[Expr], span: Span) -> V {
+    pub(super) fn pd_getarg(&mut self, _: &str, args: &[Expr], call: &Expr) -> V {
+        let span = call.span;
         let p = self.pos(span);
         if !self.want(args, 2..=2, "getarg", span) {
             return V::err();

@@ -58,7 +58,7 @@ impl<'a> Checker<'a> {
             ExprKind::Unary { op, operand } => self.unary_const(*op, operand),
             ExprKind::Binary { op, lhs, rhs } => self.const_binary(*op, lhs, rhs).map(|(k, _)| k),
             ExprKind::Index { base, subs } => self.char_const(base, subs),
-            ExprKind::Call { callee, args } => self.call_const(callee, args),
+            ExprKind::Call { callee, args } => self.call_const(e, callee, args),
             ExprKind::Low(t) | ExprKind::High(t) => {
                 let high = matches!(e.kind, ExprKind::High(_));
                 match self.written_type(t) {
@@ -129,8 +129,8 @@ impl<'a> Checker<'a> {
     /// Conversions of constants (builtin.rs's convert and convert_const),
     /// and the predefined functions folded on constants: length, maxlength,
     /// abs, min, max, lb and ub of an array with constant bounds.
-    fn call_const(&mut self, callee: &Expr, args: &[Expr]) -> Option<KV> {
-        if self.call_type(callee, args) == Ty::Error {
+    fn call_const(&mut self, e: &Expr, callee: &Expr, args: &[Expr]) -> Option<KV> {
+        if self.type_of(e) == Ty::Error {
             return None;
         }
         let to = match &callee.kind {

@@ -65,7 +65,7 @@ impl<'a> Checker<'a> {
                 self.rule_error(e, t.span, "a type is not a value here".into());
                 Ty::Error
             }
-            ExprKind::Call { callee, args } => self.call_type(callee, args),
+            ExprKind::Call { callee, args } => self.call_type(e, callee, args),
             ExprKind::Low(t) | ExprKind::High(t) => self.low_high_type(t),
             ExprKind::Assign { op, lhs, rhs } => self.assign_type(e, *op, lhs, rhs),
             ExprKind::Swap { lhs, rhs } => self.swap_type(e, lhs, rhs),

@@ -12,37 +12,45 @@ use crate::syntax::ast::{Expr, ExprKind, TypeKind};
 impl<'a> Checker<'a> {
     /// `callee(args)` (call_expr): a conversion when the callee is a type, a
     /// record constructor for a record type's name, a proc's or op's result,
-    /// or a predefined function's.
-    pub(super) fn call_type(&mut self, callee: &Expr, args: &[Expr]) -> Ty {
+    /// or a predefined function's.  `e` is the call's node, whose errors
+    /// are these rules' (a record constructor's item count).
+    pub(super) fn call_type(&mut self, e: &Expr, callee: &Expr, args: &[Expr]) -> Ty {
         match &callee.kind {
             ExprKind::Type(t) => {
                 let to = match &t.kind {
                     TypeKind::String(None) => Ty::Str(None),
                     _ => self.written_type(t),
                 };
-                self.convert_type(&to, args)
+                self.convert_type(e, &to, args)
             }
             ExprKind::Ident(id) => {
                 let r = self.resolution(callee);
                 if let Some(sig) = self.callee_sig(&r) {
                     // an imported op does not hide a predefined function of the same name
                     return match predef::lookup(&id.name) {
-                        Some(d) if self.imported_only_name(&id.name) => self.predef_type(&id.name, d, args),
-                        _ => self.proc_call_type(&sig, args),
+                        Some(d) if self.imported_only_name(&id.name) => self.predef_type(e, &id.name, d, args),
+                        _ => self.proc_call_type(e, &sig, args),
                     };
                 }
                 match r {
                     // a record constructor has one item per field
                     Resolved::Type(ty @ Ty::Rec(r)) => {
-                        if self.types.recs[r].fields.len() == args.len() {
-                            ty
-                        } else {
-                            Ty::Error
+                        let rec = &self.types.recs[r];
+                        if rec.fields.len() == args.len() {
+                            return ty;
                         }
+                        let m = format!(
+                            "wrong number of items for rec constructor ({} has {} fields, not {})",
+                            rec.name,
+                            rec.fields.len(),
+                            args.len()
+                        );
+                        self.rule_error(e, e.span, m);
+                        Ty::Error
                     }
-                    Resolved::Type(ty) => self.convert_type(&ty, args),
+                    Resolved::Type(ty) => self.convert_type(e, &ty, args),
                     Resolved::Var { .. } => self.op_call_type(callee, args),
-                    Resolved::Predef(d) => self.predef_type(&id.name, d, args),
+                    Resolved::Predef(d) => self.predef_type(e, &id.name, d, args),
                     _ => Ty::Error,
                 }
             }
@@ -51,7 +59,7 @@ impl<'a> Checker<'a> {
                     if matches!(self.lookup(&b.name), Some(Sym::Comp(_))) {
                         if let Resolved::Member(m) = self.resolution(callee) {
                             if let Resolved::Op(sig) | Resolved::Proc(sig) = *m {
-                                return self.proc_call_type(&sig, args);
+                                return self.proc_call_type(e, &sig, args);
                             }
                         }
                     }
@@ -59,7 +67,7 @@ impl<'a> Checker<'a> {
                 // `c.abs(x)` of an external (builtin.rs's call_expr)
                 if let Resolved::ResCapOp { sig } = self.resolution(callee) {
                     if sig.external {
-                        return self.proc_call_type(&sig, args);
+                        return self.proc_call_type(e, &sig, args);
                     }
                 }
                 self.op_call_type(callee, args)
@@ -68,15 +76,19 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// A call of a proc or of an op by its name (call_proc): its result;
-    /// an error for an op array not subscripted, a semaphore invoked through
-    /// a block, a wrong argument count, a result whose size is not known.
-    fn proc_call_type(&mut self, sig: &ProcSig, args: &[Expr]) -> Ty {
+    /// A call of a proc or of an op by its name (call_proc), node `e`: its
+    /// result; an error for an op array not subscripted, a semaphore invoked
+    /// through a block, a wrong argument count, a result whose size is not
+    /// known.  The argument count of a direct call (a procedure, an
+    /// external, an op this component's proc implements) is worded here
+    /// (an invocation block's is invoke.rs's still).
+    fn proc_call_type(&mut self, e: &Expr, sig: &ProcSig, args: &[Expr]) -> Ty {
+        let mut direct = true;
         if let Some(r) = &sig.op {
             if !r.dims.is_empty() || !self.op_reachable_here(r) || r.no_call {
                 return Ty::Error;
             }
-            let direct = r.proc_impl && (r.owner == self.comp || r.global_owner);
+            direct = r.proc_impl && (r.owner == self.comp || r.global_owner);
             if !direct && r.sem {
                 return Ty::Error;
             }
@@ -85,6 +97,9 @@ impl<'a> Checker<'a> {
             }
         }
         if args.len() != sig.params.len() {
+            if direct {
+                self.rule_error(e, e.span, super::msg::arity(&sig.name, sig.params.len(), args.len()));
+            }
             return Ty::Error;
         }
         sig.ret.clone()
@@ -105,56 +120,42 @@ impl<'a> Checker<'a> {
         op.ret
     }
 
-    /// A conversion `to(x)` (convert): `to`, but a string keeps a string's
-    /// type and a char becomes a string of length 1 (convert_to_string);
-    /// an error for a pair with no conversion.
-    pub(super) fn convert_type(&mut self, to: &Ty, args: &[Expr]) -> Ty {
+    /// A conversion `to(x)`, node `e` (convert): `to`, but a string keeps a
+    /// string's type and a char becomes a string of length 1
+    /// (convert_to_string).  An error, in MPD 1.0.1's words, for a count
+    /// of arguments other than one, null or noop converted to what is no
+    /// pointer, and a pair with no conversion.
+    pub(super) fn convert_type(&mut self, e: &Expr, to: &Ty, args: &[Expr]) -> Ty {
         if args.len() != 1 {
+            self.rule_error(e, e.span, "illegal conversion: a conversion takes one argument".into());
             return Ty::Error;
         }
         let from = self.type_of(&args[0]);
-        if from == Ty::Error || *to == Ty::Error || from == Ty::Null && !matches!(to, Ty::Ptr(_) | Ty::PtrAny) {
+        if from == Ty::Error || *to == Ty::Error {
             return Ty::Error;
         }
-        let stringy = from.is_string() || from.is_char_array();
         let ptr = |t: &Ty| matches!(t, Ty::Ptr(_) | Ty::PtrAny);
-        let ok = match to {
-            Ty::Int => matches!(from, Ty::Int | Ty::Real | Ty::Char | Ty::Bool | Ty::Enum(_)) || ptr(&from) || stringy,
-            Ty::Real => {
-                matches!(from, Ty::Int | Ty::Real | Ty::Char | Ty::Bool | Ty::Enum(_) | Ty::Null)
-                    || ptr(&from)
-                    || stringy
-            }
-            Ty::Char => matches!(from, Ty::Int | Ty::Char | Ty::Bool | Ty::Enum(_) | Ty::Real) || ptr(&from) || stringy,
-            Ty::Bool => {
-                matches!(from, Ty::Bool | Ty::Int | Ty::Char | Ty::Real | Ty::Enum(_) | Ty::Null)
-                    || ptr(&from)
-                    || stringy
-            }
-            Ty::Enum(_) => matches!(from, Ty::Int | Ty::Char | Ty::Enum(_) | Ty::Bool | Ty::Real),
-            Ty::Str(_) => {
-                return match from {
-                    Ty::Str(_) => from,
-                    Ty::Char => Ty::Str(Some(1)),
-                    Ty::File | Ty::Cap(_) => Ty::Error, // no text (convert_to_string)
-                    t if t.is_char_array() || t.is_scalar() => Ty::Str(None),
-                    _ => Ty::Error,
-                };
-            }
-            Ty::Ptr(_) | Ty::PtrAny => ptr(&from) || matches!(from, Ty::Null | Ty::Int) || stringy,
-            _ => false,
-        };
-        if ok {
-            to.clone()
-        } else {
-            Ty::Error
+        if from == Ty::Null && !ptr(to) {
+            let m = format!("illegal conversion: cannot convert null or noop to {}", self.types.show(to));
+            self.rule_error(e, e.span, m);
+            return Ty::Error;
         }
+        let t = conversion_type(to, &from);
+        if t == Ty::Error {
+            let (sf, st) = (self.types.show(&from), self.types.show(to));
+            let m = match to {
+                Ty::Str(_) => format!("illegal conversion: cannot convert a {} to a string", sf),
+                _ => format!("illegal conversion: cannot convert a {} to {}", sf, st),
+            };
+            self.rule_error(e, e.span, m);
+        }
+        t
     }
 
     /// A call of predefined function `name`, of row `d` (predefined): an
     /// error for arguments its row rejects (predef_args), else the row's
     /// result rule.
-    fn predef_type(&mut self, name: &str, d: &Predef, args: &[Expr]) -> Ty {
+    fn predef_type(&mut self, e: &Expr, name: &str, d: &Predef, args: &[Expr]) -> Ty {
         if let Some((least, most, kinds)) = d.args {
             if args.len() < least || args.len() > most {
                 return Ty::Error;
@@ -175,7 +176,7 @@ impl<'a> Checker<'a> {
             Res::Resource => Ty::Cap(CapTy::Resource(self.comp.clone())),
             Res::Chars => self.one_type(args, |t| t.is_string() || *t == Ty::Char, Ty::arr(Ty::Char, None, None)),
             Res::ArgType => self.arg_type_result(name, args),
-            Res::IndexType => self.index_type_result(name, args),
+            Res::IndexType => self.index_type_result(e, name, args),
         }
     }
 
@@ -251,20 +252,20 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// lb and ub (pd_bound, pd_bound_n, array_bound): the index type of the
-    /// dimension asked for when the array's declaration gave it (bool, char,
-    /// an enumeration), else int; an op array's bounds are ints.
-    fn index_type_result(&mut self, name: &str, args: &[Expr]) -> Ty {
+    /// lb and ub (pd_bound, pd_bound_n, array_bound), node `e`: the index
+    /// type of the dimension asked for when the array's declaration gave it
+    /// (bool, char, an enumeration), else int; an op array's bounds are
+    /// ints.  An error, after the array, for what is no array or has fewer
+    /// dimensions (the argument count and the dimension's literal are the
+    /// handler's).
+    fn index_type_result(&mut self, e: &Expr, name: &str, args: &[Expr]) -> Ty {
         let dim = if name.len() == 3 {
             (name.as_bytes()[2] - b'0') as i64
         } else {
             if args.is_empty() || args.len() > 2 {
                 return Ty::Error;
             }
-            match args.get(1).map(|d| &d.kind) {
-                Some(ExprKind::Int(n)) if *n >= 1 => *n,
-                _ => 1,
-            }
+            predef::bound_dim(args.get(1))
         };
         if args.len() != 1 && name.len() == 3 {
             return Ty::Error;
@@ -275,20 +276,67 @@ impl<'a> Checker<'a> {
                 return Ty::Int;
             }
         }
-        let mut t = self.type_of(a);
-        let outer = t.clone();
+        let outer = self.type_of(a);
+        let mut t = outer.clone();
         for _ in 1..dim {
             match t {
                 Ty::Arr(e, _, _, _) => t = *e,
                 _ => break,
             }
         }
-        if !matches!(t, Ty::Arr(..)) || !matches!(outer, Ty::Arr(..)) {
-            return Ty::Error;
+        match t {
+            Ty::Arr(..) => {}
+            Ty::Error => return Ty::Error,
+            _ => {
+                let m = if matches!(outer, Ty::Arr(..)) {
+                    format!("{}(), argument 2: array does not have that many dimensions", name)
+                } else {
+                    format!("{}(), argument 1: not an array ({})", name, self.types.show(&outer))
+                };
+                self.rule_error(e, a.span, m);
+                return Ty::Error;
+            }
         }
-        match self.type_of(a).index_types().get((dim - 1) as usize) {
+        match outer.index_types().get((dim - 1) as usize) {
             Some(t @ (Ty::Bool | Ty::Char | Ty::Enum(_))) => t.clone(),
             _ => Ty::Int,
         }
+    }
+}
+
+/// The type of the conversion `to(x)` of an x of type `from` (neither an
+/// error, x not null unless `to` is a pointer), Ty::Error for a pair with no
+/// conversion: numbers, characters, truth values, enumerations, pointers
+/// and text convert among themselves as builtin.rs's `convert` translates
+/// them; a file or capability has no text.
+fn conversion_type(to: &Ty, from: &Ty) -> Ty {
+    let stringy = from.is_string() || from.is_char_array();
+    let ptr = |t: &Ty| matches!(t, Ty::Ptr(_) | Ty::PtrAny);
+    let ok = match to {
+        Ty::Int => matches!(from, Ty::Int | Ty::Real | Ty::Char | Ty::Bool | Ty::Enum(_)) || ptr(from) || stringy,
+        Ty::Real => {
+            matches!(from, Ty::Int | Ty::Real | Ty::Char | Ty::Bool | Ty::Enum(_) | Ty::Null) || ptr(from) || stringy
+        }
+        Ty::Char => matches!(from, Ty::Int | Ty::Char | Ty::Bool | Ty::Enum(_) | Ty::Real) || ptr(from) || stringy,
+        Ty::Bool => {
+            matches!(from, Ty::Bool | Ty::Int | Ty::Char | Ty::Real | Ty::Enum(_) | Ty::Null) || ptr(from) || stringy
+        }
+        Ty::Enum(_) => matches!(from, Ty::Int | Ty::Char | Ty::Enum(_) | Ty::Bool | Ty::Real),
+        Ty::Str(_) => {
+            return match from {
+                Ty::Str(_) => from.clone(),
+                Ty::Char => Ty::Str(Some(1)),
+                Ty::File | Ty::Cap(_) => Ty::Error, // no text (convert_to_string)
+                t if t.is_char_array() || t.is_scalar() => Ty::Str(None),
+                _ => Ty::Error,
+            };
+        }
+        Ty::Ptr(_) | Ty::PtrAny => ptr(from) || matches!(from, Ty::Null | Ty::Int) || stringy,
+        _ => false,
+    };
+    if ok {
+        to.clone()
+    } else {
+        Ty::Error
     }
 }

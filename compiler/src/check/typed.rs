@@ -28,7 +28,7 @@
 //! and the messages come in the order of the walk, MPD 1.0.1's.
 use super::konst::KV;
 use super::types::{Ty, Types};
-use super::Checker;
+use super::{Checker, V};
 use crate::syntax::ast::{Expr, NodeId, Span};
 use std::collections::{HashMap, HashSet};
 
@@ -129,6 +129,18 @@ impl<'a> Checker<'a> {
     pub(super) fn passes(&mut self, e: &Expr) -> bool {
         self.checked(e);
         !self.typed.found.contains_key(&e.id)
+    }
+
+    /// Node `e`, which the translation cannot take, is one its rule
+    /// rejected: the rule's error is reported now if it was not (`checked`).
+    /// Should the rule have passed it, the program is still refused, with
+    /// an internal error, rather than compiled wrong.
+    pub(super) fn rejected(&mut self, e: &Expr) -> V {
+        self.checked(e);
+        if !self.typed.found.contains_key(&e.id) {
+            self.error(e.span, "internal error: this construct's type rule accepted what its translation cannot take");
+        }
+        V::err()
     }
 
     /// The names changed (a scope, a declaration, the unit or function).
