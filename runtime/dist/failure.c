@@ -25,9 +25,11 @@
  *    with none, SIGTERM was from outside and ends it as any program.
  *
  * The report: "[vm 1] RTS abort: virtual machine 2 (host H, process P)
- * ended unexpectedly", then the exit sequence (comm.c) with status 1,
- * which sends nothing to the dead.  A host where the run has only one
- * process has nobody to watch it (docs/distributed.md, "Failures"). */
+ * ended unexpectedly" (with the statement of a request of rank 0 still
+ * waiting for the dead, if any), then the exit sequence (comm.c) with
+ * status 1, which sends nothing to the dead.  Rank 0 also watches every
+ * process of another host through a TCP "lifeline" (below): a process
+ * alone on its host has no neighbour to watch it. */
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
