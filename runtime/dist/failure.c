@@ -341,7 +341,10 @@ typedef struct {
     int32_t pad;
 } life_hello;
 static life_info life;
-#define LIFE_WAIT_MS 2000 /* a connect, or its hello and answer */
+#define LIFE_WAIT_MS 2000 /* rank 0: a hello, and its answer */
+/* a process: its connect, and rank 0's answer (its watch thread may be
+ * slow to run on a loaded host; nothing waits for this one meanwhile) */
+#define LIFE_CONNECT_MS 15000
 
 static void keepalive(int fd)
 {
@@ -435,13 +438,13 @@ static void life_connect(void)
             struct pollfd p = {fd, POLLOUT, 0};
             int err = 0;
             socklen_t el = sizeof err;
-            ok = poll(&p, 1, LIFE_WAIT_MS) == 1 &&
+            ok = poll(&p, 1, LIFE_CONNECT_MS) == 1 &&
                  getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == 0 && err == 0;
         }
         life_hello h = {life.cookie, dist_rank, 0};
         uint64_t ack = 0;
-        if (ok && io_within(fd, &h, sizeof h, 1, LIFE_WAIT_MS) == 0 &&
-            io_within(fd, &ack, sizeof ack, 0, LIFE_WAIT_MS) == 0 && ack == ~life.cookie) {
+        if (ok && io_within(fd, &h, sizeof h, 1, LIFE_CONNECT_MS) == 0 &&
+            io_within(fd, &ack, sizeof ack, 0, LIFE_CONNECT_MS) == 0 && ack == ~life.cookie) {
             keepalive(fd);
             life_fd = fd;
             return;
@@ -524,13 +527,6 @@ static void *watch_main(void *arg)
         kind[n] = W_LISTEN;
         pf[n++] = (struct pollfd){life_listen, POLLIN, 0};
     }
-    if (dist_rank != 0 && life.port && !same_host(dist_rank, 0)) {
-        life_connect();
-        if (life_fd >= 0) {
-            kind[n] = W_MYLIFE;
-            pf[n++] = (struct pollfd){life_fd, POLLIN, 0};
-        }
-    }
     int unwatched = 0; /* peers with no pidfd (an old kernel): looked at */
     for (int r = 0; r < dist_size; r++) {
         if (!local_peer(r))
@@ -546,6 +542,14 @@ static void *watch_main(void *arg)
         rank_of[n] = r;
         kind[n] = W_PID;
         pf[n++] = (struct pollfd){fd, POLLIN, 0};
+    }
+    /* after the pidfds: its neighbours' deaths wait in them meanwhile */
+    if (dist_rank != 0 && life.port && !same_host(dist_rank, 0)) {
+        life_connect();
+        if (life_fd >= 0) {
+            kind[n] = W_MYLIFE;
+            pf[n++] = (struct pollfd){life_fd, POLLIN, 0};
+        }
     }
     int64_t term_at = 0;
     int busy = 0; /* rank 0: a death or a SIGTERM being decided */
