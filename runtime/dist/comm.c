@@ -475,6 +475,9 @@ void dist_send_control(int rank, dmsg *m)
 
 typedef struct rpc {
     uint64_t tag;
+    int rank;      /* asked of */
+    const char *F; /* the statement waiting (F NULL: none) */
+    int L;
     mpd_ext ev;
     dmsg *reply; /* NULL: the results went into `into` */
     void *into;  /* where a successful reply's payload of into_n bytes goes */
@@ -504,6 +507,9 @@ dmsg *dist_request_into(int rank, dmsg *m, const void *blk, void *into, uint32_t
     w.reply = NULL;
     w.into = into;
     w.into_n = into_n;
+    w.rank = rank;
+    w.F = F;
+    w.L = L;
     pthread_mutex_lock(&rpc_mu);
     w.tag = next_tag++;
     w.next = rpcs;
@@ -519,6 +525,21 @@ dmsg *dist_request_into(int rank, dmsg *m, const void *blk, void *into, uint32_t
      * (its last touch is the ext's lock) before we return */
     mpd_ext_wait(&w.ev, 1);
     return __atomic_load_n(&w.reply, __ATOMIC_ACQUIRE);
+}
+
+/* The statement of the oldest request of this process still waiting for
+ * rank r (NULL: none): failure.c names it when r dies. */
+const char *dist_request_waiting_on(int r, int *L)
+{
+    const char *F = NULL;
+    pthread_mutex_lock(&rpc_mu);
+    for (rpc *w = rpcs; w; w = w->next) /* newest first */
+        if (w->rank == r && w->F) {
+            F = w->F;
+            *L = w->L;
+        }
+    pthread_mutex_unlock(&rpc_mu);
+    return F;
 }
 
 static void reply_arrived(dmsg *m, int src)
@@ -556,17 +577,22 @@ static atomic_int exit_req; /* status + 1 */
 static atomic_int exit_report;
 static atomic_int exit_got_exit; /* not rank 0: EXIT from rank 0 arrived */
 /* done_from and exit_got_exit are set by whoever receives (a VP too) */
-static int *done_from;   /* rank 0: DONE arrived from rank i */
-static atomic_int *dead; /* rank 0: rank i died (failure.c): sent nothing */
+static int *done_from;       /* rank 0: DONE arrived from rank i */
+static atomic_int *dead;     /* rank 0: rank i died (failure.c): sent nothing */
+static atomic_int exit_dead; /* rank 0: the rank whose death ends the run + 1 */
+static atomic_uint exit_dead_vm;
 
 int dist_exit_started(void)
 {
     return atomic_load(&exit_req) || exit_got_exit;
 }
 
-void dist_exit_without(int r, int status)
+void dist_exit_without(int r, uint32_t vm, int status)
 {
     atomic_store(&dead[r], 1);
+    atomic_store(&exit_dead_vm, vm);
+    int none = 0;
+    atomic_compare_exchange_strong(&exit_dead, &none, r + 1);
     __atomic_store_n(&done_from[r], 1, __ATOMIC_RELEASE);
     int zero = 0;
     atomic_store(&exit_report, 0);
@@ -897,8 +923,12 @@ static _Noreturn void finish_process(int status)
         MPI_Cancel(&rreq);
         MPI_Wait(&rreq, MPI_STATUS_IGNORE);
     }
-    MPI_Comm_free(&comm);
-    MPI_Finalize();
+    /* MPI_Finalize waits for every process of the job (a fence), the
+     * dead too: with one dead, a process ends without it */
+    if (!atomic_load(&exit_dead)) {
+        MPI_Comm_free(&comm);
+        MPI_Finalize();
+    }
     _exit(status);
 }
 
@@ -909,6 +939,8 @@ static void exit_one(int r, int report)
         return;
     dmsg *m = dmsg_new(DM_EXIT, 0);
     m->aux = (uint32_t)report;
+    m->status = atomic_load(&exit_dead); /* its callers' requests failed */
+    m->tag = atomic_load(&exit_dead_vm);
     dist_send_control(r, m);
     int64_t until = now_ns() + (int64_t)10 * 1000000000;
     while (!__atomic_load_n(&done_from[r], __ATOMIC_ACQUIRE) && now_ns() < until)
@@ -951,6 +983,11 @@ static _Noreturn void exit_sequence(int status)
     finish_process(status);
 }
 
+static void bcast0(void *buf, int n)
+{
+    MPI_Bcast(buf, n, MPI_BYTE, 0, comm);
+}
+
 static void *comm_main(void *arg)
 {
     (void)arg;
@@ -989,6 +1026,7 @@ static void *comm_main(void *arg)
     gethostname(real, sizeof real - 1);
     MPI_Allgather(&pid, 1, MPI_INT, dist_pids, 1, MPI_INT, comm);
     MPI_Allgather(real, 64, MPI_CHAR, dist_real_hosts, 64, MPI_CHAR, comm);
+    dist_failure_lifeline(bcast0);
     /* a receive's errors are ours to handle (poll_locked) */
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     if (dist_rank != 0)
@@ -1094,6 +1132,12 @@ static void handle(dmsg *m, int src, mpd_invb *blk)
         return;
     case DM_EXIT:
         if (dist_rank != 0 && src == 0) {
+            /* a vm died: requests waiting for it failed, at their
+             * statements (said before DONE, with this vm's output) */
+            if (m->status > 0 && m->status <= dist_size && !exit_got_exit) {
+                dist_failure_requests_failed(m->status - 1, (uint32_t)m->tag);
+                atomic_store(&exit_dead, m->status);
+            }
             exit_got_exit = 1;
             if (m->aux && !atomic_load(&exit_req)) {
                 /* program end: this vm reports its blocked processes, then

@@ -44,7 +44,8 @@ enum dmsg_type {
     DM_PROBE,       /* rank 0 to all: termination wave aux */
     DM_PROBE_ACK,   /* answer: status = idle, tag = sent << 32 | received */
     DM_IDLE,        /* to rank 0: this process became idle */
-    DM_EXIT,        /* rank 0 to all: end (aux 1: report blocked processes first) */
+    DM_EXIT,        /* rank 0 to all: end (aux 1: report blocked processes first;
+                       status: 1 + the rank whose death ends the run, tag its vm) */
     DM_DONE,        /* answer to EXIT: all output sent, finalizing */
     DM_ABORT,       /* to rank 0: this process ends the program with status */
     DM_DEAD,        /* to rank 0: the process of rank aux (this host) has died;
@@ -184,8 +185,15 @@ void dist_failure_install(void);        /* after dist_comm_start */
 void dist_failure_dead(int rank);       /* rank 0: rank died: report, end */
 void dist_failure_write_report(void);   /* rank 0: that report, once */
 void dist_failure_terminated(int rank); /* rank 0: rank ends by mpirun's SIGTERM */
+/* not rank 0: rank (serving vm) died: this process's requests to it fail */
+void dist_failure_requests_failed(int rank, uint32_t vm);
+/* the statement of this process's oldest request waiting for rank (NULL: none) */
+const char *dist_request_waiting_on(int rank, int *L);
+/* comm.c, before the run starts: rank 0's TCP lifeline to the processes
+ * of other hosts (bcast: MPI_Bcast of n bytes from rank 0) */
+void dist_failure_lifeline(void (*bcast)(void *buf, int n));
 /* rank 0: end the run with status, sending nothing to the dead rank */
-void dist_exit_without(int dead_rank, int status);
+void dist_exit_without(int dead_rank, uint32_t dead_vm, int status);
 /* the exit sequence has begun: processes end now, deaths are expected */
 int dist_exit_started(void);
 

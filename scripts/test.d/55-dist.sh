@@ -12,8 +12,9 @@
 #   - output into a file the shell goes on writing after the program;
 #   - `mpd run --vms N`, the documented one-step command;
 #   - two hosts simulated on this machine (tests/dist-hosts);
-#   - a vm's process killed with kill -9 on the main vm's host and on the
-#     other simulated host (tests/dist-kill).
+#   - a vm's process killed with kill -9 on the main vm's host, on the
+#     other simulated host, alone on a host, and in the middle of calls
+#     to it (tests/dist-kill).
 # (runtime/tests/dist/wirefuzz, the message checks fed random and truncated
 # messages, needs no MPI: 10-runtime runs it.)
 . scripts/lib/need.sh
@@ -131,15 +132,17 @@ fi
 
 # kill -9 of a vm's process mid-conversation: reported by vm, host and
 # process; the run ends within a bounded time; nothing is left running.
-# kill_test NAME HOST CMD...: runs tests/dist-kill/NAME.mpd by CMD, kills
-# the worker whose pid it prints, and wants it reported as on HOST (a
-# pattern) -- on the main vm's host (rank 0 looks at its pid), and on the
-# second simulated host (its own host's processes watch it and tell rank 0)
+# kill_test LABEL NAME HOST AT CMD...: runs tests/dist-kill/NAME.mpd by
+# CMD, kills the worker whose pid it prints, and wants it reported as on
+# HOST (a pattern), after AT (a pattern: the failed call's statement) --
+# on the main vm's host (rank 0 looks at its pid), on the second simulated
+# host beside another process of the run (its neighbours watch it and tell
+# rank 0), and alone on its host (rank 0 reads the end of its TCP lifeline)
 kill_test() {
-  name=$1 host=$2; shift 2
-  d="$work/kill-$name"; mkdir -p "$d"; cp tests/dist-kill/$name.mpd "$d/"
+  label=$1 name=$2 host=$3 at=$4; shift 4
+  d="$work/kill-$label"; mkdir -p "$d"; cp tests/dist-kill/$name.mpd "$d/"
   if ! (cd "$d" && "$BIN/mpd" -w $name.mpd >compile.out 2>&1); then
-    fail=$((fail+1)); echo "FAIL dist kill $name (compile)"; return
+    fail=$((fail+1)); echo "FAIL dist kill $label (compile)"; return
   fi
   (cd "$d" && sh -c 'exec >run.out 2>&1; MPD_DIST_OUT=$$ exec "$@"' sh "$@"; echo $? >rc) &
   for i in $(seq 450); do grep -q "worker pid" "$d/run.out" 2>/dev/null && break; sleep 0.2; done
@@ -156,17 +159,23 @@ kill_test() {
     esac
   done
   if [ -n "$victim" ] && [ "$rc" != 0 ] && [ "$rc" != 124 ] && [ "$left" = 0 ] &&
-     grep -q "RTS abort: virtual machine 2 (host $host, process $victim) ended unexpectedly" "$d/run.out"; then
+     grep -q "RTS abort: $at""virtual machine 2 (host $host, process $victim) ended unexpectedly" "$d/run.out"; then
     pass=$((pass+1))
   else
-    fail=$((fail+1)); echo "FAIL dist kill $name (exit $rc, $left processes left)"; sed 's/^/    /' "$d/run.out" | head -5
+    fail=$((fail+1)); echo "FAIL dist kill $label (exit $rc, $left processes left)"; sed 's/^/    /' "$d/run.out" | head -5
   fi
 }
-kill_test kill '.*' env MPD_VMS=3 timeout 90 ./a.out
+any='\(file [^,]*, line [0-9]*: \)\{0,1\}'
+kill_test kill kill '.*' "$any" env MPD_VMS=3 timeout 90 ./a.out
+# calls in progress from the main vm and a third one: the main vm's fails
+# at its statement (the third vm's says so too when mpirun's teardown
+# leaves it time: not checked)
+kill_test midcall midcall '.*' 'file midcall.mpd, line 26: ' env MPD_VMS=4 timeout 90 ./a.out
 here=$PWD
-kill_test remote hostB timeout 90 mpirun -q --mca btl tcp,self \
-  --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo --mca plm_rsh_agent "$here/tests/dist-hosts/fake-rsh" \
-  --hostfile "$here/tests/dist-hosts/hostfile" -n 6 ./a.out
+set -- --mca btl tcp,self --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo \
+  --mca plm_rsh_agent "$here/tests/dist-hosts/fake-rsh"
+kill_test remote remote hostB "$any" timeout 90 mpirun -q "$@" --hostfile "$here/tests/dist-hosts/hostfile" -n 6 ./a.out
+kill_test alone remote hostB "$any" timeout 90 mpirun -q "$@" --hostfile "$here/tests/dist-kill/hostfile-alone" -n 3 ./a.out
 rm -rf "$work"
 
 need_tally dist $pass $fail
