@@ -52,15 +52,15 @@ impl<'d> Parser<'d> {
             }
             T::Kw("forward") => {
                 self.bump();
-                StmtKind::Forward(self.expr()?)
+                StmtKind::Forward(self.invocation()?)
             }
             T::Kw("send") => {
                 self.bump();
-                StmtKind::Send { inv: self.expr()?, fork: false }
+                StmtKind::Send { inv: self.invocation()?, fork: false }
             }
             T::Kw("call") => {
                 self.bump();
-                StmtKind::Call(self.expr()?)
+                StmtKind::Call(self.invocation()?)
             }
             T::Kw("destroy") => {
                 self.bump();
@@ -68,7 +68,7 @@ impl<'d> Parser<'d> {
             }
             T::Kw("receive") => {
                 self.bump();
-                StmtKind::Receive(self.expr()?)
+                StmtKind::Receive(self.invocation()?)
             }
             T::Kw("P") | T::Kw("V") => {
                 let p = self.at_kw("P");
@@ -204,6 +204,16 @@ impl<'d> Parser<'d> {
         }
         self.expect_kw("ni")?;
         Ok(InStmt { arms, else_block })
+    }
+
+    /// `expr (args)`: what call, send, forward and receive take (SR 2.3.3's
+    /// grammar, so anything else is a parse error at the token after it).
+    fn invocation(&mut self) -> PResult<Expr> {
+        let e = self.expr()?;
+        if !matches!(e.kind, ExprKind::Call { .. }) {
+            return Err(self.unexpected("'('"));
+        }
+        Ok(e)
     }
 
     /// `co co_cmd { // co_cmd } oc`;
