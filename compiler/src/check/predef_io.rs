@@ -46,8 +46,12 @@ impl<'a> Checker<'a> {
             return V::err();
         }
         let d = self.expr(&args[0]);
-        if !(d.ty.is_string() && d.lv && d.form == Form::Blob) && d.ty != Ty::Error {
+        let string = d.ty.is_string() || d.ty == Ty::Error;
+        if !(d.lv && (d.form == Form::Blob || !string)) && d.ty != Ty::Error {
             self.error(args[0].span, "sprintf(), argument 1: not a variable (it must be a string variable)");
+        }
+        if !string {
+            self.error(args[0].span, "sprintf(), argument 1: not a string (it must be a string variable)");
         }
         let fmt = self.str_arg(&args[1], "sprintf", 2);
         let (n, vs) = self.vals(&args[2..], "sprintf", 3);
@@ -70,12 +74,13 @@ impl<'a> Checker<'a> {
             return V::err();
         }
         let v = self.expr(&args[skip]);
-        if (!v.lv || v.slice.is_some()) && v.ty != Ty::Error {
+        // both errors, as SR 2.3.3 gives them
+        let not_var = (!v.lv || v.slice.is_some()) && v.ty != Ty::Error;
+        if not_var {
             self.error(
                 args[skip].span,
                 "result arg must be a variable (get reads into a string or char array variable)",
             );
-            return V::err();
         }
         // raw characters go into text only (MPD 1.0.1: an int or a char
         // here is an error, as for put)
@@ -84,6 +89,9 @@ impl<'a> Checker<'a> {
             self.error(args[skip].span, format!("{}: not a char array or string ({})", what, self.types.show(&v.ty)));
             // still get's int (type_of's rule: the result type whatever the argument)
             return V::scalar("0".into(), Ty::Int);
+        }
+        if not_var {
+            return V::err();
         }
         let d = self.dest(&v, args[skip].span, &format!("get(), argument {}", skip + 1));
         V::scalar(io::get(&p, &f, &d), Ty::Int)
@@ -211,6 +219,14 @@ impl<'a> Checker<'a> {
     /// MPD 1.0.1 does.  A slice is not a variable here (MPD: not an "easy"
     /// lvalue).
     fn dest(&mut self, v: &V, span: Span, what: &str) -> String {
+        // the type first, then the variable (SR 2.3.3's and MPD 1.0.1's order)
+        let readable = matches!(v.ty, Ty::Int | Ty::Enum(_) | Ty::Real | Ty::Char | Ty::Bool | Ty::PtrAny)
+            || matches!(v.ty, Ty::Ptr(_) | Ty::Str(_))
+            || v.ty.is_char_array();
+        if !readable && v.ty != Ty::Error {
+            self.error(span, format!("{}: invalid type (cannot read into a {})", what, self.types.show(&v.ty)));
+            return io::NO_DEST.into();
+        }
         if (!v.lv || v.slice.is_some()) && v.ty != Ty::Error {
             self.error(span, format!("{}: not a variable (input goes into a variable)", what));
             return io::NO_DEST.into();
@@ -226,10 +242,7 @@ impl<'a> Checker<'a> {
             Ty::Str(_) => io::dest(Out::Str, &v.c),
             t if t.is_char_array() => io::dest(Out::Chars, &v.c),
             Ty::Error => io::NO_DEST.into(),
-            _ => {
-                self.error(span, format!("cannot read into a {}", self.types.show(&v.ty)));
-                io::NO_DEST.into()
-            }
+            _ => io::NO_DEST.into(),
         }
     }
 
