@@ -259,7 +259,7 @@ impl<'a> Checker<'a> {
             self.error(
                 p.name.span,
                 format!(
-                    "wrong number of arguments (`{}` has {} parameters but its op has {})",
+                    "proc: wrong number of arguments (`{}` has {} parameters but its op has {})",
                     p.name.name,
                     formal_names.len(),
                     sig.params.len()
