@@ -145,12 +145,12 @@ impl<'d> Parser<'d> {
                 let body = self.block()?;
                 arms.push(IfArm { cond, body, span: lo.to(self.prev_span()) });
             }
+            // SR 2.3.3's grammar: the else arm closes the list
+            if else_block.is_some() && self.at_op("[]") {
+                return Err(self.unexpected(&format!("'{}' (`else' must be the last guard)", close)));
+            }
             if !self.eat_op("[]") {
                 break;
-            }
-            if else_block.is_some() {
-                let sp = self.prev_span();
-                self.error(sp, "`else' must be the last guard");
             }
         }
         self.expect_kw(close)?;
@@ -197,6 +197,9 @@ impl<'d> Parser<'d> {
                 self.expect_op("->")?;
                 let body = self.block()?;
                 arms.push(InArm { quants, op, formals, returns, st, by, body, span: lo.to(self.prev_span()) });
+            }
+            if else_block.is_some() && self.at_op("[]") {
+                return Err(self.unexpected("'ni' (`else' must be the last arm)"));
             }
             if !self.eat_op("[]") {
                 break;
