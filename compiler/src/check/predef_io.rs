@@ -18,7 +18,7 @@ impl<'a> Checker<'a> {
     pub(super) fn pd_put(&mut self, _: &str, args: &[Expr], span: Span) -> V {
         let p = self.pos(span);
         let (f, skip) = self.file_arg(args);
-        if !self.want(&args[skip..], 1..=1, "put", span) {
+        if !self.file_first(args, skip, "put") || !self.want(&args[skip..], 1..=1, "put", span) {
             return V::err();
         }
         let s = self.text_arg(&args[skip], &format!("put(), argument {}", skip + 1), true);
@@ -70,7 +70,7 @@ impl<'a> Checker<'a> {
     pub(super) fn pd_get(&mut self, _: &str, args: &[Expr], span: Span) -> V {
         let p = self.pos(span);
         let (f, skip) = self.in_file_arg(args);
-        if !self.want(&args[skip..], 1..=1, "get", span) {
+        if !self.file_first(args, skip, "get") || !self.want(&args[skip..], 1..=1, "get", span) {
             return V::err();
         }
         let v = self.expr(&args[skip]);
@@ -259,6 +259,20 @@ impl<'a> Checker<'a> {
     }
 
     /// The file argument of an input call (stdin without one).
+    /// get/put with two arguments: the first must be the file (SR 2.3.3's
+    /// check, before the count).
+    fn file_first(&mut self, args: &[Expr], skip: usize, name: &str) -> bool {
+        if skip == 0 && args.len() == 2 {
+            let t = self.type_of(&args[0]);
+            if t != Ty::Error {
+                let m = format!("{}(), argument 1: not a file ({})", name, self.types.show(&t));
+                self.error(args[0].span, m);
+            }
+            return false;
+        }
+        true
+    }
+
     fn in_file_arg(&mut self, args: &[Expr]) -> (String, usize) {
         let (f, skip) = self.file_arg(args);
         (if skip == 0 { io::STDIN.to_string() } else { f }, skip)
