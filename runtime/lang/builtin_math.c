@@ -21,10 +21,12 @@ double mpd_atan2(double x, double y)
     return atan2(x, y);
 }
 
-/* Halfway cases go to the even neighbour (the default IEEE rounding mode). */
+/* Halfway cases go to the even neighbour (the default IEEE rounding mode).
+ * A zero result is +0, as SR 2.3.3's and MPD 1.0.1's floor(x + 0.5) gives
+ * (round(-0.2) prints 0.00000, not -0.00000). */
 double mpd_round(double x)
 {
-    return nearbyint(x);
+    return nearbyint(x) + 0.0;
 }
 
 /* ---- age(): milliseconds since the program started ---- */

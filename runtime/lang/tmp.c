@@ -60,16 +60,33 @@ void mpd_blob_free(void *p)
     free(p);
 }
 
+/* A block of new() has a header (16 bytes: the payload stays aligned) whose
+ * mark free() checks, so that freeing twice, or what new() did not give, is
+ * SR 2.3.3's and MPD 1.0.1's RTS abort instead of a crash in malloc. */
+#define NEW_MARK 0x6d70646e65775f31ull /* "mpdnew_1" */
+#define FREED_MARK 0x6d70646672656564ull
+
+struct new_hdr {
+    unsigned long long mark;
+    unsigned long long pad;
+};
+
 void *mpd_new(size_t n)
 {
-    return zalloc(n);
+    struct new_hdr *h = zalloc(sizeof(struct new_hdr) + n);
+    h->mark = NEW_MARK;
+    return h + 1;
 }
 
 void mpd_free(const char *f, int l, void *p)
 {
-    (void)f;
-    (void)l;
-    free(p);
+    if (!p)
+        return;
+    struct new_hdr *h = (struct new_hdr *)p - 1;
+    if (h->mark != NEW_MARK)
+        mpd_rts_abort(f, l, "bad address for free(), or block overwritten");
+    h->mark = FREED_MARK;
+    free(h);
 }
 
 int mpd_lang_argc;

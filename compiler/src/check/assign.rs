@@ -145,7 +145,10 @@ impl<'a> Checker<'a> {
         let field = match self.res_member(&rn, &name.name) {
             Some(Sym::Proc(sig)) if sig.op.as_ref().map(|r| r.dims.is_empty()).unwrap_or(false) => sig,
             _ => {
-                self.error(name.span, format!("resource {} has no operation `{}`", rn, name.name));
+                self.error(
+                    name.span,
+                    format!("undefined identifier: {} (resource {} has no operation `{}`)", name.name, rn, name.name),
+                );
                 return Some(V::err());
             }
         };

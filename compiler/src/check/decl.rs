@@ -46,7 +46,7 @@ impl<'a> Checker<'a> {
                 }
                 Some(_) => self.import_comp(n, extend),
                 None => {
-                    self.error(n.span, format!("can't open spec file for `{}`: no such component compiled", n.name))
+                    self.error(n.span, format!("can't open spec file {}.spec (no such component compiled)", n.name))
                 }
             }
         }

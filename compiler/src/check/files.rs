@@ -62,7 +62,7 @@ pub fn check_files(
                         diags.error(
                             c.name.span,
                             format!(
-                                "can't open spec file of {}: compile the spec of {} first",
+                                "can't open spec file {}.spec (compile the spec of {} first)",
                                 c.name.name, c.name.name
                             ),
                         );

@@ -145,7 +145,7 @@ impl<'a> Checker<'a> {
                 self.error(
                     arm.span,
                     format!(
-                        "wrong number of arguments (`{}` has {} parameters, not {})",
+                        "in: wrong number of arguments (`{}` has {} parameters, not {})",
                         last.sig.name,
                         last.sig.params.len(),
                         arm.formals.len()

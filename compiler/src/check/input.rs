@@ -85,8 +85,23 @@ impl<'a> Checker<'a> {
         let Some((sig, target)) = self.op_target_for(e, if v { OpUse::Invoke } else { OpUse::Input }) else { return };
         let r = sig.op.clone().unwrap();
         let p = self.pos(e.span);
+        // P(s) is `receive s()` and V(s) `send s()`: their errors are those
+        if !v && sig.ret != Ty::Void {
+            let ret = self.types.show(&sig.ret);
+            self.error(e.span, format!("cannot receive an op that returns a value (`{}` returns {})", sig.name, ret));
+            return;
+        }
         if !r.sem && !sig.params.is_empty() {
-            self.error(e.span, "P and V need a semaphore");
+            let msg = if v {
+                super::msg::arity(&sig.name, sig.params.len(), 0)
+            } else {
+                format!(
+                    "receive: wrong number of arguments (`{}` has {} parameters, not 0)",
+                    sig.name,
+                    sig.params.len()
+                )
+            };
+            self.error(e.span, msg);
             return;
         }
         // P is input on the op, as receive is

@@ -512,7 +512,7 @@ impl<'a> Checker<'a> {
     /// `create name(args)` [on the vm capability `vm`, C].
     fn create_of(&mut self, name: &str, params: &[PSig], args: &[Expr], vm: Option<String>, span: Span) -> V {
         if args.len() != params.len() {
-            self.error(span, format!("resource {} takes {} parameters, not {}", name, params.len(), args.len()));
+            self.error(span, super::msg::arity(name, params.len(), args.len()));
             return V::err();
         }
         // the creation block is filled like an invocation block

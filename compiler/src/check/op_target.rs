@@ -136,7 +136,13 @@ impl<'a> Checker<'a> {
                             Some((sig, Target::Cap(CapC::rc_op(&bv.c, idx.to_string()))))
                         }
                         _ => {
-                            self.error(name.span, format!("resource {} has no operation `{}`", rn, name.name));
+                            self.error(
+                                name.span,
+                                format!(
+                                    "undefined identifier: {} (resource {} has no operation `{}`)",
+                                    name.name, rn, name.name
+                                ),
+                            );
                             None
                         }
                     };

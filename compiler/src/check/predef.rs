@@ -218,7 +218,8 @@ impl<'a> Checker<'a> {
             (Ty::Real, _) => V::scalar(eb::abs(&v.c, true), Ty::Real),
             (Ty::Error, _) => V::err(),
             _ => {
-                self.error(span, "abs needs an int or real");
+                let t = self.types.show(&v.ty);
+                self.error(span, format!("abs(), argument 1: not an integer ({}: abs takes an int or real)", t));
                 V::err()
             }
         }
@@ -235,8 +236,30 @@ impl<'a> Checker<'a> {
         let vs: Vec<V> = args.iter().map(|a| self.expr(a)).collect();
         let real = vs.iter().any(|v| v.ty == Ty::Real);
         let ty = if real { Ty::Real } else { vs[0].ty.clone() };
+        // SR 2.3.3's words: each argument is checked against the first's type
+        // (int if that is not ordered; real takes ints too)
         if !(ty.is_ordinal() || ty == Ty::Real) {
-            self.error(span, format!("{} needs ordered or real arguments", name));
+            if !vs.iter().any(|v| v.ty == Ty::Error) {
+                self.error(
+                    span,
+                    format!("{}(), argument 1: not an integer ({} takes ordered or real arguments)", name, name),
+                );
+            }
+            return V::err();
+        }
+        if let Some(i) =
+            vs.iter().position(|v| v.ty != Ty::Error && !(self.types.same(&v.ty, &ty) || (real && v.ty == Ty::Int)))
+        {
+            let what = match ty {
+                Ty::Real => "not numeric",
+                Ty::Int => "not an integer",
+                Ty::Enum(_) => "not an enum",
+                _ => "incorrect type",
+            };
+            self.error(
+                span,
+                format!("{}(), argument {}: {} (the arguments of {} must have the same type)", name, i + 1, what, name),
+            );
             return V::err();
         }
         let mut acc: Option<V> = None;
@@ -330,6 +353,8 @@ impl<'a> Checker<'a> {
             return V::err();
         }
         let dim = (name.as_bytes()[2] - b'0') as i64;
+        // the old spelling, which SR 2.3.3 and MPD 1.0.1 accept with a warning
+        self.diags.warning(span, format!("{}() changed to {}(,{})", name, &name[..2], dim));
         self.array_bound(call, name.starts_with('l'), &args[0], dim)
     }
 
@@ -339,7 +364,7 @@ impl<'a> Checker<'a> {
         let Some(v) = self.one_arg(args, span, name) else { return V::err() };
         if !v.ty.is_string() {
             if v.ty != Ty::Error {
-                self.error(span, format!("{} needs a string", name));
+                self.error(span, format!("{}(), argument 1: not a string ({} takes a string)", name, name));
             }
             return V::err();
         }

@@ -20,7 +20,7 @@ impl<'a> Checker<'a> {
         let span = call.span;
         let p = self.pos(span);
         let (f, skip) = self.file_arg(args);
-        if !self.want(&args[skip..], 1..=1, "put", span) {
+        if !self.file_first(args, skip, "put") || !self.want(&args[skip..], 1..=1, "put", span) {
             return V::err();
         }
         let s = self.text_arg(&args[skip], &format!("put(), argument {}", skip + 1), true);
@@ -50,8 +50,12 @@ impl<'a> Checker<'a> {
             return V::err();
         }
         let d = self.expr(&args[0]);
-        if !(d.ty.is_string() && d.lv && d.form == Form::Blob) && d.ty != Ty::Error {
+        let string = d.ty.is_string() || d.ty == Ty::Error;
+        if !(d.lv && (d.form == Form::Blob || !string)) && d.ty != Ty::Error {
             self.error(args[0].span, "sprintf(), argument 1: not a variable (it must be a string variable)");
+        }
+        if !string {
+            self.error(args[0].span, "sprintf(), argument 1: not a string (it must be a string variable)");
         }
         let fmt = self.str_arg(&args[1], "sprintf", 2);
         let (n, vs) = self.vals(&args[2..], "sprintf", 3);
@@ -72,16 +76,17 @@ impl<'a> Checker<'a> {
         let span = call.span;
         let p = self.pos(span);
         let (f, skip) = self.in_file_arg(args);
-        if !self.want(&args[skip..], 1..=1, "get", span) {
+        if !self.file_first(args, skip, "get") || !self.want(&args[skip..], 1..=1, "get", span) {
             return V::err();
         }
         let v = self.expr(&args[skip]);
-        if (!v.lv || v.slice.is_some()) && v.ty != Ty::Error {
+        // both errors, as SR 2.3.3 gives them
+        let not_var = (!v.lv || v.slice.is_some()) && v.ty != Ty::Error;
+        if not_var {
             self.error(
                 args[skip].span,
                 "result arg must be a variable (get reads into a string or char array variable)",
             );
-            return V::err();
         }
         // raw characters go into text only (MPD 1.0.1: an int or a char
         // here is an error, as for put)
@@ -90,6 +95,9 @@ impl<'a> Checker<'a> {
             self.error(args[skip].span, format!("{}: not a char array or string ({})", what, self.types.show(&v.ty)));
             // still get's int (type_of's rule: the result type whatever the argument)
             return V::scalar("0".into(), Ty::Int);
+        }
+        if not_var {
+            return V::err();
         }
         let d = self.dest(&v, args[skip].span, &format!("get(), argument {}", skip + 1));
         V::scalar(io::get(&p, &f, &d), Ty::Int)
@@ -224,6 +232,14 @@ impl<'a> Checker<'a> {
     /// MPD 1.0.1 does.  A slice is not a variable here (MPD: not an "easy"
     /// lvalue).
     fn dest(&mut self, v: &V, span: Span, what: &str) -> String {
+        // the type first, then the variable (SR 2.3.3's and MPD 1.0.1's order)
+        let readable = matches!(v.ty, Ty::Int | Ty::Enum(_) | Ty::Real | Ty::Char | Ty::Bool | Ty::PtrAny)
+            || matches!(v.ty, Ty::Ptr(_) | Ty::Str(_))
+            || v.ty.is_char_array();
+        if !readable && v.ty != Ty::Error {
+            self.error(span, format!("{}: invalid type (cannot read into a {})", what, self.types.show(&v.ty)));
+            return io::NO_DEST.into();
+        }
         if (!v.lv || v.slice.is_some()) && v.ty != Ty::Error {
             self.error(span, format!("{}: not a variable (input goes into a variable)", what));
             return io::NO_DEST.into();
@@ -239,10 +255,7 @@ impl<'a> Checker<'a> {
             Ty::Str(_) => io::dest(Out::Str, &v.c),
             t if t.is_char_array() => io::dest(Out::Chars, &v.c),
             Ty::Error => io::NO_DEST.into(),
-            _ => {
-                self.error(span, format!("cannot read into a {}", self.types.show(&v.ty)));
-                io::NO_DEST.into()
-            }
+            _ => io::NO_DEST.into(),
         }
     }
 
@@ -259,6 +272,20 @@ impl<'a> Checker<'a> {
     }
 
     /// The file argument of an input call (stdin without one).
+    /// get/put with two arguments: the first must be the file (SR 2.3.3's
+    /// check, before the count).
+    fn file_first(&mut self, args: &[Expr], skip: usize, name: &str) -> bool {
+        if skip == 0 && args.len() == 2 {
+            let t = self.type_of(&args[0]);
+            if t != Ty::Error {
+                let m = format!("{}(), argument 1: not a file ({})", name, self.types.show(&t));
+                self.error(args[0].span, m);
+            }
+            return false;
+        }
+        true
+    }
+
     fn in_file_arg(&mut self, args: &[Expr]) -> (String, usize) {
         let (f, skip) = self.file_arg(args);
         (if skip == 0 { io::STDIN.to_string() } else { f }, skip)

@@ -237,7 +237,13 @@ impl<'a> Checker<'a> {
         let sig = match self.resolve(&p.name.name) {
             Some(Sym::Proc(s)) if s.op.is_some() => s,
             None => {
-                self.error(p.name.span, format!("`proc {}` has no matching `op` declaration", p.name.name));
+                self.error(
+                    p.name.span,
+                    format!(
+                        "undefined identifier: {} (`proc {}` has no matching `op` declaration)",
+                        p.name.name, p.name.name
+                    ),
+                );
                 return;
             }
             _ => {
@@ -253,7 +259,7 @@ impl<'a> Checker<'a> {
             self.error(
                 p.name.span,
                 format!(
-                    "wrong number of arguments (`{}` has {} parameters but its op has {})",
+                    "proc: wrong number of arguments (`{}` has {} parameters but its op has {})",
                     p.name.name,
                     formal_names.len(),
                     sig.params.len()

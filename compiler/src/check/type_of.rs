@@ -170,7 +170,9 @@ impl<'a> Checker<'a> {
         let t = self.type_of(base);
         let m = match (&t, r) {
             (Ty::Cap(CapTy::Resource(_)), Resolved::ResCapOp { sig }) if sig.op.is_some() => return None,
-            (Ty::Cap(CapTy::Resource(rn)), _) => format!("resource {} has no operation `{}`", rn, name.name),
+            (Ty::Cap(CapTy::Resource(rn)), _) => {
+                format!("undefined identifier: {} (resource {} has no operation `{}`)", name.name, rn, name.name)
+            }
             (Ty::Rec(_), Resolved::RecField { .. }) | (Ty::Error, _) => return None,
             (Ty::Rec(_), _) => format!("unknown field: {} (in {})", name.name, self.types.show(&t)),
             _ => {

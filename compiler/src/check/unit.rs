@@ -100,7 +100,7 @@ impl Checker<'_> {
         if let Some(ps) = &body.params {
             if !ps.is_empty() {
                 if self.global {
-                    self.error(body.span, "a global has no parameters");
+                    self.error(body.span, "a global cannot have a parameter list");
                 } else {
                     self.resource_params(ps);
                 }

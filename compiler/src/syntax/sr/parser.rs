@@ -117,10 +117,11 @@ impl<'d> Parser<'d> {
         let tok = &self.toks[self.pos.min(self.toks.len() - 1)];
         match &tok.t {
             T::Id(s) => format!("identifier '{}'", s),
-            T::Int(n) => format!("literal '{}'", n),
-            T::Real(r) => format!("literal '{}'", r),
+            // SR 2.3.3 calls a number a token and quotes a string as written (20 bytes)
+            T::Int(n) => format!("token '{}'", n),
+            T::Real(r) => format!("token '{}'", r),
             T::Char(c) => format!("literal '{}'", crate::syntax::token::show_bytes(&[*c])),
-            T::Str(s) => format!("literal '{}'", crate::syntax::token::show_bytes(&s[..s.len().min(16)])),
+            T::Str(s) => format!("literal \"{}\"", crate::syntax::token::show_bytes(&s[..s.len().min(20)])),
             T::Kw(k) => format!("keyword '{}'", k),
             T::Op(o) => format!("token '{}'", o),
             T::Sep if tok.newline => "newline".to_string(),
@@ -230,7 +231,7 @@ impl<'d> Parser<'d> {
         if self.eat_kw("body") {
             let name = self.ident()?;
             let items = self.list();
-            let end_name = self.end_id()?;
+            let end_name = self.end_id(&name, "body")?;
             let body = Body { name: name.clone(), params: None, items, separate: false, span: lo.to(self.prev_span()) };
             return Ok(Component {
                 kind: ComponentKind::Resource,
@@ -257,7 +258,7 @@ impl<'d> Parser<'d> {
                 self.error(bl, "a global cannot have a parameter list");
             }
             let items = self.list();
-            let end_name = self.end_id()?;
+            let end_name = self.end_id(&name, "end")?;
             let body = Body {
                 name: name.clone(),
                 params: Some(params),
@@ -277,7 +278,7 @@ impl<'d> Parser<'d> {
         }
         let spec = self.list();
         if self.at_kw("end") {
-            let end_name = self.end_id()?;
+            let end_name = self.end_id(&name, "end")?;
             return Ok(Component {
                 kind,
                 form: ComponentForm::SpecOnly,
@@ -290,6 +291,7 @@ impl<'d> Parser<'d> {
         }
         let bl = self.expect_kw("body")?;
         let bname = self.ident()?;
+        self.check_id(&name, "body", &bname);
         let params = if self.at_op("(") {
             Some(self.parameters()?)
         } else {
@@ -311,7 +313,7 @@ impl<'d> Parser<'d> {
             });
         }
         let items = self.list();
-        let end_name = self.end_id()?;
+        let end_name = self.end_id(&name, "end")?;
         let body = Body { name: bname, params, items, separate: false, span: bl.to(self.prev_span()) };
         Ok(Component {
             kind,
@@ -324,13 +326,23 @@ impl<'d> Parser<'d> {
         })
     }
 
-    /// `end [ID]`
-    pub(super) fn end_id(&mut self) -> PResult<Option<Ident>> {
+    /// `end [ID]`; an ID must be `name` (SR 2.3.3: "expected `end name'",
+    /// or `kw name` when a separate body's end names another component).
+    pub(super) fn end_id(&mut self, name: &Ident, kw: &str) -> PResult<Option<Ident>> {
         self.expect_kw("end")?;
         if self.at_id() {
-            return Ok(Some(self.ident()?));
+            let id = self.ident()?;
+            self.check_id(name, kw, &id);
+            return Ok(Some(id));
         }
         Ok(None)
+    }
+
+    /// `id` must repeat `name`, as in `end name` or `body name`.
+    pub(super) fn check_id(&mut self, name: &Ident, kw: &str, id: &Ident) {
+        if id.name != name.name {
+            self.error(id.span, format!("expected '{} {}'", kw, name.name));
+        }
     }
 
     /// `item { SEP item }` up to a word or operator that ends a list (not consumed).
@@ -536,7 +548,7 @@ impl<'d> Parser<'d> {
             None
         };
         let body = self.block()?;
-        self.end_id()?;
+        self.end_id(&name, "end")?;
         let pd = ProcDecl {
             kind: ProcKind::Proc,
             name,
@@ -557,7 +569,7 @@ impl<'d> Parser<'d> {
         let params = self.parameters()?;
         let returns = self.return_spec()?;
         let body = self.block()?;
-        self.end_id()?;
+        self.end_id(&name, "end")?;
         // SR's `procedure` is an op restricted to {call} and its proc (so a
         // capability for it fits a {call} optype, as in SR 2.3.3)
         let sp = lo.to(self.prev_span());
@@ -600,7 +612,7 @@ impl<'d> Parser<'d> {
         let name = self.ident()?;
         let quants = self.quantifiers_opt()?;
         let body = self.block()?;
-        self.end_id()?;
+        self.end_id(&name, "end")?;
         let pd = ProcDecl {
             kind: ProcKind::Process,
             name,

@@ -52,15 +52,15 @@ impl<'d> Parser<'d> {
             }
             T::Kw("forward") => {
                 self.bump();
-                StmtKind::Forward(self.expr()?)
+                StmtKind::Forward(self.invocation()?)
             }
             T::Kw("send") => {
                 self.bump();
-                StmtKind::Send { inv: self.expr()?, fork: false }
+                StmtKind::Send { inv: self.invocation()?, fork: false }
             }
             T::Kw("call") => {
                 self.bump();
-                StmtKind::Call(self.expr()?)
+                StmtKind::Call(self.invocation()?)
             }
             T::Kw("destroy") => {
                 self.bump();
@@ -68,7 +68,7 @@ impl<'d> Parser<'d> {
             }
             T::Kw("receive") => {
                 self.bump();
-                StmtKind::Receive(self.expr()?)
+                StmtKind::Receive(self.invocation()?)
             }
             T::Kw("P") | T::Kw("V") => {
                 let p = self.at_kw("P");
@@ -145,12 +145,12 @@ impl<'d> Parser<'d> {
                 let body = self.block()?;
                 arms.push(IfArm { cond, body, span: lo.to(self.prev_span()) });
             }
+            // SR 2.3.3's grammar: the else arm closes the list
+            if else_block.is_some() && self.at_op("[]") {
+                return Err(self.unexpected(&format!("'{}' (`else' must be the last guard)", close)));
+            }
             if !self.eat_op("[]") {
                 break;
-            }
-            if else_block.is_some() {
-                let sp = self.prev_span();
-                self.error(sp, "`else' must be the last guard");
             }
         }
         self.expect_kw(close)?;
@@ -198,12 +198,25 @@ impl<'d> Parser<'d> {
                 let body = self.block()?;
                 arms.push(InArm { quants, op, formals, returns, st, by, body, span: lo.to(self.prev_span()) });
             }
+            if else_block.is_some() && self.at_op("[]") {
+                return Err(self.unexpected("'ni' (`else' must be the last arm)"));
+            }
             if !self.eat_op("[]") {
                 break;
             }
         }
         self.expect_kw("ni")?;
         Ok(InStmt { arms, else_block })
+    }
+
+    /// `expr (args)`: what call, send, forward and receive take (SR 2.3.3's
+    /// grammar, so anything else is a parse error at the token after it).
+    fn invocation(&mut self) -> PResult<Expr> {
+        let e = self.expr()?;
+        if !matches!(e.kind, ExprKind::Call { .. }) {
+            return Err(self.unexpected("'('"));
+        }
+        Ok(e)
     }
 
     /// `co co_cmd { // co_cmd } oc`;
