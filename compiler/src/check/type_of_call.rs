@@ -167,6 +167,7 @@ impl<'a> Checker<'a> {
             }
         }
         match d.result {
+            Res::Void if name == "put" => self.put_type(args),
             Res::Void => Ty::Void,
             Res::Int => self.int_result_type(name, args),
             Res::Real => Ty::Real,
@@ -198,6 +199,16 @@ impl<'a> Checker<'a> {
             }
             _ => Ty::Int,
         }
+    }
+
+    /// put: one text after an optional file; two arguments whose first is
+    /// no file are an error (pd_put, file_first).
+    fn put_type(&mut self, args: &[Expr]) -> Ty {
+        let file = args.first().is_some_and(|a| matches!(self.type_of(a), Ty::File | Ty::Null));
+        if args.len() - file as usize != 1 {
+            return Ty::Error;
+        }
+        Ty::Void
     }
 
     /// `res` for one argument whose type passes `ok`, else an error.
