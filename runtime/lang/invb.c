@@ -85,7 +85,8 @@ static unsigned size_class(uint32_t size)
     return (size + 15) / 16 - 1;
 }
 
-mpd_invb *inv_alloc(uint32_t size)
+/* inline in inv_copy and inv_complete, the send's and the receive's path */
+__attribute__((always_inline)) static inline mpd_invb *alloc_block(uint32_t size)
 {
     unsigned c = size_class(size);
     mpd_invb *ib;
@@ -101,6 +102,11 @@ mpd_invb *inv_alloc(uint32_t size)
     return ib;
 }
 
+mpd_invb *inv_alloc(uint32_t size)
+{
+    return alloc_block(size);
+}
+
 static __attribute__((noinline)) void inv_free_full(mpd_invb *ib, unsigned c)
 {
     if (c < NCLASS && !cache_on_vp && mpd__tls_vp) {
@@ -112,7 +118,7 @@ static __attribute__((noinline)) void inv_free_full(mpd_invb *ib, unsigned c)
     free(ib);
 }
 
-void inv_free(mpd_invb *ib)
+__attribute__((always_inline)) static inline void free_block(mpd_invb *ib)
 {
     unsigned c = size_class(ib->size);
     if (c < NCLASS && c + 1 <= cache_room) {
@@ -124,11 +130,16 @@ void inv_free(mpd_invb *ib)
     inv_free_full(ib, c);
 }
 
+void inv_free(mpd_invb *ib)
+{
+    free_block(ib);
+}
+
 /* A runtime-owned copy of ib, with no ties to any invoker. */
 mpd_invb *inv_copy(const mpd_invb *ib)
 {
     uint32_t size = ib->size < sizeof(mpd_invb) ? (uint32_t)sizeof(mpd_invb) : ib->size;
-    mpd_invb *c = inv_alloc(size);
+    mpd_invb *c = alloc_block(size);
     *c = *ib;
     if (size > sizeof(mpd_invb))
         inv_copy_words(c + 1, ib + 1, size - sizeof(mpd_invb));
@@ -204,20 +215,29 @@ void inv_answer(mpd_invb *ib)
         opk_event_post((opk_event *)d);
 }
 
-/* The servicing code is finished with ib (end of proc or in arm). */
+/* inv_complete of a block whose invoker is to be told (f: its flags) */
+static __attribute__((noinline)) void complete_answer(mpd_invb *ib, uint8_t f)
+{
+    if (ib->co) {
+        inv_answer(ib); /* ownership passes to the co */
+        return;
+    }
+    inv_answer(ib); /* ib may be the invoker's: gone now */
+    if ((f & (MPD_INVF_HEAP | MPD_INVF_INPROC)) == MPD_INVF_HEAP)
+        inv_free(ib);
+}
+
+/* The servicing code is finished with ib (end of proc or in arm).  A
+ * send's block (nobody to tell) is only freed: that path keeps no frame. */
 void inv_complete(mpd_invb *ib)
 {
     uint8_t f = ib->flags;
-    if (!(f & MPD_INVF_ANSWERED)) {
-        if (ib->co) {
-            inv_answer(ib); /* ownership passes to the co */
-            return;
-        }
-        if (ib->done || ib->orig) /* else nobody to tell (a send) */
-            inv_answer(ib);       /* ib may be the invoker's: gone now */
+    if (!(f & MPD_INVF_ANSWERED) && (ib->co || ib->done || ib->orig)) {
+        complete_answer(ib, f);
+        return;
     }
     if ((f & (MPD_INVF_HEAP | MPD_INVF_INPROC)) == MPD_INVF_HEAP)
-        inv_free(ib);
+        free_block(ib);
 }
 
 void mpd_in_done(mpd_invb *ib)
