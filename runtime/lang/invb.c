@@ -68,32 +68,26 @@ int inv_answer_creator(resrt *rt)
  * apart: a queued send's block is read and written once more by its
  * receiver, and a 96-byte block (the header and one int) rounded up to 128
  * cost a quarter more memory traffic. */
-#define NCLASS 16 /* 16, 32, ... 256 bytes */
+#define NCLASS INVB_NCLASS /* 16, 32, ... 256 bytes */
 #define INV_CACHE_VP (8u << 20)
 #define INV_CACHE_OTHER (8u << 10)
-static _Thread_local mpd_invb *cache[NCLASS];
+_Thread_local mpd_invb *mpd__invb_cache[NCLASS];
 /* 16-byte units the cache may still take (units: the class number plus
  * one, no multiply on the hot path).  A thread starts with the small budget;
  * the first free that finds it spent on a VP's thread grants the large
  * one (out of line: the hot path tests one count, as it did with the
  * fixed 64 blocks). */
-static _Thread_local size_t cache_room = INV_CACHE_OTHER / 16;
+_Thread_local size_t mpd__invb_room = INV_CACHE_OTHER / 16;
 static _Thread_local int cache_on_vp;
 
-static unsigned size_class(uint32_t size)
+mpd_invb *inv_alloc(uint32_t size)
 {
-    return (size + 15) / 16 - 1;
-}
-
-/* inline in inv_copy and inv_complete, the send's and the receive's path */
-__attribute__((always_inline)) static inline mpd_invb *alloc_block(uint32_t size)
-{
-    unsigned c = size_class(size);
+    unsigned c = invb_class(size);
     mpd_invb *ib;
-    if (c < NCLASS && cache[c]) {
-        ib = cache[c];
-        cache[c] = ib->next;
-        cache_room += c + 1;
+    if (c < NCLASS && mpd__invb_cache[c]) {
+        ib = mpd__invb_cache[c];
+        mpd__invb_cache[c] = ib->next;
+        mpd__invb_room += c + 1;
     } else {
         ib = malloc(c < NCLASS ? (c + 1) * 16 : size);
         if (!ib)
@@ -102,16 +96,11 @@ __attribute__((always_inline)) static inline mpd_invb *alloc_block(uint32_t size
     return ib;
 }
 
-mpd_invb *inv_alloc(uint32_t size)
-{
-    return alloc_block(size);
-}
-
 static __attribute__((noinline)) void inv_free_full(mpd_invb *ib, unsigned c)
 {
     if (c < NCLASS && !cache_on_vp && mpd__tls_vp) {
         cache_on_vp = 1;
-        cache_room += (INV_CACHE_VP - INV_CACHE_OTHER) / 16;
+        mpd__invb_room += (INV_CACHE_VP - INV_CACHE_OTHER) / 16;
         inv_free(ib);
         return;
     }
@@ -120,11 +109,11 @@ static __attribute__((noinline)) void inv_free_full(mpd_invb *ib, unsigned c)
 
 __attribute__((always_inline)) static inline void free_block(mpd_invb *ib)
 {
-    unsigned c = size_class(ib->size);
-    if (c < NCLASS && c + 1 <= cache_room) {
-        ib->next = cache[c];
-        cache[c] = ib;
-        cache_room -= c + 1;
+    unsigned c = invb_class(ib->size);
+    if (c < NCLASS && c + 1 <= mpd__invb_room) {
+        ib->next = mpd__invb_cache[c];
+        mpd__invb_cache[c] = ib;
+        mpd__invb_room -= c + 1;
         return;
     }
     inv_free_full(ib, c);
@@ -138,19 +127,11 @@ void inv_free(mpd_invb *ib)
 /* A runtime-owned copy of ib, with no ties to any invoker. */
 mpd_invb *inv_copy(const mpd_invb *ib)
 {
-    uint32_t size = ib->size < sizeof(mpd_invb) ? (uint32_t)sizeof(mpd_invb) : ib->size;
-    mpd_invb *c = alloc_block(size);
-    *c = *ib;
-    if (size > sizeof(mpd_invb))
-        inv_copy_words(c + 1, ib + 1, size - sizeof(mpd_invb));
-    c->size = size;
-    c->flags = MPD_INVF_HEAP;
-    c->state = INV_NEW;
-    c->pins = 0;
-    c->done = NULL;
-    c->orig = NULL;
-    c->co = NULL;
-    c->next = c->prev = NULL;
+    uint32_t size = invb_copy_size(ib);
+    mpd_invb *c = invb_cached(size);
+    if (!c)
+        c = inv_alloc(size);
+    invb_fill(c, ib, size);
     return c;
 }
 
