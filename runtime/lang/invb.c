@@ -196,28 +196,29 @@ void inv_answer(mpd_invb *ib)
         opk_event_post((opk_event *)d);
 }
 
-/* inv_complete of a block whose invoker is to be told (f: its flags) */
-static __attribute__((noinline)) void complete_answer(mpd_invb *ib, uint8_t f)
+/* inv_complete of a runtime block whose invoker is to be told: then freed */
+static __attribute__((noinline)) void answer_free(mpd_invb *ib)
 {
-    if (ib->co) {
-        inv_answer(ib); /* ownership passes to the co */
-        return;
-    }
-    inv_answer(ib); /* ib may be the invoker's: gone now */
-    if ((f & (MPD_INVF_HEAP | MPD_INVF_INPROC)) == MPD_INVF_HEAP)
-        inv_free(ib);
+    inv_answer(ib);
+    inv_free(ib);
 }
 
-/* The servicing code is finished with ib (end of proc or in arm).  A
- * send's block (nobody to tell) is only freed: that path keeps no frame. */
+/* The servicing code is finished with ib (end of proc or in arm).  Every
+ * call in tail position, so no path keeps a frame: a send's block (nobody
+ * to tell) is only freed, an invoker's own block only answered. */
 void inv_complete(mpd_invb *ib)
 {
     uint8_t f = ib->flags;
+    int ours = (f & (MPD_INVF_HEAP | MPD_INVF_INPROC)) == MPD_INVF_HEAP;
     if (!(f & MPD_INVF_ANSWERED) && (ib->co || ib->done || ib->orig)) {
-        complete_answer(ib, f);
+        if (ib->co || !ours) {
+            inv_answer(ib); /* a co's: ownership passes to it; else the invoker's */
+            return;
+        }
+        answer_free(ib);
         return;
     }
-    if ((f & (MPD_INVF_HEAP | MPD_INVF_INPROC)) == MPD_INVF_HEAP)
+    if (ours)
         free_block(ib);
 }
 
