@@ -40,7 +40,7 @@ static void hold_wake_idle(opcls *c, uintptr_t grp)
 
 /* ---- queue primitives (class lock held) -------------------------------- */
 
-static void q_push(opq *q, mpd_invb *ib)
+static inline void q_push(opq *q, mpd_invb *ib)
 {
     if (q->grp)
         (*grp_count(q->grp))++;
@@ -383,7 +383,29 @@ void in_uncount_op(mpd_op *op)
     opk_release(&c->lk);
 }
 
+static __attribute__((noinline)) void arrive_locked(mpd_op *op, mpd_invb *ib);
+
 void in_arrive(mpd_op *op, mpd_invb *ib)
+{
+    /* One VP, no hold in the class and nobody waiting on it: dispatch
+     * would only queue ib, so queue it here, with no call (a pipeline's
+     * stage sends into a backlog here) */
+    opq *q = op_queue(op);
+    if (mpd_rt_single()) {
+        opcls *c = cls_root(q->cls);
+        if (!c->holds && !c->wfirst && !q->wfirst) {
+            ib->op = op;
+            ib->pins = 0;
+            ib->seq = ++c->seq;
+            q_push(q, ib);
+            c->gen++;
+            return;
+        }
+    }
+    arrive_locked(op, ib);
+}
+
+static void arrive_locked(mpd_op *op, mpd_invb *ib)
 {
     wakelist wl = {NULL};
     ib->op = op;

@@ -14,7 +14,24 @@ typedef struct wakelist {
 
 /* inqueue.c */
 void inq_remove(opcls *c, opq *q, mpd_invb *ib); /* out of q (class c); TAKEN */
-void inq_w_link(opcls *c, inwait *w, opq *own);  /* own NULL: the class's list */
+/* inq_remove of q's head ib when its class has no hold (holds NULL: no
+ * hold to idle), inline for one VP's receive. */
+static inline void inq_remove_head(opq *q, mpd_invb *ib)
+{
+    if (q->grp)
+        --*grp_count(q->grp);
+    mpd_invb *n = ib->next;
+    q->head = n;
+    if (n)
+        n->prev = NULL;
+    else
+        q->tail = NULL;
+    ib->next = NULL;
+    ib->state = INV_TAKEN;
+    ib->flags &= ~MPD_INVF_SKIPPED;
+    __atomic_store_n(&q->count, q->count - 1, __ATOMIC_RELAXED);
+}
+void inq_w_link(opcls *c, inwait *w, opq *own); /* own NULL: the class's list */
 void inq_w_unlink(opcls *c, inwait *w);
 void inq_w_append(opcls *c, inwait *w);               /* the list its statement belongs in */
 void inq_take(opcls *c, mpd_invb *ib, wakelist *wl);  /* out of its queue for good */

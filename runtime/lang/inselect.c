@@ -571,13 +571,45 @@ static mpd_invb *in_wait_cond(const char *F, int L, mpd_in *in, opcls *c)
 }
 
 static mpd_invb *receive_tl(const char *F, int L, mpd_op *op);
+static mpd_invb *receive_locked(const char *F, int L, mpd_op *op);
+
+/* receive when compaction looks at this message (core/compact.c) */
+static __attribute__((noinline, cold)) mpd_invb *receive_sampled(const char *F, int L, mpd_op *op)
+{
+    talk_sample(op);
+    if (__builtin_expect(mpd__tl_on, 0))
+        return receive_tl(F, L, op);
+    return receive_locked(F, L, op);
+}
 
 mpd_invb *mpd_receive_op(const char *F, int L, mpd_op *op)
 {
     if (mpd__compact && talk_note()) /* compaction's triggers and trials (core/compact.c) */
-        talk_sample(op);
+        return receive_sampled(F, L, op);
     if (__builtin_expect(mpd__tl_on, 0))
         return receive_tl(F, L, op);
+    /* One VP, a queue whose head is free and no hold in its lock class:
+     * take the head with no lock and no call, so that this path keeps no
+     * frame (the general one below saved six registers for every
+     * receive; a pipeline's stage drains its queue here). */
+    if (mpd_rt_single() && op_kind(op) == MPD_OPK_INPUT && !op_counted(op)) {
+        opq *q = op_queue(op);
+        opcls *c = cls_root(q->cls);
+        mpd_invb *ib = q->head;
+        if (ib && !ib->pins && !c->holds) {
+            inq_remove_head(q, ib);
+            return ib;
+        }
+    }
+    return receive_locked(F, L, op);
+}
+
+/* The rest of receive: several VPs, a semaphore, a pinned head or a held
+ * class, or nothing queued (then it waits as an input statement); also
+ * after compaction's look (receive_sampled, which skips the fast path
+ * above: this one has it with the lock). */
+static __attribute__((noinline)) mpd_invb *receive_locked(const char *F, int L, mpd_op *op)
+{
     if (op_kind(op) == MPD_OPK_INPUT) { /* fast path: the head is free */
         opq *q = op_queue(op);
         opcls *c = cls_lock(q->cls);

@@ -391,15 +391,39 @@ static __attribute__((noinline)) void send_flow(const char *F, int L, mpd_op *op
     inv_deliver(F, L, op, inv_copy(ib));
 }
 
-/* always inline: mpd_send_op must stay one function on the send path */
+/* always inline: send_general must stay one function on the send path */
 __attribute__((always_inline)) static inline void send_op(const char *F, int L, mpd_op *op,
                                                           mpd_invb *ib);
 
-void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
+static __attribute__((noinline)) void send_general(const char *F, int L, mpd_op *op, mpd_invb *ib)
 {
     if (__builtin_expect(mpd__watch_on, 0))
         watch_invoke(F, L, 0, op, ib);
     send_op(F, L, op, ib);
+}
+
+/* One VP, an input op that is a queue (not counted, never to be: inv_deliver
+ * need not look again) and a block in the cache: the copy is inline and
+ * every call a tail call, so that this path keeps no frame.  The rest,
+ * send_general. */
+void mpd_send_op(const char *F, int L, mpd_op *op, mpd_invb *ib)
+{
+    if (!__builtin_expect(mpd__watch_on, 0) && mpd_rt_single() && op_kind(op) == MPD_OPK_INPUT &&
+        !op_counted(op) && !(__builtin_expect(mpd__send_flow != 0, 0) && send_flow_due(op))) {
+        uint32_t size = invb_copy_size(ib);
+        mpd_invb *c = invb_cached(size);
+        if (c) {
+            ib->kind = MPD_INV_SEND;
+            invb_fill(c, ib, size);
+            if (mpd__compact && talk_note()) { /* compaction (core/compact.c) */
+                deliver_sampled(F, L, op, c);
+                return;
+            }
+            in_arrive(op, c);
+            return;
+        }
+    }
+    send_general(F, L, op, ib);
 }
 
 __attribute__((always_inline)) static inline void send_op(const char *F, int L, mpd_op *op,

@@ -68,31 +68,26 @@ int inv_answer_creator(resrt *rt)
  * apart: a queued send's block is read and written once more by its
  * receiver, and a 96-byte block (the header and one int) rounded up to 128
  * cost a quarter more memory traffic. */
-#define NCLASS 16 /* 16, 32, ... 256 bytes */
+#define NCLASS INVB_NCLASS /* 16, 32, ... 256 bytes */
 #define INV_CACHE_VP (8u << 20)
 #define INV_CACHE_OTHER (8u << 10)
-static _Thread_local mpd_invb *cache[NCLASS];
+_Thread_local mpd_invb *mpd__invb_cache[NCLASS];
 /* 16-byte units the cache may still take (units: the class number plus
  * one, no multiply on the hot path).  A thread starts with the small budget;
  * the first free that finds it spent on a VP's thread grants the large
  * one (out of line: the hot path tests one count, as it did with the
  * fixed 64 blocks). */
-static _Thread_local size_t cache_room = INV_CACHE_OTHER / 16;
+_Thread_local size_t mpd__invb_room = INV_CACHE_OTHER / 16;
 static _Thread_local int cache_on_vp;
-
-static unsigned size_class(uint32_t size)
-{
-    return (size + 15) / 16 - 1;
-}
 
 mpd_invb *inv_alloc(uint32_t size)
 {
-    unsigned c = size_class(size);
+    unsigned c = invb_class(size);
     mpd_invb *ib;
-    if (c < NCLASS && cache[c]) {
-        ib = cache[c];
-        cache[c] = ib->next;
-        cache_room += c + 1;
+    if (c < NCLASS && mpd__invb_cache[c]) {
+        ib = mpd__invb_cache[c];
+        mpd__invb_cache[c] = ib->next;
+        mpd__invb_room += c + 1;
     } else {
         ib = malloc(c < NCLASS ? (c + 1) * 16 : size);
         if (!ib)
@@ -105,41 +100,38 @@ static __attribute__((noinline)) void inv_free_full(mpd_invb *ib, unsigned c)
 {
     if (c < NCLASS && !cache_on_vp && mpd__tls_vp) {
         cache_on_vp = 1;
-        cache_room += (INV_CACHE_VP - INV_CACHE_OTHER) / 16;
+        mpd__invb_room += (INV_CACHE_VP - INV_CACHE_OTHER) / 16;
         inv_free(ib);
         return;
     }
     free(ib);
 }
 
-void inv_free(mpd_invb *ib)
+__attribute__((always_inline)) static inline void free_block(mpd_invb *ib)
 {
-    unsigned c = size_class(ib->size);
-    if (c < NCLASS && c + 1 <= cache_room) {
-        ib->next = cache[c];
-        cache[c] = ib;
-        cache_room -= c + 1;
+    unsigned c = invb_class(ib->size);
+    if (c < NCLASS && c + 1 <= mpd__invb_room) {
+        ib->next = mpd__invb_cache[c];
+        mpd__invb_cache[c] = ib;
+        mpd__invb_room -= c + 1;
         return;
     }
     inv_free_full(ib, c);
 }
 
+void inv_free(mpd_invb *ib)
+{
+    free_block(ib);
+}
+
 /* A runtime-owned copy of ib, with no ties to any invoker. */
 mpd_invb *inv_copy(const mpd_invb *ib)
 {
-    uint32_t size = ib->size < sizeof(mpd_invb) ? (uint32_t)sizeof(mpd_invb) : ib->size;
-    mpd_invb *c = inv_alloc(size);
-    *c = *ib;
-    if (size > sizeof(mpd_invb))
-        inv_copy_words(c + 1, ib + 1, size - sizeof(mpd_invb));
-    c->size = size;
-    c->flags = MPD_INVF_HEAP;
-    c->state = INV_NEW;
-    c->pins = 0;
-    c->done = NULL;
-    c->orig = NULL;
-    c->co = NULL;
-    c->next = c->prev = NULL;
+    uint32_t size = invb_copy_size(ib);
+    mpd_invb *c = invb_cached(size);
+    if (!c)
+        c = inv_alloc(size);
+    invb_fill(c, ib, size);
     return c;
 }
 
@@ -204,20 +196,30 @@ void inv_answer(mpd_invb *ib)
         opk_event_post((opk_event *)d);
 }
 
-/* The servicing code is finished with ib (end of proc or in arm). */
+/* inv_complete of a runtime block whose invoker is to be told: then freed */
+static __attribute__((noinline)) void answer_free(mpd_invb *ib)
+{
+    inv_answer(ib);
+    inv_free(ib);
+}
+
+/* The servicing code is finished with ib (end of proc or in arm).  Every
+ * call in tail position, so no path keeps a frame: a send's block (nobody
+ * to tell) is only freed, an invoker's own block only answered. */
 void inv_complete(mpd_invb *ib)
 {
     uint8_t f = ib->flags;
-    if (!(f & MPD_INVF_ANSWERED)) {
-        if (ib->co) {
-            inv_answer(ib); /* ownership passes to the co */
+    int ours = (f & (MPD_INVF_HEAP | MPD_INVF_INPROC)) == MPD_INVF_HEAP;
+    if (!(f & MPD_INVF_ANSWERED) && (ib->co || ib->done || ib->orig)) {
+        if (ib->co || !ours) {
+            inv_answer(ib); /* a co's: ownership passes to it; else the invoker's */
             return;
         }
-        if (ib->done || ib->orig) /* else nobody to tell (a send) */
-            inv_answer(ib);       /* ib may be the invoker's: gone now */
+        answer_free(ib);
+        return;
     }
-    if ((f & (MPD_INVF_HEAP | MPD_INVF_INPROC)) == MPD_INVF_HEAP)
-        inv_free(ib);
+    if (ours)
+        free_block(ib);
 }
 
 void mpd_in_done(mpd_invb *ib)

@@ -471,6 +471,49 @@ static inline void inv_copy_words(void *dst, const void *src, size_t n)
     if (n % 8)
         memcpy((char *)dst + (n & ~(size_t)7), (const char *)src + (n & ~(size_t)7), n % 8);
 }
+/* invb.c's per-thread block cache (16-byte size classes up to 256 bytes,
+ * and the 16-byte units it may still take): here so that one VP's send
+ * (mpd_send_op) copies into a cached block inline, with no frame. */
+#define INVB_NCLASS 16
+extern _Thread_local mpd_invb *mpd__invb_cache[INVB_NCLASS];
+extern _Thread_local size_t mpd__invb_room;
+static inline unsigned invb_class(uint32_t size)
+{
+    return (size + 15) / 16 - 1;
+}
+/* The size of a runtime copy of ib (at least a header). */
+static inline uint32_t invb_copy_size(const mpd_invb *ib)
+{
+    return ib->size < sizeof(mpd_invb) ? (uint32_t)sizeof(mpd_invb) : ib->size;
+}
+/* A block of that size from the cache, or NULL (then inv_alloc). */
+__attribute__((always_inline)) static inline mpd_invb *invb_cached(uint32_t size)
+{
+    unsigned k = invb_class(size);
+    mpd_invb *c;
+    if (k >= INVB_NCLASS || !(c = mpd__invb_cache[k]))
+        return NULL;
+    mpd__invb_cache[k] = c->next;
+    mpd__invb_room += k + 1;
+    return c;
+}
+/* Make c (size bytes) a runtime-owned copy of ib, with no ties to any
+ * invoker. */
+__attribute__((always_inline)) static inline void invb_fill(mpd_invb *c, const mpd_invb *ib,
+                                                            uint32_t size)
+{
+    *c = *ib;
+    if (size > sizeof(mpd_invb))
+        inv_copy_words(c + 1, ib + 1, size - sizeof(mpd_invb));
+    c->size = size;
+    c->flags = MPD_INVF_HEAP;
+    c->state = INV_NEW;
+    c->pins = 0;
+    c->done = NULL;
+    c->orig = NULL;
+    c->co = NULL;
+    c->next = c->prev = NULL;
+}
 
 /* A co statement (co.c); its completions are posted by invb.c. */
 struct mpd_co {

@@ -22,7 +22,8 @@ san_runs tsan "$T" "clang -fsanitize=thread -g" "2 4" "tests/corpus/conc/mp_*.mp
 # compaction's flips (runtime/core/compact.c): tiny thresholds make the mode
 # go between one VP and several dozens of times in one run (mp_flow: with
 # the send flow control's yields, lang/inv.c; mp_groups: the groups'
-# trigger, a look every 64 messages, and its placement)
-san_runs tsan-flips "$T" "clang -fsanitize=thread -g" "2 4" "tests/corpus/conc/mp_compact.mpd tests/corpus/conc/mp_flow.mpd tests/corpus/conc/mp_groups.mpd" \
+# trigger, a look every 64 messages, and its placement; mp_fastq: one VP's
+# unlocked send and receive fast paths, lang/inqueue.c and inselect.c)
+san_runs tsan-flips "$T" "clang -fsanitize=thread -g" "2 4" "tests/corpus/conc/mp_compact.mpd tests/corpus/conc/mp_flow.mpd tests/corpus/conc/mp_groups.mpd tests/corpus/conc/mp_fastq.mpd" \
   TSAN_OPTIONS="halt_on_error=1 exitcode=66" MPD_SLICE=20 MPD_COMPACT_IDLE_US=0 MPD_COMPACT_TRIAL_US=2 MPD_COMPACT_SAMPLE=64
 need_tally mvp-tsan $p $f
